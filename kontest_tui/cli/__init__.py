@@ -1,0 +1,70 @@
+"""The `kontest` command: a thin layer that parses arguments and calls the engine.
+
+`kontest` alone opens the explorer; each subcommand group lives in its own module and
+registers itself here. Every expected failure prints one line on stderr (exit 2 for bad
+input, 1 for other failures), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from kontest_tui.errors import InvalidInputError, KontestError
+
+from . import ca, generate, kg, kg_wikidata, run, sim
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--kg", "kg_name", default=None, help="KG file or sample name (places, music, subdivisions).")
+@click.option("--model", "model_spec", default=None, help="Model spec, e.g. sim, sim:careful, ollama:llama3.")
+@click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
+@click.version_option(package_name="kontest-tui")
+@click.pass_context
+def cli(ctx: click.Context, kg_name: str | None, model_spec: str | None, db: str | None) -> None:
+    """Test whether a language model is consistent about the facts of a knowledge graph."""
+    if ctx.invoked_subcommand is None:
+        from kontest_tui.tui.app import run_app
+
+        run_app(kg=kg_name, model=model_spec, db=db)
+
+
+for _module in (kg, kg_wikidata, generate, run, sim, ca):
+    _module.register(cli)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point."""
+    sys.exit(run_cli(argv))
+
+
+def run_cli(argv: list[str] | None = None) -> int:
+    """Run the CLI and turn every expected failure into one stderr line; return the exit code."""
+    try:
+        result = cli.main(args=argv, prog_name="kontest", standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("kontest: interrupted", err=True)
+        return 130
+    except click.exceptions.Exit as done:
+        return done.exit_code
+    except click.UsageError as error:
+        click.echo(f"kontest: error: {error.format_message()}", err=True)
+        return 2
+    except click.ClickException as error:
+        click.echo(f"kontest: error: {error.format_message()}", err=True)
+        return error.exit_code
+    except InvalidInputError as error:
+        click.echo(f"kontest: error: {error}", err=True)
+        return 2
+    except KontestError as error:
+        click.echo(f"kontest: error: {error}", err=True)
+        return 1
+    except KeyboardInterrupt:
+        click.echo("kontest: interrupted", err=True)
+        return 130
+    return result if isinstance(result, int) else 0
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+"""CLI commands: run (placeholder until its issue lands)."""
+
+from __future__ import annotations
+
+import click
+
+
+def register(cli: click.Group) -> None:
+    """Attach this module's commands to the main group."""

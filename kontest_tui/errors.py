@@ -1,0 +1,68 @@
+"""Error types shared by the engine, the CLI and the TUI.
+
+Every expected failure is a `KontestError` with a one-line message (shown by the CLI on
+stderr, by the TUI as a notification) and a short title. Nothing else should reach a user.
+"""
+
+from __future__ import annotations
+
+
+class KontestError(Exception):
+    """A failure the user can act on; `str(error)` is one readable line."""
+
+    title = "Error"
+
+    def __init__(self, message: str, title: str | None = None) -> None:
+        super().__init__(" ".join(str(message).split()))
+        if title is not None:
+            self.title = title
+
+
+class InvalidInputError(KontestError):
+    """Malformed or inconsistent user input (files, arguments, templates)."""
+
+    title = "Invalid input"
+
+
+class GraphError(InvalidInputError):
+    """A knowledge-graph file or CSV that cannot be used (bad record, cycle, empty)."""
+
+    title = "Knowledge graph"
+
+
+class TemplateError(InvalidInputError):
+    """A template file or text that cannot be filled (missing/unknown placeholders)."""
+
+    title = "Templates"
+
+
+class ModelError(KontestError):
+    """A model call failed; `retryable` says whether trying again may help."""
+
+    title = "Model"
+    retryable = False
+
+    def __init__(
+        self, message: str, *, retryable: bool = False, retry_after: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+class ModelSpecError(InvalidInputError):
+    """A `--model` spec that does not parse or names an unknown profile/file."""
+
+    title = "Model spec"
+
+
+class StoreError(KontestError):
+    """The session database cannot be opened or does not hold what was asked."""
+
+    title = "Store"
+
+
+class WikidataError(KontestError):
+    """The SPARQL endpoint is unreachable or answered with something unusable."""
+
+    title = "Wikidata"

@@ -1,0 +1,73 @@
+"""The knowledge-graph model: nodes with labels, aliases and types, and parent -> child edges.
+
+A `KnowledgeGraph` is plain data (what the KG file of DESIGN.md holds); `to_networkx()`
+gives the DiGraph view for path finding and drawing. Loading, saving and validation live in
+`kg.io`; paths and relations in `generate.relations`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import networkx as nx
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One entity: a Wikidata QID (or another stable id), its label, aliases and type."""
+
+    id: str
+    label: str
+    aliases: tuple[str, ...] = ()
+    type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    """`parent` contains / has `child`; `relation` is an optional explicit relation type."""
+
+    parent: str
+    child: str
+    relation: str = ""
+
+
+@dataclass
+class KnowledgeGraph:
+    """A rooted containment graph: the input the tests are generated from."""
+
+    name: str
+    domain: str
+    nodes: dict[str, Node]
+    edges: list[Edge]
+    source: str = ""
+    built: str = ""
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def label(self, node_id: str) -> str:
+        node = self.nodes.get(node_id)
+        return node.label if node else node_id
+
+    @cached_property
+    def _children(self) -> dict[str, list[str]]:
+        children: dict[str, list[str]] = {node_id: [] for node_id in self.nodes}
+        for edge in self.edges:
+            children[edge.parent].append(edge.child)
+        return children
+
+    def children(self, node_id: str) -> list[str]:
+        """Children in file order."""
+        return self._children.get(node_id, [])
+
+    def roots(self) -> list[str]:
+        """Nodes with no parent, in node order (the seed entities)."""
+        has_parent = {edge.child for edge in self.edges}
+        return [node_id for node_id in self.nodes if node_id not in has_parent]
+
+    def to_networkx(self) -> nx.DiGraph:
+        graph = nx.DiGraph()
+        for node in self.nodes.values():
+            graph.add_node(node.id, label=node.label, aliases=node.aliases, type=node.type)
+        for edge in self.edges:
+            graph.add_edge(edge.parent, edge.child, relation=edge.relation)
+        return graph

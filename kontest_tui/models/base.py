@@ -1,0 +1,77 @@
+"""What every model client offers the executor: one async chat call that streams tokens.
+
+Clients (ollama, openai, sim, replay, local) implement `ChatModel`. They raise
+`kontest_tui.errors.ModelError` (with `retryable` and `retry_after`) on failure; the
+executor owns retries, concurrency, caching and storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from kontest_tui.generate.records import Conversation
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    role: str  # "system" | "user" | "assistant"
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class ChatOptions:
+    """Per-session generation options (part of the response-cache key)."""
+
+    temperature: float = 0.0
+    seed: int | None = None
+    max_tokens: int | None = None
+    timeout: float = 60.0
+    system_prompt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRequest:
+    """One turn to answer. `messages` is the whole chat so far, ending with the user turn
+    (no system message: clients add `options.system_prompt`). The ids let replay and
+    simulated models answer deterministically whatever the concurrency."""
+
+    messages: tuple[Message, ...]
+    options: ChatOptions = field(default_factory=ChatOptions)
+    conversation_id: str = ""
+    turn: int = 0
+    kind: str = "atomic"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatResult:
+    text: str
+    tokens: int = 0
+    latency_ms: float = 0.0
+    first_token_ms: float | None = None
+
+
+TokenCallback = Callable[[str], None]
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    """A system under test."""
+
+    spec: str  # the model spec as stored: never contains a secret
+
+    async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
+        """Answer the last user message, calling `on_token` with each streamed piece."""
+        ...
+
+    async def check(self) -> str:
+        """A one-line connection check; raises ModelError with one line saying what is wrong."""
+        ...
+
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
+        """Called once with every conversation of a run, in generation order, before any
+        chat (replay assigns its recorded answers here). Most clients do nothing."""
+        ...
+
+    async def aclose(self) -> None: ...
