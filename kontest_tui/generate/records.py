@@ -6,7 +6,7 @@ Everything here is frozen plain data so the CLI, the TUI, the store and tests sh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 
@@ -68,6 +68,7 @@ class Conversation:
     KONTEST ids: atomic "REL/t1", sequential "REL/t1+t2" (t1 asked first).
     `label` is what a view shows (Q1, Q2, A, B for the paper's pair of templates).
     `expected` holds the known right answer per turn where the test kind has one.
+    `meta` carries what a test kind needs beyond that (e.g. multiple-choice options).
     """
 
     id: str
@@ -78,6 +79,8 @@ class Conversation:
     test_kind: TestKind = TestKind.KONTEST
     expected: tuple[Answer | None, ...] = ()
     system_prompt: str | None = None
+    # JSON-serialisable extras of a test kind (question type, options, accepted answers, rule).
+    meta: dict[str, object] | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)
