@@ -1,0 +1,237 @@
+"""Load and save the KG JSON file of DESIGN.md, and find the bundled sample KGs by name.
+
+File format: `{"name", "domain", "source", "built", "nodes": [{"id", "label", "aliases",
+"type"}], "edges": [{"parent", "child", "relation"}]}`. Saving is deterministic (same graph
+-> byte-identical UTF-8 file, one node or edge per line); loading validates every record and
+raises one `GraphError` naming the file and the record. Records are counted from 1.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from kontest_tui.errors import GraphError
+from kontest_tui.resources import SAMPLE_KGS_DIR
+
+from .csv_import import import_csv
+from .graph import Edge, KnowledgeGraph, Node
+from .textfile import read_text
+from .validate import check_edges
+
+__all__ = [
+    "dumps_graph",
+    "graph_from_dict",
+    "graph_to_dict",
+    "import_csv",
+    "list_samples",
+    "load_graph",
+    "resolve_source",
+    "sample_path",
+    "save_graph",
+]
+
+_TOP_FIELDS = ("name", "domain", "source", "built")
+
+
+def list_samples() -> list[str]:
+    """Names of the bundled sample KGs (`places`, `music`, `subdivisions`), sorted."""
+    if not SAMPLE_KGS_DIR.is_dir():
+        return []
+    return sorted(path.stem for path in SAMPLE_KGS_DIR.glob("*.json"))
+
+
+def sample_path(name: str) -> Path:
+    """The file of a bundled sample KG; unknown names raise a `GraphError` listing the samples."""
+    samples = list_samples()
+    if name not in samples:
+        known = ", ".join(samples) or "none installed"
+        raise GraphError(f"unknown sample KG '{name}' (samples: {known})")
+    return SAMPLE_KGS_DIR / f"{name}.json"
+
+
+def resolve_source(source: str | Path) -> Path:
+    """A KG file path for `source`: an existing path, or a sample name such as `places`.
+
+    A string that is not an existing file, has no directory part and no suffix is taken as a
+    sample name; anything else must be a file.
+    """
+    path = Path(source)
+    if isinstance(source, Path) or path.exists():
+        return path
+    text = str(source)
+    if text and "/" not in text and os.sep not in text and not path.suffix:
+        return sample_path(text)
+    return path
+
+
+def load_graph(source: str | Path) -> KnowledgeGraph:
+    """Load a KG from a JSON file, a CSV edge list (`.csv`) or a sample name; validate it."""
+    path = resolve_source(source)
+    if path.suffix.lower() == ".csv":
+        return import_csv(path)
+    origin = str(path)
+    text = read_text(path, origin)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GraphError(
+            f"{origin}: not valid JSON: {error.msg} at line {error.lineno}, column {error.colno}"
+        ) from None
+    return graph_from_dict(data, origin=origin, default_name=path.stem)
+
+
+def _type_name(value: object) -> str:
+    return {
+        type(None): "null",
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
+
+
+def _get_text(
+    record: dict[str, Any], key: str, where: str, *, required: bool, nonempty: bool = False
+) -> str:
+    if key not in record:
+        if required:
+            raise GraphError(f"{where}: missing field '{key}'")
+        return ""
+    value = record[key]
+    if not isinstance(value, str):
+        raise GraphError(f"{where}: field '{key}' must be a string, not {_type_name(value)}")
+    if nonempty and not value.strip():
+        raise GraphError(f"{where}: field '{key}' is empty")
+    return value
+
+
+def _read_node(record: object, where: str) -> Node:
+    if not isinstance(record, dict):
+        raise GraphError(f"{where}: must be an object, not {_type_name(record)}")
+    node_id = _get_text(record, "id", where, required=True, nonempty=True)
+    where = f"{where} ({node_id})"
+    label = _get_text(record, "label", where, required=True, nonempty=True)
+    aliases = record.get("aliases", [])
+    if aliases is None:
+        aliases = []
+    if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
+        raise GraphError(f"{where}: field 'aliases' must be a list of strings")
+    node_type = _get_text(record, "type", where, required=False)
+    return Node(id=node_id, label=label, aliases=tuple(aliases), type=node_type)
+
+
+def _read_edge(record: object, where: str) -> Edge:
+    if not isinstance(record, dict):
+        raise GraphError(f"{where}: must be an object, not {_type_name(record)}")
+    parent = _get_text(record, "parent", where, required=True, nonempty=True)
+    child = _get_text(record, "child", where, required=True, nonempty=True)
+    relation = _get_text(record, "relation", f"{where} ({parent} -> {child})", required=False)
+    return Edge(parent=parent, child=child, relation=relation)
+
+
+def graph_from_dict(
+    data: object, origin: str = "<graph>", default_name: str = "graph"
+) -> KnowledgeGraph:
+    """Build and validate a `KnowledgeGraph` from the parsed KG JSON; errors name `origin`."""
+    if not isinstance(data, dict):
+        raise GraphError(
+            f"{origin}: the top level must be a JSON object with 'nodes' and 'edges', "
+            f"not {_type_name(data)}"
+        )
+    meta = {key: _get_text(data, key, origin, required=False) for key in _TOP_FIELDS}
+    for key in ("nodes", "edges"):
+        if key not in data:
+            raise GraphError(f"{origin}: missing field '{key}'")
+        if not isinstance(data[key], list):
+            raise GraphError(f"{origin}: field '{key}' must be a list, not {_type_name(data[key])}")
+    nodes: dict[str, Node] = {}
+    node_number: dict[str, int] = {}
+    for number, record in enumerate(data["nodes"], start=1):
+        node = _read_node(record, f"{origin}: node {number}")
+        if node.id in nodes:
+            raise GraphError(
+                f"{origin}: node {number} ({node.id}): duplicate id, "
+                f"already used by node {node_number[node.id]}"
+            )
+        nodes[node.id] = node
+        node_number[node.id] = number
+    edges = [
+        _read_edge(record, f"{origin}: edge {number}")
+        for number, record in enumerate(data["edges"], start=1)
+    ]
+    where = [f"edge {number}" for number in range(1, len(edges) + 1)]
+    check_edges(origin, list(nodes), edges, where)
+    return KnowledgeGraph(
+        name=meta["name"] or default_name,
+        domain=meta["domain"],
+        nodes=nodes,
+        edges=edges,
+        source=meta["source"],
+        built=meta["built"],
+    )
+
+
+def graph_to_dict(kg: KnowledgeGraph) -> dict[str, Any]:
+    """The KG JSON object of DESIGN.md (fixed key order; nodes and edges in graph order)."""
+    return {
+        "name": kg.name,
+        "domain": kg.domain,
+        "source": kg.source,
+        "built": kg.built,
+        "nodes": [
+            {"id": node.id, "label": node.label, "aliases": list(node.aliases), "type": node.type}
+            for node in kg.nodes.values()
+        ],
+        "edges": [
+            {"parent": edge.parent, "child": edge.child, "relation": edge.relation}
+            for edge in kg.edges
+        ],
+    }
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def dumps_graph(kg: KnowledgeGraph) -> str:
+    """The file text: a top-level object with one node / edge per line, ending in a newline."""
+    data = graph_to_dict(kg)
+    lines = ["{"]
+    for key in _TOP_FIELDS:
+        lines.append(f"  {_dump(key)}: {_dump(data[key])},")
+    for key, trailer in (("nodes", ","), ("edges", "")):
+        records = data[key]
+        if not records:
+            lines.append(f"  {_dump(key)}: []{trailer}")
+            continue
+        lines.append(f"  {_dump(key)}: [")
+        lines.extend(
+            f"    {_dump(record)}{',' if number < len(records) else ''}"
+            for number, record in enumerate(records, start=1)
+        )
+        lines.append(f"  ]{trailer}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def save_graph(kg: KnowledgeGraph, path: str | Path) -> Path:
+    """Write `kg` to `path` atomically (parent folders created); return the path."""
+    target = Path(path)
+    text = dumps_graph(kg)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with temp.open("w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+            os.replace(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+    except OSError as error:
+        raise GraphError(f"{target}: cannot write: {error.strerror or error}") from None
+    return target
