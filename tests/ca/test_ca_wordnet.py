@@ -1,0 +1,51 @@
+"""The bundled WordNet corpus: complete, readable by NLTK, and never downloaded."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from kontest_tui.generate.wordnet_data import WORDNET_DIR, WORDNET_ZIP, load_wordnet
+
+
+@pytest.fixture(scope="module")
+def wordnet():
+    return load_wordnet()
+
+
+def test_bundle_has_licence_and_lf_files() -> None:
+    assert (WORDNET_DIR / "LICENSE").read_text().startswith("WordNet Release 3.0")
+    with zipfile.ZipFile(WORDNET_ZIP) as archive:
+        names = set(archive.namelist())
+        assert {"wordnet/lexnames", "wordnet/index.sense", "wordnet/data.noun"} <= names
+        assert b"\r" not in archive.read("wordnet/index.adv")
+
+
+@pytest.mark.slow
+def test_synset_count_is_wordnet_30(wordnet) -> None:
+    assert sum(1 for _ in wordnet.all_synsets()) == 117659
+
+
+def test_lemma_lookup(wordnet) -> None:
+    first = wordnet.synsets("have", "v")[0]
+    assert first.name() == "have.v.01"
+    assert [lemma.name() for lemma in first.lemmas()] == ["have", "have_got", "hold"]
+    assert wordnet.synset("dog.n.01").definition().startswith("a member of the genus Canis")
+
+
+def test_loads_without_nltk_data(tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "NLTK_DATA"}
+    env["HOME"] = str(tmp_path)
+    code = (
+        "from kontest_tui.generate.wordnet_data import load_wordnet;"
+        "print(load_wordnet().synsets('capital', 'n')[0].name())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+        cwd=str(WORDNET_DIR.parent.parent.parent),
+    )
+    assert done.stdout.strip() == "capital.n.01"
