@@ -1,0 +1,156 @@
+"""Verdicts and accuracy for probes with a known answer (FactChecker questions, logic rules).
+
+Input is the raw text of each answer, since multiple-choice and WH answers are matched as
+text, not parsed as yes/no. A missing answer (run in progress) is simply not counted yet.
+Verdict.answers holds the parsed answer: for yes-no and logic the yes/no/refusal/invalid
+answer; for multiple choice and WH, YES when it matched the expected one, NO when it named
+something else, INVALID when no option or entity could be read.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.probes.matching import (
+    EMBEDDING_THRESHOLD,
+    match_wh,
+    parse_answer,
+    parse_choice,
+    parse_logic_answer,
+)
+
+Similarity = Callable[[str, Sequence[str]], float]
+PROBE_KINDS = (TestKind.FACTCHECK, TestKind.LOGIC)
+
+
+@dataclass
+class Tally:
+    """Counts for one question type, rule or relation type."""
+
+    asked: int = 0  # answers received
+    valid: int = 0  # answers that could be read (yes/no, a letter, any WH text)
+    correct: int = 0
+    errors: int = 0  # valid but wrong
+    refusals: int = 0  # "I don't know" (logic rules only): not an error
+
+    @property
+    def accuracy(self) -> float:
+        return round(100.0 * self.correct / self.asked, 2) if self.asked else 0.0
+
+    def to_json(self) -> dict[str, float | int]:
+        return {
+            "asked": self.asked, "valid": self.valid, "correct": self.correct,
+            "errors": self.errors, "refusals": self.refusals, "accuracy": self.accuracy,
+        }
+
+
+@dataclass
+class ProbeEvaluation:
+    verdicts: list[Verdict] = field(default_factory=list)
+    factcheck_by_type: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    factcheck_by_relation: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    logic_by_rule: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+
+    def to_json(self) -> dict[str, object]:
+        """The `factcheck` and `logic` sections of a report (only those with questions)."""
+        section: dict[str, object] = {}
+        if self.factcheck_by_type:
+            total = _sum(self.factcheck_by_type.values())
+            section["factcheck"] = {
+                **total.to_json(),
+                "per_type": {k: v.to_json() for k, v in sorted(self.factcheck_by_type.items())},
+                "per_relation_type": {
+                    k: v.to_json() for k, v in sorted(self.factcheck_by_relation.items())
+                },
+            }
+        if self.logic_by_rule:
+            total = _sum(self.logic_by_rule.values())
+            section["logic"] = {
+                **total.to_json(),
+                "per_rule": {k: v.to_json() for k, v in sorted(self.logic_by_rule.items())},
+            }
+        return section
+
+
+def _sum(tallies: Iterable[Tally]) -> Tally:
+    total = Tally()
+    for tally in tallies:
+        total.asked += tally.asked
+        total.valid += tally.valid
+        total.correct += tally.correct
+        total.errors += tally.errors
+        total.refusals += tally.refusals
+    return total
+
+
+def _judge_factcheck(
+    conversation: Conversation, raw: str, similarity: Similarity | None
+) -> tuple[Answer, bool, str]:
+    """(parsed answer, correct, explanation) for one FactChecker answer."""
+    meta = conversation.meta or {}
+    qtype = str(meta.get("question_type", ""))
+    if qtype == "multiple_choice":
+        letter = parse_choice(raw, meta.get("options", []))  # type: ignore[arg-type]
+        if letter is None:
+            return Answer.INVALID, False, "no option letter or label found"
+        correct = letter == meta.get("answer")
+        return (Answer.YES if correct else Answer.NO), correct, f"chose {letter}, expected {meta.get('answer')}"
+    if qtype == "wh":
+        accepted = [str(a) for a in meta.get("accepted", [])]  # type: ignore[union-attr]
+        if not raw.strip():
+            return Answer.INVALID, False, "empty answer"
+        found = match_wh(raw, accepted)
+        correct, how = found.matched, f"similarity {found.score:.0f} to {found.against!r}"
+        if not correct and similarity is not None:
+            score = similarity(raw, accepted)
+            correct, how = score >= EMBEDDING_THRESHOLD, f"{how}; embedding {score:.2f}"
+        return (Answer.YES if correct else Answer.NO), correct, how
+    parsed = parse_answer(raw)
+    expected = conversation.expected[0] if conversation.expected else None
+    return parsed, parsed == expected, f"expected {expected}"
+
+
+def evaluate_probes(
+    conversations: Iterable[Conversation],
+    raw_answers: Mapping[AnswerKey, str],
+    *,
+    similarity: Similarity | None = None,
+) -> ProbeEvaluation:
+    """Judge every answered FactChecker and logic-rule conversation."""
+    result = ProbeEvaluation()
+    for conversation in conversations:
+        if conversation.test_kind not in PROBE_KINDS:
+            continue
+        key = (conversation.id, 0)
+        raw = raw_answers.get(key)
+        if raw is None:
+            continue
+        if conversation.test_kind == TestKind.LOGIC:
+            parsed = parse_logic_answer(raw)
+            expected = conversation.expected[0] if conversation.expected else None
+            correct = parsed == expected
+            rule = str((conversation.meta or {}).get("rule", conversation.label))
+            tallies = [result.logic_by_rule[rule]]
+            oracle, template_id, detail = "logic", rule, f"expected {expected}"
+        else:
+            parsed, correct, detail = _judge_factcheck(conversation, raw, similarity)
+            qtype = str((conversation.meta or {}).get("question_type", conversation.label))
+            relation_type = str((conversation.meta or {}).get("relation_type", ""))
+            tallies = [result.factcheck_by_type[qtype], result.factcheck_by_relation[relation_type]]
+            oracle, template_id = "factcheck", qtype
+        refusal = parsed == Answer.REFUSAL
+        valid = parsed not in (Answer.INVALID, Answer.REFUSAL)
+        for tally in tallies:
+            tally.asked += 1
+            tally.valid += valid
+            tally.correct += correct
+            tally.errors += valid and not correct
+            tally.refusals += refusal
+        result.verdicts.append(
+            Verdict(oracle, conversation.relation_id, template_id, valid and not correct,
+                    (key,), (parsed,), detail)
+        )
+    return result

@@ -1,0 +1,111 @@
+"""Probe templates as data: assets/probes/<domain>.toml (FactChecker questions, logic rules).
+
+Placeholders: {parent} {child} {middle} {parent_type} {middle_type}. Filling is one pass, so
+a label that itself contains "{child}" or braces is inserted literally.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kontest_tui.errors import TemplateError
+from kontest_tui.resources import asset_path
+
+PLACEHOLDERS = frozenset({"parent", "child", "middle", "parent_type", "middle_type"})
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
+QUESTION_TYPES = ("yes_no", "multiple_choice", "wh", "two_hop")
+ASKS_FOR_PARENT = frozenset({"multiple_choice", "wh"})
+LOGIC_RULES = ("negation", "symmetric", "inverse", "transitive", "composite")
+
+
+@dataclass(frozen=True, slots=True)
+class LogicRule:
+    """One derived-fact template: its text and the answer the rule derives."""
+
+    rule: str
+    text: str
+    expected: str  # "yes" | "no"
+
+
+@dataclass(frozen=True)
+class ProbeTemplates:
+    """Per relation type: FactChecker question texts and logic rules; prompts per question type."""
+
+    domain: str
+    topic: str
+    prompts: dict[str, str]
+    factcheck: dict[str, dict[str, str]] = field(default_factory=dict)
+    logic: dict[str, dict[str, LogicRule]] = field(default_factory=dict)
+
+    def prompt(self, kind: str) -> str:
+        return self.prompts.get(kind, "").replace("{topic}", self.topic)
+
+
+def fill(text: str, values: dict[str, str]) -> str:
+    """Substitute placeholders in one pass; values are collapsed to one line and used literally."""
+
+    def substitute(match: re.Match[str]) -> str:
+        return " ".join(values[match.group(1)].split())
+
+    return _PLACEHOLDER.sub(substitute, text)
+
+
+def _check_text(text: object, where: str, asks_for_parent: bool = False) -> str:
+    """A question that asks for the parent (multiple choice, WH) must not name it."""
+    if not isinstance(text, str) or not text.strip():
+        raise TemplateError(f"{where}: expected a non-empty text")
+    unknown = sorted(set(_PLACEHOLDER.findall(text)) - PLACEHOLDERS)
+    if unknown:
+        raise TemplateError(f"{where}: unknown placeholder {{{unknown[0]}}} in {text!r}")
+    for needed in ("child",) if asks_for_parent else ("parent", "child"):
+        if f"{{{needed}}}" not in text:
+            raise TemplateError(f"{where}: missing {{{needed}}} in {text!r}")
+    if asks_for_parent and "{parent}" in text:
+        raise TemplateError(f"{where}: a question asking for the parent must not contain {{parent}}")
+    return text
+
+
+def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
+    """Load assets/probes/<domain>.toml, or a file path; TemplateError names the file and entry."""
+    path = Path(domain_or_path)
+    if not path.suffix:
+        path = asset_path("probes", f"{domain_or_path}.toml")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TemplateError(f"{path}: no probe templates for this domain") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise TemplateError(f"{path}: {error}") from None
+    name = path.name
+    factcheck: dict[str, dict[str, str]] = {}
+    for relation_type, texts in data.get("factcheck", {}).items():
+        unknown = sorted(set(texts) - set(QUESTION_TYPES))
+        if unknown:
+            raise TemplateError(f"{name}: factcheck.{relation_type}: unknown question type {unknown[0]!r}")
+        factcheck[relation_type] = {
+            qtype: _check_text(
+                text, f"{name}: factcheck.{relation_type}.{qtype}", qtype in ASKS_FOR_PARENT
+            )
+            for qtype, text in texts.items()
+        }
+    logic: dict[str, dict[str, LogicRule]] = {}
+    for relation_type, rules in data.get("logic", {}).items():
+        logic[relation_type] = {}
+        for rule, entry in rules.items():
+            where = f"{name}: logic.{relation_type}.{rule}"
+            if rule not in LOGIC_RULES:
+                raise TemplateError(f"{where}: unknown rule (use one of {', '.join(LOGIC_RULES)})")
+            expected = str(entry.get("expected", "")).lower()
+            if expected not in ("yes", "no"):
+                raise TemplateError(f"{where}: expected must be 'yes' or 'no'")
+            logic[relation_type][rule] = LogicRule(rule, _check_text(entry.get("text"), where), expected)
+    return ProbeTemplates(
+        domain=str(data.get("domain", path.stem)),
+        topic=str(data.get("topic", data.get("domain", path.stem))),
+        prompts={key: str(value) for key, value in data.get("prompts", {}).items()},
+        factcheck=factcheck,
+        logic=logic,
+    )

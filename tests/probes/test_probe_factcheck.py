@@ -1,0 +1,129 @@
+"""FactChecker question generation on a hand-made KG: balance, distractors, MC, WH, 2-hop."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from kontest_tui.generate.records import Answer, Relation, TestKind
+from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
+from kontest_tui.probes.factcheck import Lineage, build_factcheck_conversations
+from kontest_tui.probes.templates import load_probe_templates
+
+
+def test_yes_and_no_questions_are_balanced_and_distractors_false(places_kg, places_relations):
+    templates = load_probe_templates("places")
+    lineage = Lineage.of(places_kg)
+    for seed in range(20):
+        convs = build_factcheck_conversations(places_kg, places_relations, templates, seed=seed)
+        yes_no = [c for c in convs if c.meta["question_type"] == "yes_no"]
+        expected = Counter(c.expected[0] for c in yes_no)
+        # 12 KG edges, each with a yes question and a distractor no question
+        assert expected == {Answer.YES: 12, Answer.NO: 12}
+        for conv in yes_no:
+            assert conv.test_kind == TestKind.FACTCHECK
+            if conv.expected[0] == Answer.NO:
+                relation = next(r for r in places_relations if r.id == conv.relation_id)
+                distractor = conv.meta["distractor"]
+                assert not lineage.is_true(relation.parent, distractor)
+                # never a label that is true inside the parent (Garnich village vs commune)
+                assert not lineage.label_is_true_child(places_kg, relation.parent, distractor)
+
+
+def test_yes_no_texts_use_the_template(places_kg, places_relations):
+    convs = build_factcheck_conversations(places_kg, places_relations, load_probe_templates("places"))
+    by_id = {c.id: c for c in convs}
+    assert by_id["ul>cv/fc:yes_no"].turns[0].text == "Is County Cavan located in Ulster?"
+    assert by_id["ul>cv/fc:yes_no"].expected == (Answer.YES,)
+    distractor = by_id["ul>cv/fc:yes_no:distractor"].turns[0].text
+    assert distractor.startswith("Is ") and distractor.endswith(" located in Ulster?")
+    assert "County Cavan" not in distractor
+
+
+def test_garnich_commune_never_gets_garnich_village_as_distractor(places_kg, places_relations):
+    templates = load_probe_templates("places")
+    for seed in range(50):
+        convs = build_factcheck_conversations(places_kg, places_relations, templates, seed=seed)
+        for conv in convs:
+            if conv.relation_id in ("cp>gc", "lu>gc") and conv.id.endswith("yes_no:distractor"):
+                assert places_kg.label(conv.meta["distractor"]) != "Garnich"
+
+
+def test_multiple_choice_has_one_right_option_of_the_parents_type(places_kg, places_relations):
+    lineage = Lineage.of(places_kg)
+    convs = build_factcheck_conversations(
+        places_kg, places_relations, load_probe_templates("places"), seed=3,
+        question_types=("multiple_choice",),
+    )
+    # Only regions have >= 3 other same-type parents (Ulster, Connacht, Nordland, Capellen)...
+    # districts: Cavan, Mayo, Sørfold, Garnich -> 3 others each; regions: 4 -> 3 others; countries:
+    # Ireland, Norway, Luxembourg -> only 2 others, so country->region edges get no MC question.
+    assert sorted(c.relation_id for c in convs) == sorted(
+        ["ul>cv", "cv>kw", "cn>mo", "mo>cb", "nl>sf", "sf>rg", "cp>gc", "gc>gv"]
+    )
+    for conv in convs:
+        options = conv.meta["options"]
+        assert [o["letter"] for o in options] == ["A", "B", "C", "D"]
+        assert len({o["label"] for o in options}) == 4
+        relation_parent = conv.relation_id.split(">")[0]
+        right = [o for o in options if o["letter"] == conv.meta["answer"]]
+        assert right[0]["id"] == relation_parent
+        child = conv.relation_id.split(">")[1]
+        for option in options:
+            if option["id"] != relation_parent:
+                assert not lineage.is_true(option["id"], child)
+                assert places_kg.nodes[option["id"]].type == places_kg.nodes[relation_parent].type
+        assert conv.turns[0].text.count("\n") == 4
+
+
+def test_multiple_choice_shuffle_is_seeded(places_kg, places_relations):
+    templates = load_probe_templates("places")
+    first = build_factcheck_conversations(places_kg, places_relations, templates, seed=7)
+    again = build_factcheck_conversations(places_kg, places_relations, templates, seed=7)
+    assert [c.turns for c in first] == [c.turns for c in again]
+    letters = {
+        seed: [c.meta["answer"] for c in build_factcheck_conversations(
+            places_kg, places_relations, templates, seed=seed, question_types=("multiple_choice",))]
+        for seed in range(6)
+    }
+    assert len({tuple(v) for v in letters.values()}) > 1
+
+
+def test_wh_only_where_the_answer_is_unique() -> None:
+    nodes = {
+        "a": Node("a", "Artist", (), "artist"),
+        "x": Node("x", "Album X", (), "album"),
+        "y": Node("y", "Album Y", (), "album"),
+        "s": Node("s", "Shared Song", (), "song"),
+        "t": Node("t", "Own Song", (), "song"),
+    }
+    edges = [Edge("a", "x"), Edge("a", "y"), Edge("x", "s"), Edge("y", "s"), Edge("y", "t")]
+    kg = KnowledgeGraph("dag", "music", nodes, edges)
+    relations = [
+        Relation("x>s", "x", "s", "album->song", ("x", "s")),
+        Relation("y>s", "y", "s", "album->song", ("y", "s")),
+        Relation("y>t", "y", "t", "album->song", ("y", "t")),
+        Relation("a>x", "a", "x", "artist->album", ("a", "x")),
+    ]
+    convs = build_factcheck_conversations(kg, relations, load_probe_templates("music"), question_types=("wh",))
+    # "Shared Song" is on two albums: no WH question for it; the others are unique.
+    assert sorted(c.relation_id for c in convs) == ["a>x", "y>t"]
+    wh = {c.relation_id: c for c in convs}
+    assert wh["y>t"].turns[0].text == 'On which album is the song "Own Song"?'
+    assert wh["y>t"].meta["accepted"] == ["Album Y"]
+
+
+def test_two_hop_questions_through_the_node_in_between(places_kg, places_relations):
+    convs = build_factcheck_conversations(
+        places_kg, places_relations, load_probe_templates("places"), question_types=("two_hop",)
+    )
+    by_id = {c.id: c for c in convs}
+    assert by_id["ie>cv/fc:two_hop"].turns[0].text == (
+        "Is the region that contains County Cavan located in Ireland?"
+    )
+    assert by_id["ie>cv/fc:two_hop"].expected == (Answer.YES,)
+    wrong = by_id["ie>cv/fc:two_hop:distractor"]
+    assert wrong.expected == (Answer.NO,)
+    assert places_kg.nodes[wrong.meta["distractor"]].type == "country"
+    assert wrong.meta["distractor"] != "ie"
+    # 2-hop relations: 2 per 4-node path (a>c and b>d), 4 paths -> 8, each a yes and a no
+    assert len(convs) == 16
