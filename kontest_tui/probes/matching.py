@@ -30,8 +30,7 @@ _CHOICE = re.compile(
 )
 # Words that may be added to or dropped from a WH answer without changing the entity.
 _FILLER = frozenset(
-    "the a an of in is it its it's located county municipality region album song by called "
-    "city town village district province state parish".split()
+    ["the", "a", "an", "of", "in", "is", "it", "its", "it's", "located", "county", "municipality", "region", "album", "song", "by", "called", "city", "town", "village", "district", "province", "state", "parish"]
 )
 
 

@@ -29,7 +29,7 @@ def make_places_kg() -> KnowledgeGraph:
         for level, node_id in enumerate(path):
             aliases = ("Éire",) if node_id == "ie" else ()
             nodes.setdefault(node_id, Node(node_id, LABELS[node_id], aliases, TYPES[level]))
-        for parent, child in zip(path, path[1:]):
+        for parent, child in zip(path, path[1:], strict=False):
             if Edge(parent, child, "contains") not in edges:
                 edges.append(Edge(parent, child, "contains"))
     return KnowledgeGraph("toy", "places", nodes, edges)
