@@ -1,9 +1,154 @@
-"""CLI commands: generate (placeholder until its issue lands)."""
+"""`kontest generate`: print the conversations a run would ask, as JSONL or readable text.
+
+The command is a thin layer over `generate_conversations(request)`. Other test kinds extend it
+without editing this file: `add_generate_extension(options, extend)` adds click options to the
+command and a step that receives the request (option values in `request.extras`) and the
+KONTEST suite, and returns the conversations to print.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
 import click
+
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.conversations import Suite, build_suite
+from kontest_tui.generate.records import Conversation
+from kontest_tui.generate.templates import TemplateSet, load_template_file
+from kontest_tui.kg.graph import KnowledgeGraph
+
+
+@dataclass
+class GenerateRequest:
+    """Everything `kontest generate` was asked for, already parsed."""
+
+    kg: KnowledgeGraph
+    depth: int | None = None
+    per_path: bool = False
+    template_set: TemplateSet | None = None  # None: the KG domain's set
+    template_ids: tuple[str, ...] | None = None
+    extras: dict[str, object] = field(default_factory=dict)  # values of extension options
+
+
+# An extension step: (request, KONTEST suite, conversations so far) -> conversations.
+GenerateExtension = Callable[[GenerateRequest, Suite, list[Conversation]], list[Conversation]]
+_EXTENSIONS: list[GenerateExtension] = []
+
+
+def parse_template_ids(value: str | None) -> tuple[str, ...] | None:
+    """ "t1,t3" -> ("t1", "t3"); None or blank -> None (the first two templates)."""
+    if value is None or not value.strip():
+        return None
+    ids = tuple(part.strip() for part in value.split(","))
+    if any(not part for part in ids):
+        raise InvalidInputError(f"--template-ids: empty id in {value!r}")
+    return ids
+
+
+def generate_conversations(request: GenerateRequest) -> list[Conversation]:
+    """The KONTEST conversations of the request, passed through every registered extension."""
+    suite = build_suite(
+        request.kg,
+        depth=request.depth,
+        per_path=request.per_path,
+        template_set=request.template_set,
+        template_ids=request.template_ids,
+    )
+    conversations = suite.conversations
+    for extend in _EXTENSIONS:
+        conversations = extend(request, suite, conversations)
+    return conversations
+
+
+def conversation_to_dict(conversation: Conversation) -> dict[str, object]:
+    """The JSON form of one conversation (one line of `--format jsonl`)."""
+    data: dict[str, object] = {
+        "id": conversation.id,
+        "relation": conversation.relation_id,
+        "kind": conversation.kind,
+        "label": conversation.label,
+        "test_kind": str(conversation.test_kind),
+        "turns": [
+            {"template": query.template_id, "text": query.text} for query in conversation.turns
+        ],
+    }
+    if conversation.expected:
+        data["expected"] = [str(answer) if answer else None for answer in conversation.expected]
+    if conversation.meta:
+        data["meta"] = conversation.meta
+    return data
+
+
+def format_conversation_text(conversation: Conversation) -> str:
+    """A readable block: label, kind and id, then one numbered line per turn."""
+    lines = [f"{conversation.label:<3} {conversation.kind:<10} {conversation.id}"]
+    for number, query in enumerate(conversation.turns, start=1):
+        lines.append(f"    {number}. [{query.template_id}] {query.text}")
+    return "\n".join(lines)
+
+
+@click.command("generate")
+@click.option(
+    "--kg", "kg_source", required=True, help="KG file or sample name (places, music, ...)."
+)
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="Longest path, in edges.")
+@click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables).")
+@click.option(
+    "--templates",
+    "templates_file",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Template TOML file (default: the KG domain's templates).",
+)
+@click.option(
+    "--template-ids", default=None, help="Templates to use, e.g. t1,t3 (default: first two)."
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(["jsonl", "text"]), default="jsonl", show_default=True
+)
+@click.option(
+    "--limit", type=click.IntRange(min=0), default=None, help="Print at most N conversations."
+)
+def generate_command(
+    kg_source: str,
+    depth: int | None,
+    per_path: bool,
+    templates_file: str | None,
+    template_ids: str | None,
+    fmt: str,
+    limit: int | None,
+    **extras: object,
+) -> None:
+    """Print the conversations generated from a knowledge graph (nothing is asked)."""
+    from kontest_tui.kg.io import load_graph
+
+    request = GenerateRequest(
+        kg=load_graph(kg_source),
+        depth=depth,
+        per_path=per_path,
+        template_set=load_template_file(templates_file) if templates_file else None,
+        template_ids=parse_template_ids(template_ids),
+        extras=extras,
+    )
+    conversations = generate_conversations(request)
+    if limit is not None:
+        conversations = conversations[:limit]
+    for conversation in conversations:
+        if fmt == "jsonl":
+            click.echo(json.dumps(conversation_to_dict(conversation), ensure_ascii=False))
+        else:
+            click.echo(format_conversation_text(conversation))
+
+
+def add_generate_extension(options: Sequence[click.Option], extend: GenerateExtension) -> None:
+    """Add options to `kontest generate` and a step run after the KONTEST conversations."""
+    generate_command.params.extend(options)
+    _EXTENSIONS.append(extend)
 
 
 def register(cli: click.Group) -> None:
     """Attach this module's commands to the main group."""
+    cli.add_command(generate_command)

@@ -1,0 +1,124 @@
+"""KONTEST conversations: each relation asked alone under each template and in both orders.
+
+Per relation with templates (ta, tb): atomic "REL/ta" (Q1) and "REL/tb" (Q2), sequential
+"REL/ta+tb" (A) and "REL/tb+ta" (B). One template gives only atomic conversations; three or
+more give an atomic one per template (Q1, Q2, Q3, ...) and the sequential pair for the first two.
+Order: relation order, then Q1, Q2, (Q3, ...), A, B.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kontest_tui.generate.records import Conversation, Query, Relation, TestKind
+from kontest_tui.generate.relations import extract_relations, find_paths
+from kontest_tui.generate.templates import TemplateSet, fill_template, load_template_set
+from kontest_tui.kg.graph import KnowledgeGraph
+
+
+def build_queries(
+    kg: KnowledgeGraph, relation: Relation, template_set: TemplateSet, template_ids: Sequence[str]
+) -> tuple[Query, ...]:
+    """One query per template id for one relation, in `template_ids` order."""
+    parent_label = kg.label(relation.parent)
+    child_label = kg.label(relation.child)
+    return tuple(
+        Query(
+            relation_id=relation.id,
+            template_id=template_id,
+            text=fill_template(
+                template_set.get(template_id).text_for(relation.type), parent_label, child_label
+            ),
+        )
+        for template_id in template_ids
+    )
+
+
+def build_conversations(
+    kg: KnowledgeGraph,
+    relations: Sequence[Relation],
+    template_set: TemplateSet,
+    template_ids: Sequence[str] | None = None,
+) -> list[Conversation]:
+    """The KONTEST conversations of every relation, in generation order."""
+    templates = template_set.select(template_ids)
+    ids = [template.id for template in templates]
+    texts = {
+        (template.id, relation_type): template.text_for(relation_type)
+        for template in templates
+        for relation_type in {relation.type for relation in relations}
+    }
+    system_prompt = template_set.system_prompt
+    atomic_labels = [f"Q{index + 1}" for index in range(len(ids))]
+    conversations: list[Conversation] = []
+    append = conversations.append
+    for relation in relations:
+        parent_label = kg.label(relation.parent)
+        child_label = kg.label(relation.child)
+        rel_id = relation.id
+        queries = [
+            Query(
+                rel_id,
+                template_id,
+                fill_template(texts[template_id, relation.type], parent_label, child_label),
+            )
+            for template_id in ids
+        ]
+        for label, query in zip(atomic_labels, queries, strict=True):
+            append(
+                Conversation(
+                    id=f"{rel_id}/{query.template_id}",
+                    relation_id=rel_id,
+                    kind="atomic",
+                    label=label,
+                    turns=(query,),
+                    test_kind=TestKind.KONTEST,
+                    system_prompt=system_prompt,
+                )
+            )
+        if len(queries) >= 2:
+            first, second = queries[0], queries[1]
+            for label, pair in (("A", (first, second)), ("B", (second, first))):
+                append(
+                    Conversation(
+                        id=f"{rel_id}/{pair[0].template_id}+{pair[1].template_id}",
+                        relation_id=rel_id,
+                        kind="sequential",
+                        label=label,
+                        turns=pair,
+                        test_kind=TestKind.KONTEST,
+                        system_prompt=system_prompt,
+                    )
+                )
+    return conversations
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """What one generation step produced: the relations, the templates used, the conversations."""
+
+    relations: list[Relation]
+    conversations: list[Conversation]
+    template_set: TemplateSet
+    template_ids: tuple[str, ...]
+
+
+def build_suite(
+    kg: KnowledgeGraph,
+    depth: int | None = None,
+    per_path: bool = False,
+    template_set: TemplateSet | str | None = None,
+    template_ids: Sequence[str] | None = None,
+) -> Suite:
+    """KG -> paths -> relations -> KONTEST conversations in one call (what `kontest generate`
+    and a run use). `template_set` may be a set, a domain or a .toml path; default: KG domain."""
+    if not isinstance(template_set, TemplateSet):
+        template_set = load_template_set(template_set or kg.domain)
+    templates = template_set.select(template_ids)
+    relations = extract_relations(
+        kg, depth, per_path=per_path, template_set=template_set, paths=find_paths(kg, depth)
+    )
+    ids = tuple(template.id for template in templates)
+    conversations = build_conversations(kg, relations, template_set, ids)
+    return Suite(relations, conversations, template_set, ids)

@@ -1,0 +1,158 @@
+"""Paths and relations of a knowledge graph: Algorithm 1 of the KONTEST paper.
+
+A path runs from a root (a seed entity) down to a leaf, or stops after `depth` edges; it
+never revisits a node. Every ordered ancestor -> descendant pair (ni, nj), i < j, on a path
+is a relation "ni contains nj". Relations are deduplicated by node ids unless `per_path`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from kontest_tui.errors import InvalidInputError, TemplateError
+from kontest_tui.generate.records import Relation
+from kontest_tui.generate.templates import TemplateSet, load_template_set
+from kontest_tui.kg.graph import KnowledgeGraph
+
+FALLBACK_TYPE = "contains"
+
+
+def _check_depth(depth: int | None) -> None:
+    if depth is not None and depth < 1:
+        raise InvalidInputError(f"depth must be at least 1, got {depth}")
+
+
+def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
+    """Every root-to-leaf path with at most `depth` edges, depth-first in file order.
+
+    A path ends at a leaf, at a node whose children are all already on the path (a cycle),
+    or after `depth` edges. A root without children gives no path (it has no relation).
+    """
+    _check_depth(depth)
+    limit = depth if depth is not None else len(kg.nodes)
+    found: list[tuple[str, ...]] = []
+    for root in kg.roots():
+        _walk_paths(root, kg.children, limit, found)
+    return found
+
+
+def _walk_paths(
+    root: str, children: Callable[[str], list[str]], limit: int, found: list[tuple[str, ...]]
+) -> None:
+    """Append the paths starting at `root` to `found` (iterative DFS, children in order)."""
+    path = [root]
+    on_path = {root}
+
+    def is_end(node: str) -> bool:
+        return len(path) - 1 >= limit or all(child in on_path for child in children(node))
+
+    if is_end(root):
+        return
+    # One iterator over the remaining children of each node on the current path.
+    stack = [iter(children(root))]
+    while stack:
+        child = next(stack[-1], None)
+        while child is not None and child in on_path:
+            child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            on_path.discard(path.pop())
+            continue
+        path.append(child)
+        on_path.add(child)
+        if is_end(child):
+            found.append(tuple(path))
+            on_path.discard(path.pop())
+        else:
+            stack.append(iter(children(child)))
+
+
+def known_relation_types(kg: KnowledgeGraph) -> TemplateSet | None:
+    """The template set for the KG's domain, or None when there is none (or it is broken)."""
+    try:
+        return load_template_set(kg.domain)
+    except TemplateError:
+        return None
+
+
+def _type_of(
+    kg: KnowledgeGraph,
+    parent_id: str,
+    child_id: str,
+    known: Collection[str] | None,
+    default: str,
+) -> str:
+    parent = kg.nodes.get(parent_id)
+    child = kg.nodes.get(child_id)
+    if parent is not None and child is not None and parent.type and child.type:
+        typed = f"{parent.type}->{child.type}"
+        if known is None or typed in known:
+            return typed
+    return default
+
+
+def relation_type(
+    kg: KnowledgeGraph,
+    parent_id: str,
+    child_id: str,
+    template_set: TemplateSet | None = None,
+) -> str:
+    """The relation type of a pair: "<parent type>-><child type>" when both nodes have types
+    and the template set has texts for it, else the template set's default type ("contains"
+    for places). Without a template set for the domain, typed pairs keep their type."""
+    template_set = template_set or known_relation_types(kg)
+    if template_set is None:
+        return _type_of(kg, parent_id, child_id, None, FALLBACK_TYPE)
+    return _type_of(
+        kg, parent_id, child_id, set(template_set.relation_types), template_set.default_type
+    )
+
+
+def extract_relations(
+    kg: KnowledgeGraph,
+    depth: int | None = None,
+    per_path: bool = False,
+    template_set: TemplateSet | None = None,
+    paths: list[tuple[str, ...]] | None = None,
+) -> list[Relation]:
+    """Every ancestor -> descendant pair on every path (Algorithm 1).
+
+    Default: one relation per (parent, child) node pair, id "PARENT>CHILD", its path taken
+    from the first path it appears on. `per_path`: every pair on every path, id
+    "pN:PARENT>CHILD" with N the 0-based index of the path in `find_paths` order.
+    `template_set` decides the relation types (default: the one for the KG's domain).
+    """
+    if paths is None:
+        paths = find_paths(kg, depth)
+    template_set = template_set or known_relation_types(kg)
+    known = set(template_set.relation_types) if template_set is not None else None
+    default = template_set.default_type if template_set is not None else FALLBACK_TYPE
+    types: dict[tuple[str, str], str] = {}
+    relations: list[Relation] = []
+    seen: set[str] = set()
+    for index, path in enumerate(paths):
+        for i in range(len(path) - 1):
+            parent = path[i]
+            for j in range(i + 1, len(path)):
+                child = path[j]
+                pair_id = f"{parent}>{child}"
+                if per_path:
+                    relation_id = f"p{index}:{pair_id}"
+                elif pair_id in seen:
+                    continue
+                else:
+                    seen.add(pair_id)
+                    relation_id = pair_id
+                kind = types.get((parent, child))
+                if kind is None:
+                    kind = types[(parent, child)] = _type_of(kg, parent, child, known, default)
+                relations.append(
+                    Relation(
+                        id=relation_id,
+                        parent=parent,
+                        child=child,
+                        type=kind,
+                        path=path[i : j + 1],
+                    )
+                )
+    return relations

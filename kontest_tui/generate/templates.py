@@ -1,0 +1,282 @@
+"""Question templates as data: load, validate and fill the TOML template sets of assets/templates.
+
+A template set belongs to one domain (places, music, ...). It holds template ids (t1, t2,
+...); each id has one text per relation type, so "template t1" is one phrasing style across
+all relation types. Texts use `{parent}` and `{child}`; `{{` and `}}` are literal braces.
+User files in `paths.config_dir()/templates/*.toml` replace built-in sets of the same domain
+or add new domains. Filling is single-pass: entity labels are inserted literally.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from kontest_tui import paths
+from kontest_tui.errors import TemplateError
+from kontest_tui.resources import asset_path
+
+DEFAULT_SYSTEM_PROMPT = "Be concise as possible. Answer with a yes or no response."
+PLACEHOLDERS = ("parent", "child")
+PARTS_OF_SPEECH = ("n", "v", "a", "r")
+
+# One token of a template text: a literal run, an escaped brace, or a {name} placeholder.
+_TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]|[^{}]+")
+# A label's whitespace (including newlines) collapses to single spaces.
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """One phrasing style: a text per relation type, plus optional per-word annotations.
+
+    `pos` maps a word of the texts to its part of speech ("n", "v", "a", "r") and `fixed`
+    lists words that must never be replaced; both are read by the covering-array variants.
+    """
+
+    id: str
+    texts: dict[str, str]
+    pos: dict[str, str] = field(default_factory=dict)
+    fixed: tuple[str, ...] = ()
+
+    def text_for(self, relation_type: str) -> str:
+        """The text for `relation_type`; TemplateError when this template has none."""
+        try:
+            return self.texts[relation_type]
+        except KeyError:
+            raise TemplateError(
+                f"template {self.id} has no text for relation type {relation_type!r}"
+            ) from None
+
+    def fill(self, relation_type: str, parent_label: str, child_label: str) -> str:
+        """The question for one relation: this template's text with both labels filled in."""
+        return fill_template(self.text_for(relation_type), parent_label, child_label)
+
+
+@dataclass(frozen=True, slots=True)
+class TemplateSet:
+    """All templates of one domain, with the prompt settings a session starts from."""
+
+    domain: str
+    templates: tuple[Template, ...]
+    default_type: str
+    system_prompt: str = DEFAULT_SYSTEM_PROMPT
+    temperature: float = 0.0
+    aliases: tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(template.id for template in self.templates)
+
+    @property
+    def relation_types(self) -> tuple[str, ...]:
+        """Every relation type some template has a text for, in file order."""
+        seen: dict[str, None] = {}
+        for template in self.templates:
+            seen.update(dict.fromkeys(template.texts))
+        return tuple(seen)
+
+    def get(self, template_id: str) -> Template:
+        for template in self.templates:
+            if template.id == template_id:
+                return template
+        raise TemplateError(
+            f"{self.domain} templates have no id {template_id!r} (known: {', '.join(self.ids)})"
+        )
+
+    def select(self, template_ids: Sequence[str] | None = None) -> tuple[Template, ...]:
+        """The templates a run uses: `template_ids` in that order, or the first two."""
+        if not template_ids:
+            return self.templates[:2]
+        if len(set(template_ids)) != len(template_ids):
+            raise TemplateError(f"template ids repeated: {', '.join(template_ids)}")
+        return tuple(self.get(template_id) for template_id in template_ids)
+
+    def serves(self, domain: str) -> bool:
+        return domain == self.domain or domain in self.aliases
+
+
+@lru_cache(maxsize=4096)
+def _compile(text: str) -> tuple[str | int, ...]:
+    """Split a text into literal strings and placeholder indexes (0 = parent, 1 = child)."""
+    parts: list[str | int] = []
+    literal: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group(0)
+        if token == "{{":
+            literal.append("{")
+        elif token == "}}":
+            literal.append("}")
+        elif token in ("{", "}"):
+            raise TemplateError(f"unbalanced {token!r} in {text!r} (write {token * 2} for a brace)")
+        elif token.startswith("{"):
+            name = match.group(1)
+            if name not in PLACEHOLDERS:
+                raise TemplateError(
+                    f"unknown placeholder {token} in {text!r} (use {{parent}} and {{child}})"
+                )
+            if literal:
+                parts.append("".join(literal))
+                literal = []
+            parts.append(PLACEHOLDERS.index(name))
+        else:
+            literal.append(token)
+    if literal:
+        parts.append("".join(literal))
+    for index, name in enumerate(PLACEHOLDERS):
+        if index not in parts:
+            raise TemplateError(f"missing {{{name}}} in {text!r}")
+    return tuple(parts)
+
+
+def validate_text(text: str) -> None:
+    """Raise TemplateError when `text` lacks a placeholder, has an unknown one or a stray brace."""
+    _compile(text)
+
+
+def clean_label(label: str) -> str:
+    """A label as it goes into a question: whitespace and newlines collapsed to one space."""
+    return _SPACE.sub(" ", label).strip()
+
+
+def fill_template(text: str, parent_label: str, child_label: str) -> str:
+    """Fill `{parent}` and `{child}` in one pass; labels are inserted literally, never re-read."""
+    labels = (clean_label(parent_label), clean_label(child_label))
+    return "".join(part if isinstance(part, str) else labels[part] for part in _compile(text))
+
+
+def _fail(source: str, message: str) -> TemplateError:
+    return TemplateError(f"{source}: {message}")
+
+
+def _read_template(source: str, index: int, raw: object) -> Template:
+    where = f"templates[{index}]"
+    if not isinstance(raw, dict):
+        raise _fail(source, f"{where} is not a table")
+    template_id = raw.get("id")
+    if not isinstance(template_id, str) or not template_id.strip():
+        raise _fail(source, f"{where} has no id")
+    template_id = template_id.strip()
+    where = f"template {template_id}"
+    texts = raw.get("texts")
+    if not isinstance(texts, dict) or not texts:
+        raise _fail(source, f"{where} has no [templates.texts] table")
+    for relation_type, text in texts.items():
+        if not isinstance(text, str):
+            raise _fail(source, f"{where} text for {relation_type!r} is not a string")
+        try:
+            validate_text(text)
+        except TemplateError as error:
+            raise _fail(source, f"{where} ({relation_type}): {error}") from None
+    words = raw.get("words", {})
+    if not isinstance(words, dict) or any(
+        not isinstance(tag, str) or tag not in PARTS_OF_SPEECH for tag in words.values()
+    ):
+        raise _fail(source, f"{where} words must map words to one of {', '.join(PARTS_OF_SPEECH)}")
+    fixed = raw.get("fixed", [])
+    if not isinstance(fixed, list) or any(not isinstance(word, str) for word in fixed):
+        raise _fail(source, f"{where} fixed must be a list of words")
+    unknown = set(raw) - {"id", "texts", "words", "fixed"}
+    if unknown:
+        raise _fail(source, f"{where} has unknown keys: {', '.join(sorted(unknown))}")
+    return Template(id=template_id, texts=dict(texts), pos=dict(words), fixed=tuple(fixed))
+
+
+def parse_template_set(data: dict[str, object], source: str = "<templates>") -> TemplateSet:
+    """Build and validate a TemplateSet from parsed TOML; errors name `source` and the template."""
+    domain = data.get("domain")
+    if not isinstance(domain, str) or not domain.strip():
+        raise _fail(source, 'missing domain = "..."')
+    raw_templates = data.get("templates")
+    if not isinstance(raw_templates, list) or not raw_templates:
+        raise _fail(source, "no [[templates]] defined")
+    templates = tuple(_read_template(source, index, raw) for index, raw in enumerate(raw_templates))
+    seen: set[str] = set()
+    for template in templates:
+        if template.id in seen:
+            raise _fail(source, f"duplicate template id {template.id}")
+        seen.add(template.id)
+    relation_types: dict[str, None] = {}
+    for template in templates:
+        relation_types.update(dict.fromkeys(template.texts))
+    for template in templates:
+        for relation_type in relation_types:
+            if relation_type not in template.texts:
+                raise _fail(
+                    source,
+                    f"template {template.id} has no text for relation type {relation_type!r}",
+                )
+    default_type = data.get("default_type", next(iter(relation_types)))
+    if default_type not in relation_types:
+        raise _fail(source, f"default_type {default_type!r} has no template texts")
+    system_prompt = data.get("system_prompt", DEFAULT_SYSTEM_PROMPT)
+    if not isinstance(system_prompt, str):
+        raise _fail(source, "system_prompt must be a string")
+    temperature = data.get("temperature", 0.0)
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float):
+        raise _fail(source, "temperature must be a number")
+    aliases = data.get("aliases", [])
+    if not isinstance(aliases, list) or any(not isinstance(alias, str) for alias in aliases):
+        raise _fail(source, "aliases must be a list of domain names")
+    return TemplateSet(
+        domain=domain.strip(),
+        templates=templates,
+        default_type=str(default_type),
+        system_prompt=system_prompt,
+        temperature=float(temperature),
+        aliases=tuple(aliases),
+        source=source,
+    )
+
+
+def load_template_file(path: str | Path) -> TemplateSet:
+    """Read one template TOML file (TemplateError naming the file on any problem)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TemplateError(f"{path}: no such template file") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise TemplateError(f"{path}: cannot read: {error}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise TemplateError(f"{path}: malformed TOML: {error}") from None
+    return parse_template_set(data, str(path))
+
+
+def _files(folder: Path) -> Iterable[Path]:
+    return sorted(folder.glob("*.toml")) if folder.is_dir() else ()
+
+
+def list_template_sets() -> dict[str, TemplateSet]:
+    """Every available template set by domain: built-in ones, then user ones replacing them."""
+    sets: dict[str, TemplateSet] = {}
+    for folder in (asset_path("templates"), paths.config_dir() / "templates"):
+        for path in _files(folder):
+            template_set = load_template_file(path)
+            sets[template_set.domain] = template_set
+    return sets
+
+
+def load_template_set(domain_or_path: str | Path) -> TemplateSet:
+    """A template set by file path (anything ending in .toml or existing) or by domain name."""
+    candidate = Path(domain_or_path)
+    if str(domain_or_path).endswith(".toml") or candidate.is_file():
+        return load_template_file(candidate)
+    domain = str(domain_or_path)
+    sets = list_template_sets()
+    if domain in sets:
+        return sets[domain]
+    for template_set in sets.values():
+        if template_set.serves(domain):
+            return template_set
+    raise TemplateError(
+        f"no templates for domain {domain!r} (known: {', '.join(sorted(sets))}); "
+        "pass --templates FILE"
+    )

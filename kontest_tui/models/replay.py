@@ -1,0 +1,201 @@
+"""The replay model (`replay:FILE.jsonl`): answers every question from recorded answers.
+
+Each line is `{"messages": [user turns...], "answer": str, "kind": "atomic"|"sequential"}`
+(kind optional) or `{"query": str, "answer": str}`. A turn is looked up most specific first,
+after whitespace normalisation: kind + all user turns so far, then all user turns, then the
+last turn alone (keys of `query` lines and one-message lines). A key recorded several times
+gives its answers in file order: `prepare()` hands the n-th ask of a key, in generation order,
+the n-th answer, so concurrency cannot reorder them. Asked more often than recorded, a key
+repeats its last answer. A turn with no recorded answer raises a non-retryable ModelError
+("no recorded answer ..."), which the executor stores as an invalid answer with that reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kontest_tui.errors import InvalidInputError, KontestError, ModelError, ModelSpecError
+from kontest_tui.generate.records import Conversation
+from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
+
+KINDS = ("atomic", "sequential")
+
+Key = tuple[str, ...]
+
+
+def normalise(text: str) -> str:
+    """Whitespace-insensitive form of a question, used in every lookup key."""
+    return " ".join(text.split())
+
+
+def _kind_key(kind: str, messages: Sequence[str]) -> Key:
+    return ("kind", kind, *messages)
+
+
+def _messages_key(messages: Sequence[str]) -> Key:
+    return ("messages", *messages)
+
+
+def _last_key(message: str) -> Key:
+    return ("last", message)
+
+
+@dataclass
+class Recording:
+    """The recorded answers of one file, by lookup key, in file order."""
+
+    path: Path
+    answers: dict[Key, list[str]] = field(default_factory=lambda: defaultdict(list))
+    lines: int = 0
+
+    def keys_for(self, messages: Sequence[str], kind: str) -> tuple[Key, ...]:
+        """The keys a turn may match, most specific first."""
+        normal = [normalise(message) for message in messages]
+        return (_kind_key(kind, normal), _messages_key(normal), _last_key(normal[-1]))
+
+    def find_key(self, messages: Sequence[str], kind: str) -> Key | None:
+        """The most specific key with recorded answers, or None."""
+        for key in self.keys_for(messages, kind):
+            if key in self.answers:
+                return key
+        return None
+
+    def answer(self, key: Key, ask: int) -> str:
+        """The answer to the `ask`-th (0-based) ask of `key`; the last one once exhausted."""
+        answers = self.answers[key]
+        return answers[min(ask, len(answers) - 1)]
+
+
+def _bad_line(path: Path, number: int, message: str) -> InvalidInputError:
+    return InvalidInputError(f"{path}:{number}: {message}")
+
+
+def _read_messages(path: Path, number: int, raw: object) -> list[str]:
+    if not isinstance(raw, list) or not raw:
+        raise _bad_line(path, number, '"messages" must be a non-empty list of user turns')
+    messages: list[str] = []
+    for item in raw:
+        if isinstance(item, dict) and item.get("role", "user") == "user":
+            item = item.get("content")
+        elif isinstance(item, dict):
+            continue  # assistant/system turns are not part of a key
+        if not isinstance(item, str):
+            raise _bad_line(path, number, '"messages" items must be strings')
+        messages.append(item)
+    if not messages:
+        raise _bad_line(path, number, '"messages" has no user turn')
+    return messages
+
+
+def load_recording(path: str | Path) -> Recording:
+    """Read a replay JSONL file; InvalidInputError naming file and line for a malformed line."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelSpecError(f"replay file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError(f"{path}: cannot read: {error}") from None
+    recording = Recording(path=path)
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise _bad_line(path, number, f"not JSON: {error.msg}") from None
+        if not isinstance(record, dict):
+            raise _bad_line(path, number, "expected a JSON object")
+        answer = record.get("answer")
+        if not isinstance(answer, str):
+            raise _bad_line(path, number, '"answer" must be a string')
+        if "messages" in record:
+            messages = [normalise(m) for m in _read_messages(path, number, record["messages"])]
+            kind = record.get("kind")
+            if kind is not None:
+                if kind not in KINDS:
+                    raise _bad_line(
+                        path, number, f'"kind" must be atomic or sequential, not {kind!r}'
+                    )
+                recording.answers[_kind_key(kind, messages)].append(answer)
+            recording.answers[_messages_key(messages)].append(answer)
+            if len(messages) == 1:
+                recording.answers[_last_key(messages[0])].append(answer)
+        elif "query" in record:
+            query = record["query"]
+            if not isinstance(query, str):
+                raise _bad_line(path, number, '"query" must be a string')
+            recording.answers[_last_key(normalise(query))].append(answer)
+        else:
+            raise _bad_line(path, number, 'expected "messages" or "query"')
+        recording.lines += 1
+    recording.answers = dict(recording.answers)
+    return recording
+
+
+class ReplayModel:
+    """A ChatModel answering from a recording; deterministic whatever the concurrency."""
+
+    def __init__(self, path: str | Path, spec: str | None = None) -> None:
+        self.path = Path(path)
+        self.spec = spec or f"replay:{path}"
+        self.recording = load_recording(self.path)
+        self._assigned: dict[tuple[str, int], str | None] = {}
+        self._asks: dict[Key, int] = {}
+
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
+        """Assign a recorded answer (or None) to every turn, in generation order."""
+        self._assigned.clear()
+        self._asks.clear()
+        for conversation in conversations:
+            questions = [query.text for query in conversation.turns]
+            for turn in range(len(questions)):
+                self._assigned[conversation.id, turn] = self._take(
+                    questions[: turn + 1], conversation.kind
+                )
+
+    def _take(self, messages: Sequence[str], kind: str) -> str | None:
+        key = self.recording.find_key(messages, kind)
+        if key is None:
+            return None
+        ask = self._asks.get(key, 0)
+        self._asks[key] = ask + 1
+        return self.recording.answer(key, ask)
+
+    def lookup(self, request: ChatRequest) -> str | None:
+        """The answer for a request: the prepared one, else the next one by its messages."""
+        slot = (request.conversation_id, request.turn)
+        if slot in self._assigned:
+            return self._assigned[slot]
+        messages = [message.content for message in request.messages if message.role == "user"]
+        if not messages:
+            return None
+        return self._take(messages, request.kind)
+
+    async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
+        answer = self.lookup(request)
+        if answer is None:
+            question = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
+            raise ModelError(
+                f"no recorded answer for {request.conversation_id or 'request'} turn "
+                f"{request.turn}: {normalise(question)!r} in {self.path.name}",
+                retryable=False,
+            )
+        if on_token is not None:
+            on_token(answer)
+        return ChatResult(text=answer, tokens=len(answer.split()), latency_ms=0.0)
+
+    async def check(self) -> str:
+        """One line saying how many answers the file holds; ModelError when it does not load."""
+        try:
+            recording = load_recording(self.path)
+        except KontestError as error:
+            raise ModelError(str(error)) from None
+        return f"replay: {recording.lines} recorded answers in {self.path}"
+
+    async def aclose(self) -> None:
+        return None

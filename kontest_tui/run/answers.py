@@ -1,0 +1,63 @@
+"""Answer parsing: a model's raw reply -> yes / no / invalid, and clean text for display.
+
+The rule (DESIGN.md): strip, lower-case, strip leading punctuation and markup; a reply whose
+first word is "yes" is YES, "no" is NO, anything else is INVALID (kept, shown, never guessed).
+Only the start of a reply is read, so a 1 MB answer parses as fast as a short one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kontest_tui.generate.records import Answer
+
+# How much of a reply is looked at (after a leading <think> block, if any).
+HEAD_CHARS = 256
+
+# ANSI / VT escape sequences: CSI (ESC [ ... or the C1 byte 0x9b), OSC (ESC ] ... BEL or ST),
+# DCS/SOS/PM/APC strings (ESC P/X/^/_ ... ST) and two-byte escapes (ESC + one char).
+_ESCAPES = re.compile(
+    r"(?:\x1b\[|\x9b)[0-?]*[ -/]*[@-~]"
+    r"|(?:\x1b\]|\x9d)[^\x07\x1b\x9c]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"
+)
+# Control characters other than newline and tab (CR is dropped: CRLF becomes LF).
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# What may precede the answer word: whitespace, punctuation, markdown and quote marks,
+# HTML-ish tags such as <b> or <answer>, and list bullets.
+_LEADING = re.compile(
+    r"(?:\s|<[a-z/][a-z0-9_ /=\"'-]*>|[*_#>`~\"'“”‘’«»„‚\[\](){}:;,.!?\-–—•·|=+]|&[a-z]+;)*"
+)
+# The answer word: "yes" or "no" as a whole word (not "yesterday", "not", "nope", "no-one").
+_ANSWER_WORD = re.compile(r"(yes|no)(?![\w'’-])")
+_THINK_OPEN = "<think>"
+_THINK_CLOSE = "</think>"
+
+
+def clean_text(text: str) -> str:
+    """`text` without ANSI/OSC escape sequences or control characters (newline and tab kept)."""
+    return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
+
+
+def _head(text: str) -> str:
+    """The start of the reply that decides the answer, past a leading <think>...</think>."""
+    head = text[: HEAD_CHARS * 2].lstrip()
+    if head[: len(_THINK_OPEN)].lower() == _THINK_OPEN:
+        end = text.lower().find(_THINK_CLOSE)
+        if end < 0:
+            return ""
+        return text[end + len(_THINK_CLOSE) : end + len(_THINK_CLOSE) + HEAD_CHARS * 2]
+    return head
+
+
+def parse_answer(text: str | None) -> Answer:
+    """YES when the reply's first word is "yes", NO when it is "no", INVALID otherwise."""
+    if not text:
+        return Answer.INVALID
+    head = clean_text(_head(text))[:HEAD_CHARS].lower()
+    start = _LEADING.match(head)
+    word = _ANSWER_WORD.match(head, start.end() if start else 0)
+    if word is None:
+        return Answer.INVALID
+    return Answer.YES if word.group(1) == "yes" else Answer.NO
