@@ -114,6 +114,10 @@ def _pick_distractor_child(
         for c in pool
         if c != relation.child and not lineage.label_is_true_child(kg, relation.parent, c)
     ]
+    # Prefer an entity of the same kind as the true one (a region for a region).
+    wanted_type = _type_of(kg, relation.child)
+    same_type = [c for c in candidates if _type_of(kg, c) == wanted_type]
+    candidates = same_type or candidates
     return _rng(seed, relation.id, "child").choice(candidates) if candidates else None
 
 
