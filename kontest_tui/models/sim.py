@@ -1,0 +1,444 @@
+"""The simulated system under test: a deterministic, profile-driven imperfect LLM.
+
+`decide_answer` and `decide_fault` are pure functions of (profile, seed, the chat's user
+turns[, attempt number]), so the same chat gets the same answer in-process (`sim:PROFILE`)
+and over HTTP (`kontest sim serve`, models/sim_server.py), whatever the order or concurrency.
+The question's relation is recognised by matching the template texts of assets/templates
+(and user template files); an unrecognised question falls back to its normalised text.
+Profiles are data: assets/models/*.toml (see default.toml for every key).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from kontest_tui.errors import KontestError, ModelError, ModelSpecError
+from kontest_tui.generate.records import Conversation
+from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
+from kontest_tui.resources import asset_path
+
+DEFAULT_PROFILE = "default"
+INVALID_UTF8 = "\udcff\udcfe"  # surrogate escapes: the bytes FF FE on the wire
+MEGABYTE = "A" * (1 << 20)
+LONG_TEXT_CHUNK = 8192  # long answers stream in chunks of this many characters
+FAULTS = ("rate_limit", "server_error", "dropped_stream", "slow_first_byte")
+
+_TOKEN = re.compile(r"\s*[\w']+|\s*[^\w\s]+|\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class SimFaults:
+    """Seeded fault probabilities per attempt (see assets/models/default.toml)."""
+
+    rate_limit: float = 0.0
+    retry_after: float = 1.0
+    server_error: float = 0.0
+    dropped_stream: float = 0.0
+    slow_first_byte: float = 0.0
+    slow_first_byte_ms: float = 1500.0
+    max_repeats: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class SimProfile:
+    """How the simulated model behaves; every rate is a probability in [0, 1]."""
+
+    name: str
+    description: str = ""
+    knowledge: float = 0.78
+    yes_bias: float = 0.15
+    unsure_rate: float = 0.03
+    flip_rate: float = 0.10
+    first_byte_ms: float = 0.0
+    token_ms: float = 0.0
+    template_error: dict[str, float] = field(default_factory=dict)
+    yes_styles: tuple[str, ...] = ("Yes.",)
+    no_styles: tuple[str, ...] = ("No.",)
+    unsure_styles: tuple[str, ...] = ("I'm not sure.",)
+    faults: SimFaults = field(default_factory=SimFaults)
+    hostile_rate: float = 0.0
+    hostile_answers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuestion:
+    """A question recognised as a template text filled with two labels."""
+
+    template_id: str
+    relation_type: str
+    parent: str
+    child: str
+
+
+# ---------------------------------------------------------------------------- profiles
+
+
+def profiles_dir() -> Path:
+    return asset_path("models")
+
+
+def list_profiles() -> list[str]:
+    """Names of the built-in profiles (assets/models/*.toml)."""
+    folder = profiles_dir()
+    return sorted(path.stem for path in folder.glob("*.toml")) if folder.is_dir() else []
+
+
+def _merge(base: dict[str, object], override: dict[str, object]) -> dict[str, object]:
+    merged = dict(base)
+    for key, value in override.items():
+        old = merged.get(key)
+        if isinstance(old, dict) and isinstance(value, dict):
+            merged[key] = _merge(old, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _profile_path(name_or_path: str) -> Path:
+    candidate = Path(name_or_path)
+    if name_or_path.endswith(".toml") or candidate.is_file():
+        if not candidate.is_file():
+            raise ModelSpecError(f"simulated-model profile file not found: {name_or_path}")
+        return candidate
+    path = profiles_dir() / f"{name_or_path}.toml"
+    if not path.is_file():
+        known = ", ".join(list_profiles())
+        raise ModelSpecError(f"unknown simulated-model profile {name_or_path!r} (known: {known})")
+    return path
+
+
+def _read_profile_data(name_or_path: str, seen: tuple[str, ...] = ()) -> dict[str, object]:
+    path = _profile_path(name_or_path)
+    if str(path) in seen:
+        raise ModelSpecError(f"profile {path} extends itself")
+    try:
+        data: dict[str, object] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ModelSpecError(f"cannot read profile {path}: {error}") from None
+    parent = data.pop("extends", None)
+    if parent is not None:
+        data = _merge(_read_profile_data(str(parent), (*seen, str(path))), data)
+    data.setdefault("name", path.stem)
+    return data
+
+
+def _rate(data: dict[str, object], key: str, default: float, where: str) -> float:
+    value = data.get(key, default)
+    if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
+        raise ModelSpecError(f"profile {where}: {key} must be a number >= 0, not {value!r}")
+    return float(value)
+
+
+def _strings(data: dict[str, object], key: str, default: tuple[str, ...], where: str) -> tuple[str, ...]:
+    value = data.get(key, list(default))
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ModelSpecError(f"profile {where}: {key} must be a list of strings")
+    return tuple(value)
+
+
+def _expand_hostile(text: str) -> str:
+    return text.replace("{invalid_utf8}", INVALID_UTF8).replace("{megabyte}", MEGABYTE)
+
+
+def profile_from_dict(data: dict[str, object]) -> SimProfile:
+    """Build a profile from merged TOML data; ModelSpecError on bad values."""
+    where = str(data.get("name", "?"))
+    styles = data.get("styles", {})
+    faults = data.get("faults", {})
+    hostile = data.get("hostile", {})
+    errors = data.get("template_error", {})
+    if not all(isinstance(part, dict) for part in (styles, faults, hostile, errors)):
+        raise ModelSpecError(f"profile {where}: styles, faults, hostile, template_error must be tables")
+    assert isinstance(styles, dict) and isinstance(faults, dict)
+    assert isinstance(hostile, dict) and isinstance(errors, dict)
+    profile = SimProfile(
+        name=where,
+        description=str(data.get("description", "")),
+        knowledge=_rate(data, "knowledge", 0.78, where),
+        yes_bias=_rate(data, "yes_bias", 0.15, where),
+        unsure_rate=_rate(data, "unsure_rate", 0.03, where),
+        flip_rate=_rate(data, "flip_rate", 0.10, where),
+        first_byte_ms=_rate(data, "first_byte_ms", 0.0, where),
+        token_ms=_rate(data, "token_ms", 0.0, where),
+        template_error={str(key): _rate(errors, str(key), 0.0, where) for key in errors},
+        yes_styles=_strings(styles, "yes", ("Yes.",), where),
+        no_styles=_strings(styles, "no", ("No.",), where),
+        unsure_styles=_strings(styles, "unsure", ("I'm not sure.",), where),
+        faults=SimFaults(
+            rate_limit=_rate(faults, "rate_limit", 0.0, where),
+            retry_after=_rate(faults, "retry_after", 1.0, where),
+            server_error=_rate(faults, "server_error", 0.0, where),
+            dropped_stream=_rate(faults, "dropped_stream", 0.0, where),
+            slow_first_byte=_rate(faults, "slow_first_byte", 0.0, where),
+            slow_first_byte_ms=_rate(faults, "slow_first_byte_ms", 1500.0, where),
+            max_repeats=int(_rate(faults, "max_repeats", 2, where)),
+        ),
+        hostile_rate=_rate(hostile, "rate", 0.0, where),
+        hostile_answers=tuple(_expand_hostile(text) for text in _strings(hostile, "answers", (), where)),
+    )
+    if not (profile.yes_styles and profile.no_styles and profile.unsure_styles):
+        raise ModelSpecError(f"profile {where}: styles yes, no and unsure need at least one text")
+    if profile.hostile_rate > 0 and not profile.hostile_answers:
+        raise ModelSpecError(f"profile {where}: hostile.rate > 0 needs hostile.answers")
+    return profile
+
+
+@lru_cache(maxsize=64)
+def load_profile(name_or_path: str = DEFAULT_PROFILE) -> SimProfile:
+    """A profile by built-in name (assets/models/NAME.toml) or by .toml file path."""
+    return profile_from_dict(_read_profile_data(name_or_path or DEFAULT_PROFILE))
+
+
+# ---------------------------------------------------------------------------- questions
+
+
+def normalise(text: str) -> str:
+    """Whitespace-collapsed, lower-cased text: the form every hash sees."""
+    return " ".join(text.split()).lower()
+
+
+def _pattern_for(text: str) -> re.Pattern[str] | None:
+    parts = re.split(r"(\{parent\}|\{child\})", " ".join(text.split()))
+    if "{parent}" not in parts or "{child}" not in parts:
+        return None
+    regex = []
+    for part in parts:
+        if part == "{parent}":
+            regex.append("(?P<parent>.+?)")
+        elif part == "{child}":
+            regex.append("(?P<child>.+?)")
+        else:
+            literal = part.replace("{{", "{").replace("}}", "}")
+            regex.append(r"\s+".join(re.escape(word) for word in literal.split(" ")))
+    return re.compile("".join(regex), re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _template_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    """(pattern, template id, relation type), most literal text first."""
+    try:
+        from kontest_tui.generate.templates import list_template_sets
+
+        sets = list_template_sets()
+    except (KontestError, ImportError, OSError):
+        return ()
+    found: list[tuple[int, re.Pattern[str], str, str]] = []
+    for template_set in sets.values():
+        for template in template_set.templates:
+            for relation_type, text in template.texts.items():
+                pattern = _pattern_for(text)
+                if pattern is not None:
+                    literal = len(text) - len("{parent}{child}")
+                    found.append((literal, pattern, template.id, relation_type))
+    found.sort(key=lambda item: -item[0])
+    return tuple((pattern, tid, rtype) for _, pattern, tid, rtype in found)
+
+
+def parse_question(question: str) -> ParsedQuestion | None:
+    """Recognise a filled template text; None when no known template matches."""
+    text = " ".join(question.split())
+    for pattern, template_id, relation_type in _template_patterns():
+        match = pattern.fullmatch(text)
+        if match:
+            return ParsedQuestion(
+                template_id, relation_type, match.group("parent").strip(), match.group("child").strip()
+            )
+    return None
+
+
+# ---------------------------------------------------------------------------- decisions
+
+
+def _unit(seed: int, *parts: str) -> float:
+    """A uniform number in [0, 1) from a seeded hash of the parts."""
+    digest = hashlib.blake2b("\x1f".join((str(seed), *parts)).encode("utf-8", "surrogatepass"), digest_size=8)
+    return int.from_bytes(digest.digest(), "big") / 2.0**64
+
+
+def _pick(options: Sequence[str], unit: float) -> str:
+    return options[min(int(unit * len(options)), len(options) - 1)]
+
+
+def _template_error(profile: SimProfile, question: str, parsed: ParsedQuestion | None) -> tuple[str, float]:
+    """The template key and its extra error rate for this question."""
+    lowered = normalise(question)
+    for key, rate in profile.template_error.items():
+        if parsed is not None and key == parsed.template_id:
+            return key, rate
+        if parsed is None and not re.fullmatch(r"t\d+", key) and key.lower() in lowered:
+            return key, rate
+    return (parsed.template_id if parsed else ""), 0.0
+
+
+def decide_answer(profile: SimProfile, seed: int, questions: Sequence[str]) -> str:
+    """The answer to the last of `questions` (the chat's user turns, in order)."""
+    if not questions:
+        return _pick(profile.unsure_styles, 0.0)
+    chat = tuple(normalise(question) for question in questions)
+    question = questions[-1]
+    parsed = parse_question(question)
+    fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}" if parsed else chat[-1]
+    says_yes = _unit(seed, "know", fact) < profile.knowledge or _unit(seed, "bias", fact) < profile.yes_bias
+    key, rate = _template_error(profile, question, parsed)
+    if rate and _unit(seed, "template", key, fact) < rate:
+        says_yes = not says_yes
+    if len(chat) > 1 and _unit(seed, "flip", *chat) < profile.flip_rate:
+        says_yes = not says_yes
+    if profile.hostile_rate and _unit(seed, "hostile", *chat) < profile.hostile_rate:
+        return _pick(profile.hostile_answers, _unit(seed, "hostile-pick", *chat))
+    if _unit(seed, "unsure", *chat) < profile.unsure_rate:
+        return _pick(profile.unsure_styles, _unit(seed, "unsure-pick", *chat))
+    styles = profile.yes_styles if says_yes else profile.no_styles
+    return _pick(styles, _unit(seed, "style", *chat))
+
+
+def decide_fault(profile: SimProfile, seed: int, questions: Sequence[str], attempt: int) -> str | None:
+    """The fault of this attempt at this chat (None for a clean answer).
+
+    Attempts from `faults.max_repeats` on never fault, so a retrying client always ends.
+    """
+    faults = profile.faults
+    if attempt >= faults.max_repeats:
+        return None
+    chat = tuple(normalise(question) for question in questions)
+    unit = _unit(seed, "fault", str(attempt), *chat)
+    for name in FAULTS:
+        rate = getattr(faults, name)
+        if unit < rate:
+            return name
+        unit -= rate
+    return None
+
+
+def chat_key(questions: Sequence[str]) -> str:
+    """A compact key of a chat, for per-chat attempt counters."""
+    text = "\x1f".join(normalise(question) for question in questions)
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+class AttemptCounter:
+    """How often each chat was asked (per model instance or per server)."""
+
+    def __init__(self) -> None:
+        self._counts: dict[str, int] = {}
+
+    def next(self, scope: str, questions: Sequence[str]) -> int:
+        """The 0-based attempt number of this ask, counting it."""
+        key = f"{scope}:{chat_key(questions)}"
+        attempt = self._counts.get(key, 0)
+        self._counts[key] = attempt + 1
+        return attempt
+
+
+def split_tokens(text: str, limit: int | None = None) -> list[str]:
+    """Split an answer into streamed pieces (words and punctuation; long texts in chunks).
+
+    `limit` (max tokens) keeps only the first pieces, as a server's max_tokens would.
+    """
+    if len(text) > LONG_TEXT_CHUNK:
+        pieces = [text[i : i + LONG_TEXT_CHUNK] for i in range(0, len(text), LONG_TEXT_CHUNK)]
+    else:
+        pieces = _TOKEN.findall(text) or [text]
+    if limit is not None and limit > 0:
+        pieces = pieces[:limit]
+    return pieces
+
+
+def as_received(text: str) -> str:
+    """What a client reads after UTF-8 decoding with replacement (invalid bytes -> U+FFFD)."""
+    if INVALID_UTF8[0] not in text and INVALID_UTF8[1] not in text:
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def user_turns(messages: Sequence[Message]) -> list[str]:
+    return [message.content for message in messages if message.role == "user"]
+
+
+def fault_message(fault: str, retry_after: float) -> str:
+    if fault == "rate_limit":
+        return f"rate limited (HTTP 429), retry after {retry_after:g} s"
+    if fault == "server_error":
+        return "server error (HTTP 500): simulated failure"
+    return "stream broken: the connection closed mid-answer"
+
+
+# ---------------------------------------------------------------------------- the model
+
+
+class SimulatedModel:
+    """In-process simulated model (`sim[:PROFILE]`): a ChatModel streaming with the profile's latency.
+
+    The seed of a request (`options.seed`) wins over the instance seed, as over HTTP.
+    Faults raise ModelError (retryable) on the attempts `decide_fault` picks.
+    """
+
+    def __init__(self, profile: str | SimProfile = DEFAULT_PROFILE, seed: int = 0) -> None:
+        self.profile = profile if isinstance(profile, SimProfile) else load_profile(profile)
+        self.seed = seed
+        name = profile if isinstance(profile, str) else self.profile.name
+        self.spec = "sim" if name == DEFAULT_PROFILE else f"sim:{name}"
+        self._attempts = AttemptCounter()
+
+    def __repr__(self) -> str:
+        return f"SimulatedModel(profile={self.profile.name!r}, seed={self.seed})"
+
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
+        """Nothing to prepare: answers depend on the messages only."""
+
+    async def check(self) -> str:
+        return f"simulated model ready (profile {self.profile.name}, seed {self.seed})"
+
+    async def aclose(self) -> None:
+        return None
+
+    async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
+        started = time.perf_counter()
+        profile = self.profile
+        seed = request.options.seed if request.options.seed is not None else self.seed
+        questions = user_turns(request.messages)
+        attempt = self._attempts.next(profile.name, questions)
+        fault = decide_fault(profile, seed, questions, attempt)
+        if fault == "rate_limit":
+            raise ModelError(
+                fault_message(fault, profile.faults.retry_after),
+                retryable=True,
+                retry_after=profile.faults.retry_after,
+            )
+        if fault == "server_error":
+            raise ModelError(fault_message(fault, 0), retryable=True)
+        delay = profile.first_byte_ms
+        if fault == "slow_first_byte":
+            delay += profile.faults.slow_first_byte_ms
+        if delay:
+            await asyncio.sleep(delay / 1000)
+        text = decide_answer(profile, seed, questions)
+        pieces = split_tokens(text, request.options.max_tokens)
+        cut = len(pieces) // 2 if fault == "dropped_stream" else None
+        received: list[str] = []
+        first_token_ms: float | None = None
+        for index, piece in enumerate(pieces):
+            if index == cut:
+                raise ModelError(fault_message(fault or "", 0), retryable=True)
+            if index and profile.token_ms:
+                await asyncio.sleep(profile.token_ms / 1000)
+            piece = as_received(piece)
+            if first_token_ms is None:
+                first_token_ms = (time.perf_counter() - started) * 1000
+            received.append(piece)
+            if on_token is not None:
+                on_token(piece)
+        return ChatResult(
+            text="".join(received),
+            tokens=len(received),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            first_token_ms=first_token_ms,
+        )
