@@ -1,0 +1,91 @@
+"""Group a session's KONTEST conversations by relation, the shape every oracle reads.
+
+Conversations are identified only by their fields (test_kind, kind, relation_id,
+turns[i].template_id, label), never by parsing ids. Building the index is one pass over
+the conversations, so the live view can rebuild it on every refresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind
+
+# The answers an oracle compares; INVALID and REFUSAL never take part in a test.
+VALID_ANSWERS: tuple[Answer, ...] = (Answer.YES, Answer.NO)
+
+
+@dataclass(slots=True)
+class RelationConversations:
+    """The KONTEST conversations of one relation.
+
+    `atomic` maps a template id to its single-question conversation (Q1, Q2, ...);
+    `sequential` holds the multi-turn conversations (A, B) in input order; `templates`
+    lists the template ids in order of first appearance.
+    """
+
+    relation_id: str
+    atomic: dict[str, Conversation] = field(default_factory=dict)
+    sequential: list[Conversation] = field(default_factory=list)
+    templates: list[str] = field(default_factory=list)
+
+    def add_template(self, template_id: str) -> None:
+        if template_id not in self.templates:
+            self.templates.append(template_id)
+
+
+def index_conversations(conversations: Iterable[Conversation]) -> dict[str, RelationConversations]:
+    """Index KONTEST conversations by relation id (insertion order = conversation order).
+
+    Conversations of other test kinds (variants, logic rules, ...) are skipped; a second
+    atomic conversation for the same relation and template is ignored (the first counts).
+    """
+    index: dict[str, RelationConversations] = {}
+    for conversation in conversations:
+        if conversation.test_kind != TestKind.KONTEST or not conversation.turns:
+            continue
+        entry = index.get(conversation.relation_id)
+        if entry is None:
+            entry = index[conversation.relation_id] = RelationConversations(
+                conversation.relation_id
+            )
+        if conversation.kind == "atomic":
+            template_id = conversation.turns[0].template_id
+            entry.add_template(template_id)
+            entry.atomic.setdefault(template_id, conversation)
+        elif conversation.kind == "sequential" and len(conversation.turns) >= 2:
+            for turn in conversation.turns:
+                entry.add_template(turn.template_id)
+            entry.sequential.append(conversation)
+    return index
+
+
+def ordered_templates(index: Mapping[str, RelationConversations]) -> list[str]:
+    """All template ids of a session in order of first appearance."""
+    seen: dict[str, None] = {}
+    for entry in index.values():
+        for template_id in entry.templates:
+            seen.setdefault(template_id, None)
+    return list(seen)
+
+
+def get_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Answer | None:
+    """The parsed answer stored under `key` as an `Answer`, or None while it is missing."""
+    answer = answers.get(key)
+    if answer is None or type(answer) is Answer:
+        return answer  # type: ignore[return-value]
+    return Answer(answer)
+
+
+def get_valid_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Answer | None:
+    """The answer under `key` when it is YES or NO, else None (missing or not comparable)."""
+    answer = get_answer(answers, key)
+    return answer if answer in VALID_ANSWERS else None
+
+
+def turn_label(conversation: Conversation, turn: int) -> str:
+    """What a view calls one answer: "Q1" for an atomic conversation, "A2" for turn 2 of A."""
+    if conversation.kind == "atomic":
+        return conversation.label or conversation.id
+    return f"{conversation.label or conversation.id}{turn + 1}"

@@ -1,0 +1,264 @@
+"""One call from answers to the report: all KONTEST oracles, counts, gap and coverage.
+
+`evaluate(relations, conversations, answers)` is pure and cheap (one pass per oracle), so the
+live view may call it on every batch of streamed answers. `Evaluation.to_json()` is the
+Report JSON of DESIGN.md; the per-relation summary and verdicts by oracle feed the explorer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
+from kontest_tui.oracles.conversation_index import (
+    VALID_ANSWERS,
+    RelationConversations,
+    get_answer,
+    index_conversations,
+    ordered_templates,
+)
+from kontest_tui.oracles.coverage import GapReport, compute_gap
+from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
+from kontest_tui.oracles.ontological import find_ontological_verdicts
+
+ORACLES: tuple[str, ...] = (*METAMORPHIC_ORACLES, "ontological")
+
+
+@dataclass(slots=True)
+class RelationSummary:
+    """What the explorer shows for one relation: its answers and which tests failed."""
+
+    relation_id: str
+    parent: str
+    child: str
+    type: str
+    atomic: dict[str, Answer | None]  # template id -> atomic answer (None = not yet)
+    sequential: dict[str, tuple[Answer | None, ...]]  # "t1+t2" -> answers per turn
+    status: str  # covered | gap | pending (see oracles.coverage)
+    tests: int = 0
+    errors: int = 0
+    metamorphic_errors: int = 0
+    error_oracles: tuple[str, ...] = ()
+    verdicts: list[Verdict] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Evaluation:
+    """Verdicts and metrics of one session (possibly partial: missing answers not counted)."""
+
+    session: str | None
+    model: str | None
+    relations: int
+    queries: int
+    executions: int
+    valid: int
+    invalid: int
+    planned_executions: int
+    templates: list[str]
+    verdicts: list[Verdict]
+    tests: dict[str, int]
+    errors: dict[str, int]
+    gap: GapReport
+    summaries: dict[str, RelationSummary]
+
+    @property
+    def error_total(self) -> int:
+        return sum(self.errors.values())
+
+    @property
+    def test_total(self) -> int:
+        return sum(self.tests.values())
+
+    @property
+    def error_rate(self) -> float:
+        """Errors per valid test, all oracles together (0.0 before any test ran)."""
+        return self.error_total / self.test_total if self.test_total else 0.0
+
+    def verdicts_by_oracle(self) -> dict[str, list[Verdict]]:
+        return group_verdicts_by_oracle(self.verdicts, self.tests)
+
+    def errors_by_relation(self) -> dict[str, int]:
+        """Metamorphic errors per relation id (x_r of the weighted ensemble)."""
+        return {rid: summary.metamorphic_errors for rid, summary in self.summaries.items()}
+
+    def atomic_answers(self) -> dict[tuple[str, str], Answer | None]:
+        """(relation id, template id) -> atomic answer, for the ensemble."""
+        return {
+            (rid, template_id): answer
+            for rid, summary in self.summaries.items()
+            for template_id, answer in summary.atomic.items()
+        }
+
+    def to_json(self, *, include_relations: bool = False) -> dict[str, object]:
+        """The Report JSON of DESIGN.md (plus a few extra keys, listed in the docs)."""
+        report: dict[str, object] = {
+            "session": self.session,
+            "model": self.model,
+            "relations": self.relations,
+            "queries": self.queries,
+            "executions": self.executions,
+            "valid": self.valid,
+            "invalid": self.invalid,
+            "tests": dict(self.tests),
+            "errors": {**self.errors, "total": self.error_total},
+            "error_rate": round(self.error_rate, 6),
+            "gap": self.gap.to_json(),
+            "coverage": {"covered": self.gap.covered, "pct": self.gap.covered_pct},
+            "templates": list(self.templates),
+            "planned_executions": self.planned_executions,
+            "pending_relations": self.gap.pending,
+        }
+        if include_relations:
+            report["relation_status"] = [
+                {
+                    "relation": summary.relation_id,
+                    "parent": summary.parent,
+                    "child": summary.child,
+                    "type": summary.type,
+                    "answers": {
+                        tid: (answer.value if answer is not None else None)
+                        for tid, answer in summary.atomic.items()
+                    },
+                    "status": summary.status,
+                    "tests": summary.tests,
+                    "errors": summary.errors,
+                    "error_oracles": list(summary.error_oracles),
+                }
+                for summary in self.summaries.values()
+            ]
+        return report
+
+
+def group_verdicts_by_oracle(
+    verdicts: Iterable[Verdict], oracles: Iterable[str] = ORACLES
+) -> dict[str, list[Verdict]]:
+    """Verdicts grouped by oracle name; every name in `oracles` is present (maybe empty)."""
+    grouped: dict[str, list[Verdict]] = {oracle: [] for oracle in oracles}
+    for verdict in verdicts:
+        grouped.setdefault(verdict.oracle, []).append(verdict)
+    return grouped
+
+
+def count_executions(
+    conversations: Iterable[Conversation], answers: Mapping[AnswerKey, Answer]
+) -> tuple[int, int, int, int, int]:
+    """(queries, executions, valid, invalid, planned executions) over all conversations.
+
+    queries = distinct questions (relation, template, text) that got an answer;
+    executions = answered turns (model calls); valid = YES/NO answers; invalid = the rest.
+    """
+    queries: set[tuple[str, str, str]] = set()
+    executions = valid = planned = 0
+    for conversation in conversations:
+        for position, query in enumerate(conversation.turns):
+            planned += 1
+            answer = answers.get((conversation.id, position))
+            if answer is None:
+                continue
+            executions += 1
+            if answer in VALID_ANSWERS:
+                valid += 1
+            queries.add((query.relation_id, query.template_id, query.text))
+    return len(queries), executions, valid, executions - valid, planned
+
+
+def summarize_relations(
+    relations: Sequence[Relation],
+    index: Mapping[str, RelationConversations],
+    answers: Mapping[AnswerKey, Answer],
+    verdicts: Iterable[Verdict],
+    gap: GapReport,
+    templates: Sequence[str],
+) -> dict[str, RelationSummary]:
+    """Per relation: atomic answers per template, sequential answers, tests and errors."""
+    summaries: dict[str, RelationSummary] = {}
+    for relation in relations:
+        entry = index.get(relation.id)
+        atomic: dict[str, Answer | None] = {}
+        sequential: dict[str, tuple[Answer | None, ...]] = {}
+        if entry is not None:
+            for template_id in templates:
+                conversation = entry.atomic.get(template_id)
+                if conversation is not None:
+                    atomic[template_id] = get_answer(answers, (conversation.id, 0))
+            for conversation in entry.sequential:
+                key = "+".join(turn.template_id for turn in conversation.turns)
+                sequential[key] = tuple(
+                    get_answer(answers, (conversation.id, turn))
+                    for turn in range(len(conversation.turns))
+                )
+        summaries[relation.id] = RelationSummary(
+            relation_id=relation.id,
+            parent=relation.parent,
+            child=relation.child,
+            type=relation.type,
+            atomic=atomic,
+            sequential=sequential,
+            status=gap.status.get(relation.id, "pending"),
+        )
+    for verdict in verdicts:
+        summary = summaries.get(verdict.relation_id)
+        if summary is None:
+            continue
+        summary.verdicts.append(verdict)
+        summary.tests += 1
+        if verdict.error:
+            summary.errors += 1
+            if verdict.oracle in METAMORPHIC_ORACLES:
+                summary.metamorphic_errors += 1
+            if verdict.oracle not in summary.error_oracles:
+                summary.error_oracles = (*summary.error_oracles, verdict.oracle)
+    return summaries
+
+
+def evaluate(
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    *,
+    session: str | None = None,
+    model: str | None = None,
+    extra_verdicts: Iterable[Verdict] = (),
+) -> Evaluation:
+    """Run every KONTEST oracle and metric over the answers given so far.
+
+    `extra_verdicts` (e.g. from the variant oracle) are added to the verdict list and counted
+    under their own oracle name in tests/errors.
+    """
+    index = index_conversations(conversations)
+    templates = ordered_templates(index)
+    verdicts = find_metamorphic_verdicts(conversations, answers, index=index)
+    verdicts.extend(
+        find_ontological_verdicts(
+            relations, conversations, answers, index=index, templates=templates
+        )
+    )
+    verdicts.extend(extra_verdicts)
+    tests = dict.fromkeys(ORACLES, 0)
+    errors = dict.fromkeys(ORACLES, 0)
+    for verdict in verdicts:
+        tests[verdict.oracle] = tests.get(verdict.oracle, 0) + 1
+        if verdict.error:
+            errors[verdict.oracle] = errors.get(verdict.oracle, 0) + 1
+        else:
+            errors.setdefault(verdict.oracle, 0)
+    gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
+    queries, executions, valid, invalid, planned = count_executions(conversations, answers)
+    summaries = summarize_relations(relations, index, answers, verdicts, gap, templates)
+    return Evaluation(
+        session=session,
+        model=model,
+        relations=len(relations),
+        queries=queries,
+        executions=executions,
+        valid=valid,
+        invalid=invalid,
+        planned_executions=planned,
+        templates=templates,
+        verdicts=verdicts,
+        tests=tests,
+        errors=errors,
+        gap=gap,
+        summaries=summaries,
+    )

@@ -1,0 +1,217 @@
+"""The ontological oracle (KONTEST Algorithms 2-3): the SUT's own yes-answers imply a fact.
+
+Per template, the SUT graph has an edge parent -> child for every relation the SUT answered
+YES to in its atomic conversation. A relation (a, c) with at least one node between a and c
+on its path, whose own atomic answer is valid, is one test per template; it is an error when
+the answer is NO while the yes-edges connect a to c through other nodes (a path of >= 2 edges).
+
+Scopes: in per-path mode (relation ids "pN:PARENT>CHILD") every path is checked on its own
+SUT graph, as the paper gave the checker the answers of one path at a time; with deduplicated
+relations there is one graph over the whole session.
+
+Partial runs: a test is counted once its own answer and the answers of every other relation
+between nodes of its path (same scope and template) have arrived, so a counted verdict never
+changes while the rest of the session streams in.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+import networkx as nx
+
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
+from kontest_tui.oracles.conversation_index import (
+    RelationConversations,
+    get_answer,
+    index_conversations,
+    ordered_templates,
+)
+
+_PER_PATH_ID = re.compile(r"p(\d+):")
+
+
+def relation_scope(relation: Relation) -> str:
+    """The per-path scope "pN" when the id is exactly "pN:PARENT>CHILD", else "" (whole graph)."""
+    match = _PER_PATH_ID.match(relation.id)
+    if match and relation.id[match.end() :] == f"{relation.parent}>{relation.child}":
+        return match.group(0)[:-1]
+    return ""
+
+
+def build_sut_graph(
+    relations: Iterable[Relation],
+    conversations: Iterable[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    template_id: str,
+    *,
+    index: Mapping[str, RelationConversations] | None = None,
+) -> nx.DiGraph:
+    """The SUT's knowledge graph under one template, for drawing and for the oracle.
+
+    Nodes: every parent and child of the relations (attribute `answered`: how many of its
+    relations have an answer). Edges: parent -> child for each relation answered YES, with
+    `relation_ids` (several in per-path mode) and `conversation_ids`. `graph.graph` holds
+    `template_id` and `answers` {relation id: Answer or None (not answered yet)}.
+    """
+    if index is None:
+        index = index_conversations(conversations)
+    graph = nx.DiGraph(template_id=template_id)
+    all_answers: dict[str, Answer | None] = {}
+    for relation in relations:
+        for node in (relation.parent, relation.child):
+            if node not in graph:
+                graph.add_node(node, answered=0)
+        entry = index.get(relation.id)
+        conversation = entry.atomic.get(template_id) if entry else None
+        if conversation is None:
+            continue
+        answer = get_answer(answers, (conversation.id, 0))
+        all_answers[relation.id] = answer
+        if answer is None:
+            continue
+        graph.nodes[relation.parent]["answered"] += 1
+        graph.nodes[relation.child]["answered"] += 1
+        if answer == Answer.YES:
+            if graph.has_edge(relation.parent, relation.child):
+                data = graph.edges[relation.parent, relation.child]
+                data["relation_ids"].append(relation.id)
+                data["conversation_ids"].append(conversation.id)
+            else:
+                graph.add_edge(
+                    relation.parent,
+                    relation.child,
+                    relation_ids=[relation.id],
+                    conversation_ids=[conversation.id],
+                    answer=Answer.YES,
+                )
+    graph.graph["answers"] = all_answers
+    return graph
+
+
+def find_ontological_verdicts(
+    relations: Sequence[Relation],
+    conversations: Iterable[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    *,
+    index: Mapping[str, RelationConversations] | None = None,
+    templates: Sequence[str] | None = None,
+) -> list[Verdict]:
+    """Every ontological test that can run so far, per template (in template order)."""
+    if index is None:
+        index = index_conversations(conversations)
+    if templates is None:
+        templates = ordered_templates(index)
+    scopes: dict[str, list[Relation]] = {}
+    for relation in relations:
+        scopes.setdefault(relation_scope(relation), []).append(relation)
+    verdicts: list[Verdict] = []
+    for template_id in templates:
+        for scoped in scopes.values():
+            verdicts.extend(_check_scope(scoped, index, answers, template_id))
+    return verdicts
+
+
+def _check_scope(
+    relations: Sequence[Relation],
+    index: Mapping[str, RelationConversations],
+    answers: Mapping[AnswerKey, Answer],
+    template_id: str,
+) -> list[Verdict]:
+    """Algorithm 2 over one scope's SUT graph under one template."""
+    # (parent, child) -> (conversation id, answer or None); only relations asked under the template.
+    asked: dict[tuple[str, str], tuple[str, Answer | None]] = {}
+    graph = nx.DiGraph()
+    tests: list[tuple[Relation, str, Answer]] = []
+    for relation in relations:
+        entry = index.get(relation.id)
+        conversation = entry.atomic.get(template_id) if entry else None
+        if conversation is None:
+            continue
+        answer = get_answer(answers, (conversation.id, 0))
+        asked[(relation.parent, relation.child)] = (conversation.id, answer)
+        if answer == Answer.YES:
+            graph.add_edge(relation.parent, relation.child)
+        if relation.between and (answer == Answer.YES or answer == Answer.NO):
+            tests.append((relation, conversation.id, answer))
+    verdicts: list[Verdict] = []
+    for relation, conversation_id, answer in tests:
+        if not _path_answered(relation.path, asked):
+            continue  # an answer it depends on is still missing: not counted yet
+        own_key: AnswerKey = (conversation_id, 0)
+        parent, child = relation.parent, relation.child
+        if answer == Answer.YES:
+            verdicts.append(
+                Verdict(
+                    "ontological",
+                    relation.id,
+                    template_id,
+                    False,
+                    (own_key,),
+                    (answer,),
+                    f"yes to {parent} -> {child}",
+                )
+            )
+            continue
+        path = _find_indirect_path(graph, parent, child)
+        if path is None:
+            verdicts.append(
+                Verdict(
+                    "ontological",
+                    relation.id,
+                    template_id,
+                    False,
+                    (own_key,),
+                    (answer,),
+                    f"no to {parent} -> {child}, and no yes-path implies it",
+                )
+            )
+            continue
+        edge_keys = tuple((asked[(u, v)][0], 0) for u, v in zip(path, path[1:], strict=False))
+        verdicts.append(
+            Verdict(
+                "ontological",
+                relation.id,
+                template_id,
+                True,
+                (own_key, *edge_keys),
+                (Answer.NO, *([Answer.YES] * len(edge_keys))),
+                f"missing edge {parent} -> {child} (answered no); implied by yes-path "
+                + " -> ".join(path),
+            )
+        )
+    return verdicts
+
+
+def _path_answered(
+    path: Sequence[str], asked: Mapping[tuple[str, str], tuple[str, Answer | None]]
+) -> bool:
+    """True when every relation between two nodes of `path` that was asked has an answer."""
+    last = len(path) - 1
+    for i in range(last):
+        for j in range(i + 1, last + 1):
+            if i == 0 and j == last:
+                continue
+            found = asked.get((path[i], path[j]))
+            if found is not None and found[1] is None:
+                return False
+    return True
+
+
+def _find_indirect_path(graph: nx.DiGraph, parent: str, child: str) -> list[str] | None:
+    """The shortest yes-path parent -> ... -> child with >= 2 edges, or None.
+
+    Walks backwards from the child (its ancestors in the SUT graph are few: they lie above it
+    in the KG), then keeps the ancestors the parent has a direct yes-edge to.
+    """
+    if parent not in graph or child not in graph:
+        return None
+    best: list[str] | None = None
+    for middle in nx.ancestors(graph, child):
+        if middle == parent or not graph.has_edge(parent, middle):
+            continue
+        candidate = [parent, *nx.shortest_path(graph, middle, child)]
+        if best is None or (len(candidate), candidate) < (len(best), best):
+            best = candidate
+    return best
