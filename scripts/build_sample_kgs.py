@@ -5,7 +5,8 @@
 places.json and music.json come from exactly the paths in scripts/data/paths_*.tsv (labels
 only, root first, tab-separated). A node is identified by its chain of ancestors, so the
 same label under another parent is another entity; its id is the chain of label slugs
-joined by "/" (e.g. "luxembourg/canton-of-capellen/garnich/garnich"), not a Wikidata QID.
+joined by "." (e.g. "luxembourg.canton-of-capellen.garnich.garnich"), not a Wikidata QID;
+"." because "/", ">", ":" and "+" are separators in relation and conversation ids.
 subdivisions.json is the ISO 3166-2 country -> subdivision hierarchy from pycountry for the
 countries in SUBDIVISION_COUNTRIES; ids are ISO codes. Output is deterministic: running the
 script twice gives byte-identical files. `--check` compares instead of writing.
@@ -104,7 +105,7 @@ def build_path_graph(
         for level in range(len(labels)):
             chain = tuple(labels[: level + 1])
             if chain not in chains:
-                chains[chain] = "/".join(slugify(label) for label in chain)
+                chains[chain] = ".".join(slugify(label) for label in chain)
             if level:
                 has_children.add(chain[:-1])
                 key = (chains[chain[:-1]], chains[chain])
@@ -142,7 +143,7 @@ def build_places() -> KnowledgeGraph:
         source=(
             "Wikidata labels (P131 located in), the 50 country -> region -> district -> place "
             "paths sampled by the KONTEST prototype (scripts/data/paths_places.tsv). Ids are not "
-            "QIDs: each is the slugged chain of the node's ancestors, so the same label under "
+            "QIDs: each is the chain of slugged labels from the root, joined by '.', so the same label under "
             "another parent is another node. Types by level: country, region, district, "
             "locality (a leaf is always a locality)."
         ),
@@ -159,7 +160,7 @@ def build_music() -> KnowledgeGraph:
         source=(
             "Wikidata labels (P175 performer, P361 part of), the 50 artist -> album -> song "
             "paths sampled by the KONTEST prototype (scripts/data/paths_music.tsv). Ids are not "
-            "QIDs: each is the slugged chain of the node's ancestors, so an album and a song "
+            "QIDs: each is the chain of slugged labels from the root, joined by '.', so an album and a song "
             "with the same title are different nodes. Types by level: artist, album, song."
         ),
         node_type=lambda level, is_leaf: MUSIC_TYPES[level],
