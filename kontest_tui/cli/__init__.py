@@ -13,7 +13,7 @@ import click
 
 from kontest_tui.errors import InvalidInputError, KontestError
 
-from . import ca, generate, kg, kg_wikidata, run, sim
+from . import ca, generate, kg, kg_wikidata, kinds, run, sim
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -30,7 +30,7 @@ def cli(ctx: click.Context, kg_name: str | None, model_spec: str | None, db: str
         run_app(kg=kg_name, model=model_spec, db=db)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca):
+for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds):
     _module.register(cli)
 
 

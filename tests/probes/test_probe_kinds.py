@@ -1,0 +1,58 @@
+"""The test-kind registry and `kontest generate --kind`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.conversations import build_suite
+from kontest_tui.generate.kinds import KINDS, build_kind_conversations, parse_kinds
+from kontest_tui.generate.records import TestKind
+from kontest_tui.kg.io import load_graph
+
+
+def kontest(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kontest_tui.cli", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_parse_kinds_keeps_registry_order_and_rejects_unknown() -> None:
+    assert parse_kinds(["logic,kontest", "factcheck"]) == (
+        TestKind.KONTEST, TestKind.FACTCHECK, TestKind.LOGIC,
+    )
+    with pytest.raises(InvalidInputError, match="unknown test kind 'quiz'"):
+        parse_kinds(["quiz"])
+
+
+def test_every_registered_kind_builds_conversations_of_its_kind() -> None:
+    kg = load_graph("places")
+    suite = build_suite(kg)
+    for kind, info in KINDS.items():
+        built = build_kind_conversations(suite, kg, [kind])
+        assert built, info.title
+        assert {c.test_kind for c in built} == {kind}
+
+
+def test_generate_kind_cli() -> None:
+    done = kontest("generate", "--kg", "music", "--kind", "logic", "--format", "jsonl")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert {line["test_kind"] for line in lines} == {"logic"}
+    # music: 48 album->song + 50 artist->album edges get negation + inverse (2 each);
+    # 48 artist->song chains get transitive + composite.
+    assert Counter(line["label"] for line in lines) == {
+        "negation": 98, "inverse": 98, "transitive": 48, "composite": 48,
+    }
+    assert all(line["expected"][0] in ("yes", "no") for line in lines)
+
+
+def test_generate_unknown_kind_is_one_line() -> None:
+    done = kontest("generate", "--kg", "places", "--kind", "quiz")
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "unknown test kind" in done.stderr
