@@ -30,7 +30,7 @@ _LEADING = re.compile(
     r"(?:\s|<[a-z/][a-z0-9_ /=\"'-]*>|[*_#>`~\"'“”‘’«»„‚\[\](){}:;,.!?\-–—•·|=+]|&[a-z]+;)*"
 )
 # The answer word: "yes" or "no" as a whole word (not "yesterday", "not", "nope", "no-one").
-_ANSWER_WORD = re.compile(r"(yes|no)(?![\w'’-])")
+_ANSWER_WORD = re.compile(r"(yes|no)(?![^\W_])(?!['’-][^\W_])")
 _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
 
