@@ -1,0 +1,192 @@
+"""Build a knowledge graph from Wikidata: seed entities + a domain + a depth -> KnowledgeGraph.
+
+Breadth-first, one SPARQL query per depth level per chunk of at most 200 parents, then the
+labels and aliases of all nodes in batched queries (QID when an item has no label in the
+language). Each node is visited once: when several parents (or a cycle) lead to the same
+item, the first parent in build order wins (seeds first, then parents in the order they were
+reached, children by QID number). So the result is a tree per seed and two builds of the same
+data give identical graphs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kontest_tui.errors import InvalidInputError, WikidataError
+
+from .domains import Domain, load_domain
+from .graph import Edge, KnowledgeGraph, Node
+from .sparql import (
+    build_children_query,
+    build_labels_query,
+    qid_from_iri,
+    qid_number,
+    validate_lang,
+    validate_qid,
+)
+from .sparql_client import WIKIDATA_ENDPOINT, SparqlClient
+
+CHUNK_SIZE = 200
+LABEL_CHUNK_SIZE = 500
+RESULT_LIMIT = 100_000
+DEFAULT_MAX_NODES = 50_000
+MAX_DEPTH = 10
+
+
+class MaxNodesError(WikidataError):
+    """The graph would have more nodes than the `max_nodes` guard allows."""
+
+    title = "Too many nodes"
+
+
+@dataclass(frozen=True, slots=True)
+class BuildProgress:
+    """Where a build is: phase ("children" or "labels"), level, items done/total, nodes so far."""
+
+    phase: str
+    level: int
+    done: int
+    total: int
+    nodes: int
+
+
+ProgressCallback = Callable[[BuildProgress], None]
+
+
+def build_graph(
+    domain: Domain | str,
+    seeds: Sequence[str],
+    depth: int,
+    *,
+    endpoint: str = WIKIDATA_ENDPOINT,
+    lang: str = "en",
+    max_nodes: int = DEFAULT_MAX_NODES,
+    refresh: bool = False,
+    client: SparqlClient | None = None,
+    progress: ProgressCallback | None = None,
+    chunk_size: int = CHUNK_SIZE,
+    label_chunk_size: int = LABEL_CHUNK_SIZE,
+    result_limit: int = RESULT_LIMIT,
+    name: str | None = None,
+) -> KnowledgeGraph:
+    """Build the KG of `seeds` down to `depth` edges following the domain's levels."""
+    qids = _validate_seeds(seeds)
+    lang = validate_lang(lang)
+    if not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+        raise InvalidInputError(f"depth must be between 1 and {MAX_DEPTH}, got {depth!r}")
+    if not isinstance(max_nodes, int) or max_nodes < 1:
+        raise InvalidInputError(f"max-nodes must be a positive number, got {max_nodes!r}")
+    if not 1 <= chunk_size <= CHUNK_SIZE:
+        raise InvalidInputError(f"chunk size must be between 1 and {CHUNK_SIZE}, got {chunk_size}")
+    dom = domain if isinstance(domain, Domain) else load_domain(domain)
+    if client is None:
+        client = SparqlClient(endpoint, refresh=refresh)
+    if len(qids) > max_nodes:
+        raise MaxNodesError(_too_many(len(qids), max_nodes, 0))
+    report = progress or (lambda _: None)
+
+    types: dict[str, str] = {qid: dom.seed_type for qid in qids}
+    edges: list[Edge] = []
+    frontier = list(qids)
+    for level_depth in range(1, depth + 1):
+        level = dom.level(level_depth)
+        if level is None or not frontier:
+            break
+        rank = {qid: index for index, qid in enumerate(frontier)}
+        pairs: set[tuple[str, str]] = set()
+        pending: set[str] = set()
+        report(BuildProgress("children", level_depth, 0, len(frontier), len(types)))
+        for start in range(0, len(frontier), chunk_size):
+            chunk = frontier[start : start + chunk_size]
+            rows = client.select(build_children_query(level, chunk, result_limit))
+            _check_limit(rows, result_limit)
+            for row in rows:
+                parent = qid_from_iri(row.get("parent", ""))
+                child = qid_from_iri(row.get("child", ""))
+                if parent in rank and child is not None:
+                    pairs.add((parent, child))
+                    if child not in types:
+                        pending.add(child)
+            if len(types) + len(pending) > max_nodes:
+                raise MaxNodesError(_too_many(len(types) + len(pending), max_nodes, level_depth))
+            done = min(start + chunk_size, len(frontier))
+            report(BuildProgress("children", level_depth, done, len(frontier), len(types) + len(pending)))
+        next_frontier: list[str] = []
+        for parent, child in sorted(pairs, key=lambda pair: (rank[pair[0]], qid_number(pair[1]))):
+            if child in types:
+                continue
+            types[child] = level.node_type(level_depth)
+            edges.append(Edge(parent, child, level.relation))
+            next_frontier.append(child)
+        frontier = next_frontier
+
+    labels, aliases = _fetch_labels(client, list(types), lang, label_chunk_size, result_limit, report)
+    nodes = {
+        qid: Node(qid, labels.get(qid, qid), tuple(sorted(aliases.get(qid, set()) - {labels.get(qid, qid)})), kind)
+        for qid, kind in types.items()
+    }
+    title = name or f"{dom.name}: {', '.join(nodes[qid].label for qid in qids)} (depth {depth})"
+    built = max(client.fetched)[:10] if client.fetched else ""
+    return KnowledgeGraph(
+        name=title, domain=dom.name, nodes=nodes, edges=edges, source=f"wikidata:{client.endpoint}", built=built
+    )
+
+
+def _validate_seeds(seeds: Sequence[str]) -> list[str]:
+    if isinstance(seeds, str):
+        seeds = [seeds]
+    qids: list[str] = []
+    for seed in seeds:
+        qid = validate_qid(seed)
+        if qid not in qids:
+            qids.append(qid)
+    if not qids:
+        raise InvalidInputError("at least one seed entity (a QID such as Q27) is required")
+    return qids
+
+
+def _fetch_labels(
+    client: SparqlClient,
+    items: list[str],
+    lang: str,
+    chunk_size: int,
+    limit: int,
+    report: ProgressCallback,
+) -> tuple[dict[str, str], dict[str, set[str]]]:
+    labels: dict[str, str] = {}
+    aliases: dict[str, set[str]] = {}
+    wanted = set(items)
+    for start in range(0, len(items), chunk_size):
+        rows = client.select(build_labels_query(items[start : start + chunk_size], lang, limit))
+        _check_limit(rows, limit)
+        for row in rows:
+            qid = qid_from_iri(row.get("item", ""))
+            text = " ".join(row.get("text", "").split())
+            if qid not in wanted or not text:
+                continue
+            if row.get("kind") == "label":
+                # One label per language in Wikidata; keep the smallest for determinism if not.
+                labels[qid] = min(labels.get(qid, text), text)
+            elif row.get("kind") == "alias":
+                aliases.setdefault(qid, set()).add(text)
+        report(BuildProgress("labels", 0, min(start + chunk_size, len(items)), len(items), len(items)))
+    return labels, aliases
+
+
+def _check_limit(rows: list[dict[str, str]], limit: int) -> None:
+    if len(rows) >= limit:
+        raise WikidataError(
+            f"a query returned {limit} rows, the result limit, so the graph would be incomplete; "
+            "use fewer seeds, a lower depth or a smaller domain"
+        )
+
+
+def _too_many(count: int, max_nodes: int, level: int) -> str:
+    where = f"at depth {level}" if level else "from the seeds alone"
+    return (
+        f"the graph would have at least {count} nodes {where}, more than --max-nodes {max_nodes}; "
+        "lower --depth, use fewer seeds or raise --max-nodes"
+    )
+
+
