@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass, field
 
 import networkx as nx
 
+from kontest_tui.generate.relations import extract_relations, find_paths
+
 from .graph import KnowledgeGraph
 
 ROOTS_SHOWN = 12
@@ -43,8 +45,6 @@ def describe_graph(
     kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False
 ) -> GraphSummary:
     """Count nodes, edges, roots, depth, depth-bounded paths and relations by type."""
-    from kontest_tui.generate.relations import extract_relations, find_paths
-
     paths = find_paths(kg, depth=depth)
     relations = extract_relations(kg, depth=depth, per_path=per_path)
     by_type = Counter(relation.type for relation in relations)
