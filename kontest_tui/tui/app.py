@@ -1,31 +1,140 @@
-"""The Textual explorer (minimal start screen until the explorer issue lands)."""
+"""The Textual explorer: start screen, new-session wizard, live run, results and curation.
+
+`make_app` is the one factory the CLI (`kontest`, `kontest --kg places --model sim`,
+`kontest --web`) and the tests use. The app holds the session results of this run so the
+results screen can compare sessions and build the ensemble.
+"""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import Footer, Header, Static
+from pathlib import Path
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+
+from kontest_tui.errors import KontestError
+from kontest_tui.tui import services
+from kontest_tui.tui.commands import KontestCommands
+from kontest_tui.tui.services import SessionPlan, SessionResult
+
+STYLES = Path(__file__).parent / "styles" / "app.tcss"
 
 
 class KontestApp(App[None]):
     """kontest-tui: probe a language model's consistency against a knowledge graph."""
 
     TITLE = "kontest-tui"
-    BINDINGS = [("q", "quit", "Quit")]
+    CSS_PATH = str(STYLES)
+    COMMANDS = App.COMMANDS | {KontestCommands}
+    BINDINGS = [
+        Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit kontest-tui", priority=True),
+        Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and concepts"),
+        Binding(
+            "ctrl+n",
+            "new_session",
+            "New",
+            id="new_session_global",
+            tooltip="Start a new session",
+            show=False,
+        ),
+    ]
 
-    def __init__(self, kg: str | None = None, model: str | None = None, db: str | None = None) -> None:
+    def __init__(
+        self, kg: str | None = None, model: str | None = None, db: str | None = None
+    ) -> None:
         super().__init__()
         self.kg_name = kg
         self.model_spec = model
         self.db_path = db
+        self.results: list[SessionResult] = []
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(
-            f"Knowledge graph: {self.kg_name or '-'}    Model: {self.model_spec or '-'}",
-            id="summary",
-            markup=False,
+    def on_mount(self) -> None:
+        from kontest_tui.tui.screens.start import StartScreen
+
+        self.push_screen(StartScreen())
+        if self.kg_name or self.model_spec:
+            # `kontest --kg places --model sim`: the wizard opens at its last step, ready to Run.
+            self.open_wizard(kg=self.kg_name, model=self.model_spec, start_step="step-model")
+
+    # -- navigation used by screens and the palette -----------------------------------------
+
+    def open_wizard(
+        self, kg: str | None = None, model: str | None = None, start_step: str = "step-graph"
+    ) -> None:
+        from kontest_tui.tui.screens.wizard import WizardScreen
+
+        self.push_screen(
+            WizardScreen(
+                kg=kg or self.kg_name, model=model or self.model_spec, start_step=start_step
+            )
         )
-        yield Footer()
+
+    def action_new_session(self) -> None:
+        self.open_wizard()
+
+    def action_help(self) -> None:
+        from kontest_tui.tui.screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_go_home(self) -> None:
+        from kontest_tui.tui.screens.start import StartScreen
+
+        while len(self.screen_stack) > 2 and not isinstance(self.screen, StartScreen):
+            self.pop_screen()
+
+    def start_run(self, plan: SessionPlan) -> None:
+        from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+        self.push_screen(LiveRunScreen(plan))
+
+    def show_results(self, result: SessionResult) -> None:
+        from kontest_tui.tui.screens.results import ResultsScreen
+
+        if result not in self.results:
+            self.results.append(result)
+        self.push_screen(ResultsScreen(result))
+
+    def switch_screen_to_results(self, result: SessionResult) -> None:
+        """Replace the live run with its results."""
+        from kontest_tui.tui.screens.results import ResultsScreen
+
+        if result not in self.results:
+            self.results.append(result)
+        self.switch_screen(ResultsScreen(result))
+
+    def action_edit_synonyms(self) -> None:
+        from kontest_tui.tui.screens.curation import SynonymEditorScreen
+
+        result = self.results[-1] if self.results else None
+        domain = result.plan.kg.domain if result else "places"
+        question = (
+            result.plan.conversations[0].turns[0].text
+            if result and result.plan.conversations
+            else ""
+        )
+        self.push_screen(SynonymEditorScreen(domain, question))
+
+    def action_edit_templates(self) -> None:
+        from kontest_tui.tui.screens.curation import TemplateEditorScreen
+
+        result = self.results[-1] if self.results else None
+        self.push_screen(TemplateEditorScreen(result))
+
+    def open_stored_session(self, session_id: str) -> None:
+        self.load_stored_session(session_id)
+
+    @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
+    def load_stored_session(self, session_id: str) -> None:
+        try:
+            result = services.load_session_result(self.db_path, session_id)
+        except KontestError as error:
+            self.call_from_thread(
+                self.notify, str(error), title=error.title, severity="error", markup=False
+            )
+            return
+        self.call_from_thread(self.show_results, result)
 
 
 def make_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> KontestApp:
@@ -33,5 +142,31 @@ def make_app(kg: str | None = None, model: str | None = None, db: str | None = N
     return KontestApp(kg=kg, model=model, db=db)
 
 
-def run_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> None:
+def run_app(
+    kg: str | None = None, model: str | None = None, db: str | None = None, web: bool = False
+) -> None:
+    """Run the explorer in this terminal, or serve it to a browser with textual-serve."""
+    if web:
+        serve_app(kg=kg, model=model, db=db)
+        return
     make_app(kg=kg, model=model, db=db).run()
+
+
+def serve_app(
+    kg: str | None = None,
+    model: str | None = None,
+    db: str | None = None,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+) -> None:
+    """The same app in a browser (textual-serve runs `kontest` with the same options)."""
+    import shlex
+    import sys
+
+    from textual_serve.server import Server
+
+    command = [sys.executable, "-m", "kontest_tui.cli"]
+    for option, value in (("--kg", kg), ("--model", model), ("--db", db)):
+        if value:
+            command += [option, value]
+    Server(shlex.join(command), host=host, port=port, title="kontest-tui").serve()

@@ -1,0 +1,314 @@
+"""The live run: answers streaming token by token, progress, live error counters, pause/cancel.
+
+The run itself is the engine's (services.run_plan -> run.executor / run.session) in an async
+worker; its callbacks only fill buffers, and a timer flushes them to the widgets ten times a
+second, so a fast model never floods the UI and a slow one never blocks it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
+from textual.worker import Worker, WorkerState
+
+from kontest_tui.errors import KontestError
+from kontest_tui.generate.records import Answer, AnswerKey, Response, Verdict
+from kontest_tui.tui import services
+from kontest_tui.tui.services import RunControl, SessionPlan, SessionResult
+from kontest_tui.tui.widgets.counts import ReportCounts
+from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES
+
+FLUSH_SECONDS = 0.1
+EVALUATE_SECONDS = 0.5
+STREAM_LINES = 6
+
+
+class LiveRunScreen(Screen[None]):
+    """One session running: what the model is saying right now and what it got wrong so far."""
+
+    BINDINGS = [
+        Binding(
+            "p",
+            "toggle_pause",
+            "Pause/Resume",
+            id="run_pause",
+            tooltip="Pause or resume asking the model",
+        ),
+        Binding(
+            "escape",
+            "cancel_run",
+            "Cancel",
+            id="run_cancel",
+            tooltip="Cancel the run (answers so far are kept)",
+        ),
+        Binding(
+            "enter",
+            "open_results",
+            "Results",
+            id="run_results",
+            tooltip="Open the results of the answers so far",
+        ),
+    ]
+
+    class RunFinished(Message):
+        """The run ended (done or cancelled) with these answers."""
+
+        def __init__(self, result: SessionResult, cancelled: bool) -> None:
+            super().__init__()
+            self.result = result
+            self.cancelled = cancelled
+
+    class Evaluated(Message):
+        """A fresh evaluation of the answers so far."""
+
+        def __init__(self, evaluation: Any) -> None:
+            super().__init__()
+            self.evaluation = evaluation
+
+    def __init__(self, plan: SessionPlan, auto_results: bool = True) -> None:
+        super().__init__()
+        self.plan = plan
+        self.auto_results = auto_results
+        self.result = SessionResult(plan=plan)
+        self.control = RunControl()
+        self.streaming: dict[tuple[str, int], str] = {}
+        self.pending_done: list[Response] = []
+        self.known_errors: set[tuple[str, str, str | None, tuple[AnswerKey, ...]]] = set()
+        self.answered = 0
+        self.total = sum(len(conversation.turns) for conversation in plan.conversations)
+        self.conversations = {conversation.id: conversation for conversation in plan.conversations}
+        self.last_evaluated = 0.0
+        self.evaluated_count = -1
+        self.finished = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(
+            f"{self.plan.model_spec} on {self.plan.kg.name}: {len(self.plan.relations)} relations, "
+            f"{len(self.plan.conversations)} conversations, {self.total} model calls",
+            id="run-title",
+            classes="title",
+            markup=False,
+        )
+        yield ProgressBar(total=self.total or None, id="run-progress", show_eta=True)
+        yield Static("starting…", id="run-state", classes="hint", markup=False)
+        yield ReportCounts("", id="run-counts", classes="counts")
+        with Horizontal(id="run-body"):
+            with Vertical(id="transcript"):
+                yield Static("", id="streaming", classes="pane", markup=False)
+                yield RichLog(
+                    id="finished-log", classes="pane", wrap=True, markup=False, max_lines=2000
+                )
+            yield RichLog(id="detected", classes="pane", wrap=True, markup=False, max_lines=2000)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#streaming", Static).border_title = "streaming"
+        self.query_one("#finished-log", RichLog).border_title = "answers"
+        self.query_one("#detected", RichLog).border_title = "errors detected"
+        self.set_interval(FLUSH_SECONDS, self.flush_updates)
+        self.run_worker_task()
+
+    # -- the run ---------------------------------------------------------------------------
+
+    @work(exclusive=True, group="run", exit_on_error=False)
+    async def run_worker_task(self) -> None:
+        cancelled = False
+        try:
+            model = await asyncio.to_thread(services.open_model, self.plan.model_spec, self.plan.kg)
+        except KontestError as error:
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            self.query_one("#run-state", Static).update(f"cannot open the model: {error}")
+            return
+        try:
+            session_id = await services.run_plan(
+                self.plan,
+                model,
+                on_token=self.token_arrived,
+                on_response=self.response_arrived,
+                control=self.control,
+                db=getattr(self.app, "db_path", None),
+            )
+            self.result.session_id = session_id
+        except asyncio.CancelledError:
+            cancelled = True
+        except KontestError as error:
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            self.query_one("#run-state", Static).update(f"stopped: {error}")
+            cancelled = True
+        finally:
+            with contextlib.suppress(Exception):  # a broken client must not hide the outcome
+                await model.aclose()
+        self.finish(cancelled)
+
+    def finish(self, cancelled: bool) -> None:
+        """Evaluate the answers once more and hand over to the results."""
+        if self.finished:
+            return
+        self.flush_updates()
+        try:
+            evaluation = services.evaluate(
+                self.plan.relations,
+                self.plan.conversations,
+                self.result.answers,
+                session=self.result.session_id,
+                model=self.plan.model_spec,
+            )
+        except KontestError as error:
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            return
+        self.result.evaluation = evaluation
+        self.finished = True
+        self.show_evaluation(evaluation)
+        self.post_message(self.RunFinished(self.result, cancelled))
+
+    def token_arrived(self, conversation_id: str, turn: int, text: str) -> None:
+        key = (conversation_id, turn)
+        self.streaming[key] = self.streaming.get(key, "") + text
+
+    def response_arrived(self, response: Response) -> None:
+        self.pending_done.append(response)
+
+    # -- batched UI updates ----------------------------------------------------------------
+
+    def flush_updates(self) -> None:
+        done, self.pending_done = self.pending_done, []
+        log = self.query_one("#finished-log", RichLog)
+        for response in done:
+            key = (response.conversation_id, response.turn)
+            self.streaming.pop(key, None)
+            self.result.raw[key] = response.raw
+            self.result.answers[key] = response.answer
+            self.answered += 1
+            log.write(self.render_response(response))
+        if done:
+            self.query_one("#run-progress", ProgressBar).update(progress=self.answered)
+        self.query_one("#streaming", Static).update(self.render_streaming())
+        state = "paused" if self.control.paused else ("finished" if self.finished else "running")
+        self.query_one("#run-state", Static).update(
+            f"{state}: {self.answered}/{self.total} answers · p pause/resume · escape cancel"
+        )
+        now = time.monotonic()
+        if self.answered != self.evaluated_count and now - self.last_evaluated >= EVALUATE_SECONDS:
+            self.last_evaluated = now
+            self.evaluated_count = self.answered
+            self.evaluate_worker(dict(self.result.answers))
+
+    def render_response(self, response: Response) -> Text:
+        conversation = self.conversations.get(response.conversation_id)
+        text = Text()
+        if conversation is not None:
+            text.append(f"{conversation.label} {conversation.kind} ", style="cyan")
+            text.append(conversation.turns[response.turn].text + " ")
+        word, style = ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
+        text.append(services.clean_text(response.raw).strip()[:200] or "(empty)", style="italic")
+        text.append(f" → {word}", style=style)
+        if response.error:
+            text.append(f" ({services.clean_text(response.error)})", style="red")
+        return text
+
+    def render_streaming(self) -> Text:
+        if not self.streaming:
+            return Text("(waiting for the model)" if not self.finished else "(done)", style="dim")
+        text = Text()
+        for (conversation_id, turn), partial in list(self.streaming.items())[-STREAM_LINES:]:
+            conversation = self.conversations.get(conversation_id)
+            label = f"{conversation.label} {conversation.kind}" if conversation else conversation_id
+            text.append(f"{label} turn {turn + 1}: ", style="cyan")
+            text.append(services.clean_text(partial)[-120:] + "\n")
+        return text
+
+    @work(thread=True, exclusive=True, group="run-evaluate", exit_on_error=False)
+    def evaluate_worker(self, answers: dict[AnswerKey, Answer]) -> None:
+        try:
+            evaluation = services.evaluate(
+                self.plan.relations, self.plan.conversations, answers, model=self.plan.model_spec
+            )
+        except KontestError:
+            return
+        self.post_message(self.Evaluated(evaluation))
+
+    @on(Evaluated)
+    def evaluated(self, event: Evaluated) -> None:
+        if not self.finished:
+            self.show_evaluation(event.evaluation)
+
+    def show_evaluation(self, evaluation: Any) -> None:
+        self.query_one("#run-counts", ReportCounts).show_report(services.report_of(evaluation))
+        log = self.query_one("#detected", RichLog)
+        for verdict in services.verdicts_of(evaluation):
+            if not verdict.error:
+                continue
+            key = (verdict.oracle, verdict.relation_id, verdict.template_id, verdict.refs)
+            if key in self.known_errors:
+                continue
+            self.known_errors.add(key)
+            log.write(self.render_verdict(verdict))
+
+    def render_verdict(self, verdict: Verdict) -> Text:
+        kg = self.plan.kg
+        relation = next((r for r in self.plan.relations if r.id == verdict.relation_id), None)
+        name = (
+            f"{kg.label(relation.parent)} ⊃ {kg.label(relation.child)}"
+            if relation
+            else verdict.relation_id
+        )
+        text = Text(f"✗ {verdict.oracle} ", style="bold red")
+        text.append(name)
+        if verdict.template_id:
+            text.append(f" ({verdict.template_id})", style="dim")
+        text.append(" " + "/".join(answer.value for answer in verdict.answers))
+        return text
+
+    # -- controls --------------------------------------------------------------------------
+
+    def action_toggle_pause(self) -> None:
+        if self.finished:
+            return
+        if self.control.paused:
+            self.control.resume()
+            self.notify("Resumed", markup=False)
+        else:
+            self.control.pause()
+            self.notify("Paused: answers in flight still arrive", markup=False)
+        self.flush_updates()
+
+    def action_cancel_run(self) -> None:
+        if self.finished:
+            self.app.pop_screen()
+            return
+        self.control.resume()
+        self.workers.cancel_group(self, "run")
+        self.notify("Run cancelled; the answers so far are kept", markup=False)
+
+    def action_open_results(self) -> None:
+        if self.finished:
+            self.app.switch_screen_to_results(self.result)  # type: ignore[attr-defined]
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if (
+            event.worker.group == "run"
+            and event.state == WorkerState.CANCELLED
+            and not self.finished
+        ):
+            self.finish(cancelled=True)
+
+    @on(RunFinished)
+    def run_finished(self, event: RunFinished) -> None:
+        word = "cancelled" if event.cancelled else "finished"
+        self.query_one("#run-state", Static).update(
+            f"{word}: {self.answered}/{self.total} answers · enter for results"
+        )
+        if self.auto_results and not event.cancelled:
+            self.app.switch_screen_to_results(event.result)  # type: ignore[attr-defined]

@@ -1,0 +1,270 @@
+"""Results: the model's knowledge graph with errors, detail, gap bars, error table, compare, ensemble.
+
+Everything shown comes from the session's Evaluation (oracles.evaluate) and its answers;
+this screen only arranges it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
+
+from kontest_tui.errors import KontestError
+from kontest_tui.tui import services
+from kontest_tui.tui.services import RelationView, SessionResult
+from kontest_tui.tui.widgets.counts import ORACLES, ReportCounts, render_counts
+from kontest_tui.tui.widgets.gap_bars import GapBars, render_gap
+from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, RelationTree
+
+ALL = "all"
+
+
+def render_relation_detail(result: SessionResult, views: list[RelationView]) -> Text:
+    """Every relation into a node: answers, error verdicts, then each conversation's turns."""
+    kg = result.plan.kg
+    text = Text()
+    if not views:
+        return Text("A root entity: no relation ends here. Move to a child node.", style="italic")
+    for view in sorted(views, key=lambda view: len(view.relation.path)):
+        relation = view.relation
+        text.append(f"{kg.label(relation.parent)} ⊃ {kg.label(relation.child)}", style="bold")
+        text.append(f"  [{relation.type}] {relation.id}\n", style="dim")
+        if relation.between:
+            text.append(
+                "  via " + " > ".join(kg.label(node) for node in relation.path) + "\n", style="dim"
+            )
+        for verdict in view.errors:
+            style = "bold red" if verdict.oracle == "ontological" else "bold magenta"
+            text.append(f"  ✗ {verdict.oracle}", style=style)
+            if verdict.template_id:
+                text.append(f" ({verdict.template_id})")
+            answers = "/".join(answer.value for answer in verdict.answers)
+            text.append(f" answers {answers}")
+            if verdict.detail:
+                text.append(f": {services.clean_text(verdict.detail)}")
+            text.append("\n")
+        for conversation_view in view.conversations:
+            conversation = conversation_view.conversation
+            text.append(f"  {conversation.label} {conversation.kind}\n", style="cyan")
+            for turn in conversation_view.turns:
+                text.append("    Q: ", style="dim")
+                text.append(turn.question + "\n")
+                text.append("    A: ", style="dim")
+                word, style = ANSWER_STYLES.get(turn.answer, ANSWER_STYLES[None])
+                raw = "(no answer yet)" if turn.raw is None else services.clean_text(turn.raw)
+                text.append(raw)
+                text.append(f"  → {word}\n", style=style)
+        text.append("\n")
+    return text
+
+
+class ResultsScreen(Screen[None]):
+    """One finished (or stopped) session, explored."""
+
+    BINDINGS = [
+        Binding(
+            "t",
+            "show_tab('tab-graph')",
+            "Graph",
+            id="results_graph",
+            tooltip="The model's knowledge graph",
+        ),
+        Binding(
+            "g",
+            "show_tab('tab-gap')",
+            "Gap",
+            id="results_gap",
+            tooltip="Knowledge gap per template",
+        ),
+        Binding(
+            "x", "show_tab('tab-errors')", "Errors", id="results_errors", tooltip="Error table"
+        ),
+        Binding(
+            "c",
+            "show_tab('tab-compare')",
+            "Compare",
+            id="results_compare",
+            tooltip="Two sessions side by side",
+        ),
+        Binding(
+            "m",
+            "show_tab('tab-ensemble')",
+            "Ensemble",
+            id="results_ensemble",
+            tooltip="Weighted ensemble across sessions",
+        ),
+        Binding(
+            "e",
+            "app.edit_templates",
+            "Templates",
+            id="results_templates",
+            tooltip="Edit templates and re-run a new one",
+        ),
+        Binding(
+            "escape", "app.go_home", "Home", id="results_home", tooltip="Back to the start screen"
+        ),
+    ]
+
+    def __init__(self, result: SessionResult) -> None:
+        super().__init__()
+        self.result = result
+        self.views: dict[str, RelationView] = {}
+        self.by_child: dict[str, list[RelationView]] = {}
+        self.report: dict[str, Any] = {}
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield ReportCounts("", id="result-counts", classes="counts")
+        with TabbedContent(id="result-tabs"):
+            with TabPane("Graph", id="tab-graph"), Horizontal():
+                yield RelationTree(id="relation-tree")
+                with VerticalScroll(id="relation-detail", classes="pane"):
+                    yield Static("Select a node.", id="detail-text", markup=False)
+            with TabPane("Gap", id="tab-gap"):
+                yield GapBars("", id="gap-view")
+            with TabPane("Errors", id="tab-errors"):
+                yield Select[str](
+                    [("all errors", ALL), *((name, name) for name in ORACLES)],
+                    id="error-filter",
+                    value=ALL,
+                    allow_blank=False,
+                )
+                yield DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Compare", id="tab-compare"):
+                yield Select[int](
+                    [], id="compare-select", prompt="another session of this run", allow_blank=True
+                )
+                with Horizontal():
+                    yield Static("", id="compare-left", classes="pane", markup=False)
+                    yield Static("", id="compare-right", classes="pane", markup=False)
+            with TabPane("Ensemble", id="tab-ensemble"):
+                yield Static("", id="ensemble-view", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"{self.result.plan.model_spec} on {self.result.plan.kg.name}"
+        table = self.query_one("#error-table", DataTable)
+        table.add_columns("Oracle", "Relation", "Template", "Answers", "Detail")
+        self.show_result()
+
+    def show_result(self) -> None:
+        """Fill every view from the session's evaluation."""
+        self.views = services.build_relation_views(self.result)
+        self.by_child = {}
+        for view in self.views.values():
+            self.by_child.setdefault(view.relation.child, []).append(view)
+        self.report = services.report_of(self.result.evaluation)
+        self.query_one("#result-counts", ReportCounts).show_report(self.report)
+        tree = self.query_one("#relation-tree", RelationTree)
+        tree.show_graph(self.result.plan.kg, self.views, self.result.plan.template_ids)
+        self.query_one("#gap-view", GapBars).show_report(self.report)
+        self.fill_error_table(ALL)
+        self.fill_compare_choices()
+        self.show_ensemble()
+
+    @on(RelationTree.NodeSelected)
+    def node_selected(self, event: RelationTree.NodeSelected) -> None:
+        detail = render_relation_detail(self.result, self.by_child.get(event.node_id, []))
+        self.query_one("#detail-text", Static).update(detail)
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#result-tabs", TabbedContent).active = tab
+
+    # -- error table ----------------------------------------------------------------------
+
+    @on(Select.Changed, "#error-filter")
+    def filter_changed(self, event: Select.Changed) -> None:
+        self.fill_error_table(str(event.value))
+
+    def fill_error_table(self, oracle: str) -> None:
+        kg = self.result.plan.kg
+        table = self.query_one("#error-table", DataTable)
+        table.clear()
+        for verdict in services.verdicts_of(self.result.evaluation):
+            if not verdict.error or (oracle != ALL and verdict.oracle != oracle):
+                continue
+            view = self.views.get(verdict.relation_id)
+            name = (
+                f"{kg.label(view.relation.parent)} ⊃ {kg.label(view.relation.child)}"
+                if view
+                else verdict.relation_id
+            )
+            table.add_row(
+                verdict.oracle,
+                Text(name),
+                verdict.template_id or "",
+                "/".join(answer.value for answer in verdict.answers),
+                Text(services.clean_text(verdict.detail)),
+            )
+
+    # -- compare and ensemble -------------------------------------------------------------
+
+    def other_results(self) -> list[SessionResult]:
+        return [result for result in getattr(self.app, "results", []) if result is not self.result]
+
+    def fill_compare_choices(self) -> None:
+        others = self.other_results()
+        choices = [
+            (
+                f"{result.plan.model_spec} on {result.plan.kg.name} ({result.session_id or 'unsaved'})",
+                index,
+            )
+            for index, result in enumerate(others)
+        ]
+        self.query_one("#compare-select", Select).set_options(choices)
+        left = Text(f"{self.result.plan.model_spec}\n", style="bold")
+        left.append_text(render_counts(self.report))
+        left.append("\n\n")
+        left.append_text(render_gap(self.report))
+        self.query_one("#compare-left", Static).update(left)
+        if not others:
+            self.query_one("#compare-right", Static).update(
+                Text(
+                    "Run another model on the same KG (n, then Run) to compare sessions here.",
+                    style="italic",
+                )
+            )
+        else:
+            self.query_one("#compare-select", Select).value = 0
+
+    @on(Select.Changed, "#compare-select")
+    def compare_chosen(self, event: Select.Changed) -> None:
+        others = self.other_results()
+        if not isinstance(event.value, int) or event.value >= len(others):
+            return
+        other = others[event.value]
+        report = services.report_of(other.evaluation)
+        right = Text(f"{other.plan.model_spec}\n", style="bold")
+        right.append_text(render_counts(report))
+        right.append("\n\n")
+        right.append_text(render_gap(report))
+        self.query_one("#compare-right", Static).update(right)
+
+    def show_ensemble(self) -> None:
+        sessions = [self.result, *self.other_results()]
+        sessions = [
+            result for result in sessions if result.plan.kg.name == self.result.plan.kg.name
+        ]
+        if len(sessions) < 2:
+            self.query_one("#ensemble-view", Static).update(
+                "The ensemble needs two or more sessions on the same KG: run another model first."
+            )
+            return
+        self.ensemble_worker(sessions)
+
+    @work(thread=True, exclusive=True, group="results-ensemble", exit_on_error=False)
+    def ensemble_worker(self, sessions: list[SessionResult]) -> None:
+        try:
+            text = services.describe_ensemble(sessions)
+        except KontestError as error:
+            text = f"Ensemble: {error}"
+        except Exception as error:  # an engine bug must not crash the results
+            text = f"Ensemble failed: {error}"
+        self.app.call_from_thread(self.query_one("#ensemble-view", Static).update, text)

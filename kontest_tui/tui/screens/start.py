@@ -1,0 +1,122 @@
+"""The start screen: recent sessions from the store, New session, Open a sample."""
+
+from __future__ import annotations
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
+
+from kontest_tui.errors import KontestError
+from kontest_tui.tui import services
+from kontest_tui.tui.services import SessionSummary
+
+
+class StartScreen(Screen[None]):
+    """Where `kontest` opens: pick up a session or start a new one."""
+
+    BINDINGS = [
+        Binding(
+            "n",
+            "app.new_session",
+            "New session",
+            id="new_session",
+            tooltip="Open the new-session wizard",
+        ),
+        Binding(
+            "s",
+            "open_sample",
+            "Open sample",
+            id="open_sample",
+            tooltip="Start a session on the chosen sample KG",
+        ),
+        Binding(
+            "r", "refresh", "Refresh", id="refresh_sessions", tooltip="Reload the sessions list"
+        ),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Recent sessions", classes="title")
+        yield DataTable(id="sessions", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="sessions-note", classes="hint", markup=False)
+        with Horizontal(classes="buttons"):
+            yield Button("New session", id="new-session", variant="primary")
+            yield Label("Sample:")
+            yield Select[str]([], id="sample-select", prompt="sample", allow_blank=True)
+            yield Button("Open sample", id="open-sample")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sessions", DataTable)
+        table.add_columns("Session", "Model", "KG", "Date", "Status", "Error rate")
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.load_sessions()
+        self.load_samples()
+
+    @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
+    def load_sessions(self) -> None:
+        try:
+            sessions = services.list_sessions(self.app.db_path)
+        except KontestError as error:
+            self.app.call_from_thread(self.show_sessions, [], str(error))
+            return
+        self.app.call_from_thread(self.show_sessions, sessions, "")
+
+    def show_sessions(self, sessions: list[SessionSummary], note: str) -> None:
+        table = self.query_one("#sessions", DataTable)
+        table.clear()
+        for summary in sessions:
+            rate = "-" if summary.error_rate is None else f"{summary.error_rate * 100:.1f}%"
+            table.add_row(
+                summary.id,
+                summary.model,
+                summary.kg,
+                summary.date,
+                summary.status,
+                rate,
+                key=summary.id,
+            )
+        if note:
+            self.query_one("#sessions-note", Static).update(f"Sessions: {note}")
+        elif not sessions:
+            self.query_one("#sessions-note", Static).update(
+                "No sessions yet: press n for a new session or open a sample."
+            )
+        else:
+            self.query_one("#sessions-note", Static).update(
+                f"{len(sessions)} session(s). Enter opens the results."
+            )
+
+    @work(thread=True, exclusive=True, group="samples", exit_on_error=False)
+    def load_samples(self) -> None:
+        try:
+            samples = services.list_samples()
+        except KontestError:
+            samples = ["places", "music", "subdivisions"]
+        self.app.call_from_thread(self.show_samples, samples)
+
+    def show_samples(self, samples: list[str]) -> None:
+        select = self.query_one("#sample-select", Select)
+        select.set_options([(name, name) for name in samples])
+        if samples:
+            select.value = "places" if "places" in samples else samples[0]
+
+    @on(Button.Pressed, "#new-session")
+    def new_session_pressed(self) -> None:
+        self.app.action_new_session()
+
+    @on(Button.Pressed, "#open-sample")
+    def action_open_sample(self) -> None:
+        value = self.query_one("#sample-select", Select).value
+        sample = value if isinstance(value, str) else "places"
+        self.app.open_wizard(kg=sample)
+
+    @on(DataTable.RowSelected, "#sessions")
+    def session_chosen(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.app.open_stored_session(str(event.row_key.value))

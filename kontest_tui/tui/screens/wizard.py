@@ -1,0 +1,585 @@
+"""The new-session wizard: graph, templates, variants, model, then Run.
+
+Each step is a tab; every engine call (loading, relations, conversations, model checks) runs
+in a worker and comes back as a message, so the screen never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    OptionList,
+    ProgressBar,
+    Select,
+    SelectionList,
+    Static,
+    TabbedContent,
+    TabPane,
+    Tree,
+)
+from textual.widgets.option_list import Option
+
+from kontest_tui.errors import KontestError
+from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.tui import services
+from kontest_tui.tui.services import SessionPlan
+
+DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
+PREVIEW_ROWS = 40
+
+
+class WizardScreen(Screen[None]):
+    """Choose a KG, depth, templates and model; preview what will be asked; run."""
+
+    BINDINGS = [
+        Binding(
+            "ctrl+r",
+            "run_session",
+            "Run",
+            id="run_session",
+            tooltip="Build the conversations and start the run",
+        ),
+        Binding(
+            "ctrl+l",
+            "load_graph",
+            "Load KG",
+            id="load_graph",
+            tooltip="Load the chosen KG and preview it",
+        ),
+        Binding(
+            "ctrl+k",
+            "check_model",
+            "Check model",
+            id="check_model",
+            tooltip="Check the model connection",
+        ),
+        Binding(
+            "escape",
+            "app.pop_screen",
+            "Back",
+            id="wizard_back",
+            tooltip="Back to the previous screen",
+        ),
+    ]
+
+    class GraphLoaded(Message):
+        """A KG and its relations were loaded for the preview."""
+
+        def __init__(
+            self, kg: KnowledgeGraph, relations: list[Any], paths: list[tuple[str, ...]], info: Any
+        ) -> None:
+            super().__init__()
+            self.kg = kg
+            self.relations = relations
+            self.paths = paths
+            self.info = info
+
+    class TemplatesLoaded(Message):
+        """The KG domain's template set was loaded."""
+
+        def __init__(self, template_set: Any, template_ids: list[str]) -> None:
+            super().__init__()
+            self.template_set = template_set
+            self.template_ids = template_ids
+
+    class PlanBuilt(Message):
+        """Conversations were built: the session is ready to run."""
+
+        def __init__(self, plan: SessionPlan) -> None:
+            super().__init__()
+            self.plan = plan
+
+    def __init__(
+        self, kg: str | None = None, model: str | None = None, start_step: str = "step-graph"
+    ) -> None:
+        super().__init__()
+        self.kg_source = kg or "places"
+        self.initial_model = model or "sim"
+        self.start_step = start_step
+        self.kg: KnowledgeGraph | None = None
+        self.relations: list[Any] = []
+        self.template_set: Any = None
+        self.template_ids: list[str] = []
+        self.auto_run = False
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with TabbedContent(initial=self.start_step, id="wizard-tabs"):
+            with TabPane("1 Graph", id="step-graph"):
+                with Horizontal(classes="row"):
+                    yield Label("KG")
+                    yield Select[str]([], id="sample-select", prompt="sample", allow_blank=True)
+                    yield Label("Depth")
+                    yield Select[int](DEPTHS, id="depth-select", value=0, allow_blank=False)
+                    yield Button("Load", id="load-kg", variant="primary")
+                yield Input(
+                    placeholder="Find an entity (fuzzy) or type a KG file path", id="entity-input"
+                )
+                yield OptionList(id="entity-suggestions")
+                yield ProgressBar(id="build-progress", show_eta=False)
+                yield Static("No graph loaded yet.", id="kg-counts", classes="counts", markup=False)
+                with Horizontal(id="preview"):
+                    yield Tree[str]("graph", id="kg-tree", classes="pane")
+                    yield OptionList(id="path-list", classes="pane")
+            with TabPane("2 Templates", id="step-templates"):
+                yield Static(
+                    "Templates to ask (each relation gets atomic + sequential conversations)",
+                    classes="hint",
+                )
+                yield SelectionList[str](id="template-select")
+                yield DataTable(id="query-preview", zebra_stripes=True)
+            with TabPane("3 Variants", id="step-variants"):
+                with Horizontal(classes="row"):
+                    yield Label("Strength t")
+                    yield Select[int](
+                        [(str(t), t) for t in (1, 2, 3, 4)],
+                        id="strength-select",
+                        value=2,
+                        allow_blank=False,
+                    )
+                    yield Static("", id="array-size", classes="hint", markup=False)
+                yield Static("", id="variants-note", classes="placeholder", markup=False)
+                yield DataTable(id="variant-table", zebra_stripes=True)
+            with TabPane("4 Model & run", id="step-model"):
+                with Horizontal(classes="row"):
+                    yield Label("Model")
+                    yield Select[str]([], id="model-presets", prompt="presets", allow_blank=True)
+                yield Input(
+                    value=self.initial_model,
+                    placeholder="sim:PROFILE | ollama:MODEL[@URL] | openai:MODEL[@BASE_URL]",
+                    id="model-spec",
+                )
+                with Horizontal(classes="buttons"):
+                    yield Button("Check connection", id="check-model")
+                    yield Button("Find Ollama models", id="find-ollama")
+                    yield Button("Run", id="run", variant="success")
+                yield Static("", id="model-status", markup=False)
+                yield Static("", id="plan-summary", classes="counts", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#build-progress", ProgressBar).display = False
+        preview = self.query_one("#query-preview", DataTable)
+        preview.add_columns("Relation", "Template", "Question")
+        self.query_one("#entity-suggestions", OptionList).display = False
+        self.load_choices()
+        self.load_graph_worker(self.kg_source, None)
+
+    # -- step 1: graph --------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
+    def load_choices(self) -> None:
+        try:
+            samples = services.list_samples()
+        except KontestError:
+            samples = []
+        presets = [
+            f"sim:{name}" if name != "default" else "sim" for name in services.list_sim_profiles()
+        ]
+        self.app.call_from_thread(self.show_choices, samples, presets)
+
+    def show_choices(self, samples: list[str], presets: list[str]) -> None:
+        select = self.query_one("#sample-select", Select)
+        select.set_options([(name, name) for name in samples])
+        if self.kg_source in samples:
+            select.value = self.kg_source
+        self.query_one("#model-presets", Select).set_options([(spec, spec) for spec in presets])
+
+    def selected_depth(self) -> int | None:
+        value = self.query_one("#depth-select", Select).value
+        return value if isinstance(value, int) and value > 0 else None
+
+    def action_load_graph(self) -> None:
+        value = self.query_one("#sample-select", Select).value
+        typed = self.query_one("#entity-input", Input).value.strip()
+        source = (
+            typed
+            if typed.endswith((".json", ".csv"))
+            else (value if isinstance(value, str) else self.kg_source)
+        )
+        self.kg_source = source
+        self.load_graph_worker(source, self.selected_depth())
+
+    @on(Button.Pressed, "#load-kg")
+    def load_pressed(self) -> None:
+        self.action_load_graph()
+
+    @on(Select.Changed, "#sample-select")
+    @on(Select.Changed, "#depth-select")
+    def graph_choice_changed(self, event: Select.Changed) -> None:
+        if (
+            isinstance(event.value, str)
+            and event.select.id == "sample-select"
+            and event.value != self.kg_source
+        ):
+            self.kg_source = event.value
+            self.load_graph_worker(event.value, self.selected_depth())
+        elif event.select.id == "depth-select" and self.kg is not None:
+            self.load_graph_worker(self.kg_source, self.selected_depth())
+
+    @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
+    def load_graph_worker(self, source: str, depth: int | None) -> None:
+        try:
+            kg = services.load_graph(source)
+            relations = services.extract_relations(kg, depth=depth)
+            paths = services.find_paths(kg, depth=depth)
+        except KontestError as error:
+            self.app.call_from_thread(self.show_graph_problem, error)
+            return
+        try:
+            info = services.describe_graph(kg, depth=depth)
+        except KontestError:
+            info = None
+        self.post_message(self.GraphLoaded(kg, relations, paths, info))
+        try:
+            template_set = services.load_template_set(kg.domain or source)
+            self.post_message(
+                self.TemplatesLoaded(template_set, services.template_ids_of(template_set))
+            )
+        except KontestError as error:
+            self.app.call_from_thread(self.show_templates_problem, error)
+
+    def show_graph_problem(self, error: KontestError) -> None:
+        self.query_one("#kg-counts", Static).update(f"{error.title}: {error}")
+        self.notify(str(error), title=error.title, severity="error", markup=False)
+
+    def show_templates_problem(self, error: KontestError) -> None:
+        self.notify(str(error), title=error.title, severity="warning", markup=False)
+
+    @on(GraphLoaded)
+    def graph_loaded(self, event: GraphLoaded) -> None:
+        self.kg = event.kg
+        self.relations = event.relations
+        kg = event.kg
+        counts = (
+            f"{kg.name} ({kg.domain}): {len(kg.nodes)} nodes, {len(kg.edges)} edges, "
+            f"{len(event.paths)} paths, {len(event.relations)} relations"
+        )
+        self.query_one("#kg-counts", Static).update(counts)
+        tree = self.query_one("#kg-tree", Tree)
+        tree.clear()
+        tree.root.set_label(kg.name)
+        stack = [(tree.root, root_id, 0) for root_id in reversed(kg.roots())]
+        while stack:
+            parent, node_id, level = stack.pop()
+            children = kg.children(node_id)
+            label = Text(kg.label(node_id))
+            if children:
+                label.append(f" ({len(children)})", style="dim")
+            node = parent.add(label, data=node_id, expand=level < 1, allow_expand=bool(children))
+            for child_id in reversed(children):
+                stack.append((node, child_id, level + 1))
+        tree.root.expand()
+        paths = self.query_one("#path-list", OptionList)
+        paths.clear_options()
+        paths.add_options(
+            [
+                Option(Text(" > ".join(kg.label(node_id) for node_id in path)))
+                for path in event.paths[:500]
+            ]
+        )
+        self.refresh_preview()
+        self.refresh_plan_summary()
+
+    @on(Input.Changed, "#entity-input")
+    def entity_typed(self, event: Input.Changed) -> None:
+        text = event.value.strip()
+        if len(text) >= 2 and not text.endswith((".json", ".csv")):
+            self.search_worker(text)
+        else:
+            self.query_one("#entity-suggestions", OptionList).display = False
+
+    @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
+    def search_worker(self, text: str) -> None:
+        try:
+            found = services.search_entities(text, online=False, limit=8)
+        except KontestError as error:
+            self.app.call_from_thread(self.show_suggestions, [], str(error))
+            return
+        self.app.call_from_thread(self.show_suggestions, found, "")
+
+    def show_suggestions(self, found: list[Any], note: str) -> None:
+        suggestions = self.query_one("#entity-suggestions", OptionList)
+        suggestions.clear_options()
+        if note:
+            suggestions.add_option(Option(Text(note, style="italic"), disabled=True))
+        for entity in found:
+            label = getattr(entity, "label", None) or str(entity)
+            where = getattr(entity, "source", "") or getattr(entity, "description", "") or ""
+            entity_id = getattr(entity, "id", "") or getattr(entity, "qid", "")
+            suggestions.add_option(
+                Option(Text(f"{label}  {entity_id}  {where}"), id=f"{entity_id}|{where}")
+            )
+        suggestions.display = bool(found) or bool(note)
+
+    @on(OptionList.OptionSelected, "#entity-suggestions")
+    def entity_chosen(self, event: OptionList.OptionSelected) -> None:
+        entity_id, _, where = (event.option.id or "").partition("|")
+        self.query_one("#entity-suggestions", OptionList).display = False
+        sample = where.split(":")[-1].strip() if where else ""
+        if sample and sample != self.kg_source:
+            try:
+                if sample in services.list_samples():
+                    self.kg_source = sample
+                    self.load_graph_worker(sample, self.selected_depth())
+            except KontestError:
+                pass
+        self.notify(f"Entity {entity_id} chosen", markup=False)
+
+    # -- step 2: templates ----------------------------------------------------------------
+
+    @on(TemplatesLoaded)
+    def templates_loaded(self, event: TemplatesLoaded) -> None:
+        self.template_set = event.template_set
+        selection = self.query_one("#template-select", SelectionList)
+        selection.clear_options()
+        for index, template_id in enumerate(event.template_ids):
+            selection.add_option((self.describe_template(template_id), template_id, index < 2))
+        self.template_ids = list(selection.selected)
+        self.refresh_preview()
+        self.refresh_plan_summary()
+        if self.auto_run:
+            self.auto_run = False
+            self.action_run_session()
+
+    def describe_template(self, template_id: str) -> str:
+        templates = getattr(self.template_set, "templates", None)
+        found = None
+        if isinstance(templates, dict):
+            found = templates.get(template_id)
+        elif templates:
+            found = next((t for t in templates if getattr(t, "id", None) == template_id), None)
+        texts = getattr(found, "texts", None)
+        if isinstance(texts, dict) and texts:
+            return f"{template_id}: {next(iter(texts.values()))}"
+        text = getattr(found, "text", None)
+        return f"{template_id}: {text}" if text else template_id
+
+    @on(SelectionList.SelectedChanged, "#template-select")
+    def templates_changed(self) -> None:
+        self.template_ids = list(self.query_one("#template-select", SelectionList).selected)
+        self.refresh_preview()
+        self.refresh_plan_summary()
+
+    def refresh_preview(self) -> None:
+        """Filled queries for the first relations under the chosen templates."""
+        if self.kg is None or self.template_set is None:
+            return
+        self.preview_worker(
+            self.kg, self.relations[:PREVIEW_ROWS], self.template_set, list(self.template_ids)
+        )
+
+    @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
+    def preview_worker(
+        self, kg: KnowledgeGraph, relations: list[Any], template_set: Any, template_ids: list[str]
+    ) -> None:
+        if len(template_ids) < 2:
+            self.app.call_from_thread(self.show_preview, [], "Choose at least two templates.")
+            return
+        try:
+            conversations = services.build_conversations(kg, relations, template_set, template_ids)
+        except KontestError as error:
+            self.app.call_from_thread(self.show_preview, [], str(error))
+            return
+        rows: list[tuple[str, str, str]] = []
+        for conversation in conversations:
+            if conversation.kind != "atomic":
+                continue
+            query = conversation.turns[0]
+            relation = next((r for r in relations if r.id == conversation.relation_id), None)
+            name = (
+                f"{kg.label(relation.parent)} > {kg.label(relation.child)}"
+                if relation
+                else query.relation_id
+            )
+            rows.append((name, query.template_id, query.text))
+        self.app.call_from_thread(self.show_preview, rows, "")
+
+    def show_preview(self, rows: list[tuple[str, str, str]], note: str) -> None:
+        table = self.query_one("#query-preview", DataTable)
+        table.clear()
+        if note:
+            table.add_row(Text(note, style="italic"), "", "")
+        for name, template_id, text in rows:
+            table.add_row(Text(name), template_id, Text(text))
+        self.refresh_variants()
+
+    # -- step 3: variants -----------------------------------------------------------------
+
+    @on(Select.Changed, "#strength-select")
+    def strength_changed(self) -> None:
+        self.refresh_variants()
+
+    def refresh_variants(self) -> None:
+        table = self.query_one("#query-preview", DataTable)
+        if table.row_count == 0:
+            return
+        question = str(table.get_row_at(0)[2])
+        strength = self.query_one("#strength-select", Select).value
+        self.variants_worker(question, strength if isinstance(strength, int) else 2)
+
+    @work(thread=True, exclusive=True, group="wizard-variants", exit_on_error=False)
+    def variants_worker(self, question: str, strength: int) -> None:
+        try:
+            preview = services.find_engine("generate.variants", "preview_variants")
+            rows = preview(question, strength=strength, domain=getattr(self.kg, "domain", None))
+        except KontestError as error:
+            self.app.call_from_thread(self.show_variants, None, f"Covering-array variants: {error}")
+            return
+        except Exception as error:  # an engine bug must not crash the wizard
+            self.app.call_from_thread(self.show_variants, None, f"Variants preview failed: {error}")
+            return
+        self.app.call_from_thread(self.show_variants, rows, "")
+
+    def show_variants(self, rows: Any, note: str) -> None:
+        self.query_one("#variants-note", Static).update(note)
+        table = self.query_one("#variant-table", DataTable)
+        table.clear(columns=True)
+        if not rows:
+            self.query_one("#array-size", Static).update("")
+            return
+        words = list(getattr(rows, "parameters", None) or [])
+        sentences = list(getattr(rows, "rows", None) or rows)
+        table.add_columns("row", *(words or ["sentence"]))
+        for index, row in enumerate(sentences):
+            marker = "0 (original)" if index == 0 else str(index)
+            cells = [Text(str(cell)) for cell in (row if isinstance(row, list | tuple) else [row])]
+            table.add_row(marker, *cells)
+        self.query_one("#array-size", Static).update(f"array size {len(sentences)} rows")
+
+    # -- step 4: model and run ------------------------------------------------------------
+
+    @on(Select.Changed, "#model-presets")
+    def preset_chosen(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.query_one("#model-spec", Input).value = event.value
+
+    @on(Button.Pressed, "#check-model")
+    def action_check_model(self) -> None:
+        self.query_one("#model-status", Static).update("Checking…")
+        self.check_worker(self.query_one("#model-spec", Input).value.strip())
+
+    @work(exclusive=True, group="wizard-model", exit_on_error=False)
+    async def check_worker(self, spec: str) -> None:
+        status = self.query_one("#model-status", Static)
+        try:
+            model = await asyncio.to_thread(services.open_model, spec, self.kg)
+            try:
+                line = await model.check()
+            finally:
+                await model.aclose()
+        except KontestError as error:
+            status.update(f"✗ {error}")
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            return
+        status.update(f"✓ {services.clean_text(str(line))}")
+
+    @on(Button.Pressed, "#find-ollama")
+    def find_ollama(self) -> None:
+        self.ollama_worker()
+
+    @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
+    def ollama_worker(self) -> None:
+        try:
+            names = services.list_models("ollama:")
+        except KontestError as error:
+            self.app.call_from_thread(
+                self.notify, str(error), title=error.title, severity="warning", markup=False
+            )
+            return
+        except Exception as error:
+            self.app.call_from_thread(
+                self.notify, f"cannot list Ollama models: {error}", severity="warning", markup=False
+            )
+            return
+        specs = [
+            name if ":" in name and name.startswith("ollama") else f"ollama:{name}"
+            for name in names
+        ]
+        self.app.call_from_thread(self.add_presets, specs)
+
+    def add_presets(self, specs: list[str]) -> None:
+        select = self.query_one("#model-presets", Select)
+        current = [
+            option for option in getattr(select, "_options", []) if option[1] != Select.BLANK
+        ]
+        known = {value for _, value in current}
+        options = [(str(prompt), value) for prompt, value in current] + [
+            (s, s) for s in specs if s not in known
+        ]
+        select.set_options(options)
+        self.notify(f"{len(specs)} Ollama model(s) found", markup=False)
+
+    def refresh_plan_summary(self) -> None:
+        if self.kg is None:
+            return
+        pairs = len(self.template_ids) // 2 if len(self.template_ids) >= 2 else 0
+        self.query_one("#plan-summary", Static).update(
+            f"KG {self.kg.name}, depth {self.selected_depth() or 'all'}: {len(self.relations)} relations; "
+            f"templates {', '.join(self.template_ids) or '-'}; {pairs} template pair(s)."
+        )
+
+    @on(Button.Pressed, "#run")
+    def action_run_session(self) -> None:
+        if self.kg is None or self.template_set is None:
+            self.auto_run = True
+            self.notify(
+                "Still loading the graph and templates; the run starts when ready.", markup=False
+            )
+            return
+        if len(self.template_ids) < 2:
+            self.notify("Choose at least two templates.", severity="warning", markup=False)
+            return
+        spec = self.query_one("#model-spec", Input).value.strip() or "sim"
+        self.plan_worker(
+            self.kg, list(self.relations), self.template_set, list(self.template_ids), spec
+        )
+
+    @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
+    def plan_worker(
+        self,
+        kg: KnowledgeGraph,
+        relations: list[Any],
+        template_set: Any,
+        template_ids: list[str],
+        spec: str,
+    ) -> None:
+        try:
+            conversations = services.build_conversations(kg, relations, template_set, template_ids)
+        except KontestError as error:
+            self.app.call_from_thread(
+                self.notify, str(error), title=error.title, severity="error", markup=False
+            )
+            return
+        plan = SessionPlan(
+            kg=kg,
+            kg_source=self.kg_source,
+            depth=self.selected_depth(),
+            relations=relations,
+            conversations=conversations,
+            template_set=template_set,
+            template_ids=template_ids,
+            model_spec=spec,
+        )
+        self.post_message(self.PlanBuilt(plan))
+
+    @on(PlanBuilt)
+    def plan_built(self, event: PlanBuilt) -> None:
+        self.app.start_run(event.plan)

@@ -1,0 +1,490 @@
+"""The explorer's one door to the engine: thin calls by planned name, imported lazily.
+
+Screens call these functions from workers; nothing here computes a metric. When an engine
+module has not landed (or lacks a function), `FeatureUnavailable` says so in one line and
+the screen shows a "not available yet" placeholder instead of made-up data.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kontest_tui.errors import KontestError
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
+from kontest_tui.kg.graph import KnowledgeGraph
+
+
+class FeatureUnavailable(KontestError):
+    """An engine function the explorer needs has not landed in this build."""
+
+    title = "Not available yet"
+
+
+def find_engine(module: str, name: str) -> Callable[..., Any]:
+    """`kontest_tui.<module>.<name>`, or FeatureUnavailable naming what is missing."""
+    try:
+        loaded = importlib.import_module(f"kontest_tui.{module}")
+    except ImportError as error:
+        raise FeatureUnavailable(f"{module}.{name} is not available yet ({error})") from None
+    found = getattr(loaded, name, None)
+    if found is None:
+        raise FeatureUnavailable(f"{module}.{name} is not available yet")
+    return found
+
+
+def has_engine(module: str, name: str) -> bool:
+    """Whether `kontest_tui.<module>.<name>` exists (for placeholders and palette hints)."""
+    try:
+        find_engine(module, name)
+    except FeatureUnavailable:
+        return False
+    return True
+
+
+# -- knowledge graphs -------------------------------------------------------------------
+
+
+def list_samples() -> list[str]:
+    return list(find_engine("kg.io", "list_samples")())
+
+
+def load_graph(source: str | Path) -> KnowledgeGraph:
+    return find_engine("kg.io", "load_graph")(source)
+
+
+def describe_graph(kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False) -> Any:
+    return find_engine("kg.info", "describe_graph")(kg, depth=depth, per_path=per_path)
+
+
+def search_entities(text: str, online: bool = False, limit: int = 10) -> list[Any]:
+    return list(find_engine("kg.search", "search_entities")(text, online=online, limit=limit))
+
+
+def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
+    return list(find_engine("generate.relations", "find_paths")(kg, depth=depth))
+
+
+def extract_relations(
+    kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False
+) -> list[Relation]:
+    return list(
+        find_engine("generate.relations", "extract_relations")(kg, depth=depth, per_path=per_path)
+    )
+
+
+# -- templates and conversations --------------------------------------------------------
+
+
+def load_template_set(domain_or_path: str | Path) -> Any:
+    return find_engine("generate.templates", "load_template_set")(domain_or_path)
+
+
+def fill_template(text: str, parent_label: str, child_label: str) -> str:
+    return find_engine("generate.templates", "fill_template")(text, parent_label, child_label)
+
+
+def build_conversations(
+    kg: KnowledgeGraph,
+    relations: Sequence[Relation],
+    template_set: Any,
+    template_ids: Sequence[str] | None = None,
+) -> list[Conversation]:
+    build = find_engine("generate.conversations", "build_conversations")
+    return list(build(kg, list(relations), template_set, template_ids=template_ids))
+
+
+def template_ids_of(template_set: Any) -> list[str]:
+    """The template ids a TemplateSet offers, whatever its exact shape."""
+    for attribute in ("template_ids", "ids"):
+        value = getattr(template_set, attribute, None)
+        if value is not None:
+            return list(value() if callable(value) else value)
+    templates = getattr(template_set, "templates", None)
+    if isinstance(templates, Mapping):
+        return list(templates)
+    if templates is not None:
+        return [getattr(template, "id", str(template)) for template in templates]
+    return []
+
+
+# -- models -----------------------------------------------------------------------------
+
+
+def open_model(spec: str, kg: KnowledgeGraph | None = None) -> Any:
+    return find_engine("models.specs", "open_model")(spec, kg=kg)
+
+
+def list_models(spec: str) -> list[str]:
+    return list(find_engine("models.specs", "list_models")(spec))
+
+
+def list_sim_profiles() -> list[str]:
+    """Simulated-model profiles: the engine's list, else the profile files in assets/models."""
+    try:
+        return list(find_engine("models.sim", "list_profiles")())
+    except FeatureUnavailable:
+        from kontest_tui.resources import asset_path
+
+        names = sorted(path.stem for path in asset_path("models").glob("*.toml"))
+        return names or ["default"]
+
+
+# -- answers, evaluation, store ---------------------------------------------------------
+
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def clean_text(text: str) -> str:
+    """Model output made safe for display: the engine's clean_text, else escapes removed."""
+    try:
+        return find_engine("run.answers", "clean_text")(text)
+    except FeatureUnavailable:
+        return _CONTROLS.sub("", _ESCAPES.sub("", text))
+
+
+def parse_answer(text: str) -> Answer:
+    return find_engine("run.answers", "parse_answer")(text)
+
+
+def evaluate(
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    session: str | None = None,
+    model: str | None = None,
+) -> Any:
+    run = find_engine("oracles.evaluate", "evaluate")
+    return run(list(relations), list(conversations), dict(answers), session=session, model=model)
+
+
+def open_store(path: str | Path | None) -> Any:
+    """A Store on `path` (the default database when None). Open it in the thread using it."""
+    from kontest_tui.paths import default_db_path
+
+    store_class = find_engine("store", "Store")
+    return store_class(Path(path) if path else default_db_path())
+
+
+@dataclass
+class SessionSummary:
+    """One row of the start screen's recent-sessions table."""
+
+    id: str
+    model: str
+    kg: str
+    date: str
+    status: str
+    error_rate: float | None
+
+
+def summarize_session_row(row: Mapping[str, Any]) -> SessionSummary:
+    """A store sessions row (a dict) as the start screen shows it."""
+    rate = row.get("error_rate")
+    return SessionSummary(
+        id=str(row.get("id", "")),
+        model=str(row.get("model") or row.get("model_spec") or ""),
+        kg=str(row.get("kg") or row.get("kg_name") or ""),
+        date=str(row.get("created") or row.get("updated") or "")[:16].replace("T", " "),
+        status=str(row.get("status") or ""),
+        error_rate=float(rate) if isinstance(rate, int | float) else None,
+    )
+
+
+def list_sessions(db: str | Path | None, limit: int = 50) -> list[SessionSummary]:
+    """Recent sessions, newest first."""
+    store = open_store(db)
+    lister = getattr(store, "list_sessions", None) or getattr(store, "sessions", None)
+    if lister is None:
+        raise FeatureUnavailable("store.Store.list_sessions is not available yet")
+    rows = lister() if callable(lister) else lister
+    summaries = [
+        summarize_session_row(row if isinstance(row, Mapping) else vars(row)) for row in rows
+    ]
+    summaries.sort(key=lambda summary: summary.date, reverse=True)
+    return summaries[:limit]
+
+
+# -- what the screens pass around -------------------------------------------------------
+
+
+@dataclass
+class SessionPlan:
+    """Everything chosen in the wizard: the KG, its relations and conversations, the model."""
+
+    kg: KnowledgeGraph
+    kg_source: str
+    depth: int | None
+    relations: list[Relation]
+    conversations: list[Conversation]
+    template_set: Any
+    template_ids: list[str]
+    model_spec: str
+    per_path: bool = False
+
+
+@dataclass
+class SessionResult:
+    """A finished (or stopped) session: its plan, the answers so far and the evaluation."""
+
+    plan: SessionPlan
+    raw: dict[AnswerKey, str] = field(default_factory=dict)
+    answers: dict[AnswerKey, Answer] = field(default_factory=dict)
+    evaluation: Any = None
+    session_id: str | None = None
+
+
+def verdicts_of(evaluation: Any) -> list[Verdict]:
+    """The verdicts an Evaluation holds."""
+    return list(getattr(evaluation, "verdicts", []) or [])
+
+
+def report_of(evaluation: Any) -> dict[str, Any]:
+    """The Report JSON (DESIGN.md) of an Evaluation, as a dict."""
+    to_json = getattr(evaluation, "to_json", None)
+    if to_json is None:
+        return {}
+    data = to_json()
+    if isinstance(data, str):
+        import json
+
+        data = json.loads(data)
+    return dict(data)
+
+
+# -- per-relation views for the results screen (grouping only; verdicts come from oracles) --
+
+
+@dataclass
+class TurnView:
+    """One asked question with the model's raw answer and its parsed value."""
+
+    question: str
+    raw: str | None
+    answer: Answer | None
+
+
+@dataclass
+class ConversationView:
+    conversation: Conversation
+    turns: list[TurnView]
+
+
+@dataclass
+class RelationView:
+    """A relation with its atomic answer per template and its error verdicts."""
+
+    relation: Relation
+    answers: dict[str, Answer | None]
+    conversations: list[ConversationView]
+    errors: list[Verdict]
+
+    @property
+    def metamorphic_errors(self) -> list[Verdict]:
+        return [verdict for verdict in self.errors if verdict.oracle != "ontological"]
+
+    @property
+    def ontological_errors(self) -> list[Verdict]:
+        return [verdict for verdict in self.errors if verdict.oracle == "ontological"]
+
+
+def build_relation_views(result: SessionResult) -> dict[str, RelationView]:
+    """Group conversations, raw answers and error verdicts by relation id."""
+    views = {
+        relation.id: RelationView(relation=relation, answers={}, conversations=[], errors=[])
+        for relation in result.plan.relations
+    }
+    for conversation in result.plan.conversations:
+        view = views.get(conversation.relation_id)
+        if view is None:
+            continue
+        turns = [
+            TurnView(
+                question=query.text,
+                raw=result.raw.get((conversation.id, index)),
+                answer=result.answers.get((conversation.id, index)),
+            )
+            for index, query in enumerate(conversation.turns)
+        ]
+        view.conversations.append(ConversationView(conversation=conversation, turns=turns))
+        if conversation.kind == "atomic" and conversation.turns:
+            view.answers[conversation.turns[0].template_id] = turns[0].answer
+    for verdict in verdicts_of(result.evaluation):
+        if verdict.error and verdict.relation_id in views:
+            views[verdict.relation_id].errors.append(verdict)
+    return views
+
+
+def describe_ensemble(results: Sequence[SessionResult]) -> str:
+    """The weighted ensemble across sessions on one KG, rendered by the report module."""
+    ensemble = find_engine("mitigate.ensemble", "weighted_ensemble")
+    evaluations = [result.evaluation for result in results]
+    outcome = ensemble(evaluations)
+    try:
+        render = find_engine("report.render", "render_ensemble")
+    except FeatureUnavailable:
+        return str(outcome)
+    return str(render(outcome, "text"))
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+class RunControl:
+    """Pause / resume for a run: the executor waits on `wait_if_paused` before each call."""
+
+    def __init__(self) -> None:
+        import asyncio
+
+        self._running = asyncio.Event()
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def pause(self) -> None:
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    async def wait_if_paused(self) -> None:
+        await self._running.wait()
+
+
+TokenHandler = Callable[[str, int, str], None]
+ResponseHandler = Callable[[Any], None]
+
+
+async def run_plan(
+    plan: SessionPlan,
+    model: Any,
+    *,
+    on_token: TokenHandler,
+    on_response: ResponseHandler,
+    control: RunControl,
+    db: str | Path | None = None,
+) -> str | None:
+    """Ask the model every conversation of `plan` through the engine's executor; return the
+    stored session id (None when the store is not available)."""
+    runner = find_engine("run.executor", "run_conversations")
+    return await runner(
+        plan.conversations,
+        model,
+        on_token=on_token,
+        on_response=on_response,
+        pause=control.wait_if_paused,
+    )
+
+
+async def ask_extra_template(
+    result: SessionResult, template: Any, db: str | Path | None
+) -> SessionResult:
+    """Ask only `template`'s atomic questions against the session's model, then re-evaluate
+    the session with them so its gap sits next to the other templates'."""
+    import asyncio
+    import dataclasses
+
+    plan = result.plan
+    extended_set = dataclasses.replace(
+        plan.template_set, templates=(*plan.template_set.templates, template)
+    )
+    new_conversations = await asyncio.to_thread(
+        build_conversations, plan.kg, plan.relations, extended_set, [template.id]
+    )
+    extra_plan = dataclasses.replace(
+        plan, conversations=new_conversations, template_set=extended_set
+    )
+    raw: dict[AnswerKey, str] = {}
+    answers: dict[AnswerKey, Answer] = {}
+
+    def keep(response: Any) -> None:
+        raw[(response.conversation_id, response.turn)] = response.raw
+        answers[(response.conversation_id, response.turn)] = response.answer
+
+    model = await asyncio.to_thread(open_model, plan.model_spec, plan.kg)
+    try:
+        await run_plan(
+            extra_plan,
+            model,
+            on_token=lambda *_: None,
+            on_response=keep,
+            control=RunControl(),
+            db=db,
+        )
+    finally:
+        await model.aclose()
+    merged_plan = dataclasses.replace(
+        plan,
+        conversations=[*plan.conversations, *new_conversations],
+        template_set=extended_set,
+        template_ids=[*plan.template_ids, template.id],
+    )
+    merged = SessionResult(
+        plan=merged_plan,
+        raw={**result.raw, **raw},
+        answers={**result.answers, **answers},
+        session_id=result.session_id,
+    )
+    merged.evaluation = await asyncio.to_thread(
+        evaluate,
+        merged_plan.relations,
+        merged_plan.conversations,
+        merged.answers,
+        result.session_id,
+        plan.model_spec,
+    )
+    return merged
+
+
+def load_session_result(db: str | Path | None, session_id: str) -> SessionResult:
+    """A stored session as the results screen needs it (plan, raw answers, evaluation)."""
+    loader = find_engine("run.session", "load_session")
+    loaded = loader(db, session_id)
+    raise FeatureUnavailable(
+        f"reopening stored sessions is not wired yet ({type(loaded).__name__})"
+    )
+
+
+def save_user_template_set(template_set: Any) -> Path:
+    """Write `template_set` as TOML under the user config dir (it then replaces the built-in set)."""
+    import json
+
+    from kontest_tui.paths import config_dir
+
+    def quoted(value: str) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = [
+        f"domain = {quoted(template_set.domain)}",
+        f"aliases = [{', '.join(quoted(alias) for alias in template_set.aliases)}]",
+        f"system_prompt = {quoted(template_set.system_prompt)}",
+        f"temperature = {float(template_set.temperature)}",
+        f"default_type = {quoted(template_set.default_type)}",
+    ]
+    for template in template_set.templates:
+        lines += ["", "[[templates]]", f"id = {quoted(template.id)}"]
+        lines.append(f"fixed = [{', '.join(quoted(word) for word in template.fixed)}]")
+        lines.append("[templates.texts]")
+        lines += [f"{quoted(kind)} = {quoted(text)}" for kind, text in template.texts.items()]
+        lines.append("[templates.words]")
+        lines += [f"{quoted(word)} = {quoted(tag)}" for word, tag in template.pos.items()]
+    folder = config_dir() / "templates"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{template_set.domain}.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    find_engine("generate.templates", "load_template_file")(path)  # fails loudly if unreadable
+    return path
+
+
+def variant_array_size(question: str, domain: str, strength: int = 2) -> int:
+    """Rows of the covering array for one question's variants."""
+    preview = find_engine("generate.variants", "preview_variants")
+    rows = preview(question, strength=strength, domain=domain)
+    return len(getattr(rows, "rows", rows))

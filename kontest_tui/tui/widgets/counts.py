@@ -1,0 +1,44 @@
+"""One-line summaries of a report: tests and errors per oracle, validity, error rate.
+
+Used by the live run (counters while answers stream) and the results screen header.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
+
+
+def render_counts(report: Mapping[str, Any]) -> Text:
+    """`relations 265 · executions 1590 · valid .. · errors atomic 3/250 ...` from a report."""
+    if not report:
+        return Text("No answers yet.", style="italic")
+    text = Text()
+    text.append(f"relations {report.get('relations', 0)}", style="bold")
+    text.append(f" · executions {report.get('executions', 0)}")
+    text.append(f" · valid {report.get('valid', 0)} · invalid {report.get('invalid', 0)}\n")
+    tests = report.get("tests") or {}
+    errors = report.get("errors") or {}
+    for oracle in ORACLES:
+        text.append(f"{oracle} ")
+        style = "bold red" if errors.get(oracle) else "green"
+        text.append(f"{errors.get(oracle, 0)}", style=style)
+        text.append(f"/{tests.get(oracle, 0)}  ")
+    text.append("total ")
+    text.append(f"{errors.get('total', 0)}", style="bold red" if errors.get("total") else "green")
+    rate = report.get("error_rate")
+    if isinstance(rate, int | float):
+        text.append(f"  error rate {rate * 100 if rate <= 1 else rate:.1f}%")
+    return text
+
+
+class ReportCounts(Static):
+    """The counters of one report (tests and errors per oracle)."""
+
+    def show_report(self, report: Mapping[str, Any]) -> None:
+        self.update(render_counts(report))

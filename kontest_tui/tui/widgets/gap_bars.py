@@ -1,0 +1,61 @@
+"""Knowledge gap per template, the intersection and coverage as horizontal bars.
+
+Reads the Report JSON's "gap" and "coverage" keys (DESIGN.md); it computes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.text import Text
+from textual.widgets import Static
+
+
+def render_bar(name: str, count: int, pct: float, width: int = 30) -> Text:
+    """One labelled bar: `t1  ████████░░░░  12 (40.0%)`."""
+    filled = max(0, min(width, round(width * pct / 100)))
+    text = Text(f"{name:<14}")
+    text.append("█" * filled, style="red")
+    text.append("░" * (width - filled), style="dim")
+    text.append(f" {count} ({pct:.1f}%)")
+    return text
+
+
+def render_gap(report: Mapping[str, Any]) -> Text:
+    """The gap section of a report as bars, or a one-line note when it is missing."""
+    gap = report.get("gap") or {}
+    if not gap:
+        return Text("No gap figures yet.", style="italic")
+    lines = Text()
+    lines.append(
+        f"Knowledge gap ({report.get('relations', 0)} relations: not answered yes)\n", style="bold"
+    )
+    for template_id, figures in sorted((gap.get("per_template") or {}).items()):
+        lines.append_text(
+            render_bar(f"gap {template_id}", int(figures["missing"]), float(figures["pct"]))
+        )
+        lines.append("\n")
+    intersection = gap.get("intersection") or {}
+    if intersection:
+        lines.append_text(
+            render_bar("intersection", int(intersection["missing"]), float(intersection["pct"]))
+        )
+        lines.append("\n")
+    coverage = report.get("coverage") or {}
+    if coverage:
+        covered = Text(f"{'coverage':<14}")
+        width = 30
+        filled = max(0, min(width, round(width * float(coverage["pct"]) / 100)))
+        covered.append("█" * filled, style="green")
+        covered.append("░" * (width - filled), style="dim")
+        covered.append(f" {coverage['covered']} ({float(coverage['pct']):.1f}%)")
+        lines.append_text(covered)
+    return lines
+
+
+class GapBars(Static):
+    """Bars for one report's gap figures."""
+
+    def show_report(self, report: Mapping[str, Any]) -> None:
+        self.update(render_gap(report))
