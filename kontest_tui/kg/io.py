@@ -63,6 +63,9 @@ def resolve_source(source: str | Path) -> Path:
         return path
     text = str(source)
     if text and "/" not in text and os.sep not in text and not path.suffix:
+        if text not in list_samples():
+            known = ", ".join(list_samples()) or "none installed"
+            raise GraphError(f"{text}: no such KG file or sample (samples: {known})")
         return sample_path(text)
     return path
 

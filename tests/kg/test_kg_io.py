@@ -274,7 +274,9 @@ def test_sample_names_resolve_to_bundled_files() -> None:
 def test_unknown_sample_lists_the_samples() -> None:
     with pytest.raises(GraphError) as caught:
         load_graph("placez")
-    assert str(caught.value) == "unknown sample KG 'placez' (samples: music, places, subdivisions)"
+    assert str(caught.value) == "placez: no such KG file or sample (samples: music, places, subdivisions)"
+    with pytest.raises(GraphError, match=r"^unknown sample KG 'x' \(samples: music, places, subdivisions\)$"):
+        sample_path("x")
 
 
 def test_existing_file_wins_over_sample_name(
