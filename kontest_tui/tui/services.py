@@ -336,30 +336,48 @@ def describe_ensemble(results: Sequence[SessionResult]) -> str:
 
 
 class RunControl:
-    """Pause / resume for a run: the executor waits on `wait_if_paused` before each call."""
+    """Pause / resume / cancel for a run, forwarded to the engine's executor once it exists."""
 
     def __init__(self) -> None:
-        import asyncio
+        self.executor: Any = None
+        self._paused = False
 
-        self._running = asyncio.Event()
-        self._running.set()
+    def attach(self, executor: Any) -> None:
+        self.executor = executor
+        if self._paused:
+            executor.pause()
 
     @property
     def paused(self) -> bool:
-        return not self._running.is_set()
+        return self._paused
 
     def pause(self) -> None:
-        self._running.clear()
+        self._paused = True
+        if self.executor is not None:
+            self.executor.pause()
 
     def resume(self) -> None:
-        self._running.set()
+        self._paused = False
+        if self.executor is not None:
+            self.executor.resume()
 
-    async def wait_if_paused(self) -> None:
-        await self._running.wait()
+    def cancel(self) -> None:
+        if self.executor is not None:
+            self.executor.cancel()
 
 
 TokenHandler = Callable[[str, int, str], None]
 ResponseHandler = Callable[[Any], None]
+
+
+def chat_options_for(plan: SessionPlan) -> Any:
+    """The session's generation options: the template set's prompt and temperature."""
+    from kontest_tui.models.base import ChatOptions
+
+    return ChatOptions(
+        temperature=float(getattr(plan.template_set, "temperature", 0.0)),
+        system_prompt=getattr(plan.template_set, "system_prompt", None),
+    )
 
 
 async def run_plan(
@@ -372,15 +390,21 @@ async def run_plan(
     db: str | Path | None = None,
 ) -> str | None:
     """Ask the model every conversation of `plan` through the engine's executor; return the
-    stored session id (None when the store is not available)."""
-    runner = find_engine("run.executor", "run_conversations")
-    return await runner(
-        plan.conversations,
+    stored session id (None when the session store is not available)."""
+    executor_class = find_engine("run.executor", "Executor")
+    events_class = find_engine("run.executor", "ExecutorEvents")
+    executor = executor_class(
         model,
-        on_token=on_token,
-        on_response=on_response,
-        pause=control.wait_if_paused,
+        chat_options_for(plan),
+        events=events_class(on_token=on_token, on_response=on_response),
     )
+    control.attach(executor)
+    outcome = await executor.run(plan.conversations)
+    if getattr(outcome, "cancelled", False):
+        import asyncio
+
+        raise asyncio.CancelledError
+    return None
 
 
 async def ask_extra_template(

@@ -289,6 +289,7 @@ class LiveRunScreen(Screen[None]):
             self.app.pop_screen()
             return
         self.control.resume()
+        self.control.cancel()
         self.workers.cancel_group(self, "run")
         self.notify("Run cancelled; the answers so far are kept", markup=False)
 

@@ -168,6 +168,9 @@ class ResultsScreen(Screen[None]):
         self.fill_error_table(ALL)
         self.fill_compare_choices()
         self.show_ensemble()
+        tree.focus()
+        if tree.root.children:
+            tree.move_cursor(tree.root.children[0])
 
     @on(RelationTree.NodeSelected)
     def node_selected(self, event: RelationTree.NodeSelected) -> None:
