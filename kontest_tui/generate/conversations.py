@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 from kontest_tui.generate.records import Conversation, Query, Relation, TestKind
 from kontest_tui.generate.relations import extract_relations, find_paths
-from kontest_tui.generate.templates import TemplateSet, fill_template, load_template_set
+from kontest_tui.generate.templates import (
+    TemplateSet,
+    clean_label,
+    fill_template,
+    format_string,
+    load_template_set,
+)
 from kontest_tui.kg.graph import KnowledgeGraph
 
 
@@ -44,53 +50,74 @@ def build_conversations(
     """The KONTEST conversations of every relation, in generation order."""
     templates = template_set.select(template_ids)
     ids = [template.id for template in templates]
-    texts = {
-        (template.id, relation_type): template.text_for(relation_type)
+    relation_types = {relation.type for relation in relations}
+    patterns = {
+        (template.id, relation_type): format_string(template.text_for(relation_type))
         for template in templates
-        for relation_type in {relation.type for relation in relations}
+        for relation_type in relation_types
     }
+    labels: dict[str, str] = {}
     system_prompt = template_set.system_prompt
     atomic_labels = [f"Q{index + 1}" for index in range(len(ids))]
+    kontest = TestKind.KONTEST
     conversations: list[Conversation] = []
     append = conversations.append
     for relation in relations:
-        parent_label = kg.label(relation.parent)
-        child_label = kg.label(relation.child)
+        parent_label = labels.get(relation.parent)
+        if parent_label is None:
+            parent_label = labels[relation.parent] = clean_label(kg.label(relation.parent))
+        child_label = labels.get(relation.child)
+        if child_label is None:
+            child_label = labels[relation.child] = clean_label(kg.label(relation.child))
         rel_id = relation.id
+        rel_type = relation.type
         queries = [
             Query(
                 rel_id,
                 template_id,
-                fill_template(texts[template_id, relation.type], parent_label, child_label),
+                patterns[template_id, rel_type].format(parent_label, child_label),
             )
             for template_id in ids
         ]
         for label, query in zip(atomic_labels, queries, strict=True):
             append(
                 Conversation(
-                    id=f"{rel_id}/{query.template_id}",
-                    relation_id=rel_id,
-                    kind="atomic",
-                    label=label,
-                    turns=(query,),
-                    test_kind=TestKind.KONTEST,
-                    system_prompt=system_prompt,
+                    f"{rel_id}/{query.template_id}",
+                    rel_id,
+                    "atomic",
+                    label,
+                    (query,),
+                    kontest,
+                    (),
+                    system_prompt,
                 )
             )
         if len(queries) >= 2:
             first, second = queries[0], queries[1]
-            for label, pair in (("A", (first, second)), ("B", (second, first))):
-                append(
-                    Conversation(
-                        id=f"{rel_id}/{pair[0].template_id}+{pair[1].template_id}",
-                        relation_id=rel_id,
-                        kind="sequential",
-                        label=label,
-                        turns=pair,
-                        test_kind=TestKind.KONTEST,
-                        system_prompt=system_prompt,
-                    )
+            append(
+                Conversation(
+                    f"{rel_id}/{first.template_id}+{second.template_id}",
+                    rel_id,
+                    "sequential",
+                    "A",
+                    (first, second),
+                    kontest,
+                    (),
+                    system_prompt,
                 )
+            )
+            append(
+                Conversation(
+                    f"{rel_id}/{second.template_id}+{first.template_id}",
+                    rel_id,
+                    "sequential",
+                    "B",
+                    (second, first),
+                    kontest,
+                    (),
+                    system_prompt,
+                )
+            )
     return conversations
 
 

@@ -144,10 +144,22 @@ def clean_label(label: str) -> str:
     return _SPACE.sub(" ", label).strip()
 
 
+@lru_cache(maxsize=4096)
+def format_string(text: str) -> str:
+    """`text` as a `str.format` pattern with positional fields: "{0}" = parent, "{1}" = child.
+
+    `format_string(text).format(parent, child)` fills in one pass (values are never re-read),
+    the fast path for bulk generation; labels must already be `clean_label`-ed.
+    """
+    return "".join(
+        part.replace("{", "{{").replace("}", "}}") if isinstance(part, str) else f"{{{part}}}"
+        for part in _compile(text)
+    )
+
+
 def fill_template(text: str, parent_label: str, child_label: str) -> str:
     """Fill `{parent}` and `{child}` in one pass; labels are inserted literally, never re-read."""
-    labels = (clean_label(parent_label), clean_label(child_label))
-    return "".join(part if isinstance(part, str) else labels[part] for part in _compile(text))
+    return format_string(text).format(clean_label(parent_label), clean_label(child_label))
 
 
 def _fail(source: str, message: str) -> TemplateError:

@@ -1,0 +1,101 @@
+"""Benchmark of the generation side: paths, relations, conversations, parsing and replay.
+
+Run: .venv/bin/python benchmarks/generate.py  (prints seconds and throughputs).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+import time
+from pathlib import Path
+
+from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.relations import extract_relations, find_paths
+from kontest_tui.generate.templates import load_template_set
+from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
+from kontest_tui.models.base import ChatRequest, Message
+from kontest_tui.models.replay import ReplayModel
+from kontest_tui.run.answers import parse_answer
+
+
+def build_tree(fanouts: list[int]) -> KnowledgeGraph:
+    """A balanced containment tree: fanouts[i] children per node at depth i."""
+    nodes = {"root": Node("root", "Root Land", type="country")}
+    edges: list[Edge] = []
+    level = ["root"]
+    for depth, fanout in enumerate(fanouts):
+        following = []
+        for parent in level:
+            for index in range(fanout):
+                child = f"{parent}.{index}"
+                nodes[child] = Node(child, f"Place {depth}-{index} of {parent}")
+                edges.append(Edge(parent, child))
+                following.append(child)
+        level = following
+    return KnowledgeGraph("bench", "places", nodes, edges)
+
+
+def timed(label: str, func, *args, **kwargs):
+    start = time.perf_counter()
+    result = func(*args, **kwargs)
+    seconds = time.perf_counter() - start
+    print(f"{label:<58} {seconds:8.3f} s")
+    return result, seconds
+
+
+def main() -> None:
+    places = load_template_set("places")
+
+    big = build_tree([60, 60, 60])  # 1 + 60 + 3,600 + 216,000 nodes
+    print(f"KG: {len(big.nodes):,} nodes, {len(big.edges):,} edges")
+    paths, seconds = timed("find_paths (200k-node KG)", find_paths, big)
+    print(f"  {len(paths):,} paths, {len(paths) / seconds:,.0f} paths/s")
+    relations, seconds = timed("extract_relations (200k-node KG)", extract_relations, big)
+    print(f"  {len(relations):,} relations, {len(relations) / seconds:,.0f} relations/s")
+
+    ten_k = relations[:10_000]
+    conversations, seconds = timed(
+        "build_conversations (10,000 relations)", build_conversations, big, ten_k, places
+    )
+    calls = sum(len(c.turns) for c in conversations)
+    print(f"  {len(conversations):,} conversations, {calls:,} model calls")
+
+    replies = ["Yes.", "**No**", "No, it is not.", "I don't know.", "Yes, but ..."] * 12_000
+    _, seconds = timed("parse_answer x 60,000", lambda: [parse_answer(r) for r in replies])
+    print(f"  {len(replies) / seconds:,.0f} answers/s")
+    huge = "No. " + "blah " * 200_000
+    _, seconds = timed(
+        "parse_answer on a 1 MB reply x 100", lambda: [parse_answer(huge) for _ in range(100)]
+    )
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rec.jsonl"
+        with path.open("w", encoding="utf-8") as out:
+            for conversation in conversations:
+                texts = [query.text for query in conversation.turns]
+                for turn in range(len(texts)):
+                    record = {"messages": texts[: turn + 1], "kind": conversation.kind}
+                    out.write(json.dumps({**record, "answer": "Yes"}) + "\n")
+        model, _ = timed("ReplayModel load (60,000 lines)", ReplayModel, path)
+        _, seconds = timed(
+            "ReplayModel.prepare (40,000 conversations)", model.prepare, conversations
+        )
+
+        async def ask_all() -> None:
+            for conversation in conversations:
+                for turn, query in enumerate(conversation.turns):
+                    request = ChatRequest(
+                        messages=(Message("user", query.text),),
+                        conversation_id=conversation.id,
+                        turn=turn,
+                        kind=conversation.kind,
+                    )
+                    await model.chat(request)
+
+        timed("ReplayModel.chat x 60,000", asyncio.run, ask_all())
+
+
+if __name__ == "__main__":
+    main()
