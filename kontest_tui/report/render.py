@@ -1,0 +1,251 @@
+"""Render an evaluation (or its Report JSON) and ensemble results as text, JSON, Markdown or CSV.
+
+- text: aligned plain-text tables (oracles, gap, coverage, then the first errors);
+- json: `Evaluation.to_json()` with sorted keys, indent 2;
+- markdown: the same tables as GitHub-flavoured Markdown;
+- csv: one row per metric, `metric,value`, metric names are the dotted JSON keys
+  (`tests.atomic`, `gap.per_template.t1.missing`, ...); `render_verdicts(evaluation, "csv")`
+  gives one row per verdict instead.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.records import Verdict
+from kontest_tui.mitigate.ensemble import CrossValidation
+from kontest_tui.oracles.evaluate import ORACLES, Evaluation
+
+FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
+ReportInput = Evaluation | Mapping[str, Any]
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InvalidInputError(
+            f"unknown report format {fmt!r}; choose one of {', '.join(FORMATS)}"
+        )
+    return fmt
+
+
+def render_report(evaluation: ReportInput, fmt: str = "text", *, max_errors: int = 20) -> str:
+    """The report of one session in `fmt`; text/markdown list up to `max_errors` errors
+    when given an `Evaluation` (a plain Report JSON mapping has no verdicts)."""
+    check_format(fmt)
+    report = evaluation.to_json() if isinstance(evaluation, Evaluation) else dict(evaluation)
+    verdicts = evaluation.verdicts if isinstance(evaluation, Evaluation) else []
+    if fmt == "json":
+        return json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return _csv_rows(("metric", "value"), flatten(report))
+    errors = [v for v in verdicts if v.error][:max_errors]
+    total_errors = sum(1 for v in verdicts if v.error)
+    if fmt == "markdown":
+        return _report_markdown(report, errors, total_errors)
+    return _report_text(report, errors, total_errors)
+
+
+def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") -> str:
+    """One row per verdict (csv, markdown, text) or a JSON list."""
+    check_format(fmt)
+    chosen = verdicts.verdicts if isinstance(verdicts, Evaluation) else list(verdicts)
+    header = ("oracle", "relation", "template", "error", "answers", "refs", "detail")
+    rows = [
+        (
+            v.oracle,
+            v.relation_id,
+            v.template_id or "",
+            "yes" if v.error else "no",
+            " ".join(str(a) for a in v.answers),
+            " ".join(f"{cid}#{turn}" for cid, turn in v.refs),
+            v.detail,
+        )
+        for v in chosen
+    ]
+    if fmt == "json":
+        return json.dumps([dict(zip(header, row, strict=True)) for row in rows], indent=2) + "\n"
+    if fmt == "csv":
+        return _csv_rows(header, rows)
+    if fmt == "markdown":
+        return _markdown_table(header, rows)
+    return _text_table(header, rows)
+
+
+def render_ensemble(result: CrossValidation | Mapping[str, Any], fmt: str = "text") -> str:
+    """Table 5 of the paper for one ensemble run: gap per template for the weighted ensemble
+    (cross-validated), majority vote and the models' mean, then the totals."""
+    check_format(fmt)
+    data = result.to_json() if isinstance(result, CrossValidation) else dict(result)
+    if fmt == "json":
+        return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        return _csv_rows(("metric", "value"), flatten(data))
+    header = ("template", "weighted", "majority", "models (mean)")
+    rows = [
+        (
+            template_id,
+            _count_pct(cells["weighted"]),
+            _count_pct(cells["majority"]),
+            _count_pct(cells["models_mean"]),
+        )
+        for template_id, cells in data["per_template"].items()
+    ]
+    totals = data["all"]
+    rows.append(
+        (
+            "all",
+            f"{totals['weighted']} ({totals['weighted_improvement_pct']:+.2f}%)",
+            f"{totals['majority']} ({totals['majority_improvement_pct']:+.2f}%)",
+            _number(totals["models_mean"]),
+        )
+    )
+    weights = ", ".join(f"{name} {weight:.3f}" for name, weight in data["weights"].items())
+    title = (
+        f"Ensemble of {len(data['models'])} models, {data['relations']} relations, "
+        f"{data['k']}-fold cross-validation (seed {data['seed']})"
+    )
+    note = "all: gap summed over templates (improvement over the models' mean gap)"
+    if fmt == "markdown":
+        return (
+            f"## {title}\n\nWeights (all relations): {weights}\n\n"
+            + _markdown_table(header, rows)
+            + f"\n{note}\n"
+        )
+    return f"{title}\nWeights (all relations): {weights}\n\n{_text_table(header, rows)}{note}\n"
+
+
+def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """Nested mappings as (dotted key, value) rows; lists are JSON-encoded, None is empty."""
+    rows: list[tuple[str, str]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, Mapping):
+            rows.extend(flatten(value, name + "."))
+        elif isinstance(value, list):
+            rows.append((name, json.dumps(value, ensure_ascii=False)))
+        else:
+            rows.append((name, "" if value is None else str(value)))
+    return rows
+
+
+def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    tests, errors = report["tests"], report["errors"]
+    names = [name for name in ORACLES if name in tests] + [n for n in tests if n not in ORACLES]
+    oracle_rows = [
+        (name, str(tests[name]), str(errors.get(name, 0)), _rate(errors.get(name, 0), tests[name]))
+        for name in names
+    ]
+    total_tests = sum(tests.values())
+    oracle_rows.append(
+        ("total", str(total_tests), str(errors["total"]), _rate(errors["total"], total_tests))
+    )
+    gap = report["gap"]
+    gap_rows = [
+        (template_id, str(cell["missing"]), f"{cell['pct']:.2f}%")
+        for template_id, cell in gap["per_template"].items()
+    ]
+    gap_rows.append(
+        ("intersection", str(gap["intersection"]["missing"]), f"{gap['intersection']['pct']:.2f}%")
+    )
+    return oracle_rows, gap_rows
+
+
+def _headline(report: Mapping[str, Any]) -> list[str]:
+    coverage = report["coverage"]
+    lines = [
+        f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
+        f"Relations {report['relations']}  queries {report['queries']}  executions "
+        f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']})",
+        f"Coverage {coverage['covered']} of {report['relations']} relations ({coverage['pct']:.2f}%)",
+    ]
+    pending = report.get("pending_relations")
+    if pending:
+        lines.append(f"Pending: {pending} relations still waiting for answers")
+    return lines
+
+
+def _report_text(report: Mapping[str, Any], errors: Sequence[Verdict], total_errors: int) -> str:
+    oracle_rows, gap_rows = _report_rows(report)
+    parts = ["\n".join(["KONTEST report", *_headline(report)]), ""]
+    parts.append(_text_table(("oracle", "tests", "errors", "rate"), oracle_rows))
+    parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
+    if errors:
+        shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
+        parts.append(f"Errors ({shown}):")
+        parts.extend(f"  {_describe(v)}" for v in errors)
+        parts.append("")
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _report_markdown(
+    report: Mapping[str, Any], errors: Sequence[Verdict], total_errors: int
+) -> str:
+    oracle_rows, gap_rows = _report_rows(report)
+    parts = ["# KONTEST report", "", *(f"- {line}" for line in _headline(report)), ""]
+    parts.append("## Tests and errors\n")
+    parts.append(_markdown_table(("oracle", "tests", "errors", "rate"), oracle_rows))
+    parts.append("## Knowledge gap\n")
+    parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))
+    if errors:
+        shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
+        parts.append(f"## Errors ({shown})\n")
+        parts.extend(f"- {_escape_markdown(_describe(v))}" for v in errors)
+        parts.append("")
+    return "\n".join(parts).rstrip("\n") + "\n"
+
+
+def _describe(verdict: Verdict) -> str:
+    template = f" [{verdict.template_id}]" if verdict.template_id else ""
+    return f"{verdict.oracle} {verdict.relation_id}{template}: {verdict.detail}"
+
+
+def _rate(errors: int, tests: int) -> str:
+    return f"{100.0 * errors / tests:.1f}%" if tests else "-"
+
+
+def _count_pct(cell: Mapping[str, Any]) -> str:
+    return f"{_number(cell['missing'])} ({cell['pct']:.2f}%)"
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [len(h) for h in header]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        first = cells[0].ljust(widths[0])
+        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+        return "  ".join([first, *rest]).rstrip()
+
+    ruler = "  ".join("-" * w for w in widths)
+    return "\n".join([line(header), ruler, *(line(row) for row in rows)]) + "\n"
+
+
+def _escape_markdown(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(_escape_markdown(cell) for cell in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _csv_rows(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buffer.getvalue()

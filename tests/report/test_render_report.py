@@ -1,0 +1,162 @@
+"""Every renderer on one small evaluation whose numbers are worked out by hand.
+
+Path a -> b -> c (relations a>b, a>c, b>c), templates t1, t2; answers:
+    a>b: Q1 yes, Q2 yes, A yes/yes, B yes/yes   -> 5 tests, 0 errors
+    b>c: Q1 yes, Q2 yes, A yes/yes, B yes/yes   -> 5 tests, 0 errors
+    a>c: Q1 no,  Q2 yes, A no/yes,  B yes/no    -> atomic error, intra A error, intra B error,
+         inter Q2(yes) vs A2(yes) ok, Q1(no) vs B2(no) ok -> 5 tests, 3 errors
+Metamorphic: atomic 3/1, intra 6/2, inter 6/0. Ontological: a>c under t1 is no while a>b and
+b>c are yes -> 1 error; under t2 yes -> no error: 2 tests, 1 error. Total 17 tests, 4 errors.
+Gap: t1 {a>c} 1 (33.33%), t2 0, intersection 0; coverage 3 (100%). 18 executions, all valid.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.records import Answer, Conversation, Query, Relation
+from kontest_tui.mitigate.ensemble import ModelAnswers, cross_validate
+from kontest_tui.oracles.evaluate import evaluate
+from kontest_tui.report.render import render_ensemble, render_report, render_verdicts
+
+Y, N = Answer.YES, Answer.NO
+
+
+def build_evaluation():
+    path = ["a", "b", "c"]
+    relations = [
+        Relation(f"{path[i]}>{path[j]}", path[i], path[j], "contains", tuple(path[i : j + 1]))
+        for i in range(3)
+        for j in range(i + 1, 3)
+    ]
+    script = {
+        "a>b": [[Y], [Y], [Y, Y], [Y, Y]],
+        "b>c": [[Y], [Y], [Y, Y], [Y, Y]],
+        "a>c": [[N], [Y], [N, Y], [Y, N]],
+    }
+    conversations, answers = [], {}
+    for relation in relations:
+        q1 = Query(relation.id, "t1", f"Does {relation.parent} have {relation.child}?")
+        q2 = Query(relation.id, "t2", f"Is {relation.child} in {relation.parent}?")
+        shapes = [
+            ("atomic", "Q1", (q1,)),
+            ("atomic", "Q2", (q2,)),
+            ("sequential", "A", (q1, q2)),
+            ("sequential", "B", (q2, q1)),
+        ]
+        for (kind, label, turns), said in zip(shapes, script[relation.id], strict=True):
+            conversation = Conversation(f"{relation.id}#{label}", relation.id, kind, label, turns)
+            conversations.append(conversation)
+            for turn, answer in enumerate(said):
+                answers[(conversation.id, turn)] = answer
+    return evaluate(relations, conversations, answers, session="s7", model="sim:default")
+
+
+def test_json_is_sorted_report() -> None:
+    text = render_report(build_evaluation(), "json")
+    data = json.loads(text)
+    assert list(data) == sorted(data)
+    assert data["tests"] == {
+        "atomic": 3,
+        "sequential_intra": 6,
+        "sequential_inter": 6,
+        "ontological": 2,
+    }
+    assert data["errors"]["total"] == 4
+    assert data["gap"]["per_template"]["t1"] == {"missing": 1, "pct": 33.33}
+    assert data["coverage"] == {"covered": 3, "pct": 100.0}
+    assert text.startswith('{\n  "coverage"')
+
+
+def test_text_report_table() -> None:
+    text = render_report(build_evaluation(), "text")
+    lines = text.splitlines()
+    assert lines[0] == "KONTEST report"
+    assert "Session s7  model sim:default" in text
+    assert "executions 18 (valid 18, invalid 0)" in text
+    row: dict[str, list[str]] = {}
+    for line in lines:
+        if line.split():  # table rows first; the error list below repeats oracle names
+            row.setdefault(line.split()[0], line.split()[1:])
+    assert row["atomic"] == ["3", "1", "33.3%"]
+    assert row["sequential_intra"] == ["6", "2", "33.3%"]
+    assert row["sequential_inter"] == ["6", "0", "0.0%"]
+    assert row["ontological"] == ["2", "1", "50.0%"]
+    assert row["total"] == ["17", "4", "23.5%"]
+    assert row["t1"] == ["1", "33.33%"] and row["intersection"] == ["0", "0.00%"]
+    assert "Errors (all):" in text
+    assert "ontological a>c [t1]: missing edge a -> c" in text
+
+
+def test_text_report_from_plain_json_and_error_limit() -> None:
+    evaluation = build_evaluation()
+    from_dict = render_report(evaluation.to_json(), "text")
+    assert "Errors" not in from_dict and "total" in from_dict
+    limited = render_report(evaluation, "text", max_errors=1)
+    assert "Errors (first 1 of 4):" in limited
+
+
+def test_markdown_report() -> None:
+    text = render_report(build_evaluation(), "markdown")
+    assert text.startswith("# KONTEST report\n")
+    assert "| oracle | tests | errors | rate |" in text
+    assert "| atomic | 3 | 1 | 33.3% |" in text
+    assert "| t1 | 1 | 33.33% |" in text
+
+
+def test_csv_one_row_per_metric() -> None:
+    rows = list(csv.reader(io.StringIO(render_report(build_evaluation(), "csv"))))
+    assert rows[0] == ["metric", "value"]
+    metrics = dict(rows[1:])
+    assert metrics["tests.sequential_intra"] == "6"
+    assert metrics["errors.total"] == "4"
+    assert metrics["gap.per_template.t1.missing"] == "1"
+    assert metrics["gap.intersection.pct"] == "0.0"
+    assert metrics["templates"] == '["t1", "t2"]'
+
+
+def test_verdict_rows() -> None:
+    rows = list(csv.DictReader(io.StringIO(render_verdicts(build_evaluation(), "csv"))))
+    assert len(rows) == 17
+    errors = [r for r in rows if r["error"] == "yes"]
+    assert [r["oracle"] for r in errors] == [
+        "atomic",
+        "sequential_intra",
+        "sequential_intra",
+        "ontological",
+    ]
+    assert errors[0]["refs"] == "a>c#Q1#0 a>c#Q2#0"
+    assert errors[0]["answers"] == "no yes"
+
+
+def test_unknown_format_is_invalid_input() -> None:
+    with pytest.raises(InvalidInputError):
+        render_report(build_evaluation(), "html")
+
+
+def test_render_ensemble_all_formats() -> None:
+    ids = ("r1", "r2")
+
+    def model(name, errors, t1):
+        atomic = {(rid, "t1"): a for rid, a in zip(ids, t1, strict=True)}
+        return ModelAnswers(name, dict(zip(ids, errors, strict=True)), atomic, ids, ("t1",))
+
+    # Scores: A 5+5=10, B 0+0=0 -> weights 1, 0; the ensemble follows A: gap 0 (A says yes/yes).
+    # Majority of two needs both: r2 (A yes, B no) -> no: gap 1. Models: A 0, B 1 -> mean 0.5.
+    cv = cross_validate([model("A", [0, 0], [Y, Y]), model("B", [5, 5], [Y, N])], k=2, seed=0)
+    text = render_ensemble(cv, "text")
+    assert "Ensemble of 2 models, 2 relations, 2-fold cross-validation (seed 0)" in text
+    assert "A 1.000, B 0.000" in text
+    t1_row = next(line for line in text.splitlines() if line.startswith("t1"))
+    assert t1_row.split() == ["t1", "0", "(0.00%)", "1", "(50.00%)", "0.5", "(25.00%)"]
+    all_row = next(line for line in text.splitlines() if line.startswith("all"))
+    assert all_row.split() == ["all", "0", "(+100.00%)", "1", "(-100.00%)", "0.5"]
+    assert json.loads(render_ensemble(cv, "json"))["all"]["weighted"] == 0
+    assert "| t1 |" in render_ensemble(cv, "markdown")
+    metrics = dict(list(csv.reader(io.StringIO(render_ensemble(cv, "csv"))))[1:])
+    assert metrics["per_template.t1.majority.missing"] == "1"
