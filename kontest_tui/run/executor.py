@@ -1,0 +1,393 @@
+"""Ask a ChatModel a list of conversations: bounded concurrency, retries, cache, cancellation.
+
+`Executor.run(conversations, done)` calls `model.prepare(conversations)` once, then N workers
+(default 4) take conversations in generation order; the turns of one conversation are asked
+strictly in order, each seeing the earlier questions and the model's earlier answers
+(user, assistant, user, ...). Turns already in `done` (a resumed session) are not asked again;
+their stored text is the context of the next turn.
+
+Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
+backoff and jitter, honouring `retry_after`; a call that still fails is recorded as an error
+response (answer INVALID) and the run goes on. Each response goes to the sink (the store
+commits it at once) before the next event. Cancelling (`cancel()` or cancelling the task)
+stops the workers between awaits, so no half-written response exists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import re
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Protocol
+
+from kontest_tui.errors import KontestError, ModelError
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Response
+from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatResult, Message
+from kontest_tui.run.answers import parse_answer
+
+
+class ResponseSink(Protocol):
+    """Where finished responses go (the store binds a session id)."""
+
+    def save_response(self, response: Response, *, cached: bool = False) -> None: ...
+
+
+class ResponseCache(Protocol):
+    """A key -> (raw text, tokens) cache of successful answers."""
+
+    def cache_get(self, key: str) -> tuple[str, int] | None: ...
+
+    def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None: ...
+
+
+@dataclass(slots=True)
+class ExecutorConfig:
+    """How to ask: concurrency, retries, rate limit, cache use."""
+
+    concurrency: int = 4
+    max_attempts: int = 4  # calls per turn, the first one included
+    backoff_base: float = 0.5  # seconds before the 2nd attempt; doubles each time
+    backoff_max: float = 30.0
+    rate_limit: float | None = None  # model calls per second, None = unlimited
+    use_cache: bool = True
+    jitter_seed: int | None = None  # for reproducible backoff in tests
+
+
+@dataclass(slots=True)
+class Progress:
+    """Counts for the progress bar and the live view."""
+
+    total: int
+    done: int = 0
+    skipped: int = 0  # answered before this run (resume)
+    errors: Counter[str] = field(default_factory=Counter)  # failed calls by type
+    retries: int = 0
+    invalid: int = 0
+    cached: int = 0
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def finished(self) -> int:
+        return self.skipped + self.done
+
+    @property
+    def rate(self) -> float:
+        """Turns answered per second in this run."""
+        elapsed = time.monotonic() - self.started
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        """Seconds left at the current rate (None before the first answer)."""
+        rate = self.rate
+        return (self.total - self.finished) / rate if rate > 0 else None
+
+
+@dataclass(slots=True)
+class ExecutorEvents:
+    """Callbacks for the TUI and the progress bar (all optional, called in the loop thread)."""
+
+    on_token: Callable[[str, int, str], None] | None = None  # (conversation id, turn, text)
+    on_response: Callable[[Response], None] | None = None
+    on_progress: Callable[[Progress], None] | None = None
+    on_retry: Callable[[str, int, int, str], None] | None = None  # (conv, turn, attempt, error)
+
+
+@dataclass(slots=True)
+class RunResult:
+    progress: Progress
+    cancelled: bool = False
+
+
+def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> str:
+    """SHA-256 of (model spec, answer-shaping options, whole chat incl. system prompt)."""
+    shaping = asdict(options)
+    shaping.pop("timeout", None)
+    payload = json.dumps(
+        [spec, shaping, [[m.role, m.content] for m in messages]],
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=True,
+    )
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+_ERROR_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("429", re.compile(r"\b429\b|rate.?limit|too many requests", re.I)),
+    ("timeout", re.compile(r"time[sd]? ?out", re.I)),
+    ("5xx", re.compile(r"\b5\d\d\b|server error", re.I)),
+    ("stream", re.compile(r"stream|incomplete|connection (?:closed|reset)|disconnect", re.I)),
+    ("connection", re.compile(r"refused|cannot reach|connect", re.I)),
+    ("no answer", re.compile(r"no recorded answer", re.I)),
+)
+
+
+def classify_error(message: str) -> str:
+    """A short type for an error message: 429, timeout, 5xx, stream, connection, ... other."""
+    for name, pattern in _ERROR_TYPES:
+        if pattern.search(message):
+            return name
+    return "other"
+
+
+def is_cacheable(model: ChatModel) -> bool:
+    """Replay answers depend on ask order, not only on the chat: never cache them."""
+    flag = getattr(model, "cacheable", None)
+    if flag is not None:
+        return bool(flag)
+    return not model.spec.startswith("replay:")
+
+
+class RateLimiter:
+    """Spaces call starts at least 1/rate seconds apart (shared by all workers)."""
+
+    def __init__(self, rate: float) -> None:
+        self.interval = 1.0 / rate
+        self._next = 0.0
+        self._lock = asyncio.Lock()
+
+    async def wait(self) -> None:
+        async with self._lock:
+            now = time.monotonic()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            await asyncio.sleep(start - now)
+
+
+class Executor:
+    """Runs conversations against one model with one set of options."""
+
+    def __init__(
+        self,
+        model: ChatModel,
+        options: ChatOptions | None = None,
+        *,
+        config: ExecutorConfig | None = None,
+        sink: ResponseSink | None = None,
+        cache: ResponseCache | None = None,
+        events: ExecutorEvents | None = None,
+    ) -> None:
+        self.model = model
+        self.options = options or ChatOptions()
+        self.config = config or ExecutorConfig()
+        if self.config.concurrency < 1:
+            raise ValueError("concurrency must be at least 1")
+        if self.config.max_attempts < 1:
+            raise ValueError("max_attempts must be at least 1")
+        self.sink = sink
+        self.cache = cache if self.config.use_cache and is_cacheable(model) else None
+        self.events = events or ExecutorEvents()
+        self.responses: dict[AnswerKey, Response] = {}
+        self._random = random.Random(self.config.jitter_seed)
+        self._limiter = RateLimiter(self.config.rate_limit) if self.config.rate_limit else None
+        self._running = asyncio.Event()
+        self._running.set()
+        self._cancelled = False
+        self._tasks: list[asyncio.Task[None]] = []
+        self.progress = Progress(total=0)
+
+    # -- control hooks (TUI buttons, Ctrl-C) ----------------------------------------------
+
+    def pause(self) -> None:
+        """Finish the calls in flight, start no new one until `resume()`."""
+        self._running.clear()
+
+    def resume(self) -> None:
+        self._running.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._running.is_set()
+
+    def cancel(self) -> None:
+        """Stop now: calls in flight are abandoned (not stored), the run returns cancelled."""
+        self._cancelled = True
+        self._running.set()
+        for task in self._tasks:
+            task.cancel()
+
+    # -- the run --------------------------------------------------------------------------
+
+    async def run(
+        self,
+        conversations: Sequence[Conversation],
+        done: Mapping[AnswerKey, str] | None = None,
+    ) -> RunResult:
+        """Ask every turn not in `done` ((conversation, turn) -> stored raw text)."""
+        done = done or {}
+        self.model.prepare(conversations)
+        total = sum(len(c.turns) for c in conversations)
+        skipped = sum(1 for c in conversations for t in range(len(c.turns)) if (c.id, t) in done)
+        self.progress = Progress(total=total, skipped=skipped)
+        queue: asyncio.Queue[Conversation] = asyncio.Queue()
+        for conversation in conversations:
+            if any((conversation.id, t) not in done for t in range(len(conversation.turns))):
+                queue.put_nowait(conversation)
+        self._emit_progress()
+        workers = min(self.config.concurrency, max(queue.qsize(), 1))
+        self._tasks = [asyncio.create_task(self._work(queue, done)) for _ in range(workers)]
+        try:
+            await asyncio.gather(*self._tasks)
+        except BaseException as error:
+            # One worker failed (e.g. the store), the run was cancelled, or the caller's task
+            # was (Ctrl-C): stop every worker before returning or re-raising.
+            for task in self._tasks:
+                task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            if not (isinstance(error, asyncio.CancelledError) and self._cancelled):
+                raise
+        finally:
+            self._tasks = []
+        return RunResult(progress=self.progress, cancelled=self._cancelled)
+
+    async def _work(self, queue: asyncio.Queue[Conversation], done: Mapping[AnswerKey, str]) -> None:
+        while not queue.empty():
+            conversation = queue.get_nowait()
+            await self._ask_conversation(conversation, done)
+
+    async def _ask_conversation(
+        self, conversation: Conversation, done: Mapping[AnswerKey, str]
+    ) -> None:
+        messages: list[Message] = []
+        options = self.options
+        if conversation.system_prompt is not None and options.system_prompt is None:
+            options = _with_system_prompt(options, conversation.system_prompt)
+        for turn, query in enumerate(conversation.turns):
+            messages.append(Message("user", query.text))
+            stored = done.get((conversation.id, turn))
+            if stored is None:
+                await self._running.wait()
+                response = await self._ask_turn(conversation, turn, tuple(messages), options)
+                stored = response.raw
+            messages.append(Message("assistant", stored))
+
+    async def _ask_turn(
+        self,
+        conversation: Conversation,
+        turn: int,
+        messages: tuple[Message, ...],
+        options: ChatOptions,
+    ) -> Response:
+        key = None
+        if self.cache is not None:
+            key = cache_key(self.model.spec, options, _with_system(messages, options))
+            hit = self.cache.cache_get(key)
+            if hit is not None:
+                raw, tokens = hit
+                response = Response(conversation.id, turn, raw, parse_answer(raw), None, 0.0, tokens, 0)
+                self._finish(response, cached=True)
+                return response
+        request = ChatRequest(
+            messages=messages,
+            options=options,
+            conversation_id=conversation.id,
+            turn=turn,
+            kind=conversation.kind,
+        )
+        on_token = None
+        if self.events.on_token is not None:
+            callback = self.events.on_token
+            conversation_id = conversation.id
+
+            def on_token(text: str) -> None:
+                callback(conversation_id, turn, text)
+
+        attempt = 0
+        while True:
+            attempt += 1
+            if self._limiter is not None:
+                await self._limiter.wait()
+            started = time.perf_counter()
+            try:
+                result = await self._call(request, on_token)
+            except ModelError as error:
+                message = str(error) or type(error).__name__
+                if error.retryable and attempt < self.config.max_attempts:
+                    self.progress.retries += 1
+                    if self.events.on_retry is not None:
+                        self.events.on_retry(conversation.id, turn, attempt, message)
+                    await asyncio.sleep(self._backoff(attempt, error.retry_after))
+                    continue
+                self.progress.errors[classify_error(message)] += 1
+                latency = (time.perf_counter() - started) * 1000.0
+                response = Response(
+                    conversation.id, turn, "", Answer.INVALID, message, latency, 0, attempt
+                )
+                self._finish(response)
+                return response
+            latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
+            raw = result.text
+            response = Response(
+                conversation.id, turn, raw, parse_answer(raw), None, latency, result.tokens, attempt
+            )
+            if key is not None and self.cache is not None:
+                self.cache.cache_put(key, self.model.spec, raw, result.tokens)
+            self._finish(response)
+            return response
+
+    async def _call(
+        self, request: ChatRequest, on_token: Callable[[str], None] | None
+    ) -> ChatResult:
+        """One model call; unexpected failures become ModelErrors (timeouts retryable)."""
+        try:
+            async with asyncio.timeout(request.options.timeout + 5.0):
+                return await self.model.chat(request, on_token)
+        except ModelError:
+            raise
+        except TimeoutError:
+            raise ModelError(
+                f"timed out after {request.options.timeout:g} s", retryable=True
+            ) from None
+        except KontestError as error:
+            raise ModelError(str(error)) from None
+        except (OSError, ValueError, RuntimeError, UnicodeError) as error:
+            raise ModelError(f"{type(error).__name__}: {error}") from None
+
+    def _backoff(self, attempt: int, retry_after: float | None) -> float:
+        """Exponential backoff with jitter (x0.5..1.5); a server's Retry-After wins if longer."""
+        delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
+        delay *= 0.5 + self._random.random()
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.config.backoff_max))
+        return delay
+
+    def _finish(self, response: Response, *, cached: bool = False) -> None:
+        if self.sink is not None:
+            self.sink.save_response(response, cached=cached)
+        self.responses[response.conversation_id, response.turn] = response
+        progress = self.progress
+        progress.done += 1
+        if cached:
+            progress.cached += 1
+        if response.answer is Answer.INVALID and response.error is None:
+            progress.invalid += 1
+        if self.events.on_response is not None:
+            self.events.on_response(response)
+        self._emit_progress()
+
+    def _emit_progress(self) -> None:
+        if self.events.on_progress is not None:
+            self.events.on_progress(self.progress)
+
+
+def _with_system_prompt(options: ChatOptions, system_prompt: str) -> ChatOptions:
+    return ChatOptions(
+        temperature=options.temperature,
+        seed=options.seed,
+        max_tokens=options.max_tokens,
+        timeout=options.timeout,
+        system_prompt=system_prompt,
+    )
+
+
+def _with_system(messages: Sequence[Message], options: ChatOptions) -> tuple[Message, ...]:
+    if options.system_prompt:
+        return (Message("system", options.system_prompt), *messages)
+    return tuple(messages)

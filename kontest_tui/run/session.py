@@ -1,0 +1,226 @@
+"""Sessions: create one (KG -> relations -> conversations, stored), run or resume it, evaluate it.
+
+A session snapshots everything a run needs (KG, template set, template ids, model spec
+without secrets, chat options, seed), so `resume_session` needs only the store: it asks
+the turns that have no response row yet, in generation order, a sequential conversation
+whose first turn is stored going on at turn 2 with the stored answer as context.
+The final evaluation (oracles.evaluate) is stored as the session's verdicts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from kontest_tui.errors import KontestError, ModelSpecError
+from kontest_tui.generate.conversations import build_suite
+from kontest_tui.generate.records import Conversation, Relation, Response
+from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.io import graph_from_dict, graph_to_dict
+from kontest_tui.models.base import ChatModel, ChatOptions
+from kontest_tui.oracles.evaluate import Evaluation, evaluate
+from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
+from kontest_tui.store.database import Store
+from kontest_tui.store.records import template_set_to_dict
+from kontest_tui.store.schema import now_iso
+
+
+@dataclass(slots=True)
+class SessionOutcome:
+    """What a run of a session ended with."""
+
+    session_id: str
+    status: str  # done | cancelled
+    result: RunResult
+    evaluation: Evaluation
+
+
+class _SessionSink:
+    """Binds a session id to the store's response writer (what the executor calls)."""
+
+    def __init__(self, store: Store, session_id: str) -> None:
+        self.store = store
+        self.session_id = session_id
+
+    def save_response(self, response: Response, *, cached: bool = False) -> None:
+        self.store.save_response(self.session_id, response, cached=cached)
+
+
+def limit_relations(
+    relations: Sequence[Relation], conversations: Sequence[Conversation], limit: int | None
+) -> tuple[list[Relation], list[Conversation]]:
+    """The first `limit` relations and their conversations (all when limit is None)."""
+    if limit is None:
+        return list(relations), list(conversations)
+    if limit < 1:
+        raise ValueError("limit must be at least 1")
+    kept = list(relations[:limit])
+    ids = {relation.id for relation in kept}
+    return kept, [c for c in conversations if c.relation_id in ids]
+
+
+def options_to_dict(options: ChatOptions) -> dict[str, Any]:
+    return asdict(options)
+
+
+def options_from_dict(data: dict[str, Any]) -> ChatOptions:
+    known = {f.name for f in fields(ChatOptions)}
+    return ChatOptions(**{key: value for key, value in data.items() if key in known})
+
+
+def create_session(
+    store: Store,
+    kg: KnowledgeGraph,
+    model_spec: str,
+    *,
+    kg_name: str | None = None,
+    depth: int | None = None,
+    per_path: bool = False,
+    template_set: TemplateSet | str | None = None,
+    template_ids: Sequence[str] | None = None,
+    options: ChatOptions | None = None,
+    seed: int = 0,
+    limit: int | None = None,
+    conversations: Sequence[Conversation] | None = None,
+    relations: Sequence[Relation] | None = None,
+) -> str:
+    """Generate (unless given) and store a session's relations and conversations; return its id.
+
+    When `options` has no system prompt, the template set's is used; its seed defaults to `seed`.
+    """
+    suite = build_suite(
+        kg, depth=depth, per_path=per_path, template_set=template_set, template_ids=template_ids
+    )
+    chosen_relations = list(relations) if relations is not None else suite.relations
+    chosen = list(conversations) if conversations is not None else suite.conversations
+    chosen_relations, chosen = limit_relations(chosen_relations, chosen, limit)
+    options = options or ChatOptions(temperature=suite.template_set.temperature)
+    if options.system_prompt is None or options.seed is None:
+        options = ChatOptions(
+            temperature=options.temperature,
+            seed=seed if options.seed is None else options.seed,
+            max_tokens=options.max_tokens,
+            timeout=options.timeout,
+            system_prompt=options.system_prompt or suite.template_set.system_prompt,
+        )
+    return store.create_session(
+        kg_name=kg_name or kg.name,
+        kg_json=graph_to_dict(kg),
+        templates_json=template_set_to_dict(suite.template_set),
+        template_ids=suite.template_ids,
+        model=model_spec,
+        options=options_to_dict(options),
+        relations=chosen_relations,
+        conversations=chosen,
+        labels={node_id: node.label for node_id, node in kg.nodes.items()},
+        seed=seed,
+        depth=depth,
+        per_path=per_path,
+    )
+
+
+def session_graph(store: Store, session_id: str) -> KnowledgeGraph:
+    """The KG snapshot a session was created from."""
+    row = store.get_session(session_id)
+    return graph_from_dict(row["kg_json"], origin=f"session {session_id}")
+
+
+def session_options(store: Store, session_id: str) -> ChatOptions:
+    return options_from_dict(store.get_session(session_id)["options_json"])
+
+
+def open_session_model(
+    spec: str, kg: KnowledgeGraph | None = None, options: ChatOptions | None = None, seed: int = 0
+) -> ChatModel:
+    """The ChatModel for a spec (models.specs.open_model; replay works without it)."""
+    try:
+        from kontest_tui.models.specs import open_model
+    except ImportError:
+        if spec.startswith("replay:"):
+            from kontest_tui.models.replay import ReplayModel
+
+            return ReplayModel(spec.removeprefix("replay:"))
+        raise ModelSpecError(f"model clients are not available for {spec!r}") from None
+    return open_model(spec, kg=kg, options=options, seed=seed)
+
+
+def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Evaluation:
+    """All oracles and metrics over the session's stored answers (verdicts stored if `save`)."""
+    row = store.get_session(session_id)
+    evaluation = evaluate(
+        store.load_relations(session_id),
+        store.load_conversations(session_id),
+        store.load_answers(session_id),
+        session=session_id,
+        model=row["model"],
+    )
+    if save:
+        store.replace_verdicts(session_id, evaluation.verdicts)
+    return evaluation
+
+
+async def run_session(
+    store: Store,
+    session_id: str,
+    model: ChatModel,
+    *,
+    config: ExecutorConfig | None = None,
+    events: ExecutorEvents | None = None,
+    on_executor: Callable[[Executor], None] | None = None,
+) -> SessionOutcome:
+    """Ask every turn of the session that has no response yet, then evaluate and store verdicts.
+
+    Works for a new session and for a resumed one alike. `on_executor` receives the executor
+    before it starts (the TUI keeps it for its pause / resume / cancel buttons). Cancelling
+    the calling task (Ctrl-C) marks the session cancelled and re-raises.
+    """
+    row = store.get_session(session_id)
+    conversations = store.load_conversations(session_id)
+    done = {key: response.raw for key, response in store.load_responses(session_id).items()}
+    options = options_from_dict(row["options_json"])
+    executor = Executor(
+        model,
+        options,
+        config=config,
+        sink=_SessionSink(store, session_id),
+        cache=store,
+        events=events,
+    )
+    if on_executor is not None:
+        on_executor(executor)
+    store.update_session(
+        session_id, status="running", started=row["started"] or now_iso(), message=None
+    )
+    clock = time.monotonic()
+    elapsed = row["elapsed_s"] or 0.0
+
+    def close(status: str, message: str | None = None) -> None:
+        store.refresh_counts(session_id)
+        finished = now_iso() if status == "done" else None
+        store.update_session(
+            session_id,
+            status=status,
+            finished=finished,
+            elapsed_s=elapsed + time.monotonic() - clock,
+            message=message,
+        )
+
+    try:
+        result = await executor.run(conversations, done)
+    except (asyncio.CancelledError, KeyboardInterrupt):
+        close("cancelled", "interrupted")
+        raise
+    except KontestError as error:
+        close("failed", str(error))
+        raise
+    except Exception as error:
+        close("failed", f"{type(error).__name__}: {error}")
+        raise
+    status = "cancelled" if result.cancelled else "done"
+    close(status, "cancelled" if result.cancelled else None)
+    evaluation = evaluate_session(store, session_id, save=True)
+    return SessionOutcome(session_id, status, result, evaluation)

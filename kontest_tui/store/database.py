@@ -1,0 +1,415 @@
+"""The session database: one SQLite file (WAL, foreign keys) read and written through `Store`.
+
+Every response is one INSERT committed on its own, so a killed run loses at most the calls in
+flight and never leaves half a row. Readers are generators of dicts (or records). A `Store`
+holds one sqlite3 connection: open it in the thread that uses it (the TUI opens one per
+worker thread). Failures raise `StoreError` with one line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import sqlite3
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import sqlite_utils
+
+from kontest_tui import paths
+from kontest_tui.errors import StoreError
+from kontest_tui.generate.records import (
+    Answer,
+    AnswerKey,
+    Conversation,
+    Relation,
+    Response,
+    Verdict,
+)
+
+from .records import (
+    conversation_to_row,
+    dump_json,
+    relation_to_row,
+    row_to_conversation,
+    row_to_relation,
+    row_to_response,
+    row_to_verdict,
+    verdict_to_row,
+)
+from .schema import SCHEMA_VERSION, apply_migrations, now_iso, read_version
+
+STATUSES = ("created", "running", "paused", "cancelled", "done", "failed")
+UNFINISHED = ("created", "running", "paused", "cancelled", "failed")
+
+_RESPONSE_INSERT = (
+    "INSERT INTO responses (session, conversation, turn, raw, answer, error, latency_ms,"
+    " tokens, attempts, created, cached) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+# user:password@ in a URL (never stored).
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+SECRET_ENV_VARS = ("OPENAI_API_KEY",)
+
+
+def redact_spec(spec: str) -> str:
+    """A model spec safe to store: URL credentials and any secret env var value removed."""
+    spec = _URL_CREDENTIALS.sub("", spec)
+    for name in SECRET_ENV_VARS:
+        value = os.environ.get(name)
+        if value and len(value) >= 4:
+            spec = spec.replace(value, "***")
+    return spec
+
+
+def new_session_id() -> str:
+    """A sortable, readable id: UTC time plus 4 random hex digits."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+class Store:
+    """The session database at `path` (default: paths.default_db_path()), migrated on open."""
+
+    def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
+        self.path = Path(path) if path is not None else paths.default_db_path()
+        if not create and not self.path.exists():
+            raise StoreError(f"no session database at {self.path}")
+        if self.path.is_dir():
+            raise StoreError(f"{self.path} is a directory, not a session database")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+        except (OSError, sqlite3.Error) as error:
+            raise StoreError(f"cannot open session database {self.path}: {error}") from None
+        self.conn = conn
+        try:
+            self._set_up()
+        except sqlite3.DatabaseError as error:
+            conn.close()
+            raise StoreError(f"{self.path} is not a kontest session database ({error})") from None
+        except StoreError:
+            conn.close()
+            raise
+        self.db = sqlite_utils.Database(conn)
+
+    def _set_up(self) -> None:
+        conn = self.conn
+        conn.execute("PRAGMA busy_timeout = 10000")
+        version = read_version(conn)
+        if version is None:
+            raise StoreError(
+                f"{self.path} is not a kontest session database (it holds other tables)"
+            )
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"{self.path} has schema version {version}, newer than this kontest "
+                f"({SCHEMA_VERSION}); upgrade kontest-tui"
+            )
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode})")
+        # NORMAL in WAL mode: a commit survives a killed process (not a power cut) and
+        # costs no fsync, which keeps the per-response commit far below a millisecond.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if version < SCHEMA_VERSION:
+            apply_migrations(conn)
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def version(self) -> int:
+        return read_version(self.conn) or 0
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction: all or nothing."""
+        conn = self.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
+        try:
+            cursor = self.conn.execute(sql, params)
+        except sqlite3.Error as error:
+            raise StoreError(f"{self.path}: {error}") from None
+        columns = [column[0] for column in cursor.description or ()]
+        for row in cursor:
+            yield dict(zip(columns, row, strict=True))
+
+    @staticmethod
+    def _insert_rows(conn: sqlite3.Connection, table: str, rows: Iterable[dict[str, Any]]) -> None:
+        rows = list(rows)
+        if not rows:
+            return
+        columns = list(rows[0])
+        sql = (
+            f"INSERT INTO {table} ({', '.join(columns)}) "
+            f"VALUES ({', '.join('?' for _ in columns)})"
+        )
+        conn.executemany(sql, [tuple(row[c] for c in columns) for row in rows])
+
+    # -- sessions -------------------------------------------------------------------------
+
+    def create_session(
+        self,
+        *,
+        kg_name: str,
+        kg_json: Mapping[str, Any],
+        templates_json: Mapping[str, Any],
+        template_ids: Sequence[str],
+        model: str,
+        options: Mapping[str, Any],
+        relations: Sequence[Relation],
+        conversations: Sequence[Conversation],
+        labels: Mapping[str, str],
+        seed: int = 0,
+        depth: int | None = None,
+        per_path: bool = False,
+        session_id: str | None = None,
+    ) -> str:
+        """Store a new session with its relations and conversations in one transaction."""
+        session_id = session_id or new_session_id()
+        stamp = now_iso()
+        planned = sum(len(conversation.turns) for conversation in conversations)
+        row = {
+            "id": session_id,
+            "created": stamp,
+            "updated": stamp,
+            "status": "created",
+            "kg_name": kg_name,
+            "kg_json": dump_json(kg_json),
+            "templates_json": dump_json(templates_json),
+            "template_ids": dump_json(list(template_ids)),
+            "model": redact_spec(model),
+            "options_json": dump_json(dict(options)),
+            "seed": seed,
+            "depth": depth,
+            "per_path": int(per_path),
+            "relations": len(relations),
+            "conversations": len(conversations),
+            "planned": planned,
+        }
+        try:
+            with self.transaction() as conn:
+                self._insert_rows(conn, "sessions", [row])
+                self._insert_rows(
+                    conn,
+                    "relations",
+                    (
+                        relation_to_row(session_id, position, relation, labels)
+                        for position, relation in enumerate(relations)
+                    ),
+                )
+                self._insert_rows(
+                    conn,
+                    "conversations",
+                    (
+                        conversation_to_row(session_id, position, conversation)
+                        for position, conversation in enumerate(conversations)
+                    ),
+                )
+        except sqlite3.IntegrityError as error:
+            raise StoreError(f"cannot store session {session_id}: {error}") from None
+        return session_id
+
+    def iter_sessions(self) -> Iterator[dict[str, Any]]:
+        """Every session, oldest first, without the large snapshot columns."""
+        yield from self._query(
+            "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
+            " planned, answered, errors, retries, started, finished, elapsed_s, message"
+            " FROM sessions ORDER BY created, id"
+        )
+
+    def session_ids(self) -> list[str]:
+        return [row["id"] for row in self._query("SELECT id FROM sessions ORDER BY created, id")]
+
+    def get_session(self, session_id: str) -> dict[str, Any]:
+        """The session row (snapshots decoded); StoreError listing the known ids otherwise."""
+        rows = list(self._query("SELECT * FROM sessions WHERE id = ?", (session_id,)))
+        if not rows:
+            ids = self.session_ids()
+            known = ", ".join(ids[-10:]) if ids else "none yet"
+            more = f" (and {len(ids) - 10} older)" if len(ids) > 10 else ""
+            raise StoreError(
+                f"no session {session_id!r} in {self.path} (sessions: {known}{more})"
+            )
+        row = rows[0]
+        for column in ("kg_json", "templates_json", "template_ids", "options_json"):
+            row[column] = json.loads(row[column])
+        return row
+
+    def latest_session(self, *, unfinished: bool = False) -> str | None:
+        """The id of the newest session (only not-done ones when `unfinished`), or None."""
+        sql = "SELECT id FROM sessions"
+        params: tuple[str, ...] = ()
+        if unfinished:
+            sql += f" WHERE status IN ({', '.join('?' for _ in UNFINISHED)})"
+            params = UNFINISHED
+        rows = list(self._query(sql + " ORDER BY created DESC, id DESC LIMIT 1", params))
+        return rows[0]["id"] if rows else None
+
+    def resolve_session(self, session_id: str | None, *, unfinished: bool = False) -> str:
+        """`session_id` checked to exist, or the latest session; StoreError when none."""
+        if session_id:
+            self.get_session(session_id)
+            return session_id
+        latest = self.latest_session(unfinished=unfinished)
+        if latest is None:
+            what = "unfinished session" if unfinished else "session"
+            raise StoreError(f"no {what} in {self.path}")
+        return latest
+
+    def update_session(self, session_id: str, **fields: Any) -> None:
+        """Set columns of a session row (and `updated`); status must be a known one."""
+        status = fields.get("status")
+        if status is not None and status not in STATUSES:
+            raise StoreError(f"unknown session status {status!r}")
+        fields["updated"] = now_iso()
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        try:
+            self.conn.execute(
+                f"UPDATE sessions SET {assignments} WHERE id = ?", (*fields.values(), session_id)
+            )
+        except sqlite3.Error as error:
+            raise StoreError(f"cannot update session {session_id}: {error}") from None
+
+    def refresh_counts(self, session_id: str) -> dict[str, int]:
+        """Recount answered / error / retry totals from the responses and store them."""
+        row = self.conn.execute(
+            "SELECT COUNT(*), COALESCE(SUM(error IS NOT NULL), 0),"
+            " COALESCE(SUM(MAX(attempts - 1, 0)), 0) FROM responses WHERE session = ?",
+            (session_id,),
+        ).fetchone()
+        counts = {"answered": row[0], "errors": row[1], "retries": row[2]}
+        self.update_session(session_id, **counts)
+        return counts
+
+    def delete_session(self, session_id: str) -> None:
+        self.get_session(session_id)
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM responses WHERE session = ?", (session_id,))
+            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+
+    # -- relations and conversations ------------------------------------------------------
+
+    def iter_relations(self, session_id: str) -> Iterator[dict[str, Any]]:
+        yield from self._query(
+            "SELECT * FROM relations WHERE session = ? ORDER BY position", (session_id,)
+        )
+
+    def load_relations(self, session_id: str) -> list[Relation]:
+        return [row_to_relation(row) for row in self.iter_relations(session_id)]
+
+    def iter_conversations(self, session_id: str) -> Iterator[dict[str, Any]]:
+        yield from self._query(
+            "SELECT * FROM conversations WHERE session = ? ORDER BY position", (session_id,)
+        )
+
+    def load_conversations(self, session_id: str) -> list[Conversation]:
+        return [row_to_conversation(row) for row in self.iter_conversations(session_id)]
+
+    # -- responses ------------------------------------------------------------------------
+
+    def save_response(self, session_id: str, response: Response, *, cached: bool = False) -> None:
+        """Insert one response and commit it (a duplicate (conversation, turn) is an error)."""
+        try:
+            self.conn.execute(
+                _RESPONSE_INSERT,
+                (
+                    session_id,
+                    response.conversation_id,
+                    response.turn,
+                    response.raw,
+                    response.answer.value,
+                    response.error,
+                    response.latency_ms,
+                    response.tokens,
+                    response.attempts,
+                    now_iso(),
+                    int(cached),
+                ),
+            )
+        except sqlite3.Error as error:
+            raise StoreError(
+                f"cannot store the response to {response.conversation_id} turn "
+                f"{response.turn}: {error}"
+            ) from None
+
+    def iter_responses(self, session_id: str) -> Iterator[dict[str, Any]]:
+        """Response rows in conversation order, then turn."""
+        yield from self._query(
+            "SELECT r.* FROM responses r JOIN conversations c"
+            " ON c.session = r.session AND c.id = r.conversation"
+            " WHERE r.session = ? ORDER BY c.position, r.turn",
+            (session_id,),
+        )
+
+    def load_responses(self, session_id: str) -> dict[AnswerKey, Response]:
+        return {
+            (row["conversation"], row["turn"]): row_to_response(row)
+            for row in self.iter_responses(session_id)
+        }
+
+    def load_answers(self, session_id: str) -> dict[AnswerKey, Answer]:
+        """(conversation id, turn) -> parsed answer: what the oracles read."""
+        return {
+            (row["conversation"], row["turn"]): Answer(row["answer"])
+            for row in self._query(
+                "SELECT conversation, turn, answer FROM responses WHERE session = ?",
+                (session_id,),
+            )
+        }
+
+    # -- verdicts -------------------------------------------------------------------------
+
+    def replace_verdicts(self, session_id: str, verdicts: Iterable[Verdict]) -> int:
+        """Replace the session's verdicts with `verdicts` in one transaction; return the count."""
+        rows = [verdict_to_row(session_id, verdict) for verdict in verdicts]
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
+            self._insert_rows(conn, "verdicts", rows)
+        return len(rows)
+
+    def iter_verdicts(self, session_id: str) -> Iterator[dict[str, Any]]:
+        yield from self._query(
+            "SELECT * FROM verdicts WHERE session = ? ORDER BY id", (session_id,)
+        )
+
+    def load_verdicts(self, session_id: str) -> list[Verdict]:
+        return [row_to_verdict(row) for row in self.iter_verdicts(session_id)]
+
+    # -- response cache -------------------------------------------------------------------
+
+    def cache_get(self, key: str) -> tuple[str, int] | None:
+        """(raw text, tokens) cached for `key`, or None."""
+        row = self.conn.execute(
+            "SELECT raw, tokens FROM response_cache WHERE key = ?", (key,)
+        ).fetchone()
+        return (row[0], row[1]) if row is not None else None
+
+    def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None:
+        self.conn.execute(
+            "INSERT OR REPLACE INTO response_cache (key, model, raw, tokens, created)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (key, redact_spec(model), raw, tokens, now_iso()),
+        )

@@ -1,0 +1,162 @@
+"""Conversions between the engine's records and the session database's rows (JSON columns).
+
+Kept apart from the Store so the exporter, the TUI and tests can turn rows back into records
+without a connection.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kontest_tui.generate.records import (
+    Answer,
+    Conversation,
+    Query,
+    Relation,
+    Response,
+    TestKind,
+    Verdict,
+)
+from kontest_tui.generate.templates import Template, TemplateSet, parse_template_set
+
+
+def dump_json(value: object) -> str:
+    """Compact, deterministic JSON text (non-ASCII kept readable)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def relation_to_row(
+    session: str, position: int, relation: Relation, labels: Mapping[str, str]
+) -> dict[str, Any]:
+    return {
+        "session": session,
+        "id": relation.id,
+        "position": position,
+        "parent": relation.parent,
+        "child": relation.child,
+        "parent_label": labels.get(relation.parent, relation.parent),
+        "child_label": labels.get(relation.child, relation.child),
+        "type": relation.type,
+        "path": dump_json(list(relation.path)),
+    }
+
+
+def row_to_relation(row: Mapping[str, Any]) -> Relation:
+    return Relation(
+        id=row["id"],
+        parent=row["parent"],
+        child=row["child"],
+        type=row["type"],
+        path=tuple(json.loads(row["path"])),
+    )
+
+
+def conversation_to_row(session: str, position: int, conversation: Conversation) -> dict[str, Any]:
+    return {
+        "session": session,
+        "id": conversation.id,
+        "position": position,
+        "relation": conversation.relation_id,
+        "kind": conversation.kind,
+        "label": conversation.label,
+        "test_kind": str(conversation.test_kind),
+        "turns": dump_json(
+            [
+                {"relation": q.relation_id, "template": q.template_id, "text": q.text}
+                for q in conversation.turns
+            ]
+        ),
+        "expected": dump_json(
+            [answer.value if answer is not None else None for answer in conversation.expected]
+        ),
+        "system_prompt": conversation.system_prompt,
+        "meta": dump_json(conversation.meta) if conversation.meta is not None else None,
+    }
+
+
+def row_to_conversation(row: Mapping[str, Any]) -> Conversation:
+    turns = tuple(
+        Query(relation_id=t["relation"], template_id=t["template"], text=t["text"])
+        for t in json.loads(row["turns"])
+    )
+    expected = tuple(Answer(value) if value is not None else None for value in json.loads(row["expected"]))
+    return Conversation(
+        id=row["id"],
+        relation_id=row["relation"],
+        kind=row["kind"],
+        label=row["label"],
+        turns=turns,
+        test_kind=TestKind(row["test_kind"]),
+        expected=expected,
+        system_prompt=row["system_prompt"],
+        meta=json.loads(row["meta"]) if row["meta"] is not None else None,
+    )
+
+
+def row_to_response(row: Mapping[str, Any]) -> Response:
+    return Response(
+        conversation_id=row["conversation"],
+        turn=row["turn"],
+        raw=row["raw"],
+        answer=Answer(row["answer"]),
+        error=row["error"],
+        latency_ms=row["latency_ms"],
+        tokens=row["tokens"],
+        attempts=row["attempts"],
+    )
+
+
+def verdict_to_row(session: str, verdict: Verdict) -> dict[str, Any]:
+    return {
+        "session": session,
+        "oracle": verdict.oracle,
+        "relation": verdict.relation_id,
+        "template": verdict.template_id,
+        "error": int(verdict.error),
+        "refs": dump_json([list(ref) for ref in verdict.refs]),
+        "answers": dump_json([str(answer) for answer in verdict.answers]),
+        "detail": verdict.detail,
+    }
+
+
+def row_to_verdict(row: Mapping[str, Any]) -> Verdict:
+    return Verdict(
+        oracle=row["oracle"],
+        relation_id=row["relation"],
+        template_id=row["template"],
+        error=bool(row["error"]),
+        refs=tuple((ref[0], int(ref[1])) for ref in json.loads(row["refs"])),
+        answers=tuple(Answer(value) for value in json.loads(row["answers"])),
+        detail=row["detail"],
+    )
+
+
+def template_set_to_dict(template_set: TemplateSet) -> dict[str, Any]:
+    """The template set as the TOML file's structure (parse_template_set reads it back)."""
+    return {
+        "domain": template_set.domain,
+        "default_type": template_set.default_type,
+        "system_prompt": template_set.system_prompt,
+        "temperature": template_set.temperature,
+        "aliases": list(template_set.aliases),
+        "templates": [_template_to_dict(template) for template in template_set.templates],
+    }
+
+
+def _template_to_dict(template: Template) -> dict[str, Any]:
+    return {
+        "id": template.id,
+        "texts": dict(template.texts),
+        "words": dict(template.pos),
+        "fixed": list(template.fixed),
+    }
+
+
+def template_set_from_dict(data: dict[str, Any], source: str) -> TemplateSet:
+    return parse_template_set(data, source)
+
+
+def template_ids_to_text(ids: Sequence[str]) -> str:
+    return dump_json(list(ids))
