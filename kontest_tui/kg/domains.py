@@ -80,7 +80,7 @@ def load_domain(name_or_path: str | Path) -> Domain:
     if text.endswith(".toml") or "/" in text or "\\" in text:
         path = Path(text)
     else:
-        if not _NAME_PATTERN.match(text):
+        if not _NAME_PATTERN.fullmatch(text):
             raise DomainError(f"unknown domain {text!r} (known: {', '.join(list_domains())})")
         path = asset_path("domains", f"{text}.toml")
         if not path.is_file():
@@ -120,7 +120,7 @@ def _parse_level(raw: object, where: str) -> Level:
     if not isinstance(raw, dict):
         raise DomainError(f"{where}: must be a table")
     prop = raw.get("property")
-    if not isinstance(prop, str) or not PID_PATTERN.match(prop):
+    if not isinstance(prop, str) or not PID_PATTERN.fullmatch(prop):
         raise DomainError(f"{where}: 'property' must be a Wikidata property id like P131, got {prop!r}")
     direction = raw.get("direction", "child_to_parent")
     if direction not in DIRECTIONS:
@@ -143,6 +143,6 @@ def _parse_level(raw: object, where: str) -> Level:
 def _id_list(value: object, pattern: re.Pattern[str], where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and pattern.match(v) for v in value):
+    if not isinstance(value, list) or not all(isinstance(v, str) and pattern.fullmatch(v) for v in value):
         raise DomainError(f"{where}: expected a list of Wikidata ids, got {value!r}")
     return tuple(value)

@@ -27,7 +27,7 @@ _LANG_PATTERN = re.compile(r"^[a-z]{2,3}(-[a-z0-9]{1,8})*$")
 def validate_qid(text: str) -> str:
     """Return `text` stripped if it is a Wikidata item id (Q42), else raise InvalidInputError."""
     qid = text.strip() if isinstance(text, str) else ""
-    if not QID_PATTERN.match(qid):
+    if not QID_PATTERN.fullmatch(qid):
         raise InvalidInputError(f"not a Wikidata item id (expected Q followed by digits, e.g. Q27): {text!r}")
     return qid
 
@@ -35,7 +35,7 @@ def validate_qid(text: str) -> str:
 def validate_lang(text: str) -> str:
     """Return a language tag (en, de, pt-br) if valid, else raise InvalidInputError."""
     lang = text.strip().lower() if isinstance(text, str) else ""
-    if not _LANG_PATTERN.match(lang):
+    if not _LANG_PATTERN.fullmatch(lang):
         raise InvalidInputError(f"not a language tag (expected e.g. en, de, pt-br): {text!r}")
     return lang
 
@@ -50,7 +50,7 @@ def qid_from_iri(iri: str) -> str | None:
     if not iri.startswith(ENTITY_IRI):
         return None
     qid = iri[len(ENTITY_IRI) :]
-    return qid if QID_PATTERN.match(qid) else None
+    return qid if QID_PATTERN.fullmatch(qid) else None
 
 
 def _values(qids: Iterable[str]) -> str:
@@ -60,7 +60,7 @@ def _values(qids: Iterable[str]) -> str:
 
 def build_children_query(level: Level, parents: list[str], limit: int) -> str:
     """One query for the children of a chunk of parents: `?parent ?child` rows."""
-    if not PID_PATTERN.match(level.property):
+    if not PID_PATTERN.fullmatch(level.property):
         raise InvalidInputError(f"not a Wikidata property id: {level.property!r}")
     if level.direction == "child_to_parent":
         link = f"  ?child wdt:{level.property} ?parent .\n"
@@ -74,7 +74,7 @@ def build_children_query(level: Level, parents: list[str], limit: int) -> str:
         lines.append(f"  VALUES ?class {{ {_values(classes)} }}\n")
         lines.append("  ?child wdt:P31/wdt:P279* ?class .\n")
     for prop in level.exclude_properties:
-        if not PID_PATTERN.match(prop):
+        if not PID_PATTERN.fullmatch(prop):
             raise InvalidInputError(f"not a Wikidata property id: {prop!r}")
         lines.append(f"  FILTER NOT EXISTS {{ ?child wdt:{prop} ?excluded{prop} . }}\n")
     lines.append("}\n")

@@ -68,15 +68,20 @@ class LocalSparqlEndpoint:
                 self._faults.append(Fault(status, dict(headers or {}), body))
 
     def start(self) -> LocalSparqlEndpoint:
-        self._thread = threading.Thread(target=self._server.serve_forever, name="sparql-local", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="sparql-local", daemon=True
+        )
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        """Stop serving and close the socket (safe to call twice)."""
+        if self._thread is None:
+            return
         self._server.shutdown()
         self._server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
+        self._thread.join(timeout=5)
+        self._thread = None
 
     def __enter__(self) -> LocalSparqlEndpoint:
         return self.start()
