@@ -55,6 +55,8 @@ TABLE = [
     ("Kinawley is in County Fermanagh, so yes.", INVALID),
     ("As an AI language model, I cannot answer that.", INVALID),
     ("True", INVALID),
+    ("Answer: Yes", INVALID),
+    ("Yep.", INVALID),
     ("<think>still thinking about it", INVALID),
 ]
 
