@@ -196,18 +196,23 @@ def summarize_session_row(row: Mapping[str, Any]) -> SessionSummary:
     )
 
 
-def list_sessions(db: str | Path | None, limit: int = 50) -> list[SessionSummary]:
-    """Recent sessions, newest first."""
+def list_sessions(db: str | Path | None, limit: int = 30) -> list[SessionSummary]:
+    """Recent sessions, newest first, each with its error rate from run.session's evaluation."""
+    evaluate_session = find_engine("run.session", "evaluate_session")
     store = open_store(db)
-    lister = getattr(store, "list_sessions", None) or getattr(store, "sessions", None)
-    if lister is None:
-        raise FeatureUnavailable("store.Store.list_sessions is not available yet")
-    rows = lister() if callable(lister) else lister
-    summaries = [
-        summarize_session_row(row if isinstance(row, Mapping) else vars(row)) for row in rows
-    ]
-    summaries.sort(key=lambda summary: summary.date, reverse=True)
-    return summaries[:limit]
+    try:
+        rows = list(store.iter_sessions())[-limit:]
+        summaries: list[SessionSummary] = []
+        for row in reversed(rows):
+            summary = summarize_session_row(row)
+            try:
+                summary.error_rate = float(evaluate_session(store, summary.id).error_rate)
+            except KontestError:
+                summary.error_rate = None
+            summaries.append(summary)
+        return summaries
+    finally:
+        store.close()
 
 
 # -- what the screens pass around -------------------------------------------------------
@@ -336,38 +341,70 @@ def describe_ensemble(results: Sequence[SessionResult]) -> str:
 
 
 class RunControl:
-    """Pause / resume / cancel for a run, forwarded to the engine's executor once it exists."""
+    """Pause / resume / cancel for a run that executes in another thread's event loop.
+
+    The executor is attached from the run thread; every control call is handed to that
+    loop with `call_soon_threadsafe`, so the UI thread never touches it directly.
+    """
 
     def __init__(self) -> None:
+        import threading
+
         self.executor: Any = None
+        self.loop: Any = None
         self._paused = False
+        self._cancelled = False
+        self._lock = threading.Lock()
 
     def attach(self, executor: Any) -> None:
-        self.executor = executor
-        if self._paused:
-            executor.pause()
+        """Called in the run's loop before it starts."""
+        import asyncio
+
+        with self._lock:
+            self.executor = executor
+            self.loop = asyncio.get_running_loop()
+            if self._paused:
+                executor.pause()
+            if self._cancelled:
+                executor.cancel()
+
+    def _forward(self, method: str) -> None:
+        with self._lock:
+            if self.executor is not None and self.loop is not None and not self.loop.is_closed():
+                self.loop.call_soon_threadsafe(getattr(self.executor, method))
 
     @property
     def paused(self) -> bool:
         return self._paused
 
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
     def pause(self) -> None:
         self._paused = True
-        if self.executor is not None:
-            self.executor.pause()
+        self._forward("pause")
 
     def resume(self) -> None:
         self._paused = False
-        if self.executor is not None:
-            self.executor.resume()
+        self._forward("resume")
 
     def cancel(self) -> None:
-        if self.executor is not None:
-            self.executor.cancel()
+        self._cancelled = True
+        self._forward("cancel")
 
 
 TokenHandler = Callable[[str, int, str], None]
 ResponseHandler = Callable[[Any], None]
+
+
+@dataclass
+class RunOutcome:
+    """How a run ended: the stored session (if any), cancelled or not, its evaluation."""
+
+    session_id: str | None
+    cancelled: bool
+    evaluation: Any = None
 
 
 def chat_options_for(plan: SessionPlan) -> Any:
@@ -382,29 +419,54 @@ def chat_options_for(plan: SessionPlan) -> Any:
 
 async def run_plan(
     plan: SessionPlan,
-    model: Any,
     *,
     on_token: TokenHandler,
     on_response: ResponseHandler,
     control: RunControl,
     db: str | Path | None = None,
-) -> str | None:
-    """Ask the model every conversation of `plan` through the engine's executor; return the
-    stored session id (None when the session store is not available)."""
-    executor_class = find_engine("run.executor", "Executor")
+    store_session: bool = True,
+) -> RunOutcome:
+    """Ask the model every conversation of `plan`: a stored session through run.session
+    (when `store_session`), else the executor alone. Call it in the loop of a worker thread."""
     events_class = find_engine("run.executor", "ExecutorEvents")
-    executor = executor_class(
-        model,
-        chat_options_for(plan),
-        events=events_class(on_token=on_token, on_response=on_response),
-    )
-    control.attach(executor)
-    outcome = await executor.run(plan.conversations)
-    if getattr(outcome, "cancelled", False):
-        import asyncio
-
-        raise asyncio.CancelledError
-    return None
+    events = events_class(on_token=on_token, on_response=on_response)
+    model = open_model(plan.model_spec, plan.kg)
+    try:
+        if store_session:
+            create_session = find_engine("run.session", "create_session")
+            run_session = find_engine("run.session", "run_session")
+            store = open_store(db)
+            try:
+                session_id = create_session(
+                    store,
+                    plan.kg,
+                    plan.model_spec,
+                    kg_name=plan.kg_source,
+                    depth=plan.depth,
+                    per_path=plan.per_path,
+                    template_set=plan.template_set,
+                    template_ids=plan.template_ids,
+                    options=chat_options_for(plan),
+                    relations=plan.relations,
+                    conversations=plan.conversations,
+                )
+                outcome = await run_session(
+                    store, session_id, model, events=events, on_executor=control.attach
+                )
+            finally:
+                store.close()
+            return RunOutcome(
+                session_id=session_id,
+                cancelled=outcome.status == "cancelled",
+                evaluation=outcome.evaluation,
+            )
+        executor_class = find_engine("run.executor", "Executor")
+        executor = executor_class(model, chat_options_for(plan), events=events)
+        control.attach(executor)
+        result = await executor.run(plan.conversations)
+        return RunOutcome(session_id=None, cancelled=bool(result.cancelled))
+    finally:
+        await model.aclose()
 
 
 async def ask_extra_template(
@@ -469,11 +531,39 @@ async def ask_extra_template(
 
 def load_session_result(db: str | Path | None, session_id: str) -> SessionResult:
     """A stored session as the results screen needs it (plan, raw answers, evaluation)."""
-    loader = find_engine("run.session", "load_session")
-    loaded = loader(db, session_id)
-    raise FeatureUnavailable(
-        f"reopening stored sessions is not wired yet ({type(loaded).__name__})"
-    )
+    session_graph = find_engine("run.session", "session_graph")
+    evaluate_session = find_engine("run.session", "evaluate_session")
+    store = open_store(db)
+    try:
+        row = store.get_session(session_id)
+        kg = session_graph(store, session_id)
+        try:
+            template_set_from_dict = find_engine("store.records", "template_set_from_dict")
+            template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
+        except KontestError:
+            template_set = None
+        plan = SessionPlan(
+            kg=kg,
+            kg_source=str(row.get("kg_name") or kg.name),
+            depth=row.get("depth"),
+            relations=store.load_relations(session_id),
+            conversations=store.load_conversations(session_id),
+            template_set=template_set,
+            template_ids=list(row.get("template_ids") or []),
+            model_spec=str(row.get("model") or ""),
+            per_path=bool(row.get("per_path")),
+        )
+        responses = store.load_responses(session_id)
+        result = SessionResult(
+            plan=plan,
+            raw={key: response.raw for key, response in responses.items()},
+            answers={key: response.answer for key, response in responses.items()},
+            session_id=session_id,
+        )
+        result.evaluation = evaluate_session(store, session_id)
+        return result
+    finally:
+        store.close()
 
 
 def save_user_template_set(template_set: Any) -> Path:

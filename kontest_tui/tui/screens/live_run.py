@@ -8,8 +8,8 @@ second, so a fast model never floods the UI and a slow one never blocks it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
+from collections import deque
 from typing import Any
 
 from rich.text import Text
@@ -20,12 +20,11 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
-from textual.worker import Worker, WorkerState
 
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Answer, AnswerKey, Response, Verdict
 from kontest_tui.tui import services
-from kontest_tui.tui.services import RunControl, SessionPlan, SessionResult
+from kontest_tui.tui.services import RunControl, RunOutcome, SessionPlan, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES
 
@@ -76,14 +75,18 @@ class LiveRunScreen(Screen[None]):
             super().__init__()
             self.evaluation = evaluation
 
-    def __init__(self, plan: SessionPlan, auto_results: bool = True) -> None:
+    def __init__(
+        self, plan: SessionPlan, auto_results: bool = True, store_session: bool = True
+    ) -> None:
         super().__init__()
         self.plan = plan
         self.auto_results = auto_results
+        self.store_session = store_session
+        self.failed: str | None = None
         self.result = SessionResult(plan=plan)
         self.control = RunControl()
         self.streaming: dict[tuple[str, int], str] = {}
-        self.pending_done: list[Response] = []
+        self.pending_done: deque[Response] = deque()
         self.known_errors: set[tuple[str, str, str | None, tuple[AnswerKey, ...]]] = set()
         self.answered = 0
         self.total = sum(len(conversation.turns) for conversation in plan.conversations)
@@ -122,56 +125,55 @@ class LiveRunScreen(Screen[None]):
 
     # -- the run ---------------------------------------------------------------------------
 
-    @work(exclusive=True, group="run", exit_on_error=False)
-    async def run_worker_task(self) -> None:
-        cancelled = False
+    @work(thread=True, exclusive=True, group="run", exit_on_error=False)
+    def run_worker_task(self) -> None:
+        """The whole run in this thread's own event loop, so model I/O and the store's
+        commits never wait on the UI and the UI never waits on them."""
         try:
-            model = await asyncio.to_thread(services.open_model, self.plan.model_spec, self.plan.kg)
-        except KontestError as error:
-            self.notify(str(error), title=error.title, severity="error", markup=False)
-            self.query_one("#run-state", Static).update(f"cannot open the model: {error}")
-            return
-        try:
-            session_id = await services.run_plan(
-                self.plan,
-                model,
-                on_token=self.token_arrived,
-                on_response=self.response_arrived,
-                control=self.control,
-                db=getattr(self.app, "db_path", None),
+            outcome = asyncio.run(
+                services.run_plan(
+                    self.plan,
+                    on_token=self.token_arrived,
+                    on_response=self.response_arrived,
+                    control=self.control,
+                    db=getattr(self.app, "db_path", None),
+                    store_session=self.store_session,
+                )
             )
-            self.result.session_id = session_id
-        except asyncio.CancelledError:
-            cancelled = True
         except KontestError as error:
-            self.notify(str(error), title=error.title, severity="error", markup=False)
-            self.query_one("#run-state", Static).update(f"stopped: {error}")
-            cancelled = True
-        finally:
-            with contextlib.suppress(Exception):  # a broken client must not hide the outcome
-                await model.aclose()
-        self.finish(cancelled)
+            self.app.call_from_thread(self.run_failed, error)
+            return
+        self.app.call_from_thread(self.finish, outcome)
 
-    def finish(self, cancelled: bool) -> None:
-        """Evaluate the answers once more and hand over to the results."""
+    def run_failed(self, error: KontestError) -> None:
+        self.notify(str(error), title=error.title, severity="error", markup=False)
+        self.failed = str(error)
+        self.finish(RunOutcome(session_id=None, cancelled=True))
+
+    def finish(self, outcome: RunOutcome) -> None:
+        """Take the engine's final evaluation (or evaluate the answers so far) and hand over."""
         if self.finished:
             return
         self.flush_updates()
-        try:
-            evaluation = services.evaluate(
-                self.plan.relations,
-                self.plan.conversations,
-                self.result.answers,
-                session=self.result.session_id,
-                model=self.plan.model_spec,
-            )
-        except KontestError as error:
-            self.notify(str(error), title=error.title, severity="error", markup=False)
-            return
+        self.result.session_id = outcome.session_id
+        evaluation = outcome.evaluation
+        if evaluation is None:
+            try:
+                evaluation = services.evaluate(
+                    self.plan.relations,
+                    self.plan.conversations,
+                    self.result.answers,
+                    session=outcome.session_id,
+                    model=self.plan.model_spec,
+                )
+            except KontestError as error:
+                self.notify(str(error), title=error.title, severity="error", markup=False)
+                return
         self.result.evaluation = evaluation
         self.finished = True
         self.show_evaluation(evaluation)
-        self.post_message(self.RunFinished(self.result, cancelled))
+        self.flush_updates()
+        self.post_message(self.RunFinished(self.result, outcome.cancelled))
 
     def token_arrived(self, conversation_id: str, turn: int, text: str) -> None:
         key = (conversation_id, turn)
@@ -183,7 +185,9 @@ class LiveRunScreen(Screen[None]):
     # -- batched UI updates ----------------------------------------------------------------
 
     def flush_updates(self) -> None:
-        done, self.pending_done = self.pending_done, []
+        done: list[Response] = []
+        while self.pending_done:
+            done.append(self.pending_done.popleft())
         log = self.query_one("#finished-log", RichLog)
         for response in done:
             key = (response.conversation_id, response.turn)
@@ -195,7 +199,10 @@ class LiveRunScreen(Screen[None]):
         if done:
             self.query_one("#run-progress", ProgressBar).update(progress=self.answered)
         self.query_one("#streaming", Static).update(self.render_streaming())
-        state = "paused" if self.control.paused else ("finished" if self.finished else "running")
+        if self.finished:
+            state = "stopped" if self.control.cancelled or self.failed else "finished"
+        else:
+            state = "paused" if self.control.paused else "running"
         self.query_one("#run-state", Static).update(
             f"{state}: {self.answered}/{self.total} answers · p pause/resume · escape cancel"
         )
@@ -288,22 +295,12 @@ class LiveRunScreen(Screen[None]):
         if self.finished:
             self.app.pop_screen()
             return
-        self.control.resume()
         self.control.cancel()
-        self.workers.cancel_group(self, "run")
         self.notify("Run cancelled; the answers so far are kept", markup=False)
 
     def action_open_results(self) -> None:
         if self.finished:
             self.app.switch_screen_to_results(self.result)  # type: ignore[attr-defined]
-
-    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if (
-            event.worker.group == "run"
-            and event.state == WorkerState.CANCELLED
-            and not self.finished
-        ):
-            self.finish(cancelled=True)
 
     @on(RunFinished)
     def run_finished(self, event: RunFinished) -> None:
