@@ -9,6 +9,7 @@ explorer's entity picker calls this same function.
 from __future__ import annotations
 
 import os
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -131,6 +132,12 @@ def _entries_of(path: Path, source: str) -> list[_Entry]:
     return _INDEX_CACHE[key]
 
 
+def normalise_name(text: str) -> str:
+    """Lower-cased, accents and punctuation removed: "Éire" and "eire" compare equal."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return utils.default_process("".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
 def search_offline(query: str, *, limit: int = 10) -> list[EntityMatch]:
     """Fuzzy matches (rapidfuzz WRatio) over labels and aliases of sample and built KGs."""
     entries: list[_Entry] = []
@@ -144,7 +151,7 @@ def search_offline(query: str, *, limit: int = 10) -> list[EntityMatch]:
             owners.append(index)
     best: dict[str, tuple[float, int]] = {}
     hits = process.extract(
-        query, names, scorer=fuzz.WRatio, processor=utils.default_process, limit=None, score_cutoff=_MIN_SCORE
+        query, names, scorer=fuzz.WRatio, processor=normalise_name, limit=None, score_cutoff=_MIN_SCORE
     )
     for _name, score, position in hits:
         entry = entries[owners[position]]
