@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-import networkx as nx
-
 from kontest_tui.generate.relations import extract_relations, find_paths
 
 from .graph import KnowledgeGraph
@@ -46,7 +44,7 @@ def describe_graph(
 ) -> GraphSummary:
     """Count nodes, edges, roots, depth, depth-bounded paths and relations by type."""
     paths = find_paths(kg, depth=depth)
-    relations = extract_relations(kg, depth=depth, per_path=per_path)
+    relations = extract_relations(kg, depth=depth, per_path=per_path, paths=paths)
     by_type = Counter(relation.type for relation in relations)
     node_types = Counter(node.type or "(none)" for node in kg.nodes.values())
     return GraphSummary(
@@ -69,9 +67,19 @@ def describe_graph(
 
 def measure_depth(kg: KnowledgeGraph) -> int:
     """Edges on the longest root-to-leaf path of an acyclic KG (0 for a graph without edges)."""
-    if not kg.edges:
-        return 0
-    return int(nx.dag_longest_path_length(kg.to_networkx()))
+    parents_left = {node_id: 0 for node_id in kg.nodes}
+    for edge in kg.edges:
+        parents_left[edge.child] += 1
+    level = dict.fromkeys(kg.nodes, 0)
+    ready = [node_id for node_id, count in parents_left.items() if count == 0]
+    while ready:
+        node_id = ready.pop()
+        for child in kg.children(node_id):
+            level[child] = max(level[child], level[node_id] + 1)
+            parents_left[child] -= 1
+            if parents_left[child] == 0:
+                ready.append(child)
+    return max(level.values(), default=0)
 
 
 def format_summary(summary: GraphSummary) -> str:

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import networkx as nx
-
 from kontest_tui.errors import GraphError
 
 from .graph import Edge, KnowledgeGraph
@@ -49,6 +47,37 @@ def check_edges(
     check_acyclic(origin, edges, where, first_seen)
 
 
+def find_cycle(edges: Sequence[Edge]) -> list[str] | None:
+    """A cycle as its nodes [n0, n1, ..., n0] (first one found, edges in file order), or None.
+
+    Iterative depth-first search, so deep graphs cannot overflow the stack.
+    """
+    children: dict[str, list[str]] = {}
+    for edge in edges:
+        children.setdefault(edge.parent, []).append(edge.child)
+    done: set[str] = set()
+    for start in children:
+        if start in done:
+            continue
+        path = [start]
+        on_path = {start}
+        iterators = [iter(children.get(start, ()))]
+        while iterators:
+            child = next(iterators[-1], None)
+            if child is None:
+                iterators.pop()
+                node = path.pop()
+                on_path.discard(node)
+                done.add(node)
+            elif child in on_path:
+                return [*path[path.index(child) :], child]
+            elif child not in done:
+                path.append(child)
+                on_path.add(child)
+                iterators.append(iter(children.get(child, ())))
+    return None
+
+
 def check_acyclic(
     origin: str,
     edges: Sequence[Edge],
@@ -56,22 +85,17 @@ def check_acyclic(
     index_of: dict[tuple[str, str], int] | None = None,
 ) -> None:
     """Reject a cycle (paths must never revisit a node), naming a node on it and its closing edge."""
-    graph = nx.DiGraph()
-    graph.add_edges_from((edge.parent, edge.child) for edge in edges)
-    try:
-        cycle = nx.find_cycle(graph)
-    except nx.NetworkXNoCycle:
+    cycle = find_cycle(edges)
+    if cycle is None:
         return
     if index_of is None:
         index_of = {}
         for index, edge in enumerate(edges):
             index_of.setdefault((edge.parent, edge.child), index)
-    start = cycle[0][0]
-    chain = " -> ".join([start, *(child for _, child in cycle)])
-    closing = cycle[-1]
-    closing_index = index_of[(closing[0], closing[1])]
+    closing_index = index_of[(cycle[-2], cycle[-1])]
     record = describe_edge(where[closing_index], edges[closing_index])
-    raise GraphError(f"{origin}: cycle through node {start} ({chain}); {record} closes it")
+    chain = " -> ".join(cycle)
+    raise GraphError(f"{origin}: cycle through node {cycle[0]} ({chain}); {record} closes it")
 
 
 def check_graph(kg: KnowledgeGraph, origin: str | None = None) -> None:
