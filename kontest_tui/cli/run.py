@@ -1,9 +1,418 @@
-"""CLI commands: run (placeholder until its issue lands)."""
+"""CLI commands over sessions: run (with --resume), report, sessions, export, ensemble.
+
+Thin layer: options are parsed here, everything else is `run.session`, `store`,
+`report.render` and `mitigate.ensemble`. A run shows a one-line progress bar on stderr and
+prints the text report at the end; Ctrl-C leaves the store consistent and exits 130.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import io
+import json
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
 import click
+
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.templates import load_template_set
+from kontest_tui.kg.io import load_graph
+from kontest_tui.models.base import ChatModel, ChatOptions
+from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents, Progress
+from kontest_tui.run.session import (
+    SessionOutcome,
+    create_session,
+    evaluate_session,
+    open_session_model,
+    run_session,
+    session_graph,
+)
+from kontest_tui.store.database import Store
+
+REPORT_FORMATS = ("text", "json", "markdown", "csv")
+
+
+def _db_option(function: Any) -> Any:
+    return click.option(
+        "--db",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="Session database (default: the user data directory's sessions.db).",
+    )(function)
+
+
+def _open_store(ctx: click.Context, db: str | None, *, create: bool = True) -> Store:
+    """The store named by --db, else the group's --db, else the default path."""
+    if db is None and ctx.parent is not None:
+        db = ctx.parent.params.get("db")
+    return Store(db, create=create)
+
+
+# -- progress bar ----------------------------------------------------------------------------
+
+
+def _clock(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def format_progress(progress: Progress, width: int = 20) -> str:
+    """One line: bar, done/total, errors by type, invalid, retries, rate, ETA."""
+    total = max(progress.total, 1)
+    filled = int(width * progress.finished / total)
+    errors = " ".join(f"{name}x{count}" for name, count in sorted(progress.errors.items()))
+    parts = [
+        f"[{'#' * filled}{'.' * (width - filled)}] {progress.finished}/{progress.total}",
+        f"errors {errors or '0'}",
+        f"invalid {progress.invalid}",
+        f"retries {progress.retries}",
+    ]
+    if progress.cached:
+        parts.append(f"cached {progress.cached}")
+    parts.append(f"{progress.rate:.1f}/s")
+    parts.append(f"ETA {_clock(progress.eta)}")
+    return " | ".join(parts)
+
+
+class ProgressLine:
+    """Redraws the progress line on a terminal (at most 10 times a second); elsewhere prints
+    a line at every tenth of the work."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self._last = 0.0
+        self._step = -1
+        self._width = 0
+
+    def update(self, progress: Progress) -> None:
+        now = time.monotonic()
+        if self.tty:
+            if now - self._last < 0.1 and progress.finished < progress.total:
+                return
+            self._last = now
+            line = format_progress(progress)
+            self.stream.write("\r" + line.ljust(self._width))
+            self._width = len(line)
+            self.stream.flush()
+            return
+        step = progress.finished * 10 // max(progress.total, 1)
+        if step != self._step:
+            self._step = step
+            self.stream.write(format_progress(progress) + "\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        if self.tty and self._width:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+# -- kontest run -----------------------------------------------------------------------------
+
+
+def _parse_template_ids(value: str | None) -> tuple[str, ...] | None:
+    if value is None or not value.strip():
+        return None
+    ids = tuple(part.strip() for part in value.split(","))
+    if any(not part for part in ids):
+        raise InvalidInputError(f"--template-ids: empty id in {value!r}")
+    return ids
+
+
+async def _run(
+    store: Store,
+    session_id: str,
+    model: ChatModel,
+    config: ExecutorConfig,
+    bar: ProgressLine | None,
+) -> SessionOutcome:
+    events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
+    try:
+        return await run_session(store, session_id, model, config=config, events=events)
+    finally:
+        await model.aclose()
+
+
+@click.command("run")
+@click.option("--kg", "kg_source", default=None, help="KG file or sample name (places, music, ...).")
+@click.option("--model", "model_spec", default=None, help="Model spec (default sim).")
+@_db_option
+@click.option("--depth", type=click.IntRange(min=1), default=None, help="Maximum path length.")
+@click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables).")
+@click.option("--templates", default=None, help="Template set: a domain name or a .toml file.")
+@click.option("--template-ids", default=None, help="Comma-separated template ids (default: first two).")
+@click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N relations.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed (simulated model, options).")
+@click.option("--temperature", type=float, default=None, help="Default: the template set's (0).")
+@click.option("--system-prompt", default=None, help="Default: the template set's prompt.")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None)
+@click.option("--timeout", type=click.FloatRange(min=0.001), default=60.0, show_default=True)
+@click.option("--max-attempts", type=click.IntRange(min=1), default=4, show_default=True,
+              help="Calls per turn when the model fails with a retryable error.")
+@click.option("--rate-limit", type=click.FloatRange(min=0.001), default=None,
+              help="At most this many model calls per second.")
+@click.option("--no-cache", is_flag=True, help="Ask again even if the same chat is cached.")
+@click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
+              help="Go on with a session (the latest unfinished one when no id is given).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.pass_context
+def run_command(
+    ctx: click.Context,
+    kg_source: str | None,
+    model_spec: str | None,
+    db: str | None,
+    depth: int | None,
+    per_path: bool,
+    templates: str | None,
+    template_ids: str | None,
+    concurrency: int,
+    limit: int | None,
+    seed: int,
+    temperature: float | None,
+    system_prompt: str | None,
+    max_tokens: int | None,
+    timeout: float,
+    max_attempts: int,
+    rate_limit: float | None,
+    no_cache: bool,
+    resume: str | None,
+    quiet: bool,
+) -> None:
+    """Ask a model every conversation of a KG (or resume a session) and print the report."""
+    store = _open_store(ctx, db)
+    try:
+        if resume is not None:
+            session_id = store.resolve_session(resume or None, unfinished=True)
+            row = store.get_session(session_id)
+            if row["status"] == "done":
+                raise InvalidInputError(f"session {session_id} is already done")
+            spec = model_spec or row["model"]
+            kg = session_graph(store, session_id)
+            model = open_session_model(spec, kg, seed=row["seed"])
+        else:
+            if kg_source is None:
+                raise InvalidInputError("--kg is required (or --resume a session)")
+            kg = load_graph(kg_source)
+            template_set = load_template_set(templates or kg.domain)
+            options = ChatOptions(
+                temperature=template_set.temperature if temperature is None else temperature,
+                seed=seed,
+                max_tokens=max_tokens,
+                timeout=timeout,
+                system_prompt=system_prompt,
+            )
+            spec = model_spec or "sim"
+            model = open_session_model(spec, kg, options, seed)
+            session_id = create_session(
+                store,
+                kg,
+                model.spec,
+                kg_name=kg_source,
+                depth=depth,
+                per_path=per_path,
+                template_set=template_set,
+                template_ids=_parse_template_ids(template_ids),
+                options=options,
+                seed=seed,
+                limit=limit,
+            )
+        click.echo(f"session {session_id}: model {store.get_session(session_id)['model']}", err=True)
+        config = ExecutorConfig(
+            concurrency=concurrency,
+            max_attempts=max_attempts,
+            rate_limit=rate_limit,
+            use_cache=not no_cache,
+            jitter_seed=seed,
+        )
+        bar = None if quiet else ProgressLine()
+        try:
+            outcome = asyncio.run(_run(store, session_id, model, config, bar))
+        except KeyboardInterrupt:
+            if bar is not None:
+                bar.close()
+            click.echo(
+                f"kontest: interrupted; resume with kontest run --resume {session_id}", err=True
+            )
+            ctx.exit(130)
+        if bar is not None:
+            bar.close()
+        from kontest_tui.report.render import render_report
+
+        progress = outcome.result.progress
+        click.echo(
+            f"session {session_id} {outcome.status}: {progress.finished}/{progress.total} turns, "
+            f"{sum(progress.errors.values())} failed calls, {progress.retries} retries",
+            err=True,
+        )
+        click.echo(render_report(outcome.evaluation, "text"), nl=False)
+    finally:
+        store.close()
+
+
+# -- kontest report / sessions / export / ensemble -----------------------------------------
+
+
+@click.command("report")
+@click.argument("session", required=False)
+@_db_option
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to this file instead of stdout.")
+@click.pass_context
+def report_command(
+    ctx: click.Context, session: str | None, db: str | None, fmt: str, out: str | None
+) -> None:
+    """Print a session's report (the latest session when none is given)."""
+    from kontest_tui.report.render import render_report
+
+    with _open_store(ctx, db, create=False) as store:
+        session_id = store.resolve_session(session)
+        text = render_report(evaluate_session(store, session_id), fmt)
+    _write(text, out)
+
+
+def _write(text: str, out: str | None) -> None:
+    if out is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        Path(out).write_text(text, encoding="utf-8", newline="")
+    except OSError as error:
+        raise InvalidInputError(f"cannot write {out}: {error.strerror}") from None
+
+
+@click.command("sessions")
+@_db_option
+@click.option("--json", "as_json", is_flag=True, help="A JSON list instead of a table.")
+@click.pass_context
+def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
+    """List the stored sessions, oldest first."""
+    with _open_store(ctx, db, create=False) as store:
+        rows = list(store.iter_sessions())
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        click.echo("no sessions yet")
+        return
+    header = ("id", "status", "created", "kg", "model", "answered", "errors")
+    table = [
+        (
+            row["id"],
+            row["status"],
+            row["created"][:19].replace("T", " "),
+            row["kg_name"],
+            row["model"],
+            f"{row['answered']}/{row['planned']}",
+            str(row["errors"]),
+        )
+        for row in rows
+    ]
+    widths = [max(len(str(line[i])) for line in (header, *table)) for i in range(len(header))]
+    for line in (header, *table):
+        click.echo("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
+
+
+EXPORT_COLUMNS = (
+    "session", "conversation", "relation", "kind", "label", "turn", "template", "question",
+    "messages", "answer", "parsed", "error", "latency_ms", "tokens", "attempts", "cached", "created",
+)
+
+
+def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
+    """One dict per stored response, with its question and all user turns so far.
+
+    `messages` + `kind` + `answer` (the raw text) make each JSONL line a replay record, so an
+    exported session can be replayed with `--model replay:FILE`.
+    """
+    conversations = {c.id: c for c in store.load_conversations(session_id)}
+    for row in store.iter_responses(session_id):
+        conversation = conversations[row["conversation"]]
+        turn = row["turn"]
+        query = conversation.turns[turn]
+        yield {
+            "session": session_id,
+            "conversation": conversation.id,
+            "relation": conversation.relation_id,
+            "kind": conversation.kind,
+            "label": conversation.label,
+            "turn": turn,
+            "template": query.template_id,
+            "question": query.text,
+            "messages": [q.text for q in conversation.turns[: turn + 1]],
+            "answer": row["raw"],
+            "parsed": row["answer"],
+            "error": row["error"],
+            "latency_ms": row["latency_ms"],
+            "tokens": row["tokens"],
+            "attempts": row["attempts"],
+            "cached": bool(row["cached"]),
+            "created": row["created"],
+        }
+
+
+def render_export(rows: Iterator[dict[str, Any]], fmt: str) -> str:
+    """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows."""
+    if fmt == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({**row, "messages": json.dumps(row["messages"], ensure_ascii=False)})
+    return buffer.getvalue()
+
+
+@click.command("export")
+@click.argument("session", required=False)
+@_db_option
+@click.option("--format", "fmt", type=click.Choice(("jsonl", "csv")), default="jsonl", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
+              help="Write to this file instead of stdout.")
+@click.pass_context
+def export_command(
+    ctx: click.Context, session: str | None, db: str | None, fmt: str, out: str | None
+) -> None:
+    """Export every response of a session (the latest when none is given) as JSONL or CSV."""
+    with _open_store(ctx, db, create=False) as store:
+        session_id = store.resolve_session(session)
+        text = render_export(iter_export_rows(store, session_id), fmt)
+    _write(text, out)
+
+
+@click.command("ensemble")
+@click.argument("sessions", nargs=-1, required=True)
+@_db_option
+@click.option("--k", "k", type=click.IntRange(min=2), default=5, show_default=True,
+              help="Folds of the cross-validation over relations.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold split.")
+@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@click.pass_context
+def ensemble_command(
+    ctx: click.Context, sessions: tuple[str, ...], db: str | None, k: int, seed: int, fmt: str
+) -> None:
+    """Weighted ensemble vs majority vote over several sessions (one model each, same KG)."""
+    from kontest_tui.mitigate.ensemble import cross_validate
+    from kontest_tui.report.render import render_ensemble
+
+    if len(sessions) < 2:
+        raise InvalidInputError("an ensemble needs at least two sessions")
+    with _open_store(ctx, db, create=False) as store:
+        evaluations = [evaluate_session(store, store.resolve_session(s)) for s in sessions]
+    click.echo(render_ensemble(cross_validate(evaluations, k=k, seed=seed), fmt), nl=False)
 
 
 def register(cli: click.Group) -> None:
     """Attach this module's commands to the main group."""
+    for command in (run_command, report_command, sessions_command, export_command, ensemble_command):
+        cli.add_command(command)
