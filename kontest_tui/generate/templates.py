@@ -9,6 +9,7 @@ or add new domains. Filling is single-pass: entity labels are inserted literally
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -292,3 +293,46 @@ def load_template_set(domain_or_path: str | Path) -> TemplateSet:
         f"no templates for domain {domain!r} (known: {', '.join(sorted(sets))}); "
         "pass --templates FILE"
     )
+
+
+def _toml_string(value: str) -> str:
+    """A TOML basic string (JSON string escapes are valid TOML escapes)."""
+    return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def dumps_template_set(template_set: TemplateSet) -> str:
+    """The TOML text of a template set, in the schema `load_template_file` reads back."""
+    lines = [
+        f"domain = {_toml_string(template_set.domain)}",
+        f"aliases = [{', '.join(_toml_string(alias) for alias in template_set.aliases)}]",
+        f"system_prompt = {_toml_string(template_set.system_prompt)}",
+        f"temperature = {float(template_set.temperature)!r}",
+        f"default_type = {_toml_string(template_set.default_type)}",
+    ]
+    for template in template_set.templates:
+        lines += ["", "[[templates]]", f"id = {_toml_string(template.id)}"]
+        if template.fixed:
+            lines.append(f"fixed = [{', '.join(_toml_string(word) for word in template.fixed)}]")
+        lines.append("[templates.texts]")
+        lines += [
+            f"{_toml_string(kind)} = {_toml_string(text)}" for kind, text in template.texts.items()
+        ]
+        if template.pos:
+            lines.append("[templates.words]")
+            lines += [
+                f"{_toml_string(word)} = {_toml_string(tag)}" for word, tag in template.pos.items()
+            ]
+    return "\n".join(lines) + "\n"
+
+
+def save_template_set(template_set: TemplateSet, path: str | Path | None = None) -> Path:
+    """Validate and write a template set; default: the user's `<config>/templates/<domain>.toml`,
+    which then replaces the built-in set of that domain."""
+    text = dumps_template_set(template_set)
+    target = (
+        Path(path) if path else paths.config_dir() / "templates" / f"{template_set.domain}.toml"
+    )
+    parse_template_set(tomllib.loads(text), str(target))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(text, encoding="utf-8")
+    return target

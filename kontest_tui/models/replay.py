@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -199,3 +199,34 @@ class ReplayModel:
 
     async def aclose(self) -> None:
         return None
+
+
+def recording_lines(
+    conversations: Sequence[Conversation], answers: Mapping[tuple[str, int], str]
+) -> Iterator[dict[str, object]]:
+    """Replay lines for the answered turns of `conversations` (generation order), keyed by
+    kind + messages, so that replaying them reproduces the same answers to the same turns."""
+    for conversation in conversations:
+        for turn in range(len(conversation.turns)):
+            answer = answers.get((conversation.id, turn))
+            if answer is None:
+                continue
+            yield {
+                "kind": conversation.kind,
+                "messages": [query.text for query in conversation.turns[: turn + 1]],
+                "answer": answer,
+            }
+
+
+def write_recording(
+    path: str | Path,
+    conversations: Sequence[Conversation],
+    answers: Mapping[tuple[str, int], str],
+) -> int:
+    """Write a replay JSONL file (see `recording_lines`); returns the number of lines."""
+    count = 0
+    with Path(path).open("w", encoding="utf-8") as out:
+        for line in recording_lines(conversations, answers):
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            count += 1
+    return count

@@ -16,7 +16,7 @@ from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatModel, ChatRequest, Message
-from kontest_tui.models.replay import ReplayModel
+from kontest_tui.models.replay import ReplayModel, write_recording
 
 Q1 = "Does Ireland have a Kinawley?"
 Q2 = "Is there a Kinawley in Ireland?"
@@ -175,3 +175,24 @@ def test_malformed_lines_name_file_and_line(
 def test_missing_file_is_a_spec_error(tmp_path: Path) -> None:
     with pytest.raises(ModelSpecError, match="replay file not found"):
         ReplayModel(tmp_path / "none.jsonl")
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+async def test_recorded_run_replays_exactly_even_per_path(
+    tmp_path: Path, build_kg, seed: int
+) -> None:
+    kg = build_kg([["Ireland", "Ulster", "Kinawley"], ["Ireland", "Ulster", "Belcoo"]])
+    relations = extract_relations(kg, per_path=True)
+    assert len(relations) == 6  # Ireland>Ulster twice
+    conversations = build_conversations(kg, relations, load_template_set("places"))
+    replies = ["Yes", "No", "Yes.", "no", "I'm not sure", "**Yes**", "Nope"]
+    answers = {
+        (c.id, turn): replies[(index + turn) % len(replies)]
+        for index, c in enumerate(conversations)
+        for turn in range(len(c.turns))
+    }
+    path = tmp_path / "recorded.jsonl"
+    assert write_recording(path, conversations, answers) == 36
+    model = ReplayModel(path)
+    model.prepare(conversations)
+    assert await ask_all(model, conversations, seed) == answers

@@ -9,10 +9,13 @@ import pytest
 from kontest_tui import paths
 from kontest_tui.errors import TemplateError
 from kontest_tui.generate.templates import (
+    Template,
+    TemplateSet,
     fill_template,
     list_template_sets,
     load_template_file,
     load_template_set,
+    save_template_set,
 )
 
 PROMPT = "Be concise as possible. Answer with a yes or no response."
@@ -161,3 +164,45 @@ def test_fill_is_single_pass_and_literal() -> None:
     assert fill_template('Is "{child}" in "{parent}"?', "", "%s {0}") == 'Is "%s {0}" in ""?'
     with pytest.raises(TemplateError):
         fill_template("Is {child} here?", "P", "C")
+
+
+@pytest.mark.parametrize("domain", ["places", "music"])
+def test_dump_and_load_round_trip(tmp_path: Path, domain: str) -> None:
+    original = load_template_set(domain)
+    path = save_template_set(original, tmp_path / f"{domain}.toml")
+    again = load_template_file(path)
+    assert again.templates == original.templates
+    assert (again.domain, again.default_type, again.system_prompt, again.temperature) == (
+        original.domain,
+        original.default_type,
+        original.system_prompt,
+        original.temperature,
+    )
+    assert again.aliases == original.aliases
+
+
+def test_saved_set_replaces_built_in_and_keeps_odd_text() -> None:
+    text = 'Is "{child}" \\ in {parent}?\t{{x}}\x7f'
+    custom = TemplateSet(
+        domain="places",
+        templates=(
+            Template("t1", {"contains": text}),
+            Template("t2", {"contains": "{parent}{child}"}),
+        ),
+        default_type="contains",
+        system_prompt='Say "yes" or "no".\n',
+        temperature=0.5,
+    )
+    path = save_template_set(custom)
+    assert path == paths.config_dir() / "templates" / "places.toml"
+    loaded = load_template_set("places")
+    assert loaded.get("t1").text_for("contains") == text
+    assert loaded.system_prompt == 'Say "yes" or "no".\n' and loaded.temperature == 0.5
+    assert loaded.ids == ("t1", "t2")
+
+
+def test_saving_an_invalid_set_writes_nothing(tmp_path: Path) -> None:
+    broken = TemplateSet("x", (Template("t1", {"contains": "{parent} only"}),), "contains")
+    with pytest.raises(TemplateError, match="missing {child}"):
+        save_template_set(broken, tmp_path / "x.toml")
+    assert not (tmp_path / "x.toml").exists()
