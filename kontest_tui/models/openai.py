@@ -1,0 +1,311 @@
+"""OpenAI-compatible client (`openai:MODEL[@BASE_URL]`, `openai-completions:MODEL[@BASE_URL]`).
+
+Chat mode: /chat/completions with SSE streaming (`data:` lines ending in `[DONE]`); works with
+OpenAI, vLLM, llama.cpp server, LM Studio. Completions mode: /completions with a few-shot
+prompt (assets/models/prompts/completions.toml) rendering the chat as Question/Answer turns,
+for base models without a chat template. The API key (OPENAI_API_KEY) lives only in the
+client's headers: never in `spec`, `repr` or error messages.
+"""
+
+from __future__ import annotations
+
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import httpx
+
+from kontest_tui.errors import ModelError, ModelSpecError
+from kontest_tui.generate.records import Conversation
+from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
+from kontest_tui.models.http_common import (
+    StreamCollector,
+    error_for_exception,
+    error_for_status,
+    iter_lines,
+    loads,
+    make_client,
+)
+from kontest_tui.resources import asset_path
+
+DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
+SERVICE = "openai"
+MODES = ("chat", "completions")
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionPrompt:
+    """The few-shot prompt of the completions mode."""
+
+    header: str
+    examples: tuple[tuple[str, str], ...]
+    stop: tuple[str, ...] = ("\n",)
+    max_tokens: int = 3
+
+    @property
+    def preamble(self) -> str:
+        lines = [self.header] if self.header else []
+        for question, answer in self.examples:
+            lines += [f"Question: {question}", f"Answer: {answer}"]
+        return "\n".join(lines)
+
+
+@lru_cache(maxsize=1)
+def load_completion_prompt() -> CompletionPrompt:
+    """The few-shot prompt from assets/models/prompts/completions.toml."""
+    path = asset_path("models", "prompts", "completions.toml")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise ModelSpecError(f"cannot read completion prompt {path}: {error}") from None
+    examples = tuple(
+        (str(item["question"]), str(item["answer"])) for item in data.get("examples", [])
+    )
+    return CompletionPrompt(
+        header=str(data.get("header", "")),
+        examples=examples,
+        stop=tuple(str(s) for s in data.get("stop", ["\n"])),
+        max_tokens=int(data.get("max_tokens", 3)),
+    )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def render_completion_prompt(
+    messages: Sequence[Message], prompt: CompletionPrompt | None = None
+) -> str:
+    """The chat as a few-shot transcript ending in `Question: <last>\\nAnswer:`.
+
+    Earlier assistant turns become their answers (first line); system messages are dropped
+    (the header plays their part).
+    """
+    prompt = prompt or load_completion_prompt()
+    lines = [prompt.preamble] if prompt.preamble else []
+    for message in messages:
+        if message.role == "user":
+            lines.append(f"Question: {_one_line(message.content)}")
+        elif message.role == "assistant":
+            answer = message.content.strip().splitlines()[0] if message.content.strip() else ""
+            lines.append(f"Answer: {_one_line(answer)}")
+    lines.append("Answer:")
+    return "\n".join(lines)
+
+
+def parse_completion_prompt(text: str, prompt: CompletionPrompt | None = None) -> list[Message]:
+    """The chat back from a rendered prompt (used by the simulated server's /v1/completions)."""
+    prompt = prompt or load_completion_prompt()
+    if prompt.preamble and text.startswith(prompt.preamble):
+        text = text[len(prompt.preamble) :]
+    messages: list[Message] = []
+    for line in text.splitlines():
+        if line.startswith("Question:"):
+            messages.append(Message("user", line[len("Question:") :].strip()))
+        elif line.startswith("Answer:") and line[len("Answer:") :].strip():
+            messages.append(Message("assistant", line[len("Answer:") :].strip()))
+    return messages
+
+
+def normalise_base_url(url: str) -> str:
+    """A base URL ending in /v1 when it was given without a path (http://host:8000 -> .../v1)."""
+    url = url.rstrip("/")
+    parsed = httpx.URL(url)
+    if parsed.path in ("", "/"):
+        url = f"{url}/v1"
+    return url
+
+
+class OpenAIModel:
+    """A ChatModel for OpenAI-compatible servers, in chat or completions mode."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str = DEFAULT_OPENAI_URL,
+        *,
+        api_key: str | None = None,
+        mode: str = "chat",
+        stream: bool = True,
+        prompt: CompletionPrompt | None = None,
+        spec: str | None = None,
+    ) -> None:
+        if mode not in MODES:
+            raise ModelSpecError(f"unknown OpenAI mode {mode!r} (use chat or completions)")
+        self.model = model
+        self.base_url = normalise_base_url(base_url)
+        self.mode = mode
+        self.stream = stream
+        self.prompt = prompt
+        kind = "openai" if mode == "chat" else "openai-completions"
+        default = self.base_url == DEFAULT_OPENAI_URL
+        self.spec = spec or (f"{kind}:{model}" if default else f"{kind}:{model}@{self.base_url}")
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._client = make_client(self.base_url, headers)
+
+    def __repr__(self) -> str:
+        return f"OpenAIModel(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
+
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
+        """Nothing to prepare."""
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    async def list_models(self) -> list[str]:
+        """Model ids the server offers (/models)."""
+        data = await self._get_json("/models", timeout=10.0)
+        items = data.get("data", []) if isinstance(data, dict) else []
+        return sorted(str(item.get("id")) for item in items if isinstance(item, dict))
+
+    async def check(self) -> str:
+        """One line: reachable, authorised, model known; ModelError saying what is wrong."""
+        names = await self.list_models()
+        if self.model in names:
+            return f"openai-compatible server at {self.base_url}: model {self.model} available"
+        try:
+            response = await self._client.get(f"/models/{self.model}", timeout=10.0)
+        except httpx.HTTPError as error:
+            raise error_for_exception(
+                error, service=SERVICE, url=self.base_url, timeout=10.0
+            ) from None
+        if response.status_code == 200:
+            return f"openai-compatible server at {self.base_url}: model {self.model} available"
+        shown = ", ".join(names[:8]) or "none listed"
+        raise ModelError(f"unknown model {self.model!r} at {self.base_url} (available: {shown})")
+
+    async def _get_json(self, path: str, timeout: float) -> object:
+        try:
+            response = await self._client.get(path, timeout=timeout)
+        except httpx.HTTPError as error:
+            raise error_for_exception(
+                error, service=SERVICE, url=self.base_url, timeout=timeout
+            ) from None
+        if response.status_code >= 400:
+            raise error_for_status(
+                response, response.content, service=SERVICE, url=self.base_url, model=self.model
+            )
+        return loads(response.content, f"{path}")
+
+    def build_payload(self, request: ChatRequest) -> tuple[str, dict[str, object]]:
+        """The endpoint path and JSON body for one request."""
+        options = request.options
+        payload: dict[str, object] = {"model": self.model, "stream": self.stream}
+        if self.mode == "chat":
+            messages = [
+                {"role": m.role, "content": m.content}
+                for m in request.messages
+                if m.role != "system"
+            ]
+            if options.system_prompt:
+                messages.insert(0, {"role": "system", "content": options.system_prompt})
+            payload["messages"] = messages
+            if options.max_tokens is not None:
+                payload["max_tokens"] = options.max_tokens
+            path = "/chat/completions"
+        else:
+            prompt = self.prompt or load_completion_prompt()
+            payload["prompt"] = render_completion_prompt(request.messages, prompt)
+            payload["max_tokens"] = options.max_tokens or prompt.max_tokens
+            if prompt.stop:
+                payload["stop"] = list(prompt.stop)
+            path = "/completions"
+        payload["temperature"] = options.temperature
+        if options.seed is not None:
+            payload["seed"] = options.seed
+        return path, payload
+
+    async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
+        started = time.perf_counter()
+        timeout = request.options.timeout
+        path, payload = self.build_payload(request)
+        collector = StreamCollector(on_token, started)
+        tokens = 0
+        try:
+            if self.stream:
+                tokens = await self._stream(path, payload, timeout, collector)
+            else:
+                tokens = await self._complete(path, payload, timeout, collector)
+        except httpx.HTTPError as error:
+            raise error_for_exception(
+                error, service=SERVICE, url=self.base_url, timeout=timeout
+            ) from None
+        return ChatResult(
+            text=collector.text,
+            tokens=tokens or len(collector.pieces),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            first_token_ms=collector.first_token_ms,
+        )
+
+    async def _complete(
+        self, path: str, payload: dict[str, object], timeout: float, collector: StreamCollector
+    ) -> int:
+        response = await self._client.post(path, json=payload, timeout=timeout)
+        if response.status_code >= 400:
+            raise error_for_status(
+                response, response.content, service=SERVICE, url=self.base_url, model=self.model
+            )
+        data = loads(response.content, f"{path} response")
+        self._raise_inline_error(data)
+        collector.add(self._choice_text(data, streamed=False))
+        usage = data.get("usage") if isinstance(data, dict) else None
+        return int(usage.get("completion_tokens") or 0) if isinstance(usage, dict) else 0
+
+    async def _stream(
+        self, path: str, payload: dict[str, object], timeout: float, collector: StreamCollector
+    ) -> int:
+        async with self._client.stream("POST", path, json=payload, timeout=timeout) as response:
+            if response.status_code >= 400:
+                body = await response.aread()
+                raise error_for_status(
+                    response, body, service=SERVICE, url=self.base_url, model=self.model
+                )
+            finished = False
+            async for line in iter_lines(response):
+                if not line.startswith(b"data:"):
+                    continue  # SSE comments, event names, ids
+                data_text = line[5:].strip()
+                if data_text == b"[DONE]":
+                    finished = True  # read on to the end of the body: keeps the connection
+                    continue
+                data = loads(data_text, "SSE stream")
+                self._raise_inline_error(data)
+                collector.add(self._choice_text(data, streamed=True))
+                finished = finished or _finish_reason(data) is not None
+        if finished:  # [DONE], or a finish_reason from servers that send no [DONE]
+            return 0
+        raise ModelError(
+            f"stream broken: {self.base_url} ended the stream before [DONE]", retryable=True
+        )
+
+    def _choice_text(self, data: object, *, streamed: bool) -> str:
+        if not isinstance(data, dict):
+            return ""
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            return ""
+        choice = choices[0]
+        if self.mode == "completions":
+            text = choice.get("text")
+        else:
+            holder = choice.get("delta" if streamed else "message")
+            text = holder.get("content") if isinstance(holder, dict) else None
+        return text if isinstance(text, str) else ""
+
+    def _raise_inline_error(self, data: object) -> None:
+        if isinstance(data, dict) and data.get("error"):
+            error = data["error"]
+            message = error.get("message", error) if isinstance(error, dict) else error
+            raise ModelError(
+                f"{self.base_url}: {' '.join(str(message).split())[:300]}", retryable=True
+            )
+
+
+def _finish_reason(data: object) -> object:
+    if isinstance(data, dict):
+        choices = data.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            return choices[0].get("finish_reason")
+    return None

@@ -1,0 +1,591 @@
+"""`kontest sim serve`: the simulated model over HTTP, speaking the Ollama and OpenAI wire formats.
+
+A small HTTP/1.1 server on stdlib asyncio (keep-alive, chunked streaming), so the real
+clients are exercised with no model installed. Routes:
+
+- Ollama: POST /api/chat (NDJSON stream, or one object with "stream": false), GET /api/tags,
+  POST /api/show, GET /api/version.
+- OpenAI: POST /v1/chat/completions and /v1/completions (SSE `data:` lines ending in
+  `data: [DONE]`, or one JSON object), GET /v1/models, GET /v1/models/{id}.
+
+Any model name is accepted; a profile's name (e.g. "flaky", "careful:latest") selects that
+profile, any other name the server's profile. Answers come from `sim.decide_answer`, so they
+equal the in-process `sim:` model's for the same chat and seed (a request's seed wins).
+Faults are real: 429 with a Retry-After header, 500, a stream cut mid-answer, a slow first byte.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from kontest_tui.errors import KontestError
+from kontest_tui.models.base import Message
+from kontest_tui.models.openai import parse_completion_prompt
+from kontest_tui.models.sim import (
+    DEFAULT_PROFILE,
+    AttemptCounter,
+    SimProfile,
+    decide_answer,
+    decide_fault,
+    list_profiles,
+    load_profile,
+    split_tokens,
+)
+
+MAX_BODY = 16 * 1024 * 1024
+MAX_HEADER_LINES = 100
+SERVER_NAME = "kontest-sim"
+
+_REASONS = {
+    200: "OK",
+    400: "Bad Request",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    411: "Length Required",
+    413: "Payload Too Large",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+}
+
+
+@dataclass(slots=True)
+class HttpRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    keep_alive: bool
+
+
+class BadRequest(Exception):
+    """A request the server cannot parse (answered with 400/411/413 and the connection closed)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _encode(data: object) -> bytes:
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8", "surrogateescape")  # hostile answers: raw invalid bytes
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace")
+
+
+async def read_request(reader: asyncio.StreamReader) -> HttpRequest | None:
+    """One HTTP/1.1 request, or None at a clean end of the connection."""
+    line = await reader.readline()
+    if not line:
+        return None
+    parts = line.decode("latin-1").split()
+    if len(parts) != 3:
+        raise BadRequest(400, "malformed request line")
+    method, target, version = parts
+    headers: dict[str, str] = {}
+    for _ in range(MAX_HEADER_LINES):
+        raw = await reader.readline()
+        if raw in (b"\r\n", b"\n", b""):
+            break
+        name, _, value = raw.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    else:
+        raise BadRequest(400, "too many headers")
+    body = b""
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        raise BadRequest(411, "chunked request bodies are not supported; send Content-Length")
+    if "content-length" in headers:
+        try:
+            length = int(headers["content-length"])
+        except ValueError:
+            raise BadRequest(400, "bad Content-Length") from None
+        if length < 0 or length > MAX_BODY:
+            raise BadRequest(413, "request body too large")
+        body = await reader.readexactly(length)
+    connection = headers.get("connection", "").lower()
+    keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
+    return HttpRequest(method, target.split("?", 1)[0], headers, body, keep_alive)
+
+
+class Reply:
+    """Writes one response: a whole body, or a chunked stream that can be cut mid-way."""
+
+    def __init__(self, writer: asyncio.StreamWriter, keep_alive: bool) -> None:
+        self.writer = writer
+        self.keep_alive = keep_alive
+
+    def _head(self, status: int, content_type: str, extra: dict[str, str]) -> bytes:
+        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", f"Server: {SERVER_NAME}"]
+        lines.append(f"Content-Type: {content_type}")
+        lines += [f"{name}: {value}" for name, value in extra.items()]
+        if not self.keep_alive:
+            lines.append("Connection: close")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
+
+    async def send(
+        self,
+        status: int,
+        body: bytes,
+        content_type: str = "application/json",
+        headers: dict[str, str] | None = None,
+        cut: bool = False,
+    ) -> None:
+        """A complete response; with `cut`, only half the body is sent before the connection drops."""
+        extra = {"Content-Length": str(len(body)), **(headers or {})}
+        if cut:
+            self.writer.write(self._head(status, content_type, extra) + body[: len(body) // 2])
+            await self.writer.drain()
+            self.writer.transport.abort()
+            self.keep_alive = False
+            return
+        self.writer.write(self._head(status, content_type, extra) + body)
+        await self.writer.drain()
+
+    async def start_stream(self, content_type: str) -> None:
+        self.writer.write(self._head(200, content_type, {"Transfer-Encoding": "chunked"}))
+
+    async def chunk(self, data: bytes) -> None:
+        self.writer.write(b"%x\r\n%s\r\n" % (len(data), data))
+        await self.writer.drain()
+
+    async def end_stream(self) -> None:
+        self.writer.write(b"0\r\n\r\n")
+        await self.writer.drain()
+
+    def abort(self) -> None:
+        self.keep_alive = False
+        self.writer.transport.abort()
+
+
+@dataclass(slots=True)
+class Turn:
+    """What the simulated model does for one request."""
+
+    profile: SimProfile
+    pieces: list[str]
+    fault: str | None
+    delay_s: float
+    token_s: float
+
+
+class SimServer:
+    """The simulated model as an HTTP server on `host:port` (port 0 picks a free one)."""
+
+    def __init__(
+        self,
+        profile: str = DEFAULT_PROFILE,
+        seed: int = 0,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self.profile = load_profile(profile)
+        self.profile_name = profile
+        self.seed = seed
+        self.host = host
+        self.port = port
+        self._server: asyncio.Server | None = None
+        self._attempts = AttemptCounter()
+        self._profiles = set(list_profiles())
+        self.requests = 0
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    @property
+    def url(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}"
+
+    async def start(self) -> str:
+        """Start listening; returns the base URL."""
+        self._server = await asyncio.start_server(
+            self._handle, self.host, self.port, limit=1 << 20, backlog=256
+        )
+        sockets = self._server.sockets
+        if sockets:
+            self.port = sockets[0].getsockname()[1]
+        return self.url
+
+    async def serve_forever(self) -> None:
+        if self._server is None:
+            await self.start()
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            for writer in list(self._writers):  # idle keep-alive connections
+                writer.transport.abort()
+            with contextlib.suppress(Exception):
+                await self._server.wait_closed()
+
+    # ------------------------------------------------------------------ connection
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._writers.add(writer)
+        try:
+            while True:
+                try:
+                    request = await read_request(reader)
+                except BadRequest as error:
+                    reply = Reply(writer, keep_alive=False)
+                    await reply.send(error.status, _encode({"error": str(error)}))
+                    break
+                if request is None:
+                    break
+                self.requests += 1
+                reply = Reply(writer, request.keep_alive)
+                await self._dispatch(request, reply)
+                if not reply.keep_alive:
+                    break
+        except (
+            ConnectionError,
+            asyncio.IncompleteReadError,
+            asyncio.LimitOverrunError,
+            ValueError,
+        ):
+            pass
+        except asyncio.CancelledError:
+            pass  # server shutting down: end this connection quietly
+        finally:
+            self._writers.discard(writer)
+            with contextlib.suppress(Exception):
+                writer.close()
+
+    async def _dispatch(self, request: HttpRequest, reply: Reply) -> None:
+        routes: dict[tuple[str, str], Callable[[HttpRequest, Reply], Awaitable[None]]] = {
+            ("POST", "/api/chat"): self._ollama_chat,
+            ("GET", "/api/tags"): self._ollama_tags,
+            ("POST", "/api/show"): self._ollama_show,
+            ("GET", "/api/version"): self._ollama_version,
+            ("POST", "/v1/chat/completions"): self._openai_chat,
+            ("POST", "/v1/completions"): self._openai_completions,
+            ("GET", "/v1/models"): self._openai_models,
+            ("GET", "/"): self._root,
+        }
+        handler = routes.get((request.method, request.path))
+        if handler is None and request.method == "GET" and request.path.startswith("/v1/models/"):
+            handler = self._openai_model
+        if handler is None:
+            await reply.send(404, _encode({"error": f"no route {request.method} {request.path}"}))
+            return
+        await handler(request, reply)
+
+    # ------------------------------------------------------------------ decisions
+
+    def _profile_for(self, model: object) -> SimProfile:
+        name = str(model or "")
+        base = name.removesuffix(":latest")
+        if base in self._profiles:
+            try:
+                return load_profile(base)
+            except KontestError:
+                return self.profile
+        return self.profile
+
+    def plan_turn(
+        self, model: object, messages: Sequence[Message], seed: object, max_tokens: object
+    ) -> Turn:
+        """Decide the answer and fault of one request (the pure part, no I/O)."""
+        profile = self._profile_for(model)
+        use_seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else self.seed
+        questions = [message.content for message in messages if message.role == "user"]
+        attempt = self._attempts.next(profile.name, questions)
+        fault = decide_fault(profile, use_seed, questions, attempt)
+        text = decide_answer(profile, use_seed, questions)
+        limit = (
+            max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
+        )
+        delay = profile.first_byte_ms
+        if fault == "slow_first_byte":
+            delay += profile.faults.slow_first_byte_ms
+        return Turn(
+            profile, split_tokens(text, limit), fault, delay / 1000, profile.token_ms / 1000
+        )
+
+    async def _reject_fault(self, turn: Turn, reply: Reply, openai: bool) -> bool:
+        """Send the 429/500 of a faulty turn; True when the request is answered."""
+        if turn.fault == "rate_limit":
+            after = turn.profile.faults.retry_after
+            message = "rate limited (simulated)"
+            body = (
+                {"error": {"message": message, "type": "rate_limit"}}
+                if openai
+                else {"error": message}
+            )
+            await reply.send(429, _encode(body), headers={"Retry-After": f"{after:g}"})
+            return True
+        if turn.fault == "server_error":
+            message = "internal error (simulated)"
+            body = (
+                {"error": {"message": message, "type": "server_error"}}
+                if openai
+                else {"error": message}
+            )
+            await reply.send(500, _encode(body))
+            return True
+        return False
+
+    @staticmethod
+    def _parse_body(request: HttpRequest) -> dict[str, object] | None:
+        try:
+            data = json.loads(request.body.decode("utf-8", "replace") or "{}")
+        except ValueError:
+            return None
+        return data if isinstance(data, dict) else None
+
+    @staticmethod
+    def _messages(raw: object) -> list[Message] | None:
+        if not isinstance(raw, list):
+            return None
+        messages = []
+        for item in raw:
+            if not isinstance(item, dict):
+                return None
+            content = item.get("content")
+            if isinstance(content, list):  # OpenAI content parts
+                content = "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            messages.append(Message(str(item.get("role", "user")), str(content or "")))
+        return messages
+
+    async def _bad(self, reply: Reply, message: str, openai: bool) -> None:
+        body = (
+            {"error": {"message": message, "type": "invalid_request_error"}}
+            if openai
+            else {"error": message}
+        )
+        await reply.send(400, _encode(body))
+
+    # ------------------------------------------------------------------ Ollama
+
+    async def _ollama_chat(self, request: HttpRequest, reply: Reply) -> None:
+        data = self._parse_body(request)
+        messages = self._messages(data.get("messages")) if data else None
+        if data is None or messages is None:
+            await self._bad(reply, "body must be JSON with a messages list", openai=False)
+            return
+        options = data.get("options") if isinstance(data.get("options"), dict) else {}
+        assert isinstance(options, dict)
+        model = str(data.get("model") or self.profile_name)
+        turn = self.plan_turn(model, messages, options.get("seed"), options.get("num_predict"))
+        if await self._reject_fault(turn, reply, openai=False):
+            return
+        if turn.delay_s:
+            await asyncio.sleep(turn.delay_s)
+        started = time.perf_counter_ns()
+        created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        stream = data.get("stream", True) is not False
+        cut = len(turn.pieces) // 2 if turn.fault == "dropped_stream" else None
+
+        def final() -> dict[str, object]:
+            return {
+                "model": model,
+                "created_at": created,
+                "message": {"role": "assistant", "content": ""},
+                "done": True,
+                "done_reason": "stop",
+                "total_duration": time.perf_counter_ns() - started,
+                "eval_count": len(turn.pieces),
+            }
+
+        if not stream:
+            if turn.token_s:
+                await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
+            body = final()
+            body["message"] = {"role": "assistant", "content": "".join(turn.pieces)}
+            await reply.send(200, _encode(body), cut=cut is not None)
+            return
+        await reply.start_stream("application/x-ndjson")
+        for index, piece in enumerate(turn.pieces):
+            if index == cut:
+                reply.abort()
+                return
+            if index and turn.token_s:
+                await asyncio.sleep(turn.token_s)
+            line = {
+                "model": model,
+                "created_at": created,
+                "message": {"role": "assistant", "content": piece},
+                "done": False,
+            }
+            await reply.chunk(_encode(line) + b"\n")
+        if cut is not None:  # a one-piece answer: cut before done
+            reply.abort()
+            return
+        await reply.chunk(_encode(final()) + b"\n")
+        await reply.end_stream()
+
+    async def _ollama_tags(self, request: HttpRequest, reply: Reply) -> None:
+        models = [
+            {
+                "name": f"{name}:latest",
+                "model": f"{name}:latest",
+                "modified_at": "2026-01-01T00:00:00Z",
+                "size": 0,
+                "digest": "",
+                "details": {"family": "kontest-sim", "format": "sim"},
+            }
+            for name in sorted(self._profiles)
+        ]
+        await reply.send(200, _encode({"models": models}))
+
+    async def _ollama_show(self, request: HttpRequest, reply: Reply) -> None:
+        data = self._parse_body(request) or {}
+        profile = self._profile_for(data.get("model") or data.get("name"))
+        body = {
+            "modelfile": "",
+            "parameters": "",
+            "details": {"family": "kontest-sim"},
+            "model_info": {"profile": profile.name},
+        }
+        await reply.send(200, _encode(body))
+
+    async def _ollama_version(self, request: HttpRequest, reply: Reply) -> None:
+        await reply.send(200, _encode({"version": "0.0.0-kontest-sim"}))
+
+    async def _root(self, request: HttpRequest, reply: Reply) -> None:
+        await reply.send(200, b"kontest sim server is running", content_type="text/plain")
+
+    # ------------------------------------------------------------------ OpenAI
+
+    async def _openai_models(self, request: HttpRequest, reply: Reply) -> None:
+        data = [
+            {"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME}
+            for name in sorted(self._profiles)
+        ]
+        await reply.send(200, _encode({"object": "list", "data": data}))
+
+    async def _openai_model(self, request: HttpRequest, reply: Reply) -> None:
+        name = request.path.removeprefix("/v1/models/")
+        await reply.send(
+            200, _encode({"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME})
+        )
+
+    async def _openai_chat(self, request: HttpRequest, reply: Reply) -> None:
+        data = self._parse_body(request)
+        messages = self._messages(data.get("messages")) if data else None
+        if data is None or messages is None:
+            await self._bad(reply, "body must be JSON with a messages list", openai=True)
+            return
+        await self._openai_answer(data, messages, reply, completions=False)
+
+    async def _openai_completions(self, request: HttpRequest, reply: Reply) -> None:
+        data = self._parse_body(request)
+        prompt = data.get("prompt") if data else None
+        if isinstance(prompt, list) and prompt:
+            prompt = prompt[0]
+        if data is None or not isinstance(prompt, str):
+            await self._bad(reply, "body must be JSON with a prompt string", openai=True)
+            return
+        await self._openai_answer(data, parse_completion_prompt(prompt), reply, completions=True)
+
+    async def _openai_answer(
+        self, data: dict[str, object], messages: list[Message], reply: Reply, *, completions: bool
+    ) -> None:
+        model = str(data.get("model") or self.profile_name)
+        max_tokens = data.get("max_tokens", data.get("max_completion_tokens"))
+        turn = self.plan_turn(model, messages, data.get("seed"), max_tokens)
+        if await self._reject_fault(turn, reply, openai=True):
+            return
+        if turn.delay_s:
+            await asyncio.sleep(turn.delay_s)
+        created = int(time.time())
+        ident = f"{'cmpl' if completions else 'chatcmpl'}-sim{self.requests}"
+        cut = len(turn.pieces) // 2 if turn.fault == "dropped_stream" else None
+        usage = {
+            "prompt_tokens": 0,
+            "completion_tokens": len(turn.pieces),
+            "total_tokens": len(turn.pieces),
+        }
+        if data.get("stream") is not True:
+            if turn.token_s:
+                await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
+            text = "".join(turn.pieces)
+            choice: dict[str, object] = {"index": 0, "finish_reason": "stop", "logprobs": None}
+            if completions:
+                choice["text"] = text
+            else:
+                choice["message"] = {"role": "assistant", "content": text}
+            body = {
+                "id": ident,
+                "object": "text_completion" if completions else "chat.completion",
+                "created": created,
+                "model": model,
+                "choices": [choice],
+                "usage": usage,
+            }
+            await reply.send(200, _encode(body), cut=cut is not None)
+            return
+        kind = "text_completion" if completions else "chat.completion.chunk"
+
+        def event(piece: str | None, finish: str | None) -> bytes:
+            choice: dict[str, object] = {"index": 0, "finish_reason": finish}
+            if completions:
+                choice["text"] = piece or ""
+            else:
+                choice["delta"] = {"content": piece} if piece is not None else {}
+            body = {
+                "id": ident,
+                "object": kind,
+                "created": created,
+                "model": model,
+                "choices": [choice],
+            }
+            return b"data: " + _encode(body) + b"\n\n"
+
+        await reply.start_stream("text/event-stream")
+        if not completions:
+            await reply.chunk(
+                b"data: "
+                + _encode(
+                    {
+                        "id": ident,
+                        "object": kind,
+                        "created": created,
+                        "model": model,
+                        "choices": [
+                            {
+                                "index": 0,
+                                "delta": {"role": "assistant", "content": ""},
+                                "finish_reason": None,
+                            }
+                        ],
+                    }
+                )
+                + b"\n\n"
+            )
+        for index, piece in enumerate(turn.pieces):
+            if index == cut:
+                reply.abort()
+                return
+            if index and turn.token_s:
+                await asyncio.sleep(turn.token_s)
+            await reply.chunk(event(piece, None))
+        if cut is not None:
+            reply.abort()
+            return
+        await reply.chunk(event(None, "stop") + b"data: [DONE]\n\n")
+        await reply.end_stream()
+
+
+async def run_server(
+    profile: str = DEFAULT_PROFILE,
+    seed: int = 0,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve until cancelled; `on_ready(url)` is called once listening."""
+    server = SimServer(profile=profile, seed=seed, host=host, port=port)
+    url = await server.start()
+    if on_ready is not None:
+        on_ready(url)
+    try:
+        await server.serve_forever()
+    finally:
+        await server.close()

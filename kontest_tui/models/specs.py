@@ -1,0 +1,179 @@
+"""Model specs (`--model`): parse them and open the ChatModel they name.
+
+    sim[:PROFILE]                   built-in simulated model (PROFILE: name or .toml path)
+    ollama:MODEL[@URL]              Ollama server (default http://127.0.0.1:11434)
+    openai:MODEL[@BASE_URL]         OpenAI-compatible chat (default https://api.openai.com/v1)
+    openai-completions:MODEL[@URL]  OpenAI-compatible /completions with a few-shot prompt
+    replay:FILE.jsonl               recorded answers
+    local:gemma3-270m | local:FILE.gguf   a small base model run here (the [local] extra)
+
+The API key comes from OPENAI_API_KEY when the model is opened; it is never part of a spec.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from kontest_tui.errors import ModelSpecError
+from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.models.base import ChatModel, ChatOptions
+from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL
+from kontest_tui.models.openai import DEFAULT_OPENAI_URL, normalise_base_url
+
+KINDS = ("sim", "ollama", "openai", "openai-completions", "replay", "local")
+API_KEY_ENV = "OPENAI_API_KEY"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """A parsed model spec. `spec` is its canonical text (no secret in it, ever)."""
+
+    kind: str
+    name: str
+    url: str | None = None
+    path: Path | None = None
+
+    @property
+    def spec(self) -> str:
+        if self.kind == "sim":
+            return "sim" if self.name == "default" else f"sim:{self.name}"
+        if self.kind == "replay":
+            return f"replay:{self.path}"
+        if self.kind == "local":
+            return f"local:{self.path}" if self.path else f"local:{self.name}"
+        default = DEFAULT_OLLAMA_URL if self.kind == "ollama" else DEFAULT_OPENAI_URL
+        if self.url and self.url != default:
+            return f"{self.kind}:{self.name}@{self.url}"
+        return f"{self.kind}:{self.name}"
+
+    @property
+    def display(self) -> str:
+        return self.spec
+
+    @property
+    def mode(self) -> str:
+        return "completions" if self.kind == "openai-completions" else "chat"
+
+    def __str__(self) -> str:
+        return self.spec
+
+
+def _check_url(url: str, spec: str) -> str:
+    if "://" not in url:
+        url = f"http://{url}"
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError):
+        raise ModelSpecError(f"bad URL in model spec {spec!r}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ModelSpecError(f"bad URL in model spec {spec!r}: use http://HOST:PORT")
+    if parsed.userinfo:
+        raise ModelSpecError(
+            f"credentials in the URL of model spec are not supported; use {API_KEY_ENV}"
+        )
+    return url.rstrip("/")
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Parse a `--model` spec; ModelSpecError (one line) when it does not parse."""
+    text = (spec or "").strip()
+    if not text:
+        raise ModelSpecError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
+    kind, _, rest = text.partition(":")
+    kind = kind.lower()
+    if kind not in KINDS:
+        raise ModelSpecError(
+            f"unknown model kind {kind!r} in {text!r} (use one of: {', '.join(KINDS)})"
+        )
+    rest = rest.strip()
+    if kind == "sim":
+        return ModelSpec("sim", rest or "default")
+    if kind == "replay":
+        if not rest:
+            raise ModelSpecError("replay needs a file: replay:FILE.jsonl")
+        return ModelSpec("replay", Path(rest).name, path=Path(rest))
+    if kind == "local":
+        if not rest:
+            raise ModelSpecError("local needs a model: local:gemma3-270m or local:FILE.gguf")
+        if rest.endswith(".gguf"):
+            return ModelSpec("local", Path(rest).stem, path=Path(rest))
+        return ModelSpec("local", rest)
+    name, at, url = rest.partition("@")
+    name = name.strip()
+    if not name:
+        raise ModelSpecError(f"{kind} needs a model name: {kind}:MODEL[@URL]")
+    if at and not url.strip():
+        raise ModelSpecError(f"empty URL after '@' in model spec {text!r}")
+    if kind == "ollama":
+        return ModelSpec(
+            "ollama", name, _check_url(url.strip(), text) if at else DEFAULT_OLLAMA_URL
+        )
+    base = normalise_base_url(_check_url(url.strip(), text)) if at else DEFAULT_OPENAI_URL
+    return ModelSpec(kind, name, base)
+
+
+def open_model(
+    spec: str | ModelSpec,
+    *,
+    kg: KnowledgeGraph | None = None,
+    options: ChatOptions | None = None,
+    seed: int = 0,
+    stream: bool = True,
+) -> ChatModel:
+    """The ChatModel a spec names. `seed` seeds the simulated model (a request's
+    options.seed wins); `stream=False` makes HTTP clients ask for whole answers.
+    `kg` and `options` are accepted for models that use them (none of the built-in ones)."""
+    parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if parsed.kind == "sim":
+        from kontest_tui.models.sim import SimulatedModel
+
+        return SimulatedModel(parsed.name, seed=seed)
+    if parsed.kind == "ollama":
+        from kontest_tui.models.ollama import OllamaModel
+
+        return OllamaModel(parsed.name, parsed.url or DEFAULT_OLLAMA_URL, stream=stream)
+    if parsed.kind in ("openai", "openai-completions"):
+        from kontest_tui.models.openai import OpenAIModel
+
+        base = parsed.url or DEFAULT_OPENAI_URL
+        api_key = os.environ.get(API_KEY_ENV) or None
+        if api_key is None and httpx.URL(base).host == "api.openai.com":
+            raise ModelSpecError(f"{API_KEY_ENV} is not set (needed for api.openai.com)")
+        return OpenAIModel(
+            parsed.name, base, api_key=api_key, mode=parsed.mode, stream=stream, spec=parsed.spec
+        )
+    if parsed.kind == "replay":
+        from kontest_tui.models.replay import ReplayModel
+
+        assert parsed.path is not None
+        if not parsed.path.is_file():
+            raise ModelSpecError(f"replay file not found: {parsed.path}")
+        return ReplayModel(parsed.path, spec=parsed.spec)
+    from kontest_tui.models.local import LocalModel
+
+    return LocalModel(parsed.name, path=parsed.path, spec=parsed.spec)
+
+
+async def list_models(spec: str) -> list[str]:
+    """Models a server offers: `ollama[:@URL]` (/api/tags), `openai[:@URL]` (/v1/models),
+    `sim` (built-in profiles). A full spec works too (its model name is ignored)."""
+    text = (spec or "").strip()
+    kind, _, rest = text.partition(":")
+    kind = kind.lower()
+    if kind == "sim":
+        from kontest_tui.models.sim import list_profiles
+
+        return list_profiles()
+    if kind not in ("ollama", "openai", "openai-completions"):
+        raise ModelSpecError(f"cannot list models of {kind!r} (use ollama[:@URL] or openai[:@URL])")
+    if not rest.partition("@")[0].strip():
+        rest = "list" + rest  # a placeholder model name: only the URL matters here
+    model = open_model(f"{kind}:{rest}")
+    try:
+        return await model.list_models()  # type: ignore[attr-defined,no-any-return]
+    finally:
+        await model.aclose()
