@@ -24,9 +24,10 @@ def kg_group() -> None:
 @click.option("--name", default=None, help="KG name (default: the CSV file name).")
 @click.option("--domain", default=None, help="Template domain, e.g. places or music.")
 def import_command(edges_csv: str, out: str, name: str | None, domain: str | None) -> None:
-    """Turn an edge list `parent_id,parent_label,child_id,child_label[,relation]` into a KG file.
+    """Import a CSV edge list as a KG JSON file.
 
-    A header row is optional. Errors name the CSV line.
+    Rows are `parent_id,parent_label,child_id,child_label[,relation]`; a header row is
+    optional. Errors name the CSV line.
     """
     kg = import_csv(edges_csv, name=name, domain=domain)
     path = save_graph(kg, out)
@@ -46,7 +47,10 @@ def import_command(edges_csv: str, out: str, name: str | None, domain: str | Non
 @click.option("--per-path", is_flag=True, help="Count relations on every path, as the paper does.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
 def info_command(kg_source: str, depth: int | None, per_path: bool, as_json: bool) -> None:
-    """Summarise a KG file or sample (places, music, subdivisions): sizes, roots, paths, relations."""
+    """Summarise a KG: nodes, edges, roots, depth, paths, relations by type.
+
+    KG is a KG JSON file, a CSV edge list or a sample name (places, music, subdivisions).
+    """
     summary = describe_graph(load_graph(kg_source), depth=depth, per_path=per_path)
     if as_json:
         click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
