@@ -48,7 +48,7 @@ class SparqlClient:
         cache: QueryCache | None = None,
         use_cache: bool = True,
         refresh: bool = False,
-        timeout: float = 60.0,
+        timeout: float = 90.0,
         retries: int = 4,
         backoff: float = 1.0,
         sleep: Callable[[float], None] | None = None,
