@@ -102,3 +102,17 @@ def test_help_lists_build_and_search(capsys):
     assert run_cli(["kg", "--help"]) == 0
     out = capsys.readouterr().out
     assert "build" in out and "search" in out
+
+
+def test_progress_line_on_a_terminal(capsys):
+    from kontest_tui.cli.kg_wikidata import _progress_printer
+    from kontest_tui.kg.wikidata import BuildProgress
+
+    show = _progress_printer(True)
+    show(BuildProgress("children", 2, 200, 250, 4321))
+    show(BuildProgress("labels", 0, 500, 4321, 4321))
+    assert capsys.readouterr().err == (
+        "\r\033[Kdepth 2: parents 200/250, nodes 4321\r\033[Klabels: 500/4321 nodes"
+    )
+    _progress_printer(False)(BuildProgress("children", 1, 0, 1, 1))
+    assert capsys.readouterr().err == ""
