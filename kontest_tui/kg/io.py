@@ -58,13 +58,18 @@ def resolve_source(source: str | Path) -> Path:
     A string that is not an existing file, has no directory part and no suffix is taken as a
     sample name; anything else must be a file.
     """
-    path = Path(source)
-    if isinstance(source, Path) or path.exists():
+    if isinstance(source, Path):
+        return source
+    text = str(source).strip()
+    if not text:
+        raise GraphError("no KG given (a KG file, a CSV edge list or a sample name)")
+    path = Path(text)
+    if path.is_file():
         return path
-    text = str(source)
-    if text and "/" not in text and os.sep not in text and not path.suffix:
-        if text not in list_samples():
-            known = ", ".join(list_samples()) or "none installed"
+    if "/" not in text and os.sep not in text and not path.suffix:
+        samples = list_samples()
+        if text not in samples:
+            known = ", ".join(samples) or "none installed"
             raise GraphError(f"{text}: no such KG file or sample (samples: {known})")
         return sample_path(text)
     return path

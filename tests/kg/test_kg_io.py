@@ -274,8 +274,13 @@ def test_sample_names_resolve_to_bundled_files() -> None:
 def test_unknown_sample_lists_the_samples() -> None:
     with pytest.raises(GraphError) as caught:
         load_graph("placez")
-    assert str(caught.value) == "placez: no such KG file or sample (samples: music, places, subdivisions)"
-    with pytest.raises(GraphError, match=r"^unknown sample KG 'x' \(samples: music, places, subdivisions\)$"):
+    assert (
+        str(caught.value)
+        == "placez: no such KG file or sample (samples: music, places, subdivisions)"
+    )
+    with pytest.raises(
+        GraphError, match=r"^unknown sample KG 'x' \(samples: music, places, subdivisions\)$"
+    ):
         sample_path("x")
 
 
@@ -285,6 +290,16 @@ def test_existing_file_wins_over_sample_name(
     save_graph(make_graph(), tmp_path / "places")
     monkeypatch.chdir(tmp_path)
     assert load_graph("places").name == "toy"
+
+
+def test_folder_named_like_a_sample_does_not_hide_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "music").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert load_graph("music").name == "music"
+    with pytest.raises(GraphError, match="no KG given"):
+        load_graph("  ")
 
 
 def test_missing_path_with_suffix_is_not_a_sample(
