@@ -248,7 +248,7 @@ class Executor:
         return RunResult(progress=self.progress, cancelled=self._cancelled)
 
     async def _work(self, queue: asyncio.Queue[Conversation], done: Mapping[AnswerKey, str]) -> None:
-        while not queue.empty():
+        while not queue.empty() and not self._cancelled:
             conversation = queue.get_nowait()
             await self._ask_conversation(conversation, done)
 
@@ -264,6 +264,8 @@ class Executor:
             stored = done.get((conversation.id, turn))
             if stored is None:
                 await self._running.wait()
+                if self._cancelled:
+                    return  # models that never suspend see cancel() here
                 response = await self._ask_turn(conversation, turn, tuple(messages), options)
                 stored = response.raw
             messages.append(Message("assistant", stored))

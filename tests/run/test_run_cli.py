@@ -1,0 +1,197 @@
+"""`kontest run / report / sessions / export / ensemble` end to end on the paper's running example.
+
+Kinawley path Ireland -> Ulster -> Kinawley, templates t1 "Does {parent} have a {child}?" and
+t2 "Is there a {child} in {parent}?", answers in tests/data/kinawley_replay.jsonl. By hand:
+relations R1 Ireland>Ulster, R2 Ireland>Kinawley, R3 Ulster>Kinawley; 6 calls each = 18.
+- R1: every answer yes -> atomic 1 test, intra 2 (A, B), inter 2 (Q2/A2, Q1/B2), no error.
+- R2: Q1 no, Q2 yes -> atomic error; A = [no, yes] -> intra error, B = [yes, yes] ok;
+  Q2/A2 yes/yes ok, Q1/B2 no/yes -> inter error. 1 + 2 + 2 tests.
+- R3: all yes but A2 "I'm not sure." (invalid) -> atomic 1 test, intra only B, inter only Q1/B2.
+- ontological: only R2 has a node between; t1: no, while yes-edges Ireland>Ulster>Kinawley
+  exist -> 1 error; t2: yes -> test, no error. 2 tests.
+Totals: tests 3 / 5 / 5 / 2 = 15, errors 1 / 1 / 1 / 1 = 4; gap t1 = R2 (1 of 3), t2 = 0.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+
+from kontest_tui.cli import run_cli
+from kontest_tui.store import Store
+
+EXPECTED = {
+    "relations": 3,
+    "queries": 6,
+    "executions": 18,
+    "valid": 17,
+    "invalid": 1,
+    "tests": {"atomic": 3, "sequential_intra": 5, "sequential_inter": 5, "ontological": 2},
+    "errors": {
+        "atomic": 1,
+        "sequential_intra": 1,
+        "sequential_inter": 1,
+        "ontological": 1,
+        "total": 4,
+    },
+    "error_rate": round(4 / 15, 6),
+    "gap": {
+        "per_template": {"t1": {"missing": 1, "pct": 33.33}, "t2": {"missing": 0, "pct": 0.0}},
+        "intersection": {"missing": 0, "pct": 0.0},
+    },
+    "coverage": {"covered": 3, "pct": 100.0},
+}
+
+
+def kontest(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = run_cli([str(arg) for arg in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def report_json(capsys: pytest.CaptureFixture[str], db, session: str = "") -> dict:  # noqa: ANN001
+    args = ["report", "--db", db, "--format", "json"] + ([session] if session else [])
+    code, out, err = kontest(capsys, *args)
+    assert code == 0, err
+    return json.loads(out)
+
+
+def without_session(report: dict) -> dict:
+    return {key: value for key, value in report.items() if key != "session"}
+
+
+def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa: ANN001
+    db = tmp_path / "k.db"
+    code, out, err = kontest(
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "--db", db
+    )
+    assert code == 0, err
+    assert "KONTEST report" in out and "ontological" in out
+    assert "18/18" in err
+    report = report_json(capsys, db)
+    assert {key: report[key] for key in EXPECTED} == EXPECTED
+    with Store(db) as store:
+        session = store.latest_session()
+        assert report["session"] == session
+        row = store.get_session(session)
+        assert (row["status"], row["answered"], row["planned"], row["errors"]) == ("done", 18, 18, 0)
+        verdicts = store.load_verdicts(session)
+        assert len(verdicts) == 15 and sum(v.error for v in verdicts) == 4
+        onto = [v for v in verdicts if v.oracle == "ontological" and v.error]
+        assert [(v.relation_id, v.template_id) for v in onto] == [("Q27>Q6410645", "t1")]
+        assert row["kg_json"]["nodes"][2]["label"] == "Kinawley"
+        assert row["template_ids"] == ["t1", "t2"]
+        assert row["options_json"]["system_prompt"].startswith("Be concise")
+
+
+def test_report_formats_sessions_and_export(tmp_path, capsys) -> None:  # noqa: ANN001
+    db = tmp_path / "k.db"
+    replay = f"replay:{KINAWLEY_REPLAY}"
+    assert kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", replay, "--db", db, "-q")[0] == 0
+    for fmt, marker in (("markdown", "|"), ("csv", "tests.atomic,3"), ("text", "KONTEST")):
+        code, out, _ = kontest(capsys, "report", "--db", db, "--format", fmt)
+        assert code == 0 and marker in out
+    code, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    sessions = json.loads(out)
+    assert code == 0 and len(sessions) == 1 and sessions[0]["status"] == "done"
+    code, out, _ = kontest(capsys, "sessions", "--db", db)
+    assert sessions[0]["id"] in out and "18/18" in out
+    # the JSONL export is itself a replay file: replaying it reproduces the report
+    export = tmp_path / "export.jsonl"
+    code, _, err = kontest(capsys, "export", sessions[0]["id"], "--db", db, "--out", export)
+    assert code == 0, err
+    lines = [json.loads(line) for line in export.read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == 18
+    assert lines[3]["messages"] == ["Does Ireland have a Ulster?", "Is there a Ulster in Ireland?"]
+    assert (lines[3]["kind"], lines[3]["turn"], lines[3]["parsed"]) == ("sequential", 1, "yes")
+    code, _, err = kontest(
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{export}", "--db", db, "-q"
+    )
+    assert code == 0, err
+    again = report_json(capsys, db)
+    assert {key: again[key] for key in EXPECTED} == EXPECTED
+    code, out, _ = kontest(capsys, "export", "--db", db, "--format", "csv")
+    assert out.splitlines()[0].startswith("session,conversation,relation,kind")
+    assert len(out.splitlines()) == 19
+    code, out, err = kontest(
+        capsys, "ensemble", sessions[0]["id"], again["session"], "--db", db, "--k", "3"
+    )
+    assert code == 0, err
+    assert "Ensemble of 2 models" in out
+
+
+def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: ANN001
+    """A session stopped after 7 answers (one sequential conversation half done) resumes to
+    the same report; every turn is stored exactly once."""
+    import asyncio
+
+    from kontest_tui.kg.io import load_graph
+    from kontest_tui.models.replay import ReplayModel
+    from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents
+    from kontest_tui.run.session import create_session, run_session
+
+    db = tmp_path / "k.db"
+    with Store(db) as store:
+        session = create_session(store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}")
+        holder = {}
+
+        def stop(response) -> None:  # noqa: ANN001
+            if len(holder["executor"].responses) == 7:
+                holder["executor"].cancel()
+
+        outcome = asyncio.run(
+            run_session(
+                store,
+                session,
+                ReplayModel(KINAWLEY_REPLAY),
+                config=ExecutorConfig(concurrency=1),
+                events=ExecutorEvents(on_response=stop),
+                on_executor=lambda executor: holder.update(executor=executor),
+            )
+        )
+        assert outcome.status == "cancelled"
+        stored = {(r["conversation"], r["turn"]) for r in store.iter_responses(session)}
+        # generation order at concurrency 1: R1's Q1, Q2, A (2 turns), B (2), then R2's Q1
+        assert ("Q27>Q189458/t2+t1", 1) in stored and len(stored) == 7
+    code, out, err = kontest(capsys, "run", "--resume", "--db", db, "-q")
+    assert code == 0, err
+    assert f"session {session}" in err
+    with Store(db) as store:
+        rows = list(store.iter_responses(session))
+        assert len(rows) == 18
+        assert len({(r["conversation"], r["turn"]) for r in rows}) == 18
+        assert store.get_session(session)["status"] == "done"
+    report = report_json(capsys, db, session)
+    assert {key: report[key] for key in EXPECTED} == EXPECTED
+    code, _, err = kontest(capsys, "run", "--resume", session, "--db", db)
+    assert code == 2 and "already done" in err
+
+
+def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
+    db = tmp_path / "k.db"
+    code, _, err = kontest(capsys, "run", "--db", db)
+    assert code == 2 and err.strip() == "kontest: error: --kg is required (or --resume a session)"
+    code, _, err = kontest(capsys, "run", "--resume", "--db", db)
+    assert code == 1 and "no unfinished session" in err
+    assert kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}",
+                   "--db", db, "-q")[0] == 0
+    with Store(db) as store:
+        session = store.latest_session()
+    code, _, err = kontest(capsys, "report", "nope", "--db", db)
+    assert code == 1
+    assert err.strip() == f"kontest: error: no session 'nope' in {db} (sessions: {session})"
+    code, _, err = kontest(capsys, "report", "--db", tmp_path / "missing.db")
+    assert code == 1 and "no session database" in err
+    not_db = tmp_path / "notes.db"
+    not_db.write_text("hello, not sqlite\n" * 100)
+    code, _, err = kontest(capsys, "sessions", "--db", not_db)
+    assert code == 1 and "not a kontest session database" in err
+    assert len(err.strip().splitlines()) == 1
+    code, _, err = kontest(capsys, "ensemble", session, "--db", db)
+    assert code == 2 and "at least two" in err
+    code, _, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", "replay:nope.jsonl",
+                           "--db", db)
+    assert code == 2 and "nope.jsonl" in err

@@ -1,0 +1,259 @@
+"""The executor: sequential turns in order with context, retries, failures, cache, cancel, pause."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from run_toys import ToyModel, make_conversations, make_relations, store_session
+
+from kontest_tui.errors import ModelError
+from kontest_tui.generate.records import Answer
+from kontest_tui.models.base import ChatOptions, Message
+from kontest_tui.run.executor import (
+    Executor,
+    ExecutorConfig,
+    ExecutorEvents,
+    cache_key,
+    classify_error,
+)
+from kontest_tui.run.session import run_session
+from kontest_tui.store import Store
+
+FAST = ExecutorConfig(
+    concurrency=4, backoff_base=0.001, backoff_max=0.01, jitter_seed=1, use_cache=False
+)
+
+
+def echo_answer(request) -> str:  # noqa: ANN001
+    """'Yes <n>' where n = number of messages seen: shows how much context a turn had."""
+    return f"Yes {len(request.messages)}"
+
+
+async def test_sequential_turns_in_order_with_earlier_answers_as_context() -> None:
+    conversations = make_conversations(make_relations(6))
+    model = ToyModel(echo_answer, delay=0.002)
+    executor = Executor(model, config=ExecutorConfig(concurrency=8))
+    await executor.run(conversations)
+    assert model.prepared == 1
+    assert len(model.calls) == 6 * 6
+    assert model.max_in_flight > 1  # really concurrent
+    for request in model.calls:
+        if request.turn == 1:
+            # user q1, assistant answer to q1 (which saw 1 message), user q2
+            roles = [m.role for m in request.messages]
+            assert roles == ["user", "assistant", "user"]
+            assert request.messages[1].content == "Yes 1"
+            assert request.kind == "sequential"
+    # turn 2 of every sequential conversation starts only after its turn 1 ended
+    for conversation in conversations:
+        if conversation.kind != "sequential":
+            continue
+        end_first = model.log.index(("end", conversation.id, 0))
+        start_second = model.log.index(("start", conversation.id, 1))
+        assert end_first < start_second
+    assert executor.responses[(conversations[2].id, 1)].raw == "Yes 3"
+
+
+async def test_concurrency_is_bounded() -> None:
+    model = ToyModel(delay=0.002)
+    await Executor(model, config=ExecutorConfig(concurrency=3)).run(
+        make_conversations(make_relations(5))
+    )
+    assert model.max_in_flight == 3
+
+
+async def test_retries_are_counted_in_the_store(tmp_path) -> None:  # noqa: ANN001
+    relations = make_relations(2)
+    conversations = make_conversations(relations)
+    flaky = {
+        ("P0>C0/t1", 0): [
+            ModelError("HTTP 429 too many requests", retryable=True, retry_after=0.001),
+            ModelError("HTTP 500 server error", retryable=True),
+        ],
+        ("P1>C1/t2+t1", 1): [ModelError("stream dropped", retryable=True)],
+    }
+    model = ToyModel(failures=flaky)
+    with Store(tmp_path / "s.db") as store:
+        session = store_session(store, relations, conversations)
+        outcome = await run_session(store, session, model, config=FAST)
+        rows = {(r["conversation"], r["turn"]): r for r in store.iter_responses(session)}
+        assert rows["P0>C0/t1", 0]["attempts"] == 3
+        assert rows["P1>C1/t2+t1", 1]["attempts"] == 2
+        assert rows["P0>C0/t2", 0]["attempts"] == 1
+        assert all(r["error"] is None and r["answer"] == "yes" for r in rows.values())
+        assert store.get_session(session)["retries"] == 3
+        assert store.get_session(session)["status"] == "done"
+    assert outcome.result.progress.retries == 3
+    assert len(model.calls) == 12 + 3  # 12 turns + 3 failed attempts
+
+
+async def test_permanent_failure_is_recorded_and_the_run_completes(tmp_path) -> None:  # noqa: ANN001
+    relations = make_relations(2)
+    conversations = make_conversations(relations)
+    always = [ModelError("HTTP 503 unavailable", retryable=True) for _ in range(10)]
+    model = ToyModel(
+        failures={
+            ("P0>C0/t1", 0): always,
+            ("P1>C1/t1+t2", 0): [ModelError("HTTP 404 unknown model", retryable=False)],
+        }
+    )
+    config = ExecutorConfig(max_attempts=3, backoff_base=0.001, backoff_max=0.01, use_cache=False)
+    with Store(tmp_path / "s.db") as store:
+        session = store_session(store, relations, conversations)
+        outcome = await run_session(store, session, model, config=config)
+        rows = {(r["conversation"], r["turn"]): r for r in store.iter_responses(session)}
+        assert len(rows) == 12
+        failed = rows["P0>C0/t1", 0]
+        assert (failed["answer"], failed["attempts"], failed["raw"]) == ("invalid", 3, "")
+        assert "503" in failed["error"]
+        refused = rows["P1>C1/t1+t2", 0]
+        assert refused["attempts"] == 1 and "404" in refused["error"]
+        # the run went on: turn 2 of that conversation was still asked, with empty context
+        assert rows["P1>C1/t1+t2", 1]["answer"] == "yes"
+        assert store.get_session(session)["errors"] == 2
+        assert store.get_session(session)["status"] == "done"
+    assert outcome.result.progress.errors == {"5xx": 1, "other": 1}
+    assert outcome.evaluation.executions == 12
+    assert outcome.evaluation.invalid == 2
+
+
+async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
+    relations = make_relations(1)
+    conversations = make_conversations(relations)
+    with Store(tmp_path / "s.db") as store:
+        first = ToyModel(echo_answer)
+        one = store_session(store, relations, conversations)
+        await run_session(store, one, first, config=ExecutorConfig(concurrency=1))
+        # concurrency 1: Q1, Q2 asked; A1 repeats Q1's chat and B1 repeats Q2's -> cached
+        assert len(first.calls) == 4
+        second = ToyModel(lambda request: "No")
+        two = store_session(store, relations, conversations)
+        outcome = await run_session(store, two, second)
+        assert second.calls == []
+        assert outcome.result.progress.cached == 6
+        assert {r["raw"] for r in store.iter_responses(two)} == {"Yes 1", "Yes 3"}
+        assert all(r["cached"] == 1 for r in store.iter_responses(two))
+        third = ToyModel(lambda request: "No")
+        three = store_session(store, relations, conversations)
+        await run_session(store, three, third, config=ExecutorConfig(use_cache=False))
+        assert len(third.calls) == 6
+
+
+def test_cache_key_depends_on_spec_options_and_messages() -> None:
+    messages = (Message("user", "Does A have a B?"),)
+    base = cache_key("sim", ChatOptions(), messages)
+    assert base == cache_key("sim", ChatOptions(timeout=5.0), messages)  # timeout: not part
+    assert base != cache_key("sim:careful", ChatOptions(), messages)
+    assert base != cache_key("sim", ChatOptions(temperature=0.5), messages)
+    assert base != cache_key("sim", ChatOptions(seed=1), messages)
+    assert base != cache_key("sim", ChatOptions(), (Message("user", "Does A have a C?"),))
+
+
+async def test_cancel_stops_the_run_and_leaves_whole_rows(tmp_path) -> None:  # noqa: ANN001
+    relations = make_relations(10)
+    conversations = make_conversations(relations)
+    with Store(tmp_path / "s.db") as store:
+        session = store_session(store, relations, conversations)
+        holder = {}
+
+        def stop_after_five(response) -> None:  # noqa: ANN001
+            if len(holder["executor"].responses) == 5:
+                holder["executor"].cancel()
+
+        model = ToyModel(delay=0.001)
+        outcome = await run_session(
+            store,
+            session,
+            model,
+            config=ExecutorConfig(concurrency=2),
+            events=ExecutorEvents(on_response=stop_after_five),
+            on_executor=lambda executor: holder.update(executor=executor),
+        )
+        assert outcome.status == "cancelled"
+        row = store.get_session(session)
+        assert row["status"] == "cancelled"
+        stored = list(store.iter_responses(session))
+        assert len(stored) == 5 == row["answered"]
+        assert all(r["answer"] == "yes" and r["raw"] == "Yes" for r in stored)
+
+
+async def test_task_cancellation_marks_the_session_cancelled(tmp_path) -> None:  # noqa: ANN001
+    relations = make_relations(5)
+    conversations = make_conversations(relations)
+    with Store(tmp_path / "s.db") as store:
+        session = store_session(store, relations, conversations)
+        model = ToyModel(delay=0.01)
+        task = asyncio.create_task(
+            run_session(store, session, model, config=ExecutorConfig(concurrency=1))
+        )
+        while len(list(store.iter_responses(session))) < 3:
+            await asyncio.sleep(0.005)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert store.get_session(session)["status"] == "cancelled"
+        count = len(list(store.iter_responses(session)))
+        assert 3 <= count < 30
+
+
+async def test_pause_holds_new_calls_until_resume() -> None:
+    conversations = make_conversations(make_relations(3))
+    model = ToyModel(delay=0.001)
+    executor = Executor(model, config=ExecutorConfig(concurrency=1))
+    executor.pause()
+    task = asyncio.create_task(executor.run(conversations))
+    for _ in range(5):
+        await asyncio.sleep(0.005)
+    assert model.calls == [] and executor.paused
+    executor.resume()
+    result = await task
+    assert result.progress.done == 18 and not result.cancelled
+
+
+async def test_tokens_and_progress_events() -> None:
+    tokens: list[tuple[str, int, str]] = []
+    seen: list[int] = []
+    events = ExecutorEvents(
+        on_token=lambda c, t, text: tokens.append((c, t, text)),
+        on_progress=lambda progress: seen.append(progress.done),
+    )
+    conversations = make_conversations(make_relations(1))
+    model = ToyModel(lambda request: "Yes it does")
+    await Executor(model, config=ExecutorConfig(concurrency=1), events=events).run(conversations)
+    assert tokens[:3] == [("P0>C0/t1", 0, "Yes"), ("P0>C0/t1", 0, "it"), ("P0>C0/t1", 0, "does")]
+    assert seen == [0, 1, 2, 3, 4, 5, 6]
+
+
+def test_backoff_is_exponential_and_honours_retry_after() -> None:
+    executor = Executor(ToyModel(), config=ExecutorConfig(backoff_base=1.0, backoff_max=8.0))
+    for attempt, base in ((1, 1.0), (2, 2.0), (3, 4.0), (5, 8.0)):
+        delay = executor._backoff(attempt, None)
+        assert 0.5 * base <= delay <= 1.5 * base
+    assert executor._backoff(1, 6.0) >= 6.0
+    assert executor._backoff(1, 100.0) <= 8.0 * 1.5
+
+
+@pytest.mark.parametrize(
+    ("message", "kind"),
+    [
+        ("HTTP 429 Too Many Requests", "429"),
+        ("ollama timed out after 60 s", "timeout"),
+        ("HTTP 502 bad gateway", "5xx"),
+        ("the stream ended before the answer was complete", "stream"),
+        ("cannot reach ollama at http://127.0.0.1:1: connection refused", "connection"),
+        ("unauthorized: check OPENAI_API_KEY", "other"),
+    ],
+)
+def test_classify_error(message: str, kind: str) -> None:
+    assert classify_error(message) == kind
+
+
+async def test_invalid_answers_are_kept_raw() -> None:
+    hostile = "\x1b[31m[bold red]Maybe[/bold red]\x1b[0m " + "x" * 1_000_000
+    model = ToyModel(lambda request: hostile)
+    executor = Executor(model)
+    result = await executor.run(make_conversations(make_relations(1))[:1])
+    response = executor.responses["P0>C0/t1", 0]
+    assert response.raw == hostile and response.answer is Answer.INVALID
+    assert result.progress.invalid == 1
