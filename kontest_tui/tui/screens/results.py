@@ -118,6 +118,7 @@ class ResultsScreen(Screen[None]):
         self.views: dict[str, RelationView] = {}
         self.by_child: dict[str, list[RelationView]] = {}
         self.report: dict[str, Any] = {}
+        self.ready = False  # every view filled (tests and the benchmark wait on it)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -171,6 +172,7 @@ class ResultsScreen(Screen[None]):
         tree.focus()
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
+        self.ready = True
 
     @on(RelationTree.NodeSelected)
     def node_selected(self, event: RelationTree.NodeSelected) -> None:
