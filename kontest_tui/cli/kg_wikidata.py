@@ -32,7 +32,8 @@ def _progress_printer(enabled: bool):
             text = f"depth {step.level}: parents {step.done}/{step.total}, nodes {step.nodes}"
         else:
             text = f"labels: {step.done}/{step.total} nodes"
-        click.echo(f"\r\033[K{text}", err=True, nl=False)
+        sys.stderr.write(f"\r\033[K{text}")
+        sys.stderr.flush()
 
     return show
 
@@ -79,7 +80,8 @@ def build_command(
         kg = build_graph(dom, qids, depth, lang=lang, max_nodes=max_nodes, client=client, progress=show, name=name)
     finally:
         if sys.stderr.isatty():
-            click.echo("\r\033[K", err=True, nl=False)
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
     path = Path(out) if out else _default_out(domain, qids, depth)
     if path.exists() and path.is_dir():
         raise InvalidInputError(f"--out {path} is a directory")
