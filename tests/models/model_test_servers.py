@@ -1,0 +1,87 @@
+"""Real local HTTP servers for the model tests: `kontest sim serve` and a misbehaving one."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start_sim_server(*args: str) -> tuple[subprocess.Popen[str], str]:
+    """Start `kontest sim serve --port 0 ARGS` and return the process and its URL (first line)."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kontest_tui.cli", "sim", "serve", "--port", "0", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    if not line.startswith("http://127.0.0.1:"):
+        process.kill()
+        raise RuntimeError(f"sim server did not start: {line!r} {process.stderr.read()!r}")
+    return process, line
+
+
+class MisbehavingHandler(BaseHTTPRequestHandler):
+    """Answers according to the request's model name: status-401, status-404, status-500,
+    status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut)."""
+
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: object) -> None:  # silence
+        return
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path.endswith("/models") or self.path.endswith("/api/tags"):
+            auth = self.headers.get("Authorization")
+            if auth != "Bearer good-key":
+                self._send(401, b'{"error": {"message": "Incorrect API key provided"}}')
+                return
+            body = {"data": [{"id": "known"}], "models": [{"name": "known:latest"}]}
+            self._send(200, json.dumps(body).encode())
+            return
+        self._send(404, b'{"error": "not found"}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        data = json.loads(self.rfile.read(length) or b"{}")
+        model = str(data.get("model", ""))
+        if model.startswith("status-"):
+            status = int(model.removeprefix("status-"))
+            headers = {"Retry-After": "7"} if status == 429 else {}
+            message = f"model '{model}' not found" if status == 404 else "failure"
+            self._send(status, json.dumps({"error": {"message": message}}).encode(), headers)
+        elif model == "sleep":
+            time.sleep(3)
+            self._send(200, b"{}")
+        elif model == "garbage":
+            self._send(200, b"<html>not json</html>")
+        elif model == "truncated":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"choices": [')
+            self.wfile.flush()
+            self.close_connection = True
+        else:
+            self._send(200, b'{"choices": [{"message": {"content": "Yes"}}]}')
