@@ -178,7 +178,7 @@ def model_answers_from_evaluation(evaluation: Evaluation, name: str | None = Non
         name=name or evaluation.model or evaluation.session or "model",
         errors=evaluation.errors_by_relation(),
         atomic=evaluation.atomic_answers(),
-        relation_ids=tuple(evaluation.summaries),
+        relation_ids=tuple(evaluation.relation_ids),
         templates=tuple(evaluation.templates),
     )
 

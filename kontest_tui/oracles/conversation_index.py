@@ -80,8 +80,16 @@ def get_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Ans
 
 def get_valid_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Answer | None:
     """The answer under `key` when it is YES or NO, else None (missing or not comparable)."""
-    answer = get_answer(answers, key)
-    return answer if answer in VALID_ANSWERS else None
+    answer = answers.get(key)
+    if answer is _YES or answer is _NO:  # the common case, no conversion needed
+        return answer  # type: ignore[return-value]
+    if answer is None:
+        return None
+    answer = Answer(answer)
+    return answer if answer is _YES or answer is _NO else None
+
+
+_YES, _NO = Answer.YES, Answer.NO
 
 
 def turn_label(conversation: Conversation, turn: int) -> str:

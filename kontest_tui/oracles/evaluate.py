@@ -7,7 +7,9 @@ Report JSON of DESIGN.md; the per-relation summary and verdicts by oracle feed t
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
@@ -60,7 +62,25 @@ class Evaluation:
     tests: dict[str, int]
     errors: dict[str, int]
     gap: GapReport
-    summaries: dict[str, RelationSummary]
+    # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
+    source: tuple[
+        Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
+    ] = field(repr=False, compare=False, default=((), {}, {}))
+    _summaries: dict[str, RelationSummary] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def summaries(self) -> dict[str, RelationSummary]:
+        """Relation id -> RelationSummary (answers per template, tests, errors), built once."""
+        if self._summaries is None:
+            relations, index, answers = self.source
+            self._summaries = summarize_relations(
+                relations, index, answers, self.verdicts, self.gap, self.templates
+            )
+        return self._summaries
+
+    @property
+    def relation_ids(self) -> list[str]:
+        return [relation.id for relation in self.source[0]]
 
     @property
     def error_total(self) -> int:
@@ -80,15 +100,23 @@ class Evaluation:
 
     def errors_by_relation(self) -> dict[str, int]:
         """Metamorphic errors per relation id (x_r of the weighted ensemble)."""
-        return {rid: summary.metamorphic_errors for rid, summary in self.summaries.items()}
+        counts = dict.fromkeys(self.relation_ids, 0)
+        for verdict in self.verdicts:
+            if verdict.error and verdict.oracle in METAMORPHIC_ORACLES:
+                counts[verdict.relation_id] = counts.get(verdict.relation_id, 0) + 1
+        return counts
 
     def atomic_answers(self) -> dict[tuple[str, str], Answer | None]:
-        """(relation id, template id) -> atomic answer, for the ensemble."""
-        return {
-            (rid, template_id): answer
-            for rid, summary in self.summaries.items()
-            for template_id, answer in summary.atomic.items()
-        }
+        """(relation id, template id) -> atomic answer (None = not yet), for the ensemble."""
+        relations, index, answers = self.source
+        found: dict[tuple[str, str], Answer | None] = {}
+        for relation in relations:
+            entry = index.get(relation.id)
+            if entry is None:
+                continue
+            for template_id, conversation in entry.atomic.items():
+                found[(relation.id, template_id)] = get_answer(answers, (conversation.id, 0))
+        return found
 
     def to_json(self, *, include_relations: bool = False) -> dict[str, object]:
         """The Report JSON of DESIGN.md (plus a few extra keys, listed in the docs)."""
@@ -212,6 +240,19 @@ def summarize_relations(
     return summaries
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many small acyclic records: with a
+    large session in memory, its full collections would otherwise dominate `evaluate`."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def evaluate(
     relations: Sequence[Relation],
     conversations: Sequence[Conversation],
@@ -226,6 +267,18 @@ def evaluate(
     `extra_verdicts` (e.g. from the variant oracle) are added to the verdict list and counted
     under their own oracle name in tests/errors.
     """
+    with paused_gc():
+        return _evaluate(relations, conversations, answers, session, model, extra_verdicts)
+
+
+def _evaluate(
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    session: str | None,
+    model: str | None,
+    extra_verdicts: Iterable[Verdict],
+) -> Evaluation:
     index = index_conversations(conversations)
     templates = ordered_templates(index)
     verdicts = find_metamorphic_verdicts(conversations, answers, index=index)
@@ -245,7 +298,6 @@ def evaluate(
             errors.setdefault(verdict.oracle, 0)
     gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
     queries, executions, valid, invalid, planned = count_executions(conversations, answers)
-    summaries = summarize_relations(relations, index, answers, verdicts, gap, templates)
     return Evaluation(
         session=session,
         model=model,
@@ -260,5 +312,5 @@ def evaluate(
         tests=tests,
         errors=errors,
         gap=gap,
-        summaries=summaries,
+        source=(relations, index, answers),
     )

@@ -121,19 +121,21 @@ def _append(
     right_answer = get_valid_answer(answers, right_key)
     if right_answer is None:
         return
-    error = left_answer != right_answer
     detail = (
-        f"{turn_label(*left)} said {left_answer.value}, {turn_label(*right)} said "
-        f"{right_answer.value}"
+        f"{turn_label(*left)} said {_WORDS[left_answer]}, "
+        f"{turn_label(*right)} said {_WORDS[right_answer]}"
     )
     verdicts.append(
         Verdict(
-            oracle=oracle,
-            relation_id=relation_id,
-            template_id=template_id,
-            error=error,
-            refs=(left_key, right_key),
-            answers=(left_answer, right_answer),
-            detail=detail,
+            oracle,
+            relation_id,
+            template_id,
+            left_answer is not right_answer,
+            (left_key, right_key),
+            (left_answer, right_answer),
+            detail,
         )
     )
+
+
+_WORDS = {Answer.YES: "yes", Answer.NO: "no"}

@@ -119,21 +119,27 @@ def _check_scope(
     answers: Mapping[AnswerKey, Answer],
     template_id: str,
 ) -> list[Verdict]:
-    """Algorithm 2 over one scope's SUT graph under one template."""
+    """Algorithm 2 over one scope's SUT graph under one template.
+
+    The graph is kept as plain parent/child dicts here (this runs on every live refresh);
+    `build_sut_graph` gives the same yes-edges as a networkx DiGraph for views.
+    """
     # (parent, child) -> (conversation id, answer or None); only relations asked under the template.
     asked: dict[tuple[str, str], tuple[str, Answer | None]] = {}
-    graph = nx.DiGraph()
+    parents_of: dict[str, set[str]] = {}  # SUT graph: child -> parents with a yes-edge
     tests: list[tuple[Relation, str, Answer]] = []
     for relation in relations:
         entry = index.get(relation.id)
-        conversation = entry.atomic.get(template_id) if entry else None
+        if entry is None:
+            continue
+        conversation = entry.atomic.get(template_id)
         if conversation is None:
             continue
         answer = get_answer(answers, (conversation.id, 0))
         asked[(relation.parent, relation.child)] = (conversation.id, answer)
-        if answer == Answer.YES:
-            graph.add_edge(relation.parent, relation.child)
-        if relation.between and (answer == Answer.YES or answer == Answer.NO):
+        if answer is _YES:
+            parents_of.setdefault(relation.child, set()).add(relation.parent)
+        if (answer is _YES or answer is _NO) and len(relation.path) > 2:
             tests.append((relation, conversation.id, answer))
     verdicts: list[Verdict] = []
     for relation, conversation_id, answer in tests:
@@ -141,7 +147,7 @@ def _check_scope(
             continue  # an answer it depends on is still missing: not counted yet
         own_key: AnswerKey = (conversation_id, 0)
         parent, child = relation.parent, relation.child
-        if answer == Answer.YES:
+        if answer is _YES:
             verdicts.append(
                 Verdict(
                     "ontological",
@@ -154,7 +160,7 @@ def _check_scope(
                 )
             )
             continue
-        path = _find_indirect_path(graph, parent, child)
+        path = find_indirect_path(parents_of, parent, child)
         if path is None:
             verdicts.append(
                 Verdict(
@@ -176,12 +182,15 @@ def _check_scope(
                 template_id,
                 True,
                 (own_key, *edge_keys),
-                (Answer.NO, *([Answer.YES] * len(edge_keys))),
+                (_NO, *([_YES] * len(edge_keys))),
                 f"missing edge {parent} -> {child} (answered no); implied by yes-path "
                 + " -> ".join(path),
             )
         )
     return verdicts
+
+
+_YES, _NO = Answer.YES, Answer.NO
 
 
 def _path_answered(
@@ -199,19 +208,32 @@ def _path_answered(
     return True
 
 
-def _find_indirect_path(graph: nx.DiGraph, parent: str, child: str) -> list[str] | None:
-    """The shortest yes-path parent -> ... -> child with >= 2 edges, or None.
+def find_indirect_path(
+    parents_of: Mapping[str, set[str]], parent: str, child: str
+) -> list[str] | None:
+    """The shortest yes-path parent -> ... -> child with >= 2 edges, or None (ties: smallest
+    node ids). `parents_of` maps a node to the nodes with a yes-edge into it.
 
-    Walks backwards from the child (its ancestors in the SUT graph are few: they lie above it
-    in the KG), then keeps the ancestors the parent has a direct yes-edge to.
+    A breadth-first walk backwards from the child: its SUT ancestors are few (they lie above
+    it in the KG), so this stays cheap even when the parent has thousands of yes-children.
     """
-    if parent not in graph or child not in graph:
-        return None
-    best: list[str] | None = None
-    for middle in nx.ancestors(graph, child):
-        if middle == parent or not graph.has_edge(parent, middle):
-            continue
-        candidate = [parent, *nx.shortest_path(graph, middle, child)]
-        if best is None or (len(candidate), candidate) < (len(best), best):
-            best = candidate
-    return best
+    # next_hop[node] = the node after `node` on a shortest path node -> ... -> child.
+    next_hop: dict[str, str] = {}
+    frontier = [child]
+    while frontier:
+        following: list[str] = []
+        for node in frontier:
+            for above in sorted(parents_of.get(node, ())):
+                if above in next_hop or above == child:
+                    continue
+                if above == parent:
+                    if node == child:
+                        continue  # the direct edge itself does not count
+                    path = [parent, node]
+                    while path[-1] != child:
+                        path.append(next_hop[path[-1]])
+                    return path
+                next_hop[above] = node
+                following.append(above)
+        frontier = following
+    return None
