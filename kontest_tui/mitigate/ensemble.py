@@ -70,6 +70,37 @@ class EnsembleResult:
         """Gap reduction over the models' mean gap, in percent (negative = worse)."""
         return improvement(self.mean_gap_total, self.gap_total)
 
+    def to_json(self) -> dict[str, object]:
+        relations = len(self.relation_ids)
+        return {
+            "method": self.method,
+            "models": list(self.weights),
+            "relations": relations,
+            "templates": list(self.templates),
+            "weights": {name: round(weight, 6) for name, weight in self.weights.items()},
+            "per_template": {
+                template_id: {
+                    "ensemble": {
+                        "missing": self.gap[template_id],
+                        "pct": percent(self.gap[template_id], relations),
+                    },
+                    "models_mean": {
+                        "missing": round(self.mean_gap[template_id], 4),
+                        "pct": round(100 * self.mean_gap[template_id] / relations, 2)
+                        if relations
+                        else 0.0,
+                    },
+                }
+                for template_id in self.templates
+            },
+            "all": {
+                "ensemble": self.gap_total,
+                "models_mean": round(self.mean_gap_total, 4),
+                "improvement_pct": round(self.improvement_pct, 2),
+            },
+            "model_gaps": {name: dict(gaps) for name, gaps in self.model_gaps.items()},
+        }
+
 
 @dataclass(slots=True)
 class FoldResult:

@@ -18,7 +18,7 @@ from typing import Any
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.records import Verdict
-from kontest_tui.mitigate.ensemble import CrossValidation
+from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
@@ -76,15 +76,23 @@ def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") 
     return _text_table(header, rows)
 
 
-def render_ensemble(result: CrossValidation | Mapping[str, Any], fmt: str = "text") -> str:
+def render_ensemble(
+    result: CrossValidation | EnsembleResult | Mapping[str, Any], fmt: str = "text"
+) -> str:
     """Table 5 of the paper for one ensemble run: gap per template for the weighted ensemble
-    (cross-validated), majority vote and the models' mean, then the totals."""
+    (cross-validated), majority vote and the models' mean, then the totals. A single
+    `EnsembleResult` (no cross-validation) renders as one ensemble column vs the models' mean."""
     check_format(fmt)
-    data = result.to_json() if isinstance(result, CrossValidation) else dict(result)
+    if isinstance(result, CrossValidation | EnsembleResult):
+        data = result.to_json()
+    else:
+        data = dict(result)
     if fmt == "json":
         return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return _csv_rows(("metric", "value"), flatten(data))
+    if "method" in data:
+        return _render_single_ensemble(data, fmt)
     header = ("template", "weighted", "majority", "models (mean)")
     rows = [
         (
@@ -117,6 +125,28 @@ def render_ensemble(result: CrossValidation | Mapping[str, Any], fmt: str = "tex
             + f"\n{note}\n"
         )
     return f"{title}\nWeights (all relations): {weights}\n\n{_text_table(header, rows)}{note}\n"
+
+
+def _render_single_ensemble(data: Mapping[str, Any], fmt: str) -> str:
+    method = data["method"]
+    header = ("template", method, "models (mean)")
+    rows = [
+        (template_id, _count_pct(cells["ensemble"]), _count_pct(cells["models_mean"]))
+        for template_id, cells in data["per_template"].items()
+    ]
+    totals = data["all"]
+    rows.append(
+        (
+            "all",
+            f"{totals['ensemble']} ({totals['improvement_pct']:+.2f}%)",
+            _number(totals["models_mean"]),
+        )
+    )
+    weights = ", ".join(f"{name} {weight:.3f}" for name, weight in data["weights"].items())
+    title = f"{method.capitalize()} ensemble of {len(data['models'])} models, {data['relations']} relations"
+    if fmt == "markdown":
+        return f"## {title}\n\nWeights: {weights}\n\n" + _markdown_table(header, rows)
+    return f"{title}\nWeights: {weights}\n\n{_text_table(header, rows)}"
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:

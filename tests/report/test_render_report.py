@@ -160,3 +160,21 @@ def test_render_ensemble_all_formats() -> None:
     assert "| t1 |" in render_ensemble(cv, "markdown")
     metrics = dict(list(csv.reader(io.StringIO(render_ensemble(cv, "csv"))))[1:])
     assert metrics["per_template.t1.majority.missing"] == "1"
+
+
+def test_render_single_weighted_ensemble() -> None:
+    """The TUI renders weighted_ensemble(...) directly. Same two models as above, weights from
+    all relations: A 1.0, B 0.0 -> gap 0 vs models' mean 0.5 -> +100 %."""
+    from kontest_tui.mitigate.ensemble import weighted_ensemble
+
+    ids = ("r1", "r2")
+    models = [
+        ModelAnswers("A", {"r1": 0, "r2": 0}, {("r1", "t1"): Y, ("r2", "t1"): Y}, ids, ("t1",)),
+        ModelAnswers("B", {"r1": 5, "r2": 5}, {("r1", "t1"): Y, ("r2", "t1"): N}, ids, ("t1",)),
+    ]
+    text = render_ensemble(weighted_ensemble(models), "text")
+    assert text.startswith("Weighted ensemble of 2 models, 2 relations")
+    t1_row = next(line for line in text.splitlines() if line.startswith("t1"))
+    assert t1_row.split() == ["t1", "0", "(0.00%)", "0.5", "(25.00%)"]
+    assert "all  " in text and "(+100.00%)" in text
+    assert json.loads(render_ensemble(weighted_ensemble(models), "json"))["all"]["ensemble"] == 0
