@@ -219,7 +219,9 @@ class LiveRunScreen(Screen[None]):
             text.append(f"{conversation.label} {conversation.kind} ", style="cyan")
             text.append(conversation.turns[response.turn].text + " ")
         word, style = ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
-        text.append(services.clean_text(response.raw).strip()[:200] or "(empty)", style="italic")
+        text.append(
+            services.clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic"
+        )
         text.append(f" → {word}", style=style)
         if response.error:
             text.append(f" ({services.clean_text(response.error)})", style="red")
@@ -233,7 +235,7 @@ class LiveRunScreen(Screen[None]):
             conversation = self.conversations.get(conversation_id)
             label = f"{conversation.label} {conversation.kind}" if conversation else conversation_id
             text.append(f"{label} turn {turn + 1}: ", style="cyan")
-            text.append(services.clean_text(partial)[-120:] + "\n")
+            text.append(services.clean_text(partial[-400:])[-120:] + "\n")
         return text
 
     @work(thread=True, exclusive=True, group="run-evaluate", exit_on_error=False)

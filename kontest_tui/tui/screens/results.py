@@ -24,6 +24,7 @@ from kontest_tui.tui.widgets.gap_bars import GapBars, render_gap
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, RelationTree
 
 ALL = "all"
+RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
 
 
 def render_relation_detail(result: SessionResult, views: list[RelationView]) -> Text:
@@ -58,8 +59,14 @@ def render_relation_detail(result: SessionResult, views: list[RelationView]) -> 
                 text.append(turn.question + "\n")
                 text.append("    A: ", style="dim")
                 word, style = ANSWER_STYLES.get(turn.answer, ANSWER_STYLES[None])
-                raw = "(no answer yet)" if turn.raw is None else services.clean_text(turn.raw)
-                text.append(raw)
+                if turn.raw is None:
+                    text.append("(no answer yet)", style="dim")
+                else:
+                    text.append(services.clean_text(turn.raw[:RAW_CHARS]))
+                    if len(turn.raw) > RAW_CHARS:
+                        text.append(
+                            f" … ({len(turn.raw) - RAW_CHARS} more characters)", style="dim"
+                        )
                 text.append(f"  → {word}\n", style=style)
         text.append("\n")
     return text

@@ -1,0 +1,107 @@
+"""Model output is shown literally: Rich markup stays text, escape codes are removed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import wait_for_screen, wait_until, widget_text
+from textual.widgets import RichLog
+
+from kontest_tui.tui import services
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.live_run import LiveRunScreen
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+from kontest_tui.tui.services import SessionPlan
+
+MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
+ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
+
+
+def write_kinawley(tmp_path: Path) -> tuple[Path, Path]:
+    """The paper's running example (Ireland > Ulster > Kinawley) and a hostile recording."""
+    kg = {
+        "name": "kinawley",
+        "domain": "places",
+        "source": "test",
+        "built": "",
+        "nodes": [
+            {"id": "Q27", "label": "Ireland", "aliases": [], "type": "country"},
+            {"id": "Q190", "label": "Ulster", "aliases": [], "type": "region"},
+            {"id": "Q6413", "label": "Kinawley", "aliases": [], "type": "locality"},
+        ],
+        "edges": [
+            {"parent": "Q27", "child": "Q190", "relation": "contains"},
+            {"parent": "Q190", "child": "Q6413", "relation": "contains"},
+        ],
+    }
+    answers = {
+        "Does Ireland have a Ulster?": ESCAPES,
+        "Is there a Ulster in Ireland?": "Yes",
+        "Does Ulster have a Kinawley?": "Yes",
+        "Is there a Kinawley in Ulster?": "Yes",
+        "Does Ireland have a Kinawley?": MARKUP,
+        "Is there a Kinawley in Ireland?": "No",
+    }
+    kg_path = tmp_path / "kinawley.json"
+    kg_path.write_text(json.dumps(kg), encoding="utf-8")
+    replay = tmp_path / "hostile.jsonl"
+    replay.write_text(
+        "".join(json.dumps({"query": q, "answer": a}) + "\n" for q, a in answers.items()),
+        encoding="utf-8",
+    )
+    return kg_path, replay
+
+
+async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) -> None:
+    kg_path, replay = write_kinawley(tmp_path)
+    app = make_app(kg=str(kg_path), model=f"replay:{replay}", db=db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen)
+
+        # Ireland (cursor) -> Ulster -> Kinawley: the relations into Kinawley.
+        await pilot.press("down", "down")
+        await pilot.pause()
+        detail = widget_text(results.query_one("#detail-text"))
+        assert "Ireland ⊃ Kinawley" in detail
+        assert MARKUP in detail  # markup shown as typed, not interpreted
+
+        await pilot.press("up")
+        await pilot.pause()
+        detail = widget_text(results.query_one("#detail-text"))
+        assert "Yes, indeed." in detail  # escape codes removed, the words kept
+        assert "pwned" not in detail
+        assert "\x1b" not in detail and "\x07" not in detail
+        screen = app.export_screenshot()
+        assert "pwned" not in screen and "\x1b" not in screen
+
+
+async def test_hostile_answers_in_the_live_log(tmp_path: Path, db_path: str) -> None:
+    kg_path, replay = write_kinawley(tmp_path)
+    kg = services.load_graph(kg_path)
+    relations = services.extract_relations(kg)
+    template_set = services.load_template_set("places")
+    plan = SessionPlan(
+        kg=kg,
+        kg_source=str(kg_path),
+        depth=None,
+        relations=relations,
+        conversations=services.build_conversations(kg, relations, template_set, ["t1", "t2"]),
+        template_set=template_set,
+        template_ids=["t1", "t2"],
+        model_spec=f"replay:{replay}",
+    )
+    app = make_app(db=db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        run = LiveRunScreen(plan, auto_results=False)
+        await app.push_screen(run)
+        await wait_until(pilot, lambda: run.finished, what="the run")
+        lines = [line.text for line in run.query_one("#finished-log", RichLog).lines]
+        assert len(lines) >= 18  # 3 relations x 6 calls (long lines may wrap)
+        joined = "".join(line.strip() for line in lines).replace(" ", "")
+        assert MARKUP.replace(" ", "") in joined  # markup shown as typed (lines may wrap)
+        assert "Yes,indeed." in joined
+        assert "\x1b" not in joined and "pwned" not in joined
