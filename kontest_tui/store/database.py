@@ -67,8 +67,8 @@ def redact_spec(spec: str) -> str:
 
 
 def new_session_id() -> str:
-    """A sortable, readable id: UTC time plus 4 random hex digits."""
-    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+    """A sortable, readable id: UTC time plus 6 random hex digits."""
+    return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
 class Store:
@@ -237,11 +237,11 @@ class Store:
         yield from self._query(
             "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
             " planned, answered, errors, retries, started, finished, elapsed_s, message"
-            " FROM sessions ORDER BY created, id"
+            " FROM sessions ORDER BY created, rowid"
         )
 
     def session_ids(self) -> list[str]:
-        return [row["id"] for row in self._query("SELECT id FROM sessions ORDER BY created, id")]
+        return [row["id"] for row in self._query("SELECT id FROM sessions ORDER BY created, rowid")]
 
     def get_session(self, session_id: str) -> dict[str, Any]:
         """The session row (snapshots decoded); StoreError listing the known ids otherwise."""
@@ -265,7 +265,7 @@ class Store:
         if unfinished:
             sql += f" WHERE status IN ({', '.join('?' for _ in UNFINISHED)})"
             params = UNFINISHED
-        rows = list(self._query(sql + " ORDER BY created DESC, id DESC LIMIT 1", params))
+        rows = list(self._query(sql + " ORDER BY created DESC, rowid DESC LIMIT 1", params))
         return rows[0]["id"] if rows else None
 
     def resolve_session(self, session_id: str | None, *, unfinished: bool = False) -> str:

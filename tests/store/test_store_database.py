@@ -1,0 +1,207 @@
+"""The session database: schema, migrations, WAL and foreign keys, readers, StoreError messages."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+import sqlite_utils
+
+from kontest_tui.errors import StoreError
+from kontest_tui.generate.records import (
+    Answer,
+    Conversation,
+    Query,
+    Relation,
+    Response,
+    TestKind,
+    Verdict,
+)
+from kontest_tui.store import SCHEMA_VERSION, Store, redact_spec
+from kontest_tui.store.schema import apply_migrations
+
+RELATIONS = [
+    Relation("A>B", "A", "B", "contains", ("A", "B")),
+    Relation("A>C", "A", "C", "contains", ("A", "B", "C")),
+]
+Q1 = Query("A>B", "t1", 'Does "A" have a {child}?\nB')
+Q2 = Query("A>B", "t2", "Is there a B in A?")
+CONVERSATIONS = [
+    Conversation("A>B/t1", "A>B", "atomic", "Q1", (Q1,), system_prompt="Be brief."),
+    Conversation(
+        "A>B/t1+t2",
+        "A>B",
+        "sequential",
+        "A",
+        (Q1, Q2),
+        test_kind=TestKind.LOGIC,
+        expected=(Answer.YES, None),
+        meta={"rule": "inverse", "options": ["x", "y"]},
+    ),
+]
+
+
+def new_session(store: Store, model: str = "sim") -> str:
+    return store.create_session(
+        kg_name="toy",
+        kg_json={"name": "toy", "nodes": [{"id": "A", "label": "Ä"}], "edges": []},
+        templates_json={"domain": "places"},
+        template_ids=["t1", "t2"],
+        model=model,
+        options={"temperature": 0.0, "seed": 3},
+        relations=RELATIONS,
+        conversations=CONVERSATIONS,
+        labels={"A": "Ä", "B": "Bee"},
+        seed=3,
+    )
+
+
+def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
+    with Store(tmp_path / "s.db") as store:
+        session = new_session(store)
+        assert store.load_relations(session) == RELATIONS
+        loaded = store.load_conversations(session)
+        assert loaded == CONVERSATIONS
+        assert loaded[1].meta == {"rule": "inverse", "options": ["x", "y"]}
+        row = store.get_session(session)
+        assert row["planned"] == 3 and row["relations"] == 2 and row["status"] == "created"
+        assert row["kg_json"]["nodes"][0]["label"] == "Ä"
+        labels = [(r["parent_label"], r["child_label"]) for r in store.iter_relations(session)]
+        assert labels == [("Ä", "Bee"), ("Ä", "C")]
+        response = Response("A>B/t1+t2", 1, "Yes.", Answer.YES, None, 12.5, 2, 3)
+        store.save_response(session, response)
+        store.save_response(session, Response("A>B/t1", 0, "", Answer.INVALID, "HTTP 500", 1.0, 0, 4))
+        assert store.load_responses(session)[("A>B/t1+t2", 1)] == response
+        assert store.load_answers(session) == {
+            ("A>B/t1", 0): Answer.INVALID,
+            ("A>B/t1+t2", 1): Answer.YES,
+        }
+        assert [r["conversation"] for r in store.iter_responses(session)] == ["A>B/t1", "A>B/t1+t2"]
+        assert store.refresh_counts(session) == {"answered": 2, "errors": 1, "retries": 5}
+        verdict = Verdict("atomic", "A>B", None, True, (("A>B/t1", 0), ("A>B/t2", 0)), (Answer.YES, Answer.NO), "x")
+        assert store.replace_verdicts(session, [verdict, verdict]) == 2
+        assert store.replace_verdicts(session, [verdict]) == 1
+        assert store.load_verdicts(session) == [verdict]
+
+
+def test_one_response_per_turn(tmp_path) -> None:  # noqa: ANN001
+    with Store(tmp_path / "s.db") as store:
+        session = new_session(store)
+        response = Response("A>B/t1", 0, "No", Answer.NO)
+        store.save_response(session, response)
+        with pytest.raises(StoreError, match="A>B/t1 turn 0"):
+            store.save_response(session, response)
+        # foreign keys are on: a response to an unknown conversation is refused
+        with pytest.raises(StoreError, match="FOREIGN KEY"):
+            store.save_response(session, Response("nope", 0, "No", Answer.NO))
+        assert len(list(store.iter_responses(session))) == 1
+
+
+def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        session = new_session(store)
+        store.save_response(session, Response("A>B/t1", 0, "No", Answer.NO))
+    db = sqlite_utils.Database(path)
+    assert db.journal_mode == "wal"
+    assert {"sessions", "relations", "conversations", "responses", "verdicts", "response_cache",
+            "schema_version"} <= set(db.table_names())
+    # responses -> conversations is a composite key (session, id): read it from SQLite itself
+    keys = {(row[2], row[3], row[4]) for row in db.execute("PRAGMA foreign_key_list(responses)")}
+    assert keys == {("conversations", "session", "session"), ("conversations", "conversation", "id")}
+    assert [(fk.column, fk.other_table) for fk in db["verdicts"].foreign_keys] == [
+        ("session", "sessions")
+    ]
+    assert db["responses"].count == 1
+    assert any(index.unique for index in db["responses"].indexes)
+    assert [row["version"] for row in db["schema_version"].rows] == list(range(1, SCHEMA_VERSION + 1))
+
+
+def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    apply_migrations(conn, upto=1)
+    conn.execute(
+        "INSERT INTO sessions (id, created, updated, status, kg_name, kg_json, templates_json,"
+        " template_ids, model, options_json) VALUES ('old', '2026-01-01', '2026-01-01', 'done',"
+        " 'toy', '{}', '{}', '[]', 'sim', '{}')"
+    )
+    conn.execute(
+        "INSERT INTO conversations (session, id, position, relation, kind, label, test_kind,"
+        " turns, expected) VALUES ('old', 'A>B/t1', 0, 'A>B', 'atomic', 'Q1', 'kontest',"
+        ' \'[{"relation": "A>B", "template": "t1", "text": "Q?"}]\', \'[]\')'
+    )
+    conn.execute(
+        "INSERT INTO responses (session, conversation, turn, raw, answer, created)"
+        " VALUES ('old', 'A>B/t1', 0, 'Yes', 'yes', '2026-01-01')"
+    )
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+    assert "cached" not in columns
+    conn.close()
+    with Store(path) as store:
+        assert store.version == SCHEMA_VERSION == 2
+        rows = list(store.iter_responses("old"))
+        assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
+        store.cache_put("k", "sim", "Yes", 1)
+        assert store.cache_get("k") == ("Yes", 1)
+        assert store.load_conversations("old")[0].turns[0].text == "Q?"
+
+
+def test_store_errors(tmp_path) -> None:  # noqa: ANN001
+    text = tmp_path / "notes.txt"
+    text.write_text("not a database at all\n" * 50)
+    with pytest.raises(StoreError, match="is not a kontest session database"):
+        Store(text)
+    other = tmp_path / "other.db"
+    sqlite_utils.Database(other)["things"].insert({"a": 1})
+    with pytest.raises(StoreError, match="holds other tables"):
+        Store(other)
+    with pytest.raises(StoreError, match="no session database at"):
+        Store(tmp_path / "missing.db", create=False)
+    with pytest.raises(StoreError, match="is a directory"):
+        Store(tmp_path)
+    newer = tmp_path / "newer.db"
+    with Store(newer) as store:
+        store.conn.execute("INSERT INTO schema_version VALUES (99, 'future')")
+    with pytest.raises(StoreError, match="schema version 99, newer"):
+        Store(newer)
+    with Store(tmp_path / "s.db") as store:
+        with pytest.raises(StoreError, match=r"no session 'x' in .*\(sessions: none yet\)"):
+            store.get_session("x")
+        first = new_session(store)
+        with pytest.raises(StoreError, match=rf"\(sessions: {first}\)"):
+            store.resolve_session("y")
+        with pytest.raises(StoreError, match="unknown session status"):
+            store.update_session(first, status="exploded")
+
+
+def test_latest_and_unfinished(tmp_path) -> None:  # noqa: ANN001
+    with Store(tmp_path / "s.db") as store:
+        assert store.latest_session() is None
+        one = new_session(store)
+        two = new_session(store)
+        assert store.latest_session() == two
+        store.update_session(two, status="done")
+        assert store.latest_session(unfinished=True) == one
+        assert store.resolve_session(None) == two
+        assert [row["id"] for row in store.iter_sessions()] == [one, two]
+        store.delete_session(one)
+        assert store.session_ids() == [two]
+
+
+def test_default_path_is_in_the_data_dir(isolated_home) -> None:  # noqa: ANN001
+    with Store() as store:
+        assert store.path == isolated_home / "data" / "sessions.db"
+
+
+def test_secrets_are_not_stored(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-SECRET-123456")
+    spec = "openai:gpt@https://bob:hunter2@example.org/v1?key=sk-test-SECRET-123456"
+    assert redact_spec(spec) == "openai:gpt@https://example.org/v1?key=***"
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        session = new_session(store, model=spec)
+        store.cache_put("k", spec, "Yes", 1)
+        assert "hunter2" not in store.get_session(session)["model"]
+    data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.db"))
+    assert b"sk-test-SECRET-123456" not in data and b"hunter2" not in data
