@@ -127,32 +127,25 @@ def extract_relations(
     template_set = template_set or known_relation_types(kg)
     known = set(template_set.relation_types) if template_set is not None else None
     default = template_set.default_type if template_set is not None else FALLBACK_TYPE
-    types: dict[tuple[str, str], str] = {}
+    node_types = {node_id: node.type for node_id, node in kg.nodes.items()}
+    types: dict[tuple[str, str], str] = {}  # (parent type, child type) -> relation type
     relations: list[Relation] = []
-    seen: set[str] = set()
+    append = relations.append
+    seen: set[tuple[str, str]] = set()
     for index, path in enumerate(paths):
+        prefix = f"p{index}:" if per_path else ""
         for i in range(len(path) - 1):
             parent = path[i]
+            parent_type = node_types.get(parent, "")
             for j in range(i + 1, len(path)):
                 child = path[j]
-                pair_id = f"{parent}>{child}"
-                if per_path:
-                    relation_id = f"p{index}:{pair_id}"
-                elif pair_id in seen:
-                    continue
-                else:
-                    seen.add(pair_id)
-                    relation_id = pair_id
-                kind = types.get((parent, child))
+                if not per_path:
+                    if (parent, child) in seen:
+                        continue
+                    seen.add((parent, child))
+                type_pair = (parent_type, node_types.get(child, ""))
+                kind = types.get(type_pair)
                 if kind is None:
-                    kind = types[(parent, child)] = _type_of(kg, parent, child, known, default)
-                relations.append(
-                    Relation(
-                        id=relation_id,
-                        parent=parent,
-                        child=child,
-                        type=kind,
-                        path=path[i : j + 1],
-                    )
-                )
+                    kind = types[type_pair] = _type_of(kg, parent, child, known, default)
+                append(Relation(f"{prefix}{parent}>{child}", parent, child, kind, path[i : j + 1]))
     return relations
