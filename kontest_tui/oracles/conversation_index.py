@@ -75,7 +75,7 @@ def get_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Ans
     answer = answers.get(key)
     if answer is None or type(answer) is Answer:
         return answer  # type: ignore[return-value]
-    return Answer(answer)
+    return coerce_answer(answer)
 
 
 def get_valid_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Answer | None:
@@ -85,8 +85,16 @@ def get_valid_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) 
         return answer  # type: ignore[return-value]
     if answer is None:
         return None
-    answer = Answer(answer)
+    answer = coerce_answer(answer)
     return answer if answer is _YES or answer is _NO else None
+
+
+def coerce_answer(value: object) -> Answer:
+    """An `Answer` from a stored value ("yes", "no", ...); anything unknown is INVALID."""
+    try:
+        return Answer(str(value).strip().lower())
+    except ValueError:
+        return Answer.INVALID
 
 
 _YES, _NO = Answer.YES, Answer.NO

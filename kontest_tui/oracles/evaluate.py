@@ -16,6 +16,7 @@ from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relati
 from kontest_tui.oracles.conversation_index import (
     VALID_ANSWERS,
     RelationConversations,
+    coerce_answer,
     get_answer,
     index_conversations,
     ordered_templates,
@@ -185,6 +186,8 @@ def count_executions(
             if answer is None:
                 continue
             executions += 1
+            if type(answer) is not Answer:
+                answer = coerce_answer(answer)
             if answer in VALID_ANSWERS:
                 valid += 1
             queries.add((query.relation_id, query.template_id, query.text))
@@ -267,6 +270,10 @@ def evaluate(
     `extra_verdicts` (e.g. from the variant oracle) are added to the verdict list and counted
     under their own oracle name in tests/errors.
     """
+    if not isinstance(relations, Sequence):
+        relations = list(relations)
+    if not isinstance(conversations, Sequence):
+        conversations = list(conversations)
     with paused_gc():
         return _evaluate(relations, conversations, answers, session, model, extra_verdicts)
 

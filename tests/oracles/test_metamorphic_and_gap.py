@@ -84,3 +84,20 @@ def test_gap_intersection_coverage_toy() -> None:
     assert (gap.intersection, gap.intersection_pct) == (1, 25.0)
     assert (gap.covered, gap.covered_pct, gap.pending) == (3, 75.0, 0)
     assert gap.to_json()["intersection"] == {"missing": 1, "pct": 25.0}
+
+
+def test_stored_string_answers_are_coerced() -> None:
+    """Answers read back as strings: "YES" counts as yes, "maybe" as invalid (never compared).
+    Q1 "YES", Q2 "no" -> atomic error; A "yes"/"maybe" -> intra not run; B "no"/"yes" -> intra
+    error; inter Q2(no) vs A2(maybe) not run, Q1(yes) vs B2(yes) ok -> 3 tests, 2 errors."""
+    from kontest_tui.oracles.evaluate import evaluate
+
+    relations = build_relations(["a", "b"])
+    conversations = build_conversations(relations)
+    by_label = {"Q1": ["YES"], "Q2": ["no"], "A": ["yes", "maybe"], "B": ["no", "yes"]}
+    answers = {
+        (c.id, turn): value for c in conversations for turn, value in enumerate(by_label[c.label])
+    }
+    evaluation = evaluate(relations, conversations, answers)
+    assert evaluation.test_total == 3 and evaluation.error_total == 2
+    assert (evaluation.valid, evaluation.invalid) == (5, 1)
