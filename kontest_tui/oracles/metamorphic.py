@@ -20,7 +20,7 @@ from itertools import combinations
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Verdict
 from kontest_tui.oracles.conversation_index import (
     RelationConversations,
-    get_valid_answer,
+    coerce_answer,
     index_conversations,
     turn_label,
 )
@@ -51,6 +51,47 @@ def find_relation_verdicts(
 ) -> list[Verdict]:
     """The metamorphic verdicts of one relation: per template pair atomic, intra, inter."""
     verdicts: list[Verdict] = []
+    append = verdicts.append
+    get = answers.get
+    relation_id = entry.relation_id
+    for oracle, template_id, left, left_turn, right, right_turn in plan_relation_tests(entry):
+        left_key = (left.id, left_turn)
+        left_answer = get(left_key)
+        if left_answer is not _YES and left_answer is not _NO:
+            if left_answer is None:
+                continue
+            left_answer = coerce_answer(left_answer)
+            if left_answer is not _YES and left_answer is not _NO:
+                continue
+        right_key = (right.id, right_turn)
+        right_answer = get(right_key)
+        if right_answer is not _YES and right_answer is not _NO:
+            if right_answer is None:
+                continue
+            right_answer = coerce_answer(right_answer)
+            if right_answer is not _YES and right_answer is not _NO:
+                continue
+        append(
+            Verdict(
+                oracle,
+                relation_id,
+                template_id,
+                left_answer is not right_answer,
+                (left_key, right_key),
+                (left_answer, right_answer),
+                f"{turn_label(left, left_turn)} said {_WORDS[left_answer]}, "
+                f"{turn_label(right, right_turn)} said {_WORDS[right_answer]}",
+            )
+        )
+    return verdicts
+
+
+# (oracle, template id, left conversation, left turn, right conversation, right turn)
+PlannedTest = tuple[str, str, Conversation, int, Conversation, int]
+
+
+def plan_relation_tests(entry: RelationConversations) -> list[PlannedTest]:
+    """Which answers the five tests per template pair compare, before looking at answers."""
     rank = {template_id: position for position, template_id in enumerate(entry.templates)}
     pairs: dict[tuple[str, str], list[Conversation]] = {}
     for conversation in entry.sequential:
@@ -63,79 +104,26 @@ def find_relation_verdicts(
         # No sequential conversations: compare every two atomic questions only.
         for pair in combinations(entry.templates, 2):
             pairs[pair] = []
+    atomic = entry.atomic
+    planned: list[PlannedTest] = []
     for (first, second), sequences in pairs.items():
-        # The sequence that starts with the pair's first template is "A", the other "B".
-        sequences = sorted(sequences, key=lambda conv: rank[conv.turns[0].template_id])
-        q_first, q_second = entry.atomic.get(first), entry.atomic.get(second)
+        if len(sequences) > 1:
+            # The sequence that starts with the pair's first template is "A", the other "B".
+            sequences = sorted(sequences, key=lambda conv: rank[conv.turns[0].template_id])
+        q_first, q_second = atomic.get(first), atomic.get(second)
         if q_first is not None and q_second is not None:
-            _append(
-                verdicts,
-                "atomic",
-                entry.relation_id,
-                f"{first}+{second}",
-                (q_first, 0),
-                (q_second, 0),
-                answers,
-            )
+            planned.append(("atomic", f"{first}+{second}", q_first, 0, q_second, 0))
         for conversation in sequences:
-            template_id = f"{conversation.turns[0].template_id}+{conversation.turns[1].template_id}"
-            _append(
-                verdicts,
-                "sequential_intra",
-                entry.relation_id,
-                template_id,
-                (conversation, 0),
-                (conversation, 1),
-                answers,
-            )
+            turns = conversation.turns
+            template_id = f"{turns[0].template_id}+{turns[1].template_id}"
+            planned.append(("sequential_intra", template_id, conversation, 0, conversation, 1))
         for conversation in sequences:
             asked_second = conversation.turns[1].template_id
-            alone = entry.atomic.get(asked_second)
+            alone = atomic.get(asked_second)
             if alone is not None:
-                _append(
-                    verdicts,
-                    "sequential_inter",
-                    entry.relation_id,
-                    asked_second,
-                    (alone, 0),
-                    (conversation, 1),
-                    answers,
-                )
-    return verdicts
+                planned.append(("sequential_inter", asked_second, alone, 0, conversation, 1))
+    return planned
 
 
-def _append(
-    verdicts: list[Verdict],
-    oracle: str,
-    relation_id: str,
-    template_id: str,
-    left: tuple[Conversation, int],
-    right: tuple[Conversation, int],
-    answers: Mapping[AnswerKey, Answer],
-) -> None:
-    left_key = (left[0].id, left[1])
-    right_key = (right[0].id, right[1])
-    left_answer = get_valid_answer(answers, left_key)
-    if left_answer is None:
-        return
-    right_answer = get_valid_answer(answers, right_key)
-    if right_answer is None:
-        return
-    detail = (
-        f"{turn_label(*left)} said {_WORDS[left_answer]}, "
-        f"{turn_label(*right)} said {_WORDS[right_answer]}"
-    )
-    verdicts.append(
-        Verdict(
-            oracle,
-            relation_id,
-            template_id,
-            left_answer is not right_answer,
-            (left_key, right_key),
-            (left_answer, right_answer),
-            detail,
-        )
-    )
-
-
+_YES, _NO = Answer.YES, Answer.NO
 _WORDS = {Answer.YES: "yes", Answer.NO: "no"}
