@@ -1,9 +1,71 @@
-"""CLI commands: ca (placeholder until its issue lands)."""
+"""CLI command `kontest ca`: build a t-way covering array for an input-parameter model file.
+
+Reads `{"parameters": [{"name": str, "values": [str, ...]}, ...], "forbidden"?: [{name: value}]}`
+and prints `{"rows": [[value, ...], ...]}` (values in parameter order, row 0 the original).
+"""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import click
+
+from kontest_tui.errors import InvalidInputError
+
+
+def read_ipm_file(path: Path) -> tuple[list[tuple[str, list[str]]], list[dict[str, str]]]:
+    """Parse and check an IPM JSON file; every problem is one InvalidInputError line."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as error:
+        raise InvalidInputError(f"{path}: no such file") from error
+    except (OSError, UnicodeDecodeError) as error:
+        raise InvalidInputError(f"{path}: cannot read: {error}") from error
+    except json.JSONDecodeError as error:
+        raise InvalidInputError(f"{path}: not JSON (line {error.lineno}: {error.msg})") from error
+    if not isinstance(data, dict) or not isinstance(data.get("parameters"), list):
+        raise InvalidInputError(f'{path}: expected an object with a "parameters" list')
+    parameters: list[tuple[str, list[str]]] = []
+    for i, item in enumerate(data["parameters"]):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise InvalidInputError(f'{path}: parameter {i} needs a string "name"')
+        values = item.get("values")
+        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+            raise InvalidInputError(
+                f'{path}: parameter {item["name"]!r} needs a non-empty "values" list of strings'
+            )
+        if len(set(values)) != len(values):
+            raise InvalidInputError(f"{path}: parameter {item['name']!r} repeats a value")
+        parameters.append((item["name"], list(values)))
+    forbidden = data.get("forbidden", [])
+    if not isinstance(forbidden, list) or not all(
+        isinstance(rule, dict) and all(isinstance(v, str) for v in rule.values()) for rule in forbidden
+    ):
+        raise InvalidInputError(f'{path}: "forbidden" must be a list of {{name: value}} objects')
+    return parameters, forbidden
 
 
 def register(cli: click.Group) -> None:
     """Attach this module's commands to the main group."""
+
+    @cli.command("ca")
+    @click.option("--ipm", "ipm_path", required=True, type=click.Path(path_type=Path),
+                  help="IPM JSON file: {\"parameters\": [{\"name\", \"values\"}, ...]}.")
+    @click.option("--strength", "-t", default=2, show_default=True, type=int,
+                  help="Interaction strength t (1-4).")
+    @click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
+    @click.option("--effort", default=None, type=click.IntRange(min=0),
+                  help="Annealing budget (0 = greedy only).")
+    def ca_command(ipm_path: Path, strength: int, seed: int, effort: int | None) -> None:
+        """Print a t-way covering array for an input-parameter model as JSON rows."""
+        from kontest_tui.generate.covering import DEFAULT_EFFORT, build_value_rows
+
+        parameters, forbidden = read_ipm_file(ipm_path)
+        if not parameters:
+            raise InvalidInputError(f"{ipm_path}: no parameters")
+        rows = build_value_rows(
+            parameters, strength, seed, forbidden,
+            effort=DEFAULT_EFFORT if effort is None else effort,
+        )
+        click.echo(json.dumps({"rows": rows}, ensure_ascii=False))
