@@ -413,6 +413,11 @@ def cross_validate(
         raise InvalidInputError("an ensemble needs at least two models (sessions)")
     template_ids = list(templates) if templates is not None else common_templates(normalised)
     relation_ids = select_relations(normalised, template_ids, exclude_invalid=exclude_invalid)
+    if not relation_ids:
+        raise InvalidInputError(
+            "the sessions share no relation that every model answered yes or no under every "
+            "template (different knowledge graphs or templates?)"
+        )
     folds = [fold for fold in split_folds(relation_ids, k, seed) if fold]
     fold_results: list[FoldResult] = []
     weighted = dict.fromkeys(template_ids, 0)

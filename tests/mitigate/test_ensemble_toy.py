@@ -120,6 +120,9 @@ def test_cross_validation_rejects_bad_input() -> None:
         cross_validate(MODELS, k=1)
     with pytest.raises(InvalidInputError):
         cross_validate([M1], k=5)
+    other = model("O", [0, 0, 0, 0], [Y] * 4, [Y] * 4, ids=("s1", "s2", "s3", "s4"))
+    with pytest.raises(InvalidInputError, match="share no relation"):
+        cross_validate([M1, other], k=2)
 
 
 def test_duplicate_model_names_are_made_unique() -> None:
