@@ -129,6 +129,12 @@ def error_for_status(
     return ModelError(f"request rejected (HTTP {status}) by {service} at {url}{suffix}")
 
 
+def is_stale_connection(error: httpx.RemoteProtocolError) -> bool:
+    """True when the server closed a kept-alive connection before sending any response
+    (safe to resend once; llama.cpp's server closes idle connections after 5 s)."""
+    return "without sending a response" in str(error)
+
+
 def _is_refused(error: BaseException) -> bool:
     """True when a connect failure (or anything in its cause chain) was a refused connection."""
     seen: set[int] = set()

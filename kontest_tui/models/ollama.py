@@ -18,6 +18,7 @@ from kontest_tui.models.http_common import (
     StreamCollector,
     error_for_exception,
     error_for_status,
+    is_stale_connection,
     iter_lines,
     loads,
     make_client,
@@ -115,10 +116,13 @@ class OllamaModel:
         collector = StreamCollector(on_token, started)
         tokens = 0
         try:
-            if self.stream:
-                tokens = await self._stream(payload, timeout, collector)
-            else:
-                tokens = await self._complete(payload, timeout, collector)
+            try:
+                tokens = await self._send(payload, timeout, collector)
+            except httpx.RemoteProtocolError as error:
+                if not is_stale_connection(error):
+                    raise
+                # a kept-alive connection the server had just closed: try once on a fresh one
+                tokens = await self._send(payload, timeout, collector)
         except httpx.HTTPError as error:
             raise error_for_exception(
                 error, service=SERVICE, url=self.url, timeout=timeout
@@ -129,6 +133,13 @@ class OllamaModel:
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=collector.first_token_ms,
         )
+
+    async def _send(
+        self, payload: dict[str, object], timeout: float, collector: StreamCollector
+    ) -> int:
+        if self.stream:
+            return await self._stream(payload, timeout, collector)
+        return await self._complete(payload, timeout, collector)
 
     async def _complete(
         self, payload: dict[str, object], timeout: float, collector: StreamCollector

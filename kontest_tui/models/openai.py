@@ -24,6 +24,7 @@ from kontest_tui.models.http_common import (
     StreamCollector,
     error_for_exception,
     error_for_status,
+    is_stale_connection,
     iter_lines,
     loads,
     make_client,
@@ -224,10 +225,13 @@ class OpenAIModel:
         collector = StreamCollector(on_token, started)
         tokens = 0
         try:
-            if self.stream:
-                tokens = await self._stream(path, payload, timeout, collector)
-            else:
-                tokens = await self._complete(path, payload, timeout, collector)
+            try:
+                tokens = await self._send(path, payload, timeout, collector)
+            except httpx.RemoteProtocolError as error:
+                if not is_stale_connection(error):
+                    raise
+                # a kept-alive connection the server had just closed: try once on a fresh one
+                tokens = await self._send(path, payload, timeout, collector)
         except httpx.HTTPError as error:
             raise error_for_exception(
                 error, service=SERVICE, url=self.base_url, timeout=timeout
@@ -238,6 +242,13 @@ class OpenAIModel:
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=collector.first_token_ms,
         )
+
+    async def _send(
+        self, path: str, payload: dict[str, object], timeout: float, collector: StreamCollector
+    ) -> int:
+        if self.stream:
+            return await self._stream(path, payload, timeout, collector)
+        return await self._complete(path, payload, timeout, collector)
 
     async def _complete(
         self, path: str, payload: dict[str, object], timeout: float, collector: StreamCollector
@@ -262,11 +273,12 @@ class OpenAIModel:
                 raise error_for_status(
                     response, body, service=SERVICE, url=self.base_url, model=self.model
                 )
-            finished = False
+            finished = saw_data = False
             async for line in iter_lines(response):
                 if not line.startswith(b"data:"):
                     continue  # SSE comments, event names, ids
                 data_text = line[5:].strip()
+                saw_data = True
                 if data_text == b"[DONE]":
                     finished = True  # read on to the end of the body: keeps the connection
                     continue
@@ -276,6 +288,10 @@ class OpenAIModel:
                 finished = finished or _finish_reason(data) is not None
         if finished:  # [DONE], or a finish_reason from servers that send no [DONE]
             return 0
+        if not saw_data:
+            raise ModelError(
+                f"{self.base_url} sent no SSE data lines: not an OpenAI-compatible stream"
+            )
         raise ModelError(
             f"stream broken: {self.base_url} ended the stream before [DONE]", retryable=True
         )

@@ -48,7 +48,10 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True  # the client gave up (timeout test)
 
     def do_GET(self) -> None:
         if self.path.endswith("/models") or self.path.endswith("/api/tags"):
