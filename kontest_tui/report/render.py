@@ -243,7 +243,7 @@ def _count_pct(cell: Mapping[str, Any]) -> str:
 
 
 def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
 def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
