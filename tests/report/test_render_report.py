@@ -153,9 +153,9 @@ def test_render_ensemble_all_formats() -> None:
     assert "Ensemble of 2 models, 2 relations, 2-fold cross-validation (seed 0)" in text
     assert "A 1.000, B 0.000" in text
     t1_row = next(line for line in text.splitlines() if line.startswith("t1"))
-    assert t1_row.split() == ["t1", "0", "(0.00%)", "1", "(50.00%)", "0.5", "(25.00%)"]
+    assert t1_row.split() == ["t1", "0", "(0.00%)", "1", "(50.00%)", "0.50", "(25.00%)"]
     all_row = next(line for line in text.splitlines() if line.startswith("all"))
-    assert all_row.split() == ["all", "0", "(+100.00%)", "1", "(-100.00%)", "0.5"]
+    assert all_row.split() == ["all", "0", "(+100.00%)", "1", "(-100.00%)", "0.50"]
     assert json.loads(render_ensemble(cv, "json"))["all"]["weighted"] == 0
     assert "| t1 |" in render_ensemble(cv, "markdown")
     metrics = dict(list(csv.reader(io.StringIO(render_ensemble(cv, "csv"))))[1:])
@@ -175,6 +175,6 @@ def test_render_single_weighted_ensemble() -> None:
     text = render_ensemble(weighted_ensemble(models), "text")
     assert text.startswith("Weighted ensemble of 2 models, 2 relations")
     t1_row = next(line for line in text.splitlines() if line.startswith("t1"))
-    assert t1_row.split() == ["t1", "0", "(0.00%)", "0.5", "(25.00%)"]
+    assert t1_row.split() == ["t1", "0", "(0.00%)", "0.50", "(25.00%)"]
     assert "all  " in text and "(+100.00%)" in text
     assert json.loads(render_ensemble(weighted_ensemble(models), "json"))["all"]["ensemble"] == 0
