@@ -183,8 +183,7 @@ def _check_scope(
                 True,
                 (own_key, *edge_keys),
                 (_NO, *([_YES] * len(edge_keys))),
-                f"missing edge {parent} -> {child} (answered no); implied by yes-path "
-                + " -> ".join(path),
+                f"missing edge {parent} -> {child} (answered no); {_PATH_MARK}" + " -> ".join(path),
             )
         )
     return verdicts
@@ -237,3 +236,14 @@ def find_indirect_path(
                 following.append(above)
         frontier = following
     return None
+
+
+_PATH_MARK = "implied by yes-path "
+
+
+def error_path(verdict: Verdict) -> list[str]:
+    """The node ids of an ontological error's indirect yes-path (parent first, child last);
+    the missing direct edge is (path[0], path[-1]). Empty for any other verdict."""
+    if verdict.oracle != "ontological" or not verdict.error or _PATH_MARK not in verdict.detail:
+        return []
+    return verdict.detail.split(_PATH_MARK, 1)[1].split(" -> ")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
 
 from kontest_tui.generate.records import Relation
-from kontest_tui.oracles.ontological import find_ontological_verdicts, relation_scope
+from kontest_tui.oracles.ontological import error_path, find_ontological_verdicts, relation_scope
 
 
 def atomic_script(t1: dict[str, object], t2: dict[str, object]) -> dict:
@@ -37,6 +37,9 @@ def test_four_node_path_gives_three_tests_per_template() -> None:
     ]
     a_d = verdicts[1]
     assert "a -> c -> d" in a_d.detail
+    assert error_path(a_d) == ["a", "c", "d"]
+    assert error_path(verdicts[2]) == ["b", "c", "d"]
+    assert error_path(verdicts[0]) == []
     assert a_d.answers == (N, Y, Y)
     assert len(a_d.refs) == 3
 
