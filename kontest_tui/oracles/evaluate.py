@@ -62,6 +62,7 @@ class Evaluation:
     verdicts: list[Verdict]
     tests: dict[str, int]
     errors: dict[str, int]
+    planned_tests: dict[str, int]  # tests the conversations allow (valid answers or not)
     gap: GapReport
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
@@ -136,6 +137,7 @@ class Evaluation:
             "coverage": {"covered": self.gap.covered, "pct": self.gap.covered_pct},
             "templates": list(self.templates),
             "planned_executions": self.planned_executions,
+            "tests_planned": dict(self.planned_tests),
             "pending_relations": self.gap.pending,
         }
         if include_relations:
@@ -288,10 +290,16 @@ def _evaluate(
 ) -> Evaluation:
     index = index_conversations(conversations)
     templates = ordered_templates(index)
-    verdicts = find_metamorphic_verdicts(conversations, answers, index=index)
+    planned_tests = dict.fromkeys(ORACLES, 0)
+    verdicts = find_metamorphic_verdicts(conversations, answers, index=index, planned=planned_tests)
     verdicts.extend(
         find_ontological_verdicts(
-            relations, conversations, answers, index=index, templates=templates
+            relations,
+            conversations,
+            answers,
+            index=index,
+            templates=templates,
+            planned=planned_tests,
         )
     )
     verdicts.extend(extra_verdicts)
@@ -318,6 +326,7 @@ def _evaluate(
         verdicts=verdicts,
         tests=tests,
         errors=errors,
+        planned_tests=planned_tests,
         gap=gap,
         source=(relations, index, answers),
     )

@@ -33,28 +33,36 @@ def find_metamorphic_verdicts(
     answers: Mapping[AnswerKey, Answer],
     *,
     index: Mapping[str, RelationConversations] | None = None,
+    planned: dict[str, int] | None = None,
 ) -> list[Verdict]:
     """Every metamorphic test that can run on the answers given so far, in relation order.
 
-    `index` (from `index_conversations`) may be passed to avoid rebuilding it.
+    `index` (from `index_conversations`) may be passed to avoid rebuilding it; `planned`, when
+    given, is incremented per oracle for every test the conversations allow (answered or not).
     """
     if index is None:
         index = index_conversations(conversations)
     verdicts: list[Verdict] = []
     for entry in index.values():
-        verdicts.extend(find_relation_verdicts(entry, answers))
+        verdicts.extend(find_relation_verdicts(entry, answers, planned))
     return verdicts
 
 
 def find_relation_verdicts(
-    entry: RelationConversations, answers: Mapping[AnswerKey, Answer]
+    entry: RelationConversations,
+    answers: Mapping[AnswerKey, Answer],
+    planned: dict[str, int] | None = None,
 ) -> list[Verdict]:
     """The metamorphic verdicts of one relation: per template pair atomic, intra, inter."""
     verdicts: list[Verdict] = []
     append = verdicts.append
     get = answers.get
     relation_id = entry.relation_id
-    for oracle, template_id, left, left_turn, right, right_turn in plan_relation_tests(entry):
+    plan = plan_relation_tests(entry)
+    if planned is not None:
+        for test in plan:
+            planned[test[0]] = planned.get(test[0], 0) + 1
+    for oracle, template_id, left, left_turn, right, right_turn in plan:
         left_key = (left.id, left_turn)
         left_answer = get(left_key)
         if left_answer is not _YES and left_answer is not _NO:

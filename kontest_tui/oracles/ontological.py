@@ -97,8 +97,13 @@ def find_ontological_verdicts(
     *,
     index: Mapping[str, RelationConversations] | None = None,
     templates: Sequence[str] | None = None,
+    planned: dict[str, int] | None = None,
 ) -> list[Verdict]:
-    """Every ontological test that can run so far, per template (in template order)."""
+    """Every ontological test that can run so far, per template (in template order).
+
+    `planned`, when given, gets under "ontological" the number of tests the conversations
+    allow (relations with a node in between, per template asked), answered or not.
+    """
     if index is None:
         index = index_conversations(conversations)
     if templates is None:
@@ -109,7 +114,7 @@ def find_ontological_verdicts(
     verdicts: list[Verdict] = []
     for template_id in templates:
         for scoped in scopes.values():
-            verdicts.extend(_check_scope(scoped, index, answers, template_id))
+            verdicts.extend(_check_scope(scoped, index, answers, template_id, planned))
     return verdicts
 
 
@@ -118,6 +123,7 @@ def _check_scope(
     index: Mapping[str, RelationConversations],
     answers: Mapping[AnswerKey, Answer],
     template_id: str,
+    planned: dict[str, int] | None = None,
 ) -> list[Verdict]:
     """Algorithm 2 over one scope's SUT graph under one template.
 
@@ -128,6 +134,7 @@ def _check_scope(
     asked: dict[tuple[str, str], tuple[str, Answer | None]] = {}
     parents_of: dict[str, set[str]] = {}  # SUT graph: child -> parents with a yes-edge
     tests: list[tuple[Relation, str, Answer]] = []
+    possible = 0
     for relation in relations:
         entry = index.get(relation.id)
         if entry is None:
@@ -139,8 +146,12 @@ def _check_scope(
         asked[(relation.parent, relation.child)] = (conversation.id, answer)
         if answer is _YES:
             parents_of.setdefault(relation.child, set()).add(relation.parent)
-        if (answer is _YES or answer is _NO) and len(relation.path) > 2:
-            tests.append((relation, conversation.id, answer))
+        if len(relation.path) > 2:
+            possible += 1
+            if answer is _YES or answer is _NO:
+                tests.append((relation, conversation.id, answer))
+    if planned is not None:
+        planned["ontological"] = planned.get("ontological", 0) + possible
     verdicts: list[Verdict] = []
     for relation, conversation_id, answer in tests:
         if not _path_answered(relation.path, asked):

@@ -1,6 +1,7 @@
 """Render an evaluation (or its Report JSON) and ensemble results as text, JSON, Markdown or CSV.
 
-- text: aligned plain-text tables (oracles, gap, coverage, then the first errors);
+- text: aligned plain-text tables (tests run / planned, errors and rate per oracle; gap;
+  coverage), then the first errors;
 - json: `Evaluation.to_json()` with sorted keys, indent 2;
 - markdown: the same tables as GitHub-flavoured Markdown;
 - csv: one row per metric, `metric,value`, metric names are the dotted JSON keys
@@ -23,6 +24,8 @@ from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
 ReportInput = Evaluation | Mapping[str, Any]
+# tests = valid tests run; planned = tests the conversations allow; rate = errors / tests.
+ORACLE_HEADER = ("oracle", "tests", "planned", "errors", "rate")
 
 
 def check_format(fmt: str) -> str:
@@ -165,15 +168,16 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
 
 def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     tests, errors = report["tests"], report["errors"]
+    planned = report.get("tests_planned") or {}
     names = [name for name in ORACLES if name in tests] + [n for n in tests if n not in ORACLES]
-    oracle_rows = [
-        (name, str(tests[name]), str(errors.get(name, 0)), _rate(errors.get(name, 0), tests[name]))
-        for name in names
-    ]
-    total_tests = sum(tests.values())
-    oracle_rows.append(
-        ("total", str(total_tests), str(errors["total"]), _rate(errors["total"], total_tests))
-    )
+
+    def row(name: str, run: int, failed: int, possible: int | None) -> tuple[str, ...]:
+        shown = "-" if possible is None else str(possible)
+        return (name, str(run), shown, str(failed), _rate(failed, run))
+
+    oracle_rows = [row(name, tests[name], errors.get(name, 0), planned.get(name)) for name in names]
+    total_planned = sum(planned.get(name, 0) for name in names) if planned else None
+    oracle_rows.append(row("total", sum(tests.values()), errors["total"], total_planned))
     gap = report["gap"]
     gap_rows = [
         (template_id, str(cell["missing"]), f"{cell['pct']:.2f}%")
@@ -202,7 +206,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
 def _report_text(report: Mapping[str, Any], errors: Sequence[Verdict], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["\n".join(["KONTEST report", *_headline(report)]), ""]
-    parts.append(_text_table(("oracle", "tests", "errors", "rate"), oracle_rows))
+    parts.append(_text_table(ORACLE_HEADER, oracle_rows))
     parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
@@ -218,7 +222,7 @@ def _report_markdown(
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["# KONTEST report", "", *(f"- {line}" for line in _headline(report)), ""]
     parts.append("## Tests and errors\n")
-    parts.append(_markdown_table(("oracle", "tests", "errors", "rate"), oracle_rows))
+    parts.append(_markdown_table(ORACLE_HEADER, oracle_rows))
     parts.append("## Knowledge gap\n")
     parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))
     if errors:

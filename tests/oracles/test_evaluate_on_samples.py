@@ -35,6 +35,7 @@ def test_per_path_places_and_music_match_paper_table_13() -> None:
         suite = build_suite(load_graph(name), per_path=True)
         evaluation = evaluate(suite.relations, suite.conversations, all_yes(suite.conversations))
         assert evaluation.tests == tests
+        assert evaluation.planned_tests == tests
         assert evaluation.error_total == 0
         assert evaluation.gap.covered == evaluation.relations
 

@@ -154,6 +154,14 @@ def test_kinawley_report_json() -> None:
         "intersection": {"missing": 1, "pct": 33.33},
     }
     assert report["coverage"] == {"covered": 2, "pct": 66.67}
+    # Planned = what 3 relations x 2 templates allow: 3 atomic, 6 intra, 6 inter, and the one
+    # relation with a node in between x 2 templates = 2 ontological.
+    assert report["tests_planned"] == {
+        "atomic": 3,
+        "sequential_intra": 6,
+        "sequential_inter": 6,
+        "ontological": 2,
+    }
 
 
 def test_kinawley_relation_summary() -> None:

@@ -83,11 +83,12 @@ def test_text_report_table() -> None:
     for line in lines:
         if line.split():  # table rows first; the error list below repeats oracle names
             row.setdefault(line.split()[0], line.split()[1:])
-    assert row["atomic"] == ["3", "1", "33.3%"]
-    assert row["sequential_intra"] == ["6", "2", "33.3%"]
-    assert row["sequential_inter"] == ["6", "0", "0.0%"]
-    assert row["ontological"] == ["2", "1", "50.0%"]
-    assert row["total"] == ["17", "4", "23.5%"]
+    assert row["oracle"] == ["tests", "planned", "errors", "rate"]
+    assert row["atomic"] == ["3", "3", "1", "33.3%"]
+    assert row["sequential_intra"] == ["6", "6", "2", "33.3%"]
+    assert row["sequential_inter"] == ["6", "6", "0", "0.0%"]
+    assert row["ontological"] == ["2", "2", "1", "50.0%"]
+    assert row["total"] == ["17", "17", "4", "23.5%"]
     assert row["t1"] == ["1", "33.33%"] and row["intersection"] == ["0", "0.00%"]
     assert "Errors (all):" in text
     assert "ontological a>c [t1]: missing edge a -> c" in text
@@ -97,6 +98,9 @@ def test_text_report_from_plain_json_and_error_limit() -> None:
     evaluation = build_evaluation()
     from_dict = render_report(evaluation.to_json(), "text")
     assert "Errors" not in from_dict and "total" in from_dict
+    old = {k: v for k, v in evaluation.to_json().items() if k != "tests_planned"}
+    atomic_row = next(x for x in render_report(old, "text").splitlines() if x.startswith("atomic"))
+    assert atomic_row.split() == ["atomic", "3", "-", "1", "33.3%"]
     limited = render_report(evaluation, "text", max_errors=1)
     assert "Errors (first 1 of 4):" in limited
 
@@ -104,8 +108,8 @@ def test_text_report_from_plain_json_and_error_limit() -> None:
 def test_markdown_report() -> None:
     text = render_report(build_evaluation(), "markdown")
     assert text.startswith("# KONTEST report\n")
-    assert "| oracle | tests | errors | rate |" in text
-    assert "| atomic | 3 | 1 | 33.3% |" in text
+    assert "| oracle | tests | planned | errors | rate |" in text
+    assert "| atomic | 3 | 3 | 1 | 33.3% |" in text
     assert "| t1 | 1 | 33.33% |" in text
 
 
