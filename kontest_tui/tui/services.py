@@ -325,16 +325,13 @@ def build_relation_views(result: SessionResult) -> dict[str, RelationView]:
     return views
 
 
-def describe_ensemble(results: Sequence[SessionResult]) -> str:
-    """The weighted ensemble across sessions on one KG, rendered by the report module."""
-    ensemble = find_engine("mitigate.ensemble", "weighted_ensemble")
-    evaluations = [result.evaluation for result in results]
-    outcome = ensemble(evaluations)
-    try:
-        render = find_engine("report.render", "render_ensemble")
-    except FeatureUnavailable:
-        return str(outcome)
-    return str(render(outcome, "text"))
+def describe_ensemble(results: Sequence[SessionResult], k: int = 5) -> str:
+    """The weighted ensemble across sessions on one KG (cross-validated over relations, as
+    `kontest ensemble` does), rendered by the report module as text."""
+    cross_validate = find_engine("mitigate.ensemble", "cross_validate")
+    render_ensemble = find_engine("report.render", "render_ensemble")
+    outcome = cross_validate([result.evaluation for result in results], k=k)
+    return str(render_ensemble(outcome, "text"))
 
 
 # -- running ----------------------------------------------------------------------------

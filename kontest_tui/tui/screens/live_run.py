@@ -123,6 +123,11 @@ class LiveRunScreen(Screen[None]):
         self.set_interval(FLUSH_SECONDS, self.flush_updates)
         self.run_worker_task()
 
+    def on_unmount(self) -> None:
+        """Leaving the screen (or quitting) stops the run; the answers so far stay stored."""
+        if not self.finished:
+            self.control.cancel()
+
     # -- the run ---------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)

@@ -81,6 +81,7 @@ class ResultsScreen(Screen[None]):
             "show_tab('tab-graph')",
             "Graph",
             id="results_graph",
+            priority=True,
             tooltip="The model's knowledge graph",
         ),
         Binding(
@@ -88,16 +89,23 @@ class ResultsScreen(Screen[None]):
             "show_tab('tab-gap')",
             "Gap",
             id="results_gap",
+            priority=True,
             tooltip="Knowledge gap per template",
         ),
         Binding(
-            "x", "show_tab('tab-errors')", "Errors", id="results_errors", tooltip="Error table"
+            "x",
+            "show_tab('tab-errors')",
+            "Errors",
+            id="results_errors",
+            priority=True,
+            tooltip="Error table",
         ),
         Binding(
             "c",
             "show_tab('tab-compare')",
             "Compare",
             id="results_compare",
+            priority=True,
             tooltip="Two sessions side by side",
         ),
         Binding(
@@ -105,6 +113,7 @@ class ResultsScreen(Screen[None]):
             "show_tab('tab-ensemble')",
             "Ensemble",
             id="results_ensemble",
+            priority=True,
             tooltip="Weighted ensemble across sessions",
         ),
         Binding(
@@ -112,6 +121,7 @@ class ResultsScreen(Screen[None]):
             "app.edit_templates",
             "Templates",
             id="results_templates",
+            priority=True,
             tooltip="Edit templates and re-run a new one",
         ),
         Binding(
@@ -187,7 +197,17 @@ class ResultsScreen(Screen[None]):
         self.query_one("#detail-text", Static).update(detail)
 
     def action_show_tab(self, tab: str) -> None:
-        self.query_one("#result-tabs", TabbedContent).active = tab
+        """Switch tab and focus what is in it (focus left in a hidden pane would switch back)."""
+        tabs = self.query_one("#result-tabs", TabbedContent)
+        tabs.query_one("ContentTabs").focus()
+        tabs.active = tab
+        target = {
+            "tab-graph": "#relation-tree",
+            "tab-errors": "#error-table",
+            "tab-compare": "#compare-select",
+        }.get(tab)
+        if target:
+            self.query_one(target).focus()
 
     # -- error table ----------------------------------------------------------------------
 
@@ -234,7 +254,7 @@ class ResultsScreen(Screen[None]):
         left = Text(f"{self.result.plan.model_spec}\n", style="bold")
         left.append_text(render_counts(self.report))
         left.append("\n\n")
-        left.append_text(render_gap(self.report))
+        left.append_text(render_gap(self.report, width=16))
         self.query_one("#compare-left", Static).update(left)
         if not others:
             self.query_one("#compare-right", Static).update(
@@ -256,7 +276,7 @@ class ResultsScreen(Screen[None]):
         right = Text(f"{other.plan.model_spec}\n", style="bold")
         right.append_text(render_counts(report))
         right.append("\n\n")
-        right.append_text(render_gap(report))
+        right.append_text(render_gap(report, width=16))
         self.query_one("#compare-right", Static).update(right)
 
     def show_ensemble(self) -> None:

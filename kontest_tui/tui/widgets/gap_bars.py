@@ -22,7 +22,7 @@ def render_bar(name: str, count: int, pct: float, width: int = 30) -> Text:
     return text
 
 
-def render_gap(report: Mapping[str, Any]) -> Text:
+def render_gap(report: Mapping[str, Any], width: int = 30) -> Text:
     """The gap section of a report as bars, or a one-line note when it is missing."""
     gap = report.get("gap") or {}
     if not gap:
@@ -33,19 +33,20 @@ def render_gap(report: Mapping[str, Any]) -> Text:
     )
     for template_id, figures in sorted((gap.get("per_template") or {}).items()):
         lines.append_text(
-            render_bar(f"gap {template_id}", int(figures["missing"]), float(figures["pct"]))
+            render_bar(f"gap {template_id}", int(figures["missing"]), float(figures["pct"]), width)
         )
         lines.append("\n")
     intersection = gap.get("intersection") or {}
     if intersection:
         lines.append_text(
-            render_bar("intersection", int(intersection["missing"]), float(intersection["pct"]))
+            render_bar(
+                "intersection", int(intersection["missing"]), float(intersection["pct"]), width
+            )
         )
         lines.append("\n")
     coverage = report.get("coverage") or {}
     if coverage:
         covered = Text(f"{'coverage':<14}")
-        width = 30
         filled = max(0, min(width, round(width * float(coverage["pct"]) / 100)))
         covered.append("█" * filled, style="green")
         covered.append("░" * (width - filled), style="dim")

@@ -1,0 +1,108 @@
+"""Save SVG screenshots of the main screens (for docs/): `python -m kontest_tui.tui.screenshots DIR`.
+
+Drives the same app the CLI runs, on the places sample with the simulated model, into a
+throwaway session database. `--text` also prints each screen as plain text for review.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from textual.app import App
+from textual.pilot import Pilot
+from textual.widgets import TabbedContent
+
+from kontest_tui.tui.app import make_app
+
+
+def render_screen_text(app: App) -> str:
+    """The current screen as plain text (what a screenshot shows, without colours)."""
+    width, height = app.size
+    console = Console(
+        width=width, height=height, file=io.StringIO(), record=True, legacy_windows=False
+    )
+    console.print(
+        app.screen._compositor.render_update(full=True, screen_stack=app._background_screens)
+    )
+    return console.export_text()
+
+
+async def wait_for(pilot: Pilot, condition, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("screen never got ready")
+        await pilot.pause(0.05)
+    await pilot.pause(0.2)
+
+
+async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, text: bool) -> None:
+    from kontest_tui.tui.screens.results import ResultsScreen
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = make_app(kg="places", model="sim", db=str(Path(tmp) / "sessions.db"))
+        async with app.run_test(size=size) as pilot:
+
+            def shoot(name: str) -> None:
+                app.save_screenshot(f"{name}{suffix}.svg", path=str(folder))
+                if text:
+                    print(f"== {name}{suffix}\n{render_screen_text(app)}")
+
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, WizardScreen) and app.screen.template_set is not None
+                ),
+            )
+            await app.workers.wait_for_complete()
+            wizard = app.screen
+            for step in ("step-graph", "step-templates", "step-variants", "step-model"):
+                wizard.query_one("#wizard-tabs", TabbedContent).active = step
+                await pilot.pause(0.3)
+                shoot(f"wizard-{step.removeprefix('step-')}")
+            await pilot.press("ctrl+r")
+            await pilot.pause(0.4)
+            shoot("live-run")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready
+            )
+            await pilot.press("down", "down", "down", "down", "down", "down", "down", "down")
+            await pilot.pause(0.3)
+            shoot("results-graph")
+            for key, name in (
+                ("g", "results-gap"),
+                ("x", "results-errors"),
+                ("c", "results-compare"),
+            ):
+                await pilot.press(key)
+                await pilot.pause(0.3)
+                shoot(name)
+            await pilot.press("escape")
+            await pilot.pause(0.5)
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.3)
+            shoot("start")
+            await pilot.press("f1")
+            await pilot.pause(0.3)
+            shoot("help")
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    text = "--text" in args
+    args = [arg for arg in args if arg != "--text"]
+    folder = Path(args[0] if args else "docs/screenshots")
+    asyncio.run(save_screenshots(folder, (100, 32), "", text))
+    asyncio.run(save_screenshots(folder, (80, 24), "-80x24", text))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,147 @@
+"""Snapshots of each main screen at 100x32 (textual pinned to 8.2.8; update with
+`make snapshots-update` after reviewing the report)."""
+
+from __future__ import annotations
+
+from conftest import wait_for_screen, wait_until
+from textual.pilot import Pilot
+from textual.widgets import TabbedContent
+
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.live_run import LiveRunScreen
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.start import StartScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+
+SIZE = (100, 32)
+
+
+async def open_wizard(pilot: Pilot, step: str) -> WizardScreen:
+    wizard = await wait_for_screen(pilot, WizardScreen)
+    await wait_until(pilot, lambda: wizard.kg is not None and wizard.template_set is not None)
+    await pilot.app.workers.wait_for_complete()
+    wizard.query_one("#wizard-tabs", TabbedContent).active = step
+    await pilot.pause(0.2)
+    return wizard
+
+
+async def open_results(pilot: Pilot) -> ResultsScreen:
+    await open_wizard(pilot, "step-model")
+    await pilot.press("ctrl+r")
+    results = await wait_for_screen(pilot, ResultsScreen)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.2)
+    return results
+
+
+def test_start_screen(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        start = await wait_for_screen(pilot, StartScreen)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+        assert start.query_one("#sessions").row_count == 0
+
+    assert snap_compare(make_app(db=db_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_wizard_graph_step(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_wizard(pilot, "step-graph")
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_wizard_templates_step(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_wizard(pilot, "step-templates")
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_wizard_model_step(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_wizard(pilot, "step-model")
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_live_run_paused_before_the_first_answer(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        wizard = await open_wizard(pilot, "step-model")
+        await wizard.app.workers.wait_for_complete()
+        original = pilot.app.start_run
+
+        def start_paused(plan) -> None:
+            screen = LiveRunScreen(plan)
+            screen.control.pause()
+            pilot.app.push_screen(screen)
+
+        pilot.app.start_run = start_paused  # type: ignore[method-assign]
+        await pilot.press("ctrl+r")
+        run = await wait_for_screen(pilot, LiveRunScreen)
+        await wait_until(pilot, lambda: run.control.executor is not None, what="the executor")
+        await pilot.pause(0.3)
+        assert run.answered == 0
+        pilot.app.start_run = original  # type: ignore[method-assign]
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_results_graph(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_results(pilot)
+        await pilot.press("down", "down")
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_results_gap(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_results(pilot)
+        await pilot.press("g")
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_results_errors(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await open_results(pilot)
+        await pilot.press("x")
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
+
+
+def test_help_screen(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await wait_for_screen(pilot, StartScreen)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.press("f1")
+        await pilot.pause(0.3)
+
+    assert snap_compare(make_app(db=db_path), terminal_size=SIZE, run_before=run_before)
+
+
+def test_start_screen_at_80x24(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await wait_for_screen(pilot, StartScreen)
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(db=db_path), terminal_size=(80, 24), run_before=run_before)
