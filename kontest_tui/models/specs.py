@@ -12,6 +12,7 @@ The API key comes from OPENAI_API_KEY when the model is opened; it is never part
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,9 +159,21 @@ def open_model(
     return LocalModel(parsed.name, path=parsed.path, spec=parsed.spec)
 
 
-async def list_models(spec: str) -> list[str]:
-    """Models a server offers: `ollama[:@URL]` (/api/tags), `openai[:@URL]` (/v1/models),
-    `sim` (built-in profiles). A full spec works too (its model name is ignored)."""
+def list_models(spec: str) -> list[str]:
+    """Models a server offers (blocking; call it from a worker thread, not an event loop).
+
+    `ollama[:@URL]` (/api/tags), `openai[:@URL]` (/v1/models), `sim` (built-in profiles);
+    a full spec works too (its model name is ignored). Async code uses `alist_models`.
+    """
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(alist_models(spec))
+    raise RuntimeError("list_models() blocks: use await alist_models() inside an event loop")
+
+
+async def alist_models(spec: str) -> list[str]:
+    """The async form of `list_models`."""
     text = (spec or "").strip()
     kind, _, rest = text.partition(":")
     kind = kind.lower()

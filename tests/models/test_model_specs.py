@@ -10,7 +10,12 @@ from kontest_tui.errors import ModelSpecError
 from kontest_tui.models.ollama import OllamaModel
 from kontest_tui.models.openai import OpenAIModel
 from kontest_tui.models.sim import SimulatedModel
-from kontest_tui.models.specs import ModelSpec, list_models, open_model, parse_model_spec
+from kontest_tui.models.specs import (
+    ModelSpec,
+    alist_models,
+    open_model,
+    parse_model_spec,
+)
 
 
 @pytest.mark.parametrize(
@@ -138,4 +143,4 @@ async def test_api_key_never_in_spec_repr_or_errors(
 
 async def test_list_models_rejects_other_kinds() -> None:
     with pytest.raises(ModelSpecError, match="cannot list models"):
-        await list_models("replay:x.jsonl")
+        await alist_models("replay:x.jsonl")

@@ -20,7 +20,7 @@ from kontest_tui.models.sim import (
     decide_fault,
     load_profile,
 )
-from kontest_tui.models.specs import list_models, open_model
+from kontest_tui.models.specs import alist_models, list_models, open_model
 
 CHATS: list[tuple[str, ...]] = [
     ("Does Ireland have a Ulster?",),
@@ -125,9 +125,9 @@ async def test_completions_mode_round_trip(sim_url: str) -> None:
 
 
 async def test_list_models_and_check(sim_url: str) -> None:
-    assert "flaky:latest" in await list_models(f"ollama:@{sim_url}")
-    assert "careful" in await list_models(f"openai:@{sim_url}")
-    assert "default" in await list_models("sim")
+    assert "flaky:latest" in await alist_models(f"ollama:@{sim_url}")
+    assert "careful" in await alist_models(f"openai:@{sim_url}")
+    assert "default" in await alist_models("sim")
     for spec in (f"ollama:whatever@{sim_url}", f"openai:whatever@{sim_url}"):
         model = open_model(spec)
         try:
@@ -249,3 +249,10 @@ async def test_serve_cli_seed_and_profile_options() -> None:
         process.wait(timeout=10)
     expected = [(await ask(SimulatedModel("careful", seed=3), chat)).text for chat in CHATS]
     assert got == expected
+
+
+def test_list_models_blocking_form(sim_url: str, refused_url: str) -> None:
+    assert "slow:latest" in list_models(f"ollama:@{sim_url}")
+    assert "slow" in list_models(f"openai:m@{sim_url}")
+    with pytest.raises(ModelError, match="connection refused"):
+        list_models(f"ollama:@{refused_url}")
