@@ -69,6 +69,7 @@ class Evaluation:
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
     ] = field(repr=False, compare=False, default=((), {}, {}))
     _summaries: dict[str, RelationSummary] | None = field(default=None, repr=False, compare=False)
+    _relations_by_id: dict[str, Relation] | None = field(default=None, repr=False, compare=False)
 
     @property
     def summaries(self) -> dict[str, RelationSummary]:
@@ -83,6 +84,12 @@ class Evaluation:
     @property
     def relation_ids(self) -> list[str]:
         return [relation.id for relation in self.source[0]]
+
+    def relation(self, relation_id: str) -> Relation | None:
+        """The evaluated relation with this id, or None."""
+        if self._relations_by_id is None:
+            self._relations_by_id = {relation.id: relation for relation in self.source[0]}
+        return self._relations_by_id.get(relation_id)
 
     @property
     def error_total(self) -> int:

@@ -21,6 +21,7 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.records import Verdict
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
+from kontest_tui.oracles.ontological import error_path
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
 ReportInput = Evaluation | Mapping[str, Any]
@@ -36,9 +37,16 @@ def check_format(fmt: str) -> str:
     return fmt
 
 
-def render_report(evaluation: ReportInput, fmt: str = "text", *, max_errors: int = 20) -> str:
+def render_report(
+    evaluation: ReportInput,
+    fmt: str = "text",
+    *,
+    max_errors: int = 20,
+    labels: Mapping[str, str] | None = None,
+) -> str:
     """The report of one session in `fmt`; text/markdown list up to `max_errors` errors
-    when given an `Evaluation` (a plain Report JSON mapping has no verdicts)."""
+    when given an `Evaluation` (a plain Report JSON mapping has no verdicts). `labels`
+    (node id -> label, e.g. from the KG) names the entities in that list instead of ids."""
     check_format(fmt)
     report = evaluation.to_json() if isinstance(evaluation, Evaluation) else dict(evaluation)
     verdicts = evaluation.verdicts if isinstance(evaluation, Evaluation) else []
@@ -46,11 +54,12 @@ def render_report(evaluation: ReportInput, fmt: str = "text", *, max_errors: int
         return json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return _csv_rows(("metric", "value"), flatten(report))
-    errors = [v for v in verdicts if v.error][:max_errors]
-    total_errors = sum(1 for v in verdicts if v.error)
+    errors = [v for v in verdicts if v.error]
+    total_errors = len(errors)
+    lines = [_describe(v, evaluation, labels) for v in errors[:max_errors]]
     if fmt == "markdown":
-        return _report_markdown(report, errors, total_errors)
-    return _report_text(report, errors, total_errors)
+        return _report_markdown(report, lines, total_errors)
+    return _report_text(report, lines, total_errors)
 
 
 def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") -> str:
@@ -203,7 +212,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def _report_text(report: Mapping[str, Any], errors: Sequence[Verdict], total_errors: int) -> str:
+def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["\n".join(["KONTEST report", *_headline(report)]), ""]
     parts.append(_text_table(ORACLE_HEADER, oracle_rows))
@@ -211,14 +220,12 @@ def _report_text(report: Mapping[str, Any], errors: Sequence[Verdict], total_err
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"Errors ({shown}):")
-        parts.extend(f"  {_describe(v)}" for v in errors)
+        parts.extend(f"  {line}" for line in errors)
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def _report_markdown(
-    report: Mapping[str, Any], errors: Sequence[Verdict], total_errors: int
-) -> str:
+def _report_markdown(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["# KONTEST report", "", *(f"- {line}" for line in _headline(report)), ""]
     parts.append("## Tests and errors\n")
@@ -228,14 +235,30 @@ def _report_markdown(
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"## Errors ({shown})\n")
-        parts.extend(f"- {_escape_markdown(_describe(v))}" for v in errors)
+        parts.extend(f"- {_escape_markdown(line)}" for line in errors)
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def _describe(verdict: Verdict) -> str:
+def _describe(verdict: Verdict, evaluation: ReportInput, labels: Mapping[str, str] | None) -> str:
+    """One line per error; with `labels`, entity labels instead of node ids."""
     template = f" [{verdict.template_id}]" if verdict.template_id else ""
-    return f"{verdict.oracle} {verdict.relation_id}{template}: {verdict.detail}"
+    name, detail = verdict.relation_id, verdict.detail
+    if labels and isinstance(evaluation, Evaluation):
+
+        def label(node: str) -> str:
+            return " ".join(str(labels.get(node, node)).split())
+
+        relation = evaluation.relation(verdict.relation_id)
+        if relation is not None:
+            name = f"{label(relation.parent)} > {label(relation.child)}"
+        path = error_path(verdict)
+        if path:
+            detail = (
+                f"missing edge {label(path[0])} -> {label(path[-1])} (answered no); implied by "
+                "yes-path " + " -> ".join(label(node) for node in path)
+            )
+    return f"{verdict.oracle} {name}{template}: {detail}"
 
 
 def _rate(errors: int, tests: int) -> str:

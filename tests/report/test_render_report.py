@@ -182,3 +182,14 @@ def test_render_single_weighted_ensemble() -> None:
     assert t1_row.split() == ["t1", "0", "(0.00%)", "0.50", "(25.00%)"]
     assert "all  " in text and "(+100.00%)" in text
     assert json.loads(render_ensemble(weighted_ensemble(models), "json"))["all"]["ensemble"] == 0
+
+
+def test_error_list_with_entity_labels() -> None:
+    labels = {"a": "Ireland", "b": "Ulster", "c": "Kinawley"}
+    text = render_report(build_evaluation(), "text", labels=labels)
+    assert "atomic Ireland > Kinawley [t1+t2]: Q1 said no, Q2 said yes" in text
+    assert (
+        "ontological Ireland > Kinawley [t1]: missing edge Ireland -> Kinawley (answered no); "
+        "implied by yes-path Ireland -> Ulster -> Kinawley"
+    ) in text
+    assert "a>c" not in text.split("Errors")[1]
