@@ -279,10 +279,12 @@ def evaluate(
     `extra_verdicts` (e.g. from the variant oracle) are added to the verdict list and counted
     under their own oracle name in tests/errors.
     """
-    if not isinstance(relations, Sequence):
-        relations = list(relations)
+    # Snapshots (cheap copies): the live view keeps adding answers to its own mapping, and the
+    # lazily built summaries must describe the same answers as the verdicts.
+    relations = list(relations)
     if not isinstance(conversations, Sequence):
         conversations = list(conversations)
+    answers = dict(answers)
     with paused_gc():
         return _evaluate(relations, conversations, answers, session, model, extra_verdicts)
 

@@ -82,3 +82,14 @@ def test_relation_status_and_extra_verdicts() -> None:
         "error_oracles": ["atomic", "sequential_inter", "variant"],
     }
     assert "relation_status" not in evaluation.to_json()
+
+
+def test_evaluation_is_a_snapshot_of_the_answers() -> None:
+    """Answers added after evaluate() must not leak into its lazily built summaries."""
+    relations = build_relations(["a", "b"])
+    conversations = build_conversations(relations)
+    answers = script_answers(conversations, {"a>b": {"Q1": [Y]}})
+    evaluation = evaluate(relations, conversations, answers)
+    answers.update(script_answers(conversations, {"a>b": {"Q2": [N]}}))
+    assert evaluation.summaries["a>b"].atomic == {"t1": Y, "t2": None}
+    assert evaluation.summaries["a>b"].status == "covered"
