@@ -1,0 +1,136 @@
+"""Variant oracle: all valid answers to the covering-array variants of one query should agree.
+
+Variants of a query are the VARIANT (or ANNOTATION) conversations sharing a relation id and
+template id; row 0 (meta "variant" == 0) is the original question. Each other variant with a
+valid answer is one test against the reference answer (the original's when valid, else the
+most common valid answer). Each error says which words were changed, and `find_flip_causes`
+ranks the (word, value) choices by how often they come with a flipped answer.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.oracles.conversation_index import get_valid_answer
+
+VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)
+
+
+@dataclass(frozen=True, slots=True)
+class FlipCause:
+    """One replaced value and how often the answer flipped when it was used."""
+
+    parameter: str
+    value: str
+    flips: int
+    uses: int
+
+    @property
+    def rate(self) -> float:
+        return self.flips / self.uses if self.uses else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class VariantGroup:
+    """The variants of one query with their valid answers and the reference they are held to."""
+
+    relation_id: str
+    template_id: str
+    conversations: tuple[Conversation, ...]  # row order, row 0 first when present
+    answers: tuple[Answer | None, ...]  # valid answer per conversation, None if not comparable
+    reference: Answer | None
+    reference_id: str | None
+
+
+def group_variants(
+    conversations: Iterable[Conversation], answers: Mapping[AnswerKey, Answer | str]
+) -> list[VariantGroup]:
+    """Variant conversations grouped per (relation, template), in first-seen order."""
+    groups: dict[tuple[str, str], list[Conversation]] = {}
+    for conversation in conversations:
+        if conversation.test_kind not in VARIANT_KINDS or not conversation.turns:
+            continue
+        key = (conversation.relation_id, conversation.turns[0].template_id)
+        groups.setdefault(key, []).append(conversation)
+    out = []
+    for (relation_id, template_id), members in groups.items():
+        members.sort(key=lambda c: int((c.meta or {}).get("variant", 1 << 30)))  # type: ignore[call-overload]
+        valid = tuple(get_valid_answer(answers, (c.id, 0)) for c in members)
+        reference, reference_id = None, None
+        if members and (members[0].meta or {}).get("variant") == 0 and valid[0] is not None:
+            reference, reference_id = valid[0], members[0].id
+        else:
+            counts = Counter(a for a in valid if a is not None)
+            if counts:
+                # Most common valid answer; ties go to the answer seen first.
+                best = max(counts.values())
+                reference = next(a for a in valid if a is not None and counts[a] == best)
+                reference_id = next(c.id for c, a in zip(members, valid, strict=True) if a is reference)
+        out.append(VariantGroup(relation_id, template_id, tuple(members), valid, reference, reference_id))
+    return out
+
+
+def _changes(conversation: Conversation) -> dict[str, str]:
+    changed = (conversation.meta or {}).get("changed") or {}
+    return {str(k): str(v) for k, v in dict(changed).items()}  # type: ignore[call-overload]
+
+
+def describe_changes(changed: Mapping[str, str]) -> str:
+    """"have -> contain, Ireland -> Éire" from a {parameter name: value} mapping."""
+    if not changed:
+        return "original wording"
+    return ", ".join(f"{name.split(':', 1)[-1]} -> {value}" for name, value in changed.items())
+
+
+def find_flip_causes(group: VariantGroup) -> list[FlipCause]:
+    """Replaced values ranked by flip rate (then flips): which word choice flips the answer."""
+    flips: Counter[tuple[str, str]] = Counter()
+    uses: Counter[tuple[str, str]] = Counter()
+    for conversation, answer in zip(group.conversations, group.answers, strict=True):
+        if answer is None or group.reference is None or conversation.id == group.reference_id:
+            continue
+        for item in _changes(conversation).items():
+            uses[item] += 1
+            if answer is not group.reference:
+                flips[item] += 1
+    causes = [FlipCause(p, v, flips[(p, v)], n) for (p, v), n in uses.items()]
+    causes.sort(key=lambda c: (-c.rate, -c.flips, c.parameter, c.value))
+    return causes
+
+
+def find_variant_verdicts(
+    conversations: Iterable[Conversation], answers: Mapping[AnswerKey, Answer | str]
+) -> list[Verdict]:
+    """One verdict per variant with a valid answer, compared with its query's reference answer."""
+    verdicts: list[Verdict] = []
+    for group in group_variants(conversations, answers):
+        if group.reference is None:
+            continue
+        suspects = [c for c in find_flip_causes(group) if c.flips and c.rate == 1.0]
+        for conversation, answer in zip(group.conversations, group.answers, strict=True):
+            if answer is None or conversation.id == group.reference_id:
+                continue
+            error = answer is not group.reference
+            changed = _changes(conversation)
+            detail = f"{describe_changes(changed)}: {group.reference.value} -> {answer.value}"
+            if error:
+                own = [c for c in suspects if changed.get(c.parameter) == c.value]
+                if own:
+                    detail += "; always flips with " + ", ".join(
+                        f"{c.parameter.split(':', 1)[-1]} -> {c.value} ({c.flips}/{c.uses})" for c in own
+                    )
+            verdicts.append(
+                Verdict(
+                    oracle="variant",
+                    relation_id=group.relation_id,
+                    template_id=group.template_id,
+                    error=error,
+                    refs=((group.reference_id or "", 0), (conversation.id, 0)),
+                    answers=(group.reference, answer),
+                    detail=detail,
+                )
+            )
+    return verdicts
