@@ -64,3 +64,25 @@ def test_ca_missing_file_and_strength(tmp_path, capsys) -> None:
     ipm = write(tmp_path, {"parameters": [{"name": "x", "values": ["a"]}]})
     assert run_cli(["ca", "--ipm", ipm, "--strength", "7"]) == 2
     assert "strength" in capsys.readouterr().err
+
+
+def test_generate_variants(capsys) -> None:
+    assert run_cli(["generate", "--kg", "places", "--variants", "--strength", "2",
+                    "--variant-limit", "2", "--postfix"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    variants = [d for d in lines if d["test_kind"] == "variant"]
+    kontest = [d for d in lines if d["test_kind"] == "kontest"]
+    assert variants and kontest
+    first = variants[0]
+    assert first["id"].endswith("/t1~v0") and first["label"] == "t1 v0"
+    assert first["turns"][0]["text"].endswith("? Return a JSON Boolean.")
+    second = variants[1]
+    assert second["id"].endswith("/t1~v1")
+    assert second["meta"]["changed"] == {"w3:have": "contain"}
+    # --variant-limit 2: never more than v0, v1 per query.
+    assert not any("~v2" in d["id"] for d in variants)
+
+
+def test_generate_without_variants_flag(capsys) -> None:
+    assert run_cli(["generate", "--kg", "places", "--limit", "50"]) == 0
+    assert '"variant"' not in capsys.readouterr().out
