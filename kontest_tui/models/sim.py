@@ -227,17 +227,40 @@ def _pattern_for(text: str) -> re.Pattern[str] | None:
     return re.compile("".join(regex), re.IGNORECASE)
 
 
-@lru_cache(maxsize=1)
-def _template_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
-    """(pattern, template id, relation type), most literal text first."""
-    try:
-        from kontest_tui.generate.templates import list_template_sets
+def _template_files_signature() -> tuple[tuple[str, int], ...]:
+    """Built-in and user template files with their mtimes: the patterns' cache key."""
+    from kontest_tui import paths
 
-        sets = list_template_sets()
-    except (KontestError, ImportError, OSError):
-        return ()
+    files: list[tuple[str, int]] = []
+    for folder in (asset_path("templates"), paths.config_dir() / "templates"):
+        if folder.is_dir():
+            for path in sorted(folder.glob("*.toml")):
+                try:
+                    files.append((str(path), path.stat().st_mtime_ns))
+                except OSError:
+                    continue
+    return tuple(files)
+
+
+def _template_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    """(pattern, template id, relation type), most literal text first; re-read when a
+    template file (built-in or the user's) appears, changes or goes."""
+    return _patterns_for(_template_files_signature())
+
+
+@lru_cache(maxsize=4)
+def _patterns_for(
+    signature: tuple[tuple[str, int], ...],
+) -> tuple[tuple[re.Pattern[str], str, str], ...]:
+    """(pattern, template id, relation type), most literal text first."""
+    from kontest_tui.generate.templates import load_template_file
+
     found: list[tuple[int, re.Pattern[str], str, str]] = []
-    for template_set in sets.values():
+    for path, _mtime in signature:
+        try:
+            template_set = load_template_file(path)
+        except (KontestError, OSError):
+            continue  # a broken user file must not hide the others
         for template in template_set.templates:
             for relation_type, text in template.texts.items():
                 pattern = _pattern_for(text)

@@ -190,3 +190,31 @@ async def test_hostile_answers_in_process() -> None:
             seen.add("invalid")
             assert "\udcff" not in text  # what a client sees after decoding with replacement
     assert seen == {"ansi", "markup", "megabyte", "invalid"}
+
+
+def test_user_template_files_are_recognised(isolated_home) -> None:
+    from kontest_tui import paths
+
+    assert parse_question("Would Atlantis ever contain Poseidonia?") is None
+    folder = paths.config_dir() / "templates"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "myths.toml").write_text(
+        'domain = "myths"\ndefault_type = "contains"\n'
+        '[[templates]]\nid = "t1"\n[templates.texts]\n'
+        'contains = "Would {parent} ever contain {child}?"\n'
+        '[[templates]]\nid = "t2"\n[templates.texts]\n'
+        'contains = "Is {child} a part of {parent}?"\n'
+    )
+    parsed = parse_question("Would Atlantis ever contain Poseidonia?")
+    assert parsed is not None
+    assert (parsed.template_id, parsed.parent, parsed.child) == ("t1", "Atlantis", "Poseidonia")
+
+
+def test_broken_user_template_file_does_not_hide_the_others(isolated_home) -> None:
+    from kontest_tui import paths
+
+    folder = paths.config_dir() / "templates"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "broken.toml").write_text("this is [not toml")
+    parsed = parse_question("Is there a Kinawley in Ulster?")
+    assert parsed is not None and parsed.template_id == "t2"
