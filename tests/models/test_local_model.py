@@ -10,8 +10,6 @@ from kontest_tui.models.local import local_extra_available, model_file
 from kontest_tui.models.specs import open_model
 from kontest_tui.run.answers import parse_answer
 
-pytestmark = pytest.mark.local_model
-
 needs_extra = pytest.mark.skipif(
     not local_extra_available(),
     reason="the [local] extra (xllamacpp, gemma weights) is not installed",
@@ -23,6 +21,7 @@ def test_unknown_local_model_is_a_spec_error() -> None:
         model_file("llama-9000")
 
 
+@pytest.mark.local_model
 @needs_extra
 async def test_local_gemma_answers_yes_or_no() -> None:
     model = open_model("local:gemma3-270m")
@@ -58,3 +57,11 @@ async def test_local_gemma_answers_yes_or_no() -> None:
         assert second.text.strip() != ""
     finally:
         await model.aclose()
+
+
+def test_missing_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import now raises ImportError
+    with pytest.raises(ModelSpecError, match=r"install with pip install '\.\[local\]'"):
+        open_model("local:gemma3-270m")

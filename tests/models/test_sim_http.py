@@ -256,3 +256,20 @@ def test_list_models_blocking_form(sim_url: str, refused_url: str) -> None:
     assert "slow" in list_models(f"openai:m@{sim_url}")
     with pytest.raises(ModelError, match="connection refused"):
         list_models(f"ollama:@{refused_url}")
+
+
+@pytest.mark.parametrize("kind", ["ollama-stream", "openai-stream"])
+async def test_concurrent_requests_get_the_in_process_answers(sim_url: str, kind: str) -> None:
+    import asyncio
+
+    chats = [
+        (f"Does Crowd{i} have a Member{i}?", f"Is there a Member{i} in Crowd{i}?")
+        for i in range(24)
+    ]
+    expected = [(await ask(SimulatedModel(), chat)).text for chat in chats]
+    client = make_client(kind, sim_url)
+    try:
+        results = await asyncio.gather(*(ask(client, chat) for chat in reversed(chats)))
+    finally:
+        await client.aclose()
+    assert [result.text for result in reversed(results)] == expected
