@@ -312,7 +312,13 @@ def _anneal(
         before = len(cover.uncovered)
         best: list[int] = []
         best_delta = 1 << 30
-        for r in rng.sample(range(1, last + 1), sample):
+        close = [
+            r for r in range(1, last + 1)
+            if sum(rows[r][c] != v for c, v in target.items()) == 1
+        ]
+        picks = rng.sample(close, min(len(close), sample)) if close else []
+        picks.append(1 + rng.randrange(last))
+        for r in picks:
             row = rows[r]
             saved = [(c, row[c]) for c in target]
             for c, v in target.items():
