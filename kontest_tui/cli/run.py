@@ -305,7 +305,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
     if not rows:
         click.echo("no sessions yet")
         return
-    header = ("id", "status", "created", "kg", "model", "answered", "errors")
+    header = ("id", "status", "created", "kg", "model", "answered", "failed", "error rate")
     table = [
         (
             row["id"],
@@ -315,6 +315,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
             row["model"],
             f"{row['answered']}/{row['planned']}",
             str(row["errors"]),
+            f"{100 * row['error_rate']:.1f}%" if row["error_rate"] is not None else "-",
         )
         for row in rows
     ]

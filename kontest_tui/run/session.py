@@ -160,6 +160,11 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
     )
     if save:
         store.replace_verdicts(session_id, evaluation.verdicts)
+        store.update_session(
+            session_id,
+            error_rate=round(evaluation.error_rate, 6),
+            test_errors=evaluation.error_total,
+        )
     return evaluation
 
 

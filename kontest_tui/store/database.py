@@ -236,8 +236,8 @@ class Store:
         """Every session, oldest first, without the large snapshot columns."""
         yield from self._query(
             "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
-            " planned, answered, errors, retries, started, finished, elapsed_s, message"
-            " FROM sessions ORDER BY created, rowid"
+            " planned, answered, errors, retries, started, finished, elapsed_s, message,"
+            " error_rate, test_errors FROM sessions ORDER BY created, rowid"
         )
 
     def session_ids(self) -> list[str]:

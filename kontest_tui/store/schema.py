@@ -135,7 +135,22 @@ def _add_response_cache(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (_create_core_tables, _add_response_cache)
+def _add_session_results(conn: sqlite3.Connection) -> None:
+    """Version 3: the last evaluation's error rate and error count on the session row."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE sessions ADD COLUMN error_rate REAL;
+        ALTER TABLE sessions ADD COLUMN test_errors INTEGER
+        """,
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _create_core_tables,
+    _add_response_cache,
+    _add_session_results,
+)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

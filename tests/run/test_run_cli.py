@@ -78,6 +78,7 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
         assert report["session"] == session
         row = store.get_session(session)
         assert (row["status"], row["answered"], row["planned"], row["errors"]) == ("done", 18, 18, 0)
+        assert (row["error_rate"], row["test_errors"]) == (round(4 / 15, 6), 4)
         verdicts = store.load_verdicts(session)
         assert len(verdicts) == 15 and sum(v.error for v in verdicts) == 4
         onto = [v for v in verdicts if v.oracle == "ontological" and v.error]

@@ -139,12 +139,13 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     assert "cached" not in columns
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 2
+        assert store.version == SCHEMA_VERSION == 3
         rows = list(store.iter_responses("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
         store.cache_put("k", "sim", "Yes", 1)
         assert store.cache_get("k") == ("Yes", 1)
         assert store.load_conversations("old")[0].turns[0].text == "Q?"
+        assert next(store.iter_sessions())["error_rate"] is None
 
 
 def test_store_errors(tmp_path) -> None:  # noqa: ANN001

@@ -1,0 +1,216 @@
+"""Throughput of the executor: the same 2,000 calls against `kontest sim serve` (slow profile,
+about 50 ms per answer) at concurrency 1 and 8, each response committed to a session DB.
+
+Prints the speedup of concurrency 8 over 1 (target >= 6x) and the tool's overhead per call
+beyond the server's latency (target < 1 ms), measured three ways:
+- executor: wall time at concurrency 1 minus the time spent inside the client's chat()
+  (queueing, context, parsing, events, the SQLite commit of each response);
+- whole tool: wall time at concurrency 1 minus bare sequential httpx calls with the same
+  payloads (adds the HTTP client's own work; noisy on a shared machine);
+- in process, with a model that answers instantly (executor + parsing + SQLite commit only).
+
+Run: .venv/bin/python benchmarks/throughput.py [--calls 2000] [--model-kind ollama|openai]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from kontest_tui.generate.records import Conversation, Query, Relation  # noqa: E402
+from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult  # noqa: E402
+from kontest_tui.models.specs import open_model  # noqa: E402
+from kontest_tui.run.executor import Executor, ExecutorConfig  # noqa: E402
+from kontest_tui.run.session import _SessionSink  # noqa: E402
+from kontest_tui.store import Store  # noqa: E402
+
+OPTIONS = ChatOptions(seed=0, timeout=30.0, system_prompt="Answer with yes or no.")
+
+
+def build_workload(calls: int) -> tuple[list[Relation], list[Conversation]]:
+    """`calls` distinct atomic questions (one per relation)."""
+    relations = [
+        Relation(f"R{i}>C{i}", f"R{i}", f"C{i}", "contains", (f"R{i}", f"C{i}"))
+        for i in range(calls)
+    ]
+    conversations = [
+        Conversation(
+            f"{r.id}/t1",
+            r.id,
+            "atomic",
+            "Q1",
+            (Query(r.id, "t1", f"Does Region {r.parent} have a town called {r.child}?"),),
+        )
+        for r in relations
+    ]
+    return relations, conversations
+
+
+def new_session(store: Store, relations: list[Relation], conversations: list[Conversation]) -> str:
+    return store.create_session(
+        kg_name="benchmark",
+        kg_json={},
+        templates_json={},
+        template_ids=["t1"],
+        model="benchmark",
+        options={},
+        relations=relations,
+        conversations=conversations,
+        labels={},
+    )
+
+
+async def run_executor(model, conversations, concurrency: int, db: Path) -> float:  # noqa: ANN001
+    """Seconds to ask every conversation through the executor into a fresh session."""
+    relations = [Relation(c.relation_id, "a", "b", "contains", ("a", "b")) for c in conversations]
+    with Store(db) as store:
+        session = new_session(store, relations, conversations)
+        executor = Executor(
+            model,
+            OPTIONS,
+            config=ExecutorConfig(concurrency=concurrency, use_cache=False),
+            sink=_SessionSink(store, session),
+            cache=store,
+        )
+        started = time.perf_counter()
+        result = await executor.run(conversations)
+        elapsed = time.perf_counter() - started
+        assert result.progress.done == len(conversations), result.progress
+        assert not result.progress.errors, result.progress.errors
+    return elapsed
+
+
+async def run_bare(url: str, conversations: list[Conversation]) -> float:
+    """Seconds for the same requests as bare sequential httpx calls (Ollama, non-streaming)."""
+    async with httpx.AsyncClient(base_url=url, timeout=30.0) as client:
+        started = time.perf_counter()
+        for conversation in conversations:
+            payload = {
+                "model": "slow",
+                "stream": False,
+                "options": {"temperature": 0.0, "seed": 0},
+                "messages": [
+                    {"role": "system", "content": OPTIONS.system_prompt},
+                    {"role": "user", "content": conversation.turns[0].text},
+                ],
+            }
+            response = await client.post("/api/chat", json=payload)
+            response.raise_for_status()
+        return time.perf_counter() - started
+
+
+class TimedModel:
+    """Wraps a model and adds up the time spent inside its chat()."""
+
+    def __init__(self, model) -> None:  # noqa: ANN001
+        self.model = model
+        self.spec = model.spec
+        self.seconds = 0.0
+
+    def prepare(self, conversations) -> None:  # noqa: ANN001
+        self.model.prepare(conversations)
+
+    async def chat(self, request: ChatRequest, on_token=None) -> ChatResult:  # noqa: ANN001
+        started = time.perf_counter()
+        try:
+            return await self.model.chat(request, on_token)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    async def check(self) -> str:
+        return await self.model.check()
+
+    async def aclose(self) -> None:
+        await self.model.aclose()
+
+
+class InstantModel:
+    """Answers at once: what is left of a call's time is the tool's own overhead."""
+
+    spec = "instant"
+
+    def prepare(self, conversations) -> None:  # noqa: ANN001
+        return None
+
+    async def chat(self, request: ChatRequest, on_token=None) -> ChatResult:  # noqa: ANN001
+        return ChatResult(text="Yes.", tokens=1)
+
+    async def check(self) -> str:
+        return "instant"
+
+    async def aclose(self) -> None:
+        return None
+
+
+def start_server() -> tuple[subprocess.Popen[str], str]:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kontest_tui.cli", "sim", "serve", "--port", "0",
+         "--profile", "slow"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+async def main(calls: int, kind: str) -> None:
+    _, conversations = build_workload(calls)
+    process, url = start_server()
+    try:
+        spec = f"ollama:slow@{url}" if kind == "ollama" else f"openai:slow@{url}/v1"
+        with tempfile.TemporaryDirectory() as folder:
+            model = TimedModel(open_model(spec, seed=0, stream=False))
+            try:
+                await run_executor(model, conversations[:20], 4, Path(folder) / "warm.db")
+                model.seconds = 0.0
+                c1 = await run_executor(model, conversations, 1, Path(folder) / "c1.db")
+                inside = model.seconds
+                c8 = await run_executor(model, conversations, 8, Path(folder) / "c8.db")
+            finally:
+                await model.aclose()
+            bare = await run_bare(url, conversations)
+            instant = await run_executor(
+                InstantModel(), conversations, 8, Path(folder) / "instant.db"
+            )
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    per_c1 = c1 / calls * 1000
+    per_bare = bare / calls * 1000
+    print(f"calls: {calls} via {spec.split('@')[0]} against kontest sim serve (slow profile)")
+    print(f"concurrency 1: {c1:.2f} s  ({calls / c1:.1f} calls/s, {per_c1:.2f} ms per call)")
+    print(f"concurrency 8: {c8:.2f} s  ({calls / c8:.1f} calls/s)")
+    print(f"speedup 8 vs 1: {c1 / c8:.2f}x  (target >= 6x)")
+    print(f"bare httpx, sequential: {bare:.2f} s  ({per_bare:.2f} ms per call)")
+    print(
+        f"executor overhead per call beyond the model call (c=1 wall minus time in chat()): "
+        f"{(c1 - inside) / calls * 1000:.3f} ms  (target < 1 ms)"
+    )
+    print(
+        f"whole tool vs bare httpx (c=1, includes the HTTP client, noisy): "
+        f"{per_c1 - per_bare:+.3f} ms per call"
+    )
+    print(
+        f"in-process overhead per call (instant model, executor + parse + SQLite commit): "
+        f"{instant / calls * 1000:.3f} ms"
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--model-kind", choices=("ollama", "openai"), default="ollama")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.calls, arguments.model_kind))
