@@ -29,6 +29,7 @@ DEFAULT_PROFILE = "default"
 INVALID_UTF8 = "\udcff\udcfe"  # surrogate escapes: the bytes FF FE on the wire
 MEGABYTE = "A" * (1 << 20)
 LONG_TEXT_CHUNK = 8192  # long answers stream in chunks of this many characters
+JSON_POSTFIX = "Return a JSON Boolean."  # covering-array variants ask for true/false
 FAULTS = ("rate_limit", "server_error", "dropped_stream", "slow_first_byte")
 
 _TOKEN = re.compile(r"\s*[\w']+|\s*[^\w\s]+|\s+")
@@ -314,12 +315,20 @@ def _template_error(
     return (parsed.template_id if parsed else ""), 0.0
 
 
+def strip_json_postfix(question: str) -> tuple[str, bool]:
+    """The question without a trailing "Return a JSON Boolean." and whether it had one."""
+    text = question.rstrip()
+    if text.lower().endswith(JSON_POSTFIX.lower()):
+        return text[: -len(JSON_POSTFIX)].rstrip(), True
+    return question, False
+
+
 def decide_answer(profile: SimProfile, seed: int, questions: Sequence[str]) -> str:
     """The answer to the last of `questions` (the chat's user turns, in order)."""
     if not questions:
         return _pick(profile.unsure_styles, 0.0)
     chat = tuple(normalise(question) for question in questions)
-    question = questions[-1]
+    question, json_boolean = strip_json_postfix(questions[-1])
     parsed = parse_question(question)
     fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}" if parsed else chat[-1]
     says_yes = (
@@ -335,6 +344,8 @@ def decide_answer(profile: SimProfile, seed: int, questions: Sequence[str]) -> s
         return _pick(profile.hostile_answers, _unit(seed, "hostile-pick", *chat))
     if _unit(seed, "unsure", *chat) < profile.unsure_rate:
         return _pick(profile.unsure_styles, _unit(seed, "unsure-pick", *chat))
+    if json_boolean:
+        return "true" if says_yes else "false"
     styles = profile.yes_styles if says_yes else profile.no_styles
     return _pick(styles, _unit(seed, "style", *chat))
 

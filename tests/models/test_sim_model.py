@@ -218,3 +218,14 @@ def test_broken_user_template_file_does_not_hide_the_others(isolated_home) -> No
     (folder / "broken.toml").write_text("this is [not toml")
     parsed = parse_question("Is there a Kinawley in Ulster?")
     assert parsed is not None and parsed.template_id == "t2"
+
+
+def test_json_boolean_postfix_gets_true_or_false() -> None:
+    import dataclasses
+
+    profile = dataclasses.replace(load_profile("default"), unsure_rate=0.0)
+    for index in range(30):
+        question = f"Does Realm{index} have a Fort{index}?"
+        plain = decide_answer(profile, 0, [question])
+        json_answer = decide_answer(profile, 0, [f"{question} Return a JSON Boolean."])
+        assert json_answer == ("true" if plain in profile.yes_styles else "false")
