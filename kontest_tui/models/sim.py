@@ -28,6 +28,7 @@ from kontest_tui.resources import asset_path
 DEFAULT_PROFILE = "default"
 INVALID_UTF8 = "\udcff\udcfe"  # surrogate escapes: the bytes FF FE on the wire
 MEGABYTE = "A" * (1 << 20)
+MAX_COUNTED_CHATS = 1_000_000
 LONG_TEXT_CHUNK = 8192  # long answers stream in chunks of this many characters
 JSON_POSTFIX = "Return a JSON Boolean."  # covering-array variants ask for true/false
 FAULTS = ("rate_limit", "server_error", "dropped_stream", "slow_first_byte")
@@ -385,6 +386,8 @@ class AttemptCounter:
     def next(self, scope: str, questions: Sequence[str]) -> int:
         """The 0-based attempt number of this ask, counting it."""
         key = f"{scope}:{chat_key(questions)}"
+        if len(self._counts) >= MAX_COUNTED_CHATS:  # bound a long-running server's memory
+            self._counts.clear()
         attempt = self._counts.get(key, 0)
         self._counts[key] = attempt + 1
         return attempt

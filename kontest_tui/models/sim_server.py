@@ -118,6 +118,7 @@ class Reply:
     def __init__(self, writer: asyncio.StreamWriter, keep_alive: bool) -> None:
         self.writer = writer
         self.keep_alive = keep_alive
+        self.started = False  # headers sent
 
     def _head(self, status: int, content_type: str, extra: dict[str, str]) -> bytes:
         lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", f"Server: {SERVER_NAME}"]
@@ -137,6 +138,7 @@ class Reply:
     ) -> None:
         """A complete response; with `cut`, only half the body is sent before the connection drops."""
         extra = {"Content-Length": str(len(body)), **(headers or {})}
+        self.started = True
         if cut:
             self.writer.write(self._head(status, content_type, extra) + body[: len(body) // 2])
             await self.writer.drain()
@@ -147,6 +149,7 @@ class Reply:
         await self.writer.drain()
 
     async def start_stream(self, content_type: str) -> None:
+        self.started = True
         self.writer.write(self._head(200, content_type, {"Transfer-Encoding": "chunked"}))
 
     async def chunk(self, data: bytes) -> None:
@@ -240,7 +243,16 @@ class SimServer:
                     break
                 self.requests += 1
                 reply = Reply(writer, request.keep_alive)
-                await self._dispatch(request, reply)
+                try:
+                    await self._dispatch(request, reply)
+                except (ConnectionError, asyncio.CancelledError):
+                    raise
+                except Exception as error:  # a bug must not kill the server: answer 500
+                    if reply.started:
+                        raise ConnectionError("handler failed mid-response") from error
+                    message = f"internal error: {type(error).__name__}: {error}"
+                    reply.keep_alive = False
+                    await reply.send(500, _encode({"error": message}))
                 if not reply.keep_alive:
                     break
         except (
