@@ -244,7 +244,13 @@ def _greedy_row(
                 best.append(value)
         if not best:
             row[col] = None
-            return _complete_row(row, levels, forbidden)
+            done = _complete_row(row, levels, forbidden)
+            if done is None:  # the greedy choices so far may be the culprit: keep only the seed
+                seed_only: list[int | None] = [None] * len(levels)
+                for c, v in seed_tuple.items():
+                    seed_only[c] = v
+                done = _complete_row(seed_only, levels, forbidden)
+            return done
         row[col] = best[0] if len(best) == 1 else rng.choice(best)
     return [int(v) for v in row]  # type: ignore[arg-type]
 

@@ -132,3 +132,15 @@ def test_t4_small() -> None:
     array = build_covering_array(levels, 4, seed=1)
     assert missing_tuples(array.rows, levels, 4) == []
     assert 16 <= len(array.rows) <= 24
+
+
+def test_constraints_that_chain() -> None:
+    # x=1 forces y=0 (y=1, y=2 forbidden with x=1), and y=0 with z=1 is forbidden, so x=1
+    # needs z in {0, 2}: a greedy choice of z=1 after x=1 must not lose the tuple (x=1, w=1).
+    levels = (2, 3, 3, 2)
+    forbidden = [{0: 1, 1: 1}, {0: 1, 1: 2}, {1: 0, 2: 1}]
+    for seed in range(10):
+        array = build_covering_array(levels, 2, seed=seed, forbidden=forbidden)
+        assert missing_tuples(array.rows, levels, 2, forbidden) == []
+        assert any(row[0] == 1 and row[3] == 1 for row in array.rows)
+        assert array.uncoverable == 2 + 1 + 1  # (x1,y1), (x1,y2), (y0,z1), (x1,z1) by implication

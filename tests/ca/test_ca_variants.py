@@ -83,3 +83,18 @@ def test_add_postfix() -> None:
 ])
 def test_parse_json_boolean(text: str, answer: Answer) -> None:
     assert parse_json_boolean(text) is answer
+
+
+def test_variants_for_conversations() -> None:
+    from kontest_tui.generate.conversations import build_conversations
+    from kontest_tui.generate.variants import variants_for_conversations
+
+    templates = load_template_set("places")
+    kontest = build_conversations(kg(), [REL], templates)
+    atomic = [c for c in kontest if c.kind == "atomic"]
+    out = variants_for_conversations(kg(), [REL], templates, kontest, strength=1, limit=5)
+    # Sequential conversations repeat the atomic questions: each (relation, template) once.
+    assert {c.id.split("~")[0] for c in out} == {c.id for c in atomic}
+    t1 = [c for c in out if c.turns[0].template_id == "t1"]
+    assert len(t1) == 3  # t=1: three values of the widest word (have, Ireland, Ulster)
+    assert t1[0].turns[0].text == "Does Ireland have a Ulster?"
