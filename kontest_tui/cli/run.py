@@ -13,7 +13,7 @@ import io
 import json
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -130,13 +130,18 @@ def _parse_template_ids(value: str | None) -> tuple[str, ...] | None:
 
 async def _run(
     store: Store,
-    session_id: str,
+    make_session: Callable[[], str],
     model: ChatModel,
     config: ExecutorConfig,
     bar: ProgressLine | None,
+    started: dict[str, str],
 ) -> SessionOutcome:
+    """Check the model (one line on failure, before any session is stored), then run."""
     events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
     try:
+        await model.check()
+        session_id = started["id"] = make_session()
+        click.echo(f"session {session_id}: model {store.get_session(session_id)['model']}", err=True)
         return await run_session(store, session_id, model, config=config, events=events)
     finally:
         await model.aclose()
@@ -164,6 +169,8 @@ async def _run(
 @click.option("--no-cache", is_flag=True, help="Ask again even if the same chat is cached.")
 @click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
               help="Go on with a session (the latest unfinished one when no id is given).")
+@click.option("--retry-errors", is_flag=True,
+              help="With --resume: ask again the turns that failed (and the turns after them).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def run_command(
@@ -186,19 +193,27 @@ def run_command(
     rate_limit: float | None,
     no_cache: bool,
     resume: str | None,
+    retry_errors: bool,
     quiet: bool,
 ) -> None:
     """Ask a model every conversation of a KG (or resume a session) and print the report."""
     store = _open_store(ctx, db)
     try:
         if resume is not None:
-            session_id = store.resolve_session(resume or None, unfinished=True)
+            session_id = store.resolve_session(resume or None, unfinished=not retry_errors)
             row = store.get_session(session_id)
-            if row["status"] == "done":
+            if row["status"] == "done" and not (retry_errors and row["errors"]):
                 raise InvalidInputError(f"session {session_id} is already done")
             spec = model_spec or row["model"]
             kg = session_graph(store, session_id)
             model = open_session_model(spec, kg, seed=row["seed"])
+            resumed = session_id
+
+            def make_session() -> str:
+                if retry_errors:
+                    store.delete_failed_responses(resumed)
+                return resumed
+
         else:
             if kg_source is None:
                 raise InvalidInputError("--kg is required (or --resume a session)")
@@ -211,22 +226,24 @@ def run_command(
                 timeout=timeout,
                 system_prompt=system_prompt,
             )
-            spec = model_spec or "sim"
-            model = open_session_model(spec, kg, options, seed)
-            session_id = create_session(
-                store,
-                kg,
-                model.spec,
-                kg_name=kg_source,
-                depth=depth,
-                per_path=per_path,
-                template_set=template_set,
-                template_ids=_parse_template_ids(template_ids),
-                options=options,
-                seed=seed,
-                limit=limit,
-            )
-        click.echo(f"session {session_id}: model {store.get_session(session_id)['model']}", err=True)
+            chosen_ids = _parse_template_ids(template_ids)
+            model = open_session_model(model_spec or "sim", kg, options, seed)
+
+            def make_session() -> str:
+                return create_session(
+                    store,
+                    kg,
+                    model.spec,
+                    kg_name=kg_source,
+                    depth=depth,
+                    per_path=per_path,
+                    template_set=template_set,
+                    template_ids=chosen_ids,
+                    options=options,
+                    seed=seed,
+                    limit=limit,
+                )
+
         config = ExecutorConfig(
             concurrency=concurrency,
             max_attempts=max_attempts,
@@ -235,15 +252,21 @@ def run_command(
             jitter_seed=seed,
         )
         bar = None if quiet else ProgressLine()
+        started: dict[str, str] = {}
         try:
-            outcome = asyncio.run(_run(store, session_id, model, config, bar))
+            outcome = asyncio.run(_run(store, make_session, model, config, bar, started))
         except KeyboardInterrupt:
             if bar is not None:
                 bar.close()
-            click.echo(
-                f"kontest: interrupted; resume with kontest run --resume {session_id}", err=True
-            )
+            if "id" in started:
+                click.echo(
+                    f"kontest: interrupted; resume with kontest run --resume {started['id']}",
+                    err=True,
+                )
+            else:
+                click.echo("kontest: interrupted before the session started", err=True)
             ctx.exit(130)
+        session_id = started["id"]
         if bar is not None:
             bar.close()
         from kontest_tui.report.render import render_report

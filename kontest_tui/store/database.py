@@ -355,6 +355,19 @@ class Store:
                 f"{response.turn}: {error}"
             ) from None
 
+    def delete_failed_responses(self, session_id: str) -> int:
+        """Delete the session's error responses and every later turn of their conversations
+        (their context changes), so a resume asks them again; return how many went."""
+        with self.transaction() as conn:
+            cursor = conn.execute(
+                "DELETE FROM responses WHERE session = ? AND EXISTS (SELECT 1 FROM responses e"
+                " WHERE e.session = responses.session AND e.conversation = responses.conversation"
+                " AND e.error IS NOT NULL AND e.turn <= responses.turn)",
+                (session_id,),
+            )
+        self.refresh_counts(session_id)
+        return cursor.rowcount
+
     def iter_responses(self, session_id: str) -> Iterator[dict[str, Any]]:
         """Response rows in conversation order, then turn."""
         yield from self._query(

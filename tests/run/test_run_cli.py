@@ -196,3 +196,48 @@ def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
     code, _, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", "replay:nope.jsonl",
                            "--db", db)
     assert code == 2 and "nope.jsonl" in err
+
+
+def test_unreachable_model_fails_before_a_session_exists(tmp_path, capsys) -> None:  # noqa: ANN001
+    db = tmp_path / "k.db"
+    code, out, err = kontest(
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", "ollama:x@http://127.0.0.1:9", "--db", db
+    )
+    assert code == 1 and out == ""
+    assert len(err.strip().splitlines()) == 1 and err.startswith("kontest: error: ")
+    with Store(db) as store:
+        assert store.session_ids() == []
+
+
+def test_retry_errors_asks_failed_turns_again(tmp_path, capsys) -> None:  # noqa: ANN001
+    """A replay file without the answers for "Does Ireland have a Kinawley?" stores 2 error
+    rows (atomic Q1 and turn 1 of A); turn 2 of A is asked anyway. --retry-errors with the
+    full file deletes those rows and the later turn of A, asks them again, and the report is
+    the hand-computed one."""
+    partial = tmp_path / "partial.jsonl"
+    lines = KINAWLEY_REPLAY.read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if '"messages": ["Does Ireland have a Kinawley?"]' not in line]
+    assert len(kept) == len(lines) - 2
+    partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    db = tmp_path / "k.db"
+    code, _, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}",
+                           "--db", db, "-q")
+    assert code == 0, err
+    with Store(db) as store:
+        session = store.latest_session()
+        failed = [(r["conversation"], r["turn"]) for r in store.iter_responses(session) if r["error"]]
+        assert failed == [("Q27>Q6410645/t1", 0), ("Q27>Q6410645/t1+t2", 0)]
+        assert "no recorded answer" in next(
+            r["error"] for r in store.iter_responses(session) if r["error"]
+        )
+        assert store.get_session(session)["errors"] == 2
+    assert report_json(capsys, db)["invalid"] == 3
+    code, _, err = kontest(capsys, "run", "--resume", session, "--retry-errors", "--model",
+                           f"replay:{KINAWLEY_REPLAY}", "--db", db, "-q")
+    assert code == 0, err
+    with Store(db) as store:
+        rows = list(store.iter_responses(session))
+        assert len(rows) == 18 and not any(r["error"] for r in rows)
+        assert store.get_session(session)["errors"] == 0
+    report = report_json(capsys, db)
+    assert {key: report[key] for key in EXPECTED} == EXPECTED
