@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
 
 from kontest_tui.errors import KontestError
@@ -136,6 +137,8 @@ class ResultsScreen(Screen[None]):
         self.by_child: dict[str, list[RelationView]] = {}
         self.report: dict[str, Any] = {}
         self.ready = False  # every view filled (tests and the benchmark wait on it)
+        self.error_filter: str | None = None  # what the error table shows (None: not filled)
+        self.built_panes: set[str] = set()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -145,35 +148,66 @@ class ResultsScreen(Screen[None]):
                 yield RelationTree(id="relation-tree")
                 with VerticalScroll(id="relation-detail", classes="pane"):
                     yield Static("Select a node.", id="detail-text", markup=False)
-            with TabPane("Gap", id="tab-gap"):
-                yield GapBars("", id="gap-view")
-            with TabPane("Errors", id="tab-errors"):
-                yield Select[str](
+            # The other panes are built when first shown, so the graph opens at once.
+            yield TabPane("Gap", id="tab-gap")
+            yield TabPane("Errors", id="tab-errors")
+            yield TabPane("Compare", id="tab-compare")
+            yield TabPane("Ensemble", id="tab-ensemble")
+        yield Footer()
+
+    def compose_pane(self, pane_id: str) -> list[Widget]:
+        """The widgets of a tab, made the first time it is shown."""
+        if pane_id == "tab-gap":
+            return [GapBars("", id="gap-view")]
+        if pane_id == "tab-errors":
+            table: DataTable = DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
+            table.add_columns("Oracle", "Relation", "Template", "Answers", "Detail")
+            return [
+                Select[str](
                     [("all errors", ALL), *((name, name) for name in ORACLES)],
                     id="error-filter",
                     value=ALL,
                     allow_blank=False,
-                )
-                yield DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
-            with TabPane("Compare", id="tab-compare"):
-                yield Select[int](
+                ),
+                table,
+            ]
+        if pane_id == "tab-compare":
+            return [
+                Select[int](
                     [], id="compare-select", prompt="another session of this run", allow_blank=True
-                )
-                with Horizontal():
-                    yield Static("", id="compare-left", classes="pane", markup=False)
-                    yield Static("", id="compare-right", classes="pane", markup=False)
-            with TabPane("Ensemble", id="tab-ensemble"):
-                yield Static("", id="ensemble-view", markup=False)
-        yield Footer()
+                ),
+                Horizontal(
+                    Static("", id="compare-left", classes="pane", markup=False),
+                    Static("", id="compare-right", classes="pane", markup=False),
+                ),
+            ]
+        if pane_id == "tab-ensemble":
+            return [Static("", id="ensemble-view", markup=False)]
+        return []
+
+    async def build_pane(self, pane_id: str) -> None:
+        """Mount and fill a tab's widgets once."""
+        if pane_id in self.built_panes:
+            return
+        self.built_panes.add(pane_id)
+        widgets = self.compose_pane(pane_id)
+        if widgets:
+            await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
+        if pane_id == "tab-gap":
+            self.query_one("#gap-view", GapBars).show_report(self.report)
+        elif pane_id == "tab-errors":
+            self.fill_error_table(ALL)
+        elif pane_id == "tab-compare":
+            self.fill_compare_choices()
+        elif pane_id == "tab-ensemble":
+            self.show_ensemble()
 
     def on_mount(self) -> None:
         self.sub_title = f"{self.result.plan.model_spec} on {self.result.plan.kg.name}"
-        table = self.query_one("#error-table", DataTable)
-        table.add_columns("Oracle", "Relation", "Template", "Answers", "Detail")
         self.show_result()
 
     def show_result(self) -> None:
-        """Fill every view from the session's evaluation."""
+        """Fill the counts and the graph from the session's evaluation (other tabs on demand)."""
         self.views = services.build_relation_views(self.result)
         self.by_child = {}
         for view in self.views.values():
@@ -182,10 +216,6 @@ class ResultsScreen(Screen[None]):
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
         tree = self.query_one("#relation-tree", RelationTree)
         tree.show_graph(self.result.plan.kg, self.views, self.result.plan.template_ids)
-        self.query_one("#gap-view", GapBars).show_report(self.report)
-        self.fill_error_table(ALL)
-        self.fill_compare_choices()
-        self.show_ensemble()
         tree.focus()
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
@@ -196,26 +226,38 @@ class ResultsScreen(Screen[None]):
         detail = render_relation_detail(self.result, self.by_child.get(event.node_id, []))
         self.query_one("#detail-text", Static).update(detail)
 
-    def action_show_tab(self, tab: str) -> None:
+    async def action_show_tab(self, tab: str) -> None:
         """Switch tab and focus what is in it (focus left in a hidden pane would switch back)."""
         tabs = self.query_one("#result-tabs", TabbedContent)
         tabs.query_one("ContentTabs").focus()
         tabs.active = tab
+        await self.build_pane(tab)
         target = {
             "tab-graph": "#relation-tree",
             "tab-errors": "#error-table",
             "tab-compare": "#compare-select",
         }.get(tab)
-        if target:
-            self.query_one(target).focus()
+        found = self.query(target) if target else None
+        if found:
+            found.first().focus()
 
     # -- error table ----------------------------------------------------------------------
 
     @on(Select.Changed, "#error-filter")
     def filter_changed(self, event: Select.Changed) -> None:
-        self.fill_error_table(str(event.value))
+        if self.error_filter is not None:
+            self.fill_error_table(str(event.value))
+
+    @on(TabbedContent.TabActivated, "#result-tabs")
+    async def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """Tabs are built when first shown (the error table can hold thousands of rows)."""
+        if event.pane.id:
+            await self.build_pane(event.pane.id)
 
     def fill_error_table(self, oracle: str) -> None:
+        if oracle == self.error_filter:
+            return
+        self.error_filter = oracle
         kg = self.result.plan.kg
         table = self.query_one("#error-table", DataTable)
         table.clear()

@@ -46,6 +46,24 @@ def render_node_label(
     return text
 
 
+EXPAND_BUDGET = 300  # nodes shown expanded at first; deeper levels open on demand
+
+
+def fit_expand_depth(kg: KnowledgeGraph, roots: list[str], budget: int) -> int:
+    """How many levels can start expanded while showing at most `budget` nodes (>= 0)."""
+    shown = len(roots)
+    level = roots
+    depth = 0
+    while level:
+        below = [child for node_id in level for child in kg.children(node_id)]
+        if not below or shown + len(below) > budget:
+            return depth
+        shown += len(below)
+        depth += 1
+        level = below
+    return depth
+
+
 class RelationTree(Tree[str]):
     """KG nodes from the roots down; selecting one shows every relation into it."""
 
@@ -60,6 +78,10 @@ class RelationTree(Tree[str]):
         super().__init__("knowledge graph", id=id)
         self.show_root = False
         self.guide_depth = 2
+        self.kg: KnowledgeGraph | None = None
+        self.template_ids: list[str] = []
+        self.by_pair: dict[tuple[str, str], RelationView] = {}
+        self.by_child: dict[str, list[RelationView]] = {}
 
     def show_graph(
         self,
@@ -68,29 +90,53 @@ class RelationTree(Tree[str]):
         template_ids: list[str],
         expand_depth: int = 2,
     ) -> None:
-        """Rebuild the tree for `kg`, marking each node with the answers of its relations."""
-        by_pair: dict[tuple[str, str], RelationView] = {}
-        by_child: dict[str, list[RelationView]] = {}
+        """Rebuild the tree for `kg`, marking each node with the answers of its relations.
+
+        Only the first `expand_depth` levels are built now; deeper nodes are added when
+        their parent is expanded, so a graph of thousands of relations opens at once.
+        """
+        self.kg = kg
+        self.template_ids = template_ids
+        self.by_pair = {}
+        self.by_child = {}
         for view in views.values():
-            by_pair.setdefault((view.relation.parent, view.relation.child), view)
-            by_child.setdefault(view.relation.child, []).append(view)
+            self.by_pair.setdefault((view.relation.parent, view.relation.child), view)
+            self.by_child.setdefault(view.relation.child, []).append(view)
         self.clear()
-        stack: list[tuple[TreeNode[str], str, str | None, int]] = [
-            (self.root, root_id, None, 0) for root_id in reversed(kg.roots())
-        ]
-        while stack:
-            parent_node, node_id, parent_id, level = stack.pop()
-            direct = by_pair.get((parent_id, node_id)) if parent_id else None
-            label = render_node_label(
-                kg.label(node_id), direct, by_child.get(node_id, []), template_ids
-            )
-            children = kg.children(node_id)
-            tree_node = parent_node.add(
-                label, data=node_id, expand=level < expand_depth, allow_expand=bool(children)
-            )
-            for child_id in reversed(children):
-                stack.append((tree_node, child_id, node_id, level + 1))
+        roots = kg.roots()
+        expand_depth = min(expand_depth, fit_expand_depth(kg, roots, EXPAND_BUDGET))
+        for root_id in roots:
+            self.add_kg_node(self.root, root_id, None, 0, expand_depth)
         self.root.expand()
+
+    def add_kg_node(
+        self,
+        parent: TreeNode[str],
+        node_id: str,
+        parent_id: str | None,
+        level: int,
+        expand_depth: int,
+    ) -> TreeNode[str]:
+        """Add one KG node (and, above `expand_depth`, its children)."""
+        direct = self.by_pair.get((parent_id, node_id)) if parent_id else None
+        label = render_node_label(
+            self.kg.label(node_id), direct, self.by_child.get(node_id, []), self.template_ids
+        )
+        children = self.kg.children(node_id)
+        populate = level < expand_depth
+        tree_node = parent.add(label, data=node_id, expand=populate, allow_expand=bool(children))
+        if populate:
+            for child_id in children:
+                self.add_kg_node(tree_node, child_id, node_id, level + 1, expand_depth)
+        return tree_node
+
+    def on_tree_node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        """Add a node's children the first time it is opened."""
+        node = event.node
+        if node.data is None or node.children or self.kg is None:
+            return
+        for child_id in self.kg.children(node.data):
+            self.add_kg_node(node, child_id, node.data, 0, 0)
 
     def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[str]) -> None:
         event.stop()
