@@ -54,6 +54,7 @@ _RESPONSE_INSERT = (
 # user:password@ in a URL (never stored).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 SECRET_ENV_VARS = ("OPENAI_API_KEY",)
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 def redact_spec(spec: str) -> str:
@@ -64,6 +65,15 @@ def redact_spec(spec: str) -> str:
         if value and len(value) >= 4:
             spec = spec.replace(value, "***")
     return spec
+
+
+def storable_text(text: str) -> str:
+    """`text` as valid UTF-8 (lone surrogates become U+FFFD); unchanged when already valid."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATES.sub("\ufffd", text)
+    return text
 
 
 def new_session_id() -> str:
@@ -331,24 +341,30 @@ class Store:
     # -- responses ------------------------------------------------------------------------
 
     def save_response(self, session_id: str, response: Response, *, cached: bool = False) -> None:
-        """Insert one response and commit it (a duplicate (conversation, turn) is an error)."""
+        """Insert one response and commit it (a duplicate (conversation, turn) is an error).
+
+        Text SQLite cannot hold (lone surrogates from a lenient decoder) is stored with
+        U+FFFD in their place; everything else is stored exactly as received."""
+        values = [
+            session_id,
+            response.conversation_id,
+            response.turn,
+            response.raw,
+            response.answer.value,
+            response.error,
+            response.latency_ms,
+            response.tokens,
+            response.attempts,
+            now_iso(),
+            int(cached),
+        ]
         try:
-            self.conn.execute(
-                _RESPONSE_INSERT,
-                (
-                    session_id,
-                    response.conversation_id,
-                    response.turn,
-                    response.raw,
-                    response.answer.value,
-                    response.error,
-                    response.latency_ms,
-                    response.tokens,
-                    response.attempts,
-                    now_iso(),
-                    int(cached),
-                ),
-            )
+            try:
+                self.conn.execute(_RESPONSE_INSERT, values)
+            except UnicodeEncodeError:
+                values[3] = storable_text(response.raw)
+                values[5] = storable_text(response.error) if response.error else response.error
+                self.conn.execute(_RESPONSE_INSERT, values)
         except sqlite3.Error as error:
             raise StoreError(
                 f"cannot store the response to {response.conversation_id} turn "
@@ -424,5 +440,5 @@ class Store:
         self.conn.execute(
             "INSERT OR REPLACE INTO response_cache (key, model, raw, tokens, created)"
             " VALUES (?, ?, ?, ?, ?)",
-            (key, redact_spec(model), raw, tokens, now_iso()),
+            (key, redact_spec(model), storable_text(raw), tokens, now_iso()),
         )

@@ -257,3 +257,20 @@ async def test_invalid_answers_are_kept_raw() -> None:
     response = executor.responses["P0>C0/t1", 0]
     assert response.raw == hostile and response.answer is Answer.INVALID
     assert result.progress.invalid == 1
+
+
+async def test_rate_limiter_spaces_call_starts(monkeypatch) -> None:  # noqa: ANN001
+    """At 4 calls/s, calls asked at the same instant start 0, 0.25, 0.5, 0.75 s later."""
+    from kontest_tui.run import executor as module
+
+    sleeps: list[float] = []
+
+    async def fake_sleep(seconds: float) -> None:
+        sleeps.append(round(seconds, 6))
+
+    monkeypatch.setattr(module.time, "monotonic", lambda: 100.0)
+    monkeypatch.setattr(module.asyncio, "sleep", fake_sleep)
+    limiter = module.RateLimiter(4.0)
+    for _ in range(4):
+        await limiter.wait()
+    assert sleeps == [0.25, 0.5, 0.75]

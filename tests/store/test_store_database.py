@@ -206,3 +206,17 @@ def test_secrets_are_not_stored(tmp_path, monkeypatch) -> None:  # noqa: ANN001
         assert "hunter2" not in store.get_session(session)["model"]
     data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.db"))
     assert b"sk-test-SECRET-123456" not in data and b"hunter2" not in data
+
+
+def test_hostile_text_is_stored(tmp_path) -> None:  # noqa: ANN001
+    hostile = "\x1b[31m[bold red]Yes[/bold red]\x1b[0m\x00 " + "y" * 1_000_000
+    with Store(tmp_path / "s.db") as store:
+        session = new_session(store)
+        store.save_response(session, Response("A>B/t1", 0, hostile, Answer.INVALID))
+        # a lone surrogate (what a lenient decoder may leave) cannot be UTF-8: U+FFFD instead
+        store.save_response(session, Response("A>B/t1+t2", 0, "Yes \udcff!", Answer.YES))
+        rows = {r["conversation"]: r["raw"] for r in store.iter_responses(session)}
+        assert rows["A>B/t1"] == hostile
+        assert rows["A>B/t1+t2"] == "Yes \ufffd!"
+        store.cache_put("k", "sim", "No \udc80", 1)
+        assert store.cache_get("k") == ("No \ufffd", 1)
