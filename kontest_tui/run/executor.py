@@ -349,8 +349,9 @@ class Executor:
             ) from None
         except KontestError as error:
             raise ModelError(str(error)) from None
-        except (OSError, ValueError, RuntimeError, UnicodeError) as error:
-            raise ModelError(f"{type(error).__name__}: {error}") from None
+        except Exception as error:  # a client bug must cost one error row, not the whole run
+            message = " ".join(str(error).split()) or "no message"
+            raise ModelError(f"{type(error).__name__}: {message}") from None
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter (x0.5..1.5); a server's Retry-After wins if longer."""

@@ -274,3 +274,17 @@ async def test_rate_limiter_spaces_call_starts(monkeypatch) -> None:  # noqa: AN
     for _ in range(4):
         await limiter.wait()
     assert sleeps == [0.25, 0.5, 0.75]
+
+
+async def test_unexpected_client_exception_is_one_error_row() -> None:
+    class Broken(ToyModel):
+        async def chat(self, request, on_token=None):  # noqa: ANN001, ANN202
+            if request.conversation_id == "P0>C0/t2":
+                raise KeyError("choices")
+            return await super().chat(request, on_token)
+
+    executor = Executor(Broken())
+    result = await executor.run(make_conversations(make_relations(1)))
+    failed = executor.responses["P0>C0/t2", 0]
+    assert failed.error == "KeyError: 'choices'" and failed.answer is Answer.INVALID
+    assert result.progress.done == 6 and result.progress.errors == {"other": 1}
