@@ -23,7 +23,13 @@ def sim_group() -> None:
 )
 @click.option("--profile", default="default", show_default=True, help="Profile name or .toml file.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every decision.")
-def serve_command(host: str, port: int, profile: str, seed: int) -> None:
+@click.option(
+    "--kg",
+    "kg_source",
+    default=None,
+    help="KG file or sample: recognise its relations in non-template wording (variants).",
+)
+def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str | None) -> None:
     """Serve the simulated model over the Ollama (/api/chat) and OpenAI (/v1/...) wire formats.
 
     The first output line is the base URL, e.g. http://127.0.0.1:11435; point clients at
@@ -35,6 +41,11 @@ def serve_command(host: str, port: int, profile: str, seed: int) -> None:
     if not 0 <= port <= 65535:
         raise InvalidInputError(f"--port must be 0..65535, not {port}")
     load_profile(profile)  # a bad profile fails here with one line
+    kg = None
+    if kg_source:
+        from kontest_tui.kg.io import load_graph
+
+        kg = load_graph(kg_source)
 
     def ready(url: str) -> None:
         click.echo(url)
@@ -48,7 +59,7 @@ def serve_command(host: str, port: int, profile: str, seed: int) -> None:
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(
-                run_server(profile=profile, seed=seed, host=host, port=port, on_ready=ready)
+                run_server(profile=profile, seed=seed, host=host, port=port, on_ready=ready, kg=kg)
             )
     except OSError as error:
         raise InvalidInputError(

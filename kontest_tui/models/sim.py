@@ -22,7 +22,9 @@ from pathlib import Path
 
 from kontest_tui.errors import KontestError, ModelError, ModelSpecError
 from kontest_tui.generate.records import Conversation
+from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
+from kontest_tui.models.sim_entities import EntityFinder
 from kontest_tui.resources import asset_path
 
 DEFAULT_PROFILE = "default"
@@ -59,6 +61,7 @@ class SimProfile:
     yes_bias: float = 0.15
     unsure_rate: float = 0.03
     flip_rate: float = 0.10
+    variant_error: float = 0.05
     first_byte_ms: float = 0.0
     token_ms: float = 0.0
     template_error: dict[str, float] = field(default_factory=dict)
@@ -172,6 +175,7 @@ def profile_from_dict(data: dict[str, object]) -> SimProfile:
         yes_bias=_rate(data, "yes_bias", 0.15, where),
         unsure_rate=_rate(data, "unsure_rate", 0.03, where),
         flip_rate=_rate(data, "flip_rate", 0.10, where),
+        variant_error=_rate(data, "variant_error", 0.05, where),
         first_byte_ms=_rate(data, "first_byte_ms", 0.0, where),
         token_ms=_rate(data, "token_ms", 0.0, where),
         template_error={str(key): _rate(errors, str(key), 0.0, where) for key in errors},
@@ -324,20 +328,37 @@ def strip_json_postfix(question: str) -> tuple[str, bool]:
     return question, False
 
 
-def decide_answer(profile: SimProfile, seed: int, questions: Sequence[str]) -> str:
-    """The answer to the last of `questions` (the chat's user turns, in order)."""
+def decide_answer(
+    profile: SimProfile,
+    seed: int,
+    questions: Sequence[str],
+    entities: EntityFinder | None = None,
+) -> str:
+    """The answer to the last of `questions` (the chat's user turns, in order).
+
+    `entities` (from the session's KG) recognises relations in questions that match no
+    template (covering-array variants); those get an extra wording error `variant_error`.
+    """
     if not questions:
         return _pick(profile.unsure_styles, 0.0)
     chat = tuple(normalise(question) for question in questions)
     question, json_boolean = strip_json_postfix(questions[-1])
     parsed = parse_question(question)
-    fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}" if parsed else chat[-1]
+    found = entities.find_relation(question) if parsed is None and entities else None
+    if parsed is not None:
+        fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}"
+    elif found is not None:
+        fact = f"{normalise(found[0])}>{normalise(found[1])}"
+    else:
+        fact = chat[-1]
     says_yes = (
         _unit(seed, "know", fact) < profile.knowledge
         or _unit(seed, "bias", fact) < profile.yes_bias
     )
     key, rate = _template_error(profile, question, parsed)
     if rate and _unit(seed, "template", key, fact) < rate:
+        says_yes = not says_yes
+    if found is not None and _unit(seed, "wording", chat[-1]) < profile.variant_error:
         says_yes = not says_yes
     if len(chat) > 1 and _unit(seed, "flip", *chat) < profile.flip_rate:
         says_yes = not says_yes
@@ -436,9 +457,15 @@ class SimulatedModel:
     Faults raise ModelError (retryable) on the attempts `decide_fault` picks.
     """
 
-    def __init__(self, profile: str | SimProfile = DEFAULT_PROFILE, seed: int = 0) -> None:
+    def __init__(
+        self,
+        profile: str | SimProfile = DEFAULT_PROFILE,
+        seed: int = 0,
+        kg: KnowledgeGraph | None = None,
+    ) -> None:
         self.profile = profile if isinstance(profile, SimProfile) else load_profile(profile)
         self.seed = seed
+        self.entities = EntityFinder(kg) if kg is not None else None
         name = profile if isinstance(profile, str) else self.profile.name
         self.spec = "sim" if name == DEFAULT_PROFILE else f"sim:{name}"
         self._attempts = AttemptCounter()
@@ -475,7 +502,7 @@ class SimulatedModel:
             delay += profile.faults.slow_first_byte_ms
         if delay:
             await asyncio.sleep(delay / 1000)
-        text = decide_answer(profile, seed, questions)
+        text = decide_answer(profile, seed, questions, self.entities)
         pieces = split_tokens(text, request.options.max_tokens)
         cut = len(pieces) // 2 if fault == "dropped_stream" else None
         received: list[str] = []

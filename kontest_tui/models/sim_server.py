@@ -24,6 +24,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 from kontest_tui.errors import KontestError
+from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import Message
 from kontest_tui.models.openai import parse_completion_prompt
 from kontest_tui.models.sim import (
@@ -36,6 +37,7 @@ from kontest_tui.models.sim import (
     load_profile,
     split_tokens,
 )
+from kontest_tui.models.sim_entities import EntityFinder
 
 MAX_BODY = 16 * 1024 * 1024
 MAX_HEADER_LINES = 100
@@ -185,8 +187,10 @@ class SimServer:
         seed: int = 0,
         host: str = "127.0.0.1",
         port: int = 0,
+        kg: KnowledgeGraph | None = None,
     ) -> None:
         self.profile = load_profile(profile)
+        self.entities = EntityFinder(kg) if kg is not None else None
         self.profile_name = profile
         self.seed = seed
         self.host = host
@@ -309,7 +313,7 @@ class SimServer:
         questions = [message.content for message in messages if message.role == "user"]
         attempt = self._attempts.next(profile.name, questions)
         fault = decide_fault(profile, use_seed, questions, attempt)
-        text = decide_answer(profile, use_seed, questions)
+        text = decide_answer(profile, use_seed, questions, self.entities)
         limit = (
             max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         )
@@ -591,9 +595,10 @@ async def run_server(
     host: str = "127.0.0.1",
     port: int = 0,
     on_ready: Callable[[str], None] | None = None,
+    kg: KnowledgeGraph | None = None,
 ) -> None:
     """Serve until cancelled; `on_ready(url)` is called once listening."""
-    server = SimServer(profile=profile, seed=seed, host=host, port=port)
+    server = SimServer(profile=profile, seed=seed, host=host, port=port, kg=kg)
     url = await server.start()
     if on_ready is not None:
         on_ready(url)

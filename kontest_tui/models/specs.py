@@ -127,12 +127,13 @@ def open_model(
 ) -> ChatModel:
     """The ChatModel a spec names. `seed` seeds the simulated model (a request's
     options.seed wins); `stream=False` makes HTTP clients ask for whole answers.
-    `kg` and `options` are accepted for models that use them (none of the built-in ones)."""
+    `kg` lets the simulated model recognise relations in non-template wording (variants);
+    `options` is accepted for clients that want defaults (none of the built-in ones)."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
     if parsed.kind == "sim":
         from kontest_tui.models.sim import SimulatedModel
 
-        return SimulatedModel(parsed.name, seed=seed)
+        return SimulatedModel(parsed.name, seed=seed, kg=kg)
     if parsed.kind == "ollama":
         from kontest_tui.models.ollama import OllamaModel
 
