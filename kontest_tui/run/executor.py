@@ -191,16 +191,17 @@ class Executor:
         self._running.set()
         self._cancelled = False
         self._tasks: list[asyncio.Task[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.progress = Progress(total=0)
 
     # -- control hooks (TUI buttons, Ctrl-C) ----------------------------------------------
 
     def pause(self) -> None:
         """Finish the calls in flight, start no new one until `resume()`."""
-        self._running.clear()
+        self._in_loop(self._running.clear)
 
     def resume(self) -> None:
-        self._running.set()
+        self._in_loop(self._running.set)
 
     @property
     def paused(self) -> bool:
@@ -209,9 +210,26 @@ class Executor:
     def cancel(self) -> None:
         """Stop now: calls in flight are abandoned (not stored), the run returns cancelled."""
         self._cancelled = True
+        self._in_loop(self._cancel_tasks)
+
+    def _cancel_tasks(self) -> None:
         self._running.set()
         for task in self._tasks:
             task.cancel()
+
+    def _in_loop(self, action: Callable[[], None]) -> None:
+        """Run `action` in the run's event loop: at once from its own thread, else scheduled
+        thread-safely (a TUI button pressed while the run's loop lives in a worker thread)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            try:
+                current = asyncio.get_running_loop()
+            except RuntimeError:
+                current = None
+            if current is not loop:
+                loop.call_soon_threadsafe(action)
+                return
+        action()
 
     # -- the run --------------------------------------------------------------------------
 
@@ -222,6 +240,7 @@ class Executor:
     ) -> RunResult:
         """Ask every turn not in `done` ((conversation, turn) -> stored raw text)."""
         done = done or {}
+        self._loop = asyncio.get_running_loop()
         self.model.prepare(conversations)
         total = sum(len(c.turns) for c in conversations)
         skipped = sum(1 for c in conversations for t in range(len(c.turns)) if (c.id, t) in done)

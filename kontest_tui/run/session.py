@@ -18,7 +18,7 @@ from typing import Any
 from kontest_tui.errors import KontestError, ModelSpecError
 from kontest_tui.generate.conversations import build_suite
 from kontest_tui.generate.records import Conversation, Relation, Response
-from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
 from kontest_tui.models.base import ChatModel, ChatOptions
@@ -92,26 +92,30 @@ def create_session(
 
     When `options` has no system prompt, the template set's is used; its seed defaults to `seed`.
     """
-    suite = build_suite(
-        kg, depth=depth, per_path=per_path, template_set=template_set, template_ids=template_ids
-    )
-    chosen_relations = list(relations) if relations is not None else suite.relations
-    chosen = list(conversations) if conversations is not None else suite.conversations
-    chosen_relations, chosen = limit_relations(chosen_relations, chosen, limit)
-    options = options or ChatOptions(temperature=suite.template_set.temperature)
+    if not isinstance(template_set, TemplateSet):
+        template_set = load_template_set(template_set or kg.domain)
+    if relations is None or conversations is None:
+        suite = build_suite(
+            kg, depth=depth, per_path=per_path, template_set=template_set, template_ids=template_ids
+        )
+        relations = suite.relations if relations is None else relations
+        conversations = suite.conversations if conversations is None else conversations
+    chosen_ids = tuple(template.id for template in template_set.select(template_ids))
+    chosen_relations, chosen = limit_relations(relations, conversations, limit)
+    options = options or ChatOptions(temperature=template_set.temperature)
     if options.system_prompt is None or options.seed is None:
         options = ChatOptions(
             temperature=options.temperature,
             seed=seed if options.seed is None else options.seed,
             max_tokens=options.max_tokens,
             timeout=options.timeout,
-            system_prompt=options.system_prompt or suite.template_set.system_prompt,
+            system_prompt=options.system_prompt or template_set.system_prompt,
         )
     return store.create_session(
         kg_name=kg_name or kg.name,
         kg_json=graph_to_dict(kg),
-        templates_json=template_set_to_dict(suite.template_set),
-        template_ids=suite.template_ids,
+        templates_json=template_set_to_dict(template_set),
+        template_ids=chosen_ids,
         model=model_spec,
         options=options_to_dict(options),
         relations=chosen_relations,

@@ -288,3 +288,33 @@ async def test_unexpected_client_exception_is_one_error_row() -> None:
     failed = executor.responses["P0>C0/t2", 0]
     assert failed.error == "KeyError: 'choices'" and failed.answer is Answer.INVALID
     assert result.progress.done == 6 and result.progress.errors == {"other": 1}
+
+
+def test_pause_resume_cancel_from_another_thread() -> None:
+    """The TUI presses its buttons in the UI thread while the run's loop lives in a worker."""
+    import threading
+
+    conversations = make_conversations(make_relations(20))
+    model = ToyModel(delay=0.002)
+    executor = Executor(model, config=ExecutorConfig(concurrency=2))
+    outcome = {}
+    thread = threading.Thread(
+        target=lambda: outcome.update(result=asyncio.run(executor.run(conversations)))
+    )
+    thread.start()
+    while len(executor.responses) < 4:
+        threading.Event().wait(0.001)
+    executor.pause()
+    while not executor.paused or model.in_flight:
+        threading.Event().wait(0.001)
+    paused_at = len(model.calls)
+    threading.Event().wait(0.05)
+    assert len(model.calls) == paused_at  # nothing new started while paused
+    executor.resume()
+    while len(executor.responses) < 20:
+        threading.Event().wait(0.001)
+    executor.cancel()
+    thread.join(timeout=10)
+    assert not thread.is_alive()
+    result = outcome["result"]
+    assert result.cancelled and 20 <= result.progress.done < 120
