@@ -97,6 +97,7 @@ class ExecutorEvents:
     on_response: Callable[[Response], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
     on_retry: Callable[[str, int, int, str], None] | None = None  # (conv, turn, attempt, error)
+    on_state: Callable[[str], None] | None = None  # "paused" | "running" | "cancelling"
 
 
 @dataclass(slots=True)
@@ -198,10 +199,22 @@ class Executor:
 
     def pause(self) -> None:
         """Finish the calls in flight, start no new one until `resume()`."""
-        self._in_loop(self._running.clear)
+        self._in_loop(self._pause_now)
 
     def resume(self) -> None:
-        self._in_loop(self._running.set)
+        self._in_loop(self._resume_now)
+
+    def _pause_now(self) -> None:
+        self._running.clear()
+        self._emit_state("paused")
+
+    def _resume_now(self) -> None:
+        self._running.set()
+        self._emit_state("running")
+
+    def _emit_state(self, state: str) -> None:
+        if self.events.on_state is not None:
+            self.events.on_state(state)
 
     @property
     def paused(self) -> bool:
@@ -213,6 +226,7 @@ class Executor:
         self._in_loop(self._cancel_tasks)
 
     def _cancel_tasks(self) -> None:
+        self._emit_state("cancelling")
         self._running.set()
         for task in self._tasks:
             task.cancel()

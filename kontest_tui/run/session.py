@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from kontest_tui.errors import KontestError, ModelSpecError
@@ -48,6 +48,20 @@ class _SessionSink:
 
     def save_response(self, response: Response, *, cached: bool = False) -> None:
         self.store.save_response(self.session_id, response, cached=cached)
+
+
+def _track_state(
+    store: Store, session_id: str, then: Callable[[str], None] | None
+) -> Callable[[str], None]:
+    """An on_state callback that records paused / running in the session row first."""
+
+    def on_state(state: str) -> None:
+        if state in ("paused", "running"):
+            store.update_session(session_id, status=state)
+        if then is not None:
+            then(state)
+
+    return on_state
 
 
 def limit_relations(
@@ -191,6 +205,8 @@ async def run_session(
     conversations = store.load_conversations(session_id)
     done = {key: response.raw for key, response in store.load_responses(session_id).items()}
     options = options_from_dict(row["options_json"])
+    events = events or ExecutorEvents()
+    events = replace(events, on_state=_track_state(store, session_id, events.on_state))
     executor = Executor(
         model,
         options,

@@ -241,3 +241,30 @@ def test_retry_errors_asks_failed_turns_again(tmp_path, capsys) -> None:  # noqa
         assert store.get_session(session)["errors"] == 0
     report = report_json(capsys, db)
     assert {key: report[key] for key in EXPECTED} == EXPECTED
+
+
+def test_progress_line_shows_counts_errors_rate_and_eta(monkeypatch) -> None:  # noqa: ANN001
+    from collections import Counter
+
+    from kontest_tui.cli import run as cli_run
+    from kontest_tui.run.executor import Progress
+
+    monkeypatch.setattr("kontest_tui.run.executor.time.monotonic", lambda: 110.0)
+    progress = Progress(total=100, done=40, skipped=10, errors=Counter({"429": 2, "5xx": 1}),
+                        retries=4, invalid=3, cached=5, started=100.0)
+    # 40 answered in 10 s = 4/s; 50 left -> 12.5 s -> 0:12
+    assert cli_run.format_progress(progress, width=10) == (
+        "[#####.....] 50/100 | errors 429x2 5xxx1 | invalid 3 | retries 4 | cached 5"
+        " | 4.0/s | ETA 0:12"
+    )
+
+
+def test_db_given_before_the_subcommand(tmp_path, capsys) -> None:  # noqa: ANN001
+    db = tmp_path / "k.db"
+    code, _, err = kontest(capsys, "--db", db, "run", "--kg", KINAWLEY_KG, "--model",
+                           f"replay:{KINAWLEY_REPLAY}", "-q")
+    assert code == 0, err
+    code, out, _ = kontest(capsys, "--db", db, "sessions", "--json")
+    assert code == 0 and json.loads(out)[0]["error_rate"] == round(4 / 15, 6)
+    code, out, _ = kontest(capsys, "--db", db, "sessions")
+    assert "26.7%" in out

@@ -318,3 +318,31 @@ def test_pause_resume_cancel_from_another_thread() -> None:
     assert not thread.is_alive()
     result = outcome["result"]
     assert result.cancelled and 20 <= result.progress.done < 120
+
+
+async def test_pause_and_resume_are_recorded_in_the_session(tmp_path) -> None:  # noqa: ANN001
+    relations = make_relations(2)
+    conversations = make_conversations(relations)
+    seen: list[tuple[str, str]] = []
+    with Store(tmp_path / "s.db") as store:
+        session = store_session(store, relations, conversations)
+        holder = {}
+
+        def on_response(response) -> None:  # noqa: ANN001
+            if len(holder["executor"].responses) == 3:
+                holder["executor"].pause()
+                asyncio.get_running_loop().call_later(0.01, holder["executor"].resume)
+
+        def on_state(state: str) -> None:
+            seen.append((state, store.get_session(session)["status"]))
+
+        outcome = await run_session(
+            store,
+            session,
+            ToyModel(),
+            config=ExecutorConfig(concurrency=1),
+            events=ExecutorEvents(on_response=on_response, on_state=on_state),
+            on_executor=lambda executor: holder.update(executor=executor),
+        )
+        assert seen == [("paused", "paused"), ("running", "running")]
+        assert outcome.status == "done" and store.get_session(session)["status"] == "done"
