@@ -594,8 +594,49 @@ def save_user_template_set(template_set: Any) -> Path:
     return path
 
 
-def variant_array_size(question: str, domain: str, strength: int = 2) -> int:
+@dataclass
+class VariantPreview:
+    """A covering array for one question: its words (parameters) and the rows' values."""
+
+    parameters: list[str]
+    rows: list[list[str]]  # one value per parameter; row 0 is the original question
+    sentences: list[str]
+    levels: tuple[int, ...]
+
+
+def preview_variants(
+    kg: KnowledgeGraph,
+    relation: Relation,
+    template: Any,
+    domain: str,
+    strength: int = 2,
+    seed: int = 0,
+) -> VariantPreview:
+    """The input-parameter model of one filled template and its t-way covering array."""
+    ipm = find_engine("generate.ipm", "ipm_for_query")(kg, relation, template, domain)
+    array = find_engine("generate.covering", "build_covering_array")(ipm.levels, strength, seed)
+    rows = [
+        [parameter.values[index] for parameter, index in zip(ipm.parameters, row, strict=True)]
+        for row in array.rows
+    ]
+    return VariantPreview(
+        parameters=[parameter.word for parameter in ipm.parameters],
+        rows=rows,
+        sentences=[ipm.render(values) for values in rows],
+        levels=tuple(ipm.levels),
+    )
+
+
+def variant_array_size(
+    kg: KnowledgeGraph, relation: Relation, template: Any, domain: str, strength: int = 2
+) -> int:
     """Rows of the covering array for one question's variants."""
-    preview = find_engine("generate.variants", "preview_variants")
-    rows = preview(question, strength=strength, domain=domain)
-    return len(getattr(rows, "rows", rows))
+    return len(preview_variants(kg, relation, template, domain, strength).rows)
+
+
+def pin_synonym(domain: str, word: str, value: str) -> Path:
+    return Path(find_engine("generate.synonyms", "pin_value")(domain, word, value))
+
+
+def ban_synonym(domain: str, word: str, value: str) -> Path:
+    return Path(find_engine("generate.synonyms", "ban_value")(domain, word, value))

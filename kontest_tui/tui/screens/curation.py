@@ -205,10 +205,10 @@ class SynonymEditorScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="synonyms_back", tooltip="Back")]
 
-    def __init__(self, domain: str = "places", question: str = "") -> None:
+    def __init__(self, result: SessionResult | None = None, domain: str = "places") -> None:
         super().__init__()
-        self.domain = domain
-        self.question = question
+        self.result = result
+        self.domain = result.plan.kg.domain if result else domain
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -225,37 +225,40 @@ class SynonymEditorScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        if not services.has_engine("generate.ipm", "pin_value"):
-            self.query_one("#synonym-status", Static).update(
-                "Synonym editing is not available yet (generate.ipm has not landed)."
-            )
+        self.show_array_size("")
 
     @on(Button.Pressed, "#pin-value")
     def pin_pressed(self) -> None:
-        self.change_value("pin_value")
+        self.change_value(services.pin_synonym, "pinned")
 
     @on(Button.Pressed, "#ban-value")
     def ban_pressed(self) -> None:
-        self.change_value("ban_value")
+        self.change_value(services.ban_synonym, "banned")
 
-    def change_value(self, function: str) -> None:
+    def change_value(self, change: Any, done: str) -> None:
         word = self.query_one("#synonym-word", Input).value.strip()
         value = self.query_one("#synonym-value", Input).value.strip()
         if not word or not value:
             self.notify("Type a word and a value", severity="warning", markup=False)
             return
         try:
-            services.find_engine("generate.ipm", function)(self.domain, word, value)
-            size = (
-                services.variant_array_size(self.question, self.domain) if self.question else None
-            )
+            path = change(self.domain, word, value)
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        except Exception as error:  # an engine bug must not crash the editor
-            self.notify(f"{function} failed: {error}", severity="error", markup=False)
+        self.show_array_size(f"{done} {value!r} for {word!r} in {path}")
+
+    def show_array_size(self, note: str) -> None:
+        """The variants' array size for the session's first question, after the change."""
+        status = self.query_one("#synonym-status", Static)
+        if self.result is None or not self.result.plan.relations:
+            status.update(note or "Run a session to see the covering-array size change here.")
             return
-        note = f"{function.split('_')[0]}ned {value!r} for {word!r}"
-        if size is not None:
-            note += f"; array size now {size} rows"
-        self.query_one("#synonym-status", Static).update(note)
+        plan = self.result.plan
+        try:
+            template = plan.template_set.get(plan.template_ids[0])
+            size = services.variant_array_size(plan.kg, plan.relations[0], template, plan.kg.domain)
+        except KontestError as error:
+            status.update(f"{note}\n{error}".strip())
+            return
+        status.update(f"{note}\narray size for the first question: {size} rows (t=2)".strip())

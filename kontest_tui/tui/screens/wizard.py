@@ -428,41 +428,59 @@ class WizardScreen(Screen[None]):
         self.refresh_variants()
 
     def refresh_variants(self) -> None:
-        table = self.query_one("#query-preview", DataTable)
-        if table.row_count == 0:
+        """The covering array of the first relation's question under the first template."""
+        if (
+            self.kg is None
+            or self.template_set is None
+            or not self.relations
+            or not self.template_ids
+        ):
             return
-        question = str(table.get_row_at(0)[2])
         strength = self.query_one("#strength-select", Select).value
-        self.variants_worker(question, strength if isinstance(strength, int) else 2)
+        template = self.template_set.get(self.template_ids[0])
+        self.variants_worker(
+            self.kg, self.relations[0], template, strength if isinstance(strength, int) else 2
+        )
 
     @work(thread=True, exclusive=True, group="wizard-variants", exit_on_error=False)
-    def variants_worker(self, question: str, strength: int) -> None:
+    def variants_worker(
+        self, kg: KnowledgeGraph, relation: Any, template: Any, strength: int
+    ) -> None:
         try:
-            preview = services.find_engine("generate.variants", "preview_variants")
-            rows = preview(question, strength=strength, domain=getattr(self.kg, "domain", None))
+            preview = services.preview_variants(kg, relation, template, kg.domain, strength)
         except KontestError as error:
             self.app.call_from_thread(self.show_variants, None, f"Covering-array variants: {error}")
             return
         except Exception as error:  # an engine bug must not crash the wizard
             self.app.call_from_thread(self.show_variants, None, f"Variants preview failed: {error}")
             return
-        self.app.call_from_thread(self.show_variants, rows, "")
+        self.app.call_from_thread(self.show_variants, preview, "")
 
-    def show_variants(self, rows: Any, note: str) -> None:
-        self.query_one("#variants-note", Static).update(note)
+    def show_variants(self, preview: services.VariantPreview | None, note: str) -> None:
+        note_widget = self.query_one("#variants-note", Static)
+        note_widget.update(note)
+        note_widget.display = bool(note)
         table = self.query_one("#variant-table", DataTable)
         table.clear(columns=True)
-        if not rows:
+        if preview is None:
             self.query_one("#array-size", Static).update("")
             return
-        words = list(getattr(rows, "parameters", None) or [])
-        sentences = list(getattr(rows, "rows", None) or rows)
-        table.add_columns("row", *(words or ["sentence"]))
-        for index, row in enumerate(sentences):
-            marker = "0 (original)" if index == 0 else str(index)
-            cells = [Text(str(cell)) for cell in (row if isinstance(row, list | tuple) else [row])]
+        table.add_columns("row", *preview.parameters)
+        for index, row in enumerate(preview.rows):
+            marker = Text("0 original", style="bold") if index == 0 else Text(str(index))
+            cells = [
+                Text(
+                    value, style="bold" if index == 0 or value != preview.rows[0][column] else "dim"
+                )
+                for column, value in enumerate(row)
+            ]
             table.add_row(marker, *cells)
-        self.query_one("#array-size", Static).update(f"array size {len(sentences)} rows")
+        levels = " x ".join(str(level) for level in preview.levels)
+        strength = self.query_one("#strength-select", Select).value
+        self.query_one("#array-size", Static).update(
+            f"{len(preview.rows)} rows (t={strength}) for {levels} values; "
+            f"first: {preview.sentences[0]}"
+        )
 
     # -- step 4: model and run ------------------------------------------------------------
 
