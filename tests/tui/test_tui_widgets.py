@@ -1,0 +1,105 @@
+"""Widget renderers, the command palette provider and the template editor."""
+
+from __future__ import annotations
+
+from conftest import wait_for_screen, wait_until, widget_text
+from textual.widgets import Input
+
+from kontest_tui.generate.records import Answer, Relation
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.commands import KontestCommands
+from kontest_tui.tui.screens.curation import TemplateEditorScreen
+from kontest_tui.tui.screens.start import StartScreen
+from kontest_tui.tui.services import RelationView, clean_text
+from kontest_tui.tui.widgets.counts import render_counts
+from kontest_tui.tui.widgets.gap_bars import render_bar, render_gap
+from kontest_tui.tui.widgets.relation_tree import render_node_label
+
+REPORT = {
+    "relations": 10,
+    "executions": 60,
+    "valid": 58,
+    "invalid": 2,
+    "tests": {"atomic": 9, "sequential_intra": 18, "sequential_inter": 17, "ontological": 4},
+    "errors": {
+        "atomic": 1,
+        "sequential_intra": 0,
+        "sequential_inter": 2,
+        "ontological": 1,
+        "total": 4,
+    },
+    "error_rate": 0.0833,
+    "gap": {
+        "per_template": {"t1": {"missing": 3, "pct": 30.0}, "t2": {"missing": 5, "pct": 50.0}},
+        "intersection": {"missing": 2, "pct": 20.0},
+    },
+    "coverage": {"covered": 8, "pct": 80.0},
+}
+
+
+def test_counts_show_each_oracle_as_errors_over_tests() -> None:
+    text = render_counts(REPORT).plain
+    assert "relations 10 · executions 60 · valid 58 · invalid 2" in text
+    assert "atomic 1/9" in text
+    assert "sequential_intra 0/18" in text
+    assert "sequential_inter 2/17" in text
+    assert "ontological 1/4" in text
+    assert "total 4" in text
+    assert "error rate 8.3%" in text
+    assert render_counts({}).plain == "No answers yet."
+
+
+def test_gap_bars_are_proportional() -> None:
+    bar = render_bar("gap t2", 5, 50.0, width=10).plain
+    assert bar.count("█") == 5 and bar.count("░") == 5
+    assert bar.endswith("5 (50.0%)")
+    text = render_gap(REPORT, width=10).plain
+    assert "gap t1" in text and "3 (30.0%)" in text
+    assert "intersection" in text and "2 (20.0%)" in text
+    assert "coverage" in text and "8 (80.0%)" in text
+    assert text.splitlines()[-1].count("█") == 8  # coverage 80% of 10 cells
+
+
+def test_node_label_is_plain_text_with_answers_and_marks() -> None:
+    relation = Relation("A>B", "A", "B", "contains", ("A", "B"))
+    view = RelationView(relation, {"t1": Answer.YES, "t2": Answer.NO}, [], [])
+    label = render_node_label("[red]B[/red]", view, [view], ["t1", "t2"])
+    assert label.plain.startswith("[red]B[/red]")  # a label is never read as markup
+    assert "t1:yes" in label.plain and "t2:no" in label.plain
+    assert "≠" not in label.plain and "⚠" not in label.plain
+
+
+def test_clean_text_removes_escapes() -> None:
+    assert clean_text("\x1b[31mYes\x1b[0m\x07") == "Yes"
+
+
+async def test_palette_offers_the_screens_actions(db_path: str) -> None:
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        start = await wait_for_screen(pilot, StartScreen)
+        provider = KontestCommands(start)
+        names = {binding.description for _, binding in provider.iter_bindings()}
+        assert {"New session", "Open sample", "Refresh", "Quit", "Help"} <= names
+        hits = [hit async for hit in provider.search("new session")]
+        assert hits
+        await hits[0].command()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "WizardScreen"
+
+
+async def test_template_editor_validates_placeholders(db_path: str) -> None:
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, StartScreen)
+        editor = TemplateEditorScreen(None)
+        await app.push_screen(editor)
+        await wait_until(pilot, lambda: editor.template_set is not None, what="templates")
+        await pilot.pause()
+        assert editor.query_one("#template-id", Input).value == "t4"  # places has t1..t3
+        text = editor.query_one("#template-text", Input)
+        text.value = "Is {child} part of {parnt}?"
+        await pilot.pause()
+        assert "unknown placeholder" in widget_text(editor.query_one("#template-status"))
+        text.value = "Is {child} part of {parent}?"
+        await pilot.pause()
+        assert "placeholders OK" in widget_text(editor.query_one("#template-status"))
