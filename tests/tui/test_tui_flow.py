@@ -126,7 +126,7 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         await wait_until(pilot, lambda: run.finished, what="the cancelled run to stop")
         assert app.screen is run  # a cancelled run stays on screen: enter opens its results
         assert 0 < run.answered < run.total
-        assert widget_text(run.query_one("#run-state")).startswith("stopped")
+        assert widget_text(run.query_one("#run-state")).startswith("cancelled")
         with Store(db_path) as store:
             assert store.get_session(run.result.session_id)["status"] == "cancelled"
         await pilot.press("enter")

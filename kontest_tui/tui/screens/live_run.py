@@ -204,13 +204,7 @@ class LiveRunScreen(Screen[None]):
         if done:
             self.query_one("#run-progress", ProgressBar).update(progress=self.answered)
         self.query_one("#streaming", Static).update(self.render_streaming())
-        if self.finished:
-            state = "stopped" if self.control.cancelled or self.failed else "finished"
-        else:
-            state = "paused" if self.control.paused else "running"
-        self.query_one("#run-state", Static).update(
-            f"{state}: {self.answered}/{self.total} answers · p pause/resume · escape cancel"
-        )
+        self.query_one("#run-state", Static).update(self.describe_state())
         now = time.monotonic()
         if self.answered != self.evaluated_count and now - self.last_evaluated >= EVALUATE_SECONDS:
             self.last_evaluated = now
@@ -309,11 +303,19 @@ class LiveRunScreen(Screen[None]):
         if self.finished:
             self.app.switch_screen_to_results(self.result)  # type: ignore[attr-defined]
 
+    def describe_state(self) -> str:
+        """One line: running / paused / cancelled / failed / finished, and the counts."""
+        counts = f"{self.answered}/{self.total} answers"
+        if not self.finished:
+            state = "paused" if self.control.paused else "running"
+            return f"{state}: {counts} · p pause/resume · escape cancel"
+        if self.failed:
+            return f"failed: {counts} · {self.failed}"
+        state = "cancelled" if self.control.cancelled else "finished"
+        return f"{state}: {counts} · enter for results · escape back"
+
     @on(RunFinished)
     def run_finished(self, event: RunFinished) -> None:
-        word = "cancelled" if event.cancelled else "finished"
-        self.query_one("#run-state", Static).update(
-            f"{word}: {self.answered}/{self.total} answers · enter for results"
-        )
+        self.query_one("#run-state", Static).update(self.describe_state())
         if self.auto_results and not event.cancelled:
             self.app.switch_screen_to_results(event.result)  # type: ignore[attr-defined]
