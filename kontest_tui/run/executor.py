@@ -316,6 +316,8 @@ class Executor:
             hit = self.cache.cache_get(key)
             if hit is not None:
                 raw, tokens = hit
+                if self.events.on_token is not None:
+                    self.events.on_token(conversation.id, turn, raw)  # the live view shows it
                 response = Response(conversation.id, turn, raw, parse_answer(raw), None, 0.0, tokens, 0)
                 self._finish(response, cached=True)
                 return response

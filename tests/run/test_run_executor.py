@@ -129,8 +129,16 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
         assert len(first.calls) == 4
         second = ToyModel(lambda request: "No")
         two = store_session(store, relations, conversations)
-        outcome = await run_session(store, two, second)
+        tokens: list[tuple[str, int, str]] = []
+        outcome = await run_session(
+            store,
+            two,
+            second,
+            config=ExecutorConfig(concurrency=1),
+            events=ExecutorEvents(on_token=lambda c, t, text: tokens.append((c, t, text))),
+        )
         assert second.calls == []
+        assert tokens[:2] == [("P0>C0/t1", 0, "Yes 1"), ("P0>C0/t2", 0, "Yes 1")]  # shown once
         assert outcome.result.progress.cached == 6
         assert {r["raw"] for r in store.iter_responses(two)} == {"Yes 1", "Yes 3"}
         assert all(r["cached"] == 1 for r in store.iter_responses(two))
