@@ -49,6 +49,8 @@ def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str 
 
     def ready(url: str) -> None:
         click.echo(url)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            click.echo(f"kontest sim server: warning: listening on {host}, not loopback", err=True)
         click.echo(
             f"kontest sim server: profile {profile}, seed {seed}; "
             f"ollama:MODEL@{url} or openai:MODEL@{url}/v1; Ctrl-C stops",
