@@ -491,18 +491,14 @@ async def ask_extra_template(
         raw[(response.conversation_id, response.turn)] = response.raw
         answers[(response.conversation_id, response.turn)] = response.answer
 
-    model = await asyncio.to_thread(open_model, plan.model_spec, plan.kg)
-    try:
-        await run_plan(
-            extra_plan,
-            model,
-            on_token=lambda *_: None,
-            on_response=keep,
-            control=RunControl(),
-            db=db,
-        )
-    finally:
-        await model.aclose()
+    await run_plan(
+        extra_plan,
+        on_token=lambda *_: None,
+        on_response=keep,
+        control=RunControl(),
+        db=db,
+        store_session=False,
+    )
     merged_plan = dataclasses.replace(
         plan,
         conversations=[*plan.conversations, *new_conversations],

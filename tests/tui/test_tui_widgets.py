@@ -103,3 +103,30 @@ async def test_template_editor_validates_placeholders(db_path: str) -> None:
         text.value = "Is {child} part of {parent}?"
         await pilot.pause()
         assert "placeholders OK" in widget_text(editor.query_one("#template-status"))
+
+
+async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path: str) -> None:
+    from test_tui_hostile import write_kinawley
+
+    from kontest_tui.tui.screens.results import ResultsScreen
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    kg_path, _ = write_kinawley(tmp_path)
+    app = make_app(kg=str(kg_path), model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen)
+        asked = len(results.result.answers)
+        assert asked == 18  # 3 relations x 6 calls
+        await pilot.press("e")
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        editor.query_one("#template-text", Input).value = "Is {child} part of {parent}?"
+        await pilot.pause()
+        assert editor.query_one("#template-preview").row_count == 3
+        await pilot.press("ctrl+r")
+        await wait_until(
+            pilot, lambda: "gap t4" in widget_text(editor.query_one("#template-gap")), what="t4 gap"
+        )
+        gap = widget_text(editor.query_one("#template-gap"))
+        assert "gap t1" in gap and "gap t2" in gap

@@ -195,6 +195,10 @@ class TemplateEditorScreen(Screen[None]):
             self.notify(str(error), title=error.title, severity="error", markup=False)
             self.query_one("#template-gap", Static).update(f"✗ {error}")
             return
+        except Exception as error:  # an engine bug must not pass silently
+            self.notify(f"re-run failed: {error}", severity="error", markup=False)
+            self.query_one("#template-gap", Static).update(f"✗ re-run failed: {error}")
+            return
         report = services.report_of(updated.evaluation)
         self.query_one("#template-gap", Static).update(render_gap(report))
         self.notify(f"Template {template.id} asked; gap shown next to the others", markup=False)
