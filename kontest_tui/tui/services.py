@@ -65,6 +65,19 @@ def search_entities(text: str, online: bool = False, limit: int = 10) -> list[An
     return list(find_engine("kg.search", "search_entities")(text, online=online, limit=limit))
 
 
+def list_domains() -> list[str]:
+    """Wikidata build domains (assets/domains/*.toml and the user's)."""
+    return list(find_engine("kg.domains", "list_domains")())
+
+
+def build_wikidata_graph(
+    domain: str, seeds: Sequence[str], depth: int, progress: Callable[[Any], None]
+) -> KnowledgeGraph:
+    """Build a KG from Wikidata for `seeds` (QIDs) down to `depth`, reporting progress."""
+    build = find_engine("kg.wikidata", "build_graph")
+    return build(domain, list(seeds), depth, progress=progress)
+
+
 def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
     return list(find_engine("generate.relations", "find_paths")(kg, depth=depth))
 

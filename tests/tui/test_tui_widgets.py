@@ -130,3 +130,25 @@ async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path:
         )
         gap = widget_text(editor.query_one("#template-gap"))
         assert "gap t1" in gap and "gap t2" in gap
+
+
+async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> None:
+    from textual.widgets import OptionList
+
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    app = make_app(kg="music", model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: wizard.kg is not None and wizard.kg.name == "music")
+        wizard.query_one("#wizard-tabs").active = "step-graph"
+        await pilot.pause()
+        wizard.query_one("#entity-input", Input).value = "Kinawly"  # misspelt on purpose
+        suggestions = wizard.query_one("#entity-suggestions", OptionList)
+        await wait_until(pilot, lambda: suggestions.option_count > 0, what="suggestions")
+        first = suggestions.get_option_at_index(0)
+        assert "Kinawley" in str(first.prompt) and "sample:places" in str(first.prompt)
+        suggestions.highlighted = 0
+        suggestions.action_select()
+        await wait_until(pilot, lambda: wizard.kg.name == "places", what="the places sample")
+        assert wizard.focus_entity is not None

@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
     Button,
+    Checkbox,
     DataTable,
     Footer,
     Header,
@@ -116,6 +117,10 @@ class WizardScreen(Screen[None]):
         self.template_set: Any = None
         self.template_ids: list[str] = []
         self.auto_run = False
+        self.found_entities: list[Any] = []
+        self.seeds: list[str] = []  # Wikidata QIDs chosen to build a KG from
+        self.seed_labels: list[str] = []
+        self.focus_entity: str | None = None
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -129,9 +134,17 @@ class WizardScreen(Screen[None]):
                     yield Label("Depth")
                     yield Select[int](DEPTHS, id="depth-select", value=0, allow_blank=False)
                     yield Button("Load", id="load-kg", variant="primary")
-                yield Input(
-                    placeholder="Find an entity (fuzzy) or type a KG file path", id="entity-input"
-                )
+                with Horizontal(classes="row"):
+                    yield Input(
+                        placeholder="Find an entity (fuzzy) or type a KG file path",
+                        id="entity-input",
+                    )
+                    yield Checkbox("Wikidata", id="online", tooltip="Search Wikidata online")
+                    yield Button(
+                        "Build",
+                        id="build-kg",
+                        tooltip="Build the KG of the chosen entities from Wikidata",
+                    )
                 yield OptionList(id="entity-suggestions")
                 yield ProgressBar(id="build-progress", show_eta=False)
                 yield Static("No graph loaded yet.", id="kg-counts", classes="counts", markup=False)
@@ -308,40 +321,91 @@ class WizardScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
     def search_worker(self, text: str) -> None:
+        online = self.query_one("#online", Checkbox).value
         try:
-            found = services.search_entities(text, online=False, limit=8)
+            found = services.search_entities(text, online=online, limit=8)
         except KontestError as error:
             self.app.call_from_thread(self.show_suggestions, [], str(error))
             return
         self.app.call_from_thread(self.show_suggestions, found, "")
 
     def show_suggestions(self, found: list[Any], note: str) -> None:
+        self.found_entities = list(found)
         suggestions = self.query_one("#entity-suggestions", OptionList)
         suggestions.clear_options()
         if note:
             suggestions.add_option(Option(Text(note, style="italic"), disabled=True))
-        for entity in found:
-            label = getattr(entity, "label", None) or str(entity)
-            where = getattr(entity, "source", "") or getattr(entity, "description", "") or ""
-            entity_id = getattr(entity, "id", "") or getattr(entity, "qid", "")
-            suggestions.add_option(
-                Option(Text(f"{label}  {entity_id}  {where}"), id=f"{entity_id}|{where}")
-            )
+        for index, entity in enumerate(found):
+            line = Text(str(getattr(entity, "label", entity)), style="bold")
+            line.append(f"  {getattr(entity, 'id', '')}  {getattr(entity, 'description', '')}")
+            line.append(f"  [{getattr(entity, 'source', '')}]", style="dim")
+            suggestions.add_option(Option(line, id=f"entity-{index}"))
         suggestions.display = bool(found) or bool(note)
 
     @on(OptionList.OptionSelected, "#entity-suggestions")
     def entity_chosen(self, event: OptionList.OptionSelected) -> None:
-        entity_id, _, where = (event.option.id or "").partition("|")
+        """A sample entity loads its sample; a Wikidata entity becomes a seed to build from."""
         self.query_one("#entity-suggestions", OptionList).display = False
-        sample = where.split(":")[-1].strip() if where else ""
-        if sample and sample != self.kg_source:
-            try:
-                if sample in services.list_samples():
-                    self.kg_source = sample
-                    self.load_graph_worker(sample, self.selected_depth())
-            except KontestError:
-                pass
-        self.notify(f"Entity {entity_id} chosen", markup=False)
+        index = int((event.option.id or "entity--1").rsplit("-", 1)[-1])
+        if not 0 <= index < len(self.found_entities):
+            return
+        entity = self.found_entities[index]
+        source = str(getattr(entity, "source", ""))
+        if source.startswith("sample:"):
+            sample = source.removeprefix("sample:")
+            if sample != self.kg_source:
+                self.kg_source = sample
+                self.load_graph_worker(sample, self.selected_depth())
+            self.focus_entity = str(entity.id)
+            self.notify(f"{entity.label} is in the {sample} sample", markup=False)
+            return
+        if entity.id not in self.seeds:
+            self.seeds.append(str(entity.id))
+            self.seed_labels.append(str(entity.label))
+        self.query_one("#kg-counts", Static).update(
+            "Wikidata seeds: " + ", ".join(self.seed_labels) + " · press Build"
+        )
+
+    @on(Button.Pressed, "#build-kg")
+    def build_pressed(self) -> None:
+        if not self.seeds:
+            self.notify(
+                "Tick Wikidata, search and choose entities first", severity="warning", markup=False
+            )
+            return
+        domain = self.kg.domain if self.kg is not None else "places"
+        progress = self.query_one("#build-progress", ProgressBar)
+        progress.display = True
+        progress.update(total=None, progress=0)
+        self.build_worker(domain, list(self.seeds), self.selected_depth() or 2)
+
+    @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
+    def build_worker(self, domain: str, seeds: list[str], depth: int) -> None:
+        def report(step: Any) -> None:
+            self.app.call_from_thread(self.show_build_progress, step)
+
+        try:
+            kg = services.build_wikidata_graph(domain, seeds, depth, report)
+            relations = services.extract_relations(kg, depth=None)
+            paths = services.find_paths(kg, depth=None)
+        except KontestError as error:
+            self.app.call_from_thread(self.show_graph_problem, error)
+            return
+        finally:
+            self.app.call_from_thread(self.hide_build_progress)
+        self.kg_source = kg.name
+        self.post_message(self.GraphLoaded(kg, relations, paths, None))
+
+    def show_build_progress(self, step: Any) -> None:
+        progress = self.query_one("#build-progress", ProgressBar)
+        progress.update(total=max(1, int(step.total)), progress=int(step.done))
+        self.query_one("#kg-counts", Static).update(
+            f"Building from Wikidata: {step.phase}, level {step.level}, {step.done}/{step.total}, "
+            f"{step.nodes} nodes so far"
+        )
+
+    def hide_build_progress(self) -> None:
+        self.query_one("#build-progress", ProgressBar).display = False
 
     # -- step 2: templates ----------------------------------------------------------------
 
