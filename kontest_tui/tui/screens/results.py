@@ -201,6 +201,8 @@ class ResultsScreen(Screen[None]):
             self.fill_compare_choices()
         elif pane_id == "tab-ensemble":
             self.show_ensemble()
+        if self.query_one("#result-tabs", TabbedContent).active == pane_id:
+            self.focus_pane(pane_id)
 
     def on_mount(self) -> None:
         self.sub_title = f"{self.result.plan.model_spec} on {self.result.plan.kg.name}"
@@ -226,12 +228,17 @@ class ResultsScreen(Screen[None]):
         detail = render_relation_detail(self.result, self.by_child.get(event.node_id, []))
         self.query_one("#detail-text", Static).update(detail)
 
-    async def action_show_tab(self, tab: str) -> None:
+    def action_show_tab(self, tab: str) -> None:
         """Switch tab and focus what is in it (focus left in a hidden pane would switch back)."""
         tabs = self.query_one("#result-tabs", TabbedContent)
         tabs.query_one("ContentTabs").focus()
         tabs.active = tab
-        await self.build_pane(tab)
+        if tab in self.built_panes or tab == "tab-graph":
+            self.focus_pane(tab)
+        # otherwise tab_shown builds the pane, then focuses it
+
+    def focus_pane(self, tab: str) -> None:
+        """Focus the main widget of a tab (the tabs themselves when it has none)."""
         target = {
             "tab-graph": "#relation-tree",
             "tab-errors": "#error-table",
