@@ -99,8 +99,10 @@ async def test_hostile_answers_in_the_live_log(tmp_path: Path, db_path: str) -> 
         run = LiveRunScreen(plan, auto_results=False)
         await app.push_screen(run)
         await wait_until(pilot, lambda: run.finished, what="the run")
-        lines = [line.text for line in run.query_one("#finished-log", RichLog).lines]
-        assert len(lines) >= 18  # 3 relations x 6 calls (long lines may wrap)
+        log = run.query_one("#finished-log", RichLog)
+        # 3 relations x 6 calls (long lines may wrap; a log renders once it has a size)
+        await wait_until(pilot, lambda: len(log.lines) >= 18, what="the answers log")
+        lines = [line.text for line in log.lines]
         joined = "".join(line.strip() for line in lines).replace(" ", "")
         assert MARKUP.replace(" ", "") in joined  # markup shown as typed (lines may wrap)
         assert "Yes,indeed." in joined
