@@ -10,7 +10,9 @@ import click
 @click.option("--model", "model_spec", default=None, help="Model spec for that session, e.g. sim.")
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port.")
+@click.option(
+    "--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="Port."
+)
 def serve_ui(
     kg_name: str | None, model_spec: str | None, db: str | None, host: str, port: int
 ) -> None:
