@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,12 +177,20 @@ def evaluate(
     return run(list(relations), list(conversations), dict(answers), session=session, model=model)
 
 
+_STORE_OPENING = threading.Lock()
+
+
 def open_store(path: str | Path | None) -> Any:
-    """A Store on `path` (the default database when None). Open it in the thread using it."""
+    """A Store on `path` (the default database when None). Open it in the thread using it.
+
+    Opening is serialised: two workers creating the schema of a new file at once would
+    collide ("table sessions already exists").
+    """
     from kontest_tui.paths import default_db_path
 
     store_class = find_engine("store", "Store")
-    return store_class(Path(path) if path else default_db_path())
+    with _STORE_OPENING:
+        return store_class(Path(path) if path else default_db_path())
 
 
 @dataclass

@@ -68,6 +68,12 @@ async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) ->
         detail = widget_text(results.query_one("#detail-text"))
         assert "Ireland ⊃ Kinawley" in detail
         assert MARKUP in detail  # markup shown as typed, not interpreted
+        # The paper's example: yes to Ireland > Ulster and Ulster > Kinawley, no to
+        # "Is there a Kinawley in Ireland?" (t2) is one ontological error, shown by label.
+        assert (
+            "ontological (t2): missing edge Ireland → Kinawley (answered no), "
+            "implied by the yes-path Ireland → Ulster → Kinawley"
+        ) in detail
 
         await pilot.press("up")
         await pilot.pause()
@@ -99,9 +105,15 @@ async def test_hostile_answers_in_the_live_log(tmp_path: Path, db_path: str) -> 
         run = LiveRunScreen(plan, auto_results=False)
         await app.push_screen(run)
         await wait_until(pilot, lambda: run.finished, what="the run")
+        assert run.failed is None
+        assert run.answered == 18
         log = run.query_one("#finished-log", RichLog)
         # 3 relations x 6 calls (long lines may wrap; a log renders once it has a size)
-        await wait_until(pilot, lambda: len(log.lines) >= 18, what="the answers log")
+        await wait_until(
+            pilot,
+            lambda: len(log.lines) >= 18,
+            what="the answers log",
+        )
         lines = [line.text for line in log.lines]
         joined = "".join(line.strip() for line in lines).replace(" ", "")
         assert MARKUP.replace(" ", "") in joined  # markup shown as typed (lines may wrap)

@@ -6,6 +6,7 @@ this screen only arranges it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
@@ -18,6 +19,8 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Footer, Header, Select, Static, TabbedContent, TabPane
 
 from kontest_tui.errors import KontestError
+from kontest_tui.generate.records import Relation, Verdict
+from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services
 from kontest_tui.tui.services import RelationView, SessionResult
 from kontest_tui.tui.widgets.counts import ORACLES, ReportCounts, render_counts
@@ -28,9 +31,32 @@ ALL = "all"
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
 
 
-def render_relation_detail(result: SessionResult, views: list[RelationView]) -> Text:
+def describe_yes_path(
+    verdict: Verdict, relation: Relation, relation_of: Mapping[str, Relation], kg: KnowledgeGraph
+) -> str | None:
+    """`A → B → C`: the SUT's yes-edges an ontological verdict compared, chained from the
+    relation's parent to its child (read from the verdict's refs, by label)."""
+    steps = {}
+    for conversation_id, _turn in verdict.refs:
+        step = relation_of.get(conversation_id)
+        if step is not None and step.id != relation.id:
+            steps[step.parent] = step.child
+    chain = [relation.parent]
+    while chain[-1] in steps and len(chain) <= len(steps):
+        chain.append(steps[chain[-1]])
+    if len(chain) < 3 or chain[-1] != relation.child:
+        return None
+    return " → ".join(kg.label(node_id) for node_id in chain)
+
+
+def render_relation_detail(
+    result: SessionResult,
+    views: list[RelationView],
+    relation_of: Mapping[str, Relation] | None = None,
+) -> Text:
     """Every relation into a node: answers, error verdicts, then each conversation's turns."""
     kg = result.plan.kg
+    relation_of = relation_of or {}
     text = Text()
     if not views:
         return Text("A root entity: no relation ends here. Move to a child node.", style="italic")
@@ -43,6 +69,19 @@ def render_relation_detail(result: SessionResult, views: list[RelationView]) -> 
                 "  via " + " > ".join(kg.label(node) for node in relation.path) + "\n", style="dim"
             )
         for verdict in view.errors:
+            path = None
+            if verdict.oracle == "ontological":
+                path = describe_yes_path(verdict, relation, relation_of, kg)
+            if path:
+                text.append("  ✗ ontological", style="bold red")
+                text.append(f" ({verdict.template_id}): missing edge ")
+                text.append(
+                    f"{kg.label(relation.parent)} → {kg.label(relation.child)}",
+                    style="bold red reverse",
+                )
+                text.append(" (answered no), implied by the yes-path ")
+                text.append(path + "\n", style="bold")
+                continue
             style = "bold red" if verdict.oracle == "ontological" else "bold magenta"
             text.append(f"  ✗ {verdict.oracle}", style=style)
             if verdict.template_id:
@@ -139,6 +178,7 @@ class ResultsScreen(Screen[None]):
         self.ready = False  # every view filled (tests and the benchmark wait on it)
         self.error_filter: str | None = None  # what the error table shows (None: not filled)
         self.built_panes: set[str] = set()
+        self.relation_of: dict[str, Relation] = {}  # conversation id -> its relation
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -225,7 +265,16 @@ class ResultsScreen(Screen[None]):
 
     @on(RelationTree.NodeSelected)
     def node_selected(self, event: RelationTree.NodeSelected) -> None:
-        detail = render_relation_detail(self.result, self.by_child.get(event.node_id, []))
+        if not self.relation_of:
+            relations = {relation.id: relation for relation in self.result.plan.relations}
+            self.relation_of = {
+                conversation.id: relations[conversation.relation_id]
+                for conversation in self.result.plan.conversations
+                if conversation.relation_id in relations
+            }
+        detail = render_relation_detail(
+            self.result, self.by_child.get(event.node_id, []), self.relation_of
+        )
         self.query_one("#detail-text", Static).update(detail)
 
     def action_show_tab(self, tab: str) -> None:
