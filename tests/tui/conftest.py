@@ -1,43 +1,13 @@
-"""Fixtures for the explorer's tests: a session DB per test and helpers to wait on the app."""
+"""Fixtures for the explorer's tests: a session DB per test (helpers live in tui_helpers.py)."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
-from textual.app import App
-from textual.pilot import Pilot
-from textual.screen import Screen
 
 
 @pytest.fixture
 def db_path(tmp_path: Path) -> str:
     """A fresh session database (the explorer's --db)."""
     return str(tmp_path / "sessions.db")
-
-
-async def wait_for_screen(pilot: Pilot, screen_type: type[Screen], timeout: float = 60.0) -> Screen:
-    """Let the app work until `screen_type` is on top (workers run meanwhile)."""
-    app: App = pilot.app
-    deadline = time.monotonic() + timeout
-    while not isinstance(app.screen, screen_type) or not getattr(app.screen, "ready", True):
-        assert time.monotonic() < deadline, f"{screen_type.__name__} never came (at {app.screen!r})"
-        await pilot.pause(0.05)
-    await pilot.pause()
-    return app.screen
-
-
-async def wait_until(
-    pilot: Pilot, condition, timeout: float = 60.0, what: str = "condition"
-) -> None:
-    """Let the app work until `condition()` is true."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await pilot.pause(0.05)
-
-
-def widget_text(widget) -> str:
-    """What a Static shows, as plain text."""
-    return str(widget.render())

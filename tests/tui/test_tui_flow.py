@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import wait_for_screen, wait_until, widget_text
 from textual.widgets import DataTable, Input, TabbedContent
+from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.run.session import evaluate_session
 from kontest_tui.store import Store

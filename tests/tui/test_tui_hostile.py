@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import wait_for_screen, wait_until, widget_text
 from textual.widgets import RichLog
+from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.tui import services
 from kontest_tui.tui.app import make_app

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from conftest import wait_for_screen, wait_until
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
+from tui_helpers import wait_for_screen, wait_until
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conftest import wait_for_screen, wait_until, widget_text
 from textual.widgets import Input
+from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.generate.records import Answer, Relation
 from kontest_tui.tui.app import make_app
