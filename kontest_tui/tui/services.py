@@ -451,6 +451,7 @@ async def run_plan(
     events = events_class(on_token=on_token, on_response=on_response)
     model = open_model(plan.model_spec, plan.kg)
     try:
+        await model.check()  # an unreachable model fails here, before any session is stored
         if store_session:
             create_session = find_engine("run.session", "create_session")
             run_session = find_engine("run.session", "run_session")

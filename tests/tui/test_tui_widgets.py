@@ -152,3 +152,19 @@ async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> Non
         suggestions.action_select()
         await wait_until(pilot, lambda: wizard.kg.name == "places", what="the places sample")
         assert wizard.focus_entity is not None
+
+
+async def test_an_unreachable_model_is_a_notification_not_a_crash(db_path: str) -> None:
+    from kontest_tui.tui.screens.live_run import LiveRunScreen
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    # Port 9 on 127.0.0.1: nothing listens there, the connection is refused at once.
+    app = make_app(kg="places", model="ollama:none@http://127.0.0.1:9", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        run = await wait_for_screen(pilot, LiveRunScreen)
+        await wait_until(pilot, lambda: run.finished, what="the failed run")
+        assert run.failed and "127.0.0.1:9" in run.failed
+        assert widget_text(run.query_one("#run-state")).startswith("failed: 0/1590")
+        assert run.answered == 0
