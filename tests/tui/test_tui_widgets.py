@@ -168,3 +168,18 @@ async def test_an_unreachable_model_is_a_notification_not_a_crash(db_path: str) 
         assert run.failed and "127.0.0.1:9" in run.failed
         assert widget_text(run.query_one("#run-state")).startswith("failed: 0/1590")
         assert run.answered == 0
+
+
+async def test_per_path_mode_counts_every_pair_on_every_path(db_path: str) -> None:
+    from textual.widgets import Checkbox
+
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: len(wizard.relations) == 265, what="265 relations")
+        wizard.query_one("#per-path", Checkbox).value = True
+        # the places sample: 294 ancestor pairs counted per path (265 distinct)
+        await wait_until(pilot, lambda: len(wizard.relations) == 294, what="294 per-path pairs")
+        assert "294 relations" in widget_text(wizard.query_one("#kg-counts"))

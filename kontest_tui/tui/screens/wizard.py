@@ -121,6 +121,7 @@ class WizardScreen(Screen[None]):
         self.seeds: list[str] = []  # Wikidata QIDs chosen to build a KG from
         self.seed_labels: list[str] = []
         self.focus_entity: str | None = None
+        self.per_path = False
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -134,6 +135,11 @@ class WizardScreen(Screen[None]):
                     yield Label("Depth")
                     yield Select[int](DEPTHS, id="depth-select", value=0, allow_blank=False)
                     yield Button("Load", id="load-kg", variant="primary")
+                    yield Checkbox(
+                        "per path",
+                        id="per-path",
+                        tooltip="Count every ancestor pair on every path (the paper's tables)",
+                    )
                 with Horizontal(classes="row"):
                     yield Input(
                         placeholder="Find an entity (fuzzy) or type a KG file path",
@@ -247,11 +253,20 @@ class WizardScreen(Screen[None]):
         elif event.select.id == "depth-select" and self.kg is not None:
             self.load_graph_worker(self.kg_source, self.selected_depth())
 
-    @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
+    @on(Checkbox.Changed, "#per-path")
+    def per_path_changed(self, event: Checkbox.Changed) -> None:
+        self.per_path = event.value
+        self.load_graph_worker(self.kg_source, self.selected_depth())
+
     def load_graph_worker(self, source: str, depth: int | None) -> None:
+        """Load `source` and its relations (per path when ticked) in a worker."""
+        self.graph_worker(source, depth, self.per_path)
+
+    @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
+    def graph_worker(self, source: str, depth: int | None, per_path: bool) -> None:
         try:
             kg = services.load_graph(source)
-            relations = services.extract_relations(kg, depth=depth)
+            relations = services.extract_relations(kg, depth=depth, per_path=per_path)
             paths = services.find_paths(kg, depth=depth)
         except KontestError as error:
             self.app.call_from_thread(self.show_graph_problem, error)
@@ -631,7 +646,13 @@ class WizardScreen(Screen[None]):
             return
         spec = self.query_one("#model-spec", Input).value.strip() or "sim"
         self.plan_worker(
-            self.kg, list(self.relations), self.template_set, list(self.template_ids), spec
+            self.kg,
+            list(self.relations),
+            self.template_set,
+            list(self.template_ids),
+            spec,
+            self.selected_depth(),  # widget values are read here, in the UI thread
+            self.per_path,
         )
 
     @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
@@ -642,6 +663,8 @@ class WizardScreen(Screen[None]):
         template_set: Any,
         template_ids: list[str],
         spec: str,
+        depth: int | None,
+        per_path: bool,
     ) -> None:
         try:
             conversations = services.build_conversations(kg, relations, template_set, template_ids)
@@ -653,12 +676,13 @@ class WizardScreen(Screen[None]):
         plan = SessionPlan(
             kg=kg,
             kg_source=self.kg_source,
-            depth=self.selected_depth(),
+            depth=depth,
             relations=relations,
             conversations=conversations,
             template_set=template_set,
             template_ids=template_ids,
             model_spec=spec,
+            per_path=per_path,
         )
         self.post_message(self.PlanBuilt(plan))
 
