@@ -115,6 +115,7 @@ def render_relation_detail(
 class ResultsScreen(Screen[None]):
     """One finished (or stopped) session, explored."""
 
+    AUTO_FOCUS = "#relation-tree"  # focus it once: each focus change recomposes the footer
     BINDINGS = [
         Binding(
             "t",
