@@ -20,13 +20,16 @@ from typing import Any, TextIO
 import click
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.templates import load_template_set
+from kontest_tui.generate.kinds import KindOptions, parse_kinds
+from kontest_tui.generate.records import Conversation
+from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents, Progress
 from kontest_tui.run.session import (
     SessionOutcome,
     create_session,
+    empty_graph,
     evaluate_session,
     open_session_model,
     run_session,
@@ -171,6 +174,18 @@ async def _run(
               help="Go on with a session (the latest unfinished one when no id is given).")
 @click.option("--retry-errors", is_flag=True,
               help="With --resume: ask again the turns that failed (and the turns after them).")
+@click.option("--kind", "kinds", multiple=True, metavar="KIND[,KIND]",
+              help="Test kinds to ask: kontest, variant, factcheck, logic (repeat or "
+              "comma-separate; default kontest).")
+@click.option("--variants", is_flag=True, help="Also ask covering-array variants (= --kind variant).")
+@click.option("--strength", type=click.IntRange(1, 4), default=2, show_default=True,
+              help="Covering-array strength t of the variants.")
+@click.option("--variant-limit", type=click.IntRange(min=1), default=None,
+              help="At most this many variants per question.")
+@click.option("--postfix", is_flag=True,
+              help='Variants end with "? Return a JSON Boolean." and answers are read as JSON.')
+@click.option("--questions", "questions", type=click.Path(dir_okay=False), default=None,
+              help="A JSONL file of BoolQ-style annotated questions to ask (with variants).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def run_command(
@@ -194,6 +209,12 @@ def run_command(
     no_cache: bool,
     resume: str | None,
     retry_errors: bool,
+    kinds: tuple[str, ...],
+    variants: bool,
+    strength: int,
+    variant_limit: int | None,
+    postfix: bool,
+    questions: str | None,
     quiet: bool,
 ) -> None:
     """Ask a model every conversation of a KG (or resume a session) and print the report."""
@@ -215,10 +236,20 @@ def run_command(
                 return resumed
 
         else:
+            if kg_source is None and questions is None:
+                raise InvalidInputError("--kg or --questions is required (or --resume a session)")
+            chosen_kinds = parse_kinds([*kinds, *(["variant"] if variants else [])] or ["kontest"])
+            kind_options = KindOptions(
+                seed=seed, strength=strength, variant_limit=variant_limit, postfix=postfix
+            )
+            annotated, problems = _load_questions(questions, kind_options)
             if kg_source is None:
-                raise InvalidInputError("--kg is required (or --resume a session)")
-            kg = load_graph(kg_source)
-            template_set = load_template_set(templates or kg.domain)
+                kg, kg_source = empty_graph(Path(str(questions)).name), f"questions:{questions}"
+                chosen_kinds = ()
+                template_set = TemplateSet("annotation", (), "question")
+            else:
+                kg = load_graph(kg_source)
+                template_set = load_template_set(templates or kg.domain)
             options = ChatOptions(
                 temperature=template_set.temperature if temperature is None else temperature,
                 seed=seed,
@@ -242,6 +273,12 @@ def run_command(
                     options=options,
                     seed=seed,
                     limit=limit,
+                    relations=[] if not chosen_kinds else None,
+                    conversations=[] if not chosen_kinds else None,
+                    kinds=chosen_kinds,
+                    kind_options=kind_options,
+                    extra_conversations=annotated,
+                    problems=problems,
                 )
 
         config = ExecutorConfig(
@@ -280,6 +317,26 @@ def run_command(
         click.echo(render_report(outcome.evaluation, "text"), nl=False)
     finally:
         store.close()
+
+
+def _load_questions(
+    path: str | None, options: KindOptions
+) -> tuple[list[Conversation], list[str]]:
+    """Variant conversations of an annotated-questions file; its bad lines, each said once."""
+    if path is None:
+        return [], []
+    from kontest_tui.oracles.annotation import build_annotation_conversations
+
+    conversations, problems = build_annotation_conversations(
+        path,
+        strength=options.strength,
+        seed=options.seed,
+        limit=options.variant_limit,
+        postfix=options.postfix,
+    )
+    for problem in problems:
+        click.echo(f"kontest: skipped {problem}", err=True)
+    return conversations, problems
 
 
 # -- kontest report / sessions / export / ensemble -----------------------------------------
@@ -348,8 +405,9 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
 
 
 EXPORT_COLUMNS = (
-    "session", "conversation", "relation", "kind", "label", "turn", "template", "question",
-    "messages", "answer", "parsed", "error", "latency_ms", "tokens", "attempts", "cached", "created",
+    "session", "conversation", "relation", "kind", "test_kind", "label", "turn", "template",
+    "question", "messages", "answer", "parsed", "expected", "error", "latency_ms", "tokens",
+    "attempts", "cached", "created",
 )
 
 
@@ -369,6 +427,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
             "conversation": conversation.id,
             "relation": conversation.relation_id,
             "kind": conversation.kind,
+            "test_kind": conversation.test_kind.value,
             "label": conversation.label,
             "turn": turn,
             "template": query.template_id,
@@ -376,6 +435,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
             "messages": [q.text for q in conversation.turns[: turn + 1]],
             "answer": row["raw"],
             "parsed": row["answer"],
+            "expected": _expected(conversation, turn),
             "error": row["error"],
             "latency_ms": row["latency_ms"],
             "tokens": row["tokens"],
@@ -383,6 +443,12 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
             "cached": bool(row["cached"]),
             "created": row["created"],
         }
+
+
+def _expected(conversation: Conversation, turn: int) -> str | None:
+    """The answer a probe or annotated question expects (None for consistency tests)."""
+    expected = conversation.expected[turn] if turn < len(conversation.expected) else None
+    return expected.value if expected is not None else None
 
 
 def render_export(rows: Iterator[dict[str, Any]], fmt: str) -> str:

@@ -1,18 +1,22 @@
 """The registry of test kinds: what a session can ask besides KONTEST paraphrase pairs.
 
 Every kind turns the same KONTEST suite (KG, relations, templates) into conversations, so
-the generator, executor, store, reports and explorer treat them alike. A kind's builder
-is looked up here; the explorer lists `KINDS` in the wizard, the CLI takes `--kind`.
+the generator, executor, store, reports and explorer treat them alike. A kind says how
+its conversations are built (`build`), how a reply is read (`parse`, what the executor
+stores as the parsed answer) and how its answers are judged (`judge`: verdicts plus the
+report section). The explorer lists `KINDS` in the wizard, the CLI takes `--kind`.
+Annotated questions are the one kind not built from a KG: they come from a JSONL file
+(`kontest run --questions`), so their `build` is None.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
-from kontest_tui.generate.records import Conversation, TestKind
+from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 
 
@@ -22,11 +26,46 @@ class KindOptions:
 
     seed: int = 0
     strength: int = 2  # covering-array strength (variants)
+    variant_limit: int | None = None  # at most this many variants per query (None: the array)
+    postfix: bool = False  # variants end with "? Return a JSON Boolean."
     question_types: tuple[str, ...] | None = None  # FactChecker subset
     rules: tuple[str, ...] | None = None  # logic-rule subset
 
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seed": self.seed, "strength": self.strength, "variant_limit": self.variant_limit,
+            "postfix": self.postfix,
+            "question_types": list(self.question_types) if self.question_types else None,
+            "rules": list(self.rules) if self.rules else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object] | None) -> KindOptions:
+        data = data or {}
+        listed = {"question_types", "rules"}
+        known = {
+            key: (tuple(value) if key in listed and value else value)  # type: ignore[call-overload]
+            for key, value in data.items()
+            if key in cls.__dataclass_fields__
+        }
+        return cls(**known)
+
+
+@dataclass
+class KindResult:
+    """What judging one kind's answers gives: verdicts and the report section(s)."""
+
+    verdicts: list[Verdict] = field(default_factory=list)
+    sections: dict[str, object] = field(default_factory=dict)
+
 
 Builder = Callable[[Suite, KnowledgeGraph, KindOptions], list[Conversation]]
+Parser = Callable[[Conversation, str], Answer]
+# (this kind's conversations, raw replies, parsed answers, input problems) -> result
+Judge = Callable[
+    [Sequence[Conversation], Mapping[AnswerKey, str], Mapping[AnswerKey, Answer], Sequence[str]],
+    KindResult,
+]
 
 
 @dataclass(frozen=True)
@@ -35,7 +74,9 @@ class KindInfo:
     title: str
     description: str
     oracles: tuple[str, ...]
-    build: Builder
+    build: Builder | None  # None: not built from a KG (annotated questions)
+    parse: Parser
+    judge: Judge | None = None  # None: judged by the KONTEST oracles (oracles.evaluate)
 
 
 def _kontest(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
@@ -67,6 +108,75 @@ def _logic(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conve
     )
 
 
+def _variants(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
+    from kontest_tui.generate.variants import build_variant_conversations
+
+    return build_variant_conversations(
+        kg,
+        suite.relations,
+        suite.template_set,
+        suite.template_ids,
+        strength=options.strength,
+        seed=options.seed,
+        limit=options.variant_limit,
+        postfix=options.postfix,
+    )
+
+
+def _parse_yes_no(conversation: Conversation, raw: str) -> Answer:
+    from kontest_tui.run.answers import parse_answer
+
+    return parse_answer(raw)
+
+
+def _parse_variant(conversation: Conversation, raw: str) -> Answer:
+    from kontest_tui.generate.variants import parse_variant_answer
+
+    return parse_variant_answer(conversation, raw) or _parse_yes_no(conversation, raw)
+
+
+def _parse_probe(conversation: Conversation, raw: str) -> Answer:
+    from kontest_tui.probes.evaluate import parse_probe_answer
+
+    return parse_probe_answer(conversation, raw)
+
+
+def _judge_variants(
+    conversations: Sequence[Conversation],
+    raw: Mapping[AnswerKey, str],
+    answers: Mapping[AnswerKey, Answer],
+    problems: Sequence[str],
+) -> KindResult:
+    from kontest_tui.oracles.variant import summarize_variants
+
+    verdicts, section = summarize_variants(conversations, answers)
+    return KindResult(verdicts, {"variants": section})
+
+
+def _judge_annotations(
+    conversations: Sequence[Conversation],
+    raw: Mapping[AnswerKey, str],
+    answers: Mapping[AnswerKey, Answer],
+    problems: Sequence[str],
+) -> KindResult:
+    from kontest_tui.oracles.annotation import evaluate_annotations
+
+    result = evaluate_annotations(conversations, answers, problems)
+    return KindResult(result.verdicts, {"annotation": result.to_json()})
+
+
+def _judge_probes(
+    conversations: Sequence[Conversation],
+    raw: Mapping[AnswerKey, str],
+    answers: Mapping[AnswerKey, Answer],
+    problems: Sequence[str],
+) -> KindResult:
+    from kontest_tui.probes.evaluate import evaluate_probes
+
+    result = evaluate_probes(conversations, raw)
+    return KindResult(result.verdicts, result.to_json())
+
+
 KINDS: dict[TestKind, KindInfo] = {
     TestKind.KONTEST: KindInfo(
         TestKind.KONTEST,
@@ -74,6 +184,16 @@ KINDS: dict[TestKind, KindInfo] = {
         "Two equivalent questions per relation, alone and in sequence (6 calls per relation).",
         ("atomic", "sequential_intra", "sequential_inter", "ontological"),
         _kontest,
+        _parse_yes_no,
+    ),
+    TestKind.VARIANT: KindInfo(
+        TestKind.VARIANT,
+        "Covering-array variants",
+        "Each question with synonyms and aliases swapped in, a t-way covering array of them.",
+        ("variant",),
+        _variants,
+        _parse_variant,
+        _judge_variants,
     ),
     TestKind.FACTCHECK: KindInfo(
         TestKind.FACTCHECK,
@@ -81,6 +201,8 @@ KINDS: dict[TestKind, KindInfo] = {
         "Yes-no (balanced with false distractors), multiple choice, WH and 2-hop questions.",
         ("factcheck",),
         _factcheck,
+        _parse_probe,
+        _judge_probes,
     ),
     TestKind.LOGIC: KindInfo(
         TestKind.LOGIC,
@@ -88,6 +210,17 @@ KINDS: dict[TestKind, KindInfo] = {
         "Negation, symmetric, inverse, transitive and composite rules; 'I don't know' allowed.",
         ("logic",),
         _logic,
+        _parse_probe,
+        _judge_probes,
+    ),
+    TestKind.ANNOTATION: KindInfo(
+        TestKind.ANNOTATION,
+        "Annotated questions",
+        "BoolQ-style questions from a JSONL file, with variants, against their annotation.",
+        ("annotation", "variant"),
+        None,
+        _parse_variant,
+        _judge_annotations,
     ),
 }
 
@@ -100,13 +233,21 @@ def register_kind(info: KindInfo) -> None:
 def parse_kinds(values: Iterable[str]) -> tuple[TestKind, ...]:
     """["kontest", "factcheck,logic"] -> kinds in registry order; unknown names are an error."""
     names = [part.strip().lower() for value in values for part in value.split(",") if part.strip()]
-    known = {kind.value: kind for kind in KINDS}
-    unknown = [name for name in names if name not in known]
-    if unknown:
-        raise InvalidInputError(
-            f"unknown test kind {unknown[0]!r} (choose from {', '.join(known)})"
-        )
+    names = [_ALIASES.get(name, name) for name in names]
+    known = {kind.value: kind for kind, info in KINDS.items() if info.build is not None}
+    for name in names:
+        if name == TestKind.ANNOTATION.value:
+            raise InvalidInputError(
+                "annotated questions come from a file: use --questions FILE.jsonl"
+            )
+        if name not in known:
+            raise InvalidInputError(
+                f"unknown test kind {name!r} (choose from {', '.join(known)})"
+            )
     return tuple(kind for kind in KINDS if kind.value in names)
+
+
+_ALIASES = {"variants": "variant", "paraphrases": "kontest", "facts": "factcheck", "rules": "logic"}
 
 
 def build_kind_conversations(
@@ -118,7 +259,38 @@ def build_kind_conversations(
     """The conversations of every selected kind, kind by kind in registry order."""
     options = options or KindOptions()
     conversations: list[Conversation] = []
-    for kind in KINDS:
-        if kind in kinds:
-            conversations.extend(KINDS[kind].build(suite, kg, options))
+    for kind, info in KINDS.items():
+        if kind in kinds and info.build is not None:
+            conversations.extend(info.build(suite, kg, options))
     return conversations
+
+
+def parse_reply(conversation: Conversation, raw: str) -> Answer:
+    """A reply read the way its conversation's kind reads replies (what the store keeps)."""
+    info = KINDS.get(conversation.test_kind)
+    return info.parse(conversation, raw) if info is not None else _parse_yes_no(conversation, raw)
+
+
+def judge_kinds(
+    conversations: Sequence[Conversation],
+    raw: Mapping[AnswerKey, str],
+    answers: Mapping[AnswerKey, Answer],
+    problems: Sequence[str] = (),
+) -> KindResult:
+    """Verdicts and report sections of every kind with its own judge, in registry order.
+
+    Kinds sharing a judge (FactChecker and logic rules) are judged once.
+    """
+    by_kind: dict[TestKind, list[Conversation]] = {}
+    for conversation in conversations:
+        by_kind.setdefault(conversation.test_kind, []).append(conversation)
+    result = KindResult()
+    judged: dict[Judge, list[Conversation]] = {}
+    for kind, info in KINDS.items():
+        if info.judge is not None and kind in by_kind:
+            judged.setdefault(info.judge, []).extend(by_kind[kind])
+    for judge, members in judged.items():
+        part = judge(members, raw, answers, problems)
+        result.verdicts.extend(part.verdicts)
+        result.sections.update(part.sections)
+    return result

@@ -153,9 +153,15 @@ def _inflect(lemma: str, word: str, base: str) -> str | None:
     if word == base:
         return lemma
     suffix = word[len(base):] if word.startswith(base) else None
+    # unify -> unifies / unified, but obey -> obeys / obeyed
+    consonant_y = len(lemma) > 1 and lemma.endswith("y") and lemma[-2] not in "aeiou"
     if suffix in ("s", "es"):
+        if consonant_y:
+            return lemma[:-1] + "ies"
         return lemma + ("es" if lemma.endswith(("s", "x", "z", "ch", "sh")) else "s")
     if suffix in ("d", "ed"):
+        if consonant_y:
+            return lemma[:-1] + "ied"
         return lemma + ("d" if lemma.endswith("e") else "ed")
     if suffix == "ing":
         return (lemma[:-1] if lemma.endswith("e") else lemma) + "ing"

@@ -134,3 +134,48 @@ def find_variant_verdicts(
                 )
             )
     return verdicts
+
+
+def summarize_variants(
+    conversations: Iterable[Conversation],
+    answers: Mapping[AnswerKey, Answer | str],
+    *,
+    top: int = 20,
+) -> tuple[list[Verdict], dict[str, object]]:
+    """The variant verdicts of a session's VARIANT conversations and its report section.
+
+    The section counts queries varied, variants asked, tests and errors, and lists the
+    (word, value) choices that flipped answers most often over all queries (`top` of them).
+    """
+    variants = [c for c in conversations if c.test_kind is TestKind.VARIANT]
+    groups = group_variants(variants, answers)
+    verdicts = find_variant_verdicts(variants, answers)
+    flips: Counter[tuple[str, str]] = Counter()
+    uses: Counter[tuple[str, str]] = Counter()
+    for group in groups:
+        for cause in find_flip_causes(group):
+            flips[(cause.parameter, cause.value)] += cause.flips
+            uses[(cause.parameter, cause.value)] += cause.uses
+    ranked = sorted(
+        (key for key in uses if flips[key]), key=lambda k: (-flips[k], -flips[k] / uses[k], k)
+    )
+    asked = [answers.get((c.id, 0)) for c in variants]
+    errors = sum(1 for v in verdicts if v.error)
+    section: dict[str, object] = {
+        "queries": len(groups),
+        "variants": len(variants),
+        "executions": sum(1 for a in asked if a is not None),
+        "tests": len(verdicts),
+        "errors": errors,
+        "queries_with_flips": len({(v.relation_id, v.template_id) for v in verdicts if v.error}),
+        "flip_causes": [
+            {
+                "word": parameter.split(":", 1)[-1],
+                "value": value,
+                "flips": flips[(parameter, value)],
+                "uses": uses[(parameter, value)],
+            }
+            for parameter, value in ranked[:top]
+        ],
+    }
+    return verdicts, section

@@ -113,6 +113,13 @@ def _judge_factcheck(
     return parsed, parsed == expected, f"expected {expected}"
 
 
+def parse_probe_answer(conversation: Conversation, raw: str) -> Answer:
+    """The parsed answer the store keeps for a probe reply (see the module docstring)."""
+    if conversation.test_kind == TestKind.LOGIC:
+        return parse_logic_answer(raw)
+    return _judge_factcheck(conversation, raw, None)[0]
+
+
 def evaluate_probes(
     conversations: Iterable[Conversation],
     raw_answers: Mapping[AnswerKey, str],

@@ -179,6 +179,8 @@ def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list
     tests, errors = report["tests"], report["errors"]
     planned = report.get("tests_planned") or {}
     names = [name for name in ORACLES if name in tests] + [n for n in tests if n not in ORACLES]
+    if not report["relations"]:  # annotated questions only: no KONTEST oracle could run
+        names = [name for name in names if tests[name] or planned.get(name)]
 
     def row(name: str, run: int, failed: int, possible: int | None) -> tuple[str, ...]:
         shown = "-" if possible is None else str(possible)
@@ -212,11 +214,75 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+TALLY_HEADER = ("asked", "valid", "correct", "errors", "refusals", "accuracy")
+
+
+def _tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
+    return (name, *(str(cell[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
+
+
+def _section_tables(report: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+    """(title, header, rows) of the other test kinds' sections present in a report."""
+    tables: list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]] = []
+    factcheck = report.get("factcheck")
+    if factcheck:
+        rows = [_tally_row(name, cell) for name, cell in factcheck["per_type"].items()]
+        rows.append(_tally_row("total", factcheck))
+        tables.append(("FactChecker questions", ("question type", *TALLY_HEADER), rows))
+        rows = [_tally_row(name, cell) for name, cell in factcheck["per_relation_type"].items()]
+        tables.append(("FactChecker by relation type", ("relation type", *TALLY_HEADER), rows))
+    logic = report.get("logic")
+    if logic:
+        rows = [_tally_row(name, cell) for name, cell in logic["per_rule"].items()]
+        rows.append(_tally_row("total", logic))
+        tables.append(("Logic rules ('I don't know' is a refusal, not an error)",
+                       ("rule", *TALLY_HEADER), rows))
+    variants = report.get("variants")
+    if variants:
+        title = (
+            f"Covering-array variants: {variants['variants']} variants of {variants['queries']} "
+            f"questions, {variants['executions']} answered, {variants['errors']} of "
+            f"{variants['tests']} disagree with the original ({variants['queries_with_flips']} "
+            "questions flip)"
+        )
+        rows = [
+            (cause["word"], cause["value"], str(cause["flips"]), str(cause["uses"]))
+            for cause in variants["flip_causes"]
+        ]
+        tables.append((title, ("word", "replaced by", "flips", "uses"), rows))
+    annotation = report.get("annotation")
+    if annotation:
+        accuracy = annotation["accuracy"]
+        title = (
+            f"Annotated questions: {annotation['questions']} questions, "
+            f"{annotation['executions']} answers (valid {annotation['valid']}, invalid "
+            f"{annotation['invalid']}), accuracy "
+            + (f"{100 * accuracy:.1f}%" if accuracy is not None else "-")
+        )
+        rows = [
+            (name, str(annotation["tests"][name]), str(annotation["errors"][name]),
+             _rate(annotation["errors"][name], annotation["tests"][name]))
+            for name in ("annotation", "variant")
+        ]
+        tables.append((title, ("oracle", "tests", "errors", "rate"), rows))
+        if annotation["problems"]:
+            problems = [(problem,) for problem in annotation["problems"]]
+            tables.append(("Skipped lines of the questions file", ("problem",), problems))
+    return tables
+
+
 def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["\n".join(["KONTEST report", *_headline(report)]), ""]
     parts.append(_text_table(ORACLE_HEADER, oracle_rows))
-    parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
+    if report["relations"]:
+        parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
+    for title, header, rows in _section_tables(report):
+        parts.append(title)
+        if rows:
+            parts.append(_text_table(header, rows))
+        else:
+            parts.append("")
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"Errors ({shown}):")
@@ -230,8 +296,13 @@ def _report_markdown(report: Mapping[str, Any], errors: Sequence[str], total_err
     parts = ["# KONTEST report", "", *(f"- {line}" for line in _headline(report)), ""]
     parts.append("## Tests and errors\n")
     parts.append(_markdown_table(ORACLE_HEADER, oracle_rows))
-    parts.append("## Knowledge gap\n")
-    parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))
+    if report["relations"]:
+        parts.append("## Knowledge gap\n")
+        parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))
+    for title, header, rows in _section_tables(report):
+        parts.append(f"## {_escape_markdown(title)}\n")
+        if rows:
+            parts.append(_markdown_table(header, rows))
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"## Errors ({shown})\n")

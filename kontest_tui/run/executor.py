@@ -27,9 +27,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
 from kontest_tui.errors import KontestError, ModelError
+from kontest_tui.generate.kinds import parse_reply
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Response
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatResult, Message
-from kontest_tui.run.answers import parse_answer
 
 
 class ResponseSink(Protocol):
@@ -318,7 +318,7 @@ class Executor:
                 raw, tokens = hit
                 if self.events.on_token is not None:
                     self.events.on_token(conversation.id, turn, raw)  # the live view shows it
-                response = Response(conversation.id, turn, raw, parse_answer(raw), None, 0.0, tokens, 0)
+                response = Response(conversation.id, turn, raw, parse_reply(conversation, raw), None, 0.0, tokens, 0)
                 self._finish(response, cached=True)
                 return response
         request = ChatRequest(
@@ -362,7 +362,7 @@ class Executor:
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
             raw = result.text
             response = Response(
-                conversation.id, turn, raw, parse_answer(raw), None, latency, result.tokens, attempt
+                conversation.id, turn, raw, parse_reply(conversation, raw), None, latency, result.tokens, attempt
             )
             if key is not None and self.cache is not None:
                 self.cache.cache_put(key, self.model.spec, raw, result.tokens)

@@ -15,14 +15,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-from kontest_tui.errors import KontestError, ModelSpecError
-from kontest_tui.generate.conversations import build_suite
-from kontest_tui.generate.records import Conversation, Relation, Response
+from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
+from kontest_tui.generate.conversations import Suite, build_suite
+from kontest_tui.generate.kinds import KindOptions, build_kind_conversations
+from kontest_tui.generate.records import Conversation, Relation, Response, TestKind
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.oracles.evaluate import Evaluation, evaluate
+from kontest_tui.oracles.evaluate import Evaluation, evaluate_all
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_to_dict
@@ -101,21 +102,40 @@ def create_session(
     limit: int | None = None,
     conversations: Sequence[Conversation] | None = None,
     relations: Sequence[Relation] | None = None,
+    kinds: Sequence[TestKind] = (TestKind.KONTEST,),
+    kind_options: KindOptions | None = None,
+    extra_conversations: Sequence[Conversation] = (),
+    problems: Sequence[str] = (),
 ) -> str:
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
-    When `options` has no system prompt, the template set's is used; its seed defaults to `seed`.
+    `kinds` are the test kinds built from the KG (generate.kinds; their conversations
+    follow the KONTEST ones), `extra_conversations` are added as given (annotated questions,
+    with the `problems` found reading their file). `limit` keeps the first N relations and
+    applies before the kinds are built. When `options` has no system prompt, the template
+    set's is used; its seed defaults to `seed`.
     """
     if not isinstance(template_set, TemplateSet):
         template_set = load_template_set(template_set or kg.domain)
+    chosen_ids = tuple(template.id for template in template_set.select(template_ids))
     if relations is None or conversations is None:
         suite = build_suite(
             kg, depth=depth, per_path=per_path, template_set=template_set, template_ids=template_ids
         )
         relations = suite.relations if relations is None else relations
         conversations = suite.conversations if conversations is None else conversations
-    chosen_ids = tuple(template.id for template in template_set.select(template_ids))
     chosen_relations, chosen = limit_relations(relations, conversations, limit)
+    kind_options = kind_options or KindOptions(seed=seed)
+    others = [kind for kind in kinds if kind is not TestKind.KONTEST]
+    if TestKind.KONTEST not in kinds:
+        chosen = [c for c in chosen if c.test_kind is not TestKind.KONTEST]
+    if others:
+        suite = Suite(chosen_relations, list(chosen), template_set, chosen_ids)
+        chosen = [*chosen, *build_kind_conversations(suite, kg, others, kind_options)]
+    chosen = [*chosen, *extra_conversations]
+    if not chosen:
+        raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
+    asked = sorted({c.test_kind for c in chosen}, key=list(TestKind).index)
     options = options or ChatOptions(temperature=template_set.temperature)
     if options.system_prompt is None or options.seed is None:
         options = ChatOptions(
@@ -138,13 +158,33 @@ def create_session(
         seed=seed,
         depth=depth,
         per_path=per_path,
+        kinds=None if asked == [TestKind.KONTEST] else {
+            "kinds": [kind.value for kind in asked],
+            "options": kind_options.to_json(),
+            "problems": list(problems),
+        },
     )
 
 
+def session_kinds(store: Store, session_id: str) -> tuple[list[TestKind], KindOptions, list[str]]:
+    """The test kinds a session asks, the options they were built with, input problems."""
+    data = store.get_session(session_id)["kinds_json"]
+    kinds = [TestKind(value) for value in data.get("kinds", ["kontest"])]
+    return kinds, KindOptions.from_json(data.get("options")), list(data.get("problems", []))
+
+
 def session_graph(store: Store, session_id: str) -> KnowledgeGraph:
-    """The KG snapshot a session was created from."""
+    """The KG snapshot a session was created from (an empty one for annotated questions only)."""
     row = store.get_session(session_id)
-    return graph_from_dict(row["kg_json"], origin=f"session {session_id}")
+    data = row["kg_json"]
+    if not data.get("nodes"):
+        return empty_graph(str(data.get("name") or row["kg_name"]))
+    return graph_from_dict(data, origin=f"session {session_id}")
+
+
+def empty_graph(name: str) -> KnowledgeGraph:
+    """The KG of a session that asks only annotated questions (kontest run --questions)."""
+    return KnowledgeGraph(name, "annotation", {}, [], source="questions file")
 
 
 def session_options(store: Store, session_id: str) -> ChatOptions:
@@ -169,12 +209,15 @@ def open_session_model(
 def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Evaluation:
     """All oracles and metrics over the session's stored answers (verdicts stored if `save`)."""
     row = store.get_session(session_id)
-    evaluation = evaluate(
+    responses = store.load_responses(session_id)
+    evaluation = evaluate_all(
         store.load_relations(session_id),
         store.load_conversations(session_id),
-        store.load_answers(session_id),
+        {key: response.answer for key, response in responses.items()},
+        {key: response.raw for key, response in responses.items()},
         session=session_id,
         model=row["model"],
+        problems=row["kinds_json"].get("problems", ()),
     )
     if save:
         store.replace_verdicts(session_id, evaluation.verdicts)

@@ -196,8 +196,12 @@ class Store:
         depth: int | None = None,
         per_path: bool = False,
         session_id: str | None = None,
+        kinds: Mapping[str, Any] | None = None,
     ) -> str:
-        """Store a new session with its relations and conversations in one transaction."""
+        """Store a new session with its relations and conversations in one transaction.
+
+        `kinds` ({"kinds": [...], "options": {...}, "problems": [...]}) records the test kinds
+        asked besides KONTEST paraphrases; None means paraphrases only."""
         session_id = session_id or new_session_id()
         stamp = now_iso()
         planned = sum(len(conversation.turns) for conversation in conversations)
@@ -218,6 +222,7 @@ class Store:
             "relations": len(relations),
             "conversations": len(conversations),
             "planned": planned,
+            "kinds_json": dump_json(dict(kinds)) if kinds is not None else None,
         }
         try:
             with self.transaction() as conn:
@@ -266,6 +271,8 @@ class Store:
         row = rows[0]
         for column in ("kg_json", "templates_json", "template_ids", "options_json"):
             row[column] = json.loads(row[column])
+        kinds = row.get("kinds_json")
+        row["kinds_json"] = json.loads(kinds) if kinds else {"kinds": ["kontest"]}
         return row
 
     def latest_session(self, *, unfinished: bool = False) -> str | None:

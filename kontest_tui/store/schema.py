@@ -146,10 +146,18 @@ def _add_session_results(conn: sqlite3.Connection) -> None:
     )
 
 
+def _add_session_kinds(conn: sqlite3.Connection) -> None:
+    """Version 4: the test kinds a session asks, their options and input problems (JSON).
+
+    NULL means KONTEST paraphrases only, what every session before version 4 asked."""
+    _execute_script(conn, "ALTER TABLE sessions ADD COLUMN kinds_json TEXT")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
     _add_session_results,
+    _add_session_kinds,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

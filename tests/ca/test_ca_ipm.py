@@ -67,6 +67,16 @@ def test_wordnet_synonyms_inflected_and_single_word() -> None:
     assert wordnet_synonyms("capital", "n") == ()  # only "working_capital": multi-word
 
 
+def test_inflection_of_consonant_y_lemmas() -> None:
+    from kontest_tui.generate.synonyms import _inflect
+
+    assert _inflect("unify", "united", "unite") == "unified"
+    assert _inflect("unify", "unites", "unite") == "unifies"
+    assert _inflect("obey", "heeded", "heed") == "obeyed"
+    assert _inflect("contain", "has", "ha") == "contains"
+    assert _inflect("locate", "placed", "place") == "located"
+
+
 def test_sample_templates_have_no_drifted_synonyms() -> None:
     for domain in ("places", "music"):
         templates = load_template_set(domain)

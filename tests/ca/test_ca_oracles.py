@@ -14,7 +14,12 @@ from kontest_tui.oracles.annotation import (
     find_annotation_verdicts,
     parse_annotation_lines,
 )
-from kontest_tui.oracles.variant import find_flip_causes, find_variant_verdicts, group_variants
+from kontest_tui.oracles.variant import (
+    find_flip_causes,
+    find_variant_verdicts,
+    group_variants,
+    summarize_variants,
+)
 
 Y, N, X = Answer.YES, Answer.NO, Answer.INVALID
 
@@ -75,6 +80,24 @@ def test_variant_groups_are_per_template_and_ignore_kontest() -> None:
                ("R/t1", 0): N}
     verdicts = find_variant_verdicts([*CONVERSATIONS[:2], *other, kontest], answers)
     assert [(v.template_id, v.error) for v in verdicts] == [("t1", False), ("t2", True)]
+
+
+def test_variant_summary_section() -> None:
+    # The first test's answers, plus t2 of another relation where "within" flips once.
+    other = [variant(0, {}, rel="S"), variant(1, {"w2:in": "within"}, rel="S")]
+    answers = {("R/t1~v0", 0): Y, ("R/t1~v1", 0): N, ("R/t1~v2", 0): Y,
+               ("R/t1~v3", 0): Y, ("R/t1~v4", 0): N, ("R/t1~v5", 0): X,
+               ("S/t1~v0", 0): N, ("S/t1~v1", 0): Y}
+    verdicts, section = summarize_variants([*CONVERSATIONS, *other], answers)
+    assert len(verdicts) == 5 and sum(v.error for v in verdicts) == 3
+    assert {k: section[k] for k in ("queries", "variants", "executions", "tests", "errors",
+                                   "queries_with_flips")} == {
+        "queries": 2, "variants": 8, "executions": 8, "tests": 5, "errors": 3,
+        "queries_with_flips": 2,
+    }
+    # contain: 2 flips in 2 uses; then 1 flip each: within (1/1) before Éire (1/3).
+    assert [(c["word"], c["value"], c["flips"], c["uses"]) for c in section["flip_causes"]] == [
+        ("have", "contain", 2, 2), ("in", "within", 1, 1), ("parent", "Éire", 1, 3)]
 
 
 def test_parse_annotation_lines_reports_bad_lines() -> None:

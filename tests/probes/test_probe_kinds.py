@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -28,12 +29,21 @@ def test_parse_kinds_keeps_registry_order_and_rejects_unknown() -> None:
     )
     with pytest.raises(InvalidInputError, match="unknown test kind 'quiz'"):
         parse_kinds(["quiz"])
+    assert parse_kinds(["variants"]) == (TestKind.VARIANT,)
+    with pytest.raises(InvalidInputError, match="--questions"):
+        parse_kinds(["annotation"])
 
 
 def test_every_registered_kind_builds_conversations_of_its_kind() -> None:
     kg = load_graph("places")
-    suite = build_suite(kg)
+    full = build_suite(kg)
+    kept = full.relations[:12]
+    ids = {relation.id for relation in kept}
+    suite = replace(full, relations=kept, conversations=[c for c in full.conversations if c.relation_id in ids])
     for kind, info in KINDS.items():
+        if info.build is None:  # annotated questions come from a file
+            assert kind is TestKind.ANNOTATION
+            continue
         built = build_kind_conversations(suite, kg, [kind])
         assert built, info.title
         assert {c.test_kind for c in built} == {kind}

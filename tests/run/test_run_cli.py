@@ -174,7 +174,7 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
 def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     code, _, err = kontest(capsys, "run", "--db", db)
-    assert code == 2 and err.strip() == "kontest: error: --kg is required (or --resume a session)"
+    assert code == 2 and err.strip() == "kontest: error: --kg or --questions is required (or --resume a session)"
     code, _, err = kontest(capsys, "run", "--resume", "--db", db)
     assert code == 1 and "no unfinished session" in err
     assert kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}",

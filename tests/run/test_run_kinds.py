@@ -1,0 +1,192 @@
+"""Sessions with other test kinds: `kontest run --kind ... / --variants / --questions`.
+
+Hand-made case on the Kinawley graph (Ireland -> Ulster -> Kinawley), KONTEST answers from
+tests/data/kinawley_replay.jsonl (15 tests, 4 errors: see test_run_cli.py) plus these
+logic-rule and FactChecker answers, worked out by hand:
+
+logic (8 questions)                                   expected  answer          verdict
+  negation   Ulster is not located in Ireland?        no        "No."           correct
+  symmetric  Ireland located in Ulster?               no        "Yes."          error
+  inverse    Ulster part of Ireland?                  yes       "Yes"           correct
+  transitive Kinawley in Ulster, ... in Ireland?      yes       "I don't know." refusal
+  composite  Kinawley is not part of Ireland?         no        "No"            correct
+  negation   Kinawley is not located in Ulster?       no        "Yes, it is."   error
+  symmetric  Ulster located in Kinawley?              no        "No."           correct
+  inverse    Kinawley part of Ulster?                 yes       "Maybe"         invalid
+  -> asked 8, valid 6, correct 4, errors 2, refusals 1, accuracy 50%.
+factcheck (2 WH questions: the KG has no other object for a yes-no distractor)
+  In which country is Ulster located?     "Ireland."           correct
+  In which province is Kinawley located?  "It is in Connacht." error
+  -> asked 2, valid 2, correct 1, errors 1.
+All oracles: tests 15 + 8 + 2 = 25, errors 4 + 2 + 1 = 7.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+
+from kontest_tui.cli import run_cli
+from kontest_tui.store import Store
+
+PROBE_ANSWERS = {
+    "Is it true that Ulster is not located in Ireland?": "No.",
+    "Is Ireland located in Ulster?": "Yes.",
+    "Is Ulster part of Ireland?": "Yes",
+    "Is Kinawley located in Ulster, which is located in Ireland?": "I don't know.",
+    "Is it true that Kinawley is not part of Ireland?": "No",
+    "Is it true that Kinawley is not located in Ulster?": "Yes, it is.",
+    "Is Ulster located in Kinawley?": "No.",
+    "Is Kinawley part of Ulster?": "Maybe",
+    "In which country is Ulster located?": "Ireland.",
+    "In which province is Kinawley located?": "It is in Connacht.",
+}
+
+
+def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = run_cli([str(arg) for arg in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def replay_file(tmp_path: Path) -> Path:
+    lines = Path(KINAWLEY_REPLAY).read_text(encoding="utf-8").splitlines()
+    lines += [json.dumps({"query": q, "answer": a}) for q, a in PROBE_ANSWERS.items()]
+    path = tmp_path / "answers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_run_with_logic_and_factcheck_kinds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, replay_file: Path
+) -> None:
+    db = tmp_path / "k.db"
+    code, out, err = kontest(
+        capsys, "run", "--db", db, "--kg", KINAWLEY_KG, "--model", f"replay:{replay_file}",
+        "--kind", "kontest,logic", "--kind", "factcheck", "-q",
+    )
+    assert code == 0, err
+    assert "Logic rules" in out and "FactChecker questions" in out
+
+    code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
+    assert code == 0, err
+    report = json.loads(out)
+    # KONTEST figures are those of the KONTEST-only run: other kinds do not disturb them.
+    assert report["executions"] == 18 and report["valid"] == 17
+    assert report["kinds"] == ["kontest", "factcheck", "logic"]
+    assert report["tests"] == {
+        "atomic": 3, "sequential_intra": 5, "sequential_inter": 5, "ontological": 2,
+        "factcheck": 2, "logic": 8,
+    }
+    assert report["errors"]["logic"] == 2 and report["errors"]["factcheck"] == 1
+    assert report["errors"]["total"] == 7
+    assert report["error_rate"] == round(7 / 25, 6)
+    logic = report["logic"]
+    assert {k: logic[k] for k in ("asked", "valid", "correct", "errors", "refusals")} == {
+        "asked": 8, "valid": 6, "correct": 4, "errors": 2, "refusals": 1,
+    }
+    assert logic["accuracy"] == 50.0
+    assert logic["per_rule"]["transitive"]["refusals"] == 1
+    assert logic["per_rule"]["inverse"] == {
+        "asked": 2, "valid": 1, "correct": 1, "errors": 0, "refusals": 0, "accuracy": 50.0,
+    }
+    factcheck = report["factcheck"]
+    assert (factcheck["asked"], factcheck["correct"], factcheck["errors"]) == (2, 1, 1)
+    assert factcheck["per_type"]["wh"]["accuracy"] == 50.0
+
+    # The export carries the kind and the expected answer of every probe.
+    code, out, err = kontest(capsys, "export", "--db", db, "--format", "jsonl")
+    assert code == 0, err
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert {row["test_kind"] for row in rows} == {"kontest", "logic", "factcheck"}
+    by_question = {row["question"]: row for row in rows if row["test_kind"] == "logic"}
+    refused = by_question["Is Kinawley located in Ulster, which is located in Ireland?"]
+    assert (refused["parsed"], refused["expected"]) == ("refusal", "yes")
+    assert by_question["Is Kinawley part of Ulster?"]["parsed"] == "invalid"
+    assert all(row["expected"] is None for row in rows if row["test_kind"] == "kontest")
+
+    with Store(db, create=False) as store:
+        session = store.get_session(store.resolve_session(None))
+        assert session["kinds_json"]["kinds"] == ["kontest", "factcheck", "logic"]
+        assert session["planned"] == 18 + 10
+
+
+def test_variants_with_json_postfix_are_parsed_as_json(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "k.db"
+    code, out, err = kontest(
+        capsys, "run", "--db", db, "--kg", "places", "--limit", "3", "--model", "sim",
+        "--kind", "variant", "--postfix", "-q",
+    )
+    assert code == 0, err
+    with Store(db, create=False) as store:
+        session_id = store.resolve_session(None)
+        conversations = {c.id: c for c in store.load_conversations(session_id)}
+        responses = list(store.load_responses(session_id).values())
+    assert {c.test_kind.value for c in conversations.values()} == {"variant"}
+    assert all(c.turns[0].text.endswith("? Return a JSON Boolean.") for c in conversations.values())
+    raw_to_parsed = {(r.raw.strip().lower(), r.answer.value) for r in responses}
+    # The simulated model answers true/false to this postfix; read as JSON, never invalid.
+    assert raw_to_parsed <= {("true", "yes"), ("false", "no")}
+    assert {parsed for _, parsed in raw_to_parsed} == {"yes", "no"}
+    code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
+    report = json.loads(out)
+    assert report["relations"] == 3 and report["executions"] == 0  # no KONTEST questions
+    assert report["variants"]["variants"] == len(conversations)
+    assert report["tests"]["variant"] == report["variants"]["tests"] > 0
+
+
+def test_run_questions_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text(
+        '{"question": "is ireland part of the united kingdom", "answer": false, "passage": "p"}\n'
+        '{"question": "does ulster have a coastline", "answer": true, "passage": "p"}\n'
+        "not json\n"
+        '{"question": "", "answer": true, "passage": "p"}\n',
+        encoding="utf-8",
+    )
+    replay = tmp_path / "answers.jsonl"
+    replay.write_text(
+        '{"query": "is ireland part of the united kingdom", "answer": "No."}\n'
+        '{"query": "does ulster have a coastline", "answer": "No, it does not."}\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "k.db"
+    code, out, err = kontest(
+        capsys, "run", "--db", db, "--questions", questions, "--variant-limit", "1",
+        "--model", f"replay:{replay}", "-q",
+    )
+    assert code == 0, err
+    assert f"{questions}:3:" in err and f"{questions}:4:" in err  # skipped, said, not silent
+    code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
+    annotation = json.loads(out)["annotation"]
+    # Only the original wording was asked (--variant-limit 1): q1 right, q2 wrong.
+    assert annotation["questions"] == 2 and annotation["executions"] == 2
+    assert annotation["tests"]["annotation"] == 2 and annotation["errors"]["annotation"] == 1
+    assert annotation["accuracy"] == 0.5
+    assert len(annotation["problems"]) == 2
+    # A questions-only session has no KG; resuming it (here: asking again what failed) works.
+    with Store(db) as store:
+        session_id = store.resolve_session(None)
+        store.conn.execute("DELETE FROM responses WHERE session = ? AND id = 1", (session_id,))
+        store.update_session(session_id, status="cancelled")
+    code, out, err = kontest(capsys, "run", "--db", db, "--resume", session_id, "-q")
+    assert code == 0, err
+    with Store(db, create=False) as store:
+        ids = [row["id"] for row in store.iter_responses(session_id)]
+    assert sorted(ids) == [2, 3]  # the deleted answer was asked again
+    code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
+    assert json.loads(out)["annotation"]["executions"] == 2
+
+
+def test_annotation_kind_needs_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = kontest(
+        capsys, "run", "--db", tmp_path / "k.db", "--kg", "places", "--kind", "annotation"
+    )
+    assert code == 2 and err.count("\n") == 1 and "--questions" in err
