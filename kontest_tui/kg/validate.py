@@ -7,11 +7,39 @@ Each check raises one `GraphError` whose message names the file (`origin`) and t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence, Set
+from typing import overload
 
 from kontest_tui.errors import GraphError
 
 from .graph import Edge, KnowledgeGraph
+
+
+class RecordNames(Sequence[str]):
+    """`edge 1`, `edge 2`, ...: the names of `count` records, each made only when a message
+    needs it (a large KG would otherwise build one string per edge for nothing)."""
+
+    def __init__(self, kind: str, count: int) -> None:
+        self.kind = kind
+        self.count = count
+
+    def __len__(self) -> int:
+        return self.count
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self.count))]
+        if index < 0:
+            index += self.count
+        if not 0 <= index < self.count:
+            raise IndexError(index)
+        return f"{self.kind} {index + 1}"
 
 
 def describe_edge(where: str, edge: Edge) -> str:
@@ -20,31 +48,46 @@ def describe_edge(where: str, edge: Edge) -> str:
 
 
 def check_edges(
-    origin: str, node_ids: Sequence[str] | set[str], edges: Sequence[Edge], where: Sequence[str]
+    origin: str, node_ids: Collection[str], edges: Sequence[Edge], where: Sequence[str]
 ) -> None:
     """Reject empty graphs, edges to unknown nodes, self-loops, duplicate edges and cycles.
 
     `where[i]` names edge i's record for messages ("edge 3", "line 7").
     """
-    known = set(node_ids)
+    known = node_ids if isinstance(node_ids, Set) else set(node_ids)
     if not known:
         raise GraphError(f"{origin}: the graph has no nodes")
     if not edges:
         raise GraphError(f"{origin}: the graph has no edges (at least one parent -> child needed)")
     first_seen: dict[tuple[str, str], int] = {}
     for index, edge in enumerate(edges):
-        record = describe_edge(where[index], edge)
-        if edge.parent not in known:
-            raise GraphError(f"{origin}: {record}: parent {edge.parent} is not a node")
-        if edge.child not in known:
-            raise GraphError(f"{origin}: {record}: child {edge.child} is not a node")
-        if edge.parent == edge.child:
-            raise GraphError(f"{origin}: {record}: self-loop (a node cannot contain itself)")
-        key = (edge.parent, edge.child)
-        if key in first_seen:
-            raise GraphError(f"{origin}: {record}: duplicate of {where[first_seen[key]]}")
+        parent, child = edge.parent, edge.child
+        key = (parent, child)
+        if parent not in known or child not in known or parent == child or key in first_seen:
+            _reject_edge(origin, known, edge, where[index], first_seen, where)
         first_seen[key] = index
     check_acyclic(origin, edges, where, first_seen)
+
+
+def _reject_edge(
+    origin: str,
+    known: Collection[str],
+    edge: Edge,
+    name: str,
+    first_seen: dict[tuple[str, str], int],
+    where: Sequence[str],
+) -> None:
+    """Raise the `GraphError` for an edge `check_edges` found wrong (first failed check)."""
+    record = describe_edge(name, edge)
+    if edge.parent not in known:
+        raise GraphError(f"{origin}: {record}: parent {edge.parent} is not a node")
+    if edge.child not in known:
+        raise GraphError(f"{origin}: {record}: child {edge.child} is not a node")
+    if edge.parent == edge.child:
+        raise GraphError(f"{origin}: {record}: self-loop (a node cannot contain itself)")
+    raise GraphError(
+        f"{origin}: {record}: duplicate of {where[first_seen[(edge.parent, edge.child)]]}"
+    )
 
 
 def find_cycle(edges: Sequence[Edge]) -> list[str] | None:
@@ -100,5 +143,4 @@ def check_acyclic(
 
 def check_graph(kg: KnowledgeGraph, origin: str | None = None) -> None:
     """Run the graph-level checks on a built `KnowledgeGraph` (e.g. before saving one)."""
-    where = [f"edge {index + 1}" for index in range(len(kg.edges))]
-    check_edges(origin or kg.name, list(kg.nodes), kg.edges, where)
+    check_edges(origin or kg.name, kg.nodes.keys(), kg.edges, RecordNames("edge", len(kg.edges)))
