@@ -176,6 +176,19 @@ def error_for_exception(error: Exception, *, service: str, url: str, timeout: fl
     return ModelError(f"{service} at {url}: {type(error).__name__}: {error}")
 
 
+async def get_json(
+    client: httpx.AsyncClient, path: str, *, timeout: float, service: str, url: str, model: str
+) -> object:
+    """GET `path` and decode its JSON; every failure is one readable ModelError."""
+    try:
+        response = await client.get(path, timeout=timeout)
+    except httpx.HTTPError as error:
+        raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
+    if response.status_code >= 400:
+        raise error_for_status(response, response.content, service=service, url=url, model=model)
+    return loads(response.content, f"{service} {path}")
+
+
 class StreamCollector:
     """Collects streamed pieces, forwarding each to the token callback and timing the first."""
 

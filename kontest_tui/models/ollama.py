@@ -18,6 +18,7 @@ from kontest_tui.models.http_common import (
     StreamCollector,
     error_for_exception,
     error_for_status,
+    get_json,
     is_stale_connection,
     iter_lines,
     loads,
@@ -92,17 +93,9 @@ class OllamaModel:
         raise ModelError(f"unknown model {self.model!r} at ollama {self.url} (available: {shown})")
 
     async def _get_json(self, path: str, timeout: float) -> object:
-        try:
-            response = await self._client.get(path, timeout=timeout)
-        except httpx.HTTPError as error:
-            raise error_for_exception(
-                error, service=SERVICE, url=self.url, timeout=timeout
-            ) from None
-        if response.status_code >= 400:
-            raise error_for_status(
-                response, response.content, service=SERVICE, url=self.url, model=self.model
-            )
-        return loads(response.content, f"ollama {path}")
+        return await get_json(
+            self._client, path, timeout=timeout, service=SERVICE, url=self.url, model=self.model
+        )
 
     async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
         started = time.perf_counter()

@@ -24,6 +24,7 @@ from kontest_tui.models.http_common import (
     StreamCollector,
     error_for_exception,
     error_for_status,
+    get_json,
     is_stale_connection,
     iter_lines,
     loads,
@@ -178,17 +179,9 @@ class OpenAIModel:
         raise ModelError(f"unknown model {self.model!r} at {self.base_url} (available: {shown})")
 
     async def _get_json(self, path: str, timeout: float) -> object:
-        try:
-            response = await self._client.get(path, timeout=timeout)
-        except httpx.HTTPError as error:
-            raise error_for_exception(
-                error, service=SERVICE, url=self.base_url, timeout=timeout
-            ) from None
-        if response.status_code >= 400:
-            raise error_for_status(
-                response, response.content, service=SERVICE, url=self.base_url, model=self.model
-            )
-        return loads(response.content, f"{path}")
+        return await get_json(
+            self._client, path, timeout=timeout, service=SERVICE, url=self.base_url, model=self.model
+        )
 
     def build_payload(self, request: ChatRequest) -> tuple[str, dict[str, object]]:
         """The endpoint path and JSON body for one request."""
