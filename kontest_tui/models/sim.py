@@ -4,7 +4,9 @@
 turns[, attempt number]), so the same chat gets the same answer in-process (`sim:PROFILE`)
 and over HTTP (`kontest sim serve`, models/sim_server.py), whatever the order or concurrency.
 The question's relation is recognised by matching the template texts of assets/templates
-(and user template files); an unrecognised question falls back to its normalised text.
+(and user template files); FactChecker and logic-rule probes (assets/probes) are answered by
+sim_probes.py from the same knowledge of each fact; an unrecognised question falls back to
+its normalised text.
 Profiles are data: assets/models/*.toml (see default.toml for every key).
 """
 
@@ -60,6 +62,7 @@ class SimProfile:
     knowledge: float = 0.78
     yes_bias: float = 0.15
     unsure_rate: float = 0.03
+    refusal_rate: float = 0.25
     flip_rate: float = 0.10
     variant_error: float = 0.05
     first_byte_ms: float = 0.0
@@ -68,6 +71,9 @@ class SimProfile:
     yes_styles: tuple[str, ...] = ("Yes.",)
     no_styles: tuple[str, ...] = ("No.",)
     unsure_styles: tuple[str, ...] = ("I'm not sure.",)
+    refuse_styles: tuple[str, ...] = ("I don't know.",)
+    choice_styles: tuple[str, ...] = ("{letter}",)
+    wh_styles: tuple[str, ...] = ("{label}",)
     faults: SimFaults = field(default_factory=SimFaults)
     hostile_rate: float = 0.0
     hostile_answers: tuple[str, ...] = ()
@@ -174,6 +180,7 @@ def profile_from_dict(data: dict[str, object]) -> SimProfile:
         knowledge=_rate(data, "knowledge", 0.78, where),
         yes_bias=_rate(data, "yes_bias", 0.15, where),
         unsure_rate=_rate(data, "unsure_rate", 0.03, where),
+        refusal_rate=_rate(data, "refusal_rate", 0.25, where),
         flip_rate=_rate(data, "flip_rate", 0.10, where),
         variant_error=_rate(data, "variant_error", 0.05, where),
         first_byte_ms=_rate(data, "first_byte_ms", 0.0, where),
@@ -182,6 +189,9 @@ def profile_from_dict(data: dict[str, object]) -> SimProfile:
         yes_styles=_strings(styles, "yes", ("Yes.",), where),
         no_styles=_strings(styles, "no", ("No.",), where),
         unsure_styles=_strings(styles, "unsure", ("I'm not sure.",), where),
+        refuse_styles=_strings(styles, "refuse", ("I don't know.",), where),
+        choice_styles=_strings(styles, "choice", ("{letter}",), where),
+        wh_styles=_strings(styles, "wh", ("{label}",), where),
         faults=SimFaults(
             rate_limit=_rate(faults, "rate_limit", 0.0, where),
             retry_after=_rate(faults, "retry_after", 1.0, where),
@@ -196,8 +206,19 @@ def profile_from_dict(data: dict[str, object]) -> SimProfile:
             _expand_hostile(text) for text in _strings(hostile, "answers", (), where)
         ),
     )
-    if not (profile.yes_styles and profile.no_styles and profile.unsure_styles):
-        raise ModelSpecError(f"profile {where}: styles yes, no and unsure need at least one text")
+    if not all(
+        (
+            profile.yes_styles,
+            profile.no_styles,
+            profile.unsure_styles,
+            profile.refuse_styles,
+            profile.choice_styles,
+            profile.wh_styles,
+        )
+    ):
+        raise ModelSpecError(
+            f"profile {where}: styles yes, no, unsure, refuse, choice and wh need at least one text"
+        )
     if profile.hostile_rate > 0 and not profile.hostile_answers:
         raise ModelSpecError(f"profile {where}: hostile.rate > 0 needs hostile.answers")
     return profile
@@ -338,12 +359,19 @@ def decide_answer(
 
     `entities` (from the session's KG) recognises relations in questions that match no
     template (covering-array variants); those get an extra wording error `variant_error`.
+    FactChecker and logic-rule questions are answered by sim_probes.answer_probe.
     """
     if not questions:
         return _pick(profile.unsure_styles, 0.0)
     chat = tuple(normalise(question) for question in questions)
     question, json_boolean = strip_json_postfix(questions[-1])
     parsed = parse_question(question)
+    if parsed is None:
+        from kontest_tui.models.sim_probes import answer_probe  # imports this module
+
+        probe_answer = answer_probe(profile, seed, chat, question, entities, json_boolean)
+        if probe_answer is not None:
+            return probe_answer
     found = entities.find_relation(question) if parsed is None and entities else None
     if parsed is not None:
         fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}"
