@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.covering_algebra import algebraic_rows
 
 MAX_STRENGTH = 4
 # Above this many t-tuples the array is built greedily only (annealing would be slow).
@@ -454,22 +455,42 @@ def build_covering_array(
         for rule in rules
         if all(c in position for c in rule)
     ]
+    bound = lower_bound(sub_levels, t)
+    # Orthogonal arrays (finite fields) are optimal when every parameter has q values and
+    # a good start otherwise; constraints would need repairs, so they use the greedy only.
+    algebraic = None if sub_rules else algebraic_rows(sub_levels, t, random.Random(seed), bound)
+    if algebraic is not None and len(algebraic) <= bound:
+        return CoveringArray(levels, strength, seed, _widen(algebraic, levels, varying), 0)
     cover = _Coverage(sub_levels, t, sub_rules)
     excluded = cover.total - len(cover.uncovered)
     candidates = 8 if cover.total <= 20_000 else 3
     rows = _build_greedy(cover, sub_rules, rng, candidates)
     uncoverable = sum(1 for i in range(cover.total) if not cover.required[i]) - excluded
+    if algebraic is not None and len(algebraic) < len(rows):
+        cover = _Coverage(sub_levels, t, sub_rules)
+        rows = algebraic
+        for row in rows:
+            cover.add_row(row)
     if effort > 0 and cover.total <= ANNEAL_TUPLE_LIMIT and len(rows) > 2:
         # A move rewrites t cells in SAMPLE_ROWS rows, each touching comb(k-1, t-1) tuples.
         moves = effort // (SAMPLE_ROWS * t * math.comb(len(varying) - 1, t - 1))
-        rows = _shrink(cover, rows, sub_rules, rng, moves, lower_bound(sub_levels, t))
+        rows = _shrink(cover, rows, sub_rules, rng, moves, bound)
+    return CoveringArray(
+        levels, strength, seed, _widen(rows, levels, varying), uncoverable + excluded
+    )
+
+
+def _widen(
+    rows: Sequence[Sequence[int]], levels: Sequence[int], varying: Sequence[int]
+) -> tuple[Row, ...]:
+    """Rows over the varying columns back to all columns (fixed ones are 0)."""
     full = []
     for row in rows:
         out = [0] * len(levels)
         for i, c in enumerate(varying):
             out[c] = row[i]
         full.append(tuple(out))
-    return CoveringArray(levels, strength, seed, tuple(full), uncoverable + excluded)
+    return tuple(full)
 
 
 def missing_tuples(

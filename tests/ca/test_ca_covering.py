@@ -144,3 +144,27 @@ def test_constraints_that_chain() -> None:
         assert missing_tuples(array.rows, levels, 2, forbidden) == []
         assert any(row[0] == 1 and row[3] == 1 for row in array.rows)
         assert array.uncoverable == 2 + 1 + 1  # (x1,y1), (x1,y2), (y0,z1), (x1,z1) by implication
+
+
+@pytest.mark.parametrize(("levels", "strength", "size"), [
+    ((4,) * 5, 2, 16), ((5,) * 6, 2, 25), ((4,) * 6, 3, 64), ((5,) * 6, 3, 125),
+    ((7,) * 8, 2, 49), ((2,) * 4, 3, 8),
+])
+def test_orthogonal_arrays_are_optimal(levels, strength, size) -> None:
+    for seed in (0, 1):
+        array = build_covering_array(levels, strength, seed=seed)
+        assert len(array.rows) == size == lower_bound(levels, strength)
+        assert array.rows[0] == (0,) * len(levels)
+        assert missing_tuples(array.rows, levels, strength) == []
+
+
+@pytest.mark.parametrize(("q", "strength"), [(2, 2), (3, 3), (4, 2), (4, 3), (8, 2), (9, 2)])
+def test_field_orthogonal_array(q, strength) -> None:
+    import random
+
+    from kontest_tui.generate.covering_algebra import max_columns, orthogonal_array
+
+    k = max_columns(q, strength)
+    rows = orthogonal_array(q, strength, k, random.Random(q))
+    assert len(rows) == q**strength and rows[0] == [0] * k
+    assert missing_tuples(rows, [q] * k, strength) == []
