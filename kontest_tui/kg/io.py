@@ -8,15 +8,13 @@ raises one `GraphError` naming the file and the record. Records are counted from
 
 from __future__ import annotations
 
-import gc
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from kontest_tui.errors import GraphError
+from kontest_tui.gc_pause import paused_gc
 from kontest_tui.resources import SAMPLE_KGS_DIR
 
 from .csv_import import import_csv
@@ -78,23 +76,6 @@ def resolve_source(source: str | Path) -> Path:
     return path
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a large, cycle-free graph is built.
-
-    Parsing and checking a 200k-node file allocates millions of objects, and each allocation
-    burst would otherwise rescan the whole growing heap: about a third of the load time.
-    Memory is still freed by reference counting; the collector resumes afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def load_graph(source: str | Path) -> KnowledgeGraph:
     """Load a KG from a JSON file, a CSV edge list (`.csv`) or a sample name; validate it."""
     path = resolve_source(source)
@@ -102,7 +83,7 @@ def load_graph(source: str | Path) -> KnowledgeGraph:
         return import_csv(path)
     origin = str(path)
     text = read_text(path, origin)
-    with _collector_paused():
+    with paused_gc():
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:

@@ -7,11 +7,10 @@ Report JSON of DESIGN.md; the per-relation summary and verdicts by oracle feed t
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from kontest_tui.gc_pause import paused_gc
 from kontest_tui.generate.records import (
     Answer,
     AnswerKey,
@@ -260,19 +259,6 @@ def summarize_relations(
             if verdict.oracle not in summary.error_oracles:
                 summary.error_oracles = (*summary.error_oracles, verdict.oracle)
     return summaries
-
-
-@contextmanager
-def paused_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many small acyclic records: with a
-    large session in memory, its full collections would otherwise dominate `evaluate`."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def evaluate(
