@@ -24,18 +24,35 @@ from kontest_tui.generate.covering import (  # noqa: E402
     missing_tuples,
 )
 
-# (name, levels, strength, best known size or None). Best known values: orthogonal arrays
-# (3^4, 3^4 t=3, 4^6 t=3, 5^6 t=3), the exact binary bound (2^20), and sizes reported for
-# simulated annealing / the Colbourn tables (3^13 -> 15, 2^10 t=3 -> 12, mixed ones).
+# (name, levels, strength, best known size or None). Where each best value comes from:
+# - orthogonal arrays (Bush 1952; OA(q^2; q+1, q), OA(q^3; 3, q+2, q) for even q): 3^4, the
+#   thesis IPM (3^4 with fixed words), 3^4 t=3, 4^6 t=3, 5^6 t=3 (these equal the lower bound);
+# - the exact binary bound (Kleitman-Spencer / Katona): 2^20 -> 8;
+# - CAN(2,k,3) = 15 for 11 <= k <= 20 (Torres-Jimenez et al., "New optimal covering arrays
+#   using an orderly algorithm"): 3^13 -> 15; 2^10 t=3 -> 12 and 3^6 t=3 -> 33 from the Colbourn
+#   covering-array tables; mixed ones (15, 30, 30) as reported for simulated annealing
+#   (Cohen, Gibbons, Mugridge, Colbourn 2003);
+# - 4^10 -> 24: CA(24;2,12,4) of Colbourn, Keri, Rivas Soriano, Schlage-Puchta (CKRS, a
+#   Colbourn-table source; ugroempi/CAs inst/extdata/CKRS/t=2) with two columns dropped;
+#   CAN(2,7,4) = 21 is proven, so the true value lies in 21..24;
+# - 5^8 -> 35: CA(35;2,9,5) by simulated annealing (Cohen et al.; ugroempi/CAs
+#   inst/extdata/CohenSA/2.5.9.35.txt) with a column dropped; the Colbourn table may be lower;
+# - 10^5 -> 113: CA(113;2,7,10) (CKRS, same folder) with two columns dropped; 2 MOLS(10)
+#   give 4 columns in 100 rows, a fifth is open (3 MOLS(10) unknown), so 100 < best <= 113;
+# - 4^20 -> 31: product construction (Colbourn et al. 2006, "Products of mixed covering arrays
+#   of strength two") of OA(16;2,4,4) and OA(16;2,5,4) sharing the all-zero row; an upper
+#   bound we can derive, not a table look-up (the Colbourn table was not reachable).
 CASES: list[tuple[str, tuple[int, ...], int, int | None]] = [
     ("thesis 1,1,3,3,1,3,1,3", (1, 1, 3, 3, 1, 3, 1, 3), 2, 9),
     ("3^4", (3,) * 4, 2, 9),
     ("3^13", (3,) * 13, 2, 15),
-    ("4^10", (4,) * 10, 2, None),
+    ("4^10", (4,) * 10, 2, 24),
     ("2^20", (2,) * 20, 2, 8),
-    ("5^8", (5,) * 8, 2, None),
-    ("10^5", (10,) * 5, 2, None),
-    ("4^20", (4,) * 20, 2, None),
+    ("5^8", (5,) * 8, 2, 35),
+    ("10^5", (10,) * 5, 2, 113),
+    ("4^20", (4,) * 20, 2, 31),
+    ("4^5 (OA)", (4,) * 5, 2, 16),
+    ("5^6 (OA)", (5,) * 6, 2, 25),
     ("5^1 3^8 2^2", (5,) + (3,) * 8 + (2,) * 2, 2, 15),
     ("6^1 5^1 4^6 3^8 2^3", (6, 5) + (4,) * 6 + (3,) * 8 + (2,) * 3, 2, 30),
     ("4^15 3^17 2^29", (4,) * 15 + (3,) * 17 + (2,) * 29, 2, 30),

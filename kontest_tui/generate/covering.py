@@ -37,6 +37,9 @@ SAMPLE_ROWS = 3
 TEMPERATURE = 0.5
 # Annealing budget in tuple-counter updates (about 2 microseconds each in CPython).
 DEFAULT_EFFORT = 250_000
+# Moves one repair (after dropping a row) may take: a base plus a share per t-tuple.
+ATTEMPT_BASE = 100
+ATTEMPT_PER_TUPLE = 10
 
 Row = tuple[int, ...]
 Forbidden = Mapping[int, int]
@@ -170,6 +173,26 @@ class _Coverage:
             self._bump(base + old * mult, -1)
             self._bump(base + value * mult, 1)
         row[col] = value
+
+    def cell_delta(self, row: Sequence[int], col: int, value: int) -> int:
+        """How the number of uncovered required tuples changes if one cell is set (no update)."""
+        old = row[col]
+        if old == value:
+            return 0
+        counts = self.counts
+        required = self.required
+        delta = 0
+        for offset, mult, others in self.by_col[col]:
+            base = offset
+            for o, m in others:
+                base += row[o] * m
+            lost = base + old * mult
+            if counts[lost] == 1 and required[lost]:
+                delta += 1
+            won = base + value * mult
+            if not counts[won] and required[won]:
+                delta -= 1
+        return delta
 
     def gain(self, row: Sequence[int | None], col: int, value: int) -> int:
         """How many uncovered required tuples a value would cover, given the assigned columns."""
@@ -327,14 +350,25 @@ def _anneal(
         picks.append(1 + rng.randrange(last))
         for r in picks:
             row = rows[r]
-            saved = [(c, row[c]) for c in target]
-            for c, v in target.items():
-                cover.set_cell(row, c, v)
-            delta = len(cover.uncovered) - before
-            if forbidden and _violates(row, forbidden):
-                delta = 1 << 30
-            for c, v in reversed(saved):
-                cover.set_cell(row, c, v)
+            diff = [(c, v) for c, v in target.items() if row[c] != v]
+            if len(diff) == 1:  # the common case: evaluate without touching the counters
+                c, v = diff[0]
+                delta = cover.cell_delta(row, c, v)
+                if forbidden:
+                    old = row[c]
+                    row[c] = v
+                    if _violates(row, forbidden):
+                        delta = 1 << 30
+                    row[c] = old
+            else:
+                saved = [(c, row[c]) for c in target]
+                for c, v in target.items():
+                    cover.set_cell(row, c, v)
+                delta = len(cover.uncovered) - before
+                if forbidden and _violates(row, forbidden):
+                    delta = 1 << 30
+                for c, v in reversed(saved):
+                    cover.set_cell(row, c, v)
             if delta < best_delta:
                 best, best_delta = [r], delta
             elif delta == best_delta:
@@ -380,7 +414,10 @@ def _shrink(
         drop = _least_useful_row(cover, rows)
         cover.add_row(rows[drop], -1)
         del rows[drop]
-        repaired, used = _anneal(cover, rows, forbidden, rng, budget)
+        # One repair may not take the whole budget: a failing last attempt would otherwise
+        # spend all of it, which is most of the time on small IPMs.
+        cap = ATTEMPT_BASE + ATTEMPT_PER_TUPLE * cover.total
+        repaired, used = _anneal(cover, rows, forbidden, rng, min(budget, cap))
         budget -= used
         if not repaired:
             break

@@ -148,7 +148,7 @@ def test_constraints_that_chain() -> None:
 
 @pytest.mark.parametrize(("levels", "strength", "size"), [
     ((4,) * 5, 2, 16), ((5,) * 6, 2, 25), ((4,) * 6, 3, 64), ((5,) * 6, 3, 125),
-    ((7,) * 8, 2, 49), ((2,) * 4, 3, 8),
+    ((7,) * 8, 2, 49), ((3,) * 4, 3, 27),
 ])
 def test_orthogonal_arrays_are_optimal(levels, strength, size) -> None:
     for seed in (0, 1):
