@@ -112,6 +112,56 @@ def build_conversations(
     return list(build(kg, list(relations), template_set, template_ids=template_ids))
 
 
+@dataclass(frozen=True)
+class KindChoice:
+    """One test kind the wizard offers (generate.kinds.KINDS, those built from a KG)."""
+
+    value: str  # TestKind value: kontest | variant | factcheck | logic
+    title: str
+    description: str
+    oracles: tuple[str, ...]
+
+
+def list_test_kinds() -> list[KindChoice]:
+    """The test kinds a session can ask from a KG, in registry order (annotated questions,
+    read from a file, are left to `kontest run --questions`)."""
+    kinds = find_engine("generate.kinds", "KINDS")
+    return [
+        KindChoice(kind.value, info.title, info.description, tuple(info.oracles))
+        for kind, info in kinds.items()
+        if info.build is not None
+    ]
+
+
+def make_kind_options(strength: int = 2, postfix: bool = False, seed: int = 0) -> Any:
+    """The engine's KindOptions for what the wizard lets you choose."""
+    return find_engine("generate.kinds", "KindOptions")(
+        seed=seed, strength=strength, postfix=postfix
+    )
+
+
+def build_kind_conversations(
+    kg: KnowledgeGraph,
+    relations: Sequence[Relation],
+    template_set: Any,
+    template_ids: Sequence[str],
+    kind: str,
+    options: Any = None,
+) -> list[Conversation]:
+    """The conversations of one test kind for these relations and templates
+    (generate.kinds.build_kind_conversations over the KONTEST suite)."""
+    from kontest_tui.generate.records import TestKind
+
+    kontest = build_conversations(kg, relations, template_set, template_ids)
+    if kind == TestKind.KONTEST.value:
+        return kontest
+    suite_class = find_engine("generate.conversations", "Suite")
+    chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
+    suite = suite_class(list(relations), kontest, template_set, chosen_ids)
+    build = find_engine("generate.kinds", "build_kind_conversations")
+    return list(build(suite, kg, [TestKind(kind)], options))
+
+
 def template_ids_of(template_set: Any) -> list[str]:
     """The template ids a TemplateSet offers, whatever its exact shape."""
     for attribute in ("template_ids", "ids"):
@@ -172,9 +222,19 @@ def evaluate(
     answers: Mapping[AnswerKey, Answer],
     session: str | None = None,
     model: str | None = None,
+    raw_answers: Mapping[AnswerKey, str] | None = None,
 ) -> Any:
-    run = find_engine("oracles.evaluate", "evaluate")
-    return run(list(relations), list(conversations), dict(answers), session=session, model=model)
+    """Every oracle over the answers so far (oracles.evaluate.evaluate_all): the KONTEST ones
+    and each other test kind's judge, which reads the raw replies (WH and multiple choice)."""
+    run = find_engine("oracles.evaluate", "evaluate_all")
+    return run(
+        list(relations),
+        list(conversations),
+        dict(answers),
+        dict(raw_answers or {}),
+        session=session,
+        model=model,
+    )
 
 
 _STORE_OPENING = threading.Lock()
@@ -253,6 +313,8 @@ class SessionPlan:
     template_ids: list[str]
     model_spec: str
     per_path: bool = False
+    kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (generate.kinds), registry order
+    kind_options: Any = None  # generate.kinds.KindOptions the kinds were built with
 
 
 @dataclass
@@ -302,6 +364,23 @@ class ConversationView:
     turns: list[TurnView]
 
 
+METAMORPHIC_ORACLES = ("atomic", "sequential_intra", "sequential_inter")
+KIND_ORACLES = ("variant", "factcheck", "logic", "annotation")  # the other test kinds' oracles
+
+
+def is_kontest(conversation: Conversation) -> bool:
+    """Whether a conversation is a KONTEST paraphrase test (not another test kind's)."""
+    return str(conversation.test_kind) == "kontest"
+
+
+def conversation_label(conversation: Conversation) -> str:
+    """How views name a conversation: `Q1 atomic`, `A sequential` for KONTEST, the kind
+    then its own label for the others (`factcheck wh`, `logic negation`, `variant t1 v3`)."""
+    if is_kontest(conversation):
+        return f"{conversation.label} {conversation.kind}"
+    return f"{conversation.test_kind} {conversation.label}"
+
+
 @dataclass
 class RelationView:
     """A relation with its atomic answer per template and its error verdicts."""
@@ -313,7 +392,12 @@ class RelationView:
 
     @property
     def metamorphic_errors(self) -> list[Verdict]:
-        return [verdict for verdict in self.errors if verdict.oracle != "ontological"]
+        return [verdict for verdict in self.errors if verdict.oracle in METAMORPHIC_ORACLES]
+
+    @property
+    def kind_errors(self) -> list[Verdict]:
+        """Errors found by the other test kinds (variants, FactChecker, logic rules)."""
+        return [verdict for verdict in self.errors if verdict.oracle in KIND_ORACLES]
 
     @property
     def ontological_errors(self) -> list[Verdict]:
@@ -339,7 +423,7 @@ def build_relation_views(result: SessionResult) -> dict[str, RelationView]:
             for index, query in enumerate(conversation.turns)
         ]
         view.conversations.append(ConversationView(conversation=conversation, turns=turns))
-        if conversation.kind == "atomic" and conversation.turns:
+        if conversation.kind == "atomic" and conversation.turns and is_kontest(conversation):
             view.answers[conversation.turns[0].template_id] = turns[0].answer
     for verdict in verdicts_of(result.evaluation):
         if verdict.error and verdict.relation_id in views:
@@ -468,7 +552,12 @@ async def run_plan(
                     template_ids=plan.template_ids,
                     options=chat_options_for(plan),
                     relations=plan.relations,
+                    # Every kind's conversations are in the plan already: only KONTEST is
+                    # named so that the session builds none again (its kinds are read
+                    # from the stored conversations).
                     conversations=plan.conversations,
+                    kinds=(find_engine("generate.records", "TestKind").KONTEST,),
+                    kind_options=plan.kind_options,
                 )
                 outcome = await run_session(
                     store, session_id, model, events=events, on_executor=control.attach
@@ -541,6 +630,7 @@ async def ask_extra_template(
         merged.answers,
         result.session_id,
         plan.model_spec,
+        merged.raw,
     )
     return merged
 
@@ -569,6 +659,12 @@ def load_session_result(db: str | Path | None, session_id: str) -> SessionResult
             model_spec=str(row.get("model") or ""),
             per_path=bool(row.get("per_path")),
         )
+        if has_engine("run.session", "session_kinds"):
+            kinds, kind_options, _problems = find_engine("run.session", "session_kinds")(
+                store, session_id
+            )
+            plan.kinds = tuple(kind.value for kind in kinds)
+            plan.kind_options = kind_options
         responses = store.load_responses(session_id)
         result = SessionResult(
             plan=plan,

@@ -2,7 +2,10 @@
 
 The run itself is the engine's (services.run_plan -> run.executor / run.session) in an async
 worker; its callbacks only fill buffers, and a timer flushes them to the widgets ten times a
-second, so a fast model never floods the UI and a slow one never blocks it.
+second, so a fast model never floods the UI and a slow one never blocks it. Conversations
+of every test kind stream alike, labelled by kind (`Q1 atomic`, `factcheck wh`, `logic
+negation`, `variant t1 v3`); the counters come from the engine's `evaluate_all`, which
+judges the other kinds from the raw replies.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from kontest_tui.generate.records import Answer, AnswerKey, Response, Verdict
 from kontest_tui.tui import services
 from kontest_tui.tui.services import RunControl, RunOutcome, SessionPlan, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts
-from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES
+from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
 
 FLUSH_SECONDS = 0.1
 EVALUATE_SECONDS = 0.5
@@ -97,9 +100,10 @@ class LiveRunScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        kinds = "" if tuple(self.plan.kinds) == ("kontest",) else f" ({', '.join(self.plan.kinds)})"
         yield Static(
             f"{self.plan.model_spec} on {self.plan.kg.name}: {len(self.plan.relations)} relations, "
-            f"{len(self.plan.conversations)} conversations, {self.total} model calls",
+            f"{len(self.plan.conversations)} conversations{kinds}, {self.total} model calls",
             id="run-title",
             classes="title",
             markup=False,
@@ -170,6 +174,7 @@ class LiveRunScreen(Screen[None]):
                     self.result.answers,
                     session=outcome.session_id,
                     model=self.plan.model_spec,
+                    raw_answers=self.result.raw,
                 )
             except KontestError as error:
                 self.notify(str(error), title=error.title, severity="error", markup=False)
@@ -209,15 +214,19 @@ class LiveRunScreen(Screen[None]):
         if self.answered != self.evaluated_count and now - self.last_evaluated >= EVALUATE_SECONDS:
             self.last_evaluated = now
             self.evaluated_count = self.answered
-            self.evaluate_worker(dict(self.result.answers))
+            self.evaluate_worker(dict(self.result.answers), dict(self.result.raw))
 
     def render_response(self, response: Response) -> Text:
         conversation = self.conversations.get(response.conversation_id)
         text = Text()
         if conversation is not None:
-            text.append(f"{conversation.label} {conversation.kind} ", style="cyan")
+            text.append(f"{services.conversation_label(conversation)} ", style="cyan")
             text.append(conversation.turns[response.turn].text + " ")
-        word, style = ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
+        word, style = (
+            describe_answer(conversation, response.answer)
+            if conversation is not None
+            else ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
+        )
         text.append(
             services.clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic"
         )
@@ -232,16 +241,20 @@ class LiveRunScreen(Screen[None]):
         text = Text()
         for (conversation_id, turn), partial in list(self.streaming.items())[-STREAM_LINES:]:
             conversation = self.conversations.get(conversation_id)
-            label = f"{conversation.label} {conversation.kind}" if conversation else conversation_id
+            label = services.conversation_label(conversation) if conversation else conversation_id
             text.append(f"{label} turn {turn + 1}: ", style="cyan")
             text.append(services.clean_text(partial[-400:])[-120:] + "\n")
         return text
 
     @work(thread=True, exclusive=True, group="run-evaluate", exit_on_error=False)
-    def evaluate_worker(self, answers: dict[AnswerKey, Answer]) -> None:
+    def evaluate_worker(self, answers: dict[AnswerKey, Answer], raw: dict[AnswerKey, str]) -> None:
         try:
             evaluation = services.evaluate(
-                self.plan.relations, self.plan.conversations, answers, model=self.plan.model_spec
+                self.plan.relations,
+                self.plan.conversations,
+                answers,
+                model=self.plan.model_spec,
+                raw_answers=raw,
             )
         except KontestError:
             return
@@ -277,6 +290,8 @@ class LiveRunScreen(Screen[None]):
         if verdict.template_id:
             text.append(f" ({verdict.template_id})", style="dim")
         text.append(" " + "/".join(answer.value for answer in verdict.answers))
+        if verdict.oracle in services.KIND_ORACLES and verdict.detail:
+            text.append(f": {services.clean_text(verdict.detail)[:80]}", style="dim")
         return text
 
     # -- controls --------------------------------------------------------------------------

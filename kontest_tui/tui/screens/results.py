@@ -1,7 +1,8 @@
 """Results: the model's knowledge graph with errors, detail, gap bars, error table, compare, ensemble.
 
 Everything shown comes from the session's Evaluation (oracles.evaluate) and its answers;
-this screen only arranges it.
+this screen only arranges it. A session that asked other test kinds (variants, FactChecker,
+logic rules) gets a Kinds tab with their report sections; a KONTEST-only one looks as before.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from kontest_tui.generate.records import Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services
 from kontest_tui.tui.services import RelationView, SessionResult
-from kontest_tui.tui.widgets.counts import ORACLES, ReportCounts, render_counts
+from kontest_tui.tui.widgets.counts import ReportCounts, render_counts, report_oracles
 from kontest_tui.tui.widgets.gap_bars import GapBars, render_gap
-from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, RelationTree
+from kontest_tui.tui.widgets.kind_sections import KindSections
+from kontest_tui.tui.widgets.relation_tree import RelationTree, describe_answer
 
 ALL = "all"
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
@@ -82,7 +84,10 @@ def render_relation_detail(
                 text.append(" (answered no), implied by the yes-path ")
                 text.append(path + "\n", style="bold")
                 continue
-            style = "bold red" if verdict.oracle == "ontological" else "bold magenta"
+            style = {"ontological": "bold red"}.get(
+                verdict.oracle, "bold yellow" if verdict.oracle in services.KIND_ORACLES
+                else "bold magenta"
+            )
             text.append(f"  ✗ {verdict.oracle}", style=style)
             if verdict.template_id:
                 text.append(f" ({verdict.template_id})")
@@ -93,12 +98,16 @@ def render_relation_detail(
             text.append("\n")
         for conversation_view in view.conversations:
             conversation = conversation_view.conversation
-            text.append(f"  {conversation.label} {conversation.kind}\n", style="cyan")
+            text.append(f"  {services.conversation_label(conversation)}", style="cyan")
+            expected = (conversation.meta or {}).get("expected_text")
+            if expected is not None and not services.is_kontest(conversation):
+                text.append(f"  expected: {expected}", style="dim")
+            text.append("\n")
             for turn in conversation_view.turns:
                 text.append("    Q: ", style="dim")
                 text.append(turn.question + "\n")
                 text.append("    A: ", style="dim")
-                word, style = ANSWER_STYLES.get(turn.answer, ANSWER_STYLES[None])
+                word, style = describe_answer(conversation, turn.answer)
                 if turn.raw is None:
                     text.append("(no answer yet)", style="dim")
                 else:
@@ -158,6 +167,14 @@ class ResultsScreen(Screen[None]):
             tooltip="Weighted ensemble across sessions",
         ),
         Binding(
+            "k",
+            "show_tab('tab-kinds')",
+            "Kinds",
+            id="results_kinds",
+            priority=True,
+            tooltip="FactChecker, logic rules and variants of this session",
+        ),
+        Binding(
             "e",
             "app.edit_templates",
             "Templates",
@@ -180,6 +197,7 @@ class ResultsScreen(Screen[None]):
         self.error_filter: str | None = None  # what the error table shows (None: not filled)
         self.built_panes: set[str] = set()
         self.relation_of: dict[str, Relation] = {}  # conversation id -> its relation
+        self.has_kinds = tuple(result.plan.kinds) != ("kontest",)  # other test kinds asked
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -192,6 +210,8 @@ class ResultsScreen(Screen[None]):
             # The other panes are built when first shown, so the graph opens at once.
             yield TabPane("Gap", id="tab-gap")
             yield TabPane("Errors", id="tab-errors")
+            if self.has_kinds:
+                yield TabPane("Kinds", id="tab-kinds")
             yield TabPane("Compare", id="tab-compare")
             yield TabPane("Ensemble", id="tab-ensemble")
         yield Footer()
@@ -205,7 +225,7 @@ class ResultsScreen(Screen[None]):
             table.add_columns("Oracle", "Relation", "Template", "Answers", "Detail")
             return [
                 Select[str](
-                    [("all errors", ALL), *((name, name) for name in ORACLES)],
+                    [("all errors", ALL), *((name, name) for name in report_oracles(self.report))],
                     id="error-filter",
                     value=ALL,
                     allow_blank=False,
@@ -224,6 +244,8 @@ class ResultsScreen(Screen[None]):
             ]
         if pane_id == "tab-ensemble":
             return [Static("", id="ensemble-view", markup=False)]
+        if pane_id == "tab-kinds":
+            return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
         return []
 
     async def build_pane(self, pane_id: str) -> None:
@@ -242,6 +264,8 @@ class ResultsScreen(Screen[None]):
             self.fill_compare_choices()
         elif pane_id == "tab-ensemble":
             self.show_ensemble()
+        elif pane_id == "tab-kinds":
+            self.query_one("#kinds-view", KindSections).show_report(self.report)
         if self.query_one("#result-tabs", TabbedContent).active == pane_id:
             self.focus_pane(pane_id)
 
@@ -278,6 +302,12 @@ class ResultsScreen(Screen[None]):
         )
         self.query_one("#detail-text", Static).update(detail)
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The Kinds key exists only for sessions that asked other test kinds."""
+        if action == "show_tab" and parameters == ("tab-kinds",):
+            return self.has_kinds
+        return True
+
     def action_show_tab(self, tab: str) -> None:
         """Switch tab and focus what is in it (focus left in a hidden pane would switch back)."""
         tabs = self.query_one("#result-tabs", TabbedContent)
@@ -293,6 +323,7 @@ class ResultsScreen(Screen[None]):
             "tab-graph": "#relation-tree",
             "tab-errors": "#error-table",
             "tab-compare": "#compare-select",
+            "tab-kinds": "#kinds-scroll",
         }.get(tab)
         found = self.query(target) if target else None
         if found:

@@ -1,7 +1,9 @@
-"""The new-session wizard: graph, templates, variants, model, then Run.
+"""The new-session wizard: graph, templates, variants, test kinds, model, then Run.
 
 Each step is a tab; every engine call (loading, relations, conversations, model checks) runs
-in a worker and comes back as a message, so the screen never blocks.
+in a worker and comes back as a message, so the screen never blocks. The test kinds step
+lists the engine's registry (generate.kinds.KINDS): KONTEST on, the others opt-in, each
+with the number of conversations it adds; what it builds is kept for the run.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from textual.widgets import (
     Tree,
 )
 from textual.widgets.option_list import Option
+from textual.widgets.selection_list import Selection
 
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -98,6 +101,15 @@ class WizardScreen(Screen[None]):
             self.template_set = template_set
             self.template_ids = template_ids
 
+    class KindBuilt(Message):
+        """One test kind's conversations were built for the current choices."""
+
+        def __init__(self, key: tuple[Any, ...], conversations: list[Any] | None, error: str) -> None:
+            super().__init__()
+            self.key = key
+            self.conversations = conversations
+            self.error = error
+
     class PlanBuilt(Message):
         """Conversations were built: the session is ready to run."""
 
@@ -122,6 +134,13 @@ class WizardScreen(Screen[None]):
         self.seed_labels: list[str] = []
         self.focus_entity: str | None = None
         self.per_path = False
+        self.kind_choices: list[services.KindChoice] = []
+        self.kinds: list[str] = ["kontest"]  # the test kinds ticked, registry order
+        # (kind, choices...) -> its conversations: built once for the counts, reused by Run
+        self.kind_cache: dict[tuple[Any, ...], list[Any]] = {}
+        self.kind_errors: dict[tuple[Any, ...], str] = {}
+        self.kinds_building: set[tuple[Any, ...]] = set()  # keys a worker is building
+        self.graph_version = 0  # bumped when the KG, relations or template set change
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -176,7 +195,19 @@ class WizardScreen(Screen[None]):
                     yield Static("", id="array-size", classes="hint", markup=False)
                 yield Static("", id="variants-note", classes="placeholder", markup=False)
                 yield DataTable(id="variant-table", zebra_stripes=True)
-            with TabPane("4 Model & run", id="step-model"):
+            with TabPane("4 Kinds", id="step-kinds"):
+                yield Static(
+                    "Test kinds to ask: KONTEST paraphrases, plus any of the others",
+                    classes="hint",
+                )
+                yield SelectionList[str](id="kind-select")
+                yield Checkbox(
+                    "variants end with '? Return a JSON Boolean.'",
+                    id="variant-postfix",
+                    tooltip="Ask every covering-array variant for a JSON Boolean answer",
+                )
+                yield Static("", id="kind-counts", classes="counts", markup=False)
+            with TabPane("5 Model & run", id="step-model"):
                 with Horizontal(classes="row"):
                     yield Label("Model")
                     yield Select[str]([], id="model-presets", prompt="presets", allow_blank=True)
@@ -198,6 +229,7 @@ class WizardScreen(Screen[None]):
         preview = self.query_one("#query-preview", DataTable)
         preview.add_columns("Relation", "Template", "Question")
         self.query_one("#entity-suggestions", OptionList).display = False
+        self.show_kind_choices()
         self.load_choices()
         self.load_graph_worker(self.kg_source, None)
 
@@ -295,6 +327,9 @@ class WizardScreen(Screen[None]):
     def graph_loaded(self, event: GraphLoaded) -> None:
         self.kg = event.kg
         self.relations = event.relations
+        self.graph_version += 1
+        self.kind_cache.clear()
+        self.kind_errors.clear()
         kg = event.kg
         counts = (
             f"{kg.name} ({kg.domain}): {len(kg.nodes)} nodes, {len(kg.edges)} edges, "
@@ -432,7 +467,11 @@ class WizardScreen(Screen[None]):
         for index, template_id in enumerate(event.template_ids):
             selection.add_option((self.describe_template(template_id), template_id, index < 2))
         self.template_ids = list(selection.selected)
+        self.graph_version += 1
+        self.kind_cache.clear()
+        self.kind_errors.clear()
         self.refresh_preview()
+        self.refresh_kinds()
         self.refresh_plan_summary()
         if self.auto_run:
             self.auto_run = False
@@ -455,6 +494,7 @@ class WizardScreen(Screen[None]):
     def templates_changed(self) -> None:
         self.template_ids = list(self.query_one("#template-select", SelectionList).selected)
         self.refresh_preview()
+        self.refresh_kinds()
         self.refresh_plan_summary()
 
     def refresh_preview(self) -> None:
@@ -505,6 +545,142 @@ class WizardScreen(Screen[None]):
     @on(Select.Changed, "#strength-select")
     def strength_changed(self) -> None:
         self.refresh_variants()
+        self.refresh_kinds()
+
+    def selected_strength(self) -> int:
+        value = self.query_one("#strength-select", Select).value
+        return value if isinstance(value, int) else 2
+
+    # -- step 4: test kinds ---------------------------------------------------------------
+
+    def show_kind_choices(self) -> None:
+        """List the engine's test kinds (title and description); KONTEST ticked."""
+        try:
+            self.kind_choices = services.list_test_kinds()
+        except KontestError as error:
+            self.query_one("#kind-counts", Static).update(f"Test kinds: {error}")
+            self.kind_choices = []
+        selection = self.query_one("#kind-select", SelectionList)
+        selection.clear_options()
+        for choice in self.kind_choices:
+            prompt = Text(choice.title, style="bold")
+            prompt.append(f"  {choice.description}", style="dim")
+            selection.add_option(Selection(prompt, choice.value, choice.value in self.kinds))
+        self.query_one("#variant-postfix", Checkbox).disabled = "variant" not in self.kinds
+
+    @on(SelectionList.SelectedChanged, "#kind-select")
+    @on(Checkbox.Changed, "#variant-postfix")
+    def kinds_changed(self) -> None:
+        selected = set(self.query_one("#kind-select", SelectionList).selected)
+        self.kinds = [choice.value for choice in self.kind_choices if choice.value in selected]
+        self.query_one("#variant-postfix", Checkbox).disabled = "variant" not in self.kinds
+        self.refresh_kinds()
+        self.refresh_plan_summary()
+
+    def kind_key(self, kind: str) -> tuple[Any, ...]:
+        """What a kind's conversations depend on: the KG version, templates, variant options."""
+        key: tuple[Any, ...] = (kind, self.graph_version, tuple(self.template_ids))
+        if kind == "variant":
+            postfix = self.query_one("#variant-postfix", Checkbox).value
+            key += (self.selected_strength(), postfix)
+        return key
+
+    def kind_options(self) -> Any:
+        return services.make_kind_options(
+            strength=self.selected_strength(),
+            postfix=self.query_one("#variant-postfix", Checkbox).value,
+        )
+
+    def refresh_kinds(self) -> None:
+        """Build (in a worker) the ticked kinds not built yet, then show the counts."""
+        self.show_kind_counts()
+        if self.kg is None or self.template_set is None or not self.template_ids:
+            return
+        missing = [
+            self.kind_key(kind)
+            for kind in self.kinds
+            if self.kind_key(kind) not in self.kind_cache
+            and self.kind_key(kind) not in self.kind_errors
+            and self.kind_key(kind) not in self.kinds_building
+        ]
+        if missing:
+            self.kinds_building.update(missing)
+            self.kinds_worker(
+                self.kg,
+                list(self.relations),
+                self.template_set,
+                list(self.template_ids),
+                missing,
+                self.kind_options(),
+            )
+
+    # Not exclusive: each worker builds other keys (the key names the KG version), and a
+    # result for an older KG is simply never looked up.
+    @work(thread=True, group="wizard-kinds", exit_on_error=False)
+    def kinds_worker(
+        self,
+        kg: KnowledgeGraph,
+        relations: list[Any],
+        template_set: Any,
+        template_ids: list[str],
+        keys: list[tuple[Any, ...]],
+        options: Any,
+    ) -> None:
+        for key in keys:
+            try:
+                built = services.build_kind_conversations(
+                    kg, relations, template_set, template_ids, key[0], options
+                )
+            except KontestError as error:
+                self.post_message(self.KindBuilt(key, None, str(error)))
+                continue
+            self.post_message(self.KindBuilt(key, built, ""))
+
+    @on(KindBuilt)
+    def kind_built(self, event: KindBuilt) -> None:
+        self.kinds_building.discard(event.key)
+        if event.conversations is None:
+            self.kind_errors[event.key] = event.error
+        else:
+            self.kind_cache[event.key] = event.conversations
+        self.show_kind_counts()
+        self.refresh_plan_summary()
+
+    def kind_totals(self) -> list[tuple[str, int | None, int | None, str]]:
+        """(kind, conversations, model calls, note) per ticked kind; None while counting."""
+        totals: list[tuple[str, int | None, int | None, str]] = []
+        for kind in self.kinds:
+            key = self.kind_key(kind)
+            built = self.kind_cache.get(key)
+            if built is None:
+                totals.append((kind, None, None, self.kind_errors.get(key, "counting…")))
+            else:
+                calls = sum(len(conversation.turns) for conversation in built)
+                totals.append((kind, len(built), calls, ""))
+        return totals
+
+    def show_kind_counts(self) -> None:
+        if not self.kinds:
+            self.query_one("#kind-counts", Static).update("Tick at least one test kind.")
+            return
+        text = Text()
+        for kind, conversations, calls, note in self.kind_totals():
+            text.append(f"{kind:<10}", style="bold")
+            if conversations is None:
+                text.append(f" {note}", style="italic")
+            else:
+                text.append(f" {conversations:>6} conversations {calls:>6} model calls")
+            if kind == "variant":
+                text.append(f"  (strength t={self.selected_strength()}, step 3)", style="dim")
+            text.append("\n")
+        totals = self.kind_totals()
+        if totals and all(conversations is not None for _, conversations, _, _ in totals):
+            text.append(f"{'total':<10}", style="bold")
+            text.append(
+                f" {sum(c or 0 for _, c, _, _ in totals):>6} conversations "
+                f"{sum(n or 0 for _, _, n, _ in totals):>6} model calls"
+            )
+        self.query_one("#kind-counts", Static).update(text)
 
     def refresh_variants(self) -> None:
         """The covering array of the first relation's question under the first template."""
@@ -561,7 +737,7 @@ class WizardScreen(Screen[None]):
             f"first: {preview.sentences[0]}"
         )
 
-    # -- step 4: model and run ------------------------------------------------------------
+    # -- step 5: model and run ------------------------------------------------------------
 
     @on(Select.Changed, "#model-presets")
     def preset_chosen(self, event: Select.Changed) -> None:
@@ -628,10 +804,17 @@ class WizardScreen(Screen[None]):
         if self.kg is None:
             return
         pairs = len(self.template_ids) // 2 if len(self.template_ids) >= 2 else 0
-        self.query_one("#plan-summary", Static).update(
+        summary = (
             f"KG {self.kg.name}, depth {self.selected_depth() or 'all'}: {len(self.relations)} relations; "
             f"templates {', '.join(self.template_ids) or '-'}; {pairs} template pair(s)."
         )
+        if self.kinds != ["kontest"]:
+            calls = [
+                f"{kind} {'…' if count is None else count}"
+                for kind, _, count, _ in self.kind_totals()
+            ]
+            summary += f"\nTest kinds (model calls): {', '.join(calls) or 'none'}."
+        self.query_one("#plan-summary", Static).update(summary)
 
     @on(Button.Pressed, "#run")
     def action_run_session(self) -> None:
@@ -641,18 +824,25 @@ class WizardScreen(Screen[None]):
                 "Still loading the graph and templates; the run starts when ready.", markup=False
             )
             return
-        if len(self.template_ids) < 2:
+        if not self.kinds:
+            self.notify("Tick at least one test kind (step 4).", severity="warning", markup=False)
+            return
+        if len(self.template_ids) < (2 if "kontest" in self.kinds else 1):
             self.notify("Choose at least two templates.", severity="warning", markup=False)
             return
         spec = self.query_one("#model-spec", Input).value.strip() or "sim"
+        # Widget values are read here, in the UI thread; kinds already built are reused.
+        built = {kind: self.kind_cache.get(self.kind_key(kind)) for kind in self.kinds}
         self.plan_worker(
             self.kg,
             list(self.relations),
             self.template_set,
             list(self.template_ids),
             spec,
-            self.selected_depth(),  # widget values are read here, in the UI thread
+            self.selected_depth(),
             self.per_path,
+            built,
+            self.kind_options(),
         )
 
     @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
@@ -665,9 +855,17 @@ class WizardScreen(Screen[None]):
         spec: str,
         depth: int | None,
         per_path: bool,
+        built: dict[str, list[Any] | None],
+        kind_options: Any,
     ) -> None:
         try:
-            conversations = services.build_conversations(kg, relations, template_set, template_ids)
+            conversations = []
+            for kind, ready in built.items():
+                if ready is None:
+                    ready = services.build_kind_conversations(
+                        kg, relations, template_set, template_ids, kind, kind_options
+                    )
+                conversations.extend(ready)
         except KontestError as error:
             self.app.call_from_thread(
                 self.notify, str(error), title=error.title, severity="error", markup=False
@@ -683,6 +881,8 @@ class WizardScreen(Screen[None]):
             template_ids=template_ids,
             model_spec=spec,
             per_path=per_path,
+            kinds=tuple(built),
+            kind_options=kind_options,
         )
         self.post_message(self.PlanBuilt(plan))
 

@@ -1,6 +1,8 @@
 """One-line summaries of a report: tests and errors per oracle, validity, error rate.
 
-Used by the live run (counters while answers stream) and the results screen header.
+Used by the live run (counters while answers stream) and the results screen header. A
+session that asks other test kinds (variants, FactChecker, logic rules) gets a second line
+with their oracles; a KONTEST-only report looks as it always did.
 """
 
 from __future__ import annotations
@@ -12,6 +14,22 @@ from rich.text import Text
 from textual.widgets import Static
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
+KIND_ORACLES = ("variant", "factcheck", "logic", "annotation")  # the other test kinds
+
+
+def report_oracles(report: Mapping[str, Any]) -> tuple[str, ...]:
+    """The KONTEST oracles, then those of the other test kinds the report has tests for."""
+    tests = report.get("tests") or {}
+    return (*ORACLES, *(oracle for oracle in KIND_ORACLES if oracle in tests))
+
+
+def append_oracle(
+    text: Text, oracle: str, errors: Mapping[str, int], tests: Mapping[str, int]
+) -> None:
+    """`atomic 3/250` (errors in red when there are any)."""
+    text.append(f"{oracle} ")
+    text.append(f"{errors.get(oracle, 0)}", style="bold red" if errors.get(oracle) else "green")
+    text.append(f"/{tests.get(oracle, 0)}")
 
 
 def render_counts(report: Mapping[str, Any]) -> Text:
@@ -25,10 +43,17 @@ def render_counts(report: Mapping[str, Any]) -> Text:
     tests = report.get("tests") or {}
     errors = report.get("errors") or {}
     for oracle in ORACLES:
-        text.append(f"{oracle} ")
-        style = "bold red" if errors.get(oracle) else "green"
-        text.append(f"{errors.get(oracle, 0)}", style=style)
-        text.append(f"/{tests.get(oracle, 0)}  ")
+        append_oracle(text, oracle, errors, tests)
+        text.append("  ")
+    others = [oracle for oracle in KIND_ORACLES if oracle in tests]
+    if others:
+        text.append("\n")
+        for oracle in others:
+            append_oracle(text, oracle, errors, tests)
+            refusals = (report.get(oracle) or {}).get("refusals") if oracle == "logic" else 0
+            if refusals:
+                text.append(f" ({refusals} idk)", style="yellow")
+            text.append("  ")
     text.append("total ")
     text.append(f"{errors.get('total', 0)}", style="bold red" if errors.get("total") else "green")
     rate = report.get("error_rate")

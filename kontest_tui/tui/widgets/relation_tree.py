@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from kontest_tui.generate.records import Answer
+from kontest_tui.generate.records import Answer, Conversation
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui.services import RelationView
 
@@ -25,11 +25,26 @@ ANSWER_STYLES: dict[Answer | None, tuple[str, str]] = {
     None: ("·", "dim"),
 }
 
+MATCHED_ANSWERS = ("multiple_choice", "wh")  # FactChecker types whose answer is matched as text
+
+
+def describe_answer(conversation: Conversation, answer: Answer | None) -> tuple[str, str]:
+    """The word and style for a parsed answer: yes/no/?/idk, or for multiple-choice and WH
+    questions (whose stored answer says whether the text matched) match/other."""
+    question_type = (conversation.meta or {}).get("question_type")
+    if question_type in MATCHED_ANSWERS and answer in (Answer.YES, Answer.NO):
+        return ("match", "bold green") if answer is Answer.YES else ("other", "bold red")
+    return ANSWER_STYLES.get(answer, ANSWER_STYLES[None])
+
 
 def render_node_label(
     label: str, direct: RelationView | None, into: list[RelationView], template_ids: list[str]
 ) -> Text:
-    """`Ulster  t1:yes t2:no  ≠ ⚠` as rich Text (labels are plain text, never markup)."""
+    """`Ulster  t1:yes t2:no  ≠ ⚠2 ✗1` as rich Text (labels are plain text, never markup).
+
+    `≠` a metamorphic error, `⚠N` N ontological errors, `✗N` N errors of the other test
+    kinds (variants, FactChecker, logic rules) on relations into the node.
+    """
     text = Text(label)
     if direct is not None:
         text.append("  ")
@@ -43,6 +58,9 @@ def render_node_label(
     ontological = sum(len(view.ontological_errors) for view in into)
     if ontological:
         text.append(f" ⚠{ontological}", style="bold red reverse")
+    others = sum(len(view.kind_errors) for view in into)
+    if others:
+        text.append(f" ✗{others}", style="bold yellow")
     return text
 
 

@@ -1,0 +1,170 @@
+"""Test kinds in the explorer: chosen in the wizard, streamed in the live run, shown in results.
+
+FactChecker questions and logic rules on the places sample with `sim`: every figure the
+explorer shows must be the engine's (run.session.evaluate_session for the stored session).
+"""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+from textual.widgets import DataTable, RichLog, Select, SelectionList, Static, TabbedContent
+from tui_helpers import wait_for_screen, wait_until, widget_text
+
+from kontest_tui.generate.records import TestKind
+from kontest_tui.run.session import evaluate_session, session_kinds
+from kontest_tui.store import Store
+from kontest_tui.tui import services
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.live_run import LiveRunScreen
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+from kontest_tui.tui.widgets.counts import ORACLES
+
+SIZE = (100, 32)
+
+
+def static_text(widget: Static, width: int = 120) -> str:
+    """Everything a Static holds (not only what is scrolled into view), as plain text."""
+    console = Console(width=width, file=io.StringIO(), record=True, legacy_windows=False)
+    console.print(widget.content)
+    return console.export_text()
+
+
+def tally_line(name: str, cell: dict) -> str:
+    """One row of a tally table as the Kinds tab prints it, spaces collapsed."""
+    values = [cell[key] for key in ("asked", "valid", "correct", "errors", "refusals")]
+    return " ".join([name, *map(str, values), f"{cell['accuracy']:.1f}%"])
+
+
+def collapse(text: str) -> str:
+    return "\n".join(" ".join(line.split()) for line in text.splitlines())
+
+
+async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: wizard.template_set is not None, what="templates")
+        offered = [choice.value for choice in wizard.kind_choices]
+        assert offered == ["kontest", "variant", "factcheck", "logic"]  # annotation: a file
+        wizard.query_one("#wizard-tabs", TabbedContent).active = "step-kinds"
+        kinds = wizard.query_one("#kind-select", SelectionList)
+        assert list(kinds.selected) == ["kontest"]
+        kinds.select("factcheck")
+        kinds.select("logic")
+        await wait_until(
+            pilot,
+            lambda: all(total[1] is not None for total in wizard.kind_totals())
+            and len(wizard.kind_totals()) == 3,
+            what="the kind counts",
+        )
+        counted = {kind: (conversations, calls) for kind, conversations, calls, _ in
+                   wizard.kind_totals()}
+        assert counted["kontest"] == (1060, 1590)
+        shown = widget_text(wizard.query_one("#kind-counts"))
+        for kind, (conversations, calls) in counted.items():
+            assert f"{kind:<10} {conversations:>6} conversations {calls:>6} model calls" in shown
+        assert wizard.query_one("#variant-postfix").disabled  # variants not ticked
+
+        # Run with a live screen that stays after the run, to read what it streamed.
+        def start_run(plan: services.SessionPlan) -> None:
+            app.push_screen(LiveRunScreen(plan, auto_results=False))
+
+        app.start_run = start_run  # type: ignore[method-assign]
+        await pilot.press("ctrl+r")
+        run = await wait_for_screen(pilot, LiveRunScreen)
+        assert run.plan.kinds == ("kontest", "factcheck", "logic")
+        assert run.total == sum(calls for _, calls in counted.values())
+        await wait_until(pilot, lambda: run.finished, timeout=180, what="the run")
+        log = run.query_one("#finished-log", RichLog)
+        await wait_until(pilot, lambda: len(log.lines) > 0, what="the answers log")
+        streamed = "\n".join(line.text for line in log.lines)  # the last 2,000 lines
+        assert "factcheck yes_no" in streamed
+        assert "logic negation" in streamed
+        live_counts = widget_text(run.query_one("#run-counts"))
+
+        session_id = run.result.session_id
+        with Store(db_path) as store:
+            report = evaluate_session(store, session_id).to_json()
+            asked, _options, _problems = session_kinds(store, session_id)
+        assert asked == [TestKind.KONTEST, TestKind.FACTCHECK, TestKind.LOGIC]
+        assert report["kinds"] == ["kontest", "factcheck", "logic"]
+        assert report["tests"]["factcheck"] == 682 and report["tests"]["logic"] == 606
+
+        # The live counters end on the engine's figures, new oracles included.
+        for oracle in (*ORACLES, "factcheck", "logic"):
+            assert f"{oracle} {report['errors'][oracle]}/{report['tests'][oracle]}" in live_counts
+
+        await pilot.press("enter")
+        results = await wait_for_screen(pilot, ResultsScreen)
+        header = widget_text(results.query_one("#result-counts"))
+        for oracle in (*ORACLES, "factcheck", "logic"):
+            assert f"{oracle} {report['errors'][oracle]}/{report['tests'][oracle]}" in header
+        refusals = report["logic"]["refusals"]
+        assert f"({refusals} idk)" in header
+        assert f"total {report['errors']['total']}" in header
+        assert f"error rate {report['error_rate'] * 100:.1f}%" in header
+        assert results.report == report
+
+        # The Kinds tab: FactChecker per question type and relation type, logic per rule.
+        await pilot.press("k")
+        tabs = results.query_one("#result-tabs", TabbedContent)
+        await wait_until(pilot, lambda: bool(results.query("#kinds-view")), what="Kinds tab")
+        assert tabs.active == "tab-kinds"
+        kinds_text = collapse(static_text(results.query_one("#kinds-view", Static)))
+        factcheck, logic = report["factcheck"], report["logic"]
+        for name, cell in factcheck["per_type"].items():
+            assert tally_line(name, cell) in kinds_text
+        for name, cell in factcheck["per_relation_type"].items():
+            assert tally_line(name, cell) in kinds_text
+        for name, cell in logic["per_rule"].items():
+            assert tally_line(name, cell) in kinds_text
+        assert tally_line("total", factcheck) in kinds_text
+        assert tally_line("total", logic) in kinds_text
+
+        # The error table filters by the new oracles too.
+        await pilot.press("x")
+        await wait_until(pilot, lambda: bool(results.query("#error-table")), what="errors")
+        table = results.query_one("#error-table", DataTable)
+        assert table.row_count == report["errors"]["total"]
+        choices = [value for _, value in results.query_one("#error-filter", Select)._options]
+        assert "factcheck" in choices and "logic" in choices
+        results.query_one("#error-filter", Select).value = "logic"
+        await wait_until(
+            pilot, lambda: table.row_count == report["errors"]["logic"], what="the logic filter"
+        )
+
+        # The detail pane of a relation lists its probe conversations and their raw answers.
+        relation = results.result.plan.relations[0]
+        results.node_selected(results.query_one("#relation-tree").NodeSelected(relation.child))
+        detail = widget_text(results.query_one("#detail-text"))
+        assert "factcheck yes_no" in detail
+        assert "logic negation" in detail
+        assert "expected: " in detail
+
+
+async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen)
+        assert results.result.plan.kinds == ("kontest",)
+        assert not results.query("#tab-kinds")
+        header = widget_text(results.query_one("#result-counts"))
+        assert header.count("\n") == 1  # one line of counts, one of KONTEST oracles
+        assert "kinds" not in results.report
+        await pilot.press("k")  # no Kinds tab: the key does nothing
+        assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
+        # Reopened from the store, it is the same.
+        app.open_stored_session(results.result.session_id)
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ResultsScreen) and app.screen is not results
+            and app.screen.ready,
+            what="the reopened session",
+        )
+        assert app.screen.result.plan.kinds == ("kontest",)
+        assert not app.screen.query("#tab-kinds")
