@@ -1,7 +1,8 @@
 """The command palette provider: every action of the current screen and the app, by name.
 
 Entries come from the Bindings (each with an id and a tooltip), so a new binding is in the
-palette automatically and every entry calls an existing `action_*` method.
+palette automatically and every entry calls an existing `action_*` method. Bindings the
+screen turns off (`check_action` false, e.g. Kinds for a KONTEST-only session) are left out.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+from textual.actions import parse
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -24,6 +26,10 @@ class KontestCommands(Provider):
                 if not isinstance(binding, Binding) or binding.id is None or binding.id in seen:
                     continue
                 seen.add(binding.id)
+                destination, name, parameters = parse(binding.action)
+                check = getattr(owner, "check_action", None)
+                if not destination and check is not None and check(name, parameters) is False:
+                    continue
                 yield owner, binding
 
     def command_text(self, binding: Binding) -> str:

@@ -1,7 +1,8 @@
 """Save SVG screenshots of the main screens (for docs/): `python -m kontest_tui.tui.screenshots DIR`.
 
 Drives the same app the CLI runs, on the places sample with the simulated model, into a
-throwaway session database. `--text` also prints each screen as plain text for review.
+throwaway session database: a KONTEST session, then one with every test kind (the wizard's
+Kinds step and the results' Kinds tab). `--text` also prints each screen as plain text.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 from textual.app import App
@@ -42,6 +44,46 @@ async def wait_for(pilot: Pilot, condition, timeout: float = 60.0) -> None:
     await pilot.pause(0.2)
 
 
+def pause_runs_at(app: App, answered: int) -> None:
+    """Make the app's next live run pause itself after `answered` answers (the simulated
+    model is so fast that the run would be over before a screenshot could catch it)."""
+    from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+    def start_run(plan: Any) -> None:
+        screen = LiveRunScreen(plan)
+        arrived = screen.response_arrived
+        count = 0
+
+        def response_arrived(response: Any) -> None:  # called in the run's thread
+            nonlocal count
+            count += 1
+            if count == answered:
+                screen.control.pause()  # the flag the screen shows
+                # In the run's loop itself: the simulated model never yields, so a pause
+                # scheduled into the loop would only be seen at the end of the run.
+                screen.control.executor.pause()
+            arrived(response)
+
+        screen.response_arrived = response_arrived  # type: ignore[method-assign]
+        app.push_screen(screen)
+
+    app.start_run = start_run  # type: ignore[attr-defined]
+
+
+async def shoot_paused_run(pilot: Pilot, shoot: Any) -> None:
+    """Wait for the live run to pause itself, take the shot, let it finish."""
+    from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+    app = pilot.app
+    await wait_for(
+        pilot, lambda: isinstance(app.screen, LiveRunScreen) and app.screen.control.paused
+    )
+    await pilot.pause(0.6)
+    run = app.screen
+    shoot()
+    run.control.resume()
+
+
 async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, text: bool) -> None:
     from kontest_tui.tui.screens.results import ResultsScreen
     from kontest_tui.tui.screens.wizard import WizardScreen
@@ -68,9 +110,9 @@ async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, tex
                 wizard.query_one("#wizard-tabs", TabbedContent).active = step
                 await pilot.pause(0.3)
                 shoot(f"wizard-{step.removeprefix('step-')}")
+            pause_runs_at(app, 400)
             await pilot.press("ctrl+r")
-            await pilot.pause(0.4)
-            shoot("live-run")
+            await shoot_paused_run(pilot, lambda: shoot("live-run"))
             await wait_for(
                 pilot, lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready
             )
@@ -95,6 +137,57 @@ async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, tex
             shoot("help")
 
 
+async def save_kind_screenshots(
+    folder: Path, size: tuple[int, int], suffix: str, text: bool
+) -> None:
+    """The wizard's Kinds step with variants, FactChecker and logic rules ticked, and the
+    Kinds tab of that session's results."""
+    from textual.widgets import SelectionList
+
+    from kontest_tui.tui.screens.results import ResultsScreen
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = make_app(kg="places", model="sim", db=str(Path(tmp) / "sessions.db"))
+        async with app.run_test(size=size) as pilot:
+
+            def shoot(name: str) -> None:
+                app.save_screenshot(f"{name}{suffix}.svg", path=str(folder))
+                if text:
+                    print(f"== {name}{suffix}\n{render_screen_text(app)}")
+
+            await wait_for(
+                pilot,
+                lambda: (
+                    isinstance(app.screen, WizardScreen) and app.screen.template_set is not None
+                ),
+            )
+            wizard = app.screen
+            wizard.query_one("#wizard-tabs", TabbedContent).active = "step-kinds"
+            kinds = wizard.query_one("#kind-select", SelectionList)
+            for kind in ("variant", "factcheck", "logic"):
+                kinds.select(kind)
+            await wait_for(
+                pilot,
+                lambda: all(total[1] is not None for total in wizard.kind_totals()),
+                timeout=120,
+            )
+            await app.workers.wait_for_complete()
+            await pilot.pause(0.3)
+            shoot("wizard-kinds")
+            pause_runs_at(app, 2700)  # past KONTEST and the variants, into FactChecker
+            await pilot.press("ctrl+r")
+            await shoot_paused_run(pilot, lambda: shoot("live-run-kinds"))
+            await wait_for(
+                pilot,
+                lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready,
+                timeout=300,
+            )
+            await pilot.press("k")
+            await pilot.pause(0.5)
+            shoot("results-kinds")
+
+
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     text = "--text" in args
@@ -102,6 +195,8 @@ def main(argv: list[str] | None = None) -> None:
     folder = Path(args[0] if args else "docs/screenshots")
     asyncio.run(save_screenshots(folder, (100, 32), "", text))
     asyncio.run(save_screenshots(folder, (80, 24), "-80x24", text))
+    asyncio.run(save_kind_screenshots(folder, (100, 32), "", text))
+    asyncio.run(save_kind_screenshots(folder, (80, 24), "-80x24", text))
 
 
 if __name__ == "__main__":

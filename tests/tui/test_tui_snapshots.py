@@ -145,3 +145,19 @@ def test_start_screen_at_80x24(snap_compare, db_path: str) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(db=db_path), terminal_size=(80, 24), run_before=run_before)
+
+
+def test_wizard_kinds_step(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        wizard = await open_wizard(pilot, "step-kinds")
+        wizard.query_one("#kind-select").select("factcheck")
+        wizard.query_one("#kind-select").select("logic")
+        await wait_until(
+            pilot, lambda: all(total[1] is not None for total in wizard.kind_totals())
+        )
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+    )
