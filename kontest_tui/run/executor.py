@@ -296,6 +296,10 @@ class Executor:
             messages.append(Message("user", query.text))
             stored = done.get((conversation.id, turn))
             if stored is None:
+                # Let the loop run its other callbacks once per turn: a model that never
+                # suspends (the simulated one) would otherwise hold off pause() from the UI
+                # thread, which arrives through call_soon_threadsafe, until the run ends.
+                await asyncio.sleep(0)
                 await self._running.wait()
                 if self._cancelled:
                     return  # models that never suspend see cancel() here

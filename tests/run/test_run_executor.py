@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from run_toys import ToyModel, make_conversations, make_relations, store_session
 
 from kontest_tui.errors import ModelError
 from kontest_tui.generate.records import Answer
-from kontest_tui.models.base import ChatOptions, Message
+from kontest_tui.models.base import ChatOptions, ChatResult, Message
 from kontest_tui.run.executor import (
     Executor,
     ExecutorConfig,
@@ -326,6 +327,40 @@ def test_pause_resume_cancel_from_another_thread() -> None:
     assert not thread.is_alive()
     result = outcome["result"]
     assert result.cancelled and 20 <= result.progress.done < 120
+
+
+def test_pause_from_another_thread_with_a_model_that_never_suspends() -> None:
+    """The built-in simulated model answers without awaiting anything that suspends; a pause
+    pressed in the UI thread must still take effect while the run goes on."""
+    import threading
+
+    class Instant(ToyModel):
+        async def chat(self, request, on_token=None):  # noqa: ANN001, ANN202
+            self.calls.append(request)
+            threading.Event().wait(0.0005)  # work, but no await: the loop is never released
+            return ChatResult(text="Yes", tokens=1)
+
+    conversations = make_conversations(make_relations(200))  # 1,200 turns
+    model = Instant()
+    executor = Executor(model, config=ExecutorConfig(concurrency=4))
+    outcome = {}
+    thread = threading.Thread(
+        target=lambda: outcome.update(result=asyncio.run(executor.run(conversations)))
+    )
+    thread.start()
+    while len(model.calls) < 10:
+        threading.Event().wait(0.0005)
+    executor.pause()
+    deadline = time.monotonic() + 10
+    while not executor.paused and time.monotonic() < deadline:
+        threading.Event().wait(0.001)
+    assert executor.paused
+    paused_at = len(model.calls)
+    threading.Event().wait(0.05)
+    assert len(model.calls) == paused_at < 1200  # held mid-run, not at the end
+    executor.resume()
+    thread.join(timeout=30)
+    assert outcome["result"].progress.done == 1200
 
 
 async def test_pause_and_resume_are_recorded_in_the_session(tmp_path) -> None:  # noqa: ANN001
