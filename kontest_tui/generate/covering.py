@@ -35,7 +35,7 @@ ANNEAL_TUPLE_LIMIT = 60_000
 # Annealing: rows tried per move, and the (constant) temperature for worse moves.
 SAMPLE_ROWS = 3
 TEMPERATURE = 0.5
-# Annealing budget in tuple-counter updates (about 2 microseconds each in CPython).
+# Annealing budget in tuple visits (counter look-ups or updates, 1-2 microseconds each).
 DEFAULT_EFFORT = 250_000
 # Moves one repair (after dropping a row) may take: a base plus a share per t-tuple.
 ATTEMPT_BASE = 100
@@ -194,6 +194,38 @@ class _Coverage:
                 delta -= 1
         return delta
 
+    def move_delta(self, row: list[int], changes: Sequence[tuple[int, int]]) -> int:
+        """Like `cell_delta` for several cells at once (the row is restored, counters untouched).
+
+        Tuples through two changed cells are seen twice, so their counts are tracked in a
+        small overlay instead of the counters.
+        """
+        counts = self.counts
+        required = self.required
+        overlay: dict[int, int] = {}
+        saved = [(c, row[c]) for c, _ in changes]
+        delta = 0
+        for col, value in changes:
+            old = row[col]
+            for offset, mult, others in self.by_col[col]:
+                base = offset
+                for o, m in others:
+                    base += row[o] * m
+                lost = base + old * mult
+                n = counts[lost] + overlay.get(lost, 0)
+                if n == 1 and required[lost]:
+                    delta += 1
+                overlay[lost] = n - 1 - counts[lost]
+                won = base + value * mult
+                n = counts[won] + overlay.get(won, 0)
+                if not n and required[won]:
+                    delta -= 1
+                overlay[won] = n + 1 - counts[won]
+            row[col] = value
+        for c, v in saved:
+            row[c] = v
+        return delta
+
     def gain(self, row: Sequence[int | None], col: int, value: int) -> int:
         """How many uncovered required tuples a value would cover, given the assigned columns."""
         counts = self.counts
@@ -339,7 +371,6 @@ def _anneal(
         if not cover.uncovered:
             return True, used
         target = cover.decode(cover.uncovered[rng.randrange(len(cover.uncovered))])
-        before = len(cover.uncovered)
         best: list[int] = []
         best_delta = 1 << 30
         close = [
@@ -351,24 +382,18 @@ def _anneal(
         for r in picks:
             row = rows[r]
             diff = [(c, v) for c, v in target.items() if row[c] != v]
-            if len(diff) == 1:  # the common case: evaluate without touching the counters
-                c, v = diff[0]
-                delta = cover.cell_delta(row, c, v)
-                if forbidden:
-                    old = row[c]
-                    row[c] = v
-                    if _violates(row, forbidden):
-                        delta = 1 << 30
-                    row[c] = old
+            if len(diff) == 1:  # the common case
+                delta = cover.cell_delta(row, *diff[0])
             else:
-                saved = [(c, row[c]) for c in target]
-                for c, v in target.items():
-                    cover.set_cell(row, c, v)
-                delta = len(cover.uncovered) - before
-                if forbidden and _violates(row, forbidden):
+                delta = cover.move_delta(row, diff)
+            if forbidden:
+                saved = [row[c] for c, _ in diff]
+                for c, v in diff:
+                    row[c] = v
+                if _violates(row, forbidden):
                     delta = 1 << 30
-                for c, v in reversed(saved):
-                    cover.set_cell(row, c, v)
+                for (c, _), v in zip(diff, saved, strict=True):
+                    row[c] = v
             if delta < best_delta:
                 best, best_delta = [r], delta
             elif delta == best_delta:
@@ -509,8 +534,9 @@ def build_covering_array(
         for row in rows:
             cover.add_row(row)
     if effort > 0 and cover.total <= ANNEAL_TUPLE_LIMIT and len(rows) > 2:
-        # A move rewrites t cells in SAMPLE_ROWS rows, each touching comb(k-1, t-1) tuples.
-        moves = effort // (SAMPLE_ROWS * t * math.comb(len(varying) - 1, t - 1))
+        # A move scores SAMPLE_ROWS rows one cell away and one random row (up to t cells) by
+        # look-ups, then rewrites one of them: about (SAMPLE_ROWS + t) visits per tuple of a cell.
+        moves = effort // ((SAMPLE_ROWS + t) * math.comb(len(varying) - 1, t - 1))
         rows = _shrink(cover, rows, sub_rules, rng, moves, bound)
     return CoveringArray(
         levels, strength, seed, _widen(rows, levels, varying), uncoverable + excluded

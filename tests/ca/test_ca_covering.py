@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -10,6 +11,7 @@ from hypothesis import strategies as st
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.covering import (
+    _Coverage,
     build_covering_array,
     build_value_rows,
     lower_bound,
@@ -52,7 +54,8 @@ def test_thesis_example_values() -> None:
 
 
 @pytest.mark.parametrize(("levels", "strength", "best"), [
-    ((3,) * 4, 2, 9), ((3,) * 13, 2, 16), ((2,) * 10, 3, 12), ((3,) * 4, 3, 27),
+    ((3,) * 4, 2, 9), ((3,) * 13, 2, 15), ((5,) + (3,) * 8 + (2,) * 2, 2, 15),
+    ((2,) * 10, 3, 12), ((3,) * 4, 3, 27),
 ])
 def test_known_sizes(levels, strength, best) -> None:
     array = build_covering_array(levels, strength, seed=0)
@@ -168,3 +171,24 @@ def test_field_orthogonal_array(q, strength) -> None:
     rows = orthogonal_array(q, strength, k, random.Random(q))
     assert len(rows) == q**strength and rows[0] == [0] * k
     assert missing_tuples(rows, [q] * k, strength) == []
+
+
+@given(st.integers(min_value=0, max_value=10_000))
+@settings(max_examples=60, deadline=None)
+def test_move_delta_matches_counter_updates(seed: int) -> None:
+    rng = random.Random(seed)
+    levels = [rng.randint(2, 4) for _ in range(rng.randint(3, 6))]
+    t = rng.randint(2, 3)
+    cover = _Coverage(levels, t, [])
+    rows = [[rng.randrange(v) for v in levels] for _ in range(rng.randint(2, 6))]
+    for row in rows:
+        cover.add_row(row)
+    row = rows[rng.randrange(len(rows))]
+    changes = [(c, rng.randrange(levels[c])) for c in rng.sample(range(len(levels)), t)]
+    changes = [(c, v) for c, v in changes if row[c] != v]
+    before, kept = len(cover.uncovered), list(row)
+    predicted = cover.move_delta(row, changes)
+    assert row == kept
+    for c, v in changes:
+        cover.set_cell(row, c, v)
+    assert len(cover.uncovered) - before == predicted
