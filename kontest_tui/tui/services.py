@@ -326,6 +326,10 @@ class SessionResult:
     answers: dict[AnswerKey, Answer] = field(default_factory=dict)
     evaluation: Any = None
     session_id: str | None = None
+    # relation id -> its conversations, grouped on first use (services.conversation_views)
+    conversations_by_relation: dict[str, list[Conversation]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
 
 def verdicts_of(evaluation: Any) -> list[Verdict]:
@@ -405,30 +409,69 @@ class RelationView:
 
 
 def build_relation_views(result: SessionResult) -> dict[str, RelationView]:
-    """Group conversations, raw answers and error verdicts by relation id."""
+    """Each relation with its atomic answer per template and its error verdicts, by id.
+
+    Conversations are left empty here: `conversation_views` fills them for the relations a
+    detail pane shows (building a view of every turn up front cost ~20 ms for 12,000
+    answers on each screen open).
+    """
     views = {
         relation.id: RelationView(relation=relation, answers={}, conversations=[], errors=[])
         for relation in result.plan.relations
     }
-    for conversation in result.plan.conversations:
-        view = views.get(conversation.relation_id)
-        if view is None:
-            continue
-        turns = [
-            TurnView(
-                question=query.text,
-                raw=result.raw.get((conversation.id, index)),
-                answer=result.answers.get((conversation.id, index)),
-            )
-            for index, query in enumerate(conversation.turns)
-        ]
-        view.conversations.append(ConversationView(conversation=conversation, turns=turns))
-        if conversation.kind == "atomic" and conversation.turns and is_kontest(conversation):
-            view.answers[conversation.turns[0].template_id] = turns[0].answer
+    atomic_answers = getattr(result.evaluation, "atomic_answers", None)
+    if atomic_answers is not None:
+        for (relation_id, template_id), answer in atomic_answers().items():
+            view = views.get(relation_id)
+            if view is not None:
+                view.answers[template_id] = answer
+    else:  # no evaluation yet: read the atomic answers from the conversations
+        for conversation in result.plan.conversations:
+            view = views.get(conversation.relation_id)
+            if (
+                view is not None
+                and conversation.kind == "atomic"
+                and conversation.turns
+                and is_kontest(conversation)
+            ):
+                view.answers[conversation.turns[0].template_id] = result.answers.get(
+                    (conversation.id, 0)
+                )
     for verdict in verdicts_of(result.evaluation):
         if verdict.error and verdict.relation_id in views:
             views[verdict.relation_id].errors.append(verdict)
     return views
+
+
+def conversation_views(result: SessionResult, relation_id: str) -> list[ConversationView]:
+    """Every conversation about one relation, each turn with its raw and parsed answer
+    (the session's conversations are grouped by relation once, on the first call)."""
+    if result.conversations_by_relation is None:
+        grouped: dict[str, list[Conversation]] = {}
+        for conversation in result.plan.conversations:
+            grouped.setdefault(conversation.relation_id, []).append(conversation)
+        result.conversations_by_relation = grouped
+    return [
+        ConversationView(
+            conversation=conversation,
+            turns=[
+                TurnView(
+                    question=query.text,
+                    raw=result.raw.get((conversation.id, index)),
+                    answer=result.answers.get((conversation.id, index)),
+                )
+                for index, query in enumerate(conversation.turns)
+            ],
+        )
+        for conversation in result.conversations_by_relation.get(relation_id, [])
+    ]
+
+
+def fill_conversation_views(result: SessionResult, views: Sequence[RelationView]) -> None:
+    """Fill the conversations of these views (once each) for a detail pane."""
+    for view in views:
+        if not view.conversations:
+            view.conversations = conversation_views(result, view.relation.id)
 
 
 def describe_ensemble(results: Sequence[SessionResult], k: int = 5) -> str:
