@@ -132,3 +132,18 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         await pilot.press("enter")
         results = await wait_for_screen(pilot, ResultsScreen)
         assert f"executions {run.answered}" in widget_text(results.query_one("#result-counts"))
+
+
+async def test_wizard_steps_by_keyboard_even_from_an_input(db_path: str) -> None:
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        tabs = wizard.query_one("#wizard-tabs", TabbedContent)
+        wizard.query_one("#model-spec", Input).focus()
+        await pilot.pause()
+        await pilot.press("ctrl+pagedown")  # from the last step, wraps to the first
+        assert tabs.active == "step-graph"
+        await pilot.press("ctrl+pagedown", "ctrl+pagedown")
+        assert tabs.active == "step-variants"
+        await pilot.press("ctrl+pageup", "ctrl+pageup", "ctrl+pageup")
+        assert tabs.active == "step-model"

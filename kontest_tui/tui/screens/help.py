@@ -13,13 +13,14 @@ HELP_TEXT = """\
 
 Test whether a language model is **consistent** about the facts of a knowledge graph.
 
-**Flow**: Start → New session wizard (graph, templates, variants, model) → Live run → Results.
+**Flow**: Start → New session wizard (graph, templates, variants, kinds, model) → Live run → Results.
 
 | Key | Action |
 |---|---|
 | `ctrl+p` | command palette: every action by name |
 | `n` | new session (start screen) |
 | `ctrl+r` | run (wizard), pause/resume (`p`) and cancel (`escape`) in the live run |
+| `ctrl+pgdn` / `ctrl+pgup` | next / previous wizard step |
 | `tab` / arrows | move between widgets / within trees and tables |
 | `enter` | open the highlighted session / node |
 | `e` | template editor (curation) |

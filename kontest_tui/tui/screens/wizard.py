@@ -73,6 +73,21 @@ class WizardScreen(Screen[None]):
             tooltip="Check the model connection",
         ),
         Binding(
+            "ctrl+pagedown",
+            "step(1)",
+            "Next step",
+            id="wizard_next",
+            tooltip="Go to the next step of the wizard",
+        ),
+        Binding(
+            "ctrl+pageup",
+            "step(-1)",
+            "Prev step",
+            id="wizard_previous",
+            show=False,
+            tooltip="Go to the previous step of the wizard",
+        ),
+        Binding(
             "escape",
             "app.pop_screen",
             "Back",
@@ -80,6 +95,7 @@ class WizardScreen(Screen[None]):
             tooltip="Back to the previous screen",
         ),
     ]
+    STEPS = ("step-graph", "step-templates", "step-variants", "step-kinds", "step-model")
 
     class GraphLoaded(Message):
         """A KG and its relations were loaded for the preview."""
@@ -256,6 +272,12 @@ class WizardScreen(Screen[None]):
     def selected_depth(self) -> int | None:
         value = self.query_one("#depth-select", Select).value
         return value if isinstance(value, int) and value > 0 else None
+
+    def action_step(self, offset: int) -> None:
+        """Show the next (offset 1) or previous (-1) step, wrapping around."""
+        tabs = self.query_one("#wizard-tabs", TabbedContent)
+        index = self.STEPS.index(tabs.active) if tabs.active in self.STEPS else 0
+        tabs.active = self.STEPS[(index + offset) % len(self.STEPS)]
 
     def action_load_graph(self) -> None:
         value = self.query_one("#sample-select", Select).value
