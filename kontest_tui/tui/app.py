@@ -1,8 +1,9 @@
 """The Textual explorer: start screen, new-session wizard, live run, results and curation.
 
 `make_app` is the one factory the CLI (`kontest`, `kontest --kg places --model sim`,
-`kontest --web`) and the tests use. The app holds the session results of this run so the
-results screen can compare sessions and build the ensemble.
+`kontest --web`) and the tests use. The app holds the session results of this run (the
+curation screens work on the latest); the results screen compares and ensembles stored
+sessions, read from the session database.
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """Save SVG screenshots of the main screens (for docs/): `python -m kontest_tui.tui.screenshots DIR`.
 
 Drives the same app the CLI runs, on the places sample with the simulated model, into a
-throwaway session database: a KONTEST session, then one with every test kind (the wizard's
-Kinds step and the results' Kinds tab). `--text` also prints each screen as plain text.
+throwaway session database: a KONTEST session (compared with a `sim:forgetful` session stored
+beforehand, and both ensembled), then one with every test kind (the wizard's Kinds step and the
+results' Kinds tab). `--text` also prints each screen as plain text.
 """
 
 from __future__ import annotations
@@ -84,13 +85,32 @@ async def shoot_paused_run(pilot: Pilot, shoot: Any) -> None:
     run.control.resume()
 
 
+async def store_sim_session(db: str, spec: str, kg_name: str = "places") -> str:
+    """Run a simulated model on a sample with the engine (as `kontest run` does), stored."""
+    from kontest_tui.kg.io import load_graph
+    from kontest_tui.run.session import create_session, open_session_model, run_session
+    from kontest_tui.store import Store
+
+    kg = load_graph(kg_name)
+    with Store(db) as store:
+        session_id = create_session(store, kg, spec, kg_name=kg_name)
+        model = open_session_model(spec, kg)
+        try:
+            await run_session(store, session_id, model)
+        finally:
+            await model.aclose()
+    return session_id
+
+
 async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, text: bool) -> None:
     from kontest_tui.tui.screens.results import ResultsScreen
     from kontest_tui.tui.screens.wizard import WizardScreen
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        app = make_app(kg="places", model="sim", db=str(Path(tmp) / "sessions.db"))
+        db = str(Path(tmp) / "sessions.db")
+        await store_sim_session(db, "sim:forgetful")  # the session to compare with
+        app = make_app(kg="places", model="sim", db=db)
         async with app.run_test(size=size) as pilot:
 
             def shoot(name: str) -> None:
@@ -123,8 +143,11 @@ async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, tex
                 ("g", "results-gap"),
                 ("x", "results-errors"),
                 ("c", "results-compare"),
+                ("m", "results-ensemble"),
             ):
                 await pilot.press(key)
+                await pilot.pause(0.3)
+                await app.workers.wait_for_complete()  # loading and comparing the other one
                 await pilot.pause(0.3)
                 shoot(name)
             await pilot.press("escape")

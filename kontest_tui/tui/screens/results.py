@@ -16,22 +16,41 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import DataTable, Header, Select, Static, TabbedContent, TabPane
+from textual.widgets import (
+    DataTable,
+    Header,
+    Select,
+    SelectionList,
+    Static,
+    TabbedContent,
+    TabPane,
+)
+from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services
-from kontest_tui.tui.services import RelationView, SessionResult
-from kontest_tui.tui.widgets.counts import ReportCounts, render_counts, report_oracles
-from kontest_tui.tui.widgets.gap_bars import GapBars, render_gap
+from kontest_tui.tui.services import (
+    ComparableSessions,
+    RelationView,
+    SessionComparison,
+    SessionResult,
+)
+from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
+from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
 from kontest_tui.tui.widgets.relation_tree import RelationTree, describe_answer
+from kontest_tui.tui.widgets.session_compare import SessionCompare
 
 ALL = "all"
+LOOKING = "Looking for stored sessions on the same KG…"
+THIS = "this"  # the ensemble list's value for the session on screen
+ENSEMBLE_PRESELECT = 4  # stored sessions ticked at first (newest), besides this one
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
 
 
@@ -158,7 +177,7 @@ class ResultsScreen(Screen[None]):
             "Compare",
             id="results_compare",
             priority=True,
-            tooltip="Two sessions side by side",
+            tooltip="This session and another stored one on the same KG, side by side",
         ),
         Binding(
             "m",
@@ -166,7 +185,7 @@ class ResultsScreen(Screen[None]):
             "Ensemble",
             id="results_ensemble",
             priority=True,
-            tooltip="Weighted ensemble across sessions",
+            tooltip="Weighted ensemble vs majority vote over stored sessions on the same KG",
         ),
         Binding(
             "k",
@@ -189,6 +208,40 @@ class ResultsScreen(Screen[None]):
         ),
     ]
 
+    class SessionsListed(Message):
+        """The stored sessions on the same KG were looked up."""
+
+        def __init__(self, sessions: ComparableSessions) -> None:
+            super().__init__()
+            self.sessions = sessions
+
+    class ComparisonBuilt(Message):
+        """This session and a stored one were compared."""
+
+        def __init__(
+            self, session_id: str, other: SessionResult, comparison: SessionComparison
+        ) -> None:
+            super().__init__()
+            self.session_id = session_id
+            self.other = other
+            self.comparison = comparison
+
+    class EnsembleBuilt(Message):
+        """The ensemble over the ticked sessions was cross-validated and rendered."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    class SessionWorkFailed(Message):
+        """Listing, loading or comparing stored sessions failed (shown where it was asked)."""
+
+        def __init__(self, target: str, text: str, title: str) -> None:
+            super().__init__()
+            self.target = target  # the Static that shows the failure
+            self.text = text
+            self.title = title
+
     def __init__(self, result: SessionResult) -> None:
         super().__init__()
         # The session's records (hundreds of thousands of objects) live as long as this
@@ -204,6 +257,9 @@ class ResultsScreen(Screen[None]):
         self.built_panes: set[str] = set()
         self.relation_of: dict[str, Relation] = {}  # conversation id -> its relation
         self.has_kinds = tuple(result.plan.kinds) != ("kontest",)  # other test kinds asked
+        self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
+        self.loaded: dict[str, SessionResult] = {}  # stored sessions loaded (by id)
+        self.ensemble_asked: tuple[str, ...] | None = None  # the sessions last ensembled
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -240,16 +296,27 @@ class ResultsScreen(Screen[None]):
             ]
         if pane_id == "tab-compare":
             return [
-                Select[int](
-                    [], id="compare-select", prompt="another session of this run", allow_blank=True
+                Select[str](
+                    [],
+                    id="compare-select",
+                    prompt=f"a stored session on {self.kg_names()[0]}",
+                    allow_blank=True,
                 ),
-                Horizontal(
-                    Static("", id="compare-left", classes="pane", markup=False),
-                    Static("", id="compare-right", classes="pane", markup=False),
+                Static(LOOKING, id="compare-note", classes="note", markup=False),
+                VerticalScroll(
+                    SessionCompare("", id="compare-view", markup=False),
+                    id="compare-scroll",
+                    classes="pane",
                 ),
             ]
         if pane_id == "tab-ensemble":
-            return [Static("", id="ensemble-view", markup=False)]
+            return [
+                SelectionList[str](id="ensemble-select", classes="pane"),
+                Static(LOOKING, id="ensemble-note", classes="note", markup=False),
+                VerticalScroll(
+                    Static("", id="ensemble-view", markup=False), id="ensemble-scroll"
+                ),
+            ]
         if pane_id == "tab-kinds":
             return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
         return []
@@ -266,10 +333,11 @@ class ResultsScreen(Screen[None]):
             self.query_one("#gap-view", GapBars).show_report(self.report)
         elif pane_id == "tab-errors":
             self.fill_error_table(ALL)
-        elif pane_id == "tab-compare":
-            self.fill_compare_choices()
-        elif pane_id == "tab-ensemble":
-            self.show_ensemble()
+        elif pane_id in ("tab-compare", "tab-ensemble"):
+            if self.sessions is None:
+                self.list_sessions()
+            else:
+                self.show_sessions()
         elif pane_id == "tab-kinds":
             self.query_one("#kinds-view", KindSections).show_report(self.report)
         if self.query_one("#result-tabs", TabbedContent).active == pane_id:
@@ -332,6 +400,7 @@ class ResultsScreen(Screen[None]):
             "tab-graph": "#relation-tree",
             "tab-errors": "#error-table",
             "tab-compare": "#compare-select",
+            "tab-ensemble": "#ensemble-select",
             "tab-kinds": "#kinds-scroll",
         }.get(tab)
         found = self.query(target) if target else None
@@ -375,67 +444,164 @@ class ResultsScreen(Screen[None]):
                 Text(services.clean_text(verdict.detail)),
             )
 
-    # -- compare and ensemble -------------------------------------------------------------
+    # -- compare and ensemble over stored sessions on the same KG --------------------------
 
-    def other_results(self) -> list[SessionResult]:
-        return [result for result in getattr(self.app, "results", []) if result is not self.result]
+    @property
+    def db(self) -> str | None:
+        return getattr(self.app, "db_path", None)
 
-    def fill_compare_choices(self) -> None:
-        others = self.other_results()
-        choices = [
-            (
-                f"{result.plan.model_spec} on {result.plan.kg.name} ({result.session_id or 'unsaved'})",
-                index,
+    def kg_names(self) -> list[str]:
+        """The names a stored session on this KG has (the source it was loaded from)."""
+        plan = self.result.plan
+        return list(dict.fromkeys(name for name in (plan.kg_source, plan.kg.name) if name))
+
+    def list_sessions(self) -> None:
+        relation_ids = frozenset(relation.id for relation in self.result.plan.relations)
+        self.list_sessions_worker(relation_ids)
+
+    @work(thread=True, exclusive=True, group="results-sessions", exit_on_error=False)
+    def list_sessions_worker(self, relation_ids: frozenset[str]) -> None:
+        try:
+            found = services.find_comparable_sessions(
+                self.db, self.kg_names(), relation_ids, exclude=self.result.session_id
             )
-            for index, result in enumerate(others)
-        ]
-        self.query_one("#compare-select", Select).set_options(choices)
-        left = Text(f"{self.result.plan.model_spec}\n", style="bold")
-        left.append_text(render_counts(self.report))
-        left.append("\n\n")
-        left.append_text(render_gap(self.report, width=16))
-        self.query_one("#compare-left", Static).update(left)
-        if not others:
-            self.query_one("#compare-right", Static).update(
-                Text(
-                    "Run another model on the same KG (n, then Run) to compare sessions here.",
-                    style="italic",
+        except KontestError as error:
+            self.post_message(self.SessionWorkFailed("sessions", str(error), error.title))
+            return
+        self.post_message(self.SessionsListed(found))
+
+    @on(SessionsListed)
+    def sessions_listed(self, event: SessionsListed) -> None:
+        self.sessions = event.sessions
+        self.show_sessions()
+
+    def describe_left_out(self) -> str:
+        left_out = self.sessions.left_out if self.sessions else []
+        return ("Not offered: " + "; ".join(left_out) + ".") if left_out else ""
+
+    def show_sessions(self) -> None:
+        """Offer the stored sessions in the built panes (compare: the newest is shown)."""
+        if self.sessions is None:
+            return
+        offered = self.sessions.offered
+        total = len(self.result.plan.relations)
+        name = self.kg_names()[0]
+        left_out = self.describe_left_out()
+        if "tab-compare" in self.built_panes and self.query("#compare-select"):
+            select = self.query_one("#compare-select", Select)
+            if offered:
+                note = f"{len(offered)} stored session{'s' if len(offered) != 1 else ''} on {name}."
+                select.set_options([(choice.describe(total), choice.id) for choice in offered])
+                select.value = offered[0].id
+            else:
+                note = (
+                    f"No other stored session on {name} to compare with: run another model "
+                    "on it (escape, n, then Run)."
                 )
+                self.query_one("#compare-view", SessionCompare).update("")
+            self.query_one("#compare-note", Static).update(" ".join((note, left_out)).strip())
+        if "tab-ensemble" in self.built_panes and self.query("#ensemble-select"):
+            choices = self.query_one("#ensemble-select", SelectionList)
+            choices.clear_options()
+            choices.add_option((f"this session · {self.result.plan.model_spec}", THIS, True))
+            choices.add_options(
+                (choice.describe(total), choice.id, index < ENSEMBLE_PRESELECT)
+                for index, choice in enumerate(offered)
             )
-        else:
-            self.query_one("#compare-select", Select).value = 0
+            if offered:
+                note = "Tick two or more sessions (space); the ensemble follows the ticks."
+            else:
+                note = (
+                    f"The ensemble needs two or more sessions on {name}: no other stored one "
+                    "has answers to its relations. Run another model on it (escape, n, then Run)."
+                )
+            self.query_one("#ensemble-note", Static).update(" ".join((note, left_out)).strip())
+            self.ensemble_ticked()
+
+    def load_stored(self, session_id: str) -> SessionResult:
+        """A stored session's result, loaded once (call it in a worker thread)."""
+        result = self.loaded.get(session_id)
+        if result is None:
+            result = services.load_session_result(self.db, session_id)
+            self.loaded[session_id] = result
+        return result
 
     @on(Select.Changed, "#compare-select")
     def compare_chosen(self, event: Select.Changed) -> None:
-        others = self.other_results()
-        if not isinstance(event.value, int) or event.value >= len(others):
-            return
-        other = others[event.value]
-        report = services.report_of(other.evaluation)
-        right = Text(f"{other.plan.model_spec}\n", style="bold")
-        right.append_text(render_counts(report))
-        right.append("\n\n")
-        right.append_text(render_gap(report, width=16))
-        self.query_one("#compare-right", Static).update(right)
+        if isinstance(event.value, str):
+            self.query_one("#compare-view", SessionCompare).update(
+                Text(f"Loading session {event.value}…", style="italic")
+            )
+            self.compare_worker(event.value)
 
-    def show_ensemble(self) -> None:
-        sessions = [self.result, *self.other_results()]
-        sessions = [
-            result for result in sessions if result.plan.kg.name == self.result.plan.kg.name
-        ]
-        if len(sessions) < 2:
-            self.query_one("#ensemble-view", Static).update(
-                "The ensemble needs two or more sessions on the same KG: run another model first."
+    @work(thread=True, exclusive=True, group="results-compare", exit_on_error=False)
+    def compare_worker(self, session_id: str) -> None:
+        worker = get_current_worker()
+        try:
+            other = self.load_stored(session_id)
+            comparison = services.compare_sessions(self.result, other)
+        except KontestError as error:
+            self.post_message(self.SessionWorkFailed("compare", str(error), error.title))
+            return
+        except Exception as error:  # an engine bug must not crash the results
+            self.post_message(self.SessionWorkFailed("compare", str(error), "Compare failed"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(self.ComparisonBuilt(session_id, other, comparison))
+
+    @on(ComparisonBuilt)
+    def comparison_built(self, event: ComparisonBuilt) -> None:
+        if self.query_one("#compare-select", Select).value != event.session_id:
+            return  # another session was chosen meanwhile
+        this = self.result.plan.model_spec
+        if self.result.session_id:
+            this += f" · {self.result.session_id}"
+        other = f"{event.other.plan.model_spec} · {event.session_id}"
+        self.query_one("#compare-view", SessionCompare).show_comparison(
+            event.comparison, self.result.plan.kg, this, other
+        )
+
+    @on(SelectionList.SelectedChanged, "#ensemble-select")
+    def ensemble_ticked(self) -> None:
+        chosen = tuple(self.query_one("#ensemble-select", SelectionList).selected)
+        if chosen == self.ensemble_asked:
+            return
+        self.ensemble_asked = chosen
+        view = self.query_one("#ensemble-view", Static)
+        if len(chosen) < 2:
+            view.update(
+                Text("The ensemble needs two or more ticked sessions.", style="italic")
             )
             return
-        self.ensemble_worker(sessions)
+        view.update(
+            Text(f"Cross-validating the ensemble of {len(chosen)} sessions…", style="italic")
+        )
+        self.ensemble_worker(chosen)
 
     @work(thread=True, exclusive=True, group="results-ensemble", exit_on_error=False)
-    def ensemble_worker(self, sessions: list[SessionResult]) -> None:
+    def ensemble_worker(self, chosen: tuple[str, ...]) -> None:
+        worker = get_current_worker()
         try:
-            text = services.describe_ensemble(sessions)
+            results = [
+                self.result if value == THIS else self.load_stored(value) for value in chosen
+            ]
+            text = services.describe_ensemble(results)
         except KontestError as error:
             text = f"Ensemble: {error}"
         except Exception as error:  # an engine bug must not crash the results
             text = f"Ensemble failed: {error}"
-        self.app.call_from_thread(self.query_one("#ensemble-view", Static).update, text)
+        if not worker.is_cancelled:
+            self.post_message(self.EnsembleBuilt(text))
+
+    @on(EnsembleBuilt)
+    def ensemble_built(self, event: EnsembleBuilt) -> None:
+        self.query_one("#ensemble-view", Static).update(Text(event.text))
+
+    @on(SessionWorkFailed)
+    def session_work_failed(self, event: SessionWorkFailed) -> None:
+        self.notify(event.text, title=event.title, severity="error", markup=False)
+        targets = {"compare": ["#compare-view"], "sessions": ["#compare-note", "#ensemble-note"]}
+        for target in targets.get(event.target, []):
+            for widget in self.query(target):
+                if isinstance(widget, Static):
+                    widget.update(Text(f"{event.title}: {event.text}", style="italic"))
