@@ -13,6 +13,7 @@ import io
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +86,28 @@ async def shoot_paused_run(pilot: Pilot, shoot: Any) -> None:
     run.control.resume()
 
 
+def make_shooter(app: App, folder: Path, suffix: str, text: bool) -> Callable[[str], None]:
+    """A function saving the current screen as `{name}{suffix}.svg` (and printing its text)."""
+
+    def shoot(name: str) -> None:
+        app.save_screenshot(f"{name}{suffix}.svg", path=str(folder))
+        if text:
+            print(f"== {name}{suffix}\n{render_screen_text(app)}")
+
+    return shoot
+
+
+async def wait_for_wizard(pilot: Pilot) -> None:
+    """Until the wizard shows with its template set loaded."""
+    from kontest_tui.tui.screens.wizard import WizardScreen
+
+    app = pilot.app
+    await wait_for(
+        pilot,
+        lambda: isinstance(app.screen, WizardScreen) and app.screen.template_set is not None,
+    )
+
+
 async def store_sim_session(db: str, spec: str, kg_name: str = "places") -> str:
     """Run a simulated model on a sample with the engine (as `kontest run` does), stored."""
     from kontest_tui.kg.io import load_graph
@@ -104,7 +127,6 @@ async def store_sim_session(db: str, spec: str, kg_name: str = "places") -> str:
 
 async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, text: bool) -> None:
     from kontest_tui.tui.screens.results import ResultsScreen
-    from kontest_tui.tui.screens.wizard import WizardScreen
 
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -113,17 +135,8 @@ async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, tex
         app = make_app(kg="places", model="sim", db=db)
         async with app.run_test(size=size) as pilot:
 
-            def shoot(name: str) -> None:
-                app.save_screenshot(f"{name}{suffix}.svg", path=str(folder))
-                if text:
-                    print(f"== {name}{suffix}\n{render_screen_text(app)}")
-
-            await wait_for(
-                pilot,
-                lambda: (
-                    isinstance(app.screen, WizardScreen) and app.screen.template_set is not None
-                ),
-            )
+            shoot = make_shooter(app, folder, suffix, text)
+            await wait_for_wizard(pilot)
             await app.workers.wait_for_complete()
             wizard = app.screen
             for step in ("step-graph", "step-templates", "step-variants", "step-model"):
@@ -168,23 +181,13 @@ async def save_kind_screenshots(
     from textual.widgets import SelectionList
 
     from kontest_tui.tui.screens.results import ResultsScreen
-    from kontest_tui.tui.screens.wizard import WizardScreen
 
     with tempfile.TemporaryDirectory() as tmp:
         app = make_app(kg="places", model="sim", db=str(Path(tmp) / "sessions.db"))
         async with app.run_test(size=size) as pilot:
 
-            def shoot(name: str) -> None:
-                app.save_screenshot(f"{name}{suffix}.svg", path=str(folder))
-                if text:
-                    print(f"== {name}{suffix}\n{render_screen_text(app)}")
-
-            await wait_for(
-                pilot,
-                lambda: (
-                    isinstance(app.screen, WizardScreen) and app.screen.template_set is not None
-                ),
-            )
+            shoot = make_shooter(app, folder, suffix, text)
+            await wait_for_wizard(pilot)
             wizard = app.screen
             wizard.query_one("#wizard-tabs", TabbedContent).active = "step-kinds"
             kinds = wizard.query_one("#kind-select", SelectionList)
@@ -213,6 +216,9 @@ async def save_kind_screenshots(
 
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
+    if {"-h", "--help"} & set(args):
+        print("usage: python -m kontest_tui.tui.screenshots [FOLDER] [--text]")
+        return
     text = "--text" in args
     args = [arg for arg in args if arg != "--text"]
     folder = Path(args[0] if args else "docs/screenshots")
