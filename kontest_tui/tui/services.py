@@ -7,6 +7,7 @@ the screen shows a "not available yet" placeholder instead of made-up data.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import re
 import threading
@@ -133,11 +134,70 @@ def list_test_kinds() -> list[KindChoice]:
     ]
 
 
-def make_kind_options(strength: int = 2, postfix: bool = False, seed: int = 0) -> Any:
-    """The engine's KindOptions for what the wizard lets you choose."""
+def make_kind_options(
+    strength: int = 2,
+    postfix: bool = False,
+    seed: int = 0,
+    variant_limit: int | None = None,
+    question_types: Sequence[str] | None = None,
+    rules: Sequence[str] | None = None,
+) -> Any:
+    """The engine's KindOptions for what the wizard lets you choose (None: all / no limit)."""
     return find_engine("generate.kinds", "KindOptions")(
-        seed=seed, strength=strength, postfix=postfix
+        seed=seed,
+        strength=strength,
+        variant_limit=variant_limit,
+        postfix=postfix,
+        question_types=tuple(question_types) if question_types else None,
+        rules=tuple(rules) if rules else None,
     )
+
+
+def list_question_types() -> tuple[str, ...]:
+    """FactChecker's question types (probes.templates.QUESTION_TYPES), in its order."""
+    return tuple(find_engine("probes.templates", "QUESTION_TYPES"))  # type: ignore[arg-type]
+
+
+def list_logic_rules() -> tuple[str, ...]:
+    """The logic rules (probes.templates.LOGIC_RULES), in their order."""
+    return tuple(find_engine("probes.templates", "LOGIC_RULES"))  # type: ignore[arg-type]
+
+
+# Covering-array variants read WordNet, whose lazy loading is not thread-safe: two workers
+# opening it at once (the Variants preview and the Kinds counts) fail inside nltk.
+_VARIANTS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class AnnotatedQuestions:
+    """An annotated-questions file read for a session: its variant conversations and the
+    lines skipped (`FILE:LINE: reason`, oracles.annotation)."""
+
+    path: str
+    conversations: list[Conversation]
+    problems: list[str]
+
+    @property
+    def questions(self) -> int:
+        """How many questions were read (each has relation id `qLINE`)."""
+        return len({conversation.relation_id for conversation in self.conversations})
+
+
+def load_annotated_questions(path: str | Path, options: Any = None) -> AnnotatedQuestions:
+    """Variant conversations of a questions JSONL file (oracles.annotation), built with the
+    variant options (strength, variant limit, postfix) as `kontest run --questions` does.
+    InvalidInputError when the file is unreadable or holds no usable question."""
+    build = find_engine("oracles.annotation", "build_annotation_conversations")
+    options = options if options is not None else make_kind_options()
+    with _VARIANTS_LOCK:
+        conversations, problems = build(
+            path,
+            strength=options.strength,
+            seed=options.seed,
+            limit=options.variant_limit,
+            postfix=options.postfix,
+        )
+    return AnnotatedQuestions(str(path), list(conversations), list(problems))
 
 
 def build_kind_conversations(
@@ -159,7 +219,8 @@ def build_kind_conversations(
     chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
     suite = suite_class(list(relations), kontest, template_set, chosen_ids)
     build = find_engine("generate.kinds", "build_kind_conversations")
-    return list(build(suite, kg, [TestKind(kind)], options))
+    with _VARIANTS_LOCK if kind == TestKind.VARIANT.value else contextlib.nullcontext():
+        return list(build(suite, kg, [TestKind(kind)], options))
 
 
 def template_ids_of(template_set: Any) -> list[str]:
@@ -263,6 +324,7 @@ class SessionSummary:
     date: str
     status: str
     error_rate: float | None
+    kinds: tuple[str, ...] = ("kontest",)  # the test kinds the session asked
 
 
 def summarize_session_row(row: Mapping[str, Any]) -> SessionSummary:
@@ -291,10 +353,23 @@ def list_sessions(db: str | Path | None, limit: int = 30) -> list[SessionSummary
                 summary.error_rate = float(evaluate_session(store, summary.id).error_rate)
             except KontestError:
                 summary.error_rate = None
+            summary.kinds = session_kinds_of(store, summary.id)
             summaries.append(summary)
         return summaries
     finally:
         store.close()
+
+
+def session_kinds_of(store: Any, session_id: str) -> tuple[str, ...]:
+    """The test kinds a stored session asked (run.session.session_kinds; KONTEST when the
+    session predates test kinds or cannot be read)."""
+    try:
+        kinds, _options, _problems = find_engine("run.session", "session_kinds")(
+            store, session_id
+        )
+    except KontestError:
+        return ("kontest",)
+    return tuple(str(kind.value) for kind in kinds) or ("kontest",)
 
 
 # -- what the screens pass around -------------------------------------------------------
@@ -315,6 +390,7 @@ class SessionPlan:
     per_path: bool = False
     kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (generate.kinds), registry order
     kind_options: Any = None  # generate.kinds.KindOptions the kinds were built with
+    problems: list[str] = field(default_factory=list)  # lines skipped in a questions file
 
 
 @dataclass
@@ -375,6 +451,11 @@ KIND_ORACLES = ("variant", "factcheck", "logic", "annotation")  # the other test
 def is_kontest(conversation: Conversation) -> bool:
     """Whether a conversation is a KONTEST paraphrase test (not another test kind's)."""
     return str(conversation.test_kind) == "kontest"
+
+
+def is_annotation(conversation: Conversation) -> bool:
+    """Whether a conversation asks an annotated question (read from a questions file)."""
+    return str(conversation.test_kind) == "annotation"
 
 
 def conversation_label(conversation: Conversation) -> str:
@@ -743,10 +824,13 @@ async def run_plan(
                     relations=plan.relations,
                     # Every kind's conversations are in the plan already: only KONTEST is
                     # named so that the session builds none again (its kinds are read
-                    # from the stored conversations).
-                    conversations=plan.conversations,
+                    # from the stored conversations). Annotated questions go in as extra
+                    # conversations, with the lines skipped in their file.
+                    conversations=[c for c in plan.conversations if not is_annotation(c)],
                     kinds=(find_engine("generate.records", "TestKind").KONTEST,),
                     kind_options=plan.kind_options,
+                    extra_conversations=[c for c in plan.conversations if is_annotation(c)],
+                    problems=list(plan.problems),
                 )
                 outcome = await run_session(
                     store, session_id, model, events=events, on_executor=control.attach
@@ -917,7 +1001,8 @@ def preview_variants(
     seed: int = 0,
 ) -> VariantPreview:
     """The input-parameter model of one filled template and its t-way covering array."""
-    ipm = find_engine("generate.ipm", "ipm_for_query")(kg, relation, template, domain)
+    with _VARIANTS_LOCK:
+        ipm = find_engine("generate.ipm", "ipm_for_query")(kg, relation, template, domain)
     array = find_engine("generate.covering", "build_covering_array")(ipm.levels, strength, seed)
     rows = [
         [parameter.values[index] for parameter, index in zip(ipm.parameters, row, strict=True)]

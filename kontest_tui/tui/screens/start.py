@@ -1,4 +1,5 @@
-"""The start screen: recent sessions from the store, New session, Open a sample."""
+"""The start screen: recent sessions from the store (with the test kinds each asked),
+New session, Open a sample."""
 
 from __future__ import annotations
 
@@ -51,7 +52,7 @@ class StartScreen(Screen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#sessions", DataTable)
-        table.add_columns("Session", "Model", "KG", "Date", "Status", "Error rate")
+        table.add_columns("Session", "Model", "KG", "Date", "Status", "Error rate", "Kinds")
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -79,6 +80,7 @@ class StartScreen(Screen[None]):
                 summary.date,
                 summary.status,
                 rate,
+                ", ".join(summary.kinds),
                 key=summary.id,
             )
         if note:

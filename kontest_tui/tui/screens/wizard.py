@@ -9,13 +9,14 @@ with the number of conversations it adds; what it builds is kept for the run.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
@@ -126,6 +127,22 @@ class WizardScreen(Screen[None]):
             self.conversations = conversations
             self.error = error
 
+    class QuestionsLoaded(Message):
+        """An annotated-questions file was read (loaded is None when it could not be)."""
+
+        def __init__(
+            self,
+            key: tuple[Any, ...],
+            loaded: services.AnnotatedQuestions | None,
+            error: str,
+            announce: bool,
+        ) -> None:
+            super().__init__()
+            self.key = key
+            self.loaded = loaded
+            self.error = error
+            self.announce = announce  # a Load pressed (say what was read), not a rebuild
+
     class PlanBuilt(Message):
         """Conversations were built: the session is ready to run."""
 
@@ -156,6 +173,11 @@ class WizardScreen(Screen[None]):
         self.kind_cache: dict[tuple[Any, ...], list[Any]] = {}
         self.kind_errors: dict[tuple[Any, ...], str] = {}
         self.kinds_building: set[tuple[Any, ...]] = set()  # keys a worker is building
+        self.question_types = self.engine_names(services.list_question_types)
+        self.logic_rules = self.engine_names(services.list_logic_rules)
+        self.questions_path: str | None = None  # the annotated-questions file loaded
+        # the questions file's key -> what was read (conversations and lines skipped)
+        self.question_loads: dict[tuple[Any, ...], services.AnnotatedQuestions] = {}
         self.graph_version = 0  # bumped when the KG, relations or template set change
 
     # -- layout ---------------------------------------------------------------------------
@@ -211,17 +233,51 @@ class WizardScreen(Screen[None]):
                     yield Static("", id="array-size", classes="hint", markup=False)
                 yield Static("", id="variants-note", classes="placeholder", markup=False)
                 yield DataTable(id="variant-table", zebra_stripes=True)
-            with TabPane("4 Kinds", id="step-kinds"):
+            with TabPane("4 Kinds", id="step-kinds"), VerticalScroll(id="kinds-step"):
                 yield Static(
                     "Test kinds to ask: KONTEST paraphrases, plus any of the others",
                     classes="hint",
                 )
                 yield SelectionList[str](id="kind-select")
-                yield Checkbox(
-                    "variants end with '? Return a JSON Boolean.'",
-                    id="variant-postfix",
-                    tooltip="Ask every covering-array variant for a JSON Boolean answer",
-                )
+                # Each kind's options: a compact row shown while the kind is ticked.
+                with Horizontal(id="variant-options", classes="kind-options"):
+                    yield Label("Variants:")
+                    yield Checkbox(
+                        "end with '? Return a JSON Boolean.'",
+                        id="variant-postfix",
+                        compact=True,
+                        tooltip="Ask every covering-array variant for a JSON Boolean answer",
+                    )
+                    yield Label("max per question")
+                    yield Input(
+                        placeholder="all",
+                        id="variant-limit",
+                        type="integer",
+                        restrict=r"[0-9]*",
+                        max_length=5,
+                        compact=True,
+                        tooltip="At most this many variants per question (blank: the whole "
+                        "covering array); also for annotated questions",
+                    )
+                with Horizontal(id="factcheck-options", classes="kind-options"):
+                    yield Label("FactChecker:")
+                    for name in self.question_types:
+                        yield Checkbox(name, True, id=f"qtype-{name}", compact=True)
+                with Horizontal(id="logic-options", classes="kind-options"):
+                    yield Label("Rules:")
+                    for name in self.logic_rules:
+                        yield Checkbox(name, True, id=f"rule-{name}", compact=True)
+                with Horizontal(id="questions-row", classes="kind-options"):
+                    yield Label("Annotated questions file")
+                    yield Input(
+                        placeholder="FILE.jsonl (blank + Load: none)",
+                        id="questions-input",
+                        compact=True,
+                        tooltip='JSONL, one {"question", "answer": true|false, "passage"} '
+                        "per line; asked as covering-array variants",
+                    )
+                    yield Button("Load", id="load-questions", compact=True)
+                yield Static("", id="questions-status", classes="hint", markup=False)
                 yield Static("", id="kind-counts", classes="counts", markup=False)
             with TabPane("5 Model & run", id="step-model"):
                 with Horizontal(classes="row"):
@@ -575,6 +631,14 @@ class WizardScreen(Screen[None]):
 
     # -- step 4: test kinds ---------------------------------------------------------------
 
+    @staticmethod
+    def engine_names(find: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
+        """Names the engine offers (question types, logic rules); none if it cannot say."""
+        try:
+            return find()
+        except KontestError:
+            return ()
+
     def show_kind_choices(self) -> None:
         """List the engine's test kinds (title and description); KONTEST ticked."""
         try:
@@ -588,42 +652,100 @@ class WizardScreen(Screen[None]):
             prompt = Text(choice.title, style="bold")
             prompt.append(f"  {choice.description}", style="dim")
             selection.add_option(Selection(prompt, choice.value, choice.value in self.kinds))
-        self.query_one("#variant-postfix", Checkbox).disabled = "variant" not in self.kinds
+        self.show_kind_options()
+
+    def show_kind_options(self) -> None:
+        """Show the option row of each ticked kind (the variant options also apply to
+        annotated questions, which are asked as covering-array variants)."""
+        self.query_one("#variant-options").display = (
+            "variant" in self.kinds or self.questions_path is not None
+        )
+        self.query_one("#factcheck-options").display = "factcheck" in self.kinds
+        self.query_one("#logic-options").display = "logic" in self.kinds
 
     @on(SelectionList.SelectedChanged, "#kind-select")
-    @on(Checkbox.Changed, "#variant-postfix")
+    @on(Checkbox.Changed, ".kind-options Checkbox")
+    @on(Input.Changed, "#variant-limit")
     def kinds_changed(self) -> None:
         selected = set(self.query_one("#kind-select", SelectionList).selected)
         self.kinds = [choice.value for choice in self.kind_choices if choice.value in selected]
-        self.query_one("#variant-postfix", Checkbox).disabled = "variant" not in self.kinds
+        self.show_kind_options()
         self.refresh_kinds()
         self.refresh_plan_summary()
 
+    def asked_kinds(self) -> list[str]:
+        """The ticked kinds, then annotated questions when a questions file is loaded."""
+        return [*self.kinds, *(["annotation"] if self.questions_path is not None else [])]
+
+    def ticked_names(self, prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
+        """The sub-selection ticked in an option row (`qtype-…`, `rule-…`), in engine order."""
+        return tuple(
+            name for name in names if self.query_one(f"#{prefix}-{name}", Checkbox).value
+        )
+
+    def variant_limit(self) -> int | None:
+        """Max variants per question; None (the whole covering array) when blank or 0."""
+        text = self.query_one("#variant-limit", Input).value.strip()
+        return int(text) if text.isdigit() and int(text) > 0 else None
+
+    def kind_blocked(self, kind: str) -> str:
+        """Why a ticked kind cannot be built ('' when it can): an empty sub-selection."""
+        if kind == "factcheck" and not self.ticked_names("qtype", self.question_types):
+            return "tick at least one question type"
+        if kind == "logic" and not self.ticked_names("rule", self.logic_rules):
+            return "tick at least one rule"
+        return ""
+
+    def questions_key(self, path: str) -> tuple[Any, ...]:
+        """What a questions file's conversations depend on: the file and variant options."""
+        postfix = self.query_one("#variant-postfix", Checkbox).value
+        return ("annotation", path, self.selected_strength(), postfix, self.variant_limit())
+
     def kind_key(self, kind: str) -> tuple[Any, ...]:
-        """What a kind's conversations depend on: the KG version, templates, variant options."""
+        """What a kind's conversations depend on: the KG version, templates, its options."""
+        if kind == "annotation":
+            return self.questions_key(self.questions_path or "")
         key: tuple[Any, ...] = (kind, self.graph_version, tuple(self.template_ids))
         if kind == "variant":
             postfix = self.query_one("#variant-postfix", Checkbox).value
-            key += (self.selected_strength(), postfix)
+            key += (self.selected_strength(), postfix, self.variant_limit())
+        elif kind == "factcheck":
+            key += (self.ticked_names("qtype", self.question_types),)
+        elif kind == "logic":
+            key += (self.ticked_names("rule", self.logic_rules),)
         return key
 
     def kind_options(self) -> Any:
+        """The engine's KindOptions for the choices shown (all ticked: None, i.e. all)."""
+        types = self.ticked_names("qtype", self.question_types)
+        rules = self.ticked_names("rule", self.logic_rules)
         return services.make_kind_options(
             strength=self.selected_strength(),
             postfix=self.query_one("#variant-postfix", Checkbox).value,
+            variant_limit=self.variant_limit(),
+            question_types=None if len(types) == len(self.question_types) else types,
+            rules=None if len(rules) == len(self.logic_rules) else rules,
         )
+
+    def is_pending(self, key: tuple[Any, ...]) -> bool:
+        """Whether a key still has to be built (not built, failed or being built)."""
+        done = key in self.kind_cache or key in self.question_loads or key in self.kind_errors
+        return not done and key not in self.kinds_building
 
     def refresh_kinds(self) -> None:
         """Build (in a worker) the ticked kinds not built yet, then show the counts."""
         self.show_kind_counts()
+        if self.questions_path is not None:
+            key = self.kind_key("annotation")
+            if self.is_pending(key):
+                self.kinds_building.add(key)
+                self.questions_worker(self.questions_path, key, self.kind_options(), False)
         if self.kg is None or self.template_set is None or not self.template_ids:
             return
         missing = [
             self.kind_key(kind)
             for kind in self.kinds
-            if self.kind_key(kind) not in self.kind_cache
-            and self.kind_key(kind) not in self.kind_errors
-            and self.kind_key(kind) not in self.kinds_building
+            if not self.kind_blocked(kind) and self.is_pending(self.kind_key(kind))
         ]
         if missing:
             self.kinds_building.update(missing)
@@ -656,6 +778,9 @@ class WizardScreen(Screen[None]):
             except KontestError as error:
                 self.post_message(self.KindBuilt(key, None, str(error)))
                 continue
+            except Exception as error:  # an engine bug must not leave "counting…" forever
+                self.post_message(self.KindBuilt(key, None, f"failed: {error!r}"))
+                continue
             self.post_message(self.KindBuilt(key, built, ""))
 
     @on(KindBuilt)
@@ -668,34 +793,128 @@ class WizardScreen(Screen[None]):
         self.show_kind_counts()
         self.refresh_plan_summary()
 
+    # -- annotated questions (a JSONL file, not built from the KG) --------------------------
+
+    @on(Button.Pressed, "#load-questions")
+    @on(Input.Submitted, "#questions-input")
+    def load_questions(self) -> None:
+        """Read the questions file in a worker (blank: take the questions out of the plan)."""
+        path = self.query_one("#questions-input", Input).value.strip()
+        status = self.query_one("#questions-status", Static)
+        if not path:
+            if self.questions_path is not None:
+                self.notify("Annotated questions taken out of the plan.", markup=False)
+            self.questions_path = None
+            status.update("")
+            self.kinds_changed()
+            return
+        key = self.questions_key(path)
+        # Read it again: the file may have changed since it was last loaded.
+        self.question_loads.pop(key, None)
+        self.kind_errors.pop(key, None)
+        self.kinds_building.add(key)
+        status.update(f"Reading {path}…")
+        self.questions_worker(path, key, self.kind_options(), True)
+
+    @work(thread=True, group="wizard-questions", exit_on_error=False)
+    def questions_worker(self, path: str, key: tuple[Any, ...], options: Any, announce: bool) -> None:
+        try:
+            loaded = services.load_annotated_questions(path, options)
+        except KontestError as error:
+            self.post_message(self.QuestionsLoaded(key, None, str(error), announce))
+            return
+        except Exception as error:  # an engine bug must not crash the wizard
+            self.post_message(self.QuestionsLoaded(key, None, f"{path}: {error!r}", announce))
+            return
+        self.post_message(self.QuestionsLoaded(key, loaded, "", announce))
+
+    @on(QuestionsLoaded)
+    def questions_loaded(self, event: QuestionsLoaded) -> None:
+        self.kinds_building.discard(event.key)
+        path = str(event.key[1])
+        status = self.query_one("#questions-status", Static)
+        if event.loaded is None:
+            if event.announce:  # a Load that failed: the file is not in the plan
+                self.notify(event.error, title="Annotated questions", severity="error", markup=False)
+                status.update(f"Not loaded: {event.error}")
+                if self.questions_path == path:
+                    self.questions_path = None
+            else:
+                self.kind_errors[event.key] = event.error
+        else:
+            self.question_loads[event.key] = event.loaded
+            if event.announce:
+                self.questions_path = path
+                summary = self.describe_questions(event.loaded)
+                status.update(summary)
+                self.notify(
+                    summary,
+                    title="Annotated questions",
+                    severity="warning" if event.loaded.problems else "information",
+                    markup=False,
+                )
+        self.show_kind_options()
+        self.refresh_kinds()  # options may have changed while the file was read
+        self.refresh_plan_summary()
+
+    @staticmethod
+    def describe_questions(loaded: services.AnnotatedQuestions, shown: int = 5) -> str:
+        """`FILE: N questions, M lines skipped` and the first skipped lines (FILE:LINE: why)."""
+        problems = loaded.problems
+        lines = [
+            f"{loaded.path}: {loaded.questions} questions, {len(problems)} "
+            f"line{'' if len(problems) == 1 else 's'} skipped"
+        ]
+        lines += [f"  {problem}" for problem in problems[:shown]]
+        if len(problems) > shown:
+            lines.append(f"  … {len(problems) - shown} more")
+        return "\n".join(lines)
+
+    def kind_conversations(self, kind: str) -> list[Any] | None:
+        """A kind's conversations for the current choices, if built."""
+        key = self.kind_key(kind)
+        if kind == "annotation":
+            loaded = self.question_loads.get(key)
+            return loaded.conversations if loaded is not None else None
+        return self.kind_cache.get(key)
+
     def kind_totals(self) -> list[tuple[str, int | None, int | None, str]]:
-        """(kind, conversations, model calls, note) per ticked kind; None while counting."""
+        """(kind, conversations, model calls, note) per asked kind; None while counting."""
         totals: list[tuple[str, int | None, int | None, str]] = []
-        for kind in self.kinds:
+        for kind in self.asked_kinds():
             key = self.kind_key(kind)
-            built = self.kind_cache.get(key)
+            built = self.kind_conversations(kind)
             if built is None:
-                totals.append((kind, None, None, self.kind_errors.get(key, "counting…")))
+                note = self.kind_blocked(kind) or self.kind_errors.get(key, "counting…")
+                totals.append((kind, None, None, note))
             else:
                 calls = sum(len(conversation.turns) for conversation in built)
                 totals.append((kind, len(built), calls, ""))
         return totals
 
     def show_kind_counts(self) -> None:
-        if not self.kinds:
-            self.query_one("#kind-counts", Static).update("Tick at least one test kind.")
+        if not self.asked_kinds():
+            self.query_one("#kind-counts", Static).update(
+                "Tick at least one test kind (or load annotated questions)."
+            )
             return
         text = Text()
-        for kind, conversations, calls, note in self.kind_totals():
+        totals = self.kind_totals()
+        for kind, conversations, calls, note in totals:
             text.append(f"{kind:<10}", style="bold")
             if conversations is None:
                 text.append(f" {note}", style="italic")
             else:
                 text.append(f" {conversations:>6} conversations {calls:>6} model calls")
-            if kind == "variant":
-                text.append(f"  (strength t={self.selected_strength()}, step 3)", style="dim")
+            if kind in ("variant", "annotation"):
+                limit = self.variant_limit()
+                text.append(
+                    f"  (strength t={self.selected_strength()}, step 3"
+                    + (f", at most {limit} per question" if limit else "")
+                    + ")",
+                    style="dim",
+                )
             text.append("\n")
-        totals = self.kind_totals()
         if totals and all(conversations is not None for _, conversations, _, _ in totals):
             text.append(f"{'total':<10}", style="bold")
             text.append(
@@ -830,7 +1049,7 @@ class WizardScreen(Screen[None]):
             f"KG {self.kg.name}, depth {self.selected_depth() or 'all'}: {len(self.relations)} relations; "
             f"templates {', '.join(self.template_ids) or '-'}; {pairs} template pair(s)."
         )
-        if self.kinds != ["kontest"]:
+        if self.asked_kinds() != ["kontest"]:
             calls = [
                 f"{kind} {'…' if count is None else count}"
                 for kind, _, count, _ in self.kind_totals()
@@ -846,15 +1065,28 @@ class WizardScreen(Screen[None]):
                 "Still loading the graph and templates; the run starts when ready.", markup=False
             )
             return
-        if not self.kinds:
-            self.notify("Tick at least one test kind (step 4).", severity="warning", markup=False)
+        if not self.asked_kinds():
+            self.notify(
+                "Tick at least one test kind or load annotated questions (step 4).",
+                severity="warning",
+                markup=False,
+            )
+            return
+        blocked = [f"{kind}: {self.kind_blocked(kind)}" for kind in self.kinds if self.kind_blocked(kind)]
+        if blocked:
+            self.notify("; ".join(blocked) + " (step 4).", severity="warning", markup=False)
             return
         if len(self.template_ids) < (2 if "kontest" in self.kinds else 1):
             self.notify("Choose at least two templates.", severity="warning", markup=False)
             return
         spec = self.query_one("#model-spec", Input).value.strip() or "sim"
         # Widget values are read here, in the UI thread; kinds already built are reused.
-        built = {kind: self.kind_cache.get(self.kind_key(kind)) for kind in self.kinds}
+        built = {kind: self.kind_conversations(kind) for kind in self.asked_kinds()}
+        loaded = (
+            self.question_loads.get(self.kind_key("annotation"))
+            if self.questions_path is not None
+            else None
+        )
         self.plan_worker(
             self.kg,
             list(self.relations),
@@ -865,6 +1097,8 @@ class WizardScreen(Screen[None]):
             self.per_path,
             built,
             self.kind_options(),
+            self.questions_path,
+            list(loaded.problems) if loaded is not None else [],
         )
 
     @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
@@ -879,11 +1113,16 @@ class WizardScreen(Screen[None]):
         per_path: bool,
         built: dict[str, list[Any] | None],
         kind_options: Any,
+        questions_path: str | None,
+        problems: list[str],
     ) -> None:
         try:
             conversations = []
             for kind, ready in built.items():
-                if ready is None:
+                if ready is None and kind == "annotation" and questions_path is not None:
+                    loaded = services.load_annotated_questions(questions_path, kind_options)
+                    ready, problems = loaded.conversations, loaded.problems
+                elif ready is None:
                     ready = services.build_kind_conversations(
                         kg, relations, template_set, template_ids, kind, kind_options
                     )
@@ -905,6 +1144,7 @@ class WizardScreen(Screen[None]):
             per_path=per_path,
             kinds=tuple(built),
             kind_options=kind_options,
+            problems=problems,
         )
         self.post_message(self.PlanBuilt(plan))
 
