@@ -203,15 +203,15 @@ def guess_pos(word: str) -> str | None:
     Used for free questions (annotated BoolQ-style files) where no template says it; the POS
     with the most senses of the word wins, ties in n, v, a, r order. None if WordNet lacks it.
     """
-    from kontest_tui.generate.wordnet_data import load_wordnet
+    from kontest_tui.generate.wordnet_data import wordnet_reader
 
-    wordnet = load_wordnet()
     best, best_count = None, 0
-    for pos in ("n", "v", "a", "r"):
-        base = wordnet.morphy(word.lower(), pos)
-        count = len(wordnet.synsets(base, pos)) if base else 0
-        if count > best_count:
-            best, best_count = pos, count
+    with wordnet_reader() as wordnet:
+        for pos in ("n", "v", "a", "r"):
+            base = wordnet.morphy(word.lower(), pos)
+            count = len(wordnet.synsets(base, pos)) if base else 0
+            if count > best_count:
+                best, best_count = pos, count
     return best
 
 

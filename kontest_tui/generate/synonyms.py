@@ -175,16 +175,17 @@ def wordnet_synonyms(word: str, pos: str, senses: int = 1) -> tuple[str, ...]:
     Multi-word lemmas ("capital letter", "have got") are dropped: they drift in meaning and
     break the sentence. Words whose inflection is irregular get no WordNet synonyms.
     """
-    from kontest_tui.generate.wordnet_data import load_wordnet
+    from kontest_tui.generate.wordnet_data import wordnet_reader
 
     if pos not in POS_TAGS:
         raise InvalidInputError(f"unknown part of speech {pos!r} for {word!r} (use n, v, a, r)")
-    wordnet = load_wordnet()
     lower = word.lower()
-    base = wordnet.morphy(lower, pos) or lower
+    with wordnet_reader() as wordnet:
+        base = wordnet.morphy(lower, pos) or lower
+        senses_found = [synset.lemma_names() for synset in wordnet.synsets(base, pos)[:senses]]
     out: list[str] = []
-    for synset in wordnet.synsets(base, pos)[:senses]:
-        for lemma in synset.lemma_names():
+    for lemma_names in senses_found:
+        for lemma in lemma_names:
             if "_" in lemma or "-" in lemma or lemma.lower() == base:
                 continue
             inflected = _inflect(lemma.lower(), lower, base)

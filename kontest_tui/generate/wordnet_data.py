@@ -2,13 +2,17 @@
 
 Nothing is ever downloaded: `load_wordnet()` puts the bundled folder first on `nltk.data.path`
 and opens NLTK's `wordnet` corpus reader on `corpora/wordnet.zip` (rebuilt by
-scripts/build_wordnet.py). The reader is loaded once per process and shared.
+scripts/build_wordnet.py). The reader is loaded once per process and shared. NLTK's reader is not thread-safe (its
+lookups seek and read shared file handles), so every query goes through `wordnet_reader()`,
+which holds a lock while the caller uses the reader.
 """
 
 from __future__ import annotations
 
 import threading
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +22,7 @@ WORDNET_DIR = Path(__file__).resolve().parent.parent / "data" / "wordnet"
 WORDNET_ZIP = WORDNET_DIR / "corpora" / "wordnet.zip"
 
 _lock = threading.Lock()
+_query_lock = threading.RLock()
 _reader: Any = None
 
 
@@ -54,3 +59,11 @@ def load_wordnet() -> Any:
             warnings.simplefilter("ignore")  # "multilingual functions are not available"
             _reader = WordNetCorpusReader(corpus_root, None)
         return _reader
+
+
+@contextmanager
+def wordnet_reader() -> Iterator[Any]:
+    """The shared reader, for this thread alone until the block ends (see the module doc)."""
+    reader = load_wordnet()
+    with _query_lock:
+        yield reader

@@ -49,3 +49,37 @@ def test_loads_without_nltk_data(tmp_path) -> None:
         cwd=str(WORDNET_DIR.parent.parent.parent),
     )
     assert done.stdout.strip() == "capital.n.01"
+
+
+def test_wordnet_lookups_from_many_threads_at_once() -> None:
+    """NLTK's reader shares file handles; concurrent lookups (the explorer's preview and its
+    variant counts run in two workers) once failed with AssertionError inside NLTK."""
+    import threading
+
+    from kontest_tui.generate.synonyms import wordnet_synonyms
+    from kontest_tui.generate.wordnet_data import wordnet_reader
+
+    with wordnet_reader() as wordnet:
+        verbs = []
+        for synset in wordnet.all_synsets("v"):
+            verbs.append(synset.lemma_names()[0])
+            if len(verbs) == 1200:
+                break
+    wordnet_synonyms.cache_clear()
+    errors: list[str] = []
+
+    def look_up(words: list[str]) -> None:
+        try:
+            for word in words:
+                wordnet_synonyms(word, "v", 2)
+                wordnet_synonyms(word, "n", 2)
+        except Exception as error:  # noqa: BLE001 - collected and asserted below
+            errors.append(repr(error))
+
+    threads = [threading.Thread(target=look_up, args=(verbs[i::6],)) for i in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert "situated" in wordnet_synonyms("located", "v", senses=2)
