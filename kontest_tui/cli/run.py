@@ -20,7 +20,7 @@ from typing import Any, TextIO
 import click
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.kinds import KindOptions, parse_kinds
+from kontest_tui.generate.kinds import KindOptions, build_annotated_questions, parse_kinds
 from kontest_tui.generate.records import Conversation
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.io import load_graph
@@ -325,15 +325,7 @@ def _load_questions(
     """Variant conversations of an annotated-questions file; its bad lines, each said once."""
     if path is None:
         return [], []
-    from kontest_tui.oracles.annotation import build_annotation_conversations
-
-    conversations, problems = build_annotation_conversations(
-        path,
-        strength=options.strength,
-        seed=options.seed,
-        limit=options.variant_limit,
-        postfix=options.postfix,
-    )
+    conversations, problems = build_annotated_questions(path, options)
     for problem in problems:
         click.echo(f"kontest: skipped {problem}", err=True)
     return conversations, problems

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
@@ -263,6 +264,23 @@ def build_kind_conversations(
         if kind in kinds and info.build is not None:
             conversations.extend(info.build(suite, kg, options))
     return conversations
+
+
+def build_annotated_questions(
+    path: str | Path, options: KindOptions | None = None
+) -> tuple[list[Conversation], list[str]]:
+    """Variant conversations of an annotated-questions JSONL file, built with the variant
+    options, and its skipped lines (`FILE:LINE: reason`); InvalidInputError when none is usable."""
+    from kontest_tui.oracles.annotation import build_annotation_conversations
+
+    options = options or KindOptions()
+    return build_annotation_conversations(
+        path,
+        strength=options.strength,
+        seed=options.seed,
+        limit=options.variant_limit,
+        postfix=options.postfix,
+    )
 
 
 def parse_reply(conversation: Conversation, raw: str) -> Answer:

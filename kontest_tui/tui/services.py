@@ -187,16 +187,10 @@ def load_annotated_questions(path: str | Path, options: Any = None) -> Annotated
     """Variant conversations of a questions JSONL file (oracles.annotation), built with the
     variant options (strength, variant limit, postfix) as `kontest run --questions` does.
     InvalidInputError when the file is unreadable or holds no usable question."""
-    build = find_engine("oracles.annotation", "build_annotation_conversations")
+    build = find_engine("generate.kinds", "build_annotated_questions")
     options = options if options is not None else make_kind_options()
     with _VARIANTS_LOCK:
-        conversations, problems = build(
-            path,
-            strength=options.strength,
-            seed=options.seed,
-            limit=options.variant_limit,
-            postfix=options.postfix,
-        )
+        conversations, problems = build(path, options)
     return AnnotatedQuestions(str(path), list(conversations), list(problems))
 
 
