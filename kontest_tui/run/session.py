@@ -109,15 +109,17 @@ def create_session(
 ) -> str:
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
-    `kinds` are the test kinds built from the KG (generate.kinds; their conversations
-    follow the KONTEST ones), `extra_conversations` are added as given (annotated questions,
-    with the `problems` found reading their file). `limit` keeps the first N relations and
-    applies before the kinds are built. When `options` has no system prompt, the template
-    set's is used; its seed defaults to `seed`.
+    When the conversations are generated here, `kinds` are the test kinds built from the KG
+    (generate.kinds; their conversations follow the KONTEST ones); given `conversations` are
+    stored as they are, whatever their kinds. `extra_conversations` are added as given
+    (annotated questions, with the `problems` found reading their file). `limit` keeps the
+    first N relations and applies before the kinds are built. When `options` has no system
+    prompt, the template set's is used; its seed defaults to `seed`.
     """
     if not isinstance(template_set, TemplateSet):
         template_set = load_template_set(template_set or kg.domain)
     chosen_ids = tuple(template.id for template in template_set.select(template_ids))
+    generated = conversations is None
     if relations is None or conversations is None:
         suite = build_suite(
             kg, depth=depth, per_path=per_path, template_set=template_set, template_ids=template_ids
@@ -126,8 +128,8 @@ def create_session(
         conversations = suite.conversations if conversations is None else conversations
     chosen_relations, chosen = limit_relations(relations, conversations, limit)
     kind_options = kind_options or KindOptions(seed=seed)
-    others = [kind for kind in kinds if kind is not TestKind.KONTEST]
-    if TestKind.KONTEST not in kinds:
+    others = [kind for kind in kinds if kind is not TestKind.KONTEST] if generated else []
+    if generated and TestKind.KONTEST not in kinds:
         chosen = [c for c in chosen if c.test_kind is not TestKind.KONTEST]
     if others:
         suite = Suite(chosen_relations, list(chosen), template_set, chosen_ids)

@@ -447,11 +447,6 @@ def is_kontest(conversation: Conversation) -> bool:
     return str(conversation.test_kind) == "kontest"
 
 
-def is_annotation(conversation: Conversation) -> bool:
-    """Whether a conversation asks an annotated question (read from a questions file)."""
-    return str(conversation.test_kind) == "annotation"
-
-
 def conversation_label(conversation: Conversation) -> str:
     """How views name a conversation: `Q1 atomic`, `A sequential` for KONTEST, the kind
     then its own label for the others (`factcheck wh`, `logic negation`, `variant t1 v3`)."""
@@ -816,14 +811,11 @@ async def run_plan(
                     template_ids=plan.template_ids,
                     options=chat_options_for(plan),
                     relations=plan.relations,
-                    # Every kind's conversations are in the plan already: only KONTEST is
-                    # named so that the session builds none again (its kinds are read
-                    # from the stored conversations). Annotated questions go in as extra
-                    # conversations, with the lines skipped in their file.
-                    conversations=[c for c in plan.conversations if not is_annotation(c)],
-                    kinds=(find_engine("generate.records", "TestKind").KONTEST,),
+                    # Every kind's conversations (annotated questions too) are in the plan
+                    # already and are stored as they are; the session's kinds are read
+                    # from them, the questions file's skipped lines kept beside them.
+                    conversations=plan.conversations,
                     kind_options=plan.kind_options,
-                    extra_conversations=[c for c in plan.conversations if is_annotation(c)],
                     problems=list(plan.problems),
                 )
                 outcome = await run_session(

@@ -190,3 +190,25 @@ def test_annotation_kind_needs_a_file(capsys: pytest.CaptureFixture[str], tmp_pa
         capsys, "run", "--db", tmp_path / "k.db", "--kg", "places", "--kind", "annotation"
     )
     assert code == 2 and err.count("\n") == 1 and "--questions" in err
+
+
+def test_given_conversations_are_stored_as_given(tmp_path: Path) -> None:
+    """The explorer builds every kind before the run: create_session must not build them again."""
+    from kontest_tui.generate.conversations import build_suite
+    from kontest_tui.generate.kinds import build_kind_conversations
+    from kontest_tui.generate.records import TestKind
+    from kontest_tui.kg.io import load_graph
+    from kontest_tui.run.session import create_session
+
+    kg = load_graph(KINAWLEY_KG)
+    suite = build_suite(kg)
+    logic = build_kind_conversations(suite, kg, [TestKind.LOGIC])
+    given = [*suite.conversations, *logic]
+    with Store(tmp_path / "k.db") as store:
+        session_id = create_session(
+            store, kg, "sim", relations=suite.relations, conversations=given,
+            kinds=(TestKind.LOGIC,),
+        )
+        stored = store.load_conversations(session_id)
+        assert [c.id for c in stored] == [c.id for c in given]  # none dropped, none twice
+        assert store.get_session(session_id)["kinds_json"]["kinds"] == ["kontest", "logic"]
