@@ -221,9 +221,13 @@ def _tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
     return (name, *(str(cell[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
 
 
-def _section_tables(report: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
-    """(title, header, rows) of the other test kinds' sections present in a report."""
-    tables: list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]] = []
+SectionTable = tuple[str, tuple[str, ...], list[tuple[str, ...]]]
+
+
+def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
+    """(title, header, rows) of the other test kinds' sections present in a report: what the
+    text and Markdown reports print and the explorer's Kinds tab shows."""
+    tables: list[SectionTable] = []
     factcheck = report.get("factcheck")
     if factcheck:
         rows = [_tally_row(name, cell) for name, cell in factcheck["per_type"].items()]
@@ -277,7 +281,7 @@ def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors:
     parts.append(_text_table(ORACLE_HEADER, oracle_rows))
     if report["relations"]:
         parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
-    for title, header, rows in _section_tables(report):
+    for title, header, rows in section_tables(report):
         parts.append(title)
         if rows:
             parts.append(_text_table(header, rows))
@@ -299,7 +303,7 @@ def _report_markdown(report: Mapping[str, Any], errors: Sequence[str], total_err
     if report["relations"]:
         parts.append("## Knowledge gap\n")
         parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))
-    for title, header, rows in _section_tables(report):
+    for title, header, rows in section_tables(report):
         parts.append(f"## {_escape_markdown(title)}\n")
         if rows:
             parts.append(_markdown_table(header, rows))

@@ -447,6 +447,11 @@ def is_kontest(conversation: Conversation) -> bool:
     return str(conversation.test_kind) == "kontest"
 
 
+def kind_section_tables(report: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
+    """(title, header, rows) of a report's other-kind sections, as `kontest report` prints them."""
+    return find_engine("report.render", "section_tables")(report)
+
+
 def conversation_label(conversation: Conversation) -> str:
     """How views name a conversation: `Q1 atomic`, `A sequential` for KONTEST, the kind
     then its own label for the others (`factcheck wh`, `logic negation`, `variant t1 v3`)."""
