@@ -7,7 +7,6 @@ the screen shows a "not available yet" placeholder instead of made-up data.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import re
 import threading
@@ -163,11 +162,6 @@ def list_logic_rules() -> tuple[str, ...]:
     return tuple(find_engine("probes.templates", "LOGIC_RULES"))  # type: ignore[arg-type]
 
 
-# Covering-array variants read WordNet, whose lazy loading is not thread-safe: two workers
-# opening it at once (the Variants preview and the Kinds counts) fail inside nltk.
-_VARIANTS_LOCK = threading.Lock()
-
-
 @dataclass(frozen=True)
 class AnnotatedQuestions:
     """An annotated-questions file read for a session: its variant conversations and the
@@ -189,8 +183,7 @@ def load_annotated_questions(path: str | Path, options: Any = None) -> Annotated
     InvalidInputError when the file is unreadable or holds no usable question."""
     build = find_engine("generate.kinds", "build_annotated_questions")
     options = options if options is not None else make_kind_options()
-    with _VARIANTS_LOCK:
-        conversations, problems = build(path, options)
+    conversations, problems = build(path, options)
     return AnnotatedQuestions(str(path), list(conversations), list(problems))
 
 
@@ -213,8 +206,7 @@ def build_kind_conversations(
     chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
     suite = suite_class(list(relations), kontest, template_set, chosen_ids)
     build = find_engine("generate.kinds", "build_kind_conversations")
-    with _VARIANTS_LOCK if kind == TestKind.VARIANT.value else contextlib.nullcontext():
-        return list(build(suite, kg, [TestKind(kind)], options))
+    return list(build(suite, kg, [TestKind(kind)], options))
 
 
 def template_ids_of(template_set: Any) -> list[str]:
@@ -992,8 +984,7 @@ def preview_variants(
     seed: int = 0,
 ) -> VariantPreview:
     """The input-parameter model of one filled template and its t-way covering array."""
-    with _VARIANTS_LOCK:
-        ipm = find_engine("generate.ipm", "ipm_for_query")(kg, relation, template, domain)
+    ipm = find_engine("generate.ipm", "ipm_for_query")(kg, relation, template, domain)
     array = find_engine("generate.covering", "build_covering_array")(ipm.levels, strength, seed)
     rows = [
         [parameter.values[index] for parameter, index in zip(ipm.parameters, row, strict=True)]
