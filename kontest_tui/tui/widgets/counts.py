@@ -13,8 +13,9 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from kontest_tui.tui.services import KIND_ORACLES
+
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
-KIND_ORACLES = ("variant", "factcheck", "logic", "annotation")  # the other test kinds
 
 
 def report_oracles(report: Mapping[str, Any]) -> tuple[str, ...]:
