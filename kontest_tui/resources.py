@@ -1,25 +1,20 @@
-"""Locations of the data shipped with the project: assets/ and sample_kgs/.
+"""Locations of the data shipped inside the package: assets/ and sample_kgs/.
 
-They live at the repository root (next to pyproject.toml); an installed copy may carry them
-inside the package instead, so both places are looked at.
+Both folders live in the `kontest_tui` package and are installed with it (package data in
+pyproject.toml), so an installed wheel reads the same files as an editable checkout.
+`importlib.resources` finds them; a regular (non-zip) install gives real paths, which the
+loaders glob and open.
 """
 
 from __future__ import annotations
 
+from importlib import resources
 from pathlib import Path
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_DIR = Path(str(resources.files("kontest_tui")))
 
-
-def _shipped(name: str) -> Path:
-    for candidate in (_PACKAGE_DIR / name, _PACKAGE_DIR.parent / name):
-        if candidate.is_dir():
-            return candidate
-    return _PACKAGE_DIR.parent / name
-
-
-ASSETS_DIR = _shipped("assets")
-SAMPLE_KGS_DIR = _shipped("sample_kgs")
+ASSETS_DIR = _PACKAGE_DIR / "assets"
+SAMPLE_KGS_DIR = _PACKAGE_DIR / "sample_kgs"
 
 
 def asset_path(*parts: str) -> Path:

@@ -224,7 +224,7 @@ def build_all() -> dict[str, KnowledgeGraph]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "sample_kgs", help="output folder")
+    parser.add_argument("--out", type=Path, default=ROOT / "kontest_tui" / "sample_kgs", help="output folder")
     parser.add_argument("--check", action="store_true", help="compare with --out, write nothing")
     args = parser.parse_args(argv)
     stale = []

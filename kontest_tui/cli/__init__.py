@@ -30,7 +30,9 @@ def cli(
     if ctx.invoked_subcommand is None:
         from kontest_tui.tui.app import run_app
 
-        run_app(kg=kg_name, model=model_spec, db=db, web=web)
+        code = run_app(kg=kg_name, model=model_spec, db=db, web=web)
+        if code:
+            ctx.exit(code)
 
 
 for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, ui):

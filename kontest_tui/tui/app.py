@@ -145,12 +145,18 @@ def make_app(kg: str | None = None, model: str | None = None, db: str | None = N
 
 def run_app(
     kg: str | None = None, model: str | None = None, db: str | None = None, web: bool = False
-) -> None:
-    """Run the explorer in this terminal, or serve it to a browser with textual-serve."""
+) -> int:
+    """Run the explorer in this terminal, or serve it to a browser with textual-serve.
+
+    Returns the app's exit code: non-zero when the explorer failed (a missing stylesheet, an
+    unhandled error), so a broken install does not look like a clean exit.
+    """
     if web:
         serve_app(kg=kg, model=model, db=db)
-        return
-    make_app(kg=kg, model=model, db=db).run()
+        return 0
+    app = make_app(kg=kg, model=model, db=db)
+    app.run()
+    return app.return_code or 0
 
 
 def serve_app(

@@ -178,4 +178,4 @@ def test_build_script_reproduces_the_committed_samples(tmp_path: Path) -> None:
         names.append("subdivisions")
     for name in names:
         built = (tmp_path / f"{name}.json").read_bytes()
-        assert built == (ROOT / "sample_kgs" / f"{name}.json").read_bytes(), name
+        assert built == (ROOT / "kontest_tui" / "sample_kgs" / f"{name}.json").read_bytes(), name
