@@ -2,9 +2,13 @@
 
 Every expected failure is a `KontestError` with a one-line message (shown by the CLI on
 stderr, by the TUI as a notification) and a short title. Nothing else should reach a user.
+Messages pass the secret scrubber (`kontest_tui.redact`) when the error is made, so no
+error text that is stored, exported, logged or shown carries an API key.
 """
 
 from __future__ import annotations
+
+from kontest_tui.redact import scrub
 
 
 class KontestError(Exception):
@@ -13,7 +17,7 @@ class KontestError(Exception):
     title = "Error"
 
     def __init__(self, message: str, title: str | None = None) -> None:
-        super().__init__(" ".join(str(message).split()))
+        super().__init__(scrub(" ".join(str(message).split())))
         if title is not None:
             self.title = title
 

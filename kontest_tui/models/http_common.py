@@ -2,7 +2,9 @@
 
 Every failure becomes one `ModelError` line with the right `retryable` flag (and
 `retry_after` from a 429's Retry-After header), so the executor can decide on retries.
-Bodies are decoded as UTF-8 with replacement: invalid bytes never crash a client.
+Bodies are decoded as UTF-8 with replacement: invalid bytes never crash a client. Any text
+a server sent that is quoted in an error passes `redact.scrub` before it is cut to length (a
+key cut in half would no longer match).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import httpx
 
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import TokenCallback
+from kontest_tui.redact import scrub, scrub_values
 
 MAX_CONNECTIONS = 64
 ERROR_BODY_LIMIT = 300
@@ -39,13 +42,18 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8", "replace")
 
 
+def quote(text: str, limit: int = ERROR_BODY_LIMIT) -> str:
+    """Server text fit to quote in an error: one line, secrets scrubbed, then cut to `limit`."""
+    return scrub(" ".join(text.split()))[:limit]
+
+
 def loads(line: bytes | str, what: str) -> object:
     """Parse one JSON document or raise a retryable ModelError saying what broke."""
     text = decode(line) if isinstance(line, bytes) else line
     try:
         return json.loads(text)
     except ValueError:
-        snippet = " ".join(text.split())[:80]
+        snippet = quote(text, 80)
         raise ModelError(
             f"{what}: malformed JSON from the server: {snippet!r}", retryable=True
         ) from None
@@ -86,7 +94,7 @@ def parse_retry_after(value: str | None) -> float | None:
 
 def _error_detail(body: bytes) -> str:
     """The server's error message from a JSON error body (OpenAI or Ollama shape), else the text."""
-    text = decode(body[:4096])
+    text = decode(body[:65536])
     try:
         data = json.loads(text)
     except ValueError:
@@ -97,7 +105,7 @@ def _error_detail(body: bytes) -> str:
             error = error.get("message") or error.get("code")
         if error:
             text = str(error)
-    return " ".join(text.split())[:ERROR_BODY_LIMIT]
+    return quote(text)
 
 
 def error_for_status(
@@ -211,4 +219,5 @@ class StreamCollector:
 
     @property
     def text(self) -> str:
-        return "".join(self.pieces)
+        """The answer, with the values of the API keys in use masked (a server echoing one)."""
+        return scrub_values("".join(self.pieces))

@@ -23,6 +23,7 @@ from kontest_tui.models.http_common import (
     iter_lines,
     loads,
     make_client,
+    quote,
 )
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
@@ -173,7 +174,7 @@ class OllamaModel:
 
     def _raise_inline_error(self, data: object) -> None:
         if isinstance(data, dict) and data.get("error"):
-            message = " ".join(str(data["error"]).split())[:300]
+            message = quote(str(data["error"]))
             if "not found" in message:
                 raise ModelError(f"unknown model {self.model!r} at ollama {self.url}: {message}")
             raise ModelError(f"ollama at {self.url}: {message}", retryable=True)

@@ -29,7 +29,9 @@ from kontest_tui.models.http_common import (
     iter_lines,
     loads,
     make_client,
+    quote,
 )
+from kontest_tui.redact import register_secret
 from kontest_tui.resources import asset_path
 
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
@@ -144,6 +146,7 @@ class OpenAIModel:
         kind = "openai" if mode == "chat" else "openai-completions"
         default = self.base_url == DEFAULT_OPENAI_URL
         self.spec = spec or (f"{kind}:{model}" if default else f"{kind}:{model}@{self.base_url}")
+        register_secret(api_key)  # masked in every error text from now on
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._client = make_client(self.base_url, headers)
 
@@ -308,7 +311,7 @@ class OpenAIModel:
             error = data["error"]
             message = error.get("message", error) if isinstance(error, dict) else error
             raise ModelError(
-                f"{self.base_url}: {' '.join(str(message).split())[:300]}", retryable=True
+                f"{self.base_url}: {quote(str(message))}", retryable=True
             )
 
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 
 import pytest
-from model_test_servers import MisbehavingHandler, start_sim_server
+from model_test_servers import LeakyHandler, MisbehavingHandler, start_sim_server
 
 
 @pytest.fixture(scope="session")
@@ -47,3 +47,18 @@ def refused_url() -> str:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     return f"http://127.0.0.1:{port}"
+
+
+@pytest.fixture()
+def leaky_url() -> Iterator[str]:
+    """Base URL of a local server that echoes the API key in its errors (see LeakyHandler)."""
+    LeakyHandler.calls = 0
+    server = ThreadingHTTPServer(("127.0.0.1", 0), LeakyHandler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -88,3 +88,63 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             self.close_connection = True
         else:
             self._send(200, b'{"choices": [{"message": {"content": "Yes"}}]}')
+
+
+class LeakyHandler(BaseHTTPRequestHandler):
+    """An OpenAI-style server that echoes the caller's credentials in its errors, as careless
+    proxies do. Under /deny/ every request is a 401 quoting the Authorization header (the
+    connection check); under /v1/ the chat calls cycle through a 401 body with the header, a
+    500 body with the bare key, a 400 body with the header as a Python dict, an in-stream
+    error with `api_key=KEY`, and a plain "Yes" answer."""
+
+    protocol_version = "HTTP/1.1"
+    calls = 0
+
+    def log_message(self, format: str, *args: object) -> None:  # silence
+        return
+
+    def _send(self, status: int, body: bytes, content_type: str = "application/json") -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _auth(self) -> str:
+        return self.headers.get("Authorization", "")
+
+    def _key(self) -> str:
+        return self._auth().removeprefix("Bearer ")
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/deny/"):
+            self._send(401, f"Unauthorized: Authorization: {self._auth()}".encode(), "text/plain")
+            return
+        body = {"data": [{"id": "leaky"}]}
+        self._send(200, json.dumps(body).encode())
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        self.rfile.read(length)
+        if self.path.startswith("/deny/"):
+            self._send(401, f"Unauthorized: Authorization: {self._auth()}".encode(), "text/plain")
+            return
+        step = type(self).calls % 5
+        type(self).calls += 1
+        if step == 0:
+            message = f"invalid credentials {self._auth()}"
+            self._send(401, json.dumps({"error": {"message": message}}).encode())
+        elif step == 1:
+            message = f"upstream failed for key {self._key()} (quota)"
+            self._send(500, json.dumps({"error": {"message": message}}).encode())
+        elif step == 2:
+            headers = {"authorization": self._auth(), "content-type": "application/json"}
+            self._send(400, json.dumps({"error": f"bad request, headers: {headers!r}"}).encode())
+        elif step == 3:
+            error = {"error": {"message": f"quota exceeded for api_key={self._key()}"}}
+            body = f"data: {json.dumps(error)}\n\n".encode()
+            self._send(200, body, "text/event-stream")
+        else:
+            chunk = {"choices": [{"delta": {"content": "Yes"}, "finish_reason": "stop"}]}
+            body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+            self._send(200, body, "text/event-stream")

@@ -1,0 +1,90 @@
+"""The one secret scrubber: every error text from a model server or SPARQL endpoint passes here.
+
+`scrub(text)` replaces, with `***`:
+
+- the values of the API key variables in use: `OPENAI_API_KEY` and any environment variable
+  whose name ends in `_API_KEY`, `_TOKEN`, `_SECRET` or `_PASSWORD` (values of 6+ characters),
+  plus any value a client registered with `register_secret` (a key passed in code);
+- `Bearer <token>` and `Basic <token>` credentials, wherever they appear;
+- the value after `Authorization`, `Proxy-Authorization`, `X-API-Key`, `api_key`, `api-key`,
+  `apikey`, `access_token`, `token`, `secret`, `password` followed by `:` or `=` (headers,
+  query strings, JSON members: `"api_key": "..."`);
+- OpenAI-shaped keys (`sk-` followed by 16+ key characters).
+
+`KontestError` runs every message through it, so a `ModelError` or `WikidataError` is clean
+from the moment it exists: what is stored (`responses.error`, the session message), exported,
+logged or printed comes from there. The HTTP clients also scrub a server's error body before
+quoting it. Stdlib only: this module sits below everything else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+
+MASK = "***"
+KEY_VARIABLES = ("OPENAI_API_KEY",)
+_SECRET_NAME = re.compile(r"(?:_API_KEY|_APIKEY|_TOKEN|_SECRET|_PASSWORD)$", re.I)
+_MIN_SECRET = 6
+
+_CREDENTIAL = re.compile(r"\b(Bearer|Basic)(\s+)[A-Za-z0-9._~+/=:\-]+", re.I)
+_NAMED = re.compile(
+    r"""(?P<name>\b(?:proxy-)?authorization|\bx-api-key|\bapi[-_]?key|\bapikey|\baccess[-_]?token
+        |\brefresh[-_]?token|\btoken|\bsecret|\bpassword|\bpasswd)
+        (?P<sep>["']?\s*[:=]\s*["']?)
+        (?:(?:Bearer|Basic)\s+)?
+        (?P<value>[^\s"',;&}\]<>]+)""",
+    re.I | re.X,
+)
+_OPENAI_KEY = re.compile(r"\bsk-[A-Za-z0-9_\-]{16,}")
+
+_lock = threading.Lock()
+_registered: set[str] = set()
+
+
+def register_secret(value: str | None) -> None:
+    """Scrub `value` from now on (a key given to a client in code, not through the env)."""
+    if value and len(value) >= _MIN_SECRET:
+        with _lock:
+            _registered.add(value)
+
+
+def secrets_in_use() -> list[str]:
+    """The secret values to mask, longest first (so a key containing another goes whole)."""
+    values = set()
+    for name, value in os.environ.items():
+        if (name in KEY_VARIABLES or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET:
+            values.add(value)
+    with _lock:
+        values |= _registered
+    return sorted(values, key=len, reverse=True)
+
+
+def scrub_values(text: str) -> str:
+    """`text` with only the secret values in use masked (for answers: no pattern guessing)."""
+    for value in secrets_in_use() if text else ():
+        if value in text:
+            text = text.replace(value, MASK)
+    return text
+
+
+def scrub(text: str) -> str:
+    """`text` with every secret replaced by `***` (see the module docstring)."""
+    if not text:
+        return text
+    text = scrub_values(text)
+    text = _CREDENTIAL.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}", text)
+    text = _NAMED.sub(_mask_named, text)
+    return _OPENAI_KEY.sub(MASK, text)
+
+
+def _mask_named(match: re.Match[str]) -> str:
+    if match.group("value") == MASK:
+        return match.group(0)
+    return f"{match.group('name')}{match.group('sep')}{MASK}"
+
+
+def has_secret(text: str) -> bool:
+    """True when `scrub` would change `text` (a URL or spec carrying a credential)."""
+    return scrub(text) != text

@@ -1,0 +1,122 @@
+"""Secrets never rest or print: the scrubber on hand-worked texts, then a run against a local
+server that echoes the API key (401 body, 500 body, 400 body, in-stream error, connection
+check), grepping the database, the exports, the reports and the CLI output for the key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kontest_tui.cli import run_cli
+from kontest_tui.errors import ModelError, ModelSpecError, WikidataError
+from kontest_tui.models.specs import parse_model_spec
+from kontest_tui.redact import register_secret, scrub, scrub_values
+
+KEY = "kt-9f8e7d6c5b4a3210QQzz"  # not sk- shaped: only the env-value rule can catch it bare
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("invalid credentials Bearer abc.DEF-123", "invalid credentials Bearer ***"),
+        ("Authorization: Bearer abc123", "Authorization: Bearer ***"),
+        ("{'authorization': 'Basic dXNlcjpw'}", "{'authorization': 'Basic ***'}"),
+        ('{"api_key": "zz-top-secret"}', '{"api_key": "***"}'),
+        ("GET /v1?api_key=abc123&x=1", "GET /v1?api_key=***&x=1"),
+        ("x-api-key: abcdef", "x-api-key: ***"),
+        ("access_token=eyJhbGci.x.y;", "access_token=***;"),
+        ("Authorization: secretvalue", "Authorization: ***"),
+        ("your key sk-proj-ABCDEFGHIJKLMNOP1234 is wrong", "your key *** is wrong"),
+    ],
+)
+def test_patterns_are_masked(text: str, expected: str) -> None:
+    assert scrub(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Does Ireland have a Ulster?",
+        "max_tokens=5 is too small; tokens: 3",
+        "server error (HTTP 500) from openai at http://127.0.0.1:8000/v1: failure",
+        "the token limit was reached",
+        "",
+    ],
+)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert scrub(text) == text
+
+
+def test_values_of_key_variables_in_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("SOME_SERVICE_TOKEN", "tok-424242")
+    monkeypatch.setenv("KONTEST_PLAIN_SETTING", "ordinary-value")
+    text = f"key {KEY} token tok-424242 home ordinary-value"
+    assert scrub(text) == "key *** token *** home ordinary-value"
+    assert scrub_values(f"answer: {KEY}") == "answer: ***"
+    register_secret("registered-in-code-77")
+    assert scrub("x registered-in-code-77 y") == "x *** y"
+
+
+def test_every_kontest_error_is_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    assert KEY not in str(ModelError(f"upstream said {KEY}"))
+    assert "***" in str(WikidataError("endpoint https://q.example/sparql?apikey=abc failed"))
+
+
+def test_a_key_in_a_model_url_is_refused() -> None:
+    with pytest.raises(ModelSpecError, match="credentials in the URL") as caught:
+        parse_model_spec("openai:m@http://127.0.0.1:9/v1?api_key=abcdef123")
+    assert "abcdef123" not in str(caught.value)
+
+
+def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = run_cli([str(arg) for arg in args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_an_echoed_key_never_rests_or_prints(
+    leaky_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    db = tmp_path / "leak.db"
+    printed: list[str] = []
+    # the connection check: a 401 whose body quotes the Authorization header
+    code, out, err = kontest(
+        capsys, "run", "--kg", "places", "--limit", "2", "--model",
+        f"openai:leaky@{leaky_url}/deny/v1", "--db", db, "-q",
+    )
+    printed += [out, err]
+    assert code != 0 and "unauthorized (HTTP 401)" in err and "Traceback" not in err
+    # a run whose calls fail with the key in 401 / 500 / 400 bodies and in-stream errors
+    code, out, err = kontest(
+        capsys, "run", "--kg", "places", "--limit", "2", "--model", f"openai:leaky@{leaky_url}/v1",
+        "--db", db, "--max-attempts", "1", "--concurrency", "1", "--no-cache",
+    )
+    printed += [out, err]
+    assert "Traceback" not in err
+    for fmt in ("text", "json", "markdown", "csv"):
+        code, out, err = kontest(capsys, "report", "--db", db, "--format", fmt)
+        assert code == 0, err
+        printed += [out, err]
+    for fmt in ("jsonl", "csv"):
+        code, out, err = kontest(capsys, "export", "--db", db, "--format", fmt)
+        printed += [out, err]
+        code, _, err = kontest(
+            capsys, "export", "--db", db, "--format", fmt, "--out", tmp_path / f"x.{fmt}"
+        )
+        assert code == 0, err
+    code, out, err = kontest(capsys, "sessions", "--db", db, "--json")
+    printed += [out, err]
+    everything = "\n".join(printed)
+    # the server did echo it, and we saw each fault, masked
+    assert everything.count("***") >= 4
+    for fault in ("HTTP 401", "HTTP 500", "HTTP 400", "quota exceeded for api_key=***"):
+        assert fault in everything
+    assert KEY not in everything
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            assert KEY.encode() not in path.read_bytes(), path
