@@ -11,6 +11,7 @@ import asyncio
 import csv
 import io
 import json
+import shlex
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +32,7 @@ from kontest_tui.run.session import (
     create_session,
     empty_graph,
     evaluate_session,
+    failed_message,
     open_session_model,
     run_session,
     session_graph,
@@ -173,7 +175,8 @@ async def _run(
 @click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
               help="Go on with a session (the latest unfinished one when no id is given).")
 @click.option("--retry-errors", is_flag=True,
-              help="With --resume: ask again the turns that failed (and the turns after them).")
+              help="With --resume: also take a done session (--resume always asks failed "
+              "turns again).")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND[,KIND]",
               help="Test kinds to ask: kontest, variant, factcheck, logic (repeat or "
               "comma-separate; default kontest).")
@@ -223,7 +226,7 @@ def run_command(
         if resume is not None:
             session_id = store.resolve_session(resume or None, unfinished=not retry_errors)
             row = store.get_session(session_id)
-            if row["status"] == "done" and not (retry_errors and row["errors"]):
+            if row["status"] == "done" and not row["errors"]:
                 raise InvalidInputError(f"session {session_id} is already done")
             spec = model_spec or row["model"]
             kg = session_graph(store, session_id)
@@ -231,9 +234,7 @@ def run_command(
             resumed = session_id
 
             def make_session() -> str:
-                if retry_errors:
-                    store.delete_failed_responses(resumed)
-                return resumed
+                return resumed  # run_session asks the failed turns again
 
         else:
             if kg_source is None and questions is None:
@@ -311,12 +312,26 @@ def run_command(
         progress = outcome.result.progress
         click.echo(
             f"session {session_id} {outcome.status}: {progress.finished}/{progress.total} turns, "
-            f"{sum(progress.errors.values())} failed calls, {progress.retries} retries",
+            f"{progress.failed} failed, {progress.retries} retries",
             err=True,
         )
         click.echo(render_report(outcome.evaluation, "text"), nl=False)
+        failed = outcome.evaluation.failed
+        if failed:
+            click.echo(
+                f"kontest: error: {failed_message(failed)} (no answer); ask them again with: "
+                f"{resume_command(session_id, db or (ctx.parent.params.get('db') if ctx.parent else None))}",
+                err=True,
+            )
+            ctx.exit(1)
     finally:
         store.close()
+
+
+def resume_command(session_id: str, db: str | None) -> str:
+    """The command that goes on with a session (its failed turns asked again)."""
+    command = f"kontest run --resume {session_id}"
+    return f"{command} --db {shlex.quote(str(db))}" if db else command
 
 
 def _load_questions(

@@ -72,6 +72,9 @@ class Evaluation:
     gap: GapReport
     # Report sections of the other test kinds ("variants", "factcheck", "logic", "annotation").
     sections: dict[str, object] = field(default_factory=dict)
+    # Turns with no answer after all attempts (failed calls and the later turns of their
+    # conversations): in no count above, no test, gap or coverage (set by run.session).
+    failed: int = 0
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
@@ -145,6 +148,7 @@ class Evaluation:
             "executions": self.executions,
             "valid": self.valid,
             "invalid": self.invalid,
+            "failed": self.failed,
             "tests": dict(self.tests),
             "errors": {**self.errors, "total": self.error_total},
             "error_rate": round(self.error_rate, 6),

@@ -2,7 +2,8 @@
 
 - text: aligned plain-text tables (tests run / planned, errors and rate per oracle; gap;
   coverage), then the first errors;
-- json: `Evaluation.to_json()` with sorted keys, indent 2;
+- json: `Evaluation.to_json()` with sorted keys, indent 2 (`failed` = turns with no answer
+  after all attempts, counted apart from `valid` and `invalid`);
 - markdown: the same tables as GitHub-flavoured Markdown;
 - csv: one row per metric, `metric,value`, metric names are the dotted JSON keys
   (`tests.atomic`, `gap.per_template.t1.missing`, ...); `render_verdicts(evaluation, "csv")`
@@ -205,9 +206,16 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
     lines = [
         f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
         f"Relations {report['relations']}  queries {report['queries']}  executions "
-        f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']})",
+        f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']})  "
+        f"failed {report.get('failed', 0)}",
         f"Coverage {coverage['covered']} of {report['relations']} relations ({coverage['pct']:.2f}%)",
     ]
+    failed = report.get("failed", 0)
+    if failed:
+        lines.append(
+            f"Failed: {failed} turns got no answer after all attempts (in no test, gap or "
+            "coverage; kontest run --resume asks them again)"
+        )
     pending = report.get("pending_relations")
     if pending:
         lines.append(f"Pending: {pending} relations still waiting for answers")

@@ -8,7 +8,9 @@ their stored text is the context of the next turn.
 
 Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
 backoff and jitter, honouring `retry_after`; a call that still fails is recorded as an error
-response (answer INVALID) and the run goes on. Each response goes to the sink (the store
+response (answer INVALID, `error` set: a *failed* turn, never an answer) and the run goes on;
+the later turns of that conversation are not asked (they need its answer as context) and are
+recorded as failed with that reason. Each response goes to the sink (the store
 commits it at once) before the next event. Cancelling (`cancel()` or cancelling the task)
 stops the workers between awaits, so no half-written response exists.
 """
@@ -30,6 +32,9 @@ from kontest_tui.errors import KontestError, ModelError
 from kontest_tui.generate.kinds import parse_reply
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Response
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatResult, Message
+
+# The error text of a turn not asked because an earlier turn of its conversation failed.
+NOT_ASKED = "not asked:"
 
 
 class ResponseSink(Protocol):
@@ -69,6 +74,7 @@ class Progress:
     errors: Counter[str] = field(default_factory=Counter)  # failed calls by type
     retries: int = 0
     invalid: int = 0
+    failed: int = 0  # turns with no answer after all attempts (and the turns after them)
     cached: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -304,8 +310,22 @@ class Executor:
                 if self._cancelled:
                     return  # models that never suspend see cancel() here
                 response = await self._ask_turn(conversation, turn, tuple(messages), options)
+                if response.error is not None:
+                    self._skip_after_failure(conversation, turn, done)
+                    return
                 stored = response.raw
             messages.append(Message("assistant", stored))
+
+    def _skip_after_failure(
+        self, conversation: Conversation, failed: int, done: Mapping[AnswerKey, str]
+    ) -> None:
+        """Record the turns after a failed one as failed too, without asking them: their
+        context (the failed turn's answer) does not exist. A resume asks them all again."""
+        for turn in range(failed + 1, len(conversation.turns)):
+            if (conversation.id, turn) in done:
+                continue
+            message = f"{NOT_ASKED} turn {failed + 1} of this conversation failed"
+            self._finish(Response(conversation.id, turn, "", Answer.INVALID, message, 0.0, 0, 0))
 
     async def _ask_turn(
         self,
@@ -408,7 +428,9 @@ class Executor:
         progress.done += 1
         if cached:
             progress.cached += 1
-        if response.answer is Answer.INVALID and response.error is None:
+        if response.error is not None:
+            progress.failed += 1
+        elif response.answer is Answer.INVALID:
             progress.invalid += 1
         if self.events.on_response is not None:
             self.events.on_response(response)

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
 from kontest_tui.generate.conversations import Suite, build_suite
 from kontest_tui.generate.kinds import KindOptions, build_kind_conversations
-from kontest_tui.generate.records import Conversation, Relation, Response, TestKind
+from kontest_tui.generate.records import AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
@@ -35,7 +35,7 @@ class SessionOutcome:
     """What a run of a session ended with."""
 
     session_id: str
-    status: str  # done | cancelled
+    status: str  # done | cancelled | failed (some turns got no answer)
     result: RunResult
     evaluation: Evaluation
 
@@ -208,10 +208,22 @@ def open_session_model(
     return open_model(spec, kg=kg, options=options, seed=seed)
 
 
+def split_failed(
+    responses: Mapping[AnswerKey, Response],
+) -> tuple[dict[AnswerKey, Response], int]:
+    """The responses that are answers, and how many turns failed (an `error` row: no answer
+    after all attempts, or not asked because an earlier turn of its conversation failed)."""
+    answered = {key: response for key, response in responses.items() if response.error is None}
+    return answered, len(responses) - len(answered)
+
+
 def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Evaluation:
-    """All oracles and metrics over the session's stored answers (verdicts stored if `save`)."""
+    """All oracles and metrics over the session's stored answers (verdicts stored if `save`).
+
+    Failed turns are no answers: they are left out of every count, test, gap and coverage
+    and reported as `failed`."""
     row = store.get_session(session_id)
-    responses = store.load_responses(session_id)
+    responses, failed = split_failed(store.load_responses(session_id))
     evaluation = evaluate_all(
         store.load_relations(session_id),
         store.load_conversations(session_id),
@@ -221,6 +233,7 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
         model=row["model"],
         problems=row["kinds_json"].get("problems", ()),
     )
+    evaluation.failed = failed
     if save:
         store.replace_verdicts(session_id, evaluation.verdicts)
         store.update_session(
@@ -229,6 +242,11 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
             test_errors=evaluation.error_total,
         )
     return evaluation
+
+
+def failed_message(failed: int) -> str:
+    """The session message of a run that ended with failed turns."""
+    return f"{failed} turn{'s' if failed != 1 else ''} failed after all attempts"
 
 
 async def run_session(
@@ -242,12 +260,15 @@ async def run_session(
 ) -> SessionOutcome:
     """Ask every turn of the session that has no response yet, then evaluate and store verdicts.
 
-    Works for a new session and for a resumed one alike. `on_executor` receives the executor
+    Works for a new session and for a resumed one alike; a resumed one first drops its
+    failed turns (and the turns after them) so they are asked again. A run that ends with
+    failed turns leaves the session `failed` (unfinished). `on_executor` receives the executor
     before it starts (the TUI keeps it for its pause / resume / cancel buttons). Cancelling
     the calling task (Ctrl-C) marks the session cancelled and re-raises.
     """
     row = store.get_session(session_id)
     conversations = store.load_conversations(session_id)
+    store.delete_failed_responses(session_id)  # failed turns are asked again
     done = {key: response.raw for key, response in store.load_responses(session_id).items()}
     options = options_from_dict(row["options_json"])
     events = events or ExecutorEvents()
@@ -290,7 +311,8 @@ async def run_session(
     except Exception as error:
         close("failed", f"{type(error).__name__}: {error}")
         raise
-    status = "cancelled" if result.cancelled else "done"
-    close(status, "cancelled" if result.cancelled else None)
+    failed = store.refresh_counts(session_id)["errors"]
+    status = "cancelled" if result.cancelled else "failed" if failed else "done"
+    close(status, {"cancelled": "cancelled", "failed": failed_message(failed)}.get(status))
     evaluation = evaluate_session(store, session_id, save=True)
     return SessionOutcome(session_id, status, result, evaluation)

@@ -311,9 +311,10 @@ class Store:
             raise StoreError(f"cannot update session {session_id}: {error}") from None
 
     def refresh_counts(self, session_id: str) -> dict[str, int]:
-        """Recount answered / error / retry totals from the responses and store them."""
+        """Recount the answered turns, failed turns (`errors`: rows with an error, no answer)
+        and retries from the responses and store them."""
         row = self.conn.execute(
-            "SELECT COUNT(*), COALESCE(SUM(error IS NOT NULL), 0),"
+            "SELECT COALESCE(SUM(error IS NULL), 0), COALESCE(SUM(error IS NOT NULL), 0),"
             " COALESCE(SUM(MAX(attempts - 1, 0)), 0) FROM responses WHERE session = ?",
             (session_id,),
         ).fetchone()

@@ -925,7 +925,9 @@ def load_session_result(db: str | Path | None, session_id: str) -> SessionResult
         result = SessionResult(
             plan=plan,
             raw={key: response.raw for key, response in responses.items()},
-            answers={key: response.answer for key, response in responses.items()},
+            answers={  # a failed turn (error row) is no answer
+                key: response.answer for key, response in responses.items() if response.error is None
+            },
             session_id=session_id,
         )
         result.evaluation = evaluate_session(store, session_id)

@@ -209,38 +209,88 @@ def test_unreachable_model_fails_before_a_session_exists(tmp_path, capsys) -> No
         assert store.session_ids() == []
 
 
-def test_retry_errors_asks_failed_turns_again(tmp_path, capsys) -> None:  # noqa: ANN001
-    """A replay file without the answers for "Does Ireland have a Kinawley?" stores 2 error
-    rows (atomic Q1 and turn 1 of A); turn 2 of A is asked anyway. --retry-errors with the
-    full file deletes those rows and the later turn of A, asks them again, and the report is
-    the hand-computed one."""
+def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -> None:  # noqa: ANN001
+    """A replay file without the answers for "Does Ireland have a Kinawley?" fails atomic Q1
+    of R2 and turn 1 of A; turn 2 of A is not asked (its context is missing): 3 failed turns,
+    in no count, test or gap. By hand, from the module docstring without R2's Q1 and A:
+    15 answers (valid 14, invalid 1: R3's A2); atomic R1, R3 = 2 tests; intra R1 2 + R2 B +
+    R3 B = 4; inter R1 2 + R3 Q1/B2 = 3; ontological R2 t2 only = 1; no error; gap t1 has
+    R2 pending (not missing), so every gap is 0 and coverage 3 (R2 yes under t2).
+    The run exits 1 with one line naming the resume command; `--resume` (no flag needed)
+    asks the 3 turns again with the full file and gives the hand-computed report."""
     partial = tmp_path / "partial.jsonl"
     lines = KINAWLEY_REPLAY.read_text(encoding="utf-8").splitlines()
     kept = [line for line in lines if '"messages": ["Does Ireland have a Kinawley?"]' not in line]
     assert len(kept) == len(lines) - 2
     partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
     db = tmp_path / "k.db"
-    code, _, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}",
-                           "--db", db, "-q")
-    assert code == 0, err
+    code, out, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}",
+                             "--db", db, "-q")
     with Store(db) as store:
         session = store.latest_session()
         failed = [(r["conversation"], r["turn"]) for r in store.iter_responses(session) if r["error"]]
-        assert failed == [("Q27>Q6410645/t1", 0), ("Q27>Q6410645/t1+t2", 0)]
-        assert "no recorded answer" in next(
-            r["error"] for r in store.iter_responses(session) if r["error"]
-        )
-        assert store.get_session(session)["errors"] == 2
-    assert report_json(capsys, db)["invalid"] == 3
-    code, _, err = kontest(capsys, "run", "--resume", session, "--retry-errors", "--model",
-                           f"replay:{KINAWLEY_REPLAY}", "--db", db, "-q")
+        assert failed == [
+            ("Q27>Q6410645/t1", 0), ("Q27>Q6410645/t1+t2", 0), ("Q27>Q6410645/t1+t2", 1)
+        ]
+        errors = [r["error"] for r in store.iter_responses(session) if r["error"]]
+        assert "no recorded answer" in errors[0] and errors[2].startswith("not asked:")
+        row = store.get_session(session)
+        assert row["errors"] == 3 and row["status"] == "failed"
+        assert row["message"] == "3 turns failed after all attempts"
+    assert code == 1
+    assert err.strip().splitlines()[-1] == (
+        "kontest: error: 3 turns failed after all attempts (no answer); ask them again with: "
+        f"kontest run --resume {session} --db {db}"
+    )
+    assert "executions 15 (valid 14, invalid 1)  failed 3" in out
+    report = report_json(capsys, db)
+    assert {key: report[key] for key in ("executions", "valid", "invalid", "failed")} == {
+        "executions": 15, "valid": 14, "invalid": 1, "failed": 3
+    }
+    assert report["tests"] == {
+        "atomic": 2, "sequential_intra": 4, "sequential_inter": 3, "ontological": 1
+    }
+    assert report["errors"]["total"] == 0
+    assert report["gap"]["per_template"]["t1"] == {"missing": 0, "pct": 0.0}
+    assert report["coverage"] == {"covered": 3, "pct": 100.0}
+    code, out, _ = kontest(capsys, "report", "--db", db, "--format", "csv")
+    assert "failed,3\n" in out
+    code, out, _ = kontest(capsys, "report", "--db", db, "--format", "markdown")
+    assert "failed 3" in out and "3 turns got no answer" in out
+    code, out, _ = kontest(capsys, "sessions", "--db", db)
+    assert out.splitlines()[0].split()[5:7] == ["answered", "failed"]
+    assert out.splitlines()[-1].split()[6:8] == ["15/18", "3"]
+    code, _, err = kontest(capsys, "run", "--resume", "--model", f"replay:{KINAWLEY_REPLAY}",
+                           "--db", db, "-q")
     assert code == 0, err
     with Store(db) as store:
         rows = list(store.iter_responses(session))
         assert len(rows) == 18 and not any(r["error"] for r in rows)
         assert store.get_session(session)["errors"] == 0
+        assert store.get_session(session)["status"] == "done"
     report = report_json(capsys, db)
     assert {key: report[key] for key in EXPECTED} == EXPECTED
+    assert report["failed"] == 0
+
+
+def test_a_model_that_never_answers_fails_every_turn(tmp_path, capsys) -> None:  # noqa: ANN001
+    """Issue 14: `--model replay:empty.jsonl` on 30 places relations is 180 failed turns
+    (60 atomic calls, 60 first sequential turns, 60 second turns not asked), not
+    "invalid 180, gap 100%, exit 0": nothing valid or invalid, no gap, exit 1."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    db = tmp_path / "k.db"
+    code, out, err = kontest(capsys, "run", "--kg", "places", "--limit", "30", "--model",
+                             f"replay:{empty}", "--db", db, "-q")
+    assert code == 1
+    assert "kontest: error: 180 turns failed" in err.splitlines()[-1]
+    report = report_json(capsys, db)
+    assert (report["valid"], report["invalid"], report["failed"], report["executions"]) == (
+        0, 0, 180, 0
+    )
+    assert report["gap"]["intersection"] == {"missing": 0, "pct": 0.0}
+    assert report["coverage"]["covered"] == 0 and report["pending_relations"] == 30
+    assert sum(report["tests"].values()) == 0
 
 
 def test_progress_line_shows_counts_errors_rate_and_eta(monkeypatch) -> None:  # noqa: ANN001

@@ -89,7 +89,7 @@ async def test_retries_are_counted_in_the_store(tmp_path) -> None:  # noqa: ANN0
     assert len(model.calls) == 12 + 3  # 12 turns + 3 failed attempts
 
 
-async def test_permanent_failure_is_recorded_and_the_run_completes(tmp_path) -> None:  # noqa: ANN001
+async def test_permanent_failure_is_recorded_as_failed_and_the_run_completes(tmp_path) -> None:  # noqa: ANN001
     relations = make_relations(2)
     conversations = make_conversations(relations)
     always = [ModelError("HTTP 503 unavailable", retryable=True) for _ in range(10)]
@@ -110,13 +110,19 @@ async def test_permanent_failure_is_recorded_and_the_run_completes(tmp_path) -> 
         assert "503" in failed["error"]
         refused = rows["P1>C1/t1+t2", 0]
         assert refused["attempts"] == 1 and "404" in refused["error"]
-        # the run went on: turn 2 of that conversation was still asked, with empty context
-        assert rows["P1>C1/t1+t2", 1]["answer"] == "yes"
-        assert store.get_session(session)["errors"] == 2
-        assert store.get_session(session)["status"] == "done"
+        # the run went on, but turn 2 of that conversation was not asked: its context is
+        # missing; it is recorded as failed with the reason, attempts 0
+        skipped = rows["P1>C1/t1+t2", 1]
+        assert skipped["error"].startswith("not asked: turn 1") and skipped["attempts"] == 0
+        assert ("P1>C1/t1+t2", 1) not in {(r.conversation_id, r.turn) for r in model.calls}
+        assert store.get_session(session)["errors"] == 3
+        assert store.get_session(session)["status"] == "failed"
+    assert outcome.status == "failed"
     assert outcome.result.progress.errors == {"5xx": 1, "other": 1}
-    assert outcome.evaluation.executions == 12
-    assert outcome.evaluation.invalid == 2
+    assert outcome.result.progress.failed == 3
+    # failed turns are no answers: 9 executions, none invalid, 3 failed
+    assert (outcome.evaluation.executions, outcome.evaluation.invalid) == (9, 0)
+    assert outcome.evaluation.failed == 3
 
 
 async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001

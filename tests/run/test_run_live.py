@@ -175,11 +175,13 @@ def test_flaky_model_retries_are_stored(tmp_path, capsys) -> None:  # noqa: ANN0
         capsys, "run", "--kg", "places", "--limit", "10", "--model", "sim:flaky",
         "--db", db1, "--max-attempts", "1", "--no-cache", "-q",
     )
-    assert code == 0, err
     rows = response_rows(db1)
     failed = [row for row in rows if row[3] is not None]
-    assert len(rows) == 60 and failed and all(row[2] == 1 for row in rows)
-    assert report(capsys, db1)["invalid"] >= len(failed)
+    assert code == 1 and f"kontest: error: {len(failed)} turns failed" in err
+    assert len(rows) == 60 and failed and all(row[2] <= 1 for row in rows)
+    stated = report(capsys, db1)
+    assert stated["failed"] == len(failed)
+    assert stated["executions"] == 60 - len(failed) == stated["valid"] + stated["invalid"]
 
 
 def test_hostile_answers_are_stored_raw(tmp_path, capsys, sim_server) -> None:  # noqa: ANN001

@@ -92,6 +92,7 @@ class LiveRunScreen(Screen[None]):
         self.pending_done: deque[Response] = deque()
         self.known_errors: set[tuple[str, str, str | None, tuple[AnswerKey, ...]]] = set()
         self.answered = 0
+        self.failed_turns = 0  # turns with no answer after all attempts
         self.total = sum(len(conversation.turns) for conversation in plan.conversations)
         self.conversations = {conversation.id: conversation for conversation in plan.conversations}
         self.last_evaluated = 0.0
@@ -203,7 +204,10 @@ class LiveRunScreen(Screen[None]):
             key = (response.conversation_id, response.turn)
             self.streaming.pop(key, None)
             self.result.raw[key] = response.raw
-            self.result.answers[key] = response.answer
+            if response.error is None:  # a failed turn is no answer
+                self.result.answers[key] = response.answer
+            else:
+                self.failed_turns += 1
             self.answered += 1
             log.write(self.render_response(response))
         if done:
@@ -321,6 +325,8 @@ class LiveRunScreen(Screen[None]):
     def describe_state(self) -> str:
         """One line: running / paused / cancelled / failed / finished, and the counts."""
         counts = f"{self.answered}/{self.total} answers"
+        if self.failed_turns:
+            counts += f" ({self.failed_turns} failed)"
         if not self.finished:
             state = "paused" if self.control.paused else "running"
             return f"{state}: {counts} · p pause/resume · escape cancel"

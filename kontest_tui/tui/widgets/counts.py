@@ -40,7 +40,10 @@ def render_counts(report: Mapping[str, Any]) -> Text:
     text = Text()
     text.append(f"relations {report.get('relations', 0)}", style="bold")
     text.append(f" · executions {report.get('executions', 0)}")
-    text.append(f" · valid {report.get('valid', 0)} · invalid {report.get('invalid', 0)}\n")
+    text.append(f" · valid {report.get('valid', 0)} · invalid {report.get('invalid', 0)}")
+    if report.get("failed"):  # turns with no answer after all attempts
+        text.append(f" · failed {report['failed']}", style="bold red")
+    text.append("\n")
     tests = report.get("tests") or {}
     errors = report.get("errors") or {}
     for oracle in ORACLES:
