@@ -66,6 +66,12 @@ class StoreError(KontestError):
     title = "Store"
 
 
+class SessionBusyError(StoreError):
+    """The session is being run by another process (it holds the session's lease)."""
+
+    title = "Session busy"
+
+
 class WikidataError(KontestError):
     """The SPARQL endpoint is unreachable or answered with something unusable."""
 

@@ -8,10 +8,12 @@ prints the text report at the end; Ctrl-C leaves the store consistent and exits 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import csv
 import io
 import json
 import shlex
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -143,6 +145,7 @@ async def _run(
 ) -> SessionOutcome:
     """Check the model (one line on failure, before any session is stored), then run."""
     events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
+    _cancel_on_sigterm(started)
     try:
         await model.check()
         session_id = started["id"] = make_session()
@@ -150,6 +153,21 @@ async def _run(
         return await run_session(store, session_id, model, config=config, events=events)
     finally:
         await model.aclose()
+
+
+def _cancel_on_sigterm(started: dict[str, str]) -> None:
+    """SIGTERM stops the run as Ctrl-C does (the session is marked cancelled, its lease given
+    back, the answers so far stay stored); `started["signal"]` records it for the exit code."""
+    task = asyncio.current_task()
+    if task is None:
+        return
+
+    def terminate() -> None:
+        started["signal"] = "terminated"
+        task.cancel()
+
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminate)
 
 
 @click.command("run")
@@ -293,17 +311,18 @@ def run_command(
         started: dict[str, str] = {}
         try:
             outcome = asyncio.run(_run(store, make_session, model, config, bar, started))
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, asyncio.CancelledError):
             if bar is not None:
                 bar.close()
+            what = started.get("signal", "interrupted")
             if "id" in started:
                 click.echo(
-                    f"kontest: interrupted; resume with kontest run --resume {started['id']}",
+                    f"kontest: {what}; resume with {resume_command(started['id'], _db_arg(ctx, db))}",
                     err=True,
                 )
             else:
-                click.echo("kontest: interrupted before the session started", err=True)
-            ctx.exit(130)
+                click.echo(f"kontest: {what} before the session started", err=True)
+            ctx.exit(143 if what == "terminated" else 130)
         session_id = started["id"]
         if bar is not None:
             bar.close()
@@ -320,12 +339,19 @@ def run_command(
         if failed:
             click.echo(
                 f"kontest: error: {failed_message(failed)} (no answer); ask them again with: "
-                f"{resume_command(session_id, db or (ctx.parent.params.get('db') if ctx.parent else None))}",
+                f"{resume_command(session_id, _db_arg(ctx, db))}",
                 err=True,
             )
             ctx.exit(1)
     finally:
         store.close()
+
+
+def _db_arg(ctx: click.Context, db: str | None) -> str | None:
+    """The --db the user gave (to this command or the group), for commands we print."""
+    if db is None and ctx.parent is not None:
+        db = ctx.parent.params.get("db")
+    return db
 
 
 def resume_command(session_id: str, db: str | None) -> str:
@@ -414,7 +440,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
 EXPORT_COLUMNS = (
     "session", "conversation", "relation", "kind", "test_kind", "label", "turn", "template",
     "question", "messages", "answer", "parsed", "expected", "error", "latency_ms", "tokens",
-    "attempts", "cached", "created",
+    "attempts", "cached", "cut", "created",
 )
 
 
@@ -448,6 +474,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
             "tokens": row["tokens"],
             "attempts": row["attempts"],
             "cached": bool(row["cached"]),
+            "cut": row["cut"],
             "created": row["created"],
         }
 

@@ -2,7 +2,8 @@
 
 The rule (DESIGN.md): strip, lower-case, strip leading punctuation and markup; a reply whose
 first word is "yes" is YES, "no" is NO, anything else is INVALID (kept, shown, never guessed).
-Only the start of a reply is read, so a 1 MB answer parses as fast as a short one.
+Only the start of a reply is read, so a 1 MB answer parses as fast as a short one; only the
+first MAX_ANSWER_CHARS of it are kept (`cut_answer`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ from kontest_tui.generate.records import Answer
 
 # How much of a reply is looked at (after a leading <think> block, if any).
 HEAD_CHARS = 256
+# How much of a reply is kept: the first 64 Ki characters are stored (and are the context of
+# the next turn); the rest is dropped and the number of dropped characters recorded.
+MAX_ANSWER_CHARS = 65_536
 
 # ANSI / VT escape sequences: CSI (ESC [ ... or the C1 byte 0x9b), OSC (ESC ] ... BEL or ST),
 # DCS/SOS/PM/APC strings (ESC P/X/^/_ ... ST) and two-byte escapes (ESC + one char).
@@ -33,6 +37,13 @@ _LEADING = re.compile(
 _ANSWER_WORD = re.compile(r"(yes|no)(?![^\W_])(?!['’-][^\W_])")
 _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
+
+
+def cut_answer(text: str, limit: int = MAX_ANSWER_CHARS) -> tuple[str, int]:
+    """(`text` up to `limit` characters, how many characters were dropped)."""
+    if len(text) <= limit:
+        return text, 0
+    return text[:limit], len(text) - limit
 
 
 def clean_text(text: str) -> str:

@@ -32,6 +32,7 @@ from kontest_tui.errors import KontestError, ModelError
 from kontest_tui.generate.kinds import parse_reply
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Response
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatResult, Message
+from kontest_tui.run.answers import cut_answer
 
 # The error text of a turn not asked because an earlier turn of its conversation failed.
 NOT_ASKED = "not asked:"
@@ -384,9 +385,10 @@ class Executor:
                 self._finish(response)
                 return response
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
-            raw = result.text
+            raw, cut = cut_answer(result.text)
             response = Response(
-                conversation.id, turn, raw, parse_reply(conversation, raw), None, latency, result.tokens, attempt
+                conversation.id, turn, raw, parse_reply(conversation, raw), None, latency,
+                result.tokens, attempt, cut,
             )
             if key is not None and self.cache is not None:
                 self.cache.cache_put(key, self.model.spec, raw, result.tokens)

@@ -10,6 +10,7 @@ The final evaluation (oracles.evaluate) is stored as the session's verdicts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
@@ -26,6 +27,7 @@ from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation, evaluate_all
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
 from kontest_tui.store.database import Store
+from kontest_tui.store.leases import RENEW_EVERY_S, Lease
 from kontest_tui.store.records import template_set_to_dict
 from kontest_tui.store.schema import now_iso
 
@@ -261,43 +263,52 @@ async def run_session(
     """Ask every turn of the session that has no response yet, then evaluate and store verdicts.
 
     Works for a new session and for a resumed one alike; a resumed one first drops its
-    failed turns (and the turns after them) so they are asked again. A run that ends with
-    failed turns leaves the session `failed` (unfinished). `on_executor` receives the executor
-    before it starts (the TUI keeps it for its pause / resume / cancel buttons). Cancelling
-    the calling task (Ctrl-C) marks the session cancelled and re-raises.
+    failed turns (and the turns after them) so they are asked again. The run holds the
+    session's lease (store.leases) from start to end, so a second run or resume of the same
+    session is refused with SessionBusyError; a lease left by a killed process is taken over.
+    The end is one transaction: counts, verdicts, status and the lease's release. A run that
+    ends with failed turns leaves the session `failed` (unfinished). `on_executor` receives
+    the executor before it starts (the TUI keeps it for its pause / resume / cancel buttons).
+    Cancelling the calling task (Ctrl-C, SIGTERM in the CLI) marks the session cancelled and
+    re-raises.
     """
     row = store.get_session(session_id)
-    conversations = store.load_conversations(session_id)
-    store.delete_failed_responses(session_id)  # failed turns are asked again
-    done = {key: response.raw for key, response in store.load_responses(session_id).items()}
-    options = options_from_dict(row["options_json"])
-    events = events or ExecutorEvents()
-    events = replace(events, on_state=_track_state(store, session_id, events.on_state))
-    executor = Executor(
-        model,
-        options,
-        config=config,
-        sink=_SessionSink(store, session_id),
-        cache=store,
-        events=events,
-    )
-    if on_executor is not None:
-        on_executor(executor)
-    store.update_session(
-        session_id, status="running", started=row["started"] or now_iso(), message=None
-    )
+    lease = store.acquire_lease(session_id)
+    try:
+        conversations = store.load_conversations(session_id)
+        store.delete_failed_responses(session_id)  # failed turns are asked again
+        done = {key: response.raw for key, response in store.load_responses(session_id).items()}
+        options = options_from_dict(row["options_json"])
+        events = events or ExecutorEvents()
+        events = replace(events, on_state=_track_state(store, session_id, events.on_state))
+        executor = Executor(
+            model,
+            options,
+            config=config,
+            sink=_SessionSink(store, session_id),
+            cache=store,
+            events=events,
+        )
+        if on_executor is not None:
+            on_executor(executor)
+        store.update_session(
+            session_id, status="running", started=row["started"] or now_iso(), message=None
+        )
+    except BaseException:
+        store.release_lease(lease)
+        raise
     clock = time.monotonic()
     elapsed = row["elapsed_s"] or 0.0
+    heartbeat = asyncio.create_task(_renew_lease(store, lease))
 
-    def close(status: str, message: str | None = None) -> None:
-        store.refresh_counts(session_id)
-        finished = now_iso() if status == "done" else None
-        store.update_session(
+    def close(status: str, message: str | None) -> None:
+        heartbeat.cancel()
+        store.finish_run(
             session_id,
+            lease=lease,
             status=status,
-            finished=finished,
-            elapsed_s=elapsed + time.monotonic() - clock,
             message=message,
+            elapsed_s=elapsed + time.monotonic() - clock,
         )
 
     try:
@@ -311,8 +322,30 @@ async def run_session(
     except Exception as error:
         close("failed", f"{type(error).__name__}: {error}")
         raise
-    failed = store.refresh_counts(session_id)["errors"]
-    status = "cancelled" if result.cancelled else "failed" if failed else "done"
-    close(status, {"cancelled": "cancelled", "failed": failed_message(failed)}.get(status))
-    evaluation = evaluate_session(store, session_id, save=True)
+    heartbeat.cancel()
+    try:
+        evaluation = evaluate_session(store, session_id)
+        failed = evaluation.failed
+        status = "cancelled" if result.cancelled else "failed" if failed else "done"
+        store.finish_run(
+            session_id,
+            lease=lease,
+            status=status,
+            message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
+            elapsed_s=elapsed + time.monotonic() - clock,
+            verdicts=evaluation.verdicts,
+            error_rate=round(evaluation.error_rate, 6),
+            test_errors=evaluation.error_total,
+        )
+    except BaseException:
+        store.release_lease(lease)
+        raise
     return SessionOutcome(session_id, status, result, evaluation)
+
+
+async def _renew_lease(store: Store, lease: Lease) -> None:
+    """Renew the run's lease every RENEW_EVERY_S until cancelled (the run's end)."""
+    while True:
+        await asyncio.sleep(RENEW_EVERY_S)
+        with contextlib.suppress(KontestError):  # a busy database: the next beat tries again
+            store.renew_lease(lease)

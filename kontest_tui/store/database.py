@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import sqlite_utils
 
@@ -32,6 +33,8 @@ from kontest_tui.generate.records import (
     Verdict,
 )
 
+from . import leases
+from .leases import Lease
 from .records import (
     conversation_to_row,
     dump_json,
@@ -49,7 +52,7 @@ UNFINISHED = ("created", "running", "paused", "cancelled", "failed")
 
 _RESPONSE_INSERT = (
     "INSERT INTO responses (session, conversation, turn, raw, answer, error, latency_ms,"
-    " tokens, attempts, created, cached) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " tokens, attempts, created, cached, cut) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 # user:password@ in a URL (never stored).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
@@ -81,8 +84,35 @@ def new_session_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
+def _writable(path: Path) -> bool:
+    """Whether SQLite can write `path` and its journal files (the file and its directory)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+
+
+def _is_read_only_error(error: sqlite3.Error) -> bool:
+    text = str(error).lower()
+    return "readonly" in text or "read-only" in text or "unable to open" in text
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection that never writes (no WAL switch, no -shm created): `mode=ro`,
+    or `immutable=1` when the directory does not allow the WAL index to be made."""
+    uri = "file:" + quote(str(path.resolve()))
+    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=10.0)
+    try:
+        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+        return conn
+    except sqlite3.OperationalError:
+        conn.close()
+    return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=10.0)
+
+
 class Store:
-    """The session database at `path` (default: paths.default_db_path()), migrated on open."""
+    """The session database at `path` (default: paths.default_db_path()), migrated on open.
+
+    A file (or directory) this process cannot write is opened read only: reports, lists and
+    exports work, writes fail with a StoreError; an older schema is then migrated in a
+    private in-memory copy, never in the file."""
 
     def __init__(self, path: str | Path | None = None, *, create: bool = True) -> None:
         self.path = Path(path) if path is not None else paths.default_db_path()
@@ -90,21 +120,35 @@ class Store:
             raise StoreError(f"no session database at {self.path}")
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a session database")
+        self.read_only = self.path.exists() and not _writable(self.path)
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
+            if self.read_only:
+                conn = _connect_read_only(self.path)
+            else:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(self.path, isolation_level=None, timeout=10.0)
         except (OSError, sqlite3.Error) as error:
             raise StoreError(f"cannot open session database {self.path}: {error}") from None
         self.conn = conn
         try:
-            self._set_up()
+            try:
+                self._set_up()
+            except sqlite3.OperationalError as error:
+                if self.read_only or not self.path.exists() or not _is_read_only_error(error):
+                    raise
+                # A read-only mount (or a file we may not write, as root on a read-only
+                # file system): read it as it is.
+                self.conn.close()
+                self.read_only = True
+                self.conn = _connect_read_only(self.path)
+                self._set_up()
         except sqlite3.DatabaseError as error:
-            conn.close()
+            self.conn.close()
             raise StoreError(f"{self.path} is not a kontest session database ({error})") from None
         except StoreError:
-            conn.close()
+            self.conn.close()
             raise
-        self.db = sqlite_utils.Database(conn)
+        self.db = sqlite_utils.Database(self.conn)
 
     def _set_up(self) -> None:
         conn = self.conn
@@ -119,6 +163,16 @@ class Store:
                 f"{self.path} has schema version {version}, newer than this kontest "
                 f"({SCHEMA_VERSION}); upgrade kontest-tui"
             )
+        if self.read_only:
+            if version < SCHEMA_VERSION:
+                # Read the file as this kontest's schema without writing it: migrate a copy.
+                memory = sqlite3.connect(":memory:", isolation_level=None)
+                conn.backup(memory)
+                conn.close()
+                self.conn = conn = memory
+                apply_migrations(conn)
+            conn.execute("PRAGMA foreign_keys = ON")
+            return
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode})")
@@ -146,16 +200,22 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction: all or nothing."""
+        """One write transaction: all or nothing. SQLite failures (locked, read only, disk
+        full, corrupt) become one-line StoreErrors."""
         conn = self.conn
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            yield conn
-        except BaseException:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+        except sqlite3.Error as error:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
+            raise StoreError(f"{self.path}: {error}") from None
 
     def _query(self, sql: str, params: Sequence[Any] = ()) -> Iterator[dict[str, Any]]:
         try:
@@ -313,13 +373,75 @@ class Store:
     def refresh_counts(self, session_id: str) -> dict[str, int]:
         """Recount the answered turns, failed turns (`errors`: rows with an error, no answer)
         and retries from the responses and store them."""
-        row = self.conn.execute(
+        counts = self._count_responses(self.conn, session_id)
+        self.update_session(session_id, **counts)
+        return counts
+
+    @staticmethod
+    def _count_responses(conn: sqlite3.Connection, session_id: str) -> dict[str, int]:
+        row = conn.execute(
             "SELECT COALESCE(SUM(error IS NULL), 0), COALESCE(SUM(error IS NOT NULL), 0),"
             " COALESCE(SUM(MAX(attempts - 1, 0)), 0) FROM responses WHERE session = ?",
             (session_id,),
         ).fetchone()
-        counts = {"answered": row[0], "errors": row[1], "retries": row[2]}
-        self.update_session(session_id, **counts)
+        return {"answered": row[0], "errors": row[1], "retries": row[2]}
+
+    # -- run ownership and the end of a run -------------------------------------------------
+
+    def acquire_lease(self, session_id: str) -> Lease:
+        """Take the session's lease (SessionBusyError while another live run holds it)."""
+        self.get_session(session_id)
+        with self.transaction() as conn:
+            return leases.acquire(conn, session_id)
+
+    def renew_lease(self, lease: Lease) -> bool:
+        """Keep the lease alive; False when another process took it over."""
+        with self.transaction() as conn:
+            return leases.renew(conn, lease)
+
+    def release_lease(self, lease: Lease) -> None:
+        with self.transaction() as conn:
+            leases.release(conn, lease)
+
+    def finish_run(
+        self,
+        session_id: str,
+        *,
+        lease: Lease | None,
+        status: str,
+        message: str | None,
+        elapsed_s: float,
+        verdicts: Iterable[Verdict] | None = None,
+        error_rate: float | None = None,
+        test_errors: int | None = None,
+    ) -> dict[str, int]:
+        """End a run in one transaction: recount, store the verdicts (when given), set the
+        status and give the lease back. A kill at any moment leaves either the running
+        session as it was or the finished one, never a `done` session without verdicts."""
+        if status not in STATUSES:
+            raise StoreError(f"unknown session status {status!r}")
+        rows = None if verdicts is None else [verdict_to_row(session_id, v) for v in verdicts]
+        with self.transaction() as conn:
+            counts = self._count_responses(conn, session_id)
+            fields: dict[str, Any] = {
+                **counts,
+                "status": status,
+                "message": message,
+                "elapsed_s": elapsed_s,
+                "finished": now_iso() if status == "done" else None,
+                "updated": now_iso(),
+            }
+            if rows is not None:
+                conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
+                self._insert_rows(conn, "verdicts", rows)
+                fields["error_rate"] = error_rate
+                fields["test_errors"] = test_errors
+            assignments = ", ".join(f"{name} = ?" for name in fields)
+            conn.execute(
+                f"UPDATE sessions SET {assignments} WHERE id = ?", (*fields.values(), session_id)
+            )
+            if lease is not None:
+                leases.release(conn, lease)
         return counts
 
     def delete_session(self, session_id: str) -> None:
@@ -365,6 +487,7 @@ class Store:
             response.attempts,
             now_iso(),
             int(cached),
+            response.cut,
         ]
         try:
             try:

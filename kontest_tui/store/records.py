@@ -105,6 +105,7 @@ def row_to_response(row: Mapping[str, Any]) -> Response:
         latency_ms=row["latency_ms"],
         tokens=row["tokens"],
         attempts=row["attempts"],
+        cut=row.get("cut") or 0,
     )
 
 

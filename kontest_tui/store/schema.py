@@ -153,11 +153,32 @@ def _add_session_kinds(conn: sqlite3.Connection) -> None:
     _execute_script(conn, "ALTER TABLE sessions ADD COLUMN kinds_json TEXT")
 
 
+def _add_session_leases(conn: sqlite3.Connection) -> None:
+    """Version 5: one owner per session being run (a lease, renewed while the run lives; its
+    own table, so a heartbeat never rewrites the session row) and `responses.cut`, the
+    characters dropped from an answer longer than the kept size."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE responses ADD COLUMN cut INTEGER NOT NULL DEFAULT 0;
+        CREATE TABLE session_leases (
+            session TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+            owner TEXT NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            acquired TEXT NOT NULL,
+            renewed TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
     _add_session_results,
     _add_session_kinds,
+    _add_session_leases,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

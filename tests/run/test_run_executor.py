@@ -270,7 +270,9 @@ async def test_invalid_answers_are_kept_raw() -> None:
     executor = Executor(model)
     result = await executor.run(make_conversations(make_relations(1))[:1])
     response = executor.responses["P0>C0/t1", 0]
-    assert response.raw == hostile and response.answer is Answer.INVALID
+    # kept raw up to the bound (run.answers.MAX_ANSWER_CHARS), the cut recorded
+    assert response.raw == hostile[:65_536] and response.answer is Answer.INVALID
+    assert response.cut == len(hostile) - 65_536
     assert result.progress.invalid == 1
 
 

@@ -77,7 +77,7 @@ def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
             ("A>B/t1+t2", 1): Answer.YES,
         }
         assert [r["conversation"] for r in store.iter_responses(session)] == ["A>B/t1", "A>B/t1+t2"]
-        assert store.refresh_counts(session) == {"answered": 2, "errors": 1, "retries": 5}
+        assert store.refresh_counts(session) == {"answered": 1, "errors": 1, "retries": 5}
         verdict = Verdict("atomic", "A>B", None, True, (("A>B/t1", 0), ("A>B/t2", 0)), (Answer.YES, Answer.NO), "x")
         assert store.replace_verdicts(session, [verdict, verdict]) == 2
         assert store.replace_verdicts(session, [verdict]) == 1
@@ -139,7 +139,7 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     assert "cached" not in columns
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 4
+        assert store.version == SCHEMA_VERSION == 5
         rows = list(store.iter_responses("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
         store.cache_put("k", "sim", "Yes", 1)

@@ -1,0 +1,105 @@
+"""One owner per session being run: a lease row in `session_leases`, renewed while the run lives.
+
+A run takes the lease before it asks anything and gives it back when it ends (in the same
+transaction as its final status). A second run or resume of the session is refused while
+the lease is live. A lease is stale, and taken over, when its holder stopped renewing it
+(`STALE_AFTER_S`) or, on the same host, when its process no longer exists (a `kill -9`).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import sqlite3
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from kontest_tui.errors import SessionBusyError
+
+from .schema import now_iso
+
+# A live run renews its lease every RENEW_EVERY_S; one not renewed for STALE_AFTER_S is dead.
+RENEW_EVERY_S = 10.0
+STALE_AFTER_S = 60.0
+
+
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """The right to run one session, held by one process."""
+
+    session: str
+    owner: str  # host:pid:token, unique per acquisition
+    host: str
+    pid: int
+
+
+def _process_alive(pid: int) -> bool:
+    """Whether a process with this id exists on this host (a zombie counts as gone)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by another user
+    except OSError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as handle:
+            return handle.read().rsplit(")", 1)[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+def _age_s(stamp: str) -> float:
+    try:
+        return (datetime.now(UTC) - datetime.fromisoformat(stamp)).total_seconds()
+    except ValueError:
+        return float("inf")
+
+
+def is_stale(host: str, pid: int, renewed: str, *, stale_after: float = STALE_AFTER_S) -> bool:
+    """A lease whose holder is gone: not renewed for `stale_after` s, or a dead local pid."""
+    if _age_s(renewed) > stale_after:
+        return True
+    return host == socket.gethostname() and not _process_alive(pid)
+
+
+def acquire(
+    conn: sqlite3.Connection, session: str, *, stale_after: float = STALE_AFTER_S
+) -> Lease:
+    """Take the session's lease inside the caller's write transaction; SessionBusyError
+    when another live process holds it."""
+    host, pid = socket.gethostname(), os.getpid()
+    row = conn.execute(
+        "SELECT owner, host, pid, renewed FROM session_leases WHERE session = ?", (session,)
+    ).fetchone()
+    if row is not None and not is_stale(row[1], row[2], row[3], stale_after=stale_after):
+        raise SessionBusyError(
+            f"session {session} is being run by another kontest (pid {row[2]} on {row[1]}, "
+            f"alive {row[3]}); wait for it to end or stop it, then resume"
+        )
+    lease = Lease(session, f"{host}:{pid}:{secrets.token_hex(6)}", host, pid)
+    stamp = now_iso()
+    conn.execute(
+        "INSERT OR REPLACE INTO session_leases (session, owner, host, pid, acquired, renewed)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (session, lease.owner, host, pid, stamp, stamp),
+    )
+    return lease
+
+
+def renew(conn: sqlite3.Connection, lease: Lease) -> bool:
+    """Mark the lease alive; False when it was taken over (this run no longer owns it)."""
+    cursor = conn.execute(
+        "UPDATE session_leases SET renewed = ? WHERE session = ? AND owner = ?",
+        (now_iso(), lease.session, lease.owner),
+    )
+    return cursor.rowcount == 1
+
+
+def release(conn: sqlite3.Connection, lease: Lease) -> None:
+    """Give the lease back (only if still ours)."""
+    conn.execute(
+        "DELETE FROM session_leases WHERE session = ? AND owner = ?", (lease.session, lease.owner)
+    )
