@@ -244,7 +244,7 @@ def run_command(
         if resume is not None:
             session_id = store.resolve_session(resume or None, unfinished=not retry_errors)
             row = store.get_session(session_id)
-            if row["status"] == "done" and not row["errors"]:
+            if row["status"] == "done" and not row["failed"]:
                 raise InvalidInputError(f"session {session_id} is already done")
             spec = model_spec or row["model"]
             kg = session_graph(store, session_id)
@@ -427,8 +427,8 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
             row["kg_name"],
             row["model"],
             f"{row['answered']}/{row['planned']}",
-            str(row["errors"]),
-            f"{100 * row['error_rate']:.1f}%" if row["error_rate"] is not None else "-",
+            str(row["failed"]),
+            f"{100 * row['oracle_error_rate']:.1f}%" if row["oracle_error_rate"] is not None else "-",
         )
         for row in rows
     ]

@@ -240,8 +240,8 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
         store.replace_verdicts(session_id, evaluation.verdicts)
         store.update_session(
             session_id,
-            error_rate=round(evaluation.error_rate, 6),
-            test_errors=evaluation.error_total,
+            oracle_error_rate=round(evaluation.error_rate, 6),
+            oracle_errors=evaluation.error_total,
         )
     return evaluation
 
@@ -334,8 +334,8 @@ async def run_session(
             message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
             elapsed_s=elapsed + time.monotonic() - clock,
             verdicts=evaluation.verdicts,
-            error_rate=round(evaluation.error_rate, 6),
-            test_errors=evaluation.error_total,
+            oracle_error_rate=round(evaluation.error_rate, 6),
+            oracle_errors=evaluation.error_total,
         )
     except BaseException:
         store.release_lease(lease)

@@ -8,6 +8,7 @@ worker thread). Failures raise `StoreError` with one line.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -45,14 +46,24 @@ from .records import (
     row_to_verdict,
     verdict_to_row,
 )
-from .schema import SCHEMA_VERSION, apply_migrations, now_iso, read_version
+from .schema import SCHEMA_VERSION, apply_migrations, kg_summary, now_iso, read_version
 
 STATUSES = ("created", "running", "paused", "cancelled", "done", "failed")
 UNFINISHED = ("created", "running", "paused", "cancelled", "failed")
 
+# The conversation's single-column key is looked up by (session, id) in the same statement;
+# an unknown conversation leaves it NULL, which NOT NULL refuses.
 _RESPONSE_INSERT = (
-    "INSERT INTO responses (session, conversation, turn, raw, answer, error, latency_ms,"
-    " tokens, attempts, created, cached, cut) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer, error,"
+    " latency_ms, tokens, attempts, created, cached, cut) VALUES"
+    " ((SELECT pk FROM conversations WHERE session = ?1 AND id = ?2),"
+    " ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+)
+_VERDICT_INSERT = (
+    "INSERT INTO verdicts (session, oracle, relation, relation_key, template, error, refs,"
+    " answers, detail) VALUES (:session, :oracle, :relation,"
+    " (SELECT pk FROM relations WHERE session = :session AND id = :relation),"
+    " :template, :error, :refs, :answers, :detail)"
 )
 # user:password@ in a URL (never stored).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
@@ -179,9 +190,9 @@ class Store:
         # NORMAL in WAL mode: a commit survives a killed process (not a power cut) and
         # costs no fsync, which keeps the per-response commit far below a millisecond.
         conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute("PRAGMA foreign_keys = ON")
         if version < SCHEMA_VERSION:
             apply_migrations(conn)
+        conn.execute("PRAGMA foreign_keys = ON")
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -265,13 +276,13 @@ class Store:
         session_id = session_id or new_session_id()
         stamp = now_iso()
         planned = sum(len(conversation.turns) for conversation in conversations)
+        kg_text = dump_json(kg_json)
         row = {
             "id": session_id,
             "created": stamp,
             "updated": stamp,
             "status": "created",
             "kg_name": kg_name,
-            "kg_json": dump_json(kg_json),
             "templates_json": dump_json(templates_json),
             "template_ids": dump_json(list(template_ids)),
             "model": redact_spec(model),
@@ -286,6 +297,7 @@ class Store:
         }
         try:
             with self.transaction() as conn:
+                row["kg_snapshot"] = self._store_kg_snapshot(conn, kg_text)
                 self._insert_rows(conn, "sessions", [row])
                 self._insert_rows(
                     conn,
@@ -295,24 +307,44 @@ class Store:
                         for position, relation in enumerate(relations)
                     ),
                 )
+                keys = dict(
+                    conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
+                )
                 self._insert_rows(
                     conn,
                     "conversations",
                     (
-                        conversation_to_row(session_id, position, conversation)
+                        {
+                            **conversation_to_row(session_id, position, conversation),
+                            "relation_key": keys.get(conversation.relation_id),
+                        }
                         for position, conversation in enumerate(conversations)
                     ),
                 )
-        except sqlite3.IntegrityError as error:
+        except StoreError as error:
             raise StoreError(f"cannot store session {session_id}: {error}") from None
         return session_id
+
+    @staticmethod
+    def _store_kg_snapshot(conn: sqlite3.Connection, kg_text: str) -> int:
+        """The id of the KG snapshot with this JSON text, stored once per distinct graph."""
+        digest = hashlib.sha256(kg_text.encode("utf-8", "surrogatepass")).hexdigest()
+        found = conn.execute("SELECT id FROM kg_snapshots WHERE sha256 = ?", (digest,)).fetchone()
+        if found is not None:
+            return int(found[0])
+        name, nodes, edges = kg_summary(kg_text)
+        cursor = conn.execute(
+            "INSERT INTO kg_snapshots (sha256, name, nodes, edges, json) VALUES (?, ?, ?, ?, ?)",
+            (digest, name, nodes, edges, kg_text),
+        )
+        return int(cursor.lastrowid or 0)
 
     def iter_sessions(self) -> Iterator[dict[str, Any]]:
         """Every session, oldest first, without the large snapshot columns."""
         yield from self._query(
             "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
-            " planned, answered, errors, retries, started, finished, elapsed_s, message,"
-            " error_rate, test_errors FROM sessions ORDER BY created, rowid"
+            " planned, answered, failed, retries, started, finished, elapsed_s, message,"
+            " oracle_error_rate, oracle_errors FROM sessions ORDER BY created, rowid"
         )
 
     def session_ids(self) -> list[str]:
@@ -320,7 +352,13 @@ class Store:
 
     def get_session(self, session_id: str) -> dict[str, Any]:
         """The session row (snapshots decoded); StoreError listing the known ids otherwise."""
-        rows = list(self._query("SELECT * FROM sessions WHERE id = ?", (session_id,)))
+        rows = list(
+            self._query(
+                "SELECT s.*, k.json AS kg_json FROM sessions s"
+                " JOIN kg_snapshots k ON k.id = s.kg_snapshot WHERE s.id = ?",
+                (session_id,),
+            )
+        )
         if not rows:
             ids = self.session_ids()
             known = ", ".join(ids[-10:]) if ids else "none yet"
@@ -371,8 +409,8 @@ class Store:
             raise StoreError(f"cannot update session {session_id}: {error}") from None
 
     def refresh_counts(self, session_id: str) -> dict[str, int]:
-        """Recount the answered turns, failed turns (`errors`: rows with an error, no answer)
-        and retries from the responses and store them."""
+        """Recount the answered turns, failed turns (rows with an error: no answer) and
+        retries from the responses and store them."""
         counts = self._count_responses(self.conn, session_id)
         self.update_session(session_id, **counts)
         return counts
@@ -384,7 +422,7 @@ class Store:
             " COALESCE(SUM(MAX(attempts - 1, 0)), 0) FROM responses WHERE session = ?",
             (session_id,),
         ).fetchone()
-        return {"answered": row[0], "errors": row[1], "retries": row[2]}
+        return {"answered": row[0], "failed": row[1], "retries": row[2]}
 
     # -- run ownership and the end of a run -------------------------------------------------
 
@@ -412,8 +450,8 @@ class Store:
         message: str | None,
         elapsed_s: float,
         verdicts: Iterable[Verdict] | None = None,
-        error_rate: float | None = None,
-        test_errors: int | None = None,
+        oracle_error_rate: float | None = None,
+        oracle_errors: int | None = None,
     ) -> dict[str, int]:
         """End a run in one transaction: recount, store the verdicts (when given), set the
         status and give the lease back. A kill at any moment leaves either the running
@@ -433,9 +471,9 @@ class Store:
             }
             if rows is not None:
                 conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
-                self._insert_rows(conn, "verdicts", rows)
-                fields["error_rate"] = error_rate
-                fields["test_errors"] = test_errors
+                self._insert_verdicts(conn, rows)
+                fields["oracle_error_rate"] = oracle_error_rate
+                fields["oracle_errors"] = oracle_errors
             assignments = ", ".join(f"{name} = ?" for name in fields)
             conn.execute(
                 f"UPDATE sessions SET {assignments} WHERE id = ?", (*fields.values(), session_id)
@@ -449,6 +487,9 @@ class Store:
         with self.transaction() as conn:
             conn.execute("DELETE FROM responses WHERE session = ?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            conn.execute(
+                "DELETE FROM kg_snapshots WHERE id NOT IN (SELECT kg_snapshot FROM sessions)"
+            )
 
     # -- relations and conversations ------------------------------------------------------
 
@@ -497,9 +538,12 @@ class Store:
                 values[5] = storable_text(response.error) if response.error else response.error
                 self.conn.execute(_RESPONSE_INSERT, values)
         except sqlite3.Error as error:
+            reason = str(error)
+            if "responses.conversation_key" in reason:
+                reason = f"session {session_id} has no conversation {response.conversation_id!r}"
             raise StoreError(
                 f"cannot store the response to {response.conversation_id} turn "
-                f"{response.turn}: {error}"
+                f"{response.turn}: {reason}"
             ) from None
 
     def delete_failed_responses(self, session_id: str) -> int:
@@ -518,8 +562,7 @@ class Store:
     def iter_responses(self, session_id: str) -> Iterator[dict[str, Any]]:
         """Response rows in conversation order, then turn."""
         yield from self._query(
-            "SELECT r.* FROM responses r JOIN conversations c"
-            " ON c.session = r.session AND c.id = r.conversation"
+            "SELECT r.* FROM responses r JOIN conversations c ON c.pk = r.conversation_key"
             " WHERE r.session = ? ORDER BY c.position, r.turn",
             (session_id,),
         )
@@ -547,8 +590,13 @@ class Store:
         rows = [verdict_to_row(session_id, verdict) for verdict in verdicts]
         with self.transaction() as conn:
             conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
-            self._insert_rows(conn, "verdicts", rows)
+            self._insert_verdicts(conn, rows)
         return len(rows)
+
+    @staticmethod
+    def _insert_verdicts(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
+        """Verdict rows, each with its relation's key when the relation is stored."""
+        conn.executemany(_VERDICT_INSERT, rows)
 
     def iter_verdicts(self, session_id: str) -> Iterator[dict[str, Any]]:
         yield from self._query(

@@ -59,7 +59,7 @@ def conversation_to_row(session: str, position: int, conversation: Conversation)
         "id": conversation.id,
         "position": position,
         "relation": conversation.relation_id,
-        "kind": conversation.kind,
+        "shape": conversation.kind,
         "label": conversation.label,
         "test_kind": str(conversation.test_kind),
         "turns": dump_json(
@@ -85,7 +85,7 @@ def row_to_conversation(row: Mapping[str, Any]) -> Conversation:
     return Conversation(
         id=row["id"],
         relation_id=row["relation"],
-        kind=row["kind"],
+        kind=row["shape"],
         label=row["label"],
         turns=turns,
         test_kind=TestKind(row["test_kind"]),

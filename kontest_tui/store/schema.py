@@ -7,6 +7,8 @@ SQLite with foreign keys and indexes: the file opens as it is in Datasette or sq
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -173,12 +175,233 @@ def _add_session_leases(conn: sqlite3.Connection) -> None:
     )
 
 
+_V6_TABLES = """
+CREATE TABLE kg_snapshots (
+    id INTEGER PRIMARY KEY,
+    sha256 TEXT NOT NULL UNIQUE,
+    name TEXT NOT NULL,
+    nodes INTEGER NOT NULL DEFAULT 0,
+    edges INTEGER NOT NULL DEFAULT 0,
+    json TEXT NOT NULL
+);
+CREATE TABLE sessions_v6 (
+    id TEXT PRIMARY KEY,
+    created TEXT NOT NULL,
+    updated TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN
+        ('created', 'running', 'paused', 'cancelled', 'done', 'failed')),
+    kg_name TEXT NOT NULL,
+    kg_snapshot INTEGER NOT NULL REFERENCES kg_snapshots (id),
+    templates_json TEXT NOT NULL,
+    template_ids TEXT NOT NULL,
+    model TEXT NOT NULL,
+    options_json TEXT NOT NULL,
+    seed INTEGER NOT NULL DEFAULT 0,
+    depth INTEGER,
+    per_path INTEGER NOT NULL DEFAULT 0,
+    relations INTEGER NOT NULL DEFAULT 0,
+    conversations INTEGER NOT NULL DEFAULT 0,
+    planned INTEGER NOT NULL DEFAULT 0,
+    answered INTEGER NOT NULL DEFAULT 0,
+    failed INTEGER NOT NULL DEFAULT 0,
+    retries INTEGER NOT NULL DEFAULT 0,
+    started TEXT,
+    finished TEXT,
+    elapsed_s REAL NOT NULL DEFAULT 0,
+    message TEXT,
+    oracle_errors INTEGER,
+    oracle_error_rate REAL,
+    kinds_json TEXT
+);
+CREATE TABLE relations_v6 (
+    pk INTEGER PRIMARY KEY,
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    parent TEXT NOT NULL,
+    child TEXT NOT NULL,
+    parent_label TEXT NOT NULL,
+    child_label TEXT NOT NULL,
+    type TEXT NOT NULL,
+    path TEXT NOT NULL,
+    UNIQUE (session, id)
+);
+CREATE TABLE conversations_v6 (
+    pk INTEGER PRIMARY KEY,
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    relation_key INTEGER REFERENCES relations (pk) ON DELETE SET NULL,
+    shape TEXT NOT NULL,
+    label TEXT NOT NULL,
+    test_kind TEXT NOT NULL,
+    turns TEXT NOT NULL,
+    expected TEXT NOT NULL,
+    system_prompt TEXT,
+    meta TEXT,
+    UNIQUE (session, id)
+);
+CREATE TABLE responses_v6 (
+    id INTEGER PRIMARY KEY,
+    conversation_key INTEGER NOT NULL REFERENCES conversations (pk) ON DELETE CASCADE,
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    conversation TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    raw TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    error TEXT,
+    latency_ms REAL NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    created TEXT NOT NULL,
+    cached INTEGER NOT NULL DEFAULT 0,
+    cut INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (session, conversation, turn)
+);
+CREATE TABLE verdicts_v6 (
+    id INTEGER PRIMARY KEY,
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    oracle TEXT NOT NULL,
+    relation TEXT NOT NULL,
+    relation_key INTEGER REFERENCES relations (pk) ON DELETE SET NULL,
+    template TEXT,
+    error INTEGER NOT NULL,
+    refs TEXT NOT NULL,
+    answers TEXT NOT NULL,
+    detail TEXT NOT NULL DEFAULT ''
+)
+"""
+
+_V6_COPY = """
+INSERT INTO sessions_v6 (id, created, updated, status, kg_name, kg_snapshot, templates_json,
+    template_ids, model, options_json, seed, depth, per_path, relations, conversations, planned,
+    answered, failed, retries, started, finished, elapsed_s, message, oracle_errors,
+    oracle_error_rate, kinds_json)
+SELECT s.id, s.created, s.updated, s.status, s.kg_name, k.id, s.templates_json, s.template_ids,
+    s.model, s.options_json, s.seed, s.depth, s.per_path, s.relations, s.conversations,
+    s.planned,
+    (SELECT COUNT(*) FROM responses r WHERE r.session = s.id AND r.error IS NULL),
+    (SELECT COUNT(*) FROM responses r WHERE r.session = s.id AND r.error IS NOT NULL),
+    s.retries, s.started, s.finished, s.elapsed_s, s.message, s.test_errors, s.error_rate,
+    s.kinds_json
+FROM sessions s JOIN _kg_of_session m ON m.session = s.id JOIN kg_snapshots k ON k.sha256 = m.sha256
+ORDER BY s.rowid;
+INSERT INTO relations_v6 (session, id, position, parent, child, parent_label, child_label,
+    type, path)
+SELECT session, id, position, parent, child, parent_label, child_label, type, path
+FROM relations ORDER BY session, position;
+INSERT INTO conversations_v6 (session, id, position, relation, relation_key, shape, label,
+    test_kind, turns, expected, system_prompt, meta)
+SELECT c.session, c.id, c.position, c.relation,
+    (SELECT r.pk FROM relations_v6 r WHERE r.session = c.session AND r.id = c.relation),
+    c.kind, c.label, c.test_kind, c.turns, c.expected, c.system_prompt, c.meta
+FROM conversations c ORDER BY c.session, c.position;
+INSERT INTO responses_v6 (id, conversation_key, session, conversation, turn, raw, answer,
+    error, latency_ms, tokens, attempts, created, cached, cut)
+SELECT r.id,
+    (SELECT c.pk FROM conversations_v6 c WHERE c.session = r.session AND c.id = r.conversation),
+    r.session, r.conversation, r.turn, r.raw, r.answer, r.error, r.latency_ms, r.tokens,
+    r.attempts, r.created, r.cached, r.cut
+FROM responses r ORDER BY r.id;
+INSERT INTO verdicts_v6 (id, session, oracle, relation, relation_key, template, error, refs,
+    answers, detail)
+SELECT v.id, v.session, v.oracle, v.relation,
+    (SELECT r.pk FROM relations_v6 r WHERE r.session = v.session AND r.id = v.relation),
+    v.template, v.error, v.refs, v.answers, v.detail
+FROM verdicts v ORDER BY v.id;
+DROP TABLE verdicts;
+DROP TABLE responses;
+DROP TABLE conversations;
+DROP TABLE relations;
+DROP TABLE sessions;
+DROP TABLE _kg_of_session;
+ALTER TABLE sessions_v6 RENAME TO sessions;
+ALTER TABLE relations_v6 RENAME TO relations;
+ALTER TABLE conversations_v6 RENAME TO conversations;
+ALTER TABLE responses_v6 RENAME TO responses;
+ALTER TABLE verdicts_v6 RENAME TO verdicts;
+CREATE INDEX idx_sessions_created ON sessions (created);
+CREATE INDEX idx_sessions_kg ON sessions (kg_snapshot);
+CREATE INDEX idx_conversations_relation ON conversations (session, relation);
+CREATE INDEX idx_conversations_relation_key ON conversations (relation_key);
+CREATE INDEX idx_responses_created ON responses (session, created);
+CREATE INDEX idx_responses_conversation ON responses (conversation_key);
+CREATE INDEX idx_verdicts_session ON verdicts (session, oracle);
+CREATE INDEX idx_verdicts_relation ON verdicts (relation_key)
+"""
+
+# Views for reading a database as it is (Datasette, sqlite-utils, the sqlite3 shell).
+_V6_VIEWS = """
+CREATE VIEW response_details AS
+SELECT r.id AS response, r.session, s.model, s.kg_name AS kg,
+    c.id AS conversation, c.test_kind, c.shape, c.label,
+    r.turn + 1 AS turn_number,
+    json_extract(c.turns, '$[' || r.turn || '].text') AS question,
+    json_extract(c.turns, '$[' || r.turn || '].template') AS template,
+    c.relation, rel.parent_label, rel.child_label, rel.type AS relation_type,
+    r.raw AS answer_text, r.answer, r.error IS NOT NULL AS failed, r.error AS failure,
+    r.attempts, r.latency_ms, r.tokens, r.cached, r.cut AS cut_chars, r.created
+FROM responses r
+JOIN conversations c ON c.pk = r.conversation_key
+JOIN sessions s ON s.id = r.session
+LEFT JOIN relations rel ON rel.pk = c.relation_key;
+CREATE VIEW verdict_details AS
+SELECT v.id AS verdict, v.session, s.model, v.oracle, v.template,
+    v.error AS inconsistent, v.relation, rel.parent_label, rel.child_label,
+    rel.type AS relation_type, v.answers, v.refs, v.detail
+FROM verdicts v
+JOIN sessions s ON s.id = v.session
+LEFT JOIN relations rel ON rel.pk = v.relation_key
+"""
+
+
+def _readable_schema(conn: sqlite3.Connection) -> None:
+    """Version 6, for reading the file in Datasette: single-column keys on relations and
+    conversations (`pk`) that foreign keys point at (`responses.conversation_key`,
+    `conversations.relation_key`, `verdicts.relation_key`); the KG snapshot stored once per
+    distinct graph in `kg_snapshots` (never rewritten by a status update); clear names
+    (`sessions.failed` turns vs `oracle_errors`, `oracle_error_rate`; `conversations.shape`
+    atomic | sequential beside `test_kind`); views `response_details` and `verdict_details`.
+    Every row is kept (tables rebuilt and copied; foreign keys are off while it runs)."""
+    conn.execute("CREATE TEMP TABLE _kg_of_session (session TEXT PRIMARY KEY, sha256 TEXT)")
+    _execute_script(conn, _V6_TABLES)
+    for session, kg_json in conn.execute("SELECT id, kg_json FROM sessions").fetchall():
+        name, nodes, edges = kg_summary(kg_json)
+        digest = hashlib.sha256(kg_json.encode("utf-8", "surrogatepass")).hexdigest()
+        conn.execute(
+            "INSERT OR IGNORE INTO kg_snapshots (sha256, name, nodes, edges, json)"
+            " VALUES (?, ?, ?, ?, ?)",
+            (digest, name, nodes, edges, kg_json),
+        )
+        conn.execute("INSERT INTO _kg_of_session VALUES (?, ?)", (session, digest))
+    _execute_script(conn, _V6_COPY)
+    _execute_script(conn, _V6_VIEWS)
+
+
+def kg_summary(kg_json: str) -> tuple[str, int, int]:
+    """(name, node count, edge count) of a KG snapshot's JSON text (blank when unreadable)."""
+    try:
+        data = json.loads(kg_json)
+    except ValueError:
+        return "", 0, 0
+    if not isinstance(data, dict):
+        return "", 0, 0
+    nodes, edges = data.get("nodes"), data.get("edges")
+    return (
+        str(data.get("name") or ""),
+        len(nodes) if isinstance(nodes, list) else 0,
+        len(edges) if isinstance(edges, list) else 0,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
     _add_session_results,
     _add_session_kinds,
     _add_session_leases,
+    _readable_schema,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 
@@ -200,6 +423,11 @@ def read_version(conn: sqlite3.Connection) -> int | None:
 def apply_migrations(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> int:
     """Bring the DB from its version up to `upto`, each migration in its own transaction."""
     version = read_version(conn) or 0
+    if version >= upto:
+        return version
+    # Tables are rebuilt by some migrations: no cascades while they are dropped (this pragma
+    # is a no-op inside a transaction, so it is set here); the keys are checked after each.
+    conn.execute("PRAGMA foreign_keys = OFF")
     if version == 0:
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version"
@@ -209,6 +437,12 @@ def apply_migrations(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> in
         conn.execute("BEGIN IMMEDIATE")
         try:
             MIGRATIONS[number - 1](conn)
+            broken = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if broken:
+                raise sqlite3.IntegrityError(
+                    f"migration {number}: {len(broken)} rows break a foreign key "
+                    f"(first: {tuple(broken[0])})"
+                )
             conn.execute(
                 "INSERT INTO schema_version (version, applied) VALUES (?, ?)", (number, now_iso())
             )

@@ -315,7 +315,7 @@ class SessionSummary:
 
 def summarize_session_row(row: Mapping[str, Any]) -> SessionSummary:
     """A store sessions row (a dict) as the start screen shows it."""
-    rate = row.get("error_rate")
+    rate = row.get("oracle_error_rate", row.get("error_rate"))
     return SessionSummary(
         id=str(row.get("id", "")),
         model=str(row.get("model") or row.get("model_spec") or ""),

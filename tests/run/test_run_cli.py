@@ -77,8 +77,8 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
         session = store.latest_session()
         assert report["session"] == session
         row = store.get_session(session)
-        assert (row["status"], row["answered"], row["planned"], row["errors"]) == ("done", 18, 18, 0)
-        assert (row["error_rate"], row["test_errors"]) == (round(4 / 15, 6), 4)
+        assert (row["status"], row["answered"], row["planned"], row["failed"]) == ("done", 18, 18, 0)
+        assert (row["oracle_error_rate"], row["oracle_errors"]) == (round(4 / 15, 6), 4)
         verdicts = store.load_verdicts(session)
         assert len(verdicts) == 15 and sum(v.error for v in verdicts) == 4
         onto = [v for v in verdicts if v.oracle == "ontological" and v.error]
@@ -235,7 +235,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
         errors = [r["error"] for r in store.iter_responses(session) if r["error"]]
         assert "no recorded answer" in errors[0] and errors[2].startswith("not asked:")
         row = store.get_session(session)
-        assert row["errors"] == 3 and row["status"] == "failed"
+        assert row["failed"] == 3 and row["status"] == "failed"
         assert row["message"] == "3 turns failed after all attempts"
     assert code == 1
     assert err.strip().splitlines()[-1] == (
@@ -266,7 +266,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
     with Store(db) as store:
         rows = list(store.iter_responses(session))
         assert len(rows) == 18 and not any(r["error"] for r in rows)
-        assert store.get_session(session)["errors"] == 0
+        assert store.get_session(session)["failed"] == 0
         assert store.get_session(session)["status"] == "done"
     report = report_json(capsys, db)
     assert {key: report[key] for key in EXPECTED} == EXPECTED
@@ -315,6 +315,6 @@ def test_db_given_before_the_subcommand(tmp_path, capsys) -> None:  # noqa: ANN0
                            f"replay:{KINAWLEY_REPLAY}", "-q")
     assert code == 0, err
     code, out, _ = kontest(capsys, "--db", db, "sessions", "--json")
-    assert code == 0 and json.loads(out)[0]["error_rate"] == round(4 / 15, 6)
+    assert code == 0 and json.loads(out)[0]["oracle_error_rate"] == round(4 / 15, 6)
     code, out, _ = kontest(capsys, "--db", db, "sessions")
     assert "26.7%" in out

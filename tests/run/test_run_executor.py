@@ -115,7 +115,7 @@ async def test_permanent_failure_is_recorded_as_failed_and_the_run_completes(tmp
         skipped = rows["P1>C1/t1+t2", 1]
         assert skipped["error"].startswith("not asked: turn 1") and skipped["attempts"] == 0
         assert ("P1>C1/t1+t2", 1) not in {(r.conversation_id, r.turn) for r in model.calls}
-        assert store.get_session(session)["errors"] == 3
+        assert store.get_session(session)["failed"] == 3
         assert store.get_session(session)["status"] == "failed"
     assert outcome.status == "failed"
     assert outcome.result.progress.errors == {"5xx": 1, "other": 1}

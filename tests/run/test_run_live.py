@@ -167,7 +167,7 @@ def test_flaky_model_retries_are_stored(tmp_path, capsys) -> None:  # noqa: ANN0
     assert retries > 0
     assert all(error is None for *_, error in rows)  # faults do not repeat forever
     with sqlite3.connect(db) as conn:
-        stored = conn.execute("SELECT retries, errors, status FROM sessions").fetchone()
+        stored = conn.execute("SELECT retries, failed, status FROM sessions").fetchone()
     assert stored == (retries, 0, "done")
     # one attempt only: every fault is now a recorded error and the run still completes
     db1 = tmp_path / "flaky1.db"

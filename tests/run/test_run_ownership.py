@@ -137,22 +137,20 @@ async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> Non
     conversations = make_conversations(relations)
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
-        real = Store._insert_rows
+        real = Store._insert_verdicts
 
-        def broken(conn, table, rows):  # noqa: ANN001, ANN202
-            if table == "verdicts":
-                real(conn, table, rows)
-                raise StoreError("disk full (simulated, after the verdict rows)")
-            return real(conn, table, rows)
+        def broken(conn, rows):  # noqa: ANN001, ANN202
+            real(conn, rows)
+            raise StoreError("disk full (simulated, after the verdict rows)")
 
-        monkeypatch.setattr(Store, "_insert_rows", staticmethod(broken))
+        monkeypatch.setattr(Store, "_insert_verdicts", staticmethod(broken))
         with pytest.raises(StoreError, match="disk full"):
             await run_session(store, session, ToyModel())
         row = store.get_session(session)
         assert row["status"] == "running" and row["finished"] is None
         assert list(store.iter_verdicts(session)) == []
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
-        monkeypatch.setattr(Store, "_insert_rows", staticmethod(real))
+        monkeypatch.setattr(Store, "_insert_verdicts", staticmethod(real))
         model = ToyModel()
         outcome = await run_session(store, session, model)
         assert model.calls == [] and outcome.status == "done"

@@ -77,7 +77,7 @@ def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
             ("A>B/t1+t2", 1): Answer.YES,
         }
         assert [r["conversation"] for r in store.iter_responses(session)] == ["A>B/t1", "A>B/t1+t2"]
-        assert store.refresh_counts(session) == {"answered": 1, "errors": 1, "retries": 5}
+        assert store.refresh_counts(session) == {"answered": 1, "failed": 1, "retries": 5}
         verdict = Verdict("atomic", "A>B", None, True, (("A>B/t1", 0), ("A>B/t2", 0)), (Answer.YES, Answer.NO), "x")
         assert store.replace_verdicts(session, [verdict, verdict]) == 2
         assert store.replace_verdicts(session, [verdict]) == 1
@@ -92,7 +92,7 @@ def test_one_response_per_turn(tmp_path) -> None:  # noqa: ANN001
         with pytest.raises(StoreError, match="A>B/t1 turn 0"):
             store.save_response(session, response)
         # foreign keys are on: a response to an unknown conversation is refused
-        with pytest.raises(StoreError, match="FOREIGN KEY"):
+        with pytest.raises(StoreError, match="has no conversation 'nope'"):
             store.save_response(session, Response("nope", 0, "No", Answer.NO))
         assert len(list(store.iter_responses(session))) == 1
 
@@ -106,12 +106,21 @@ def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
     assert db.journal_mode == "wal"
     assert {"sessions", "relations", "conversations", "responses", "verdicts", "response_cache",
             "schema_version"} <= set(db.table_names())
-    # responses -> conversations is a composite key (session, id): read it from SQLite itself
-    keys = {(row[2], row[3], row[4]) for row in db.execute("PRAGMA foreign_key_list(responses)")}
-    assert keys == {("conversations", "session", "session"), ("conversations", "conversation", "id")}
-    assert [(fk.column, fk.other_table) for fk in db["verdicts"].foreign_keys] == [
-        ("session", "sessions")
+    # every foreign key is one column pointing at a one-column key (what Datasette follows)
+    keys = {(fk.column, fk.other_table, fk.other_column) for fk in db["responses"].foreign_keys}
+    assert keys == {("conversation_key", "conversations", "pk"), ("session", "sessions", "id")}
+    assert {(fk.column, fk.other_table, fk.other_column) for fk in db["conversations"].foreign_keys} == {
+        ("relation_key", "relations", "pk"), ("session", "sessions", "id")
+    }
+    assert {(fk.column, fk.other_table) for fk in db["verdicts"].foreign_keys} == {
+        ("session", "sessions"), ("relation_key", "relations")
+    }
+    assert [(fk.column, fk.other_table) for fk in db["sessions"].foreign_keys] == [
+        ("kg_snapshot", "kg_snapshots")
     ]
+    assert db["relations"].pks == ["pk"] and db["conversations"].pks == ["pk"]
+    assert db["responses"].pks == ["id"]
+    assert {"response_details", "verdict_details"} <= set(db.view_names())
     assert db["responses"].count == 1
     assert any(index.unique for index in db["responses"].indexes)
     assert [row["version"] for row in db["schema_version"].rows] == list(range(1, SCHEMA_VERSION + 1))
@@ -139,13 +148,13 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     assert "cached" not in columns
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 5
+        assert store.version == SCHEMA_VERSION == 6
         rows = list(store.iter_responses("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
         store.cache_put("k", "sim", "Yes", 1)
         assert store.cache_get("k") == ("Yes", 1)
         assert store.load_conversations("old")[0].turns[0].text == "Q?"
-        assert next(store.iter_sessions())["error_rate"] is None
+        assert next(store.iter_sessions())["oracle_error_rate"] is None
 
 
 def test_store_errors(tmp_path) -> None:  # noqa: ANN001

@@ -1,0 +1,167 @@
+"""Schema 6 (Datasette-readable) from a database made by schema 4, the last released one.
+
+tests/data/sessions_v4.sql is the dump of a file written by kontest at schema 4 (three
+sessions: the Kinawley replay, the same with two answers missing from the replay file, and
+3 places relations asked of `sim`); sessions_v4_reports/ holds what `kontest report --format
+json` printed for each of them then. Migrating must keep every row and every report.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import sqlite_utils
+
+from kontest_tui.run.session import evaluate_session
+from kontest_tui.store import SCHEMA_VERSION, Store
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+DUMP = DATA / "sessions_v4.sql"
+REPORTS = DATA / "sessions_v4_reports"
+COMPLETE = "20261123-230519-00413e"
+PARTIAL = "20261123-230524-87aa6d"  # 2 failed calls, then counted as invalid answers
+PLACES = "20261123-230530-964e88"
+
+
+def make_v4_file(path: Path) -> None:
+    conn = sqlite3.connect(path)
+    conn.executescript(DUMP.read_text(encoding="utf-8"))
+    conn.close()
+
+
+def table_rows(path: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(path)
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
+    path = tmp_path / "old.db"
+    make_v4_file(path)
+    assert table_rows(path, "SELECT MAX(version) FROM schema_version") == [(4,)]
+    counts = {
+        table: table_rows(path, f"SELECT COUNT(*) FROM {table}")[0][0]
+        for table in ("sessions", "relations", "conversations", "responses", "verdicts")
+    }
+    responses = table_rows(
+        path,
+        "SELECT id, session, conversation, turn, raw, answer, error, latency_ms, tokens,"
+        " attempts, created, cached FROM responses ORDER BY id",
+    )
+    verdicts = table_rows(
+        path, "SELECT id, session, oracle, relation, template, error, refs, answers, detail"
+        " FROM verdicts ORDER BY id"
+    )
+    conversations = table_rows(
+        path, "SELECT session, id, position, relation, kind, label, test_kind, turns, expected,"
+        " system_prompt, meta FROM conversations ORDER BY session, position"
+    )
+    kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
+    with Store(path) as store:
+        assert store.version == SCHEMA_VERSION == 6
+        for session in (COMPLETE, PARTIAL, PLACES):
+            expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
+            report = evaluate_session(store, session).to_json()
+            if session == PARTIAL:
+                # schema 4 counted the 2 failed calls (and asked the turn after one of them)
+                # as invalid answers; they are failed turns now, nothing else moves
+                assert (expected["invalid"], report["invalid"], report["failed"]) == (3, 1, 2)
+                assert report["executions"] == expected["executions"] - 2
+                continue
+            assert report == {**expected, "failed": 0}
+            assert store.get_session(session)["kg_json"] == json.loads(kg[session])
+        row = store.get_session(PARTIAL)
+        assert (row["answered"], row["failed"], row["oracle_errors"]) == (16, 2, 0)
+    for table, count in counts.items():
+        assert table_rows(path, f"SELECT COUNT(*) FROM {table}")[0][0] == count, table
+    assert table_rows(
+        path,
+        "SELECT id, session, conversation, turn, raw, answer, error, latency_ms, tokens,"
+        " attempts, created, cached FROM responses ORDER BY id",
+    ) == responses
+    assert table_rows(
+        path, "SELECT id, session, oracle, relation, template, error, refs, answers, detail"
+        " FROM verdicts ORDER BY id"
+    ) == verdicts
+    assert table_rows(
+        path, "SELECT session, id, position, relation, shape, label, test_kind, turns, expected,"
+        " system_prompt, meta FROM conversations ORDER BY session, position"
+    ) == conversations
+    # the two Kinawley sessions share one KG snapshot
+    assert table_rows(path, "SELECT COUNT(*) FROM kg_snapshots") == [(2,)]
+    assert table_rows(path, "PRAGMA foreign_key_check") == []
+    assert table_rows(path, "SELECT COUNT(*) FROM responses WHERE conversation_key IS NULL") == [(0,)]
+
+
+def test_views_join_questions_labels_and_models(tmp_path) -> None:  # noqa: ANN001
+    """response_details: the question text, its template, relation labels, kind and model of
+    each response; verdict_details: each verdict with its relation's labels."""
+    path = tmp_path / "old.db"
+    make_v4_file(path)
+    Store(path).close()
+    db = sqlite_utils.Database(path)
+    rows = list(db.query(
+        "SELECT * FROM response_details WHERE session = ? AND conversation = ? ORDER BY turn_number",
+        [COMPLETE, "Q27>Q6410645/t1+t2"],
+    ))
+    assert [(r["turn_number"], r["question"], r["template"], r["answer"]) for r in rows] == [
+        (1, "Does Ireland have a Kinawley?", "t1", "no"),
+        (2, "Is there a Kinawley in Ireland?", "t2", "yes"),
+    ]
+    first = rows[0]
+    assert (first["parent_label"], first["child_label"], first["shape"], first["test_kind"]) == (
+        "Ireland", "Kinawley", "sequential", "kontest"
+    )
+    assert first["model"].startswith("replay:") and first["failed"] == 0
+    failed = list(db.query("SELECT question, failure FROM response_details WHERE failed"))
+    assert len(failed) == 2 and all("no recorded answer" in r["failure"] for r in failed)
+    assert all(r["question"] == "Does Ireland have a Kinawley?" for r in failed)
+    errors = list(db.query(
+        "SELECT oracle, parent_label, child_label, template FROM verdict_details"
+        " WHERE session = ? AND inconsistent ORDER BY verdict", [COMPLETE],
+    ))
+    assert [(e["oracle"], e["parent_label"], e["child_label"]) for e in errors] == [
+        ("atomic", "Ireland", "Kinawley"),
+        ("sequential_intra", "Ireland", "Kinawley"),
+        ("sequential_inter", "Ireland", "Kinawley"),
+        ("ontological", "Ireland", "Kinawley"),
+    ]
+    assert db.execute("SELECT COUNT(*) FROM response_details").fetchone()[0] == 54
+
+
+def test_status_updates_never_rewrite_the_kg_snapshot(tmp_path) -> None:  # noqa: ANN001
+    from kontest_tui.kg.io import load_graph
+    from kontest_tui.run.session import create_session
+
+    with Store(tmp_path / "s.db") as store:
+        kg = load_graph("places")
+        one = create_session(store, kg, "sim", limit=2)
+        two = create_session(store, kg, "sim:careful", limit=3)
+        assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 1
+        changes = store.conn.total_changes
+        store.update_session(one, status="running", message="x")
+        assert store.conn.total_changes - changes == 1  # one small sessions row
+        assert "kg_json" not in {row[1] for row in store.conn.execute("PRAGMA table_info(sessions)")}
+        store.delete_session(one)
+        assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 1
+        store.delete_session(two)
+        assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 0
+
+
+def test_a_read_only_old_file_is_migrated_in_memory_only(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    from kontest_tui.store import database
+
+    path = tmp_path / "old.db"
+    make_v4_file(path)
+    before = path.read_bytes()
+    monkeypatch.setattr(database, "_writable", lambda path: False)
+    with Store(path, create=False) as store:
+        assert store.read_only and store.version == SCHEMA_VERSION
+        expected = json.loads((REPORTS / f"{COMPLETE}.json").read_text(encoding="utf-8"))
+        assert evaluate_session(store, COMPLETE).to_json() == {**expected, "failed": 0}
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
