@@ -15,13 +15,45 @@ from pathlib import Path
 import click
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.kg.wikidata import DEFAULT_MAX_NODES, MAX_DEPTH, BuildProgress
+from kontest_tui.kg.wikidata import DEFAULT_MAX_NODES, MAX_DEPTH, BuildProgress, BuildResult
 
 
 def _default_out(domain: str, seeds: tuple[str, ...], depth: int) -> Path:
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(domain).stem).strip("-") or "kg"
     seed_part = "-".join(seeds[:3]) + ("-etc" if len(seeds) > 3 else "")
     return Path(f"{stem}-{seed_part}-d{depth}.json")
+
+
+def _some(qids: tuple[str, ...], most: int = 5) -> str:
+    shown = ", ".join(qids[:most])
+    return shown + (f" and {len(qids) - most} more" if len(qids) > most else "")
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def summary_line(path: Path, result: BuildResult, requests: int, cached: int, lang: str) -> str:
+    """The one line `kontest kg build` prints: sizes, requests, and what was left out and why."""
+    kg = result.graph
+    line = f"wrote {path}: {len(kg.nodes)} nodes, {len(kg.edges)} edges ({requests} requests, {cached} cached)"
+    notes: list[str] = []
+    if result.unlabelled:
+        below = f" and {_plural(result.dropped_below, 'item')} below them" if result.dropped_below else ""
+        notes.append(
+            f"skipped {_plural(len(result.unlabelled), 'item')} without a label in {lang!r} "
+            f"({_some(result.unlabelled)}){below}"
+        )
+    elif result.dropped_below:
+        notes.append(f"skipped {_plural(result.dropped_below, 'item')} below unnamed items")
+    if result.splits:
+        notes.append(f"{_plural(result.splits, 'query')} split in halves after a timeout".replace("querys", "queries"))
+    if result.timed_out:
+        notes.append(
+            f"gave up on {_plural(len(result.timed_out), 'item')} whose query timed out alone "
+            f"({_some(result.timed_out)}; children or label missing)"
+        )
+    return line + "".join(f"; {note}" for note in notes)
 
 
 def _progress_printer(enabled: bool):
@@ -48,6 +80,18 @@ def _progress_printer(enabled: bool):
 @click.option("--refresh", is_flag=True, help="Ignore cached query results and ask the endpoint again.")
 @click.option("--max-nodes", type=click.IntRange(min=1), default=DEFAULT_MAX_NODES, show_default=True, help="Stop with an error when the graph would grow beyond this.")
 @click.option("--name", default=None, help="KG name (default: domain, seed labels and depth).")
+@click.option(
+    "--contact",
+    default=None,
+    metavar="EMAIL|URL",
+    help="Your contact for the User-Agent, as Wikimedia asks (default: $KONTEST_CONTACT).",
+)
+@click.option(
+    "--optimizer-hint/--no-optimizer-hint",
+    "optimizer_hint",
+    default=None,
+    help="Send Blazegraph's optimizer hint (default: only to Wikidata/Blazegraph endpoints).",
+)
 def build_command(
     domain: str,
     seeds: tuple[str, ...],
@@ -58,6 +102,8 @@ def build_command(
     refresh: bool,
     max_nodes: int,
     name: str | None,
+    contact: str | None,
+    optimizer_hint: bool | None,
 ) -> None:
     """Build a KG from Wikidata: the seeds and their descendants down to --depth.
 
@@ -68,16 +114,21 @@ def build_command(
     from kontest_tui.kg.domains import load_domain
     from kontest_tui.kg.io import save_graph
     from kontest_tui.kg.sparql import validate_lang, validate_qid
-    from kontest_tui.kg.sparql_client import WIKIDATA_ENDPOINT, SparqlClient
-    from kontest_tui.kg.wikidata import build_graph
+    from kontest_tui.kg.sparql_client import WIKIDATA_ENDPOINT, SparqlClient, validate_contact
+    from kontest_tui.kg.wikidata import build_with_summary
 
     qids = tuple(validate_qid(seed) for seed in seeds)
     lang = validate_lang(lang)
     dom = load_domain(domain)
-    client = SparqlClient(endpoint or WIKIDATA_ENDPOINT, refresh=refresh)
+    if contact is not None:
+        contact = validate_contact(contact)
+    client = SparqlClient(endpoint or WIKIDATA_ENDPOINT, refresh=refresh, contact=contact)
     show = _progress_printer(sys.stderr.isatty())
     try:
-        kg = build_graph(dom, qids, depth, lang=lang, max_nodes=max_nodes, client=client, progress=show, name=name)
+        result = build_with_summary(
+            dom, qids, depth, lang=lang, max_nodes=max_nodes, client=client, progress=show, name=name,
+            optimizer_hint=optimizer_hint,
+        )
     finally:
         if sys.stderr.isatty():
             sys.stderr.write("\r\033[K")
@@ -85,12 +136,9 @@ def build_command(
     path = Path(out) if out else _default_out(domain, qids, depth)
     if path.exists() and path.is_dir():
         raise InvalidInputError(f"--out {path} is a directory")
-    save_graph(kg, path)
-    save_graph(kg, built_kgs_dir() / path.name)
-    click.echo(
-        f"wrote {path}: {len(kg.nodes)} nodes, {len(kg.edges)} edges "
-        f"({client.requests} requests, {client.cache_hits} cached)"
-    )
+    save_graph(result.graph, path)
+    save_graph(result.graph, built_kgs_dir() / path.name)
+    click.echo(summary_line(path, result, client.requests, client.cache_hits, lang))
 
 
 @click.command("search")

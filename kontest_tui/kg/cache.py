@@ -33,10 +33,12 @@ def built_kgs_dir() -> Path:
 
 @dataclass(frozen=True, slots=True)
 class CachedResult:
-    """The rows of one query and the UTC time (ISO) they were fetched."""
+    """The rows of one query and the UTC time (ISO) they were fetched; `timed_out` marks a
+    query the endpoint gave up on (kept so a rebuild splits it again without asking)."""
 
     rows: list[dict[str, str]]
     fetched: str
+    timed_out: bool = False
 
 
 class QueryCache:
@@ -57,14 +59,18 @@ class QueryCache:
             return None
         if not isinstance(data, dict) or data.get("query") != query or not isinstance(data.get("rows"), list):
             return None
-        return CachedResult(rows=data["rows"], fetched=str(data.get("fetched", "")))
+        return CachedResult(
+            rows=data["rows"], fetched=str(data.get("fetched", "")), timed_out=data.get("timed_out") is True
+        )
 
-    def put(self, endpoint: str, query: str, rows: list[dict[str, str]]) -> CachedResult:
+    def put(self, endpoint: str, query: str, rows: list[dict[str, str]], *, timed_out: bool = False) -> CachedResult:
         """Store the rows of this query (atomically) and return them with their fetch time."""
         fetched = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         path = self._path(endpoint, query)
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"endpoint": endpoint, "query": query, "fetched": fetched, "rows": rows}
+        payload: dict[str, object] = {"endpoint": endpoint, "query": query, "fetched": fetched, "rows": rows}
+        if timed_out:
+            payload["timed_out"] = True
         handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         try:
             with os.fdopen(handle, "w", encoding="utf-8") as out:
@@ -72,4 +78,4 @@ class QueryCache:
             os.replace(temp, path)
         except OSError:
             Path(temp).unlink(missing_ok=True)
-        return CachedResult(rows=rows, fetched=fetched)
+        return CachedResult(rows=rows, fetched=fetched, timed_out=timed_out)

@@ -3,12 +3,19 @@
 For tests, benchmarks and offline demos: load Wikidata-shaped triples, start the server and
 point `kontest kg build --endpoint` at `endpoint.url`. It answers GET and POST (form or
 `application/sparql-query`) with `application/sparql-results+json`, counts requests, and can
-inject failures (an HTTP status with headers, or a malformed body) for the next requests.
-pyoxigraph is a test extra, so it is imported only when a store is made.
+inject failures (an HTTP status with headers, or a malformed body) for the next requests, or
+act like Blazegraph at its time limit for every query whose VALUES list is too long
+(`time_out_above`). pyoxigraph is a test extra, so it is imported only when a store is made.
+
+Blazegraph's optimizer hint (`hint:Query hint:optimizer "None"`, see `kg.sparql`) is a triple
+pattern to pyoxigraph, which would match nothing and empty every result. The endpoint adds
+that one triple to its store, so the pattern matches once, binds no variable, and the exact
+text the builder sends to Wikidata is what is evaluated here (nothing is stripped).
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -16,6 +23,21 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
+
+HINT_TRIPLE = ("http://www.bigdata.com/queryHints#Query", "http://www.bigdata.com/queryHints#optimizer", "None")
+# What the Wikidata Query Service answers (HTTP 500) when a query runs past its 60 s limit.
+TIMEOUT_BODY = (
+    b"SPARQL-QUERY: queryStr=...\n"
+    b"java.util.concurrent.TimeoutException\n"
+    b"\tat java.util.concurrent.FutureTask.get(FutureTask.java:205)\n"
+    b"\tat com.bigdata.rdf.sail.webapp.BigdataServlet.submitApiTask(BigdataServlet.java:292)\n"
+)
+_VALUES = re.compile(r"VALUES\s+\?(?!class\b)\w+\s*\{([^}]*)\}")
+
+
+def values_count(query: str) -> int:
+    """How many items the longest VALUES list of a query holds (the class list not counted)."""
+    return max((len(block.split()) for block in _VALUES.findall(query)), default=0)
 
 
 @dataclass
@@ -46,11 +68,19 @@ class LocalSparqlEndpoint:
     """An HTTP SPARQL endpoint over `store` on 127.0.0.1 (a free port unless given)."""
 
     def __init__(self, store: Any, port: int = 0) -> None:
+        import pyoxigraph
+
+        subject, predicate, value = HINT_TRIPLE
+        store.add(pyoxigraph.Quad(pyoxigraph.NamedNode(subject), pyoxigraph.NamedNode(predicate), pyoxigraph.Literal(value)))
         self.store = store
         self.requests = 0
         self.queries: list[str] = []
         self.user_agents: list[str] = []
+        self.timeouts = 0
         self._faults: deque[Fault] = deque()
+        self._timeout_above: int | None = None
+        self._stall = False
+        self._released = threading.Event()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -67,6 +97,17 @@ class LocalSparqlEndpoint:
             for _ in range(times):
                 self._faults.append(Fault(status, dict(headers or {}), body))
 
+    def time_out_above(self, values: int | None, *, stall: bool = False) -> None:
+        """Time out every query whose VALUES list holds more than `values` items (None: never).
+
+        Like the Wikidata Query Service past its limit: HTTP 500 with a java TimeoutException
+        body, or with `stall` no answer at all until the client's own timeout gives up (the
+        connection is released when the endpoint stops). Counted in `timeouts`.
+        """
+        with self._lock:
+            self._timeout_above = values
+            self._stall = stall
+
     def start(self) -> LocalSparqlEndpoint:
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="sparql-local", daemon=True
@@ -78,6 +119,7 @@ class LocalSparqlEndpoint:
         """Stop serving and close the socket (safe to call twice)."""
         if self._thread is None:
             return
+        self._released.set()
         self._server.shutdown()
         self._server.server_close()
         self._thread.join(timeout=5)
@@ -97,6 +139,14 @@ class LocalSparqlEndpoint:
                 self.queries.append(query)
             if self._faults:
                 return self._faults.popleft()
+            limit, stall = self._timeout_above, self._stall
+            timed_out = query is not None and limit is not None and values_count(query) > limit
+            if timed_out:
+                self.timeouts += 1
+        if timed_out:
+            if stall:
+                self._released.wait(timeout=30)
+            return Fault(500, {"Content-Type": "text/plain"}, TIMEOUT_BODY)
         if not query:
             return Fault(400, {"Content-Type": "text/plain"}, b"missing query")
         import pyoxigraph

@@ -1,21 +1,27 @@
 """Build a knowledge graph from Wikidata: seed entities + a domain + a depth -> KnowledgeGraph.
 
 Breadth-first, one SPARQL query per depth level per chunk of at most 200 parents, then the
-labels and aliases of all nodes in batched queries (QID when an item has no label in the
-language). Each node is visited once: when several parents (or a cycle) lead to the same
-item, the first parent in build order wins (seeds first, then parents in the order they were
-reached, children by QID number). So the result is a tree per seed and two builds of the same
-data give identical graphs.
+labels and aliases of all nodes in batched queries. Each node is visited once: when several
+parents (or a cycle) lead to the same item, the first parent in build order wins (seeds
+first, then parents in the order they were reached, children by QID number). So the result
+is a tree per seed and two builds of the same data give identical graphs.
+
+Safe on the Wikidata Query Service: a chunk whose query times out is split in halves (down
+to single items) instead of being asked again; a single item that still times out is given
+up and counted. Items without a label in the build language are left out with everything
+below them (a question cannot name them; the KONTEST prototype dropped them too) and
+counted. `build_with_summary` returns those counts with the graph.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from kontest_tui.errors import InvalidInputError, WikidataError
 
-from .domains import Domain, load_domain
+from .domains import Domain, Level, load_domain
 from .graph import Edge, KnowledgeGraph, Node
 from .sparql import (
     build_children_query,
@@ -25,7 +31,7 @@ from .sparql import (
     validate_lang,
     validate_qid,
 )
-from .sparql_client import WIKIDATA_ENDPOINT, SparqlClient
+from .sparql_client import WIKIDATA_ENDPOINT, QueryTimeoutError, SparqlClient, is_blazegraph
 
 CHUNK_SIZE = 200
 LABEL_CHUNK_SIZE = 500
@@ -54,7 +60,43 @@ class BuildProgress:
 ProgressCallback = Callable[[BuildProgress], None]
 
 
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    """A built graph and what the build left out.
+
+    `unlabelled`: items without a label in the language, left out with the `dropped_below`
+    items under them. `timed_out`: items whose query timed out even alone (a parent keeps its
+    place but has no children; an item whose label query timed out is left out like an
+    unlabelled one). `splits`: chunks split in halves after a timeout.
+    """
+
+    graph: KnowledgeGraph
+    unlabelled: tuple[str, ...] = ()
+    dropped_below: int = 0
+    timed_out: tuple[str, ...] = ()
+    splits: int = 0
+
+
+@dataclass(slots=True)
+class _Tally:
+    timed_out: list[str] = field(default_factory=list)
+    splits: int = 0
+
+
 def build_graph(
+    domain: Domain | str,
+    seeds: Sequence[str],
+    depth: int,
+    **options: Any,
+) -> KnowledgeGraph:
+    """Build the KG of `seeds` down to `depth` edges following the domain's levels.
+
+    The options are those of `build_with_summary`, which also says what was left out.
+    """
+    return build_with_summary(domain, seeds, depth, **options).graph
+
+
+def build_with_summary(
     domain: Domain | str,
     seeds: Sequence[str],
     depth: int,
@@ -69,8 +111,13 @@ def build_graph(
     label_chunk_size: int = LABEL_CHUNK_SIZE,
     result_limit: int = RESULT_LIMIT,
     name: str | None = None,
-) -> KnowledgeGraph:
-    """Build the KG of `seeds` down to `depth` edges following the domain's levels."""
+    optimizer_hint: bool | None = None,
+) -> BuildResult:
+    """Build the KG of `seeds` down to `depth` edges and count what was left out.
+
+    `optimizer_hint` (default: only for Blazegraph endpoints, see `sparql`) adds Blazegraph's
+    `hint:Query hint:optimizer "None"` to every query.
+    """
     qids = _validate_seeds(seeds)
     lang = validate_lang(lang)
     if not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
@@ -85,6 +132,8 @@ def build_graph(
     if len(qids) > max_nodes:
         raise MaxNodesError(_too_many(len(qids), max_nodes, 0))
     report = progress or (lambda _: None)
+    hint = is_blazegraph(client.endpoint) if optimizer_hint is None else optimizer_hint
+    tally = _Tally()
 
     types: dict[str, str] = {qid: dom.seed_type for qid in qids}
     edges: list[Edge] = []
@@ -97,10 +146,13 @@ def build_graph(
         pairs: set[tuple[str, str]] = set()
         pending: set[str] = set()
         report(BuildProgress("children", level_depth, 0, len(frontier), len(types)))
+
+        def children_query(part: list[str], level: Level = level) -> str:
+            return build_children_query(level, part, result_limit, optimizer_hint=hint)
+
         for start in range(0, len(frontier), chunk_size):
             chunk = frontier[start : start + chunk_size]
-            rows = client.select(build_children_query(level, chunk, result_limit))
-            _check_limit(rows, result_limit)
+            rows = _select_splitting(client, chunk, children_query, result_limit, tally)
             for row in rows:
                 parent = qid_from_iri(row.get("parent", ""))
                 child = qid_from_iri(row.get("child", ""))
@@ -121,16 +173,73 @@ def build_graph(
             next_frontier.append(child)
         frontier = next_frontier
 
-    labels, aliases = _fetch_labels(client, list(types), lang, label_chunk_size, result_limit, report)
+    def labels_query(part: list[str]) -> str:
+        return build_labels_query(part, lang, result_limit, optimizer_hint=hint)
+
+    children_timeouts = len(tally.timed_out)
+    labels, aliases = _fetch_labels(client, list(types), labels_query, label_chunk_size, result_limit, report, tally)
+    label_timeouts = set(tally.timed_out[children_timeouts:])
+    unnamed = {qid for qid in types if qid not in labels}
+    left_out = _with_descendants(unnamed, edges)
     nodes = {
-        qid: Node(qid, labels.get(qid, qid), tuple(sorted(aliases.get(qid, set()) - {labels.get(qid, qid)})), kind)
+        qid: Node(qid, labels[qid], tuple(sorted(aliases.get(qid, set()) - {labels[qid]})), kind)
         for qid, kind in types.items()
+        if qid not in left_out
     }
-    title = name or f"{dom.name}: {', '.join(nodes[qid].label for qid in qids)} (depth {depth})"
+    kept_seeds = [qid for qid in qids if qid in nodes]
+    if not kept_seeds:
+        raise WikidataError(
+            f"no seed has a label in {lang!r} ({', '.join(qids)}), so the graph would be empty; "
+            "check the seeds or choose another --lang"
+        )
+    edges = [edge for edge in edges if edge.child in nodes]
+    title = name or f"{dom.name}: {', '.join(nodes[qid].label for qid in kept_seeds)} (depth {depth})"
     built = max(client.fetched)[:10] if client.fetched else ""
-    return KnowledgeGraph(
+    graph = KnowledgeGraph(
         name=title, domain=dom.name, nodes=nodes, edges=edges, source=f"wikidata:{client.endpoint}", built=built
     )
+    return BuildResult(
+        graph=graph,
+        unlabelled=tuple(qid for qid in types if qid in unnamed and qid not in label_timeouts),
+        dropped_below=len(left_out) - len(unnamed),
+        timed_out=tuple(tally.timed_out),
+        splits=tally.splits,
+    )
+
+
+def _select_splitting(
+    client: SparqlClient,
+    items: list[str],
+    make_query: Callable[[list[str]], str],
+    limit: int,
+    tally: _Tally,
+) -> list[dict[str, str]]:
+    """The rows of `make_query(items)`; on a timeout, the rows of its two halves (recursively).
+
+    A single item that still times out is given up: it is recorded in `tally.timed_out` and
+    contributes no rows. Nothing is asked twice (the client does not repeat a timed-out query).
+    """
+    try:
+        rows = client.select(make_query(items))
+    except QueryTimeoutError:
+        if len(items) == 1:
+            tally.timed_out.append(items[0])
+            return []
+        tally.splits += 1
+        middle = (len(items) + 1) // 2
+        first = _select_splitting(client, items[:middle], make_query, limit, tally)
+        return first + _select_splitting(client, items[middle:], make_query, limit, tally)
+    _check_limit(rows, limit)
+    return rows
+
+
+def _with_descendants(roots: set[str], edges: list[Edge]) -> set[str]:
+    """`roots` and every item below one of them (edges run parent -> child, parents first)."""
+    gone = set(roots)
+    for edge in edges:  # edges are in build order, so a parent is settled before its children
+        if edge.parent in gone:
+            gone.add(edge.child)
+    return gone
 
 
 def _validate_seeds(seeds: Sequence[str]) -> list[str]:
@@ -149,17 +258,17 @@ def _validate_seeds(seeds: Sequence[str]) -> list[str]:
 def _fetch_labels(
     client: SparqlClient,
     items: list[str],
-    lang: str,
+    make_query: Callable[[list[str]], str],
     chunk_size: int,
     limit: int,
     report: ProgressCallback,
+    tally: _Tally,
 ) -> tuple[dict[str, str], dict[str, set[str]]]:
     labels: dict[str, str] = {}
     aliases: dict[str, set[str]] = {}
     wanted = set(items)
     for start in range(0, len(items), chunk_size):
-        rows = client.select(build_labels_query(items[start : start + chunk_size], lang, limit))
-        _check_limit(rows, limit)
+        rows = _select_splitting(client, items[start : start + chunk_size], make_query, limit, tally)
         for row in rows:
             qid = qid_from_iri(row.get("item", ""))
             text = " ".join(row.get("text", "").split())

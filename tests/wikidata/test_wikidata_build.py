@@ -8,7 +8,7 @@ from kontest_tui.errors import InvalidInputError, WikidataError
 from kontest_tui.kg.domains import load_domain
 from kontest_tui.kg.io import dumps_graph, graph_to_dict, load_graph, save_graph
 from kontest_tui.kg.sparql_local import LocalSparqlEndpoint, make_store
-from kontest_tui.kg.wikidata import BuildProgress, MaxNodesError, build_graph
+from kontest_tui.kg.wikidata import BuildProgress, MaxNodesError, build_graph, build_with_summary
 
 IRELAND_ALIASES = ("Republic of Ireland", "Éire")
 DEPTH1_NODES = [
@@ -22,7 +22,8 @@ DEPTH2_NODES = [
     ("Q2002", "County Tipperary", (), "district"),
     ("Q1001", "County Dublin", (), "district"),
     ("Q1002", 'Dún Laoghaire "Rathdown"', (), "district"),
-    ("Q3001", "Q3001", (), "district"),  # no English label: QID fallback
+    ("Q3001", "County Cavan", (), "district"),
+    # Q3002 (Monaghan) has no English label: left out (test_items_without_a_label_are_skipped_and_counted)
 ]
 DEPTH3_NODES = [
     ("Q10001", "Dublin City", (), "municipality"),
@@ -107,13 +108,13 @@ def test_music_artist_albums_songs(endpoint, make_client):
 
 
 def test_labels_in_another_language(endpoint, make_client):
-    kg = build_graph("places", ["Q27"], 1, lang="de", client=make_client())
-    assert node_rows(kg) == [
+    result = build_with_summary("places", ["Q27"], 1, lang="de", client=make_client())
+    assert node_rows(result.graph) == [
         ("Q27", "Irland", ("Republik Irland",), "country"),
         ("Q20", "Munster", (), "region"),
-        ("Q100", "Q100", (), "region"),
         ("Q300", "Ulster (Provinz)", (), "region"),
     ]
+    assert result.unlabelled == ("Q100",)  # Leinster has no German label
 
 
 def test_several_seeds_keep_their_order_and_share_queries(endpoint, make_client):
@@ -162,11 +163,12 @@ def test_two_fresh_builds_of_the_same_data_are_identical(endpoint, make_client, 
 
 
 def test_max_nodes_guard(endpoint, make_client):
-    with pytest.raises(MaxNodesError, match=r"at least 9 nodes at depth 2, more than --max-nodes 8"):
-        build_graph("places", ["Q27"], 3, max_nodes=8, client=make_client())
+    with pytest.raises(MaxNodesError, match=r"at least 10 nodes at depth 2, more than --max-nodes 9"):
+        build_graph("places", ["Q27"], 3, max_nodes=9, client=make_client())
     # stopped before the depth-3 and label queries
     assert endpoint.requests == 2
-    kg = build_graph("places", ["Q27"], 2, max_nodes=9, client=make_client())
+    # the guard counts the items found, before those without a label are left out
+    kg = build_graph("places", ["Q27"], 2, max_nodes=10, client=make_client())
     assert len(kg.nodes) == 9
 
 
@@ -177,8 +179,8 @@ def test_progress_reports_levels_parents_and_nodes(endpoint, make_client):
         BuildProgress("children", 1, 0, 1, 1),
         BuildProgress("children", 1, 1, 1, 4),
         BuildProgress("children", 2, 0, 3, 4),
-        BuildProgress("children", 2, 3, 3, 9),
-        BuildProgress("labels", 0, 9, 9, 9),
+        BuildProgress("children", 2, 3, 3, 10),
+        BuildProgress("labels", 0, 10, 10, 10),
     ]
 
 

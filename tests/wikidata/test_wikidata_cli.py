@@ -23,10 +23,13 @@ def test_build_writes_the_kg_file(endpoint, tmp_path, capsys):
     code = run_cli(["kg", "build", "--domain", "places", "--seed", "Q27", "--depth", "2", "--endpoint", endpoint.url, "--out", str(out)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert captured.out == f"wrote {out}: 9 nodes, 8 edges (3 requests, 0 cached)\n"
+    assert captured.out == (
+        f"wrote {out}: 9 nodes, 8 edges (3 requests, 0 cached); skipped 1 item without a label in 'en' (Q3002)\n"
+    )
     assert captured.err == ""
     kg = load_graph(out)
     assert [e.child for e in kg.edges] == ["Q20", "Q100", "Q300", "Q2001", "Q2002", "Q1001", "Q1002", "Q3001"]
+    assert "Q3002" not in kg.nodes
     assert (built_kgs_dir() / "ireland.json").read_bytes() == out.read_bytes()
     # rebuild: all from the cache, identical file
     again = tmp_path / "again.json"
@@ -78,7 +81,7 @@ def test_max_nodes_exits_1_with_one_line(endpoint, capsys, tmp_path):
     captured = capsys.readouterr()
     assert code == 1
     assert captured.err == (
-        "kontest: error: the graph would have at least 9 nodes at depth 2, more than --max-nodes 5; "
+        "kontest: error: the graph would have at least 10 nodes at depth 2, more than --max-nodes 5; "
         "lower --depth, use fewer seeds or raise --max-nodes\n"
     )
 
