@@ -233,7 +233,7 @@ class SparqlClient:
         wrapper.setMethod(POST)
         wrapper.setRequestMethod(URLENCODED)
         wrapper.setReturnFormat(JSON)
-        wrapper.setTimeout(self.timeout)
+        wrapper.setTimeout(max(1, int(self.timeout)))  # whole seconds; 0 would mean no timeout at all
         self.requests += 1
         try:
             response = wrapper.query().response

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -35,9 +36,9 @@ TIMEOUT_BODY = (
 _VALUES = re.compile(r"VALUES\s+\?(?!class\b)\w+\s*\{([^}]*)\}")
 
 
-def values_count(query: str) -> int:
-    """How many items the longest VALUES list of a query holds (the class list not counted)."""
-    return max((len(block.split()) for block in _VALUES.findall(query)), default=0)
+def values_items(query: str) -> list[str]:
+    """The QIDs of a query's VALUES lists (the `?class` list not counted), in order."""
+    return [token.removeprefix("wd:") for block in _VALUES.findall(query) for token in block.split()]
 
 
 @dataclass
@@ -79,6 +80,8 @@ class LocalSparqlEndpoint:
         self.timeouts = 0
         self._faults: deque[Fault] = deque()
         self._timeout_above: int | None = None
+        self._always_for: frozenset[str] = frozenset()
+        self._matching = ""
         self._stall = False
         self._released = threading.Event()
         self._lock = threading.Lock()
@@ -97,8 +100,12 @@ class LocalSparqlEndpoint:
             for _ in range(times):
                 self._faults.append(Fault(status, dict(headers or {}), body))
 
-    def time_out_above(self, values: int | None, *, stall: bool = False) -> None:
-        """Time out every query whose VALUES list holds more than `values` items (None: never).
+    def time_out_above(
+        self, values: int | None, *, always_for: Iterable[str] = (), matching: str = "", stall: bool = False
+    ) -> None:
+        """Time out every query whose VALUES list holds more than `values` items (None: never),
+        and every query whose VALUES list holds one of the `always_for` QIDs, however short;
+        with `matching`, only queries containing that text.
 
         Like the Wikidata Query Service past its limit: HTTP 500 with a java TimeoutException
         body, or with `stall` no answer at all until the client's own timeout gives up (the
@@ -106,7 +113,17 @@ class LocalSparqlEndpoint:
         """
         with self._lock:
             self._timeout_above = values
+            self._always_for = frozenset(always_for)
+            self._matching = matching
             self._stall = stall
+
+    def _times_out(self, query: str) -> bool:
+        if self._matching not in query:
+            return False
+        items = values_items(query)
+        if self._timeout_above is not None and len(items) > self._timeout_above:
+            return True
+        return not self._always_for.isdisjoint(items)
 
     def start(self) -> LocalSparqlEndpoint:
         self._thread = threading.Thread(
@@ -139,8 +156,8 @@ class LocalSparqlEndpoint:
                 self.queries.append(query)
             if self._faults:
                 return self._faults.popleft()
-            limit, stall = self._timeout_above, self._stall
-            timed_out = query is not None and limit is not None and values_count(query) > limit
+            stall = self._stall
+            timed_out = query is not None and self._times_out(query)
             if timed_out:
                 self.timeouts += 1
         if timed_out:

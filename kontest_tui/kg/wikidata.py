@@ -202,7 +202,7 @@ def build_with_summary(
         graph=graph,
         unlabelled=tuple(qid for qid in types if qid in unnamed and qid not in label_timeouts),
         dropped_below=len(left_out) - len(unnamed),
-        timed_out=tuple(tally.timed_out),
+        timed_out=tuple(dict.fromkeys(tally.timed_out)),
         splits=tally.splits,
     )
 

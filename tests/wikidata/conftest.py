@@ -23,6 +23,28 @@ def endpoint() -> Iterator[LocalSparqlEndpoint]:
 
 
 @pytest.fixture
+def wide() -> Iterator[LocalSparqlEndpoint]:
+    """Q1 with 250 children, each with one child (501 nodes), served on 127.0.0.1."""
+    with LocalSparqlEndpoint(make_store(synthetic_turtle(250))) as server:
+        yield server
+
+
+def synthetic_turtle(children: int) -> bytes:
+    """Q1 with `children` children, each with one child of its own."""
+    lines = [
+        "PREFIX wd: <http://www.wikidata.org/entity/>",
+        "PREFIX wdt: <http://www.wikidata.org/prop/direct/>",
+        "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>",
+        'wd:Q1 rdfs:label "Root"@en .',
+    ]
+    for i in range(children):
+        child, grandchild = 1000 + i, 100000 + i
+        lines.append(f'wd:Q{child} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q1 ; rdfs:label "C{i}"@en .')
+        lines.append(f'wd:Q{grandchild} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q{child} ; rdfs:label "G{i}"@en .')
+    return "\n".join(lines).encode()
+
+
+@pytest.fixture
 def sleeps() -> list[float]:
     """Waits a client asked for (recorded instead of slept)."""
     return []

@@ -205,32 +205,17 @@ def test_bad_depth_and_max_nodes(make_client):
         build_graph("places", ["Q27"], 1, max_nodes=0, client=make_client())
 
 
-def synthetic_turtle(children: int) -> bytes:
-    """Q1 with `children` children, each with one child of its own."""
-    lines = [
-        "PREFIX wd: <http://www.wikidata.org/entity/>",
-        "PREFIX wdt: <http://www.wikidata.org/prop/direct/>",
-        "PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#>",
-        'wd:Q1 rdfs:label "Root"@en .',
-    ]
-    for i in range(children):
-        child, grandchild = 1000 + i, 100000 + i
-        lines.append(f'wd:Q{child} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q1 ; rdfs:label "C{i}"@en .')
-        lines.append(f'wd:Q{grandchild} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q{child} ; rdfs:label "G{i}"@en .')
-    return "\n".join(lines).encode()
-
-
-def test_250_parents_at_one_level_take_two_queries(make_client):
-    with LocalSparqlEndpoint(make_store(synthetic_turtle(250))) as server:
-        kg = build_graph("places", ["Q1"], 2, client=make_client(server.url))
-        assert len(kg.nodes) == 501
-        assert kg.nodes["Q100249"].label == "G249"
-        children_queries = [q for q in server.queries if "?parent ?child" in q]
-        # level 1: 1 query; level 2: 250 parents -> chunks of 200 and 50
-        assert len(children_queries) == 3
-        assert [q.count("wd:Q") - 1 for q in children_queries[1:]] == [200, 50]
-        # labels: 501 items -> chunks of 500 and 1
-        assert server.requests == 5
+def test_250_parents_at_one_level_take_two_queries(wide, make_client):
+    server = wide
+    kg = build_graph("places", ["Q1"], 2, client=make_client(server.url))
+    assert len(kg.nodes) == 501
+    assert kg.nodes["Q100249"].label == "G249"
+    children_queries = [q for q in server.queries if "?parent ?child" in q]
+    # level 1: 1 query; level 2: 250 parents -> chunks of 200 and 50
+    assert len(children_queries) == 3
+    assert [q.count("wd:Q") - 1 for q in children_queries[1:]] == [200, 50]
+    # labels: 501 items -> chunks of 500 and 1
+    assert server.requests == 5
 
 
 def test_result_limit_hit_is_an_error_not_a_silent_truncation(endpoint, make_client):
