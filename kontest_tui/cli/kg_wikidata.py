@@ -29,8 +29,8 @@ def _some(qids: tuple[str, ...], most: int = 5) -> str:
     return shown + (f" and {len(qids) - most} more" if len(qids) > most else "")
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" + ("" if count == 1 else "s")
+def _plural(count: int, word: str, words: str = "") -> str:
+    return f"{count} {word if count == 1 else words or word + 's'}"
 
 
 def summary_line(path: Path, result: BuildResult, requests: int, cached: int, lang: str) -> str:
@@ -39,7 +39,8 @@ def summary_line(path: Path, result: BuildResult, requests: int, cached: int, la
     line = f"wrote {path}: {len(kg.nodes)} nodes, {len(kg.edges)} edges ({requests} requests, {cached} cached)"
     notes: list[str] = []
     if result.unlabelled:
-        below = f" and {_plural(result.dropped_below, 'item')} below them" if result.dropped_below else ""
+        them = "it" if len(result.unlabelled) == 1 else "them"
+        below = f" and {_plural(result.dropped_below, 'item')} below {them}" if result.dropped_below else ""
         notes.append(
             f"skipped {_plural(len(result.unlabelled), 'item')} without a label in {lang!r} "
             f"({_some(result.unlabelled)}){below}"
@@ -47,7 +48,7 @@ def summary_line(path: Path, result: BuildResult, requests: int, cached: int, la
     elif result.dropped_below:
         notes.append(f"skipped {_plural(result.dropped_below, 'item')} below unnamed items")
     if result.splits:
-        notes.append(f"{_plural(result.splits, 'query')} split in halves after a timeout".replace("querys", "queries"))
+        notes.append(f"{_plural(result.splits, 'query', 'queries')} split in halves after a timeout")
     if result.timed_out:
         notes.append(
             f"gave up on {_plural(len(result.timed_out), 'item')} whose query timed out alone "

@@ -243,7 +243,7 @@ def test_build_summary_counts_the_skipped_items(endpoint, tmp_path, capsys):
     assert run_cli([*args, "--out", str(out)]) == 0
     line = capsys.readouterr().out
     assert line.startswith(f"wrote {out}: 12 nodes, 11 edges (")
-    assert "; skipped 1 item without a label in 'en' (Q3002) and 1 item below them" in line
+    assert "; skipped 1 item without a label in 'en' (Q3002) and 1 item below it" in line
     assert re.search(r"; \d+ queries split in halves after a timeout\n$", line)
 
 
