@@ -30,6 +30,7 @@ from SPARQLWrapper.SPARQLExceptions import SPARQLWrapperException
 
 from kontest_tui import __version__
 from kontest_tui.errors import InvalidInputError, WikidataError
+from kontest_tui.redact import scrub
 
 from .cache import QueryCache
 
@@ -92,19 +93,9 @@ def display_endpoint(endpoint: str) -> str:
 
 
 def scrub_endpoint_text(text: str, limit: int = 200) -> str:
-    """An endpoint's error text made safe to show: one line, at most `limit` characters, secrets masked.
-
-    Every text an endpoint sends back passes here before it reaches a message. The masking is
-    the project's secret scrubber (`kontest_tui.redact.scrub`) when it is installed; until then
-    this is the hook where it plugs in, and only the length and line cut apply.
-    """
-    line = " ".join(text.split())
-    try:
-        from kontest_tui.redact import scrub  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # the scrubber has not landed yet: the hook stays open
-        pass
-    else:
-        line = scrub(line)
+    """An endpoint's error text made safe to show: one line, secrets masked (the project's
+    scrubber, before cutting, so no half key survives), at most `limit` characters."""
+    line = scrub(" ".join(text.split()))
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 

@@ -255,6 +255,16 @@ def test_a_seed_without_a_label_is_an_error(endpoint, make_client):
 # -- endpoint text in messages -----------------------------------------------------------------
 
 
+def test_secrets_in_endpoint_error_text_are_masked(endpoint, make_client, monkeypatch):
+    monkeypatch.setenv("WDQS_TOKEN", "tok-4f9a8b7c6d")
+    endpoint.inject(400, body=b"bad request from tok-4f9a8b7c6d: Authorization: Bearer abc.def.ghi")
+    with pytest.raises(WikidataError) as caught:
+        make_client().select(QUERY)
+    assert "tok-4f9a8b7c6d" not in str(caught.value) and "abc.def.ghi" not in str(caught.value)
+    assert "bad request from ***" in str(caught.value)
+    assert scrub_endpoint_text("token=" + "k" * 400).startswith("token=***")
+
+
 def test_endpoint_error_text_is_one_short_line_and_credentials_are_masked(endpoint, make_client):
     body = b"SPARQL-QUERY: queryStr=PREFIX wd: ...\norg.openrdf.query.MalformedQueryException: Encountered \" \"}\"\n\tat x\n"
     endpoint.inject(400, body=body)
