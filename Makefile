@@ -31,6 +31,7 @@ test: setup-test
 lint: setup-test
 	$(BIN)/ruff check kontest_tui tests scripts benchmarks
 	$(BIN)/lint-imports
+	$(BIN)/mypy
 
 bench: setup-test
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

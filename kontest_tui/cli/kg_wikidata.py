@@ -17,6 +17,8 @@ import click
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.kg.wikidata import DEFAULT_MAX_NODES, MAX_DEPTH, BuildProgress, BuildResult
 
+from .kg import kg_group
+
 
 def _default_out(domain: str, seeds: tuple[str, ...], depth: int) -> Path:
     stem = re.sub(r"[^A-Za-z0-9_-]+", "-", Path(domain).stem).strip("-") or "kg"
@@ -168,13 +170,6 @@ def search_command(text: str, offline: bool, limit: int, lang: str, api_url: str
 
 
 def register(cli: click.Group) -> None:
-    """Add `build` and `search` to the `kontest kg` group."""
-    try:
-        from .kg import kg_group
-    except ImportError:
-        kg_group = cli.commands.get("kg")
-    if not isinstance(kg_group, click.Group):
-        kg_group = click.Group("kg", help="Knowledge graphs: import, inspect and build from Wikidata.")
-        cli.add_command(kg_group)
+    """Add `build` and `search` to the `kontest kg` group (cli/kg.py adds the group to `cli`)."""
     kg_group.add_command(build_command)
     kg_group.add_command(search_command)

@@ -3,6 +3,8 @@ other registered test kind) to the generated conversations."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import click
 
 from kontest_tui.generate.conversations import Suite
@@ -19,7 +21,7 @@ def _with_kinds(
     if not chosen:
         return conversations
     kinds = parse_kinds(chosen)  # type: ignore[arg-type]
-    options = KindOptions(seed=int(request.extras.get("kind_seed") or 0))  # type: ignore[arg-type]
+    options = KindOptions(seed=int(cast("int | str", request.extras.get("kind_seed") or 0)))
     others = [k for k in kinds if k != TestKind.KONTEST]
     kept = conversations if TestKind.KONTEST in kinds else [
         c for c in conversations if c.test_kind != TestKind.KONTEST

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 Row = list[int]
 # Orthogonal arrays larger than this multiple of the lower bound are not tried.
@@ -66,7 +66,13 @@ def _field_tables(q: int) -> tuple[list[list[int]], list[list[int]]]:
     raise ValueError(f"no irreducible polynomial for GF({q})")  # pragma: no cover
 
 
-def _poly_mul_table(p, m, modulus, digits, number) -> list[list[int]]:  # type: ignore[no-untyped-def]
+def _poly_mul_table(
+    p: int,
+    m: int,
+    modulus: list[int],
+    digits: Callable[[int], list[int]],
+    number: Callable[[Sequence[int]], int],
+) -> list[list[int]]:
     q = p**m
     table = [[0] * q for _ in range(q)]
     for a in range(q):

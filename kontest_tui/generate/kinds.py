@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
@@ -44,8 +45,8 @@ class KindOptions:
     def from_json(cls, data: Mapping[str, object] | None) -> KindOptions:
         data = data or {}
         listed = {"question_types", "rules"}
-        known = {
-            key: (tuple(value) if key in listed and value else value)  # type: ignore[call-overload]
+        known: dict[str, Any] = {
+            key: (tuple(cast("Iterable[str]", value)) if key in listed and value else value)
             for key, value in data.items()
             if key in cls.__dataclass_fields__
         }

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import cast
 
 from rapidfuzz import fuzz
 
@@ -103,7 +104,7 @@ def _write_user_file(path: Path, data: dict[str, object]) -> None:
     for name in ("synonyms", "pins", "bans", "blocklist"):
         table = data.get(name) or {}
         lines.append(f"[{name}]")
-        for word, values in sorted(table.items()):  # type: ignore[union-attr]
+        for word, values in sorted(cast("dict[str, list[str]]", table).items()):
             rendered = ", ".join(json.dumps(v, ensure_ascii=False) for v in values)
             lines.append(f"{_toml_key(word)} = [{rendered}]")
         lines.append("")

@@ -92,6 +92,7 @@ class LocalSparqlEndpoint:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)
         return f"http://{host}:{port}/sparql"
 
     def inject(self, status: int = 200, *, headers: dict[str, str] | None = None, body: bytes = b"", times: int = 1) -> None:

@@ -21,10 +21,10 @@ class RecordNames(Sequence[str]):
 
     def __init__(self, kind: str, count: int) -> None:
         self.kind = kind
-        self.count = count
+        self.size = count
 
     def __len__(self) -> int:
-        return self.count
+        return self.size
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -34,10 +34,10 @@ class RecordNames(Sequence[str]):
 
     def __getitem__(self, index: int | slice) -> str | list[str]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(self.count))]
+            return [self[i] for i in range(*index.indices(self.size))]
         if index < 0:
-            index += self.count
-        if not 0 <= index < self.count:
+            index += self.size
+        if not 0 <= index < self.size:
             raise IndexError(index)
         return f"{self.kind} {index + 1}"
 

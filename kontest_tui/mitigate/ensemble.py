@@ -17,6 +17,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation
@@ -70,7 +71,7 @@ class EnsembleResult:
         """Gap reduction over the models' mean gap, in percent (negative = worse)."""
         return improvement(self.mean_gap_total, self.gap_total)
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         relations = len(self.relation_ids)
         return {
             "method": self.method,
@@ -136,7 +137,7 @@ class CrossValidation:
             "models_mean": sum(self.mean_gap.values()),
         }
 
-    def to_json(self) -> dict[str, object]:
+    def to_json(self) -> dict[str, Any]:
         totals = self.totals()
         per_template = {
             template_id: {

@@ -93,7 +93,9 @@ def _template(text: str, reading: ProbeReading) -> _Template:
 
 def _logic_reading(rule: str, text: str, expected: str) -> ProbeReading:
     chain = "{middle}" in text
-    pairs = (("middle", "child"), ("parent", "middle")) if chain else (("parent", "child"),)
+    pairs: tuple[tuple[str, str], ...] = (
+        (("middle", "child"), ("parent", "middle")) if chain else (("parent", "child"),)
+    )
     holds = True
     if rule == "symmetric":  # the KG relation with its two ends swapped: a false statement
         pairs = tuple((contained, container) for container, contained in pairs)

@@ -189,6 +189,6 @@ async def alist_models(spec: str) -> list[str]:
         rest = "list" + rest  # a placeholder model name: only the URL matters here
     model = open_model(f"{kind}:{rest}")
     try:
-        return await model.list_models()  # type: ignore[attr-defined,no-any-return]
+        return await model.list_models()  # type: ignore[attr-defined]
     finally:
         await model.aclose()

@@ -74,7 +74,7 @@ def get_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) -> Ans
     """The parsed answer stored under `key` as an `Answer`, or None while it is missing."""
     answer = answers.get(key)
     if answer is None or type(answer) is Answer:
-        return answer  # type: ignore[return-value]
+        return answer
     return coerce_answer(answer)
 
 
@@ -82,7 +82,7 @@ def get_valid_answer(answers: Mapping[AnswerKey, Answer | str], key: AnswerKey) 
     """The answer under `key` when it is YES or NO, else None (missing or not comparable)."""
     answer = answers.get(key)
     if answer is _YES or answer is _NO:  # the common case, no conversion needed
-        return answer  # type: ignore[return-value]
+        return answer
     if answer is None:
         return None
     answer = coerce_answer(answer)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.probes.matching import (
@@ -99,7 +100,7 @@ def _judge_factcheck(
         correct = letter == meta.get("answer")
         return (Answer.YES if correct else Answer.NO), correct, f"chose {letter}, expected {meta.get('answer')}"
     if qtype == "wh":
-        accepted = [str(a) for a in meta.get("accepted", [])]  # type: ignore[union-attr]
+        accepted = [str(a) for a in cast("Iterable[object]", meta.get("accepted", []))]
         if not raw.strip():
             return Answer.INVALID, False, "empty answer"
         found = match_wh(raw, accepted)

@@ -96,6 +96,7 @@ def render_ensemble(
     (cross-validated), majority vote and the models' mean, then the totals. A single
     `EnsembleResult` (no cross-validation) renders as one ensemble column vs the models' mean."""
     check_format(fmt)
+    data: dict[str, Any]
     if isinstance(result, CrossValidation | EnsembleResult):
         data = result.to_json()
     else:
@@ -191,8 +192,8 @@ def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list
     total_planned = sum(planned.get(name, 0) for name in names) if planned else None
     oracle_rows.append(row("total", sum(tests.values()), errors["total"], total_planned))
     gap = report["gap"]
-    gap_rows = [
-        (template_id, str(cell["missing"]), f"{cell['pct']:.2f}%")
+    gap_rows: list[tuple[str, ...]] = [
+        (str(template_id), str(cell["missing"]), f"{cell['pct']:.2f}%")
         for template_id, cell in gap["per_template"].items()
     ]
     gap_rows.append(
@@ -278,7 +279,9 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
         ]
         tables.append((title, ("oracle", "tests", "errors", "rate"), rows))
         if annotation["problems"]:
-            problems = [(problem,) for problem in annotation["problems"]]
+            problems: list[tuple[str, ...]] = [
+                (str(problem),) for problem in annotation["problems"]
+            ]
             tables.append(("Skipped lines of the questions file", ("problem",), problems))
     return tables
 

@@ -109,13 +109,7 @@ class KontestApp(App[None]):
         from kontest_tui.tui.screens.curation import SynonymEditorScreen
 
         result = self.results[-1] if self.results else None
-        domain = result.plan.kg.domain if result else "places"
-        question = (
-            result.plan.conversations[0].turns[0].text
-            if result and result.plan.conversations
-            else ""
-        )
-        self.push_screen(SynonymEditorScreen(domain, question))
+        self.push_screen(SynonymEditorScreen(result))
 
     def action_edit_templates(self) -> None:
         from kontest_tui.tui.screens.curation import TemplateEditorScreen

@@ -125,10 +125,11 @@ class KindChoice:
 def list_test_kinds() -> list[KindChoice]:
     """The test kinds a session can ask from a KG, in registry order (annotated questions,
     read from a file, are left to `kontest run --questions`)."""
-    kinds = find_engine("generate.kinds", "KINDS")
+    from kontest_tui.generate.kinds import KINDS
+
     return [
         KindChoice(kind.value, info.title, info.description, tuple(info.oracles))
-        for kind, info in kinds.items()
+        for kind, info in KINDS.items()
         if info.build is not None
     ]
 

@@ -3,6 +3,8 @@ New session, Open a sample."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,6 +15,9 @@ from textual.widgets import Button, DataTable, Footer, Header, Label, Select, St
 from kontest_tui.errors import KontestError
 from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionSummary
+
+if TYPE_CHECKING:
+    from kontest_tui.tui.app import KontestApp
 
 
 class StartScreen(Screen[None]):
@@ -62,7 +67,7 @@ class StartScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
         try:
-            sessions = services.list_sessions(self.app.db_path)
+            sessions = services.list_sessions(cast("KontestApp", self.app).db_path)
         except KontestError as error:
             self.app.call_from_thread(self.show_sessions, [], str(error))
             return
@@ -110,15 +115,15 @@ class StartScreen(Screen[None]):
 
     @on(Button.Pressed, "#new-session")
     def new_session_pressed(self) -> None:
-        self.app.action_new_session()
+        cast("KontestApp", self.app).action_new_session()
 
     @on(Button.Pressed, "#open-sample")
     def action_open_sample(self) -> None:
         value = self.query_one("#sample-select", Select).value
         sample = value if isinstance(value, str) else "places"
-        self.app.open_wizard(kg=sample)
+        cast("KontestApp", self.app).open_wizard(kg=sample)
 
     @on(DataTable.RowSelected, "#sessions")
     def session_chosen(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value:
-            self.app.open_stored_session(str(event.row_key.value))
+            cast("KontestApp", self.app).open_stored_session(str(event.row_key.value))

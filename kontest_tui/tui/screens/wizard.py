@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
 from textual import on, work
@@ -43,6 +43,10 @@ from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionPlan
+
+if TYPE_CHECKING:
+    from kontest_tui.generate.records import Conversation
+    from kontest_tui.tui.app import KontestApp
 
 DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
 PREVIEW_ROWS = 40
@@ -1117,7 +1121,7 @@ class WizardScreen(Screen[None]):
         problems: list[str],
     ) -> None:
         try:
-            conversations = []
+            conversations: list[Conversation] = []
             for kind, ready in built.items():
                 if ready is None and kind == "annotation" and questions_path is not None:
                     loaded = services.load_annotated_questions(questions_path, kind_options)
@@ -1150,4 +1154,4 @@ class WizardScreen(Screen[None]):
 
     @on(PlanBuilt)
     def plan_built(self, event: PlanBuilt) -> None:
-        self.app.start_run(event.plan)
+        cast("KontestApp", self.app).start_run(event.plan)

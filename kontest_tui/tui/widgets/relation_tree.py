@@ -136,11 +136,13 @@ class RelationTree(Tree[str]):
         expand_depth: int,
     ) -> TreeNode[str]:
         """Add one KG node (and, above `expand_depth`, its children)."""
+        kg = self.kg
+        assert kg is not None, "nodes are added after show_graph set the graph"
         direct = self.by_pair.get((parent_id, node_id)) if parent_id else None
         label = render_node_label(
-            self.kg.label(node_id), direct, self.by_child.get(node_id, []), self.template_ids
+            kg.label(node_id), direct, self.by_child.get(node_id, []), self.template_ids
         )
-        children = self.kg.children(node_id)
+        children = kg.children(node_id)
         populate = level < expand_depth
         tree_node = parent.add(label, data=node_id, expand=populate, allow_expand=bool(children))
         if populate:

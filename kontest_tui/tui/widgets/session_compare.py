@@ -89,9 +89,9 @@ def render_comparison(
                 " via " + " > ".join(kg.label(node) for node in relation.between), style="dim"
             )
         text.append(" ")
-        for template_id, (mine, theirs) in difference.answers.items():
+        for template_id, (this_answer, other_answer) in difference.answers.items():
             text.append(f" {template_id}:", style="dim")
-            for answer, separator in ((mine, "|"), (theirs, "")):
+            for answer, separator in ((this_answer, "|"), (other_answer, "")):
                 word, style = ANSWER_STYLES.get(answer, ANSWER_STYLES[None])
                 text.append(word, style=style)
                 text.append(separator, style="dim")

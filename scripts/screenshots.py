@@ -1,4 +1,4 @@
-"""Save SVG screenshots of the main screens (for docs/): `python -m kontest_tui.tui.screenshots DIR`.
+"""Save SVG screenshots of the main screens (for docs/): `python scripts/screenshots.py DIR`.
 
 Drives the same app the CLI runs, on the places sample with the simulated model, into a
 throwaway session database: a KONTEST session (compared with a `sim:forgetful` session stored
@@ -217,7 +217,7 @@ async def save_kind_screenshots(
 def main(argv: list[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     if {"-h", "--help"} & set(args):
-        print("usage: python -m kontest_tui.tui.screenshots [FOLDER] [--text]")
+        print("usage: python scripts/screenshots.py [FOLDER] [--text]")
         return
     text = "--text" in args
     args = [arg for arg in args if arg != "--text"]
