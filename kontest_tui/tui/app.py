@@ -109,7 +109,7 @@ class KontestApp(App[None]):
         from kontest_tui.tui.screens.curation import SynonymEditorScreen
 
         result = self.results[-1] if self.results else None
-        self.push_screen(SynonymEditorScreen(result))
+        self.push_screen(SynonymEditorScreen(result=result))
 
     def action_edit_templates(self) -> None:
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
