@@ -1,7 +1,7 @@
 """CLI commands over sessions: run (with --resume), report, sessions, export, ensemble.
 
-Thin layer: options are parsed here, everything else is `run.session`, `store`,
-`report.render` and `mitigate.ensemble`. A run shows a one-line progress bar on stderr and
+Thin layer: options are parsed here, everything else is the session API (`run.api`:
+start, resume, load), `report` (render, export) and `mitigate.ensemble`. A run shows a one-line progress bar on stderr and
 prints the text report at the end; Ctrl-C leaves the store consistent and exits 130.
 """
 
@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import csv
-import io
 import json
 import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -27,18 +25,17 @@ from kontest_tui.generate.kinds import KindOptions, build_annotated_questions, p
 from kontest_tui.generate.records import Conversation
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.io import load_graph
-from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents, Progress
-from kontest_tui.run.session import (
+from kontest_tui.models.base import ChatOptions
+from kontest_tui.report.export import EXPORT_FORMATS, export_session
+from kontest_tui.run.api import (
     SessionOutcome,
-    create_session,
-    empty_graph,
-    evaluate_session,
-    failed_message,
-    open_session_model,
-    run_session,
-    session_graph,
+    SessionSpec,
+    load_session,
+    resume_session,
+    start_session,
 )
+from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents, Progress
+from kontest_tui.run.session import empty_graph, failed_message
 from kontest_tui.store.database import Store
 
 REPORT_FORMATS = ("text", "json", "markdown", "csv")
@@ -136,23 +133,22 @@ def _parse_template_ids(value: str | None) -> tuple[str, ...] | None:
 
 
 async def _run(
-    store: Store,
-    make_session: Callable[[], str],
-    model: ChatModel,
-    config: ExecutorConfig,
-    bar: ProgressLine | None,
-    started: dict[str, str],
+    going: Callable[[], Coroutine[Any, Any, SessionOutcome]], started: dict[str, str]
 ) -> SessionOutcome:
-    """Check the model (one line on failure, before any session is stored), then run."""
-    events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
+    """Start or resume the session (the API checks the model first, one line on failure,
+    before any session is stored), SIGTERM cancelling it as Ctrl-C does."""
     _cancel_on_sigterm(started)
-    try:
-        await model.check()
-        session_id = started["id"] = make_session()
+    return await going()
+
+
+def _announce(store: Store, started: dict[str, str]) -> Callable[[str], None]:
+    """An on_created callback: keep the id (for the interrupt message) and name the session."""
+
+    def created(session_id: str) -> None:
+        started["id"] = session_id
         click.echo(f"session {session_id}: model {store.get_session(session_id)['model']}", err=True)
-        return await run_session(store, session_id, model, config=config, events=events)
-    finally:
-        await model.aclose()
+
+    return created
 
 
 def _cancel_on_sigterm(started: dict[str, str]) -> None:
@@ -241,18 +237,29 @@ def run_command(
     """Ask a model every conversation of a KG (or resume a session) and print the report."""
     store = _open_store(ctx, db)
     try:
+        config = ExecutorConfig(
+            concurrency=concurrency,
+            max_attempts=max_attempts,
+            rate_limit=rate_limit,
+            use_cache=not no_cache,
+            jitter_seed=seed,
+        )
+        bar = None if quiet else ProgressLine()
+        events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
+        started: dict[str, str] = {}
+        going: Callable[[], Coroutine[Any, Any, SessionOutcome]]
         if resume is not None:
-            session_id = store.resolve_session(resume or None, unfinished=not retry_errors)
-            row = store.get_session(session_id)
-            if row["status"] == "done" and not row["failed"]:
-                raise InvalidInputError(f"session {session_id} is already done")
-            spec = model_spec or row["model"]
-            kg = session_graph(store, session_id)
-            model = open_session_model(spec, kg, seed=row["seed"])
-            resumed = session_id
 
-            def make_session() -> str:
-                return resumed  # run_session asks the failed turns again
+            def going() -> Coroutine[Any, Any, SessionOutcome]:
+                return resume_session(
+                    store,
+                    resume or None,
+                    model=model_spec,
+                    retry_errors=retry_errors,
+                    config=config,
+                    events=events,
+                    on_created=_announce(store, started),
+                )
 
         else:
             if kg_source is None and questions is None:
@@ -276,41 +283,33 @@ def run_command(
                 timeout=timeout,
                 system_prompt=system_prompt,
             )
-            chosen_ids = _parse_template_ids(template_ids)
-            model = open_session_model(model_spec or "sim", kg, options, seed)
+            spec = SessionSpec(
+                kg,
+                model=model_spec or "sim",
+                kg_name=kg_source,
+                depth=depth,
+                per_path=per_path,
+                template_set=template_set,
+                template_ids=_parse_template_ids(template_ids),
+                kinds=chosen_kinds,
+                kind_options=kind_options,
+                options=options,
+                seed=seed,
+                limit=limit,
+                relations=[] if not chosen_kinds else None,
+                conversations=[] if not chosen_kinds else None,
+                extra_conversations=annotated,
+                problems=problems,
+                config=config,
+            )
 
-            def make_session() -> str:
-                return create_session(
-                    store,
-                    kg,
-                    model.spec,
-                    kg_name=kg_source,
-                    depth=depth,
-                    per_path=per_path,
-                    template_set=template_set,
-                    template_ids=chosen_ids,
-                    options=options,
-                    seed=seed,
-                    limit=limit,
-                    relations=[] if not chosen_kinds else None,
-                    conversations=[] if not chosen_kinds else None,
-                    kinds=chosen_kinds,
-                    kind_options=kind_options,
-                    extra_conversations=annotated,
-                    problems=problems,
+            def going() -> Coroutine[Any, Any, SessionOutcome]:
+                return start_session(
+                    store, spec, events=events, on_created=_announce(store, started)
                 )
 
-        config = ExecutorConfig(
-            concurrency=concurrency,
-            max_attempts=max_attempts,
-            rate_limit=rate_limit,
-            use_cache=not no_cache,
-            jitter_seed=seed,
-        )
-        bar = None if quiet else ProgressLine()
-        started: dict[str, str] = {}
         try:
-            outcome = asyncio.run(_run(store, make_session, model, config, bar, started))
+            outcome = asyncio.run(_run(going, started))
         except (KeyboardInterrupt, asyncio.CancelledError):
             if bar is not None:
                 bar.close()
@@ -389,8 +388,7 @@ def report_command(
     from kontest_tui.report.render import render_report
 
     with _open_store(ctx, db, create=False) as store:
-        session_id = store.resolve_session(session)
-        text = render_report(evaluate_session(store, session_id), fmt)
+        text = render_report(load_session(store, session).evaluation, fmt)
     _write(text, out)
 
 
@@ -437,70 +435,10 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
         click.echo("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
 
 
-EXPORT_COLUMNS = (
-    "session", "conversation", "relation", "kind", "test_kind", "label", "turn", "template",
-    "question", "messages", "answer", "parsed", "expected", "error", "latency_ms", "tokens",
-    "attempts", "cached", "cut", "created",
-)
-
-
-def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
-    """One dict per stored response, with its question and all user turns so far.
-
-    `messages` + `kind` + `answer` (the raw text) make each JSONL line a replay record, so an
-    exported session can be replayed with `--model replay:FILE`.
-    """
-    conversations = {c.id: c for c in store.load_conversations(session_id)}
-    for row in store.iter_responses(session_id):
-        conversation = conversations[row["conversation"]]
-        turn = row["turn"]
-        query = conversation.turns[turn]
-        yield {
-            "session": session_id,
-            "conversation": conversation.id,
-            "relation": conversation.relation_id,
-            "kind": conversation.kind,
-            "test_kind": conversation.test_kind.value,
-            "label": conversation.label,
-            "turn": turn,
-            "template": query.template_id,
-            "question": query.text,
-            "messages": [q.text for q in conversation.turns[: turn + 1]],
-            "answer": row["raw"],
-            "parsed": row["answer"],
-            "expected": _expected(conversation, turn),
-            "error": row["error"],
-            "latency_ms": row["latency_ms"],
-            "tokens": row["tokens"],
-            "attempts": row["attempts"],
-            "cached": bool(row["cached"]),
-            "cut": row["cut"],
-            "created": row["created"],
-        }
-
-
-def _expected(conversation: Conversation, turn: int) -> str | None:
-    """The answer a probe or annotated question expects (None for consistency tests)."""
-    expected = conversation.expected[turn] if turn < len(conversation.expected) else None
-    return expected.value if expected is not None else None
-
-
-def render_export(rows: Iterator[dict[str, Any]], fmt: str) -> str:
-    """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows."""
-    if fmt == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({**row, "messages": json.dumps(row["messages"], ensure_ascii=False)})
-    return buffer.getvalue()
-
-
 @click.command("export")
 @click.argument("session", required=False)
 @_db_option
-@click.option("--format", "fmt", type=click.Choice(("jsonl", "csv")), default="jsonl", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of stdout.")
 @click.pass_context
@@ -509,8 +447,7 @@ def export_command(
 ) -> None:
     """Export every response of a session (the latest when none is given) as JSONL or CSV."""
     with _open_store(ctx, db, create=False) as store:
-        session_id = store.resolve_session(session)
-        text = render_export(iter_export_rows(store, session_id), fmt)
+        text = export_session(store, session, fmt)
     _write(text, out)
 
 
@@ -532,7 +469,7 @@ def ensemble_command(
     if len(sessions) < 2:
         raise InvalidInputError("an ensemble needs at least two sessions")
     with _open_store(ctx, db, create=False) as store:
-        evaluations = [evaluate_session(store, store.resolve_session(s)) for s in sessions]
+        evaluations = [load_session(store, s).evaluation for s in sessions]
     click.echo(render_ensemble(cross_validate(evaluations, k=k, seed=seed), fmt), nl=False)
 
 

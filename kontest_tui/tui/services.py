@@ -18,6 +18,11 @@ from typing import Any
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.report import compare
+from kontest_tui.report.compare import (
+    ComparableSessions,
+)
+from kontest_tui.run.api import SessionSpec, load_session, start_session
 
 
 class FeatureUnavailable(KontestError):
@@ -394,6 +399,11 @@ class SessionResult:
         default=None, repr=False, compare=False
     )
 
+    @property
+    def relations(self) -> list[Relation]:
+        """The relations asked (what report.compare reads, with `evaluation`)."""
+        return self.plan.relations
+
 
 def verdicts_of(evaluation: Any) -> list[Verdict]:
     """The verdicts an Evaluation holds."""
@@ -545,147 +555,18 @@ def fill_conversation_views(result: SessionResult, views: Sequence[RelationView]
 # -- other stored sessions on the same KG (compare and ensemble) -----------------------
 
 
-@dataclass(frozen=True)
-class StoredSessionChoice:
-    """A stored session the results screen offers to compare with or ensemble."""
-
-    id: str
-    model: str
-    date: str
-    status: str
-    relations: int  # relations the stored session asked
-    shared: int  # of them, relations the current session has too
-
-    def describe(self, total: int) -> str:
-        """`sim:forgetful · 2026-11-23 11:11 · ID` (with the overlap when partial)."""
-        text = f"{self.model} · {self.date} · {self.id}"
-        if not self.shared == self.relations == total:
-            text += f" · {self.shared}/{total} relations shared"
-        return text
-
-
-@dataclass
-class ComparableSessions:
-    """The stored sessions offered, and one line per reason others are not."""
-
-    offered: list[StoredSessionChoice]
-    left_out: list[str]
-
-
 def find_comparable_sessions(
     db: str | Path | None,
     kg_names: Sequence[str],
     relation_ids: Collection[str],
     exclude: str | None = None,
 ) -> ComparableSessions:
-    """Stored sessions on the same KG (a name in `kg_names`) sharing relations with the
-    current session, newest first; sessions on other KGs, without a shared relation or
-    without answers are left out, with the reason."""
+    """Stored sessions worth comparing with the current one (report.compare)."""
     store = open_store(db)
     try:
-        offered: list[StoredSessionChoice] = []
-        other_kgs: dict[str, int] = {}
-        disjoint = unanswered = 0
-        for row in reversed(list(store.iter_sessions())):
-            session_id = str(row["id"])
-            if session_id == exclude:
-                continue
-            kg_name = str(row.get("kg_name") or "")
-            if kg_name not in kg_names:
-                other_kgs[kg_name] = other_kgs.get(kg_name, 0) + 1
-                continue
-            if not row.get("answered"):
-                unanswered += 1
-                continue
-            ids = [str(relation["id"]) for relation in store.iter_relations(session_id)]
-            shared = sum(relation_id in relation_ids for relation_id in ids)
-            if not shared:
-                disjoint += 1
-                continue
-            summary = summarize_session_row(row)
-            offered.append(
-                StoredSessionChoice(
-                    session_id, summary.model, summary.date, summary.status, len(ids), shared
-                )
-            )
+        return compare.find_comparable_sessions(store, kg_names, relation_ids, exclude)
     finally:
         store.close()
-    name = kg_names[0] if kg_names else "this KG"
-    left_out: list[str] = []
-    if other_kgs:
-        names = ", ".join(sorted(other_kgs))
-        count = sum(other_kgs.values())
-        left_out.append(
-            f"{count} session{'s' if count != 1 else ''} on other KGs ({names}): "
-            "their answers are about other relations"
-        )
-    if disjoint:
-        left_out.append(
-            f"{disjoint} on {name} with no relation in common (another depth or per-path setting)"
-        )
-    if unanswered:
-        left_out.append(f"{unanswered} on {name} without answers yet")
-    return ComparableSessions(offered, left_out)
-
-
-@dataclass(frozen=True)
-class AnswerDifference:
-    """A shared relation the two sessions' models answer differently (atomic questions):
-    (this answer, other answer) per template both asked."""
-
-    relation: Relation
-    answers: dict[str, tuple[Answer | None, Answer | None]]
-
-    @property
-    def differing_templates(self) -> list[str]:
-        """Templates whose answers differ (both answered)."""
-        return [
-            tid
-            for tid, (mine, theirs) in self.answers.items()
-            if mine is not None and theirs is not None and mine != theirs
-        ]
-
-
-@dataclass
-class SessionComparison:
-    """Two sessions on one KG: their reports (the engine's Report JSON) and the shared
-    relations whose atomic answers differ."""
-
-    left: dict[str, Any]
-    right: dict[str, Any]
-    shared: int  # relations both sessions asked
-    templates: list[str]  # templates both asked
-    differences: list[AnswerDifference]
-
-    def differing(self, template_id: str) -> int:
-        """Shared relations whose `template_id` answers differ."""
-        return sum(template_id in diff.differing_templates for diff in self.differences)
-
-
-def compare_sessions(left: SessionResult, right: SessionResult) -> SessionComparison:
-    """Both reports, and each shared relation where the two models' atomic answers (from
-    each Evaluation's `atomic_answers`) differ under a template both asked, both answered."""
-    mine = left.evaluation.atomic_answers()
-    theirs = right.evaluation.atomic_answers()
-    right_ids = {relation.id for relation in right.plan.relations}
-    shared = [relation for relation in left.plan.relations if relation.id in right_ids]
-    templates = [tid for tid in left.evaluation.templates if tid in right.evaluation.templates]
-    differences = []
-    for relation in shared:
-        pairs = {
-            tid: (mine.get((relation.id, tid)), theirs.get((relation.id, tid)))
-            for tid in templates
-        }
-        difference = AnswerDifference(relation, pairs)
-        if difference.differing_templates:
-            differences.append(difference)
-    return SessionComparison(
-        left=report_of(left.evaluation),
-        right=report_of(right.evaluation),
-        shared=len(shared),
-        templates=templates,
-        differences=differences,
-    )
 
 
 def describe_ensemble(results: Sequence[SessionResult], k: int = 5) -> str:
@@ -790,42 +671,37 @@ async def run_plan(
     (when `store_session`), else the executor alone. Call it in the loop of a worker thread."""
     events_class = find_engine("run.executor", "ExecutorEvents")
     events = events_class(on_token=on_token, on_response=on_response)
+    if store_session:
+        spec = SessionSpec(
+            plan.kg,
+            model=plan.model_spec,
+            kg_name=plan.kg_source,
+            depth=plan.depth,
+            per_path=plan.per_path,
+            template_set=plan.template_set,
+            template_ids=plan.template_ids,
+            options=chat_options_for(plan),
+            relations=plan.relations,
+            # Every kind's conversations (annotated questions too) are in the plan
+            # already and are stored as they are; the session's kinds are read
+            # from them, the questions file's skipped lines kept beside them.
+            conversations=plan.conversations,
+            kind_options=plan.kind_options,
+            problems=list(plan.problems),
+        )
+        store = open_store(db)
+        try:
+            outcome = await start_session(store, spec, events=events, on_executor=control.attach)
+        finally:
+            store.close()
+        return RunOutcome(
+            session_id=outcome.session_id,
+            cancelled=outcome.status == "cancelled",
+            evaluation=outcome.evaluation,
+        )
     model = open_model(plan.model_spec, plan.kg)
     try:
-        await model.check()  # an unreachable model fails here, before any session is stored
-        if store_session:
-            create_session = find_engine("run.session", "create_session")
-            run_session = find_engine("run.session", "run_session")
-            store = open_store(db)
-            try:
-                session_id = create_session(
-                    store,
-                    plan.kg,
-                    plan.model_spec,
-                    kg_name=plan.kg_source,
-                    depth=plan.depth,
-                    per_path=plan.per_path,
-                    template_set=plan.template_set,
-                    template_ids=plan.template_ids,
-                    options=chat_options_for(plan),
-                    relations=plan.relations,
-                    # Every kind's conversations (annotated questions too) are in the plan
-                    # already and are stored as they are; the session's kinds are read
-                    # from them, the questions file's skipped lines kept beside them.
-                    conversations=plan.conversations,
-                    kind_options=plan.kind_options,
-                    problems=list(plan.problems),
-                )
-                outcome = await run_session(
-                    store, session_id, model, events=events, on_executor=control.attach
-                )
-            finally:
-                store.close()
-            return RunOutcome(
-                session_id=session_id,
-                cancelled=outcome.status == "cancelled",
-                evaluation=outcome.evaluation,
-            )
+        await model.check()
         executor_class = find_engine("run.executor", "Executor")
         executor = executor_class(model, chat_options_for(plan), events=events)
         control.attach(executor)
@@ -894,78 +770,39 @@ async def ask_extra_template(
 
 def load_session_result(db: str | Path | None, session_id: str) -> SessionResult:
     """A stored session as the results screen needs it (plan, raw answers, evaluation)."""
-    session_graph = find_engine("run.session", "session_graph")
-    evaluate_session = find_engine("run.session", "evaluate_session")
     store = open_store(db)
     try:
-        row = store.get_session(session_id)
-        kg = session_graph(store, session_id)
-        try:
-            template_set_from_dict = find_engine("store.records", "template_set_from_dict")
-            template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
-        except KontestError:
-            template_set = None
-        plan = SessionPlan(
-            kg=kg,
-            kg_source=str(row.get("kg_name") or kg.name),
-            depth=row.get("depth"),
-            relations=store.load_relations(session_id),
-            conversations=store.load_conversations(session_id),
-            template_set=template_set,
-            template_ids=list(row.get("template_ids") or []),
-            model_spec=str(row.get("model") or ""),
-            per_path=bool(row.get("per_path")),
-        )
-        if has_engine("run.session", "session_kinds"):
-            kinds, kind_options, _problems = find_engine("run.session", "session_kinds")(
-                store, session_id
-            )
-            plan.kinds = tuple(kind.value for kind in kinds)
-            plan.kind_options = kind_options
-        responses = store.load_responses(session_id)
-        result = SessionResult(
-            plan=plan,
-            raw={key: response.raw for key, response in responses.items()},
-            answers={  # a failed turn (error row) is no answer
-                key: response.answer for key, response in responses.items() if response.error is None
-            },
-            session_id=session_id,
-        )
-        result.evaluation = evaluate_session(store, session_id)
-        return result
+        stored = load_session(store, session_id)
     finally:
         store.close()
+    plan = SessionPlan(
+        kg=stored.kg,
+        kg_source=stored.kg_name,
+        depth=stored.depth,
+        relations=stored.relations,
+        conversations=stored.conversations,
+        template_set=stored.template_set,
+        template_ids=stored.template_ids,
+        model_spec=stored.model,
+        per_path=stored.per_path,
+        kinds=tuple(kind.value for kind in stored.kinds),
+        kind_options=stored.kind_options,
+    )
+    return SessionResult(
+        plan=plan,
+        raw=stored.raw,
+        answers=stored.answers,
+        evaluation=stored.evaluation,
+        session_id=stored.id,
+    )
 
 
 def save_user_template_set(template_set: Any) -> Path:
-    """Write `template_set` as TOML under the user config dir (it then replaces the built-in set)."""
-    import json
+    """Write `template_set` under the user config dir (it then replaces the built-in set),
+    through the engine's validated writer (generate.templates.save_template_set)."""
+    from kontest_tui.generate.templates import save_template_set
 
-    from kontest_tui.paths import config_dir
-
-    def quoted(value: str) -> str:
-        return json.dumps(value, ensure_ascii=False)
-
-    lines = [
-        f"domain = {quoted(template_set.domain)}",
-        f"aliases = [{', '.join(quoted(alias) for alias in template_set.aliases)}]",
-        f"system_prompt = {quoted(template_set.system_prompt)}",
-        f"temperature = {float(template_set.temperature)}",
-        f"default_type = {quoted(template_set.default_type)}",
-    ]
-    for template in template_set.templates:
-        lines += ["", "[[templates]]", f"id = {quoted(template.id)}"]
-        lines.append(f"fixed = [{', '.join(quoted(word) for word in template.fixed)}]")
-        lines.append("[templates.texts]")
-        lines += [f"{quoted(kind)} = {quoted(text)}" for kind, text in template.texts.items()]
-        lines.append("[templates.words]")
-        lines += [f"{quoted(word)} = {quoted(tag)}" for word, tag in template.pos.items()]
-    folder = config_dir() / "templates"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{template_set.domain}.toml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    find_engine("generate.templates", "load_template_file")(path)  # fails loudly if unreadable
-    return path
+    return save_template_set(template_set)
 
 
 @dataclass

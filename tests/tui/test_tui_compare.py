@@ -12,6 +12,7 @@ from tui_helpers import wait_until, widget_text
 
 from kontest_tui.kg.io import load_graph
 from kontest_tui.mitigate.ensemble import cross_validate
+from kontest_tui.report.compare import compare_sessions
 from kontest_tui.report.render import render_ensemble
 from kontest_tui.run.session import (
     create_session,
@@ -222,6 +223,6 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
     ]
     assert other not in {choice.id for choice in found.offered}
 
-    comparison = services.compare_sessions(mine, services.load_session_result(db_path, part))
+    comparison = compare_sessions(mine, services.load_session_result(db_path, part))
     assert comparison.shared == LIMIT // 2
     assert comparison.left == mine.evaluation.to_json()

@@ -33,13 +33,9 @@ from textual.worker import get_current_worker
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
 from kontest_tui.tui import services
-from kontest_tui.tui.services import (
-    ComparableSessions,
-    RelationView,
-    SessionComparison,
-    SessionResult,
-)
+from kontest_tui.tui.services import RelationView, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.key_footer import KeyFooter
@@ -539,7 +535,7 @@ class ResultsScreen(Screen[None]):
         worker = get_current_worker()
         try:
             other = self.load_stored(session_id)
-            comparison = services.compare_sessions(self.result, other)
+            comparison = compare_sessions(self.result, other)
         except KontestError as error:
             self.post_message(self.SessionWorkFailed("compare", str(error), error.title))
             return

@@ -1,7 +1,7 @@
 """Two sessions side by side: report figures in two columns, then the relations the two
 models answer differently.
 
-Takes a `services.SessionComparison` (the engine's reports and the differing atomic
+Takes a `report.compare.SessionComparison` (the engine's reports and the differing atomic
 answers) and only lays it out; it computes nothing.
 """
 
@@ -14,7 +14,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.tui.services import SessionComparison
+from kontest_tui.report.compare import SessionComparison
 from kontest_tui.tui.widgets.counts import report_oracles
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES
 

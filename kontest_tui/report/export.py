@@ -1,0 +1,81 @@
+"""`kontest export`: every stored response of a session as JSONL or CSV rows.
+
+Each row carries its question and all user turns so far, so a JSONL export (`messages`,
+`kind`, `answer`) is also a replay file for `--model replay:FILE`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from kontest_tui.generate.records import Conversation
+from kontest_tui.store.database import Store
+
+EXPORT_FORMATS = ("jsonl", "csv")
+EXPORT_COLUMNS = (
+    "session", "conversation", "relation", "kind", "test_kind", "label", "turn", "template",
+    "question", "messages", "answer", "parsed", "expected", "error", "latency_ms", "tokens",
+    "attempts", "cached", "cut", "created",
+)
+
+
+def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
+    """One dict per stored response, with its question and all user turns so far.
+
+    `messages` + `kind` + `answer` (the raw text) make each JSONL line a replay record, so an
+    exported session can be replayed with `--model replay:FILE`.
+    """
+    conversations = {c.id: c for c in store.load_conversations(session_id)}
+    for row in store.iter_responses(session_id):
+        conversation = conversations[row["conversation"]]
+        turn = row["turn"]
+        query = conversation.turns[turn]
+        yield {
+            "session": session_id,
+            "conversation": conversation.id,
+            "relation": conversation.relation_id,
+            "kind": conversation.kind,
+            "test_kind": conversation.test_kind.value,
+            "label": conversation.label,
+            "turn": turn,
+            "template": query.template_id,
+            "question": query.text,
+            "messages": [q.text for q in conversation.turns[: turn + 1]],
+            "answer": row["raw"],
+            "parsed": row["answer"],
+            "expected": _expected(conversation, turn),
+            "error": row["error"],
+            "latency_ms": row["latency_ms"],
+            "tokens": row["tokens"],
+            "attempts": row["attempts"],
+            "cached": bool(row["cached"]),
+            "cut": row["cut"],
+            "created": row["created"],
+        }
+
+
+def _expected(conversation: Conversation, turn: int) -> str | None:
+    """The answer a probe or annotated question expects (None for consistency tests)."""
+    expected = conversation.expected[turn] if turn < len(conversation.expected) else None
+    return expected.value if expected is not None else None
+
+
+def render_export(rows: Iterable[dict[str, Any]], fmt: str) -> str:
+    """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows."""
+    if fmt == "jsonl":
+        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({**row, "messages": json.dumps(row["messages"], ensure_ascii=False)})
+    return buffer.getvalue()
+
+
+def export_session(store: Store, session_id: str | None, fmt: str) -> str:
+    """A session's responses (the latest session when `session_id` is None) as `fmt` text."""
+    return render_export(iter_export_rows(store, store.resolve_session(session_id)), fmt)
