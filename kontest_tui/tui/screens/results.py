@@ -8,7 +8,6 @@ logic rules) gets a Kinds tab with their report sections; a KONTEST-only one loo
 from __future__ import annotations
 
 import gc
-from collections.abc import Mapping
 from typing import Any
 
 from rich.text import Text
@@ -31,16 +30,22 @@ from textual.widgets import (
 from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Relation, Verdict
-from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.generate.records import Answer, Verdict
+from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
+from kontest_tui.run.answers import clean_text
 from kontest_tui.tui import services
+from kontest_tui.tui.labels import NodeNames
 from kontest_tui.tui.services import RelationView, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
-from kontest_tui.tui.widgets.relation_tree import RelationTree, describe_answer
+from kontest_tui.tui.widgets.relation_tree import (
+    ANSWER_STYLES,
+    RelationTree,
+    describe_answer,
+)
 from kontest_tui.tui.widgets.session_compare import SessionCompare
 
 ALL = "all"
@@ -50,69 +55,80 @@ ENSEMBLE_PRESELECT = 4  # stored sessions ticked at first (newest), besides this
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
 
 
-def describe_yes_path(
-    verdict: Verdict, relation: Relation, relation_of: Mapping[str, Relation], kg: KnowledgeGraph
-) -> str | None:
-    """`A → B → C`: the SUT's yes-edges an ontological verdict compared, chained from the
-    relation's parent to its child (read from the verdict's refs, by label)."""
-    steps = {}
-    for conversation_id, _turn in verdict.refs:
-        step = relation_of.get(conversation_id)
-        if step is not None and step.id != relation.id:
-            steps[step.parent] = step.child
-    chain = [relation.parent]
-    while chain[-1] in steps and len(chain) <= len(steps):
-        chain.append(steps[chain[-1]])
-    if len(chain) < 3 or chain[-1] != relation.child:
-        return None
-    return " → ".join(kg.label(node_id) for node_id in chain)
+def describe_answer_word(answer: Answer | None) -> tuple[str, str]:
+    """yes/no/?/idk/· and its style, for an atomic answer."""
+    return ANSWER_STYLES.get(answer, ANSWER_STYLES[None])
+
+
+def describe_verdict(verdict: Verdict, names: NodeNames) -> Text:
+    """One error verdict as a line: oracle, template, answers, and what it means (by label)."""
+    text = Text()
+    path = error_path(verdict)
+    if len(path) >= 3:
+        text.append("✗ ontological", style="bold red")
+        text.append(f" ({verdict.template_id}): missing edge ")
+        text.append(f"{names.name(path[0])} → {names.name(path[-1])}", style="bold red reverse")
+        text.append(" (answered no), implied by the yes-path ")
+        text.append(" → ".join(names.name(node_id) for node_id in path), style="bold")
+        return text
+    style = {"ontological": "bold red"}.get(
+        verdict.oracle,
+        "bold yellow" if verdict.oracle in services.KIND_ORACLES else "bold magenta",
+    )
+    text.append(f"✗ {verdict.oracle}", style=style)
+    if verdict.template_id:
+        text.append(f" ({verdict.template_id})")
+    text.append(" answers " + "/".join(answer.value for answer in verdict.answers))
+    if verdict.detail:
+        text.append(f": {clean_text(verdict.detail)}")
+    return text
+
+
+def order_views(views: list[RelationView], parent_id: str | None) -> list[RelationView]:
+    """The relation from the tree parent first, then the others by path length."""
+    return sorted(
+        views,
+        key=lambda view: (view.relation.parent != parent_id, len(view.relation.path)),
+    )
 
 
 def render_relation_detail(
     result: SessionResult,
     views: list[RelationView],
-    relation_of: Mapping[str, Relation] | None = None,
+    names: NodeNames | None = None,
+    parent_id: str | None = None,
 ) -> Text:
-    """Every relation into a node: answers, error verdicts, then each conversation's turns."""
-    kg = result.plan.kg
-    relation_of = relation_of or {}
+    """Every relation into a node: first each one's answers and error verdicts (the
+    relation from the tree parent on top), then each conversation's turns."""
+    names = names or NodeNames(result.plan.kg)
     text = Text()
     if not views:
         return Text("A root entity: no relation ends here. Move to a child node.", style="italic")
-    for view in sorted(views, key=lambda view: len(view.relation.path)):
+    ordered = order_views(views, parent_id)
+    for view in ordered:
         relation = view.relation
-        text.append(f"{kg.label(relation.parent)} ⊃ {kg.label(relation.child)}", style="bold")
-        text.append(f"  [{relation.type}] {relation.id}\n", style="dim")
+        text.append(names.relation(relation), style="bold")
+        text.append(f"  [{relation.type}]  ", style="dim")
+        for template_id, answer in view.answers.items():
+            word, style = describe_answer_word(answer)
+            text.append(f"{template_id}:", style="dim")
+            text.append(word + " ", style=style)
+        text.append("\n")
         if relation.between:
             text.append(
-                "  via " + " > ".join(kg.label(node) for node in relation.path) + "\n", style="dim"
+                "  via " + " > ".join(names.name(node) for node in relation.path) + "\n",
+                style="dim",
             )
+        if not view.errors:
+            text.append("  no errors\n", style="green")
         for verdict in view.errors:
-            path = None
-            if verdict.oracle == "ontological":
-                path = describe_yes_path(verdict, relation, relation_of, kg)
-            if path:
-                text.append("  ✗ ontological", style="bold red")
-                text.append(f" ({verdict.template_id}): missing edge ")
-                text.append(
-                    f"{kg.label(relation.parent)} → {kg.label(relation.child)}",
-                    style="bold red reverse",
-                )
-                text.append(" (answered no), implied by the yes-path ")
-                text.append(path + "\n", style="bold")
-                continue
-            style = {"ontological": "bold red"}.get(
-                verdict.oracle, "bold yellow" if verdict.oracle in services.KIND_ORACLES
-                else "bold magenta"
-            )
-            text.append(f"  ✗ {verdict.oracle}", style=style)
-            if verdict.template_id:
-                text.append(f" ({verdict.template_id})")
-            answers = "/".join(answer.value for answer in verdict.answers)
-            text.append(f" answers {answers}")
-            if verdict.detail:
-                text.append(f": {services.clean_text(verdict.detail)}")
+            text.append("  ")
+            text.append_text(describe_verdict(verdict, names))
             text.append("\n")
+    text.append("\nTranscripts\n", style="bold underline")
+    for view in ordered:
+        text.append(names.relation(view.relation), style="bold")
+        text.append(f"  {view.relation.id}\n", style="dim")
         for conversation_view in view.conversations:
             conversation = conversation_view.conversation
             text.append(f"  {services.conversation_label(conversation)}", style="cyan")
@@ -128,7 +144,7 @@ def render_relation_detail(
                 if turn.raw is None:
                     text.append("(no answer yet)", style="dim")
                 else:
-                    text.append(services.clean_text(turn.raw[:RAW_CHARS]))
+                    text.append(clean_text(turn.raw[:RAW_CHARS]))
                     if len(turn.raw) > RAW_CHARS:
                         text.append(
                             f" … ({len(turn.raw) - RAW_CHARS} more characters)", style="dim"
@@ -192,6 +208,30 @@ class ResultsScreen(Screen[None]):
             tooltip="FactChecker, logic rules and variants of this session",
         ),
         Binding(
+            "n",
+            "step_error(1)",
+            "Next error",
+            id="results_next_error",
+            priority=True,
+            tooltip="Expand the way to the next node with errors and select it",
+        ),
+        Binding(
+            "p",
+            "step_error(-1)",
+            "Prev error",
+            id="results_previous_error",
+            priority=True,
+            tooltip="Expand the way to the previous node with errors and select it",
+        ),
+        Binding(
+            "f",
+            "errors_only",
+            "Errors only",
+            id="results_errors_only",
+            priority=True,
+            tooltip="Show only the nodes with errors and the way to them (again: everything)",
+        ),
+        Binding(
             "e",
             "app.edit_templates",
             "Templates",
@@ -251,7 +291,8 @@ class ResultsScreen(Screen[None]):
         self.ready = False  # every view filled (tests and the benchmark wait on it)
         self.error_filter: str | None = None  # what the error table shows (None: not filled)
         self.built_panes: set[str] = set()
-        self.relation_of: dict[str, Relation] = {}  # conversation id -> its relation
+        self.names = NodeNames(result.plan.kg)
+        self.error_rows: list[str] = []  # the error table's rows: relation id of each
         self.has_kinds = tuple(result.plan.kinds) != ("kontest",)  # other test kinds asked
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
         self.loaded: dict[str, SessionResult] = {}  # stored sessions loaded (by id)
@@ -355,7 +396,9 @@ class ResultsScreen(Screen[None]):
         self.report = services.report_of(self.result.evaluation)
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
         tree = self.query_one("#relation-tree", RelationTree)
-        tree.show_graph(self.result.plan.kg, self.views, self.result.plan.template_ids)
+        tree.show_graph(
+            self.result.plan.kg, self.views, self.result.plan.template_ids, names=self.names
+        )
         tree.focus()
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
@@ -363,17 +406,55 @@ class ResultsScreen(Screen[None]):
 
     @on(RelationTree.NodeSelected)
     def node_selected(self, event: RelationTree.NodeSelected) -> None:
-        if not self.relation_of:
-            relations = {relation.id: relation for relation in self.result.plan.relations}
-            self.relation_of = {
-                conversation.id: relations[conversation.relation_id]
-                for conversation in self.result.plan.conversations
-                if conversation.relation_id in relations
-            }
         views = self.by_child.get(event.node_id, [])
         services.fill_conversation_views(self.result, views)
-        detail = render_relation_detail(self.result, views, self.relation_of)
+        detail = render_relation_detail(self.result, views, self.names, event.parent_id)
         self.query_one("#detail-text", Static).update(detail)
+        self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
+
+    # -- finding errors in the graph -------------------------------------------------------
+
+    def action_step_error(self, offset: int) -> None:
+        """Next/previous node with errors: shown in the graph tab, expanded and selected."""
+        tree = self.query_one("#relation-tree", RelationTree)
+        if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
+            self.action_show_tab("tab-graph")
+        if tree.step_error(offset) is None:
+            self.notify("No errors in this session.", markup=False)
+            return
+        tree.focus()
+
+    def action_errors_only(self) -> None:
+        tree = self.query_one("#relation-tree", RelationTree)
+        if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
+            self.action_show_tab("tab-graph")
+        shown = tree.toggle_errors_only()
+        if shown and tree.error_paths:
+            tree.reveal(tree.error_paths[0])
+        elif tree.root.children:
+            tree.move_cursor(tree.root.children[0])
+        self.notify(
+            f"Errors only: {len(tree.error_paths)} node(s) with errors"
+            if shown
+            else "The whole graph",
+            markup=False,
+        )
+
+    def show_relation(self, relation_id: str) -> None:
+        """The graph tab with a relation's child selected (under the relation's parent)."""
+        view = self.views.get(relation_id)
+        if view is None:
+            return
+        tree = self.query_one("#relation-tree", RelationTree)
+        self.action_show_tab("tab-graph")
+        relation = view.relation
+        path = tree.path_to(relation.child, relation.parent)
+        if path is None and tree.errors_only:
+            tree.toggle_errors_only()
+            path = tree.path_to(relation.child, relation.parent)
+        if path is not None:
+            tree.reveal(path)
+            tree.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The Kinds key exists only for sessions that asked other test kinds."""
@@ -420,25 +501,34 @@ class ResultsScreen(Screen[None]):
         if oracle == self.error_filter:
             return
         self.error_filter = oracle
-        kg = self.result.plan.kg
         table = self.query_one("#error-table", DataTable)
         table.clear()
+        self.error_rows = []
         for verdict in services.verdicts_of(self.result.evaluation):
             if not verdict.error or (oracle != ALL and verdict.oracle != oracle):
                 continue
             view = self.views.get(verdict.relation_id)
-            name = (
-                f"{kg.label(view.relation.parent)} ⊃ {kg.label(view.relation.child)}"
-                if view
-                else verdict.relation_id
+            name = self.names.relation(view.relation) if view else verdict.relation_id
+            path = error_path(verdict)
+            detail = (
+                "yes-path " + " → ".join(self.names.name(node_id) for node_id in path)
+                if path
+                else clean_text(verdict.detail)
             )
             table.add_row(
                 verdict.oracle,
                 Text(name),
                 verdict.template_id or "",
                 "/".join(answer.value for answer in verdict.answers),
-                Text(services.clean_text(verdict.detail)),
+                Text(detail),
             )
+            self.error_rows.append(verdict.relation_id)
+
+    @on(DataTable.RowSelected, "#error-table")
+    def error_row_chosen(self, event: DataTable.RowSelected) -> None:
+        """Enter on an error: the graph with its relation selected."""
+        if 0 <= event.cursor_row < len(self.error_rows):
+            self.show_relation(self.error_rows[event.cursor_row])
 
     # -- compare and ensemble over stored sessions on the same KG --------------------------
 
