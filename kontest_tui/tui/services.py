@@ -521,6 +521,31 @@ def build_relation_views(result: SessionResult) -> dict[str, RelationView]:
     return views
 
 
+INTERSECTION = "intersection"
+
+
+def list_gap_relations(result: SessionResult) -> dict[str, list[str]]:
+    """Relation ids in each template's gap (answered, not yes: oracles.coverage) and in the
+    intersection (the relations the evaluation's gap status marks as gap), in plan order."""
+    evaluation = result.evaluation
+    if evaluation is None:
+        return {}
+    atomic = evaluation.atomic_answers()
+    template_ids = list(evaluation.gap.templates)
+    members: dict[str, list[str]] = {template_id: [] for template_id in template_ids}
+    for relation in result.plan.relations:
+        for template_id in template_ids:
+            answer = atomic.get((relation.id, template_id))
+            if answer is not None and answer != Answer.YES:
+                members[template_id].append(relation.id)
+    members[INTERSECTION] = [
+        relation.id
+        for relation in result.plan.relations
+        if evaluation.gap.status.get(relation.id) == "gap"
+    ]
+    return members
+
+
 def conversation_views(result: SessionResult, relation_id: str) -> list[ConversationView]:
     """Every conversation about one relation, each turn with its raw and parsed answer
     (the session's conversations are grouped by relation once, on the first call)."""

@@ -85,3 +85,35 @@ async def test_next_error_visits_every_error_the_engine_found(tmp_path: Path, db
         relation = relations[errors[-1].relation_id]
         assert tree.cursor_node.data == relation.child
         assert relation.parent in tree.current_path()
+
+
+async def test_gap_tab_lists_the_relations_of_each_gap(tmp_path: Path, db_path: str) -> None:
+    from textual.widgets import OptionList
+
+    app = make_app(kg=str(write_subdivisions(tmp_path)), model="sim:forgetful", db=db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen)
+        report = results.report
+        await pilot.press("g")
+        gap_list = results.query_one("#gap-list", OptionList)
+        await wait_until(pilot, lambda: gap_list.option_count > 0, what="the gap list")
+        groups: dict[str, list[str]] = {}
+        for option in gap_list.options:
+            if option.id:
+                group, relation_id = option.id.split("\t", 1)
+                groups.setdefault(group, []).append(relation_id)
+        for template_id, figures in report["gap"]["per_template"].items():
+            assert len(groups.get(template_id, [])) == figures["missing"]
+        assert len(groups.get("intersection", [])) == report["gap"]["intersection"]["missing"]
+        # Choosing one selects it in the graph.
+        chosen = next(i for i, option in enumerate(gap_list.options) if option.id)
+        gap_list.highlighted = chosen
+        await pilot.press("enter")
+        await pilot.pause()
+        relation_id = gap_list.options[chosen].id.split("\t", 1)[1]
+        relation = next(r for r in results.result.plan.relations if r.id == relation_id)
+        tree = results.query_one("#relation-tree", RelationTree)
+        assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
+        assert tree.cursor_node.data == relation.child

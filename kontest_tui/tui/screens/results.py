@@ -21,12 +21,14 @@ from textual.widget import Widget
 from textual.widgets import (
     DataTable,
     Header,
+    OptionList,
     Select,
     SelectionList,
     Static,
     TabbedContent,
     TabPane,
 )
+from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
@@ -318,7 +320,10 @@ class ResultsScreen(Screen[None]):
     def compose_pane(self, pane_id: str) -> list[Widget]:
         """The widgets of a tab, made the first time it is shown."""
         if pane_id == "tab-gap":
-            return [GapBars("", id="gap-view")]
+            return [
+                GapBars("", id="gap-view"),
+                OptionList(id="gap-list", classes="pane"),
+            ]
         if pane_id == "tab-errors":
             table: DataTable = DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("Oracle", "Relation", "Template", "Answers", "Detail")
@@ -368,6 +373,7 @@ class ResultsScreen(Screen[None]):
             await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
         if pane_id == "tab-gap":
             self.query_one("#gap-view", GapBars).show_report(self.report)
+            self.fill_gap_list()
         elif pane_id == "tab-errors":
             self.fill_error_table(ALL)
         elif pane_id in ("tab-compare", "tab-ensemble"):
@@ -476,6 +482,7 @@ class ResultsScreen(Screen[None]):
         target = {
             "tab-graph": "#relation-tree",
             "tab-errors": "#error-table",
+            "tab-gap": "#gap-list",
             "tab-compare": "#compare-select",
             "tab-ensemble": "#ensemble-select",
             "tab-kinds": "#kinds-scroll",
@@ -523,6 +530,25 @@ class ResultsScreen(Screen[None]):
                 Text(detail),
             )
             self.error_rows.append(verdict.relation_id)
+
+    def fill_gap_list(self) -> None:
+        """The relations in each template's gap and in the intersection; enter selects one."""
+        gap_list = self.query_one("#gap-list", OptionList)
+        gap_list.clear_options()
+        options: list[Option] = []
+        for group, relation_ids in services.list_gap_relations(self.result).items():
+            title = "intersection (no template answered yes)" if group == services.INTERSECTION else f"gap {group} (not answered yes under {group})"
+            options.append(Option(Text(f"{title}: {len(relation_ids)}", style="bold"), disabled=True))
+            for relation_id in relation_ids:
+                view = self.views.get(relation_id)
+                name = self.names.relation(view.relation) if view else relation_id
+                options.append(Option(Text(f"  {name}"), id=f"{group}\t{relation_id}"))
+        gap_list.add_options(options)
+
+    @on(OptionList.OptionSelected, "#gap-list")
+    def gap_relation_chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.show_relation(event.option.id.split("\t", 1)[1])
 
     @on(DataTable.RowSelected, "#error-table")
     def error_row_chosen(self, event: DataTable.RowSelected) -> None:
