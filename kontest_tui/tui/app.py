@@ -117,6 +117,57 @@ class KontestApp(App[None]):
         result = self.results[-1] if self.results else None
         self.push_screen(TemplateEditorScreen(result))
 
+    async def action_quit(self) -> None:
+        """Quit, after asking when a session is running (its answers so far stay stored)."""
+        from kontest_tui.tui.screens.confirm import ConfirmScreen
+        from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+        running = [
+            screen
+            for screen in self.screen_stack
+            if isinstance(screen, LiveRunScreen) and screen.running
+        ]
+        if not running or isinstance(self.screen, ConfirmScreen):
+            self.exit()
+            return
+
+        def answered(quit_now: bool | None) -> None:
+            if quit_now:
+                self.exit()
+
+        self.push_screen(
+            ConfirmScreen(
+                "A session is running. Quit anyway? The answers so far stay stored; "
+                "Resume on the start screen asks the rest.",
+                yes="Quit",
+                no="Keep running",
+            ),
+            answered,
+        )
+
+    def resume_stored_session(self, session_id: str) -> None:
+        """Go on with a cancelled or unfinished session: only its missing turns are asked."""
+        self.resume_session_worker(session_id)
+
+    @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
+    def resume_session_worker(self, session_id: str) -> None:
+        try:
+            result = services.load_session_result(self.db_path, session_id)
+        except KontestError as error:
+            self.call_from_thread(
+                self.notify, str(error), title=error.title, severity="error", markup=False
+            )
+            return
+        self.call_from_thread(self.show_resumed_run, result)
+
+    def show_resumed_run(self, result: SessionResult) -> None:
+        import dataclasses
+
+        from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+        plan = dataclasses.replace(result.plan, resume_id=result.session_id)
+        self.push_screen(LiveRunScreen(plan, resumed=result))
+
     def open_stored_session(self, session_id: str) -> None:
         self.load_stored_session(session_id)
 

@@ -22,7 +22,7 @@ from kontest_tui.report import compare
 from kontest_tui.report.compare import (
     ComparableSessions,
 )
-from kontest_tui.run.api import SessionSpec, load_session, start_session
+from kontest_tui.run.api import SessionSpec, load_session, resume_session, start_session
 
 
 class FeatureUnavailable(KontestError):
@@ -383,6 +383,7 @@ class SessionPlan:
     kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (generate.kinds), registry order
     kind_options: Any = None  # generate.kinds.KindOptions the kinds were built with
     problems: list[str] = field(default_factory=list)  # lines skipped in a questions file
+    resume_id: str | None = None  # a stored session to go on with (only its missing turns)
 
 
 @dataclass
@@ -696,6 +697,20 @@ async def run_plan(
     (when `store_session`), else the executor alone. Call it in the loop of a worker thread."""
     events_class = find_engine("run.executor", "ExecutorEvents")
     events = events_class(on_token=on_token, on_response=on_response)
+    if store_session and plan.resume_id:
+        # The same engine resume as `kontest run --resume ID`: only missing turns are asked.
+        store = open_store(db)
+        try:
+            outcome = await resume_session(
+                store, plan.resume_id, events=events, on_executor=control.attach
+            )
+        finally:
+            store.close()
+        return RunOutcome(
+            session_id=outcome.session_id,
+            cancelled=outcome.status == "cancelled",
+            evaluation=outcome.evaluation,
+        )
     if store_session:
         spec = SessionSpec(
             plan.kg,

@@ -27,6 +27,7 @@ from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Answer, AnswerKey, Response, Verdict
 from kontest_tui.tui import services
+from kontest_tui.tui.screens.confirm import ConfirmScreen
 from kontest_tui.tui.services import RunControl, RunOutcome, SessionPlan, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
@@ -79,7 +80,11 @@ class LiveRunScreen(Screen[None]):
             self.evaluation = evaluation
 
     def __init__(
-        self, plan: SessionPlan, auto_results: bool = True, store_session: bool = True
+        self,
+        plan: SessionPlan,
+        auto_results: bool = True,
+        store_session: bool = True,
+        resumed: SessionResult | None = None,
     ) -> None:
         super().__init__()
         self.plan = plan
@@ -87,11 +92,14 @@ class LiveRunScreen(Screen[None]):
         self.store_session = store_session
         self.failed: str | None = None
         self.result = SessionResult(plan=plan)
+        if resumed is not None:  # a stored session going on: its answers so far count
+            self.result.raw.update(resumed.raw)
+            self.result.answers.update(resumed.answers)
         self.control = RunControl()
         self.streaming: dict[tuple[str, int], str] = {}
         self.pending_done: deque[Response] = deque()
         self.known_errors: set[tuple[str, str, str | None, tuple[AnswerKey, ...]]] = set()
-        self.answered = 0
+        self.answered = len(self.result.answers)
         self.failed_turns = 0  # turns with no answer after all attempts
         self.total = sum(len(conversation.turns) for conversation in plan.conversations)
         self.conversations = {conversation.id: conversation for conversation in plan.conversations}
@@ -311,12 +319,30 @@ class LiveRunScreen(Screen[None]):
             self.notify("Paused: answers in flight still arrive", markup=False)
         self.flush_updates()
 
+    @property
+    def running(self) -> bool:
+        return not self.finished and not self.control.cancelled
+
     def action_cancel_run(self) -> None:
         if self.finished:
             self.app.pop_screen()
             return
-        self.control.cancel()
-        self.notify("Run cancelled; the answers so far are kept", markup=False)
+        if self.control.cancelled:
+            return
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Cancel the run? {self.answered}/{self.total} answers are in and stay "
+                "stored; the rest can be asked later (Resume on the start screen).",
+                yes="Cancel the run",
+                no="Keep running",
+            ),
+            self.cancel_confirmed,
+        )
+
+    def cancel_confirmed(self, answer: bool | None) -> None:
+        if answer and not self.finished:
+            self.control.cancel()
+            self.notify("Run cancelled; the answers so far are kept", markup=False)
 
     def action_open_results(self) -> None:
         if self.finished:

@@ -41,6 +41,14 @@ class StartScreen(Screen[None]):
         Binding(
             "r", "refresh", "Refresh", id="refresh_sessions", tooltip="Reload the sessions list"
         ),
+        Binding(
+            "u",
+            "resume",
+            "Resume",
+            id="resume_session",
+            tooltip="Go on with the chosen cancelled or unfinished session (asks only what is "
+            "missing, like kontest run --resume ID)",
+        ),
     ]
 
     def compose(self) -> ComposeResult:
@@ -63,6 +71,25 @@ class StartScreen(Screen[None]):
     def action_refresh(self) -> None:
         self.load_sessions()
         self.load_samples()
+
+    def on_screen_resume(self) -> None:
+        """Shown again (after a run, a results screen): the list is read again."""
+        self.load_sessions()
+
+    def action_resume(self) -> None:
+        table = self.query_one("#sessions", DataTable)
+        if table.row_count == 0:
+            self.notify("No session to resume.", severity="warning", markup=False)
+            return
+        row = table.get_row_at(table.cursor_row)
+        session_id, status = str(row[0]), str(row[4])
+        if status == "done":
+            self.notify(
+                f"Session {session_id} is done: nothing to resume.", severity="warning",
+                markup=False,
+            )
+            return
+        self.app.resume_stored_session(session_id)  # type: ignore[attr-defined]
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
@@ -96,7 +123,8 @@ class StartScreen(Screen[None]):
             )
         else:
             self.query_one("#sessions-note", Static).update(
-                f"{len(sessions)} session(s). Enter opens the results."
+                f"{len(sessions)} session(s). Enter opens the results; u resumes a "
+                "cancelled or unfinished one."
             )
 
     @work(thread=True, exclusive=True, group="samples", exit_on_error=False)

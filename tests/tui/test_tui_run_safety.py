@@ -1,0 +1,55 @@
+"""Run safety: cancelling or quitting a running session asks first; Resume asks the rest."""
+
+from __future__ import annotations
+
+from textual.widgets import DataTable
+from tui_helpers import wait_for_screen, wait_until
+
+from kontest_tui.store import Store
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.confirm import ConfirmScreen
+from kontest_tui.tui.screens.live_run import LiveRunScreen
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.start import StartScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+
+
+async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:
+    app = make_app(kg="places", model="sim:slow", db=db_path)  # ~50 ms an answer
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        run = await wait_for_screen(pilot, LiveRunScreen)
+        await wait_until(pilot, lambda: run.answered >= 2, what="first answers")
+        await pilot.press("p")  # paused: the run stays unfinished while the test looks
+        await pilot.press("escape")
+        await wait_for_screen(pilot, ConfirmScreen)
+        await pilot.press("n")  # keep running
+        await wait_for_screen(pilot, LiveRunScreen)
+        assert run.running
+        await pilot.press("ctrl+q")  # quitting asks too
+        await wait_for_screen(pilot, ConfirmScreen)
+        await pilot.press("escape")
+        await wait_for_screen(pilot, LiveRunScreen)
+        assert run.running and app.is_running
+        await pilot.press("escape")
+        await wait_for_screen(pilot, ConfirmScreen)
+        await pilot.press("y")
+        await wait_until(pilot, lambda: run.finished, what="the cancelled run")
+        session_id = run.result.session_id
+        assert session_id and run.answered < 1590
+        await pilot.press("escape", "escape")
+        start = await wait_for_screen(pilot, StartScreen)
+        table = start.query_one("#sessions", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 1, what="the refreshed list")
+        assert table.get_row_at(0)[4] == "cancelled"
+        await pilot.press("u")
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready,
+            what="the resumed run's results",
+        )
+        assert app.screen.result.session_id == session_id
+        with Store(db_path) as store:
+            assert len(store.load_responses(session_id)) == 1590  # 265 relations x 6 calls
+            assert store.get_session(session_id)["status"] == "done"
