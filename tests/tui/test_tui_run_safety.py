@@ -53,3 +53,37 @@ async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:
         with Store(db_path) as store:
             assert len(store.load_responses(session_id)) == 1590  # 265 relations x 6 calls
             assert store.get_session(session_id)["status"] == "done"
+
+
+async def test_bad_model_spec_stops_before_the_run_and_keys_move_between_steps(
+    db_path: str,
+) -> None:
+    from textual.widgets import Input, OptionList, TabbedContent
+
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, StartScreen)
+        await pilot.press("n")
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: wizard.kg is not None, what="the graph")
+        # The search field is focused first; Down enters the suggestions.
+        field = wizard.query_one("#entity-input", Input)
+        assert app.focused is field
+        await pilot.press(*"Ulster")
+        suggestions = wizard.query_one("#entity-suggestions", OptionList)
+        await wait_until(pilot, lambda: suggestions.option_count > 0, what="suggestions")
+        await pilot.press("down")
+        assert app.focused is suggestions and suggestions.highlighted == 0
+        # ctrl+pagedown from a field goes to the next step.
+        field.focus()
+        await pilot.press("ctrl+pagedown")
+        tabs = wizard.query_one("#wizard-tabs", TabbedContent)
+        assert tabs.active == "step-templates"
+        await pilot.press("ctrl+pageup")
+        assert tabs.active == "step-graph"
+        tabs.active = "step-model"
+        wizard.query_one("#model-spec", Input).value = "ssim:s"
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, WizardScreen)
+        assert "unknown model kind 'ssim'" in str(wizard.query_one("#model-status").render())

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -43,12 +43,22 @@ from kontest_tui.errors import KontestError
 from kontest_tui.kg.cache import built_kgs_dir
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.scope import scope_graph
+from kontest_tui.models.sim import load_profile
+from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionPlan
 
 if TYPE_CHECKING:
     from kontest_tui.generate.records import Conversation
     from kontest_tui.tui.app import KontestApp
+
+def check_model_spec(spec: str) -> None:
+    """ModelSpecError for a spec that does not parse or names an unknown sim profile (no I/O
+    beyond the profile list), so a typo stops the run before the live screen."""
+    parsed = parse_model_spec(spec)
+    if parsed.kind == "sim":
+        load_profile(parsed.name)  # a name or a .toml path; an unknown one says so
+
 
 DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
 PREVIEW_ROWS = 40
@@ -84,6 +94,7 @@ class WizardScreen(Screen[None]):
             "step(1)",
             "Next step",
             id="wizard_next",
+            priority=True,  # from every field (Inputs, lists and selects keep their keys)
             tooltip="Go to the next step of the wizard",
         ),
         Binding(
@@ -91,6 +102,7 @@ class WizardScreen(Screen[None]):
             "step(-1)",
             "Prev step",
             id="wizard_previous",
+            priority=True,
             show=False,
             tooltip="Go to the previous step of the wizard",
         ),
@@ -311,7 +323,22 @@ class WizardScreen(Screen[None]):
                 yield Static("", id="plan-summary", classes="counts", markup=False)
         yield Footer()
 
+    def on_key(self, event: events.Key) -> None:
+        """Down in the search field enters the suggestions."""
+        suggestions = self.query_one("#entity-suggestions", OptionList)
+        if (
+            event.key == "down"
+            and self.focused is self.query_one("#entity-input", Input)
+            and suggestions.display
+            and suggestions.option_count
+        ):
+            event.stop()
+            suggestions.focus()
+            suggestions.highlighted = 0
+
     def on_mount(self) -> None:
+        if self.start_step == "step-graph":
+            self.query_one("#entity-input", Input).focus()  # the search field first
         self.query_one("#build-progress", ProgressBar).display = False
         preview = self.query_one("#query-preview", DataTable)
         preview.add_columns("Relation", "Template", "Question")
@@ -375,7 +402,19 @@ class WizardScreen(Screen[None]):
         """Show the next (offset 1) or previous (-1) step, wrapping around."""
         tabs = self.query_one("#wizard-tabs", TabbedContent)
         index = self.STEPS.index(tabs.active) if tabs.active in self.STEPS else 0
-        tabs.active = self.STEPS[(index + offset) % len(self.STEPS)]
+        step = self.STEPS[(index + offset) % len(self.STEPS)]
+        # Focus left in the hidden step would switch the tabs back: move it first.
+        tabs.query_one("ContentTabs").focus()
+        tabs.active = step
+        self.call_after_refresh(self.focus_step, step)
+
+    def focus_step(self, step: str) -> None:
+        """Focus the first field of a step (the tabs stay focused when it has none)."""
+        pane = self.query_one(f"#{step}", TabPane)
+        for widget in pane.query("*"):
+            if widget.focusable and widget.display and widget.visible:
+                widget.focus()
+                return
 
     def action_load_graph(self) -> None:
         value = self.query_one("#sample-select", Select).value
@@ -1070,12 +1109,15 @@ class WizardScreen(Screen[None]):
 
     @on(Button.Pressed, "#find-ollama")
     def find_ollama(self) -> None:
-        self.ollama_worker()
+        """List the models of the Ollama server typed in the model field (its @URL), else
+        the default local one."""
+        typed = self.query_one("#model-spec", Input).value.strip()
+        self.ollama_worker(typed if typed.lower().startswith("ollama:") else "ollama:")
 
     @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
-    def ollama_worker(self) -> None:
+    def ollama_worker(self, spec: str) -> None:
         try:
-            names = services.list_models("ollama:")
+            names = services.list_models(spec)
         except KontestError as error:
             self.app.call_from_thread(
                 self.notify, str(error), title=error.title, severity="warning", markup=False
@@ -1143,6 +1185,12 @@ class WizardScreen(Screen[None]):
             self.notify("Choose at least two templates.", severity="warning", markup=False)
             return
         spec = self.query_one("#model-spec", Input).value.strip() or "sim"
+        try:
+            check_model_spec(spec)
+        except KontestError as error:
+            self.query_one("#model-status", Static).update(f"✗ {error}")
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            return
         # Widget values are read here, in the UI thread; kinds already built are reused.
         built = {kind: self.kind_conversations(kind) for kind in self.asked_kinds()}
         loaded = (
