@@ -19,18 +19,22 @@ Test whether a language model is **consistent** about the facts of a knowledge g
 |---|---|
 | `ctrl+p` | command palette: every action by name |
 | `n` | new session (start screen) |
+| `u` | resume a cancelled or unfinished session (start screen) |
 | `ctrl+r` | run (wizard), pause/resume (`p`) and cancel (`escape`) in the live run |
 | `ctrl+pgdn` / `ctrl+pgup` | next / previous wizard step |
 | `tab` / arrows | move between widgets / within trees and tables |
 | `enter` | open the highlighted session / node |
+| `n` / `p` | next / previous node with errors (results) |
+| `f` | only the nodes with errors (results; again: everything) |
 | `e` | template editor (curation) |
 | `f1` / `?` | this help |
 | `ctrl+q` | quit |
 
 **Results**: the tree shows every KG node with its relation's atomic answer per template
 (green yes, red no, yellow ? invalid). `≠` marks a metamorphic error on a relation into that
-node, `⚠N` ontological errors (a *no* to a relation the model's own *yes* answers imply).
-The right pane lists every conversation and raw answer of the relations into the selected node.
+node, `⚠N` ontological errors (a *no* to a relation the model's own *yes* answers imply),
+`▸N` on a collapsed node the errors below it. The right pane lists the verdicts of the
+relations into the selected node first, then every conversation and raw answer.
 
 Model output is always shown as plain text with escape codes removed.
 """
