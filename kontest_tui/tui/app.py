@@ -32,6 +32,14 @@ class KontestApp(App[None]):
         Binding("ctrl+q", "quit", "Quit", id="quit", tooltip="Quit kontest-tui", priority=True),
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and concepts"),
         Binding(
+            "ctrl+y",
+            "edit_synonyms",
+            "Synonyms",
+            id="edit_synonyms",
+            tooltip="Pin or ban synonym values (the variants of the next session use them)",
+            show=False,
+        ),
+        Binding(
             "ctrl+n",
             "new_session",
             "New",
@@ -106,8 +114,19 @@ class KontestApp(App[None]):
         self.switch_screen(ResultsScreen(result))
 
     def action_edit_synonyms(self) -> None:
-        from kontest_tui.tui.screens.curation import SynonymEditorScreen
+        from kontest_tui.tui.screens.curation import SynonymEditorScreen, VariantSource
+        from kontest_tui.tui.screens.wizard import WizardScreen
 
+        screen = self.screen
+        if isinstance(screen, WizardScreen) and screen.variant_source() is not None:
+            # From the wizard: the preview is the question its Variants step shows.
+            kg, relation, template, strength = screen.variant_source()  # type: ignore[misc]
+            self.push_screen(
+                SynonymEditorScreen(
+                    domain=kg.domain, preview=VariantSource(kg, relation, template, strength)
+                )
+            )
+            return
         result = self.results[-1] if self.results else None
         self.push_screen(SynonymEditorScreen(result=result))
 

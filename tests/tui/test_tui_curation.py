@@ -33,3 +33,33 @@ async def test_synonym_editor_opens_from_the_template_editor(tmp_path: Path, db_
         assert editor.query_one("#synonym-word", Input).value == ""
         await pilot.press("escape")
         await wait_for_screen(pilot, TemplateEditorScreen)
+
+
+async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_session(
+    db_path: str,
+) -> None:
+    from textual.widgets import DataTable, TabbedContent
+
+    from kontest_tui.generate.synonyms import user_synonyms_path
+
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: wizard.variant_source() is not None, what="the graph")
+        wizard.query_one("#wizard-tabs", TabbedContent).active = "step-variants"
+        table = wizard.query_one("#variant-table", DataTable)
+        await wait_until(pilot, lambda: table.row_count == 3, what="the variant preview")
+        await pilot.press("ctrl+y")
+        editor = await wait_for_screen(pilot, SynonymEditorScreen)
+        await wait_until(pilot, lambda: editor.array_size == 3, what="the array size")
+        editor.query_one("#synonym-word", Input).value = "have"
+        editor.query_one("#synonym-value", Input).value = "include"
+        editor.query_one("#ban-value").press()
+        await wait_until(pilot, lambda: editor.array_size == 2, what="the smaller array")
+        preview = widget_text(editor.query_one("#synonym-preview"))
+        assert "include" not in preview and "contain" in preview
+        assert "include" in user_synonyms_path("places").read_text(encoding="utf-8")
+        # Back in the wizard, the Variants step shows the array without the banned value.
+        await pilot.press("escape")
+        await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: table.row_count == 2, what="the updated preview")

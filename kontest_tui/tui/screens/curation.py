@@ -7,6 +7,7 @@ its gap then appears next to the other templates' in the session's evaluation.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -18,6 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 
 from kontest_tui.errors import KontestError
+from kontest_tui.generate.records import Relation
+from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionResult
 from kontest_tui.tui.widgets.gap_bars import render_gap
@@ -204,15 +207,44 @@ class TemplateEditorScreen(Screen[None]):
         self.notify(f"Template {template.id} asked; gap shown next to the others", markup=False)
 
 
+@dataclass(frozen=True)
+class VariantSource:
+    """The question whose variants the synonym editor previews (KG, relation, template)."""
+
+    kg: KnowledgeGraph
+    relation: Relation
+    template: Any
+    strength: int = 2
+
+
 class SynonymEditorScreen(Screen[None]):
-    """Pin or ban synonym values per domain and word; the covering-array size updates live."""
+    """Pin or ban synonym values per domain and word; the variant preview and the
+    covering-array size update at once. Pins and bans are saved in the user config, which
+    every later session (and the wizard, when you go back) reads."""
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="synonyms_back", tooltip="Back")]
 
-    def __init__(self, *, result: SessionResult | None = None, domain: str = "places") -> None:
+    def __init__(
+        self,
+        *,
+        result: SessionResult | None = None,
+        domain: str = "places",
+        preview: VariantSource | None = None,
+    ) -> None:
         super().__init__()
         self.result = result
         self.domain = result.plan.kg.domain if result else domain
+        self.preview = preview or self.source_of(result)
+        self.array_size: int | None = None
+
+    @staticmethod
+    def source_of(result: SessionResult | None) -> VariantSource | None:
+        """The session's first question (first relation, first template), if any."""
+        if result is None or not result.plan.relations or result.plan.template_set is None:
+            return None
+        plan = result.plan
+        template = plan.template_set.get(plan.template_ids[0])
+        return VariantSource(plan.kg, plan.relations[0], template)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -226,6 +258,7 @@ class SynonymEditorScreen(Screen[None]):
             yield Button("Pin", id="pin-value", variant="success")
             yield Button("Ban", id="ban-value", variant="error")
         yield Static("", id="synonym-status", markup=False)
+        yield Static("", id="synonym-preview", classes="pane", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -253,16 +286,30 @@ class SynonymEditorScreen(Screen[None]):
         self.show_array_size(f"{done} {value!r} for {word!r} in {path}")
 
     def show_array_size(self, note: str) -> None:
-        """The variants' array size for the session's first question, after the change."""
+        """The variants of the previewed question and the array size, after the change."""
         status = self.query_one("#synonym-status", Static)
-        if self.result is None or not self.result.plan.relations:
-            status.update(note or "Run a session to see the covering-array size change here.")
+        shown = self.query_one("#synonym-preview", Static)
+        source = self.preview
+        if source is None:
+            status.update(
+                note or "Open this from the wizard or after a run to see the variants change."
+            )
             return
-        plan = self.result.plan
         try:
-            template = plan.template_set.get(plan.template_ids[0])
-            size = services.variant_array_size(plan.kg, plan.relations[0], template, plan.kg.domain)
+            preview = services.preview_variants(
+                source.kg, source.relation, source.template, self.domain, source.strength
+            )
         except KontestError as error:
             status.update(f"{note}\n{error}".strip())
             return
-        status.update(f"{note}\narray size for the first question: {size} rows (t=2)".strip())
+        self.array_size = len(preview.rows)
+        words = ", ".join(
+            f"{word}: {len(set(values))}"
+            for word, values in zip(preview.parameters, zip(*preview.rows, strict=True), strict=True)
+            if len(set(values)) > 1
+        )
+        status.update(
+            f"{note}\narray size: {self.array_size} rows (t={source.strength}) for "
+            f"{preview.sentences[0]}  [{words}]".strip()
+        )
+        shown.update("\n".join(preview.sentences[:PREVIEW_ROWS]))

@@ -258,6 +258,12 @@ class WizardScreen(Screen[None]):
                         allow_blank=False,
                     )
                     yield Static("", id="array-size", classes="hint", markup=False)
+                    yield Button(
+                        "Synonyms…",
+                        id="open-synonyms",
+                        compact=True,
+                        tooltip="Pin or ban synonym values (ctrl+y)",
+                    )
                 yield Static("", id="variants-note", classes="placeholder", markup=False)
                 yield DataTable(id="variant-table", zebra_stripes=True)
             with TabPane("4 Kinds", id="step-kinds"), VerticalScroll(id="kinds-step"):
@@ -722,6 +728,10 @@ class WizardScreen(Screen[None]):
 
     # -- step 3: variants -----------------------------------------------------------------
 
+    @on(Button.Pressed, "#open-synonyms")
+    def open_synonyms(self) -> None:
+        self.app.action_edit_synonyms()  # type: ignore[attr-defined]
+
     @on(Select.Changed, "#strength-select")
     def strength_changed(self) -> None:
         self.refresh_variants()
@@ -1039,6 +1049,25 @@ class WizardScreen(Screen[None]):
         self.variants_worker(
             self.kg, self.relations[0], template, strength if isinstance(strength, int) else 2
         )
+
+    def variant_source(self) -> tuple[KnowledgeGraph, Any, Any, int] | None:
+        """(KG, relation, template, strength) of the question the Variants step previews."""
+        if self.kg is None or self.template_set is None or not self.relations:
+            return None
+        if not self.template_ids:
+            return None
+        template = self.template_set.get(self.template_ids[0])
+        return self.kg, self.relations[0], template, self.selected_strength()
+
+    def on_screen_resume(self) -> None:
+        """Back from the synonym editor: pins and bans change the variants, so the preview,
+        the array size and the variant kind's conversations are made again."""
+        stale = [key for key in self.kind_cache if key and key[0] == "variant"]
+        for key in stale:
+            del self.kind_cache[key]
+        self.refresh_variants()
+        self.refresh_kinds()
+        self.refresh_plan_summary()
 
     @work(thread=True, exclusive=True, group="wizard-variants", exit_on_error=False)
     def variants_worker(
