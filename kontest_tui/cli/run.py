@@ -380,7 +380,8 @@ def _load_questions(
 @click.command("report")
 @click.argument("session", required=False)
 @_db_option
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice((*REPORT_FORMATS, "html")), default="text",
+              show_default=True, help="html: a standalone picture of the model's KG with its errors.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of stdout.")
 @click.pass_context
@@ -391,7 +392,17 @@ def report_command(
     from kontest_tui.report.render import render_report
 
     with _open_store(ctx, db, create=False) as store:
-        text = render_report(load_session(store, session).evaluation, fmt)
+        loaded = load_session(store, session)
+        if fmt == "html":
+            from kontest_tui.report.picture import render_session_picture
+
+            text = render_session_picture(
+                loaded.kg,
+                loaded.evaluation,
+                title=f"{loaded.model} on {loaded.kg_name} · session {loaded.id}",
+            )
+        else:
+            text = render_report(loaded.evaluation, fmt)
     _write(text, out)
 
 

@@ -63,3 +63,31 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
         await pilot.press("escape")
         await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: table.row_count == 2, what="the updated preview")
+
+
+async def test_export_writes_the_report_and_the_picture(tmp_path: Path, db_path: str) -> None:
+    import json
+
+    from test_tui_hostile import write_kinawley
+
+    from kontest_tui.tui.export import export_folder
+
+    kg_path, _ = write_kinawley(tmp_path)
+    app = make_app(kg=str(kg_path), model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen)
+        stem = f"kontest-{results.result.session_id}"
+        await pilot.press("w")
+        folder = export_folder()
+        await wait_until(pilot, lambda: (folder / f"{stem}.html").exists(), what="the export")
+        report = json.loads((folder / f"{stem}.json").read_text(encoding="utf-8"))
+        assert report == results.report
+        assert (folder / f"{stem}.md").read_text(encoding="utf-8").startswith("#")
+        assert "metric,value" in (folder / f"{stem}.csv").read_text(encoding="utf-8")
+        await wait_until(
+            pilot,
+            lambda: any(str(folder) in str(n.message) for n in app._notifications),
+            what="the notification naming the folder",
+        )

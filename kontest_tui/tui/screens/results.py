@@ -8,6 +8,7 @@ logic rules) gets a Kinds tab with their report sections; a KONTEST-only one loo
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 from typing import Any
 
 from rich.text import Text
@@ -37,6 +38,7 @@ from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
 from kontest_tui.run.answers import clean_text
 from kontest_tui.tui import services
+from kontest_tui.tui.export import export_session
 from kontest_tui.tui.labels import NodeNames
 from kontest_tui.tui.services import RelationView, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
@@ -234,6 +236,14 @@ class ResultsScreen(Screen[None]):
             tooltip="Show only the nodes with errors and the way to them (again: everything)",
         ),
         Binding(
+            "w",
+            "export",
+            "Export",
+            id="results_export",
+            priority=True,
+            tooltip="Write the report (JSON, Markdown, CSV) and the KG picture (HTML)",
+        ),
+        Binding(
             "e",
             "app.edit_templates",
             "Templates",
@@ -270,6 +280,13 @@ class ResultsScreen(Screen[None]):
         def __init__(self, text: str) -> None:
             super().__init__()
             self.text = text
+
+    class SessionExported(Message):
+        """The session's report and picture were written."""
+
+        def __init__(self, paths: list[Path]) -> None:
+            super().__init__()
+            self.paths = paths
 
     class SessionWorkFailed(Message):
         """Listing, loading or comparing stored sessions failed (shown where it was asked)."""
@@ -417,6 +434,27 @@ class ResultsScreen(Screen[None]):
         detail = render_relation_detail(self.result, views, self.names, event.parent_id)
         self.query_one("#detail-text", Static).update(detail)
         self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
+
+    # -- export ---------------------------------------------------------------------------
+
+    def action_export(self) -> None:
+        self.notify("Exporting…", markup=False)
+        self.export_worker(self.result)
+
+    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    def export_worker(self, result: SessionResult) -> None:
+        try:
+            paths = export_session(result)
+        except (KontestError, OSError) as error:
+            self.post_message(self.SessionWorkFailed("export", str(error), "Export failed"))
+            return
+        self.post_message(self.SessionExported(paths))
+
+    @on(SessionExported)
+    def session_exported(self, event: SessionExported) -> None:
+        folder = event.paths[0].parent
+        names = ", ".join(path.name for path in event.paths)
+        self.notify(f"Wrote {names} to {folder}", title="Export", markup=False, timeout=10)
 
     # -- finding errors in the graph -------------------------------------------------------
 
