@@ -417,10 +417,11 @@ class WizardScreen(Screen[None]):
     def focus_step(self, step: str) -> None:
         """Focus the first field of a step (the tabs stay focused when it has none)."""
         pane = self.query_one(f"#{step}", TabPane)
-        for widget in pane.query("*"):
-            if widget.focusable and widget.display and widget.visible:
-                widget.focus()
-                return
+        shown = [w for w in pane.query("*") if w.focusable and w.display and w.visible]
+        # A text field first (the search box, the model spec), else the first widget.
+        for widget in [w for w in shown if isinstance(w, Input)] or shown[:1]:
+            widget.focus()
+            return
 
     def action_load_graph(self) -> None:
         value = self.query_one("#sample-select", Select).value
