@@ -1,98 +1,89 @@
-"""The explorer's one door to the engine: thin calls by planned name, imported lazily.
+"""The explorer's door to the engine: thin typed calls over the engine's modules.
 
-Screens call these functions from workers; nothing here computes a metric. When an engine
-module has not landed (or lacks a function), `FeatureUnavailable` says so in one line and
-the screen shows a "not available yet" placeholder instead of made-up data.
+Screens call these functions from workers; nothing here computes a metric. The engine is
+imported directly (no lookup by name), so a type checker and import-linter see every use.
 """
 
 from __future__ import annotations
 
-import importlib
-import re
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kontest_tui.generate.conversations as engine_generate_conversations
+import kontest_tui.generate.covering as engine_generate_covering
+import kontest_tui.generate.ipm as engine_generate_ipm
+import kontest_tui.generate.kinds as engine_generate_kinds
+import kontest_tui.generate.relations as engine_generate_relations
+import kontest_tui.generate.synonyms as engine_generate_synonyms
+import kontest_tui.generate.templates as engine_generate_templates
+import kontest_tui.kg.domains as engine_kg_domains
+import kontest_tui.kg.info as engine_kg_info
+import kontest_tui.kg.io as engine_kg_io
+import kontest_tui.kg.search as engine_kg_search
+import kontest_tui.kg.wikidata as engine_kg_wikidata
+import kontest_tui.mitigate.ensemble as engine_mitigate_ensemble
+import kontest_tui.models.sim as engine_models_sim
+import kontest_tui.models.specs as engine_models_specs
+import kontest_tui.probes.templates as engine_probes_templates
+import kontest_tui.report.render as engine_report_render
+import kontest_tui.run.answers as engine_run_answers
+import kontest_tui.run.executor as engine_run_executor
+import kontest_tui.run.session as engine_run_session
+import kontest_tui.store as engine_store
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.oracles.evaluate import evaluate_all as engine_evaluate_all
 from kontest_tui.report import compare
 from kontest_tui.report.compare import (
     ComparableSessions,
 )
 from kontest_tui.run.api import SessionSpec, load_session, resume_session, start_session
 
-
-class FeatureUnavailable(KontestError):
-    """An engine function the explorer needs has not landed in this build."""
-
-    title = "Not available yet"
-
-
-def find_engine(module: str, name: str) -> Callable[..., Any]:
-    """`kontest_tui.<module>.<name>`, or FeatureUnavailable naming what is missing."""
-    try:
-        loaded = importlib.import_module(f"kontest_tui.{module}")
-    except ImportError as error:
-        raise FeatureUnavailable(f"{module}.{name} is not available yet ({error})") from None
-    found = getattr(loaded, name, None)
-    if found is None:
-        raise FeatureUnavailable(f"{module}.{name} is not available yet")
-    return found
-
-
-def has_engine(module: str, name: str) -> bool:
-    """Whether `kontest_tui.<module>.<name>` exists (for placeholders and palette hints)."""
-    try:
-        find_engine(module, name)
-    except FeatureUnavailable:
-        return False
-    return True
-
-
 # -- knowledge graphs -------------------------------------------------------------------
 
 
 def list_samples() -> list[str]:
-    return list(find_engine("kg.io", "list_samples")())
+    return list(engine_kg_io.list_samples())
 
 
 def load_graph(source: str | Path) -> KnowledgeGraph:
-    return find_engine("kg.io", "load_graph")(source)
+    return engine_kg_io.load_graph(source)
 
 
 def describe_graph(kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False) -> Any:
-    return find_engine("kg.info", "describe_graph")(kg, depth=depth, per_path=per_path)
+    return engine_kg_info.describe_graph(kg, depth=depth, per_path=per_path)
 
 
 def search_entities(text: str, online: bool = False, limit: int = 10) -> list[Any]:
-    return list(find_engine("kg.search", "search_entities")(text, online=online, limit=limit))
+    return list(engine_kg_search.search_entities(text, online=online, limit=limit))
 
 
 def list_domains() -> list[str]:
     """Wikidata build domains (assets/domains/*.toml and the user's)."""
-    return list(find_engine("kg.domains", "list_domains")())
+    return list(engine_kg_domains.list_domains())
 
 
 def build_wikidata_graph(
     domain: str, seeds: Sequence[str], depth: int, progress: Callable[[Any], None]
 ) -> KnowledgeGraph:
     """Build a KG from Wikidata for `seeds` (QIDs) down to `depth`, reporting progress."""
-    build = find_engine("kg.wikidata", "build_graph")
+    build = engine_kg_wikidata.build_graph
     return build(domain, list(seeds), depth, progress=progress)
 
 
 def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
-    return list(find_engine("generate.relations", "find_paths")(kg, depth=depth))
+    return list(engine_generate_relations.find_paths(kg, depth=depth))
 
 
 def extract_relations(
     kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False
 ) -> list[Relation]:
     return list(
-        find_engine("generate.relations", "extract_relations")(kg, depth=depth, per_path=per_path)
+        engine_generate_relations.extract_relations(kg, depth=depth, per_path=per_path)
     )
 
 
@@ -100,11 +91,11 @@ def extract_relations(
 
 
 def load_template_set(domain_or_path: str | Path) -> Any:
-    return find_engine("generate.templates", "load_template_set")(domain_or_path)
+    return engine_generate_templates.load_template_set(domain_or_path)
 
 
 def fill_template(text: str, parent_label: str, child_label: str) -> str:
-    return find_engine("generate.templates", "fill_template")(text, parent_label, child_label)
+    return engine_generate_templates.fill_template(text, parent_label, child_label)
 
 
 def build_conversations(
@@ -113,7 +104,7 @@ def build_conversations(
     template_set: Any,
     template_ids: Sequence[str] | None = None,
 ) -> list[Conversation]:
-    build = find_engine("generate.conversations", "build_conversations")
+    build = engine_generate_conversations.build_conversations
     return list(build(kg, list(relations), template_set, template_ids=template_ids))
 
 
@@ -148,7 +139,7 @@ def make_kind_options(
     rules: Sequence[str] | None = None,
 ) -> Any:
     """The engine's KindOptions for what the wizard lets you choose (None: all / no limit)."""
-    return find_engine("generate.kinds", "KindOptions")(
+    return engine_generate_kinds.KindOptions(
         seed=seed,
         strength=strength,
         variant_limit=variant_limit,
@@ -160,12 +151,12 @@ def make_kind_options(
 
 def list_question_types() -> tuple[str, ...]:
     """FactChecker's question types (probes.templates.QUESTION_TYPES), in its order."""
-    return tuple(find_engine("probes.templates", "QUESTION_TYPES"))  # type: ignore[arg-type]
+    return tuple(engine_probes_templates.QUESTION_TYPES)  # type: ignore[arg-type]
 
 
 def list_logic_rules() -> tuple[str, ...]:
     """The logic rules (probes.templates.LOGIC_RULES), in their order."""
-    return tuple(find_engine("probes.templates", "LOGIC_RULES"))  # type: ignore[arg-type]
+    return tuple(engine_probes_templates.LOGIC_RULES)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -187,7 +178,7 @@ def load_annotated_questions(path: str | Path, options: Any = None) -> Annotated
     """Variant conversations of a questions JSONL file (oracles.annotation), built with the
     variant options (strength, variant limit, postfix) as `kontest run --questions` does.
     InvalidInputError when the file is unreadable or holds no usable question."""
-    build = find_engine("generate.kinds", "build_annotated_questions")
+    build = engine_generate_kinds.build_annotated_questions
     options = options if options is not None else make_kind_options()
     conversations, problems = build(path, options)
     return AnnotatedQuestions(str(path), list(conversations), list(problems))
@@ -208,10 +199,10 @@ def build_kind_conversations(
     kontest = build_conversations(kg, relations, template_set, template_ids)
     if kind == TestKind.KONTEST.value:
         return kontest
-    suite_class = find_engine("generate.conversations", "Suite")
+    suite_class = engine_generate_conversations.Suite
     chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
     suite = suite_class(list(relations), kontest, template_set, chosen_ids)
-    build = find_engine("generate.kinds", "build_kind_conversations")
+    build = engine_generate_kinds.build_kind_conversations
     return list(build(suite, kg, [TestKind(kind)], options))
 
 
@@ -233,40 +224,27 @@ def template_ids_of(template_set: Any) -> list[str]:
 
 
 def open_model(spec: str, kg: KnowledgeGraph | None = None) -> Any:
-    return find_engine("models.specs", "open_model")(spec, kg=kg)
+    return engine_models_specs.open_model(spec, kg=kg)
 
 
 def list_models(spec: str) -> list[str]:
-    return list(find_engine("models.specs", "list_models")(spec))
+    return list(engine_models_specs.list_models(spec))
 
 
 def list_sim_profiles() -> list[str]:
-    """Simulated-model profiles: the engine's list, else the profile files in assets/models."""
-    try:
-        return list(find_engine("models.sim", "list_profiles")())
-    except FeatureUnavailable:
-        from kontest_tui.resources import asset_path
-
-        names = sorted(path.stem for path in asset_path("models").glob("*.toml"))
-        return names or ["default"]
+    """Simulated-model profiles (the engine's list)."""
+    return list(engine_models_sim.list_profiles()) or ["default"]
 
 
 # -- answers, evaluation, store ---------------------------------------------------------
 
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]")
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def clean_text(text: str) -> str:
-    """Model output made safe for display: the engine's clean_text, else escapes removed."""
-    try:
-        return find_engine("run.answers", "clean_text")(text)
-    except FeatureUnavailable:
-        return _CONTROLS.sub("", _ESCAPES.sub("", text))
+    """Model output made safe for display (the engine's clean_text)."""
+    return engine_run_answers.clean_text(text)
 
 
 def parse_answer(text: str) -> Answer:
-    return find_engine("run.answers", "parse_answer")(text)
+    return engine_run_answers.parse_answer(text)
 
 
 def evaluate(
@@ -279,7 +257,7 @@ def evaluate(
 ) -> Any:
     """Every oracle over the answers so far (oracles.evaluate.evaluate_all): the KONTEST ones
     and each other test kind's judge, which reads the raw replies (WH and multiple choice)."""
-    run = find_engine("oracles.evaluate", "evaluate_all")
+    run = engine_evaluate_all
     return run(
         list(relations),
         list(conversations),
@@ -301,7 +279,7 @@ def open_store(path: str | Path | None) -> Any:
     """
     from kontest_tui.paths import default_db_path
 
-    store_class = find_engine("store", "Store")
+    store_class = engine_store.Store
     with _STORE_OPENING:
         return store_class(Path(path) if path else default_db_path())
 
@@ -334,7 +312,7 @@ def summarize_session_row(row: Mapping[str, Any]) -> SessionSummary:
 
 def list_sessions(db: str | Path | None, limit: int = 30) -> list[SessionSummary]:
     """Recent sessions, newest first, each with its error rate from run.session's evaluation."""
-    evaluate_session = find_engine("run.session", "evaluate_session")
+    evaluate_session = engine_run_session.evaluate_session
     store = open_store(db)
     try:
         rows = list(store.iter_sessions())[-limit:]
@@ -356,7 +334,7 @@ def session_kinds_of(store: Any, session_id: str) -> tuple[str, ...]:
     """The test kinds a stored session asked (run.session.session_kinds; KONTEST when the
     session predates test kinds or cannot be read)."""
     try:
-        kinds, _options, _problems = find_engine("run.session", "session_kinds")(
+        kinds, _options, _problems = engine_run_session.session_kinds(
             store, session_id
         )
     except KontestError:
@@ -453,7 +431,7 @@ def is_kontest(conversation: Conversation) -> bool:
 
 def kind_section_tables(report: Mapping[str, Any]) -> list[tuple[str, tuple[str, ...], list[tuple[str, ...]]]]:
     """(title, header, rows) of a report's other-kind sections, as `kontest report` prints them."""
-    return find_engine("report.render", "section_tables")(report)
+    return engine_report_render.section_tables(report)
 
 
 def conversation_label(conversation: Conversation) -> str:
@@ -598,8 +576,8 @@ def find_comparable_sessions(
 def describe_ensemble(results: Sequence[SessionResult], k: int = 5) -> str:
     """The weighted ensemble across sessions on one KG (cross-validated over relations, as
     `kontest ensemble` does), rendered by the report module as text."""
-    cross_validate = find_engine("mitigate.ensemble", "cross_validate")
-    render_ensemble = find_engine("report.render", "render_ensemble")
+    cross_validate = engine_mitigate_ensemble.cross_validate
+    render_ensemble = engine_report_render.render_ensemble
     outcome = cross_validate([result.evaluation for result in results], k=k)
     return str(render_ensemble(outcome, "text"))
 
@@ -695,7 +673,7 @@ async def run_plan(
 ) -> RunOutcome:
     """Ask the model every conversation of `plan`: a stored session through run.session
     (when `store_session`), else the executor alone. Call it in the loop of a worker thread."""
-    events_class = find_engine("run.executor", "ExecutorEvents")
+    events_class = engine_run_executor.ExecutorEvents
     events = events_class(on_token=on_token, on_response=on_response)
     if store_session and plan.resume_id:
         # The same engine resume as `kontest run --resume ID`: only missing turns are asked.
@@ -742,7 +720,7 @@ async def run_plan(
     model = open_model(plan.model_spec, plan.kg)
     try:
         await model.check()
-        executor_class = find_engine("run.executor", "Executor")
+        executor_class = engine_run_executor.Executor
         executor = executor_class(model, chat_options_for(plan), events=events)
         control.attach(executor)
         result = await executor.run(plan.conversations)
@@ -864,8 +842,8 @@ def preview_variants(
     seed: int = 0,
 ) -> VariantPreview:
     """The input-parameter model of one filled template and its t-way covering array."""
-    ipm = find_engine("generate.ipm", "ipm_for_query")(kg, relation, template, domain)
-    array = find_engine("generate.covering", "build_covering_array")(ipm.levels, strength, seed)
+    ipm = engine_generate_ipm.ipm_for_query(kg, relation, template, domain)
+    array = engine_generate_covering.build_covering_array(ipm.levels, strength, seed)
     rows = [
         [parameter.values[index] for parameter, index in zip(ipm.parameters, row, strict=True)]
         for row in array.rows
@@ -886,8 +864,8 @@ def variant_array_size(
 
 
 def pin_synonym(domain: str, word: str, value: str) -> Path:
-    return Path(find_engine("generate.synonyms", "pin_value")(domain, word, value))
+    return Path(engine_generate_synonyms.pin_value(domain, word, value))
 
 
 def ban_synonym(domain: str, word: str, value: str) -> Path:
-    return Path(find_engine("generate.synonyms", "ban_value")(domain, word, value))
+    return Path(engine_generate_synonyms.ban_value(domain, word, value))

@@ -20,6 +20,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sta
 
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.records import Relation
+from kontest_tui.generate.templates import Template, validate_text
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionResult
@@ -122,13 +123,13 @@ class TemplateEditorScreen(Screen[None]):
         """The typed template (same text for each relation type), or TemplateError."""
         text = self.query_one("#template-text", Input).value
         template_id = self.query_one("#template-id", Input).value.strip()
-        validate = services.find_engine("generate.templates", "validate_text")
+        validate = validate_text
         validate(text)
         if not template_id:
             raise KontestError("give the template an id", title="Templates")
         if template_id in self.template_set.ids:
             raise KontestError(f"template id {template_id} already exists", title="Templates")
-        template_class = services.find_engine("generate.templates", "Template")
+        template_class = Template
         return template_class(id=template_id, texts=dict.fromkeys(self.relation_types, text))
 
     def show_preview(self, text: str) -> None:
