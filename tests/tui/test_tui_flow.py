@@ -122,7 +122,9 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         assert app.screen is run
         await pilot.press("p")
         assert not run.control.paused
-        await pilot.press("escape")
+        await pilot.press("escape")  # asks first (see test_tui_run_safety)
+        await wait_until(pilot, lambda: app.screen is not run, what="the question")
+        await pilot.press("y")
         await wait_until(pilot, lambda: run.finished, what="the cancelled run to stop")
         assert app.screen is run  # a cancelled run stays on screen: enter opens its results
         assert 0 < run.answered < run.total
