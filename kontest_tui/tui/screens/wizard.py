@@ -416,6 +416,8 @@ class WizardScreen(Screen[None]):
 
     def focus_step(self, step: str) -> None:
         """Focus the first field of a step (the tabs stay focused when it has none)."""
+        if self.query_one("#wizard-tabs", TabbedContent).active != step:
+            return  # another step was chosen meanwhile: focus there would pull the tabs back
         pane = self.query_one(f"#{step}", TabPane)
         shown = [w for w in pane.query("*") if w.focusable and w.display and w.visible]
         # A text field first (the search box, the model spec), else the first widget.
