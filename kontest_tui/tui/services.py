@@ -151,12 +151,12 @@ def make_kind_options(
 
 def list_question_types() -> tuple[str, ...]:
     """FactChecker's question types (probes.templates.QUESTION_TYPES), in its order."""
-    return tuple(engine_probes_templates.QUESTION_TYPES)  # type: ignore[arg-type]
+    return tuple(engine_probes_templates.QUESTION_TYPES)
 
 
 def list_logic_rules() -> tuple[str, ...]:
     """The logic rules (probes.templates.LOGIC_RULES), in their order."""
-    return tuple(engine_probes_templates.LOGIC_RULES)  # type: ignore[arg-type]
+    return tuple(engine_probes_templates.LOGIC_RULES)
 
 
 @dataclass(frozen=True)
