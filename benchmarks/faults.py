@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kontest_tui.models.sim_server import HttpRequest, Reply, SimServer, _encode  # noqa: E402
+from kontest_tui.models.sim.server import HttpRequest, Reply, SimServer, _encode  # noqa: E402
 
 SECRET = "sk-faultbench-" + "7Q2x9LmA4kP0vR8sT1uW"  # a fake key, the thing that must not leak
 TIMEOUT_S = 2.0  # client timeout (--timeout); a hang lasts longer

@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from kontest_tui.generate.records import (
+from kontest_tui.domain.records import (
     Answer,
     Conversation,
     Query,

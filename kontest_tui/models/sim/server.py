@@ -27,17 +27,9 @@ from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import Message
 from kontest_tui.models.openai import parse_completion_prompt
-from kontest_tui.models.sim import (
-    DEFAULT_PROFILE,
-    AttemptCounter,
-    SimProfile,
-    decide_answer,
-    decide_fault,
-    list_profiles,
-    load_profile,
-    split_tokens,
-)
-from kontest_tui.models.sim_entities import EntityFinder
+from kontest_tui.models.sim.entities import EntityFinder
+from kontest_tui.models.sim.model import AttemptCounter, decide_answer, decide_fault, split_tokens
+from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
 
 MAX_BODY = 16 * 1024 * 1024
 MAX_HEADER_LINES = 100
