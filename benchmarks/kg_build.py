@@ -52,8 +52,8 @@ def synthetic_ntriples(branching: int) -> tuple[bytes, int]:
 
 def bench_build(branching: int) -> None:
     from kontest_tui.kg.sparql_client import SparqlClient
-    from kontest_tui.kg.sparql_local import LocalSparqlEndpoint, make_store
     from kontest_tui.kg.wikidata import build_graph, build_with_summary
+    from tests.support.sparql_local import LocalSparqlEndpoint, make_store
 
     data, count = synthetic_ntriples(branching)
     started = time.perf_counter()

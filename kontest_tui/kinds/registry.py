@@ -227,11 +227,6 @@ KINDS: dict[TestKind, KindInfo] = {
 }
 
 
-def register_kind(info: KindInfo) -> None:
-    """Add or replace a kind (covering-array variants register themselves this way)."""
-    KINDS[info.kind] = info
-
-
 def parse_kinds(values: Iterable[str]) -> tuple[TestKind, ...]:
     """["kontest", "factcheck,logic"] -> kinds in registry order; unknown names are an error."""
     names = [part.strip().lower() for value in values for part in value.split(",") if part.strip()]

@@ -192,10 +192,6 @@ def empty_graph(name: str) -> KnowledgeGraph:
     return KnowledgeGraph(name, "annotation", {}, [], source="questions file")
 
 
-def session_options(store: Store, session_id: str) -> ChatOptions:
-    return options_from_dict(store.get_session(session_id)["options_json"])
-
-
 def open_session_model(
     spec: str, kg: KnowledgeGraph | None = None, options: ChatOptions | None = None, seed: int = 0
 ) -> ChatModel:
