@@ -2,7 +2,7 @@
 
 Its parts import one way: profile (the profile and the seeded draws) <- entities (labels of
 the session's KG) <- probes (FactChecker and logic-rule questions) <- model (KONTEST
-questions, faults, the ChatModel) <- server (`kontest sim serve` over HTTP). This module
+questions, faults, the ChatModel) <- server (`kontest sim serve` over HTTP, on http.py). This module
 names what the rest of the engine uses.
 """
 
