@@ -34,6 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from kontest_tui.domain.answers import cut_answer
@@ -123,15 +124,25 @@ class RunResult:
 
 def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> str:
     """SHA-256 of (model spec, answer-shaping options, whole chat incl. system prompt)."""
-    shaping = asdict(options)
-    shaping.pop("timeout", None)
     payload = json.dumps(
-        [spec, shaping, [[m.role, m.content] for m in messages]],
+        [spec, _shaping(options), [[m.role, m.content] for m in messages]],
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def _shaping_items(options: ChatOptions) -> tuple[tuple[str, object], ...]:
+    shaping = asdict(options)
+    shaping.pop("timeout", None)
+    return tuple(shaping.items())
+
+
+def _shaping(options: ChatOptions) -> dict[str, object]:
+    """The options that shape an answer (all but the timeout), computed once per options."""
+    return dict(_shaping_items(options))
 
 
 _ERROR_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
