@@ -1,10 +1,10 @@
 """Throughput of the executor: the same 2,000 calls against `kontest sim serve` (slow profile,
-about 50 ms per answer) at concurrency 1 and 8, each response committed to a session DB; then a
+about 50 ms per answer) at concurrency 1, 8 and 64, each response committed to a session DB; then a
 real places session (atomic and sequential conversations, cache on, a fresh DB each time) at
 concurrency 1 and 8, with the model calls made against the distinct requests of the session
 (every call asked once: a sequential conversation's first turn reuses its atomic answer).
 
-Prints the speedup of concurrency 8 over 1 (target >= 6x) and the tool's overhead per call
+Prints the speedup of concurrency 8 and 64 over 1 (targets >= 6x, >= 40x) and the tool's overhead per call
 beyond the server's latency (target < 1 ms), measured three ways:
 - executor: wall time at concurrency 1 minus the time spent inside the client's chat()
   (queueing, context, parsing, events, the SQLite commit of each response);
@@ -247,6 +247,7 @@ async def main(calls: int, kind: str, places_only: bool) -> None:
                 c1 = await run_executor(model, conversations, 1, Path(folder) / "c1.db")
                 inside = model.seconds
                 c8 = await run_executor(model, conversations, 8, Path(folder) / "c8.db")
+                c64 = await run_executor(model, conversations, 64, Path(folder) / "c64.db")
             finally:
                 await model.aclose()
             bare = await run_bare(url, conversations)
@@ -263,6 +264,8 @@ async def main(calls: int, kind: str, places_only: bool) -> None:
     print(f"concurrency 1: {c1:.2f} s  ({calls / c1:.1f} calls/s, {per_c1:.2f} ms per call)")
     print(f"concurrency 8: {c8:.2f} s  ({calls / c8:.1f} calls/s)")
     print(f"speedup 8 vs 1: {c1 / c8:.2f}x  (target >= 6x)")
+    print(f"concurrency 64: {c64:.2f} s  ({calls / c64:.1f} calls/s)")
+    print(f"speedup 64 vs 1: {c1 / c64:.2f}x  (target >= 40x)")
     print(f"bare httpx, sequential: {bare:.2f} s  ({per_bare:.2f} ms per call)")
     print(
         f"executor overhead per call beyond the model call (c=1 wall minus time in chat()): "
