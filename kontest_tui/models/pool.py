@@ -20,8 +20,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError
-from kontest_tui.generate.records import Conversation
 from kontest_tui.models.base import ChatModel, ChatRequest, ChatResult, TokenCallback
 
 REST_FIRST = 1.0  # seconds an endpoint rests after its first failure

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 from model_test_servers import start_sim_server
 
+from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelSpecError
-from kontest_tui.generate.records import Conversation, Query
 from kontest_tui.models.pool import ModelPool
 from kontest_tui.models.specs import open_model, parse_model_spec
 from kontest_tui.run.executor import Executor, ExecutorConfig
