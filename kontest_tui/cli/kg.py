@@ -10,7 +10,7 @@ import json
 import click
 
 from kontest_tui.cli.scope_options import apply_scope, entity_option
-from kontest_tui.kg.info import describe_graph, format_summary
+from kontest_tui.generate.summary import describe_graph, format_summary
 from kontest_tui.kg.io import import_csv, load_graph, save_graph
 
 

@@ -1,70 +1,20 @@
-"""Paths and relations of a knowledge graph: Algorithm 1 of the KONTEST paper.
+"""Relations of a knowledge graph: Algorithm 1 of the KONTEST paper.
 
-A path runs from a root (a seed entity) down to a leaf, or stops after `depth` edges; it
-never revisits a node. Every ordered ancestor -> descendant pair (ni, nj), i < j, on a path
+The paths come from kg.paths (root to leaf, at most `depth` edges). Every ordered ancestor -> descendant pair (ni, nj), i < j, on a path
 is a relation "ni contains nj". Relations are deduplicated by node ids unless `per_path`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection, Iterable, Iterator
 
-from kontest_tui.errors import InvalidInputError, TemplateError
-from kontest_tui.generate.records import Relation
+from kontest_tui.domain.records import Relation
+from kontest_tui.errors import TemplateError
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.paths import iter_paths
 
 FALLBACK_TYPE = "contains"
-
-
-def _check_depth(depth: int | None) -> None:
-    if depth is not None and depth < 1:
-        raise InvalidInputError(f"depth must be at least 1, got {depth}")
-
-
-def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
-    """Every root-to-leaf path with at most `depth` edges, depth-first in file order.
-
-    A path ends at a leaf, at a node whose children are all already on the path (a cycle),
-    or after `depth` edges. A root without children gives no path (it has no relation).
-    """
-    _check_depth(depth)
-    limit = depth if depth is not None else len(kg.nodes)
-    found: list[tuple[str, ...]] = []
-    for root in kg.roots():
-        _walk_paths(root, kg.children, limit, found)
-    return found
-
-
-def _walk_paths(
-    root: str, children: Callable[[str], list[str]], limit: int, found: list[tuple[str, ...]]
-) -> None:
-    """Append the paths starting at `root` to `found` (iterative DFS, children in order)."""
-    path = [root]
-    on_path = {root}
-
-    def is_end(node: str) -> bool:
-        return len(path) - 1 >= limit or all(child in on_path for child in children(node))
-
-    if is_end(root):
-        return
-    # One iterator over the remaining children of each node on the current path.
-    stack = [iter(children(root))]
-    while stack:
-        child = next(stack[-1], None)
-        while child is not None and child in on_path:
-            child = next(stack[-1], None)
-        if child is None:
-            stack.pop()
-            on_path.discard(path.pop())
-            continue
-        path.append(child)
-        on_path.add(child)
-        if is_end(child):
-            found.append(tuple(path))
-            on_path.discard(path.pop())
-        else:
-            stack.append(iter(children(child)))
 
 
 def known_relation_types(kg: KnowledgeGraph) -> TemplateSet | None:
@@ -113,7 +63,7 @@ def extract_relations(
     depth: int | None = None,
     per_path: bool = False,
     template_set: TemplateSet | None = None,
-    paths: list[tuple[str, ...]] | None = None,
+    paths: Iterable[tuple[str, ...]] | None = None,
 ) -> list[Relation]:
     """Every ancestor -> descendant pair on every path (Algorithm 1).
 
@@ -122,15 +72,25 @@ def extract_relations(
     "pN:PARENT>CHILD" with N the 0-based index of the path in `find_paths` order.
     `template_set` decides the relation types (default: the one for the KG's domain).
     """
+    return list(iter_relations(kg, depth, per_path, template_set, paths))
+
+
+def iter_relations(
+    kg: KnowledgeGraph,
+    depth: int | None = None,
+    per_path: bool = False,
+    template_set: TemplateSet | None = None,
+    paths: Iterable[tuple[str, ...]] | None = None,
+) -> Iterator[Relation]:
+    """The relations of `extract_relations` in the same order, made as they are read: the
+    first N cost in proportion to N, not to the KG (`--limit`)."""
     if paths is None:
-        paths = find_paths(kg, depth)
+        paths = iter_paths(kg, depth)
     template_set = template_set or known_relation_types(kg)
     known = set(template_set.relation_types) if template_set is not None else None
     default = template_set.default_type if template_set is not None else FALLBACK_TYPE
     node_types = {node_id: node.type for node_id, node in kg.nodes.items()}
     types: dict[tuple[str, str], str] = {}  # (parent type, child type) -> relation type
-    relations: list[Relation] = []
-    append = relations.append
     seen: set[tuple[str, str]] = set()
     for index, path in enumerate(paths):
         prefix = f"p{index}:" if per_path else ""
@@ -147,5 +107,4 @@ def extract_relations(
                 kind = types.get(type_pair)
                 if kind is None:
                     kind = types[type_pair] = _type_of(kg, parent, child, known, default)
-                append(Relation(f"{prefix}{parent}>{child}", parent, child, kind, path[i : j + 1]))
-    return relations
+                yield Relation(f"{prefix}{parent}>{child}", parent, child, kind, path[i : j + 1])

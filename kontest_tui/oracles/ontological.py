@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import networkx as nx
-
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.oracles.conversation_index import (
     RelationConversations,
     get_answer,
     index_conversations,
     ordered_templates,
 )
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built (90 ms at start-up)
+    import networkx as nx
 
 _PER_PATH_ID = re.compile(r"p(\d+):")
 
@@ -57,6 +59,8 @@ def build_sut_graph(
     """
     if index is None:
         index = index_conversations(conversations)
+    import networkx as nx
+
     graph = nx.DiGraph(template_id=template_id)
     all_answers: dict[str, Answer | None] = {}
     for relation in relations:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kontest_tui.generate.records import Answer, Conversation, Query, Relation, TestKind
+from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.probes.templates import LOGIC_RULES, ProbeTemplates, fill
 

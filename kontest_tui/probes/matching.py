@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from kontest_tui.generate.records import Answer
-from kontest_tui.run.answers import clean_text, parse_answer
+from kontest_tui.domain.answers import clean_text, parse_answer
+from kontest_tui.domain.records import Answer
 
 WH_THRESHOLD = 88.0
 _REFUSAL = re.compile(

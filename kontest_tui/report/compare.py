@@ -12,7 +12,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from kontest_tui.generate.records import Answer, Relation
+from kontest_tui.domain.records import Answer, Relation
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.store.database import Store
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from html import escape
 
-from kontest_tui.generate.records import Answer, Relation, Verdict
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.oracles.evaluate import Evaluation
-from kontest_tui.run.answers import clean_text
 
 ROW = 22  # pixels per leaf row
 COLUMN = 260  # pixels per tree level

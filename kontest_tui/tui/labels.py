@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kontest_tui.generate.records import Relation
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Relation
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.run.answers import clean_text
 
 
 class NodeNames:

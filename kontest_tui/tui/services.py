@@ -12,31 +12,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import kontest_tui.domain.answers as engine_run_answers
 import kontest_tui.generate.conversations as engine_generate_conversations
 import kontest_tui.generate.covering as engine_generate_covering
 import kontest_tui.generate.ipm as engine_generate_ipm
-import kontest_tui.generate.kinds as engine_generate_kinds
 import kontest_tui.generate.relations as engine_generate_relations
+import kontest_tui.generate.summary as engine_kg_info
 import kontest_tui.generate.synonyms as engine_generate_synonyms
 import kontest_tui.generate.templates as engine_generate_templates
 import kontest_tui.kg.domains as engine_kg_domains
-import kontest_tui.kg.info as engine_kg_info
 import kontest_tui.kg.io as engine_kg_io
+import kontest_tui.kg.paths as engine_kg_paths
 import kontest_tui.kg.search as engine_kg_search
 import kontest_tui.kg.wikidata as engine_kg_wikidata
+import kontest_tui.kinds.registry as engine_generate_kinds
 import kontest_tui.mitigate.ensemble as engine_mitigate_ensemble
 import kontest_tui.models.sim as engine_models_sim
 import kontest_tui.models.specs as engine_models_specs
 import kontest_tui.probes.templates as engine_probes_templates
 import kontest_tui.report.render as engine_report_render
-import kontest_tui.run.answers as engine_run_answers
 import kontest_tui.run.executor as engine_run_executor
 import kontest_tui.run.session as engine_run_session
 import kontest_tui.store as engine_store
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.oracles.evaluate import evaluate_all as engine_evaluate_all
+from kontest_tui.kinds.evaluate import evaluate_all as engine_evaluate_all
 from kontest_tui.report import compare
 from kontest_tui.report.compare import (
     ComparableSessions,
@@ -76,7 +77,7 @@ def build_wikidata_graph(
 
 
 def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
-    return list(engine_generate_relations.find_paths(kg, depth=depth))
+    return list(engine_kg_paths.find_paths(kg, depth=depth))
 
 
 def extract_relations(
@@ -110,7 +111,7 @@ def build_conversations(
 
 @dataclass(frozen=True)
 class KindChoice:
-    """One test kind the wizard offers (generate.kinds.KINDS, those built from a KG)."""
+    """One test kind the wizard offers (kinds.registry.KINDS, those built from a KG)."""
 
     value: str  # TestKind value: kontest | variant | factcheck | logic
     title: str
@@ -121,7 +122,7 @@ class KindChoice:
 def list_test_kinds() -> list[KindChoice]:
     """The test kinds a session can ask from a KG, in registry order (annotated questions,
     read from a file, are left to `kontest run --questions`)."""
-    from kontest_tui.generate.kinds import KINDS
+    from kontest_tui.kinds.registry import KINDS
 
     return [
         KindChoice(kind.value, info.title, info.description, tuple(info.oracles))
@@ -193,8 +194,8 @@ def build_kind_conversations(
     options: Any = None,
 ) -> list[Conversation]:
     """The conversations of one test kind for these relations and templates
-    (generate.kinds.build_kind_conversations over the KONTEST suite)."""
-    from kontest_tui.generate.records import TestKind
+    (kinds.registry.build_kind_conversations over the KONTEST suite)."""
+    from kontest_tui.domain.records import TestKind
 
     kontest = build_conversations(kg, relations, template_set, template_ids)
     if kind == TestKind.KONTEST.value:
@@ -255,7 +256,7 @@ def evaluate(
     model: str | None = None,
     raw_answers: Mapping[AnswerKey, str] | None = None,
 ) -> Any:
-    """Every oracle over the answers so far (oracles.evaluate.evaluate_all): the KONTEST ones
+    """Every oracle over the answers so far (kinds.evaluate.evaluate_all): the KONTEST ones
     and each other test kind's judge, which reads the raw replies (WH and multiple choice)."""
     run = engine_evaluate_all
     return run(
@@ -358,8 +359,8 @@ class SessionPlan:
     template_ids: list[str]
     model_spec: str
     per_path: bool = False
-    kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (generate.kinds), registry order
-    kind_options: Any = None  # generate.kinds.KindOptions the kinds were built with
+    kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (kinds.registry), registry order
+    kind_options: Any = None  # kinds.registry.KindOptions the kinds were built with
     problems: list[str] = field(default_factory=list)  # lines skipped in a questions file
     resume_id: str | None = None  # a stored session to go on with (only its missing turns)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kontest_tui.generate.records import Answer, TestKind
+from kontest_tui.domain.records import Answer, TestKind
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.templates import load_probe_templates
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.cli import run_cli
-from kontest_tui.generate.records import Answer, Relation, Verdict
+from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph

@@ -18,8 +18,8 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 
+from kontest_tui.domain.records import Relation
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Relation
 from kontest_tui.generate.templates import Template, validate_text
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui import services

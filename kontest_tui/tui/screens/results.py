@@ -32,11 +32,11 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Answer, Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Answer, Verdict
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
-from kontest_tui.run.answers import clean_text
 from kontest_tui.tui import services
 from kontest_tui.tui.export import export_session
 from kontest_tui.tui.labels import NodeNames
