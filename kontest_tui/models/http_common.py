@@ -119,9 +119,11 @@ def error_for_status(
         hint = (
             "check OPENAI_API_KEY" if service == "openai" else "check the server's access settings"
         )
-        return ModelError(f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}")
+        return ModelError(f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}", fatal=True)
     if status == 404:
-        return ModelError(f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}")
+        return ModelError(
+            f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}", fatal=True
+        )
     if status == 429:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         after = f", retry after {retry_after:g} s" if retry_after is not None else ""

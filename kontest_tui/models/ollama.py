@@ -176,7 +176,9 @@ class OllamaModel:
         if isinstance(data, dict) and data.get("error"):
             message = quote(str(data["error"]))
             if "not found" in message:
-                raise ModelError(f"unknown model {self.model!r} at ollama {self.url}: {message}")
+                raise ModelError(
+                    f"unknown model {self.model!r} at ollama {self.url}: {message}", fatal=True
+                )
             raise ModelError(f"ollama at {self.url}: {message}", retryable=True)
 
 

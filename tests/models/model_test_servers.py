@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+from collections import Counter
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
@@ -34,9 +35,12 @@ def start_sim_server(*args: str) -> tuple[subprocess.Popen[str], str]:
 
 class MisbehavingHandler(BaseHTTPRequestHandler):
     """Answers according to the request's model name: status-401, status-404, status-500,
-    status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut)."""
+    status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut),
+    alternate-401 (401 and "Yes" in turn). `posts` counts the POSTs per model name;
+    /models/NAME (the connection check) knows the status-* and alternate-* names."""
 
     protocol_version = "HTTP/1.1"
+    posts: Counter[str] = Counter()
 
     def log_message(self, format: str, *args: object) -> None:  # silence
         return
@@ -62,12 +66,24 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             body = {"data": [{"id": "known"}], "models": [{"name": "known:latest"}]}
             self._send(200, json.dumps(body).encode())
             return
+        if "/models/status-" in self.path or "/models/alternate-" in self.path:
+            self._send(200, json.dumps({"id": self.path.rsplit("/", 1)[1]}).encode())
+            return
         self._send(404, b'{"error": "not found"}')
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         data = json.loads(self.rfile.read(length) or b"{}")
         model = str(data.get("model", ""))
+        type(self).posts[model] += 1
+        if model == "alternate-401":
+            if type(self).posts[model] % 2:
+                model = "status-401"
+            else:
+                chunk = {"choices": [{"delta": {"content": "Yes"}, "finish_reason": "stop"}]}
+                body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+                self._send(200, body)
+                return
         if model.startswith("status-"):
             status = int(model.removeprefix("status-"))
             headers = {"Retry-After": "7"} if status == 429 else {}
