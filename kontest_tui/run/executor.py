@@ -88,6 +88,7 @@ class Progress:
     retries: int = 0
     invalid: int = 0
     failed: int = 0  # turns with no answer after all attempts (and the turns after them)
+    stopped: Counter[str] = field(default_factory=Counter)  # answers cut: timeout / length
     cached: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -219,6 +220,7 @@ class Executor:
         self._random = random.Random(self.config.jitter_seed)
         self._fatal_streak = 0  # fatal failures (ModelError.fatal) since the last answer
         self._fatal_message = ""
+        self._uncacheable: set[AnswerKey] = set()  # answers cut by the timeout
         self._limiter = RateLimiter(self.config.rate_limit) if self.config.rate_limit else None
         self._running = asyncio.Event()
         self._running.set()
@@ -421,7 +423,11 @@ class Executor:
             self._inflight[key] = future
             try:
                 response = await self._ask_model(conversation, turn, messages, options)
-                answered = (response.raw, response.tokens) if response.error is None else None
+                answered = (
+                    (response.raw, response.tokens)
+                    if response.error is None and (conversation.id, turn) not in self._uncacheable
+                    else None
+                )
                 if answered is not None and key in self._memo_uses:
                     self._memo[key] = answered
                 future.set_result(answered)
@@ -429,7 +435,11 @@ class Executor:
                 del self._inflight[key]
                 if not future.done():
                     future.set_result(None)
-            if answered is not None and self.cache is not None:
+            if (
+                answered is not None
+                and self.cache is not None
+                and (conversation.id, turn) not in self._uncacheable
+            ):
                 self.cache.cache_put(key, self.model.spec, response.raw, response.tokens)
             self._finish(response)
             self._stop_if_hopeless()
@@ -517,6 +527,10 @@ class Executor:
                     conversation.id, turn, "", Answer.INVALID, message, latency, 0, attempt
                 )
             self._fatal_streak = 0
+            if result.stopped is not None:
+                self.progress.stopped[result.stopped] += 1
+                if result.stopped == "timeout":  # depends on the machine's speed: not cached
+                    self._uncacheable.add((conversation.id, turn))
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
             raw, cut = cut_answer(result.text)
             return Response(
