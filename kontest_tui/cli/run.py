@@ -23,7 +23,7 @@ import click
 from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.templates import TemplateSet, load_template_set
+from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kinds.registry import KindOptions, build_annotated_questions, parse_kinds
 from kontest_tui.models.base import ChatOptions
@@ -238,6 +238,8 @@ def run_command(
     quiet: bool,
 ) -> None:
     """Ask a model every conversation of a KG (or resume a session) and print the report."""
+    if model_spec is not None and not model_spec.strip():
+        raise InvalidInputError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
     store = _open_store(ctx, db)
     try:
         config = ExecutorConfig(
@@ -278,7 +280,9 @@ def run_command(
                 template_set = TemplateSet("annotation", (), "question")
             else:
                 kg, depth = apply_scope(load_graph(kg_source), entities, depth)
-                template_set = load_template_set(templates or kg.domain)
+                template_set = (
+                    load_template_set(templates) if templates else template_set_for_domain(kg.domain)
+                )
             options = ChatOptions(
                 temperature=template_set.temperature if temperature is None else temperature,
                 seed=seed,
@@ -288,7 +292,7 @@ def run_command(
             )
             spec = SessionSpec(
                 kg,
-                model=model_spec or "sim",
+                model="sim" if model_spec is None else model_spec,
                 kg_name=kg_source,
                 depth=depth,
                 per_path=per_path,

@@ -7,12 +7,12 @@ a label that itself contains "{child}" or braces is inserted literally.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kontest_tui.errors import TemplateError
 from kontest_tui.resources import asset_path
+from kontest_tui.validate_input import loads_toml
 
 PLACEHOLDERS = frozenset({"parent", "child", "middle", "parent_type", "middle_type"})
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
@@ -74,11 +74,12 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
     if not path.suffix:
         path = asset_path("probes", f"{domain_or_path}.toml")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TemplateError(f"{path}: no probe templates for this domain") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise TemplateError(f"{path}: {error}") from None
+    data = loads_toml(text, str(path), TemplateError)
     name = path.name
     factcheck: dict[str, dict[str, str]] = {}
     for relation_type, texts in data.get("factcheck", {}).items():

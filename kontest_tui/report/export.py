@@ -13,6 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kontest_tui.domain.records import Conversation
+from kontest_tui.errors import StoreError
 from kontest_tui.store.database import Store
 
 EXPORT_FORMATS = ("jsonl", "csv")
@@ -33,6 +34,11 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
     for row in store.iter_responses(session_id):
         conversation = conversations[row["conversation"]]
         turn = row["turn"]
+        if not 0 <= turn < len(conversation.turns):
+            raise StoreError(
+                f"session {session_id} has a damaged row in responses "
+                f"({conversation.id} has no turn {turn})"
+            )
         query = conversation.turns[turn]
         yield {
             "session": session_id,

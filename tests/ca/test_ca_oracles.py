@@ -121,7 +121,7 @@ def test_annotation_conversations_and_evaluation(tmp_path) -> None:
         json.dumps({"question": "can you drink alcohol in public in denmark", "answer": True,
                     "passage": "..."}) + "\nnot json\n", encoding="utf-8")
     conversations, problems = build_annotation_conversations(path, strength=2, seed=0, postfix=True)
-    assert problems == [f"{path}:2: not JSON (Expecting value)"]
+    assert problems == [f"{path}:2: not JSON: Expecting value at column 1"]
     assert conversations[0].id == "q1/q~v0"
     assert conversations[0].turns[0].text == (
         "can you drink alcohol in public in denmark? Return a JSON Boolean.")
