@@ -86,7 +86,7 @@ def test_locked_database_while_creating_a_session(session_db) -> None:
         ("UPDATE responses SET answer = 'maybe' WHERE rowid = 1", "responses"),
         ("UPDATE relations SET path = '[' WHERE rowid = 1", "relations"),
         ("UPDATE sessions SET options_json = '{'", "sessions"),
-        ("UPDATE sessions SET kg_json = '[1]'", "sessions"),
+        ("UPDATE kg_snapshots SET json = '[1]'", "sessions"),
     ],
 )
 def test_hand_edited_rows_report(session_db, capsys, sql, table) -> None:
