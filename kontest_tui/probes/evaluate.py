@@ -2,9 +2,11 @@
 
 Input is the raw text of each answer, since multiple-choice and WH answers are matched as
 text, not parsed as yes/no. A missing answer (run in progress) is simply not counted yet.
-Verdict.answers holds the parsed answer: for yes-no and logic the yes/no/refusal/invalid
-answer; for multiple choice and WH, YES when it matched the expected one, NO when it named
-something else, INVALID when no option or entity could be read.
+Verdict.answers holds the parsed answer: for yes-no and logic the yes/no answer; for
+multiple choice and WH, YES when it matched the expected one, NO when it named something
+else. Only valid answers are tests (one verdict each): a refusal ("I don't know", for every
+question type) and an answer that cannot be read are counted on their own, never as tests
+or errors; accuracy is correct / asked, so they lower it (FactChecker, seed 003, Sec. 4).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.run.answers import is_refusal
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
@@ -32,19 +35,22 @@ class Tally:
     """Counts for one question type, rule or relation type."""
 
     asked: int = 0  # answers received
-    valid: int = 0  # answers that could be read (yes/no, a letter, any WH text)
+    valid: int = 0  # answers that could be read (yes/no, a letter, any WH text): the tests
     correct: int = 0
     errors: int = 0  # valid but wrong
-    refusals: int = 0  # "I don't know" (logic rules only): not an error
+    refusals: int = 0  # "I don't know" (any question type): neither a test nor an error
+    invalid: int = 0  # neither valid nor a refusal
 
     @property
     def accuracy(self) -> float:
+        """Correct of asked, in percent (a refusal or unreadable answer is not correct)."""
         return round(100.0 * self.correct / self.asked, 2) if self.asked else 0.0
 
     def to_json(self) -> dict[str, float | int]:
         return {
             "asked": self.asked, "valid": self.valid, "correct": self.correct,
-            "errors": self.errors, "refusals": self.refusals, "accuracy": self.accuracy,
+            "errors": self.errors, "refusals": self.refusals, "invalid": self.invalid,
+            "accuracy": self.accuracy,
         }
 
 
@@ -84,6 +90,7 @@ def _sum(tallies: Iterable[Tally]) -> Tally:
         total.correct += tally.correct
         total.errors += tally.errors
         total.refusals += tally.refusals
+        total.invalid += tally.invalid
     return total
 
 
@@ -93,6 +100,8 @@ def _judge_factcheck(
     """(parsed answer, correct, explanation) for one FactChecker answer."""
     meta = conversation.meta or {}
     qtype = str(meta.get("question_type", ""))
+    if is_refusal(raw):
+        return Answer.REFUSAL, False, "refused to answer"
     if qtype == "multiple_choice":
         letter = parse_choice(raw, meta.get("options", []))  # type: ignore[arg-type]
         if letter is None:
@@ -157,8 +166,10 @@ def evaluate_probes(
             tally.correct += correct
             tally.errors += valid and not correct
             tally.refusals += refusal
-        result.verdicts.append(
-            Verdict(oracle, conversation.relation_id, template_id, valid and not correct,
-                    (key,), (parsed,), detail)
-        )
+            tally.invalid += not valid and not refusal
+        if valid:  # tests are over valid answers only
+            result.verdicts.append(
+                Verdict(oracle, conversation.relation_id, template_id, not correct,
+                        (key,), (parsed,), detail)
+            )
     return result

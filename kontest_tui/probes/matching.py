@@ -16,14 +16,9 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from kontest_tui.generate.records import Answer
-from kontest_tui.run.answers import clean_text, parse_answer
+from kontest_tui.run.answers import clean_text, is_refusal, parse_answer
 
 WH_THRESHOLD = 88.0
-_REFUSAL = re.compile(
-    r"^(i\s+(do\s*n[o']?t|don't|dont|really\s+don't)\s+know|idk\b|i('m|\s+am)\s+(not\s+sure|unsure)"
-    r"|not\s+sure|unsure|no\s+idea|unknown\b|i\s+(can(no|')t|cannot)\s+(say|tell|determine|answer|be\s+sure)"
-    r"|i\s+have\s+no\s+(idea|information|knowledge))"
-)
 _LEADING_NOISE = re.compile(r"^[\s\"'`*_#>\[\](){}.,:;!-]+")
 _CHOICE = re.compile(
     r"^(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is)?\s*[:\-]?\s*)?\(?([a-d])\)?(?=$|[\s.,:;)\]*_!])"
@@ -47,7 +42,7 @@ def _start(text: str) -> str:
 
 def parse_logic_answer(raw: str) -> Answer:
     """yes / no / refusal ("I don't know" and the like) / invalid."""
-    if _REFUSAL.match(_start(raw)):
+    if is_refusal(raw):
         return Answer.REFUSAL
     return parse_answer(raw)
 

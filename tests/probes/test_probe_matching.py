@@ -115,11 +115,15 @@ def test_evaluation_counts_errors_and_refusals_separately() -> None:
     assert report["factcheck"]["correct"] == 2
     assert report["factcheck"]["errors"] == 2
     assert report["factcheck"]["per_type"]["yes_no"] == {
-        "asked": 2, "valid": 2, "correct": 1, "errors": 1, "refusals": 0, "accuracy": 50.0,
+        "asked": 2, "valid": 2, "correct": 1, "errors": 1, "refusals": 0, "invalid": 0,
+        "accuracy": 50.0,
     }
     assert report["factcheck"]["per_relation_type"]["contains"]["accuracy"] == 50.0
     logic = report["logic"]
     assert (logic["asked"], logic["valid"], logic["correct"], logic["errors"], logic["refusals"]) == (3, 1, 1, 0, 1)
+    assert logic["invalid"] == 1
+    # Tests are over valid answers only: the refusal and "Maybe" give no verdict.
+    assert sorted(v.template_id for v in result.verdicts if v.oracle == "logic") == ["negation"]
     assert "composite" not in logic["per_rule"]  # not answered yet
     errors = sorted(v.relation_id + ":" + v.template_id for v in result.verdicts if v.error)
     assert errors == ["r1:multiple_choice", "r1:yes_no"]
@@ -133,3 +137,23 @@ def test_embedding_similarity_when_the_extra_is_installed() -> None:
     assert similarity is not None
     assert similarity("United Kingdom", ["Great Britain"]) >= EMBEDDING_THRESHOLD
     assert similarity("Norway", ["Great Britain"]) < EMBEDDING_THRESHOLD
+
+
+def test_refusal_is_a_refusal_for_every_question_type() -> None:
+    """"I don't know" to a WH, a yes/no and a multiple-choice question: three refusals,
+    no test, no error; accuracy 0 of 3 (a refusal is not correct)."""
+    convs = [
+        _conv("r1/yn", TestKind.FACTCHECK, Answer.YES, {"question_type": "yes_no", "relation_type": "contains"}),
+        _conv("r1/mc", TestKind.FACTCHECK, None, {"question_type": "multiple_choice", "answer": "B",
+                                                  "options": OPTIONS, "relation_type": "contains"}),
+        _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Ulster"],
+                                                  "relation_type": "contains"}),
+    ]
+    raw = {(c.id, 0): "I don't know." for c in convs}
+    result = evaluate_probes(convs, raw)
+    factcheck = result.to_json()["factcheck"]
+    assert {k: factcheck[k] for k in ("asked", "valid", "correct", "errors", "refusals", "invalid")} == {
+        "asked": 3, "valid": 0, "correct": 0, "errors": 0, "refusals": 3, "invalid": 0,
+    }
+    assert factcheck["per_type"]["wh"]["refusals"] == 1
+    assert result.verdicts == []

@@ -81,11 +81,17 @@ def test_run_with_logic_and_factcheck_kinds(
     assert report["kinds"] == ["kontest", "factcheck", "logic"]
     assert report["tests"] == {
         "atomic": 3, "sequential_intra": 5, "sequential_inter": 5, "ontological": 2,
-        "factcheck": 2, "logic": 8,
+        "factcheck": 2, "logic": 6,  # tests over valid answers only
     }
     assert report["errors"]["logic"] == 2 and report["errors"]["factcheck"] == 1
-    assert report["errors"]["total"] == 7
-    assert report["error_rate"] == round(7 / 25, 6)
+    # Consistency (KONTEST) and accuracy (FactChecker, logic) are reported apart.
+    assert report["errors"]["total"] == 4
+    assert report["error_rate"] == round(4 / 15, 6)
+    assert report["consistency"] == {"kontest": {"tests": 15, "errors": 4, "rate": round(4 / 15, 6)}}
+    assert report["accuracy"]["logic"] == {
+        "asked": 8, "valid": 6, "correct": 4, "errors": 2, "refusals": 1, "invalid": 1,
+        "accuracy": 0.5, "error_rate": round(2 / 6, 6),
+    }
     logic = report["logic"]
     assert {k: logic[k] for k in ("asked", "valid", "correct", "errors", "refusals")} == {
         "asked": 8, "valid": 6, "correct": 4, "errors": 2, "refusals": 1,
@@ -93,7 +99,8 @@ def test_run_with_logic_and_factcheck_kinds(
     assert logic["accuracy"] == 50.0
     assert logic["per_rule"]["transitive"]["refusals"] == 1
     assert logic["per_rule"]["inverse"] == {
-        "asked": 2, "valid": 1, "correct": 1, "errors": 0, "refusals": 0, "accuracy": 50.0,
+        "asked": 2, "valid": 1, "correct": 1, "errors": 0, "refusals": 0, "invalid": 1,
+        "accuracy": 50.0,
     }
     factcheck = report["factcheck"]
     assert (factcheck["asked"], factcheck["correct"], factcheck["errors"]) == (2, 1, 1)
