@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
-from kontest_tui.run.answers import is_refusal
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
@@ -25,6 +24,7 @@ from kontest_tui.probes.matching import (
     parse_choice,
     parse_logic_answer,
 )
+from kontest_tui.run.answers import is_refusal
 
 Similarity = Callable[[str, Sequence[str]], float]
 PROBE_KINDS = (TestKind.FACTCHECK, TestKind.LOGIC)
