@@ -279,10 +279,20 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
         tables.append(("FactChecker by relation type", ("relation type", *TALLY_HEADER), rows))
     logic = report.get("logic")
     if logic:
-        rows = [_tally_row(name, cell) for name, cell in logic["per_rule"].items()]
-        rows.append(_tally_row("total", logic))
-        tables.append(("Logic rules ('I don't know' is a refusal, not an error)",
-                       ("rule", *TALLY_HEADER), rows))
+        causes = ("error_knowledge", "error_inference", "error_unclassified")
+
+        def logic_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
+            return (*_tally_row(name, cell), *(str(cell.get(key, "-")) for key in causes))
+
+        rows = [logic_row(name, cell) for name, cell in logic["per_rule"].items()]
+        rows.append(logic_row("total", logic))
+        if logic.get("premises"):
+            rows.append(logic_row("premises", logic["premises"]))
+        tables.append((
+            "Logic rules ('I don't know' is a refusal, not an error; an error is error-knowledge "
+            "when a premise was denied, error-inference when all were affirmed)",
+            ("rule", *TALLY_HEADER, "knowledge", "inference", "unclassified"), rows,
+        ))
     variants = report.get("variants")
     if variants:
         title = (
