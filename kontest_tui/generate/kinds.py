@@ -197,8 +197,9 @@ def _judge_probes(
     problems: Sequence[str],
 ) -> KindResult:
     from kontest_tui.probes.evaluate import evaluate_probes
+    from kontest_tui.probes.matching import embedding_similarity
 
-    result = evaluate_probes(conversations, raw)
+    result = evaluate_probes(conversations, raw, similarity=embedding_similarity())
     return KindResult(result.verdicts, result.to_json())
 
 

@@ -83,6 +83,7 @@ class ProbeEvaluation:
     factcheck_by_relation: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     logic_by_rule: dict[str, LogicTally] = field(default_factory=lambda: defaultdict(LogicTally))
     premises: Tally = field(default_factory=Tally)  # the facts the logic rules rest on
+    wh_matchers: dict[str, int] = field(default_factory=dict)  # which matcher judged WH answers
 
     def to_json(self) -> dict[str, object]:
         """The `factcheck` and `logic` sections of a report (only those with questions)."""
@@ -95,6 +96,7 @@ class ProbeEvaluation:
                 "per_relation_type": {
                     k: v.to_json() for k, v in sorted(self.factcheck_by_relation.items())
                 },
+                "wh_matchers": dict(sorted(self.wh_matchers.items())),
             }
         if self.logic_by_rule:
             total = _sum(self.logic_by_rule.values(), LogicTally())
@@ -130,7 +132,7 @@ def _judge_factcheck(
     qtype = str(meta.get("question_type", ""))
     if is_refusal(raw):
         return Answer.REFUSAL, False, "refused to answer"
-    if qtype == "multiple_choice":
+    if qtype in ("multiple_choice", "two_hop_choice"):
         letter = parse_choice(raw, meta.get("options", []))  # type: ignore[arg-type]
         if letter is None:
             return Answer.INVALID, False, "no option letter or label found"
@@ -141,10 +143,12 @@ def _judge_factcheck(
         if not raw.strip():
             return Answer.INVALID, False, "empty answer"
         found = match_wh(raw, accepted)
-        correct, how = found.matched, f"similarity {found.score:.0f} to {found.against!r}"
+        correct = found.matched
+        how = f"matcher rules ({found.how}): similarity {found.score:.0f} to {found.against!r}"
         if not correct and similarity is not None:
             score = similarity(raw, accepted)
-            correct, how = score >= EMBEDDING_THRESHOLD, f"{how}; embedding {score:.2f}"
+            correct = score >= EMBEDDING_THRESHOLD
+            how = f"matcher embedding: cosine {score:.2f} (rules: {found.score:.0f} to {found.against!r})"
         return (Answer.YES if correct else Answer.NO), correct, how
     parsed = parse_answer(raw)
     expected = conversation.expected[0] if conversation.expected else None
@@ -207,6 +211,9 @@ def evaluate_probes(
             relation_type = str(meta.get("relation_type", ""))
             tallies = [result.factcheck_by_type[qtype], result.factcheck_by_relation[relation_type]]
             oracle, template_id = "factcheck", qtype
+            if detail.startswith("matcher "):
+                matcher = detail.split()[1].rstrip(":")
+                result.wh_matchers[matcher] = result.wh_matchers.get(matcher, 0) + 1
         _count(tallies, parsed, correct)
         if parsed in VALID:  # tests are over valid answers only
             result.verdicts.append(

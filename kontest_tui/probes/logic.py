@@ -26,7 +26,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kontest_tui.generate.records import Answer, Conversation, Query, Relation, TestKind
-from kontest_tui.generate.relations import relation_type
+from kontest_tui.generate.relations import known_relation_types, relation_type
+from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.probes.templates import LOGIC_RULES, LogicForms, ProbeTemplates, fill
 
@@ -61,7 +62,11 @@ def _links(relation: Relation) -> list[tuple[str, str]]:
 
 
 def derived_facts(
-    kg: KnowledgeGraph, relation: Relation, templates: ProbeTemplates, rules: Sequence[str]
+    kg: KnowledgeGraph,
+    relation: Relation,
+    templates: ProbeTemplates,
+    rules: Sequence[str],
+    template_set: TemplateSet | None = None,
 ) -> list[tuple[str, Fact]]:
     """(rule label, derived fact) for every rule in `rules` that applies to the relation."""
     forms = templates.logic.get(relation.type)
@@ -78,7 +83,8 @@ def derived_facts(
             found.append(("inverse", Fact(base.container, base.contained, base.type, inverse=True)))
         return found
     same_relation = all(
-        relation_type(kg, parent, child) == relation.type for parent, child in _links(relation)
+        relation_type(kg, parent, child, template_set) == relation.type
+        for parent, child in _links(relation)
     )
     if "transitive" in rules and same_relation:
         found.append(("transitive", base))
@@ -116,18 +122,19 @@ def build_logic_conversations(
     Premises are asked once per relation that has a derived question (ids
     `REL/lr:premise:I`); each derived question's meta names them (`premises`)."""
     prompt = templates.prompt("logic")
+    template_set = known_relation_types(kg)
     conversations: list[Conversation] = []
     for relation in relations:
         derived = [
             (label, fact, text)
-            for label, fact in derived_facts(kg, relation, templates, rules)
+            for label, fact in derived_facts(kg, relation, templates, rules, template_set)
             if (text := _state(kg, fact, templates.logic[relation.type])) is not None
         ]
         if not derived:
             continue
         premise_ids: list[str] = []
         for index, (parent, child) in enumerate(_links(relation)):
-            link_type = relation_type(kg, parent, child)
+            link_type = relation_type(kg, parent, child, template_set)
             forms = templates.logic.get(link_type)
             text = _state(kg, Fact(parent, child, link_type), forms) if forms else None
             if text is None:

@@ -21,8 +21,8 @@ from kontest_tui.resources import asset_path
 
 PLACEHOLDERS = frozenset({"parent", "child", "middle", "parent_type", "middle_type"})
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
-QUESTION_TYPES = ("yes_no", "multiple_choice", "wh", "two_hop")
-ASKS_FOR_PARENT = frozenset({"multiple_choice", "wh"})
+QUESTION_TYPES = ("yes_no", "multiple_choice", "wh", "two_hop", "two_hop_choice")
+ASKS_FOR_PARENT = frozenset({"multiple_choice", "wh", "two_hop_choice"})
 LOGIC_RULES = ("negation", "symmetric", "inverse", "transitive", "composite")
 # How a fact R(parent, child) is stated: R itself, not R, the inverse relation, not the inverse.
 FACT_FORMS = ("fact", "negated", "inverse", "inverse_negated")

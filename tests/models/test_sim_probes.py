@@ -131,7 +131,9 @@ def test_a_model_knowing_nothing_says_no_and_errs_on_what_needs_knowledge() -> N
     for conversation in conversations:
         raw = said[(conversation.id, 0)]
         label = conversation.label
-        if label.startswith(("yes_no", "two_hop")):
+        if label == "two_hop_choice":
+            assert parse_choice(raw, conversation.meta["options"]) is not None  # a guess
+        elif label.startswith(("yes_no", "two_hop")):
             assert parse_answer(raw) == Answer.NO, (label, raw)  # right only for false facts
         elif conversation.test_kind == TestKind.LOGIC:  # every fact denied, negations affirmed
             wrong = Answer.YES if conversation.expected == (Answer.NO,) else Answer.NO
@@ -152,7 +154,7 @@ def test_unknown_facts_are_declined_where_the_prompt_allows_it() -> None:
         raw = said[(conversation.id, 0)]
         if conversation.test_kind == TestKind.LOGIC and conversation.label != "symmetric":
             assert parse_logic_answer(raw) == Answer.REFUSAL, raw
-        elif conversation.label.startswith(("yes_no", "two_hop")):
+        elif conversation.label.startswith(("yes_no", "two_hop")) and "options" not in conversation.meta:
             assert parse_answer(raw) in (Answer.YES, Answer.NO)  # its prompt asks for yes or no
 
 

@@ -157,3 +157,41 @@ def test_refusal_is_a_refusal_for_every_question_type() -> None:
     }
     assert factcheck["per_type"]["wh"]["refusals"] == 1
     assert result.verdicts == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "accepted", "matched", "how"),
+    [
+        ("Luxembourg City", ["Luxembourg"], False, "none"),  # the capital, not the country
+        ("New York City", ["New York"], False, "none"),  # "city" is a name word, not filler
+        ("Capellen", ["Canton of Capellen"], True, "core"),  # administrative words dropped
+        ("County Cavan", ["Cavan"], True, "core"),
+        ("It is in Ulster.", ["Ulster"], True, "exact"),  # lead-in words dropped
+        ("Ulster, Ireland", ["Ulster"], True, "exact"),  # the part before the comma
+        ("Ulaidh", ["Ulster", "Ulaidh"], True, "exact"),  # an alias
+        ("Irland", ["Ireland"], True, "spelling"),
+    ],
+)
+def test_wh_matching_is_strict_and_says_how(raw: str, accepted: list[str], matched: bool, how: str) -> None:
+    found = match_wh(raw, accepted)
+    assert (found.matched, found.how) == (matched, how)
+
+
+def test_a_letter_followed_by_a_word_is_an_article() -> None:
+    options = [{"letter": "A", "label": "Nordland"}, {"letter": "B", "label": "Ireland"}]
+    assert parse_choice("A country in Europe: Ireland", options) == "B"  # names Ireland
+    assert parse_choice("A country in Europe", options) is None
+    assert parse_choice("B Ireland", options) == "B"
+    assert parse_choice("Answer A", options) == "A"
+
+
+def test_wh_verdicts_say_which_matcher_judged() -> None:
+    conv = _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Luxembourg"],
+                                                     "relation_type": "contains"})
+    result = evaluate_probes([conv], {("r1/wh", 0): "Luxembourg City"})
+    (verdict,) = result.verdicts
+    assert verdict.error and verdict.detail.startswith("matcher rules (none)")
+    assert result.to_json()["factcheck"]["wh_matchers"] == {"rules": 1}
+    fake = evaluate_probes([conv], {("r1/wh", 0): "Luxemburg Town"}, similarity=lambda a, b: 0.9)
+    assert not fake.verdicts[0].error and fake.verdicts[0].detail.startswith("matcher embedding")
+    assert fake.to_json()["factcheck"]["wh_matchers"] == {"embedding": 1}

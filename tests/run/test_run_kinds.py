@@ -124,6 +124,8 @@ def test_run_with_logic_and_factcheck_kinds(
     assert (refused["parsed"], refused["expected"]) == ("refusal", "yes")
     assert by_question["Does Ulster include Kinawley?"]["parsed"] == "invalid"
     assert all(row["expected"] is None for row in rows if row["test_kind"] == "kontest")
+    wh = next(row for row in rows if row["question"] == "In which country is Ulster located?")
+    assert (wh["expected"], wh["correct_option"]) == ("Ireland", "Ireland")
 
     with Store(db, create=False) as store:
         session = store.get_session(store.resolve_session(None))
