@@ -76,6 +76,7 @@ class Evaluation:
     # conversations): in no count above, no test, gap or coverage (set by run.session).
     failed: int = 0
     refusals: int = 0  # KONTEST answers that decline ("I don't know"), part of `invalid`
+    from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
@@ -206,6 +207,7 @@ class Evaluation:
             "tests_planned": dict(self.planned_tests),
             "pending_relations": self.gap.pending,
             "refusals": self.refusals,
+            "answers_from_cache": self.from_cache,
             "consistency": self.consistency_json(),
             **self.sections,
         }

@@ -221,6 +221,10 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
             f"Failed: {failed} turns got no answer after all attempts (in no test, gap or "
             "coverage; kontest run --resume asks them again)"
         )
+    if report.get("answers_from_cache"):
+        lines.append(
+            f"Answers from cache: {report['answers_from_cache']} (reused from earlier sessions)"
+        )
     pending = report.get("pending_relations")
     if pending:
         lines.append(f"Pending: {pending} relations still waiting for answers")

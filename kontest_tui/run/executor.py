@@ -61,7 +61,9 @@ class ExecutorConfig:
     backoff_base: float = 0.5  # seconds before the 2nd attempt; doubles each time
     backoff_max: float = 30.0
     rate_limit: float | None = None  # model calls per second, None = unlimited
-    use_cache: bool = True
+    # Reuse answers cached by earlier sessions (same model, options and chat)? Off by default:
+    # a new session asks the model; reuse is an explicit opt-in (`kontest run --reuse-cache`).
+    use_cache: bool = False
     jitter_seed: int | None = None  # for reproducible backoff in tests
 
 

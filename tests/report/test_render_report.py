@@ -70,7 +70,7 @@ def test_json_is_sorted_report() -> None:
     assert data["errors"]["total"] == 4
     assert data["gap"]["per_template"]["t1"] == {"missing": 1, "pct": 33.33}
     assert data["coverage"] == {"covered": 3, "pct": 100.0}
-    assert text.startswith('{\n  "consistency"')
+    assert text.startswith('{\n  "answers_from_cache": 0')
     assert data["consistency"] == {"kontest": {"tests": 17, "errors": 4, "rate": round(4 / 17, 6)}}
     assert data["refusals"] == 0 and "accuracy" not in data
 

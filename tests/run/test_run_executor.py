@@ -131,7 +131,7 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
     with Store(tmp_path / "s.db") as store:
         first = ToyModel(echo_answer)
         one = store_session(store, relations, conversations)
-        await run_session(store, one, first, config=ExecutorConfig(concurrency=1))
+        await run_session(store, one, first, config=ExecutorConfig(concurrency=1, use_cache=True))
         # concurrency 1: Q1, Q2 asked; A1 repeats Q1's chat and B1 repeats Q2's -> cached
         assert len(first.calls) == 4
         second = ToyModel(lambda request: "No")
@@ -141,7 +141,7 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
             store,
             two,
             second,
-            config=ExecutorConfig(concurrency=1),
+            config=ExecutorConfig(concurrency=1, use_cache=True),  # the user opted in
             events=ExecutorEvents(on_token=lambda c, t, text: tokens.append((c, t, text))),
         )
         assert second.calls == []
@@ -149,10 +149,13 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
         assert outcome.result.progress.cached == 6
         assert {r["raw"] for r in store.iter_responses(two)} == {"Yes 1", "Yes 3"}
         assert all(r["cached"] == 1 for r in store.iter_responses(two))
+        assert outcome.evaluation.to_json()["answers_from_cache"] == 6
+        # By default a new session asks the model: nothing carried over from earlier sessions.
         third = ToyModel(lambda request: "No")
         three = store_session(store, relations, conversations)
-        await run_session(store, three, third, config=ExecutorConfig(use_cache=False))
+        outcome = await run_session(store, three, third, config=ExecutorConfig())
         assert len(third.calls) == 6
+        assert outcome.evaluation.to_json()["answers_from_cache"] == 0
 
 
 def test_cache_key_depends_on_spec_options_and_messages() -> None:
