@@ -13,7 +13,7 @@ import click
 
 from kontest_tui.errors import InvalidInputError, KontestError
 
-from . import ca, generate, kg, kg_wikidata, kinds, run, sim, ui
+from . import ca, compare, generate, kg, kg_wikidata, kinds, run, sim, ui
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,7 +35,7 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, ui):
+for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, ui, compare):
     _module.register(cli)
 
 
