@@ -149,9 +149,13 @@ def test_variants_with_json_postfix_are_parsed_as_json(
     assert {c.test_kind.value for c in conversations.values()} == {"variant"}
     assert all(c.turns[0].text.endswith("? Return a JSON Boolean.") for c in conversations.values())
     raw_to_parsed = {(r.raw.strip().lower(), r.answer.value) for r in responses}
-    # The simulated model answers true/false to this postfix; read as JSON, never invalid.
-    assert raw_to_parsed <= {("true", "yes"), ("false", "no")}
-    assert {parsed for _, parsed in raw_to_parsed} == {"yes", "no"}
+    # The simulated model answers true/false to this postfix, read as JSON; only its unsure
+    # replies (its unsure_rate, not JSON) are invalid.
+    booleans = {pair for pair in raw_to_parsed if pair[0] in ("true", "false")}
+    assert booleans == {("true", "yes"), ("false", "no")}
+    assert all(parsed == "invalid" for raw, parsed in raw_to_parsed - booleans)
+    answered = [r for r in responses if r.raw.strip().lower() in ("true", "false")]
+    assert len(answered) > 0.8 * len(responses)
     code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
     report = json.loads(out)
     assert report["relations"] == 3 and report["executions"] == 0  # no KONTEST questions
