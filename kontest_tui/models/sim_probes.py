@@ -131,9 +131,9 @@ def probe_templates() -> tuple[_Template, ...]:
                 add(text, 0, _factcheck_reading(question_type))
         for forms in templates.logic.values():
             for form in FACT_FORMS:
-                text = forms.text(form)
-                if text is not None:
-                    add(text, 1, _logic_reading(form))
+                stated = forms.text(form)
+                if stated is not None:
+                    add(stated, 1, _logic_reading(form))
     ordered = sorted(found.values(), key=lambda item: (-item[0], item[1]))
     return tuple(template for _, _, template in ordered)
 
