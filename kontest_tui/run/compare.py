@@ -66,13 +66,13 @@ def session_timing(store: Store, session_id: str) -> dict[str, Any]:
             latencies.append(float(response["latency_ms"]))
         if response["tokens"] is not None:
             tokens = (tokens or 0) + int(response["tokens"])
-    wall = float(row.get("elapsed_s") or 0.0)
+    wall = round(float(row.get("elapsed_s") or 0.0), 3)
     return {
         "model": row["model"],
         "calls": calls,
         "answers": answers,
         "cached": cached,
-        "wall_s": round(wall, 3),
+        "wall_s": wall,
         "tokens": tokens,
         "s_per_call": round(wall / calls, 6) if calls else None,
         "mean_latency_ms": round(sum(latencies) / len(latencies), 3) if latencies else None,
