@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from kontest_tui.domain.records import Answer, AnswerKey  # noqa: E402
 from kontest_tui.generate.conversations import build_conversations  # noqa: E402
-from kontest_tui.generate.records import Answer, AnswerKey  # noqa: E402
 from kontest_tui.generate.relations import extract_relations  # noqa: E402
 from kontest_tui.generate.templates import load_template_set  # noqa: E402
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node  # noqa: E402

@@ -40,7 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kontest_tui.models.sim_server import HttpRequest, Reply, SimServer, _encode  # noqa: E402
+from kontest_tui.models.sim.http import HttpRequest, Reply, encode_json  # noqa: E402
+from kontest_tui.models.sim.server import SimServer  # noqa: E402
 
 SECRET = "sk-faultbench-" + "7Q2x9LmA4kP0vR8sT1uW"  # a fake key, the thing that must not leak
 TIMEOUT_S = 2.0  # client timeout (--timeout); a hang lasts longer
@@ -86,20 +87,20 @@ class FaultServer(SimServer):
         echoed = request.headers.get("authorization", "")
         if fault == "429":
             body = {"error": {"message": "slow down", "type": "rate_limit"}}
-            await reply.send(429, _encode(body), headers={"Retry-After": "0.2"})
+            await reply.send(429, encode_json(body), headers={"Retry-After": "0.2"})
         elif fault == "500 echo":
             body = {"error": {"message": f"upstream refused request with Authorization: {echoed}"}}
-            await reply.send(500, _encode(body))
+            await reply.send(500, encode_json(body))
         elif fault == "hang":
             await asyncio.sleep(HANG_S)
             reply.abort()
         else:
             await reply.start_stream("text/event-stream")
             first = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Ye"}}]}
-            await reply.chunk(b"data: " + _encode(first) + b"\n\n")
+            await reply.chunk(b"data: " + encode_json(first) + b"\n\n")
             if fault == "stream error echo":
                 error = {"error": {"message": f"backend lost the stream ({echoed})"}}
-                await reply.chunk(b"data: " + _encode(error) + b"\n\n")
+                await reply.chunk(b"data: " + encode_json(error) + b"\n\n")
             reply.abort()
 
 

@@ -11,13 +11,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from kontest_tui.domain.answers import parse_answer
 from kontest_tui.generate.conversations import build_conversations
-from kontest_tui.generate.relations import extract_relations, find_paths
+from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
+from kontest_tui.kg.paths import find_paths
 from kontest_tui.models.base import ChatRequest, Message
 from kontest_tui.models.replay import ReplayModel
-from kontest_tui.run.answers import parse_answer
 
 
 def build_tree(fanouts: list[int]) -> KnowledgeGraph:

@@ -3,7 +3,7 @@
 1. Build a synthetic ~100k-node depth-3 places graph from a local SPARQL endpoint (pyoxigraph
    on 127.0.0.1): build time, request count, the instant cached rebuild, and a build with
    Blazegraph-style timeouts injected above 60 items per query (chunks split in halves).
-2. Load a 200k-node KG file and extract its paths (kg.io.load_graph + generate.relations.find_paths)
+2. Load a 200k-node KG file and extract its paths (kg.io.load_graph + kg.paths.find_paths)
    in a fresh process: time and peak RSS (target < 10 s and < 2 GiB).
 
 Run: .venv/bin/python benchmarks/kg_build.py [--branching 46]
@@ -52,8 +52,8 @@ def synthetic_ntriples(branching: int) -> tuple[bytes, int]:
 
 def bench_build(branching: int) -> None:
     from kontest_tui.kg.sparql_client import SparqlClient
-    from kontest_tui.kg.sparql_local import LocalSparqlEndpoint, make_store
     from kontest_tui.kg.wikidata import build_graph, build_with_summary
+    from tests.support.sparql_local import LocalSparqlEndpoint, make_store
 
     data, count = synthetic_ntriples(branching)
     started = time.perf_counter()
@@ -115,8 +115,8 @@ def write_big_kg(path: Path, nodes_wanted: int) -> int:
 
 def measure_load(path: str) -> None:
     """Child process: load + find_paths, print JSON with seconds and peak RSS."""
-    from kontest_tui.generate.relations import find_paths
     from kontest_tui.kg.io import load_graph
+    from kontest_tui.kg.paths import find_paths
 
     started = time.perf_counter()
     kg = load_graph(path)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from kontest_tui.generate.summary import describe_graph  # noqa: E402
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node  # noqa: E402
-from kontest_tui.kg.info import describe_graph  # noqa: E402
 from kontest_tui.kg.io import import_csv, load_graph, save_graph  # noqa: E402
 
 

@@ -27,7 +27,7 @@ import httpx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from kontest_tui.generate.records import Conversation, Query, Relation  # noqa: E402
+from kontest_tui.domain.records import Conversation, Query, Relation  # noqa: E402
 from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult  # noqa: E402
 from kontest_tui.models.specs import open_model  # noqa: E402
 from kontest_tui.run.executor import Executor, ExecutorConfig  # noqa: E402

@@ -67,8 +67,8 @@ def time_launch(runs: int = 5) -> list[float]:
 
 def build_result(regions: int = 400, places: int = 2):
     """A finished synthetic session with 2,000 relations and seeded answers."""
+    from kontest_tui.domain.records import Answer
     from kontest_tui.generate.conversations import build_conversations
-    from kontest_tui.generate.records import Answer
     from kontest_tui.generate.relations import extract_relations
     from kontest_tui.generate.templates import load_template_set
     from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node

@@ -13,29 +13,41 @@ import click
 
 from kontest_tui.errors import InvalidInputError, KontestError
 
-from . import ca, compare, generate, kg, kg_wikidata, kinds, run, sim, ui
+from . import ca, compare, generate, kg, kg_wikidata, kinds, run, sim
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--kg", "kg_name", default=None, help="KG file or sample name (places, music, subdivisions).")
 @click.option("--model", "model_spec", default=None, help="Model spec, e.g. sim, sim:careful, ollama:llama3.")
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
-@click.option("--web", is_flag=True, help="Serve the explorer to a browser (textual-serve, port 8000).")
+@click.option("--web", is_flag=True, help="Serve the explorer to a browser (textual-serve).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --web: address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+              help="With --web: port to listen on.")
 @click.version_option(package_name="kontest-tui")
 @click.pass_context
 def cli(
-    ctx: click.Context, kg_name: str | None, model_spec: str | None, db: str | None, web: bool
+    ctx: click.Context,
+    kg_name: str | None,
+    model_spec: str | None,
+    db: str | None,
+    web: bool,
+    host: str,
+    port: int,
 ) -> None:
     """Test whether a language model is consistent about the facts of a knowledge graph."""
     if ctx.invoked_subcommand is None:
-        from kontest_tui.tui.app import run_app
+        from kontest_tui.tui.app import run_app, serve_app
 
-        code = run_app(kg=kg_name, model=model_spec, db=db, web=web)
+        if web:  # each browser tab runs its own explorer
+            serve_app(kg=kg_name, model=model_spec, db=db, host=host, port=port)
+            return
+        code = run_app(kg=kg_name, model=model_spec, db=db)
         if code:
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, ui, compare):
+for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, compare):
     _module.register(cli)
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import click
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
-from kontest_tui.generate.records import Conversation
 
 from .generate import GenerateRequest, add_generate_extension
 

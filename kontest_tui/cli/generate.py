@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 
 import click
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite, build_suite
-from kontest_tui.generate.records import Conversation
 from kontest_tui.generate.templates import TemplateSet, load_template_file
 from kontest_tui.kg.graph import KnowledgeGraph
 

@@ -9,7 +9,7 @@ import json
 
 import click
 
-from kontest_tui.kg.info import describe_graph, format_summary
+from kontest_tui.generate.summary import describe_graph, format_summary
 from kontest_tui.kg.io import import_csv, load_graph, save_graph
 
 

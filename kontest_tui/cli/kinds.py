@@ -7,9 +7,9 @@ from typing import cast
 
 import click
 
+from kontest_tui.domain.records import Conversation, TestKind
 from kontest_tui.generate.conversations import Suite
-from kontest_tui.generate.kinds import KindOptions, build_kind_conversations, parse_kinds
-from kontest_tui.generate.records import Conversation, TestKind
+from kontest_tui.kinds.registry import KindOptions, build_kind_conversations, parse_kinds
 
 from .generate import GenerateRequest, add_generate_extension
 

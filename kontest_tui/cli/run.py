@@ -20,11 +20,11 @@ from typing import Any, TextIO
 
 import click
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.kinds import KindOptions, build_annotated_questions, parse_kinds
-from kontest_tui.generate.records import Conversation
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.io import load_graph
+from kontest_tui.kinds.registry import KindOptions, build_annotated_questions, parse_kinds
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.report.export import EXPORT_FORMATS, export_session
 from kontest_tui.run.api import (

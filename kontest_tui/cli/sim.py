@@ -36,7 +36,7 @@ def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str 
     ollama:MODEL@URL or openai:MODEL@URL/v1. A profile's name as MODEL selects that profile.
     """
     from kontest_tui.models.sim import load_profile
-    from kontest_tui.models.sim_server import run_server
+    from kontest_tui.models.sim.server import run_server
 
     if not 0 <= port <= 65535:
         raise InvalidInputError(f"--port must be 0..65535, not {port}")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kontest_tui.generate.records import Conversation, Query, Relation, TestKind
-from kontest_tui.generate.relations import extract_relations, find_paths
+from kontest_tui.domain.records import Conversation, Query, Relation, TestKind
+from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import (
     TemplateSet,
     clean_label,
@@ -21,6 +21,7 @@ from kontest_tui.generate.templates import (
     load_template_set,
 )
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.paths import find_paths
 
 
 def build_queries(

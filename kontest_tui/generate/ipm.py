@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from nltk.tokenize import RegexpTokenizer
 
-from kontest_tui.generate.records import Relation
+from kontest_tui.domain.records import Relation
 from kontest_tui.generate.synonyms import (
     SynonymLists,
     choose_values,

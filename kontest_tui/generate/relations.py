@@ -1,70 +1,20 @@
-"""Paths and relations of a knowledge graph: Algorithm 1 of the KONTEST paper.
+"""Relations of a knowledge graph: Algorithm 1 of the KONTEST paper.
 
-A path runs from a root (a seed entity) down to a leaf, or stops after `depth` edges; it
-never revisits a node. Every ordered ancestor -> descendant pair (ni, nj), i < j, on a path
+The paths come from kg.paths (root to leaf, at most `depth` edges). Every ordered ancestor -> descendant pair (ni, nj), i < j, on a path
 is a relation "ni contains nj". Relations are deduplicated by node ids unless `per_path`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 
-from kontest_tui.errors import InvalidInputError, TemplateError
-from kontest_tui.generate.records import Relation
+from kontest_tui.domain.records import Relation
+from kontest_tui.errors import TemplateError
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.paths import find_paths
 
 FALLBACK_TYPE = "contains"
-
-
-def _check_depth(depth: int | None) -> None:
-    if depth is not None and depth < 1:
-        raise InvalidInputError(f"depth must be at least 1, got {depth}")
-
-
-def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
-    """Every root-to-leaf path with at most `depth` edges, depth-first in file order.
-
-    A path ends at a leaf, at a node whose children are all already on the path (a cycle),
-    or after `depth` edges. A root without children gives no path (it has no relation).
-    """
-    _check_depth(depth)
-    limit = depth if depth is not None else len(kg.nodes)
-    found: list[tuple[str, ...]] = []
-    for root in kg.roots():
-        _walk_paths(root, kg.children, limit, found)
-    return found
-
-
-def _walk_paths(
-    root: str, children: Callable[[str], list[str]], limit: int, found: list[tuple[str, ...]]
-) -> None:
-    """Append the paths starting at `root` to `found` (iterative DFS, children in order)."""
-    path = [root]
-    on_path = {root}
-
-    def is_end(node: str) -> bool:
-        return len(path) - 1 >= limit or all(child in on_path for child in children(node))
-
-    if is_end(root):
-        return
-    # One iterator over the remaining children of each node on the current path.
-    stack = [iter(children(root))]
-    while stack:
-        child = next(stack[-1], None)
-        while child is not None and child in on_path:
-            child = next(stack[-1], None)
-        if child is None:
-            stack.pop()
-            on_path.discard(path.pop())
-            continue
-        path.append(child)
-        on_path.add(child)
-        if is_end(child):
-            found.append(tuple(path))
-            on_path.discard(path.pop())
-        else:
-            stack.append(iter(children(child)))
 
 
 def known_relation_types(kg: KnowledgeGraph) -> TemplateSet | None:

@@ -145,10 +145,6 @@ def unpin_value(domain: str, word: str, value: str) -> Path:
     return _edit_user_file(domain, "pins", word, value, add=False)
 
 
-def unban_value(domain: str, word: str, value: str) -> Path:
-    return _edit_user_file(domain, "bans", word, value, add=False)
-
-
 def _inflect(lemma: str, word: str, base: str) -> str | None:
     """Give `lemma` the regular inflection that turns `base` into `word` (None if irregular)."""
     if word == base:

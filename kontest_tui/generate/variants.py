@@ -12,6 +12,7 @@ import json
 import re
 from collections.abc import Sequence
 
+from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.covering import DEFAULT_EFFORT, build_covering_array
 from kontest_tui.generate.ipm import (
     DEFAULT_MAX_VALUES,
@@ -19,7 +20,6 @@ from kontest_tui.generate.ipm import (
     QueryIPM,
     ipm_for_query,
 )
-from kontest_tui.generate.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.synonyms import load_synonym_lists
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph

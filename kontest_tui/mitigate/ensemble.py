@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.oracles.coverage import percent
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from kontest_tui.generate.records import Conversation
+from kontest_tui.domain.records import Conversation
 
 
 @dataclass(frozen=True, slots=True)

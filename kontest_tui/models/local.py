@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
-from kontest_tui.generate.records import Conversation
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 from kontest_tui.models.openai import OpenAIModel
 

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import httpx
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError
-from kontest_tui.generate.records import Conversation
 from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult, TokenCallback
 from kontest_tui.models.http_common import (
     StreamCollector,

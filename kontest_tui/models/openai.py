@@ -17,8 +17,8 @@ from functools import lru_cache
 
 import httpx
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
-from kontest_tui.generate.records import Conversation
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
 from kontest_tui.models.http_common import (
     StreamCollector,

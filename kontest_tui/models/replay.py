@@ -18,8 +18,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError, KontestError, ModelError, ModelSpecError
-from kontest_tui.generate.records import Conversation
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 
 KINDS = ("atomic", "sequential")

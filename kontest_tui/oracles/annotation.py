@@ -1,129 +1,19 @@
-"""Annotation oracle: BoolQ-style annotated questions, their variants, and what the model said.
+"""Annotation oracle: what the model said to annotated questions and their variants.
 
-Input is JSONL, one `{"question": str, "answer": bool, "passage": str}` per line. Malformed
-lines are skipped and returned as problems ("FILE:LINE: reason"), never dropped silently.
-Each question becomes covering-array variants (test kind ANNOTATION, relation id "qLINE",
-template id "q", expected answer from the annotation). Every valid answer is checked against
-the annotation (oracle "annotation") and against the other variants (oracle "variant").
+The questions and their covering-array variants are built by generate.annotated (test kind
+ANNOTATION, relation id "qLINE", expected answer from the annotation). Every valid answer is
+checked against the annotation (oracle "annotation") and against the other variants (oracle
+"variant").
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.covering import DEFAULT_EFFORT
-from kontest_tui.generate.ipm import DEFAULT_MAX_VALUES, DEFAULT_SENSES, ipm_for_text
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
-from kontest_tui.generate.synonyms import load_synonym_lists
-from kontest_tui.generate.variants import JSON_BOOLEAN_PROMPT, variants_for_ipm
-from kontest_tui.oracles.conversation_index import get_answer
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.oracles.conversation_index import get_answer, get_valid_answer
 from kontest_tui.oracles.variant import describe_changes, find_variant_verdicts
-
-DEFAULT_PROMPT = "Be concise as possible. Answer with a yes or no response."
-ANNOTATION_TEMPLATE = "q"
-
-
-@dataclass(frozen=True, slots=True)
-class AnnotatedQuestion:
-    """One annotated question and the line it came from."""
-
-    line: int
-    question: str
-    answer: bool
-    passage: str = ""
-
-    @property
-    def id(self) -> str:
-        return f"q{self.line}"
-
-
-def parse_annotation_lines(lines: Iterable[str], source: str = "<questions>") -> tuple[list[AnnotatedQuestion], list[str]]:
-    """Parse JSONL lines; returns the good questions and one problem string per bad line."""
-    questions: list[AnnotatedQuestion] = []
-    problems: list[str] = []
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{source}:{number}"
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            problems.append(f"{where}: not JSON ({error.msg})")
-            continue
-        if not isinstance(item, dict):
-            problems.append(f"{where}: expected an object")
-            continue
-        question, answer, passage = item.get("question"), item.get("answer"), item.get("passage", "")
-        if not isinstance(question, str) or not question.strip():
-            problems.append(f'{where}: "question" must be a non-empty string')
-        elif not isinstance(answer, bool):
-            problems.append(f'{where}: "answer" must be true or false')
-        elif not isinstance(passage, str):
-            problems.append(f'{where}: "passage" must be a string')
-        else:
-            questions.append(AnnotatedQuestion(number, " ".join(question.split()), answer, passage))
-    return questions, problems
-
-
-def load_annotations(path: str | Path) -> tuple[list[AnnotatedQuestion], list[str]]:
-    """Read a questions JSONL file (InvalidInputError if it cannot be read at all)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise InvalidInputError(f"{path}: no such file") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInputError(f"{path}: cannot read: {error}") from error
-    return parse_annotation_lines(text.splitlines(), str(path))
-
-
-def build_annotation_conversations(
-    path: str | Path,
-    *,
-    strength: int = 2,
-    seed: int = 0,
-    limit: int | None = None,
-    postfix: bool = False,
-    max_values: int = DEFAULT_MAX_VALUES,
-    senses: int = DEFAULT_SENSES,
-    domain: str = "annotation",
-    system_prompt: str | None = None,
-    effort: int = DEFAULT_EFFORT,
-) -> tuple[list[Conversation], list[str]]:
-    """Variant conversations for every good line of a questions file, and the problems found.
-
-    Raises InvalidInputError when the file is unreadable or holds no usable question.
-    """
-    questions, problems = load_annotations(path)
-    if not questions:
-        detail = f" ({problems[0]})" if problems else ""
-        raise InvalidInputError(f"{path}: no usable questions{detail}")
-    lists = load_synonym_lists(domain)
-    prompt = system_prompt or (JSON_BOOLEAN_PROMPT if postfix else DEFAULT_PROMPT)
-    conversations: list[Conversation] = []
-    for item in questions:
-        ipm = ipm_for_text(item.question, item.id, domain, max_values=max_values, senses=senses, lists=lists)
-        expected = Answer.YES if item.answer else Answer.NO
-        for conversation in variants_for_ipm(
-            ipm, strength=strength, seed=seed, limit=limit, postfix=postfix, system_prompt=prompt,
-            test_kind=TestKind.ANNOTATION, expected=expected, effort=effort,
-        ):
-            meta = dict(conversation.meta or {})
-            meta.update(question=item.question, annotation=item.answer, passage=item.passage, line=item.line)
-            conversations.append(_with_meta(conversation, meta))
-    return conversations, problems
-
-
-def _with_meta(conversation: Conversation, meta: dict[str, object]) -> Conversation:
-    return Conversation(
-        conversation.id, conversation.relation_id, conversation.kind, conversation.label,
-        conversation.turns, conversation.test_kind, conversation.expected,
-        conversation.system_prompt, meta,
-    )
 
 
 def find_annotation_verdicts(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind
 
 # The answers an oracle compares; INVALID and REFUSAL never take part in a test.
 VALID_ANSWERS: tuple[Answer, ...] = (Answer.YES, Answer.NO)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.oracles.conversation_index import (
     RelationConversations,
     get_answer,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from itertools import combinations
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Verdict
 from kontest_tui.oracles.conversation_index import (
     RelationConversations,
     coerce_answer,

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import networkx as nx
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.oracles.conversation_index import (
     RelationConversations,
     get_answer,

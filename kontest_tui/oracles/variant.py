@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.oracles.conversation_index import get_valid_answer
 
 VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.probes.logic import PREMISE
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
@@ -26,7 +26,7 @@ from kontest_tui.probes.matching import (
     parse_choice,
     parse_logic_answer,
 )
-from kontest_tui.run.answers import clean_text, is_refusal
+from kontest_tui.domain.answers import clean_text, is_refusal
 
 Similarity = Callable[[str, Sequence[str]], float]
 PROBE_KINDS = (TestKind.FACTCHECK, TestKind.LOGIC)

@@ -16,7 +16,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kontest_tui.generate.records import Answer, Conversation, Query, Relation, TestKind
+from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.relations import known_relation_types, relation_type
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.probes.templates import QUESTION_TYPES, ProbeTemplates, fill

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from kontest_tui.generate.records import Answer, Conversation, Query, Relation, TestKind
+from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.relations import known_relation_types, relation_type
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph

@@ -17,8 +17,8 @@ from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from kontest_tui.generate.records import Answer
-from kontest_tui.run.answers import clean_text, is_refusal, parse_answer
+from kontest_tui.domain.answers import clean_text, is_refusal, parse_answer
+from kontest_tui.domain.records import Answer
 
 WH_THRESHOLD = 88.0
 _LEADING_NOISE = re.compile(r"^[\s\"'`*_#>\[\](){}.,:;!-]+")

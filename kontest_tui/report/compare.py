@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Protocol
 
+from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.records import Answer, Relation, Verdict
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.store.database import Store
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from kontest_tui.generate.records import Conversation
+from kontest_tui.domain.records import Conversation
 from kontest_tui.probes.factcheck import correct_option, expected_answer
 from kontest_tui.store.database import Store
 

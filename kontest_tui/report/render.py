@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.records import Verdict
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path

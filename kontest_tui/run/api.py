@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.kinds import KindOptions
-from kontest_tui.generate.records import (
+from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
     Conversation,
@@ -22,8 +20,10 @@ from kontest_tui.generate.records import (
     Response,
     TestKind,
 )
+from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents

@@ -28,11 +28,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
+from kontest_tui.domain.answers import cut_answer
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response
 from kontest_tui.errors import KontestError, ModelError
-from kontest_tui.generate.kinds import parse_reply
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Response
+from kontest_tui.kinds.registry import parse_reply
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatResult, Message
-from kontest_tui.run.answers import cut_answer
 
 # The error text of a turn not asked because an earlier turn of its conversation failed.
 NOT_ASKED = "not asked:"

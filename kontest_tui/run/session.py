@@ -16,15 +16,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
 from kontest_tui.generate.conversations import Suite, build_suite
-from kontest_tui.generate.kinds import KindOptions, build_kind_conversations
-from kontest_tui.generate.records import AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
+from kontest_tui.kinds.evaluate import evaluate_all
+from kontest_tui.kinds.registry import KindOptions, build_kind_conversations
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.oracles.evaluate import Evaluation, evaluate_all
+from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
@@ -112,7 +113,7 @@ def create_session(
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
     When the conversations are generated here, `kinds` are the test kinds built from the KG
-    (generate.kinds; their conversations follow the KONTEST ones); given `conversations` are
+    (kinds.registry; their conversations follow the KONTEST ones); given `conversations` are
     stored as they are, whatever their kinds. `extra_conversations` are added as given
     (annotated questions, with the `problems` found reading their file). `limit` keeps the
     first N relations and applies before the kinds are built. When `options` has no system
@@ -189,10 +190,6 @@ def session_graph(store: Store, session_id: str) -> KnowledgeGraph:
 def empty_graph(name: str) -> KnowledgeGraph:
     """The KG of a session that asks only annotated questions (kontest run --questions)."""
     return KnowledgeGraph(name, "annotation", {}, [], source="questions file")
-
-
-def session_options(store: Store, session_id: str) -> ChatOptions:
-    return options_from_dict(store.get_session(session_id)["options_json"])
 
 
 def open_session_model(

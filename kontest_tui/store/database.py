@@ -24,8 +24,7 @@ from urllib.parse import quote
 import sqlite_utils
 
 from kontest_tui import paths
-from kontest_tui.errors import StoreError
-from kontest_tui.generate.records import (
+from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
     Conversation,
@@ -33,6 +32,7 @@ from kontest_tui.generate.records import (
     Response,
     Verdict,
 )
+from kontest_tui.errors import StoreError
 
 from . import leases
 from .leases import Lease

@@ -7,10 +7,10 @@ without a connection.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from kontest_tui.generate.records import (
+from kontest_tui.domain.records import (
     Answer,
     Conversation,
     Query,
@@ -157,7 +157,3 @@ def _template_to_dict(template: Template) -> dict[str, Any]:
 
 def template_set_from_dict(data: dict[str, Any], source: str) -> TemplateSet:
     return parse_template_set(data, source)
-
-
-def template_ids_to_text(ids: Sequence[str]) -> str:
-    return dump_json(list(ids))

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.report import compare
 from kontest_tui.report.compare import (
@@ -64,7 +64,7 @@ def load_graph(source: str | Path) -> KnowledgeGraph:
 
 
 def describe_graph(kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False) -> Any:
-    return find_engine("kg.info", "describe_graph")(kg, depth=depth, per_path=per_path)
+    return find_engine("generate.summary", "describe_graph")(kg, depth=depth, per_path=per_path)
 
 
 def search_entities(text: str, online: bool = False, limit: int = 10) -> list[Any]:
@@ -85,7 +85,7 @@ def build_wikidata_graph(
 
 
 def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, ...]]:
-    return list(find_engine("generate.relations", "find_paths")(kg, depth=depth))
+    return list(find_engine("kg.paths", "find_paths")(kg, depth=depth))
 
 
 def extract_relations(
@@ -119,7 +119,7 @@ def build_conversations(
 
 @dataclass(frozen=True)
 class KindChoice:
-    """One test kind the wizard offers (generate.kinds.KINDS, those built from a KG)."""
+    """One test kind the wizard offers (kinds.registry.KINDS, those built from a KG)."""
 
     value: str  # TestKind value: kontest | variant | factcheck | logic
     title: str
@@ -130,7 +130,7 @@ class KindChoice:
 def list_test_kinds() -> list[KindChoice]:
     """The test kinds a session can ask from a KG, in registry order (annotated questions,
     read from a file, are left to `kontest run --questions`)."""
-    from kontest_tui.generate.kinds import KINDS
+    from kontest_tui.kinds.registry import KINDS
 
     return [
         KindChoice(kind.value, info.title, info.description, tuple(info.oracles))
@@ -148,7 +148,7 @@ def make_kind_options(
     rules: Sequence[str] | None = None,
 ) -> Any:
     """The engine's KindOptions for what the wizard lets you choose (None: all / no limit)."""
-    return find_engine("generate.kinds", "KindOptions")(
+    return find_engine("kinds.registry", "KindOptions")(
         seed=seed,
         strength=strength,
         variant_limit=variant_limit,
@@ -187,7 +187,7 @@ def load_annotated_questions(path: str | Path, options: Any = None) -> Annotated
     """Variant conversations of a questions JSONL file (oracles.annotation), built with the
     variant options (strength, variant limit, postfix) as `kontest run --questions` does.
     InvalidInputError when the file is unreadable or holds no usable question."""
-    build = find_engine("generate.kinds", "build_annotated_questions")
+    build = find_engine("kinds.registry", "build_annotated_questions")
     options = options if options is not None else make_kind_options()
     conversations, problems = build(path, options)
     return AnnotatedQuestions(str(path), list(conversations), list(problems))
@@ -202,8 +202,8 @@ def build_kind_conversations(
     options: Any = None,
 ) -> list[Conversation]:
     """The conversations of one test kind for these relations and templates
-    (generate.kinds.build_kind_conversations over the KONTEST suite)."""
-    from kontest_tui.generate.records import TestKind
+    (kinds.registry.build_kind_conversations over the KONTEST suite)."""
+    from kontest_tui.domain.records import TestKind
 
     kontest = build_conversations(kg, relations, template_set, template_ids)
     if kind == TestKind.KONTEST.value:
@@ -211,7 +211,7 @@ def build_kind_conversations(
     suite_class = find_engine("generate.conversations", "Suite")
     chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
     suite = suite_class(list(relations), kontest, template_set, chosen_ids)
-    build = find_engine("generate.kinds", "build_kind_conversations")
+    build = find_engine("kinds.registry", "build_kind_conversations")
     return list(build(suite, kg, [TestKind(kind)], options))
 
 
@@ -260,13 +260,13 @@ _CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 def clean_text(text: str) -> str:
     """Model output made safe for display: the engine's clean_text, else escapes removed."""
     try:
-        return find_engine("run.answers", "clean_text")(text)
+        return find_engine("domain.answers", "clean_text")(text)
     except FeatureUnavailable:
         return _CONTROLS.sub("", _ESCAPES.sub("", text))
 
 
 def parse_answer(text: str) -> Answer:
-    return find_engine("run.answers", "parse_answer")(text)
+    return find_engine("domain.answers", "parse_answer")(text)
 
 
 def evaluate(
@@ -277,9 +277,9 @@ def evaluate(
     model: str | None = None,
     raw_answers: Mapping[AnswerKey, str] | None = None,
 ) -> Any:
-    """Every oracle over the answers so far (oracles.evaluate.evaluate_all): the KONTEST ones
+    """Every oracle over the answers so far (kinds.evaluate.evaluate_all): the KONTEST ones
     and each other test kind's judge, which reads the raw replies (WH and multiple choice)."""
-    run = find_engine("oracles.evaluate", "evaluate_all")
+    run = find_engine("kinds.evaluate", "evaluate_all")
     return run(
         list(relations),
         list(conversations),
@@ -380,8 +380,8 @@ class SessionPlan:
     template_ids: list[str]
     model_spec: str
     per_path: bool = False
-    kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (generate.kinds), registry order
-    kind_options: Any = None  # generate.kinds.KindOptions the kinds were built with
+    kinds: tuple[str, ...] = ("kontest",)  # test kinds asked (kinds.registry), registry order
+    kind_options: Any = None  # kinds.registry.KindOptions the kinds were built with
     problems: list[str] = field(default_factory=list)  # lines skipped in a questions file
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from kontest_tui.domain.records import Relation
 from kontest_tui.generate.ipm import ipm_for_query, ipm_for_text, ipms_for_relations, tokenize
-from kontest_tui.generate.records import Relation
 from kontest_tui.generate.synonyms import (
     ban_value,
     load_synonym_lists,

@@ -6,14 +6,10 @@ import json
 
 import pytest
 
+from kontest_tui.domain.records import Answer, Conversation, Query, TestKind
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.records import Answer, Conversation, Query, TestKind
-from kontest_tui.oracles.annotation import (
-    build_annotation_conversations,
-    evaluate_annotations,
-    find_annotation_verdicts,
-    parse_annotation_lines,
-)
+from kontest_tui.generate.annotated import build_annotation_conversations, parse_annotation_lines
+from kontest_tui.oracles.annotation import evaluate_annotations, find_annotation_verdicts
 from kontest_tui.oracles.variant import (
     find_flip_causes,
     find_variant_verdicts,

@@ -6,8 +6,8 @@ import itertools
 
 import pytest
 
+from kontest_tui.domain.records import Answer, Relation, TestKind
 from kontest_tui.generate.ipm import ipm_for_query
-from kontest_tui.generate.records import Answer, Relation, TestKind
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.generate.variants import (
     add_postfix,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from kontest_tui.generate.records import Answer
-from kontest_tui.run.answers import clean_text, parse_answer
+from kontest_tui.domain.answers import clean_text, parse_answer
+from kontest_tui.domain.records import Answer
 
 YES, NO, INVALID = Answer.YES, Answer.NO, Answer.INVALID
 

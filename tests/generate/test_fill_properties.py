@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kontest_tui.generate.records import Answer
+from kontest_tui.domain.answers import clean_text, parse_answer
+from kontest_tui.domain.records import Answer
 from kontest_tui.generate.templates import clean_label, fill_template
-from kontest_tui.run.answers import clean_text, parse_answer
 
 labels = st.text(alphabet=st.characters(codec="utf-8"), max_size=40) | st.sampled_from(
     ["{child}", "{parent}", "{{", "}}", "{", "}", "\\", "%s", "{0}", "a\nb", '"q"']

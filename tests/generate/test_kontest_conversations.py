@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from kontest_tui.domain.records import TestKind
 from kontest_tui.generate.conversations import build_conversations, build_queries, build_suite
-from kontest_tui.generate.records import TestKind
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.relations import extract_relations, find_paths, relation_type
+from kontest_tui.generate.relations import extract_relations, relation_type
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
+from kontest_tui.kg.paths import find_paths
 
 
 def test_kinawley_path_gives_three_relations(kinawley_kg: KnowledgeGraph) -> None:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import InvalidInputError, ModelError, ModelSpecError
 from kontest_tui.generate.conversations import build_conversations
-from kontest_tui.generate.records import Conversation, Query
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from kontest_tui.generate.summary import describe_graph, format_summary
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
-from kontest_tui.kg.info import describe_graph, format_summary
 
 
 def chain_graph() -> KnowledgeGraph:

@@ -11,8 +11,8 @@ from pathlib import Path
 import pycountry
 import pytest
 
+from kontest_tui.generate.summary import describe_graph
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.info import describe_graph
 from kontest_tui.kg.io import load_graph
 
 ROOT = Path(__file__).resolve().parents[2]

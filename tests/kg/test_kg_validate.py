@@ -6,7 +6,7 @@ import pytest
 
 from kontest_tui.errors import GraphError
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
-from kontest_tui.kg.info import measure_depth
+from kontest_tui.kg.paths import measure_depth
 from kontest_tui.kg.validate import check_graph, find_cycle
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import pytest
 
+from kontest_tui.domain.records import Answer
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.records import Answer
 from kontest_tui.mitigate.ensemble import (
     ModelAnswers,
     compute_weights,
@@ -136,7 +136,7 @@ def test_models_given_as_sessions() -> None:
     Model B: Q1 yes, Q2 no, A yes/no, B no/yes -> atomic error, both intra errors,
     inter Q2(no)=A2(no) ok, Q1(yes)=B2(yes) ok -> x = 3, score 2. Weights 5/7, 2/7.
     t1: A yes, B yes -> yes; t2: A yes (5/7 > 1/2) -> yes, so the ensemble gap is 0."""
-    from kontest_tui.generate.records import Conversation, Query, Relation
+    from kontest_tui.domain.records import Conversation, Query, Relation
 
     relation = Relation("a>b", "a", "b", "contains", ("a", "b"))
     q1, q2 = Query("a>b", "t1", "a has b?"), Query("a>b", "t2", "b in a?")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from kontest_tui.domain.answers import parse_answer
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.models.base import ChatRequest, Message
 from kontest_tui.models.local import local_extra_available, model_file
 from kontest_tui.models.specs import open_model
-from kontest_tui.run.answers import parse_answer
 
 needs_extra = pytest.mark.skipif(
     not local_extra_available(),

@@ -7,7 +7,7 @@ import dataclasses
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.models.base import ChatRequest, Message
 from kontest_tui.models.sim import SimulatedModel, decide_answer, load_profile
-from kontest_tui.models.sim_entities import EntityFinder
+from kontest_tui.models.sim.entities import EntityFinder
 
 
 def toy_kg() -> KnowledgeGraph:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kontest_tui.domain.answers import parse_answer
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
@@ -11,7 +12,6 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.models.base import ChatRequest, Message
 from kontest_tui.models.sim import SimulatedModel, parse_question
 from kontest_tui.oracles.evaluate import evaluate
-from kontest_tui.run.answers import parse_answer
 
 
 async def run_sim(sample: str, profile: str) -> dict:

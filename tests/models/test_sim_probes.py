@@ -8,9 +8,10 @@ from collections.abc import Sequence
 import pytest
 from model_test_servers import start_sim_server
 
+from kontest_tui.domain.answers import parse_answer
+from kontest_tui.domain.records import Answer, Conversation, TestKind
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.generate.conversations import build_suite
-from kontest_tui.generate.records import Answer, Conversation, TestKind
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
@@ -23,14 +24,14 @@ from kontest_tui.models.sim import (
     parse_question,
     profile_from_dict,
 )
-from kontest_tui.models.sim_entities import EntityFinder
-from kontest_tui.models.sim_probes import parse_probe
+from kontest_tui.models.sim.entities import EntityFinder
+from kontest_tui.models.sim.probes import parse_probe
 from kontest_tui.probes.evaluate import evaluate_probes
 from kontest_tui.probes.factcheck import build_factcheck_conversations
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.matching import match_wh, parse_choice, parse_logic_answer
+from kontest_tui.domain.answers import parse_answer
 from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
-from kontest_tui.run.answers import parse_answer
 
 COUNTRIES = ("Ardonia", "Belmar", "Corvana", "Dastria")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, Query, Relation
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Query, Relation
 
 Y, N, X = Answer.YES, Answer.NO, Answer.INVALID
 

@@ -6,7 +6,7 @@ import random
 
 from oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
 
-from kontest_tui.generate.records import Conversation, Query, TestKind
+from kontest_tui.domain.records import Conversation, Query, TestKind
 from kontest_tui.oracles.coverage import compute_gap
 from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
 
-from kontest_tui.generate.records import Relation
+from kontest_tui.domain.records import Relation
 from kontest_tui.oracles.ontological import error_path, find_ontological_verdicts, relation_scope
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kontest_tui.generate.records import Relation
+from kontest_tui.domain.records import Relation
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 
 PATHS = [

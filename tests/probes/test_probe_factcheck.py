@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from kontest_tui.generate.records import Answer, Relation, TestKind
+from kontest_tui.domain.records import Answer, Relation, TestKind
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.probes.factcheck import Lineage, build_factcheck_conversations
 from kontest_tui.probes.templates import load_probe_templates

@@ -10,11 +10,11 @@ from dataclasses import replace
 
 import pytest
 
+from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import build_suite
-from kontest_tui.generate.kinds import KINDS, build_kind_conversations, parse_kinds
-from kontest_tui.generate.records import TestKind
 from kontest_tui.kg.io import load_graph
+from kontest_tui.kinds.registry import KINDS, build_kind_conversations, parse_kinds
 
 
 def kontest(*args: str) -> subprocess.CompletedProcess[str]:

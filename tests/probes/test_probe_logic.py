@@ -7,8 +7,8 @@ from collections import Counter
 
 import pytest
 
+from kontest_tui.domain.records import Answer, TestKind
 from kontest_tui.errors import TemplateError
-from kontest_tui.generate.records import Answer, TestKind
 from kontest_tui.probes.evaluate import classify_logic_error, evaluate_probes, stated_reason
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.templates import load_probe_templates

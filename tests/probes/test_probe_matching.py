@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kontest_tui.generate.records import Answer, Conversation, Query, TestKind
+from kontest_tui.domain.records import Answer, Conversation, Query, TestKind
 from kontest_tui.probes.evaluate import evaluate_probes
 from kontest_tui.probes.matching import match_wh, parse_choice, parse_logic_answer
 

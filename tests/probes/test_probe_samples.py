@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kontest_tui.generate.records import Answer
+from kontest_tui.domain.records import Answer
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.kg.io import load_graph
 from kontest_tui.probes.factcheck import Lineage, build_factcheck_conversations

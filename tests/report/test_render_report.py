@@ -18,8 +18,8 @@ import json
 
 import pytest
 
+from kontest_tui.domain.records import Answer, Conversation, Query, Relation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.records import Answer, Conversation, Query, Relation
 from kontest_tui.mitigate.ensemble import ModelAnswers, cross_validate
 from kontest_tui.oracles.evaluate import evaluate
 from kontest_tui.report.render import render_ensemble, render_report, render_verdicts

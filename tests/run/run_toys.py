@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from kontest_tui.domain.records import Conversation, Query, Relation
 from kontest_tui.errors import ModelError
-from kontest_tui.generate.records import Conversation, Query, Relation
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 
 DATA = Path(__file__).resolve().parent.parent / "data"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.cli import run_cli
+from kontest_tui.domain.records import Answer
 from kontest_tui.errors import InvalidInputError, StoreError
-from kontest_tui.generate.records import Answer
 from kontest_tui.kg.io import load_graph
 from kontest_tui.report.compare import compare_sessions, find_comparable_sessions
 from kontest_tui.report.export import EXPORT_COLUMNS, export_session

@@ -8,8 +8,8 @@ import time
 import pytest
 from run_toys import ToyModel, make_conversations, make_relations, store_session
 
+from kontest_tui.domain.records import Answer
 from kontest_tui.errors import ModelError
-from kontest_tui.generate.records import Answer
 from kontest_tui.models.base import ChatOptions, ChatResult, Message
 from kontest_tui.run.executor import (
     Executor,
@@ -273,7 +273,7 @@ async def test_invalid_answers_are_kept_raw() -> None:
     executor = Executor(model)
     result = await executor.run(make_conversations(make_relations(1))[:1])
     response = executor.responses["P0>C0/t1", 0]
-    # kept raw up to the bound (run.answers.MAX_ANSWER_CHARS), the cut recorded
+    # kept raw up to the bound (domain.answers.MAX_ANSWER_CHARS), the cut recorded
     assert response.raw == hostile[:65_536] and response.answer is Answer.INVALID
     assert response.cut == len(hostile) - 65_536
     assert result.progress.invalid == 1

@@ -215,10 +215,10 @@ def test_annotation_kind_needs_a_file(capsys: pytest.CaptureFixture[str], tmp_pa
 
 def test_given_conversations_are_stored_as_given(tmp_path: Path) -> None:
     """The explorer builds every kind before the run: create_session must not build them again."""
+    from kontest_tui.domain.records import TestKind
     from kontest_tui.generate.conversations import build_suite
-    from kontest_tui.generate.kinds import build_kind_conversations
-    from kontest_tui.generate.records import TestKind
     from kontest_tui.kg.io import load_graph
+    from kontest_tui.kinds.registry import build_kind_conversations
     from kontest_tui.run.session import create_session
 
     kg = load_graph(KINAWLEY_KG)

@@ -7,8 +7,7 @@ import sqlite3
 import pytest
 import sqlite_utils
 
-from kontest_tui.errors import StoreError
-from kontest_tui.generate.records import (
+from kontest_tui.domain.records import (
     Answer,
     Conversation,
     Query,
@@ -17,6 +16,7 @@ from kontest_tui.generate.records import (
     TestKind,
     Verdict,
 )
+from kontest_tui.errors import StoreError
 from kontest_tui.store import SCHEMA_VERSION, Store, redact_spec
 from kontest_tui.store.schema import apply_migrations
 

@@ -12,11 +12,11 @@ from rich.console import Console
 from textual.widgets import Checkbox, Input, SelectionList, Static, TabbedContent
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
+from kontest_tui.domain.records import TestKind
+from kontest_tui.generate.annotated import build_annotation_conversations
 from kontest_tui.generate.conversations import build_suite
-from kontest_tui.generate.kinds import KindOptions, build_kind_conversations
-from kontest_tui.generate.records import TestKind
 from kontest_tui.kg.io import load_graph
-from kontest_tui.oracles.annotation import build_annotation_conversations
+from kontest_tui.kinds.registry import KindOptions, build_kind_conversations
 from kontest_tui.report.render import section_tables
 from kontest_tui.run.session import evaluate_session, session_kinds
 from kontest_tui.store import Store

@@ -12,7 +12,7 @@ from rich.console import Console
 from textual.widgets import DataTable, RichLog, Select, SelectionList, Static, TabbedContent
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
-from kontest_tui.generate.records import TestKind
+from kontest_tui.domain.records import TestKind
 from kontest_tui.run.session import evaluate_session, session_kinds
 from kontest_tui.store import Store
 from kontest_tui.tui import services

@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
-from kontest_tui.generate.records import Answer, Relation
+from kontest_tui.domain.records import Answer, Relation
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.screens.curation import TemplateEditorScreen

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.kg.sparql_client import SparqlClient
-from kontest_tui.kg.sparql_local import LocalSparqlEndpoint, make_store
+from tests.support.sparql_local import LocalSparqlEndpoint, make_store
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data" / "wikidata"
 

@@ -7,8 +7,8 @@ import pytest
 from kontest_tui.errors import InvalidInputError, WikidataError
 from kontest_tui.kg.domains import load_domain
 from kontest_tui.kg.io import dumps_graph, graph_to_dict, load_graph, save_graph
-from kontest_tui.kg.sparql_local import LocalSparqlEndpoint, make_store
 from kontest_tui.kg.wikidata import BuildProgress, MaxNodesError, build_graph, build_with_summary
+from tests.support.sparql_local import LocalSparqlEndpoint, make_store
 
 IRELAND_ALIASES = ("Republic of Ireland", "Éire")
 DEPTH1_NODES = [

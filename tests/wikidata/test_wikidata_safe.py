@@ -28,8 +28,8 @@ from kontest_tui.kg.sparql_client import (
     scrub_endpoint_text,
     validate_contact,
 )
-from kontest_tui.kg.sparql_local import TIMEOUT_BODY, values_items
 from kontest_tui.kg.wikidata import build_graph, build_with_summary
+from tests.support.sparql_local import TIMEOUT_BODY, values_items
 
 QUERY = (
     "PREFIX wd: <http://www.wikidata.org/entity/>\n"

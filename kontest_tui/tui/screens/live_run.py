@@ -24,8 +24,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
+from kontest_tui.domain.records import Answer, AnswerKey, Response, Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Answer, AnswerKey, Response, Verdict
 from kontest_tui.tui import services
 from kontest_tui.tui.services import RunControl, RunOutcome, SessionPlan, SessionResult
 from kontest_tui.tui.widgets.counts import ReportCounts

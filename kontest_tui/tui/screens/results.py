@@ -30,8 +30,8 @@ from textual.widgets import (
 )
 from textual.worker import get_current_worker
 
+from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.records import Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
 from kontest_tui.tui import services

@@ -2,7 +2,7 @@
 
 Each step is a tab; every engine call (loading, relations, conversations, model checks) runs
 in a worker and comes back as a message, so the screen never blocks. The test kinds step
-lists the engine's registry (generate.kinds.KINDS): KONTEST on, the others opt-in, each
+lists the engine's registry (kinds.registry.KINDS): KONTEST on, the others opt-in, each
 with the number of conversations it adds; what it builds is kept for the run.
 """
 
@@ -45,7 +45,7 @@ from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionPlan
 
 if TYPE_CHECKING:
-    from kontest_tui.generate.records import Conversation
+    from kontest_tui.domain.records import Conversation
     from kontest_tui.tui.app import KontestApp
 
 DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]

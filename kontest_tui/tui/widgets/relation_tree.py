@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from kontest_tui.generate.records import Answer, Conversation
+from kontest_tui.domain.records import Answer, Conversation
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui.services import RelationView
 

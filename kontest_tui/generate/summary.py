@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from kontest_tui.generate.relations import extract_relations, find_paths
-
-from .graph import KnowledgeGraph
+from kontest_tui.generate.relations import extract_relations
+from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.paths import find_paths, measure_depth
 
 ROOTS_SHOWN = 12
 
@@ -63,23 +63,6 @@ def describe_graph(
         relations_by_type=dict(sorted(by_type.items())),
         node_types=dict(sorted(node_types.items())),
     )
-
-
-def measure_depth(kg: KnowledgeGraph) -> int:
-    """Edges on the longest root-to-leaf path of an acyclic KG (0 for a graph without edges)."""
-    parents_left = {node_id: 0 for node_id in kg.nodes}
-    for edge in kg.edges:
-        parents_left[edge.child] += 1
-    level = dict.fromkeys(kg.nodes, 0)
-    ready = [node_id for node_id, count in parents_left.items() if count == 0]
-    while ready:
-        node_id = ready.pop()
-        for child in kg.children(node_id):
-            level[child] = max(level[child], level[node_id] + 1)
-            parents_left[child] -= 1
-            if parents_left[child] == 0:
-                ready.append(child)
-    return max(level.values(), default=0)
 
 
 def format_summary(summary: GraphSummary) -> str:

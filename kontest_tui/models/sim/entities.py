@@ -4,7 +4,7 @@ Covering-array variants replace template words with synonyms (and entity labels 
 aliases), so they no longer match a template text. Given the session's KG, the simulated
 model looks for two entity labels or aliases in the question, one an ancestor of the other,
 and treats the question as being about that relation: variants of one query then share the
-model's knowledge of the fact, as a real model's would. The probe answers (sim_probes.py) use
+model's knowledge of the fact, as a real model's would. The probe answers (sim/probes.py) use
 the same lookups to tell true facts from false ones and to name an entity.
 """
 

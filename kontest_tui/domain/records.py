@@ -95,7 +95,7 @@ class Response:
     latency_ms: float = 0.0
     tokens: int = 0
     attempts: int = 1
-    cut: int = 0  # characters dropped past run.answers.MAX_ANSWER_CHARS (0 = kept whole)
+    cut: int = 0  # characters dropped past domain.answers.MAX_ANSWER_CHARS (0 = kept whole)
 
 
 # (conversation id, turn index) -> parsed answer: what every oracle reads.

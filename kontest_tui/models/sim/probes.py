@@ -3,7 +3,7 @@
 The question types are recognised from the probe template texts (assets/probes/*.toml), the
 way sim.py recognises KONTEST questions. Every answer rests on the model's knowledge of the KG
 facts the question is about, with the same fact keys and seeded draws as a KONTEST question
-(`_unit(seed, "know", "parent>child") < knowledge`), so a model that knows a fact tends to get
+(`draw(seed, "know", "parent>child") < knowledge`), so a model that knows a fact tends to get
 every question type about it right, and one that does not errs or declines:
 
 - a statement (yes-no, logic-rule facts and premises): true facts are believed when known (or
@@ -27,15 +27,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kontest_tui.errors import KontestError
-from kontest_tui.models.sim import (
-    SimProfile,
-    _pick,
-    _template_error,
-    _unit,
-    normalise,
-)
-from kontest_tui.models.sim_entities import EntityFinder
-from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
+from kontest_tui.models.sim.entities import EntityFinder
+from kontest_tui.models.sim.profile import SimProfile, draw, normalise, pick, template_error_rate
+from kontest_tui.probes.templates import FACT_FORMS, LOGIC_RULES, load_probe_templates
 from kontest_tui.resources import asset_path
 
 _PLACEHOLDER = re.compile(r"(\{(?:parent|child|middle|parent_type|middle_type)\})")
@@ -170,7 +164,7 @@ class _Mind:
 
     def knows(self, parent: str, child: str) -> bool:
         fact = f"{normalise(parent)}>{normalise(child)}"
-        return _unit(self.seed, "know", fact) < self.profile.knowledge
+        return draw(self.seed, "know", fact) < self.profile.knowledge
 
     def believes(self, parent: str, child: str) -> tuple[bool, bool]:
         """(says `parent` contains `child`, is sure of it) for one fact."""
@@ -179,7 +173,7 @@ class _Mind:
         if entities is not None and pair is not None:
             parent, child = entities.kg.label(pair[0]), entities.kg.label(pair[1])
         fact = f"{normalise(parent)}>{normalise(child)}"
-        biased = _unit(self.seed, "bias", fact) < self.profile.yes_bias
+        biased = draw(self.seed, "bias", fact) < self.profile.yes_bias
         if (
             pair is None
             and entities is not None
@@ -187,7 +181,7 @@ class _Mind:
             and entities.ids_of(child)
         ):
             return biased, not biased  # a false fact: only the yes-bias says yes
-        known = _unit(self.seed, "know", fact) < self.profile.knowledge
+        known = draw(self.seed, "know", fact) < self.profile.knowledge
         return known or biased, known
 
 
@@ -235,8 +229,8 @@ def _choice(mind: _Mind, question: ProbeQuestion, chat: Sequence[str], confused:
                 break
     options = dict(question.options)
     if not chosen:
-        chosen = _pick(list(options), _unit(mind.seed, "guess", chat[-1]))
-    style = _pick(mind.profile.choice_styles, _unit(mind.seed, "style", *chat))
+        chosen = pick(list(options), draw(mind.seed, "guess", chat[-1]))
+    style = pick(mind.profile.choice_styles, draw(mind.seed, "style", *chat))
     return _fill(style, chosen, options[chosen])
 
 
@@ -257,7 +251,7 @@ def _wrong_label(mind: _Mind, true_parent: str, child_id: str, chat: Sequence[st
     assert entities is not None
     pool = entities.of_type(entities.kg.nodes[true_parent].type)
     right = normalise(entities.kg.label(true_parent))
-    start = int(_unit(mind.seed, "wrong", chat[-1]) * len(pool)) if pool else 0
+    start = int(draw(mind.seed, "wrong", chat[-1]) * len(pool)) if pool else 0
     for step in range(min(WRONG_LABEL_TRIES, len(pool))):
         candidate = pool[(start + step) % len(pool)]
         label = entities.kg.label(candidate)
@@ -281,11 +275,11 @@ def _wh(mind: _Mind, question: ProbeQuestion, chat: Sequence[str], confused: boo
         parent_id, child_id = found
         if not confused and mind.knows(kg.label(parent_id), kg.label(child_id)):
             label = kg.label(parent_id)
-        elif _unit(seed, "refuse", chat[-1]) >= profile.refusal_rate:
+        elif draw(seed, "refuse", chat[-1]) >= profile.refusal_rate:
             label = _wrong_label(mind, parent_id, child_id, chat)
     if label is None:
-        return _pick(profile.refuse_styles, _unit(seed, "unsure-pick", *chat))
-    return _fill(_pick(profile.wh_styles, _unit(seed, "style", *chat)), label=label)
+        return pick(profile.refuse_styles, draw(seed, "unsure-pick", *chat))
+    return _fill(pick(profile.wh_styles, draw(seed, "style", *chat)), label=label)
 
 
 def answer_probe(
@@ -303,31 +297,31 @@ def answer_probe(
     if probe is None:
         return None
     reading = probe.reading
-    if profile.hostile_rate and _unit(seed, "hostile", *chat) < profile.hostile_rate:
-        return _pick(profile.hostile_answers, _unit(seed, "hostile-pick", *chat))
+    if profile.hostile_rate and draw(seed, "hostile", *chat) < profile.hostile_rate:
+        return pick(profile.hostile_answers, draw(seed, "hostile-pick", *chat))
     may_decline = reading.source == "logic"
-    if _unit(seed, "unsure", *chat) < profile.unsure_rate:
+    if draw(seed, "unsure", *chat) < profile.unsure_rate:
         styles = profile.refuse_styles if may_decline else profile.unsure_styles
-        return _pick(styles, _unit(seed, "unsure-pick", *chat))
+        return pick(styles, draw(seed, "unsure-pick", *chat))
     mind = _Mind(profile, seed, entities)
     # A probe wording is not a KONTEST template: the same extra wording error as a variant.
-    confused = _unit(seed, "wording", chat[-1]) < profile.variant_error
+    confused = draw(seed, "wording", chat[-1]) < profile.variant_error
     if reading.form == "ask_parent":
         if probe.options:
             return _choice(mind, probe, chat, confused)
         return _wh(mind, probe, chat, confused)
     holds, sure, fact = _statement(mind, probe)
     says_yes = holds != reading.negated
-    key, rate = _template_error(profile, question, None)
-    if rate and _unit(seed, "template", key, fact) < rate:
+    key, rate = template_error_rate(profile, question, None)
+    if rate and draw(seed, "template", key, fact) < rate:
         says_yes = not says_yes
     if confused:
         says_yes = not says_yes
-    if len(chat) > 1 and _unit(seed, "flip", *chat) < profile.flip_rate:
+    if len(chat) > 1 and draw(seed, "flip", *chat) < profile.flip_rate:
         says_yes = not says_yes
-    if may_decline and not sure and _unit(seed, "refuse", chat[-1]) < profile.refusal_rate:
-        return _pick(profile.refuse_styles, _unit(seed, "unsure-pick", *chat))
+    if may_decline and not sure and draw(seed, "refuse", chat[-1]) < profile.refusal_rate:
+        return pick(profile.refuse_styles, draw(seed, "unsure-pick", *chat))
     if json_boolean:
         return "true" if says_yes else "false"
     styles = profile.yes_styles if says_yes else profile.no_styles
-    return _pick(styles, _unit(seed, "style", *chat))
+    return pick(styles, draw(seed, "style", *chat))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from kontest_tui.generate.records import Answer
+from kontest_tui.domain.records import Answer
 
 # How much of a reply is looked at (after a leading <think> block, if any).
 HEAD_CHARS = 256

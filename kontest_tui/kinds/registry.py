@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
-from kontest_tui.generate.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 
 
@@ -126,7 +126,7 @@ def _variants(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Co
 
 
 def _parse_yes_no(conversation: Conversation, raw: str) -> Answer:
-    from kontest_tui.run.answers import parse_answer
+    from kontest_tui.domain.answers import parse_answer
 
     return parse_answer(raw)
 
@@ -150,7 +150,7 @@ def count_refusals(
 ) -> int:
     """Answered yes/no turns that are not yes or no and decline to answer ("I don't know"):
     invalid answers, reported on their own as refusals."""
-    from kontest_tui.run.answers import is_refusal
+    from kontest_tui.domain.answers import is_refusal
 
     count = 0
     for conversation in conversations:
@@ -251,11 +251,6 @@ KINDS: dict[TestKind, KindInfo] = {
 }
 
 
-def register_kind(info: KindInfo) -> None:
-    """Add or replace a kind (covering-array variants register themselves this way)."""
-    KINDS[info.kind] = info
-
-
 def parse_kinds(values: Iterable[str]) -> tuple[TestKind, ...]:
     """["kontest", "factcheck,logic"] -> kinds in registry order; unknown names are an error."""
     names = [part.strip().lower() for value in values for part in value.split(",") if part.strip()]
@@ -296,7 +291,7 @@ def build_annotated_questions(
 ) -> tuple[list[Conversation], list[str]]:
     """Variant conversations of an annotated-questions JSONL file, built with the variant
     options, and its skipped lines (`FILE:LINE: reason`); InvalidInputError when none is usable."""
-    from kontest_tui.oracles.annotation import build_annotation_conversations
+    from kontest_tui.generate.annotated import build_annotation_conversations
 
     options = options or KindOptions()
     return build_annotation_conversations(

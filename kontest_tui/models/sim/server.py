@@ -27,144 +27,17 @@ from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import Message
 from kontest_tui.models.openai import parse_completion_prompt
-from kontest_tui.models.sim import (
-    DEFAULT_PROFILE,
-    AttemptCounter,
-    SimProfile,
-    decide_answer,
-    decide_fault,
-    list_profiles,
-    load_profile,
-    split_tokens,
+from kontest_tui.models.sim.entities import EntityFinder
+from kontest_tui.models.sim.http import (
+    SERVER_NAME,
+    BadRequest,
+    HttpRequest,
+    Reply,
+    encode_json,
+    read_request,
 )
-from kontest_tui.models.sim_entities import EntityFinder
-
-MAX_BODY = 16 * 1024 * 1024
-MAX_HEADER_LINES = 100
-SERVER_NAME = "kontest-sim"
-
-_REASONS = {
-    200: "OK",
-    400: "Bad Request",
-    404: "Not Found",
-    405: "Method Not Allowed",
-    411: "Length Required",
-    413: "Payload Too Large",
-    429: "Too Many Requests",
-    500: "Internal Server Error",
-}
-
-
-@dataclass(slots=True)
-class HttpRequest:
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    keep_alive: bool
-
-
-class BadRequest(Exception):
-    """A request the server cannot parse (answered with 400/411/413 and the connection closed)."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _encode(data: object) -> bytes:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8", "surrogateescape")  # hostile answers: raw invalid bytes
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "replace")
-
-
-async def read_request(reader: asyncio.StreamReader) -> HttpRequest | None:
-    """One HTTP/1.1 request, or None at a clean end of the connection."""
-    line = await reader.readline()
-    if not line:
-        return None
-    parts = line.decode("latin-1").split()
-    if len(parts) != 3:
-        raise BadRequest(400, "malformed request line")
-    method, target, version = parts
-    headers: dict[str, str] = {}
-    for _ in range(MAX_HEADER_LINES):
-        raw = await reader.readline()
-        if raw in (b"\r\n", b"\n", b""):
-            break
-        name, _, value = raw.decode("latin-1").partition(":")
-        headers[name.strip().lower()] = value.strip()
-    else:
-        raise BadRequest(400, "too many headers")
-    body = b""
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        raise BadRequest(411, "chunked request bodies are not supported; send Content-Length")
-    if "content-length" in headers:
-        try:
-            length = int(headers["content-length"])
-        except ValueError:
-            raise BadRequest(400, "bad Content-Length") from None
-        if length < 0 or length > MAX_BODY:
-            raise BadRequest(413, "request body too large")
-        body = await reader.readexactly(length)
-    connection = headers.get("connection", "").lower()
-    keep_alive = connection != "close" if version == "HTTP/1.1" else connection == "keep-alive"
-    return HttpRequest(method, target.split("?", 1)[0], headers, body, keep_alive)
-
-
-class Reply:
-    """Writes one response: a whole body, or a chunked stream that can be cut mid-way."""
-
-    def __init__(self, writer: asyncio.StreamWriter, keep_alive: bool) -> None:
-        self.writer = writer
-        self.keep_alive = keep_alive
-        self.started = False  # headers sent
-
-    def _head(self, status: int, content_type: str, extra: dict[str, str]) -> bytes:
-        lines = [f"HTTP/1.1 {status} {_REASONS.get(status, 'Status')}", f"Server: {SERVER_NAME}"]
-        lines.append(f"Content-Type: {content_type}")
-        lines += [f"{name}: {value}" for name, value in extra.items()]
-        if not self.keep_alive:
-            lines.append("Connection: close")
-        return ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
-
-    async def send(
-        self,
-        status: int,
-        body: bytes,
-        content_type: str = "application/json",
-        headers: dict[str, str] | None = None,
-        cut: bool = False,
-    ) -> None:
-        """A complete response; with `cut`, only half the body is sent before the connection drops."""
-        extra = {"Content-Length": str(len(body)), **(headers or {})}
-        self.started = True
-        if cut:
-            self.writer.write(self._head(status, content_type, extra) + body[: len(body) // 2])
-            await self.writer.drain()
-            self.writer.transport.abort()
-            self.keep_alive = False
-            return
-        self.writer.write(self._head(status, content_type, extra) + body)
-        await self.writer.drain()
-
-    async def start_stream(self, content_type: str) -> None:
-        self.started = True
-        self.writer.write(self._head(200, content_type, {"Transfer-Encoding": "chunked"}))
-
-    async def chunk(self, data: bytes) -> None:
-        self.writer.write(b"%x\r\n%s\r\n" % (len(data), data))
-        await self.writer.drain()
-
-    async def end_stream(self) -> None:
-        self.writer.write(b"0\r\n\r\n")
-        await self.writer.drain()
-
-    def abort(self) -> None:
-        self.keep_alive = False
-        self.writer.transport.abort()
+from kontest_tui.models.sim.model import AttemptCounter, decide_answer, decide_fault, split_tokens
+from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
 
 
 @dataclass(slots=True)
@@ -241,7 +114,7 @@ class SimServer:
                     request = await read_request(reader)
                 except BadRequest as error:
                     reply = Reply(writer, keep_alive=False)
-                    await reply.send(error.status, _encode({"error": str(error)}))
+                    await reply.send(error.status, encode_json({"error": str(error)}))
                     break
                 if request is None:
                     break
@@ -256,7 +129,7 @@ class SimServer:
                         raise ConnectionError("handler failed mid-response") from error
                     message = f"internal error: {type(error).__name__}: {error}"
                     reply.keep_alive = False
-                    await reply.send(500, _encode({"error": message}))
+                    await reply.send(500, encode_json({"error": message}))
                 if not reply.keep_alive:
                     break
         except (
@@ -288,7 +161,7 @@ class SimServer:
         if handler is None and request.method == "GET" and request.path.startswith("/v1/models/"):
             handler = self._openai_model
         if handler is None:
-            await reply.send(404, _encode({"error": f"no route {request.method} {request.path}"}))
+            await reply.send(404, encode_json({"error": f"no route {request.method} {request.path}"}))
             return
         await handler(request, reply)
 
@@ -334,7 +207,7 @@ class SimServer:
                 if openai
                 else {"error": message}
             )
-            await reply.send(429, _encode(body), headers={"Retry-After": f"{after:g}"})
+            await reply.send(429, encode_json(body), headers={"Retry-After": f"{after:g}"})
             return True
         if turn.fault == "server_error":
             message = "internal error (simulated)"
@@ -343,7 +216,7 @@ class SimServer:
                 if openai
                 else {"error": message}
             )
-            await reply.send(500, _encode(body))
+            await reply.send(500, encode_json(body))
             return True
         return False
 
@@ -375,7 +248,7 @@ class SimServer:
             if openai
             else {"error": message}
         )
-        await reply.send(400, _encode(body))
+        await reply.send(400, encode_json(body))
 
     # ------------------------------------------------------------------ Ollama
 
@@ -414,7 +287,7 @@ class SimServer:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
             body = final()
             body["message"] = {"role": "assistant", "content": "".join(turn.pieces)}
-            await reply.send(200, _encode(body), cut=cut is not None)
+            await reply.send(200, encode_json(body), cut=cut is not None)
             return
         await reply.start_stream("application/x-ndjson")
         for index, piece in enumerate(turn.pieces):
@@ -429,11 +302,11 @@ class SimServer:
                 "message": {"role": "assistant", "content": piece},
                 "done": False,
             }
-            await reply.chunk(_encode(line) + b"\n")
+            await reply.chunk(encode_json(line) + b"\n")
         if cut is not None:  # a one-piece answer: cut before done
             reply.abort()
             return
-        await reply.chunk(_encode(final()) + b"\n")
+        await reply.chunk(encode_json(final()) + b"\n")
         await reply.end_stream()
 
     async def _ollama_tags(self, request: HttpRequest, reply: Reply) -> None:
@@ -448,7 +321,7 @@ class SimServer:
             }
             for name in sorted(self._profiles)
         ]
-        await reply.send(200, _encode({"models": models}))
+        await reply.send(200, encode_json({"models": models}))
 
     async def _ollama_show(self, request: HttpRequest, reply: Reply) -> None:
         data = self._parse_body(request) or {}
@@ -459,10 +332,10 @@ class SimServer:
             "details": {"family": "kontest-sim"},
             "model_info": {"profile": profile.name},
         }
-        await reply.send(200, _encode(body))
+        await reply.send(200, encode_json(body))
 
     async def _ollama_version(self, request: HttpRequest, reply: Reply) -> None:
-        await reply.send(200, _encode({"version": "0.0.0-kontest-sim"}))
+        await reply.send(200, encode_json({"version": "0.0.0-kontest-sim"}))
 
     async def _root(self, request: HttpRequest, reply: Reply) -> None:
         await reply.send(200, b"kontest sim server is running", content_type="text/plain")
@@ -474,12 +347,12 @@ class SimServer:
             {"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME}
             for name in sorted(self._profiles)
         ]
-        await reply.send(200, _encode({"object": "list", "data": data}))
+        await reply.send(200, encode_json({"object": "list", "data": data}))
 
     async def _openai_model(self, request: HttpRequest, reply: Reply) -> None:
         name = request.path.removeprefix("/v1/models/")
         await reply.send(
-            200, _encode({"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME})
+            200, encode_json({"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME})
         )
 
     async def _openai_chat(self, request: HttpRequest, reply: Reply) -> None:
@@ -535,7 +408,7 @@ class SimServer:
                 "choices": [choice],
                 "usage": usage,
             }
-            await reply.send(200, _encode(body), cut=cut is not None)
+            await reply.send(200, encode_json(body), cut=cut is not None)
             return
         kind = "text_completion" if completions else "chat.completion.chunk"
 
@@ -552,13 +425,13 @@ class SimServer:
                 "model": model,
                 "choices": [choice],
             }
-            return b"data: " + _encode(body) + b"\n\n"
+            return b"data: " + encode_json(body) + b"\n\n"
 
         await reply.start_stream("text/event-stream")
         if not completions:
             await reply.chunk(
                 b"data: "
-                + _encode(
+                + encode_json(
                     {
                         "id": ident,
                         "object": kind,

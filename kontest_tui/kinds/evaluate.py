@@ -1,0 +1,43 @@
+"""Every oracle over a session of any test kinds: the KONTEST oracles (oracles.evaluate) for
+the paraphrase pairs, each other kind's own judge (kinds.registry) for the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
+from kontest_tui.kinds.registry import count_refusals, judge_kinds
+from kontest_tui.oracles.evaluate import Evaluation, evaluate
+
+
+def evaluate_all(
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    raw_answers: Mapping[AnswerKey, str],
+    *,
+    session: str | None = None,
+    model: str | None = None,
+    problems: Sequence[str] = (),
+) -> Evaluation:
+    """`evaluate` over a session of any test kinds (kinds.registry).
+
+    KONTEST conversations go through the KONTEST oracles; every other kind is judged by its
+    own judge (which may need the raw replies: multiple-choice and WH answers are text), its
+    verdicts added to the evaluation's and its report section to `sections`. The counts of
+    queries and executions are the KONTEST ones; each section has its own.
+    """
+    kontest = [c for c in conversations if c.test_kind is TestKind.KONTEST]
+    if len(kontest) == len(conversations):
+        evaluation = evaluate(relations, conversations, answers, session=session, model=model)
+        evaluation.refusals = count_refusals(kontest, raw_answers, answers)
+        return evaluation
+    judged = judge_kinds(conversations, raw_answers, answers, problems)
+    evaluation = evaluate(
+        relations, kontest, answers, session=session, model=model, extra_verdicts=judged.verdicts
+    )
+    evaluation.refusals = count_refusals(kontest, raw_answers, answers)
+    kinds = {c.test_kind for c in conversations}
+    evaluation.sections = {"kinds": [kind.value for kind in TestKind if kind in kinds]}
+    evaluation.sections.update(judged.sections)
+    return evaluation
