@@ -24,7 +24,7 @@ def compare_command(
     latest session's KG). Sessions on different KGs or scopes are refused."""
     from kontest_tui.cli.run import _open_store, _write
     from kontest_tui.report.compare import build_comparison, render_comparison
-    from kontest_tui.run.compare import comparison_entries
+    from kontest_tui.report.stored_compare import comparison_entries
 
     with _open_store(ctx, db, create=False) as store:
         data = build_comparison(comparison_entries(store, sessions, kg))

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
-from kontest_tui.oracles.conversation_index import get_answer, get_valid_answer
+from kontest_tui.oracles.conversation_index import get_answer
 from kontest_tui.oracles.variant import describe_changes, find_variant_verdicts
 
 

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from kontest_tui.domain.answers import clean_text, is_refusal
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.probes.logic import PREMISE
 from kontest_tui.probes.matching import (
@@ -26,7 +27,6 @@ from kontest_tui.probes.matching import (
     parse_choice,
     parse_logic_answer,
 )
-from kontest_tui.domain.answers import clean_text, is_refusal
 
 Similarity = Callable[[str, Sequence[str]], float]
 PROBE_KINDS = (TestKind.FACTCHECK, TestKind.LOGIC)

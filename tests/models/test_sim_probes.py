@@ -30,7 +30,6 @@ from kontest_tui.probes.evaluate import evaluate_probes
 from kontest_tui.probes.factcheck import build_factcheck_conversations
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.matching import match_wh, parse_choice, parse_logic_answer
-from kontest_tui.domain.answers import parse_answer
 from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
 
 COUNTRIES = ("Ardonia", "Belmar", "Corvana", "Dastria")

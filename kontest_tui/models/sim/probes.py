@@ -29,7 +29,7 @@ from functools import lru_cache
 from kontest_tui.errors import KontestError
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.profile import SimProfile, draw, normalise, pick, template_error_rate
-from kontest_tui.probes.templates import FACT_FORMS, LOGIC_RULES, load_probe_templates
+from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
 from kontest_tui.resources import asset_path
 
 _PLACEHOLDER = re.compile(r"(\{(?:parent|child|middle|parent_type|middle_type)\})")

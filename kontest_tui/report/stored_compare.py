@@ -13,8 +13,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from kontest_tui.errors import InvalidInputError
 from kontest_tui.domain.records import TestKind
+from kontest_tui.errors import InvalidInputError
 from kontest_tui.report.compare import CompareEntry, check_comparable
 from kontest_tui.run.session import evaluate_session
 from kontest_tui.store.database import Store
