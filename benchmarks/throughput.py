@@ -1,7 +1,10 @@
 """Throughput of the executor: the same 2,000 calls against `kontest sim serve` (slow profile,
-about 50 ms per answer) at concurrency 1 and 8, each response committed to a session DB.
+about 50 ms per answer) at concurrency 1, 8 and 64, each response committed to a session DB; then a
+real places session (atomic and sequential conversations, cache on, a fresh DB each time) at
+concurrency 1 and 8, with the model calls made against the distinct requests of the session
+(every call asked once: a sequential conversation's first turn reuses its atomic answer).
 
-Prints the speedup of concurrency 8 over 1 (target >= 6x) and the tool's overhead per call
+Prints the speedup of concurrency 8 and 64 over 1 (targets >= 6x, >= 40x) and the tool's overhead per call
 beyond the server's latency (target < 1 ms), measured three ways:
 - executor: wall time at concurrency 1 minus the time spent inside the client's chat()
   (queueing, context, parsing, events, the SQLite commit of each response);
@@ -10,6 +13,7 @@ beyond the server's latency (target < 1 ms), measured three ways:
 - in process, with a model that answers instantly (executor + parsing + SQLite commit only).
 
 Run: .venv/bin/python benchmarks/throughput.py [--calls 2000] [--model-kind ollama|openai]
+     [--places-only]
 """
 
 from __future__ import annotations
@@ -28,10 +32,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from kontest_tui.domain.records import Conversation, Query, Relation  # noqa: E402
-from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult  # noqa: E402
+from kontest_tui.kg.io import load_graph  # noqa: E402
+from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult, Message  # noqa: E402
 from kontest_tui.models.specs import open_model  # noqa: E402
-from kontest_tui.run.executor import Executor, ExecutorConfig  # noqa: E402
-from kontest_tui.run.session import _SessionSink  # noqa: E402
+from kontest_tui.run.executor import Executor, ExecutorConfig, cache_key  # noqa: E402
+from kontest_tui.run.session import (  # noqa: E402
+    _SessionSink,
+    create_session,
+    options_from_dict,
+    run_session,
+)
 from kontest_tui.store import Store  # noqa: E402
 
 OPTIONS = ChatOptions(seed=0, timeout=30.0, system_prompt="Answer with yes or no.")
@@ -110,18 +120,20 @@ async def run_bare(url: str, conversations: list[Conversation]) -> float:
 
 
 class TimedModel:
-    """Wraps a model and adds up the time spent inside its chat()."""
+    """Wraps a model and adds up the time spent inside its chat() and the calls made."""
 
     def __init__(self, model) -> None:  # noqa: ANN001
         self.model = model
         self.spec = model.spec
         self.seconds = 0.0
+        self.calls = 0
 
     def prepare(self, conversations) -> None:  # noqa: ANN001
         self.model.prepare(conversations)
 
     async def chat(self, request: ChatRequest, on_token=None) -> ChatResult:  # noqa: ANN001
         started = time.perf_counter()
+        self.calls += 1
         try:
             return await self.model.chat(request, on_token)
         finally:
@@ -152,6 +164,55 @@ class InstantModel:
         return None
 
 
+def distinct_requests(store: Store, session: str, spec: str) -> int:
+    """How many different chats (system prompt, earlier turns and answers) the session asks."""
+    options = options_from_dict(store.get_session(session)["options_json"])
+    answers = {(r["conversation"], r["turn"]): r["raw"] for r in store.iter_responses(session)}
+    keys: set[str] = set()
+    for conversation in store.load_conversations(session):
+        messages: list[Message] = []
+        if conversation.system_prompt and not options.system_prompt:
+            messages.append(Message("system", conversation.system_prompt))
+        elif options.system_prompt:
+            messages.append(Message("system", options.system_prompt))
+        for turn, query in enumerate(conversation.turns):
+            messages.append(Message("user", query.text))
+            keys.add(cache_key(spec, ChatOptions(), messages))
+            messages.append(Message("assistant", answers[conversation.id, turn]))
+    return len(keys)
+
+
+async def run_places(spec: str, concurrency: int, db: Path) -> tuple[float, int, int, int]:
+    """A places session (cache on, fresh DB): seconds, model calls, distinct requests, turns."""
+    kg = load_graph("places")
+    model = TimedModel(open_model(spec, seed=0, stream=False))
+    try:
+        with Store(db) as store:
+            session = create_session(store, kg, spec, seed=0)
+            started = time.perf_counter()
+            outcome = await run_session(
+                store, session, model, config=ExecutorConfig(concurrency=concurrency)
+            )
+            elapsed = time.perf_counter() - started
+            assert not outcome.result.progress.errors, outcome.result.progress.errors
+            distinct = distinct_requests(store, session, spec)
+            turns = outcome.result.progress.total
+    finally:
+        await model.aclose()
+    return elapsed, model.calls, distinct, turns
+
+
+async def places_report(url: str, kind: str, folder: Path) -> None:
+    spec = f"ollama:slow@{url}" if kind == "ollama" else f"openai:slow@{url}/v1"
+    c1, calls1, distinct, turns = await run_places(spec, 1, folder / "p1.db")
+    c8, calls8, distinct8, _ = await run_places(spec, 8, folder / "p8.db")
+    assert distinct == distinct8
+    print(f"places session (atomic + sequential, cache on): {turns} turns, {distinct} distinct requests")
+    print(f"  concurrency 1: {c1:.2f} s, {calls1} model calls ({calls1 / distinct:.2f} per distinct request)")
+    print(f"  concurrency 8: {c8:.2f} s, {calls8} model calls ({calls8 / distinct:.2f} per distinct request)")
+    print(f"  speedup 8 vs 1: {c1 / c8:.2f}x  (target >= 6x)")
+
+
 def start_server() -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "kontest_tui.cli", "sim", "serve", "--port", "0",
@@ -165,9 +226,17 @@ def start_server() -> tuple[subprocess.Popen[str], str]:
     return process, process.stdout.readline().strip()
 
 
-async def main(calls: int, kind: str) -> None:
+async def main(calls: int, kind: str, places_only: bool) -> None:
     _, conversations = build_workload(calls)
     process, url = start_server()
+    if places_only:
+        try:
+            with tempfile.TemporaryDirectory() as folder:
+                await places_report(url, kind, Path(folder))
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+        return
     try:
         spec = f"ollama:slow@{url}" if kind == "ollama" else f"openai:slow@{url}/v1"
         with tempfile.TemporaryDirectory() as folder:
@@ -178,12 +247,14 @@ async def main(calls: int, kind: str) -> None:
                 c1 = await run_executor(model, conversations, 1, Path(folder) / "c1.db")
                 inside = model.seconds
                 c8 = await run_executor(model, conversations, 8, Path(folder) / "c8.db")
+                c64 = await run_executor(model, conversations, 64, Path(folder) / "c64.db")
             finally:
                 await model.aclose()
             bare = await run_bare(url, conversations)
             instant = await run_executor(
                 InstantModel(), conversations, 8, Path(folder) / "instant.db"
             )
+            await places_report(url, kind, Path(folder))
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -193,6 +264,8 @@ async def main(calls: int, kind: str) -> None:
     print(f"concurrency 1: {c1:.2f} s  ({calls / c1:.1f} calls/s, {per_c1:.2f} ms per call)")
     print(f"concurrency 8: {c8:.2f} s  ({calls / c8:.1f} calls/s)")
     print(f"speedup 8 vs 1: {c1 / c8:.2f}x  (target >= 6x)")
+    print(f"concurrency 64: {c64:.2f} s  ({calls / c64:.1f} calls/s)")
+    print(f"speedup 64 vs 1: {c1 / c64:.2f}x  (target >= 40x)")
     print(f"bare httpx, sequential: {bare:.2f} s  ({per_bare:.2f} ms per call)")
     print(
         f"executor overhead per call beyond the model call (c=1 wall minus time in chat()): "
@@ -212,5 +285,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--model-kind", choices=("ollama", "openai"), default="ollama")
+    parser.add_argument("--places-only", action="store_true", help="only the places session")
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.calls, arguments.model_kind))
+    asyncio.run(main(arguments.calls, arguments.model_kind, arguments.places_only))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import click
 
+from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite, build_suite
@@ -95,6 +96,7 @@ def format_conversation_text(conversation: Conversation) -> str:
     "--kg", "kg_source", required=True, help="KG file or sample name (places, music, ...)."
 )
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Longest path, in edges.")
+@entity_option
 @click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables).")
 @click.option(
     "--templates",
@@ -115,6 +117,7 @@ def format_conversation_text(conversation: Conversation) -> str:
 def generate_command(
     kg_source: str,
     depth: int | None,
+    entities: tuple[str, ...],
     per_path: bool,
     templates_file: str | None,
     template_ids: str | None,
@@ -125,8 +128,9 @@ def generate_command(
     """Print the conversations generated from a knowledge graph (nothing is asked)."""
     from kontest_tui.kg.io import load_graph
 
+    kg, depth = apply_scope(load_graph(kg_source), entities, depth)
     request = GenerateRequest(
-        kg=load_graph(kg_source),
+        kg=kg,
         depth=depth,
         per_path=per_path,
         template_set=load_template_file(templates_file) if templates_file else None,

@@ -9,6 +9,7 @@ import json
 
 import click
 
+from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.generate.summary import describe_graph, format_summary
 from kontest_tui.kg.io import import_csv, load_graph, save_graph
 
@@ -44,14 +45,18 @@ def import_command(edges_csv: str, out: str, name: str | None, domain: str | Non
     default=None,
     help="Longest path in edges (default: all).",
 )
+@entity_option
 @click.option("--per-path", is_flag=True, help="Count relations on every path, as the paper does.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as JSON.")
-def info_command(kg_source: str, depth: int | None, per_path: bool, as_json: bool) -> None:
+def info_command(
+    kg_source: str, depth: int | None, entities: tuple[str, ...], per_path: bool, as_json: bool
+) -> None:
     """Summarise a KG: nodes, edges, roots, depth, paths, relations by type.
 
     KG is a KG JSON file, a CSV edge list or a sample name (places, music, subdivisions).
     """
-    summary = describe_graph(load_graph(kg_source), depth=depth, per_path=per_path)
+    kg, depth = apply_scope(load_graph(kg_source), entities, depth)
+    summary = describe_graph(kg, depth=depth, per_path=per_path)
     if as_json:
         click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     else:

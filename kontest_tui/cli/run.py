@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import click
 
+from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.templates import TemplateSet, load_template_set
@@ -171,6 +172,7 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
 @click.option("--model", "model_spec", default=None, help="Model spec (default sim).")
 @_db_option
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Maximum path length.")
+@entity_option
 @click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables).")
 @click.option("--templates", default=None, help="Template set: a domain name or a .toml file.")
 @click.option("--template-ids", default=None, help="Comma-separated template ids (default: first two).")
@@ -213,6 +215,7 @@ def run_command(
     model_spec: str | None,
     db: str | None,
     depth: int | None,
+    entities: tuple[str, ...],
     per_path: bool,
     templates: str | None,
     template_ids: str | None,
@@ -277,7 +280,7 @@ def run_command(
                 chosen_kinds = ()
                 template_set = TemplateSet("annotation", (), "question")
             else:
-                kg = load_graph(kg_source)
+                kg, depth = apply_scope(load_graph(kg_source), entities, depth)
                 template_set = load_template_set(templates or kg.domain)
             options = ChatOptions(
                 temperature=template_set.temperature if temperature is None else temperature,

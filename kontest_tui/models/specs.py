@@ -4,6 +4,8 @@
     ollama:MODEL[@URL]              Ollama server (default http://127.0.0.1:11434)
     openai:MODEL[@BASE_URL]         OpenAI-compatible chat (default https://api.openai.com/v1)
     openai-completions:MODEL[@URL]  OpenAI-compatible /completions with a few-shot prompt
+    ollama|openai:MODEL@URL1[*N],URL2[*N]   one model on several endpoints (models/pool.py;
+                                    *N caps the calls in flight on that endpoint)
     replay:FILE.jsonl               recorded answers
     local:gemma3-270m | local:FILE.gguf   a small base model run here (the [local] extra)
 
@@ -110,12 +112,27 @@ def parse_model_spec(spec: str) -> ModelSpec:
         raise ModelSpecError(f"{kind} needs a model name: {kind}:MODEL[@URL]")
     if at and not url.strip():
         raise ModelSpecError(f"empty URL after '@' in model spec {text!r}")
+    if "," in url:
+        return ModelSpec(kind, name, ",".join(_pool_url(kind, part, text) for part in url.split(",")))
     if kind == "ollama":
         return ModelSpec(
             "ollama", name, _check_url(url.strip(), text) if at else DEFAULT_OLLAMA_URL
         )
     base = normalise_base_url(_check_url(url.strip(), text)) if at else DEFAULT_OPENAI_URL
     return ModelSpec(kind, name, base)
+
+
+def _pool_url(kind: str, part: str, spec: str) -> str:
+    """One endpoint of a pool spec, checked: URL[*N] with N >= 1 calls in flight at most."""
+    url, star, cap = part.strip().partition("*")
+    if not url.strip():
+        raise ModelSpecError(f"empty URL in the endpoint list of model spec {spec!r}")
+    if star and not (cap.strip().isdigit() and int(cap) >= 1):
+        raise ModelSpecError(f"bad cap {cap!r} in model spec {spec!r}: use URL*N with N >= 1")
+    checked = _check_url(url.strip(), spec)
+    if kind != "ollama":
+        checked = normalise_base_url(checked)
+    return f"{checked}*{int(cap)}" if star else checked
 
 
 def open_model(
@@ -131,6 +148,18 @@ def open_model(
     `kg` lets the simulated model recognise relations in non-template wording (variants);
     `options` is accepted for clients that want defaults (none of the built-in ones)."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    if parsed.url and "," in parsed.url:
+        from kontest_tui.models.pool import Endpoint, ModelPool
+
+        endpoints = []
+        for part in parsed.url.split(","):
+            url, star, cap = part.partition("*")
+            one = ModelSpec(parsed.kind, parsed.name, url)
+            endpoints.append(
+                Endpoint(url, open_model(one, kg=kg, options=options, seed=seed, stream=stream),
+                         int(cap) if star else None)
+            )
+        return ModelPool(parsed.spec, endpoints)
     if parsed.kind == "sim":
         from kontest_tui.models.sim import SimulatedModel
 

@@ -6,6 +6,14 @@ strictly in order, each seeing the earlier questions and the model's earlier ans
 (user, assistant, user, ...). Turns already in `done` (a resumed session) are not asked again;
 their stored text is the context of the next turn.
 
+Every call asked once: when answers may be reused (the cache is on and the model is not a
+replay), identical requests share one model call. A request identical to one in flight waits
+for it (single flight) and takes its answer; a conversation whose first turn repeats an earlier
+conversation's (a sequential conversation's first turn is an atomic question) is taken
+`2 x concurrency` conversations after that one, so its first turn is usually answered by then
+and comes from this run's memo (or the cache) without waiting. Answers reused so are stored as
+cached responses. With `use_cache=False` every turn is asked.
+
 Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
 backoff and jitter, honouring `retry_after`; a call that still fails is recorded as an error
 response (answer INVALID, `error` set: a *failed* turn, never an answer) and the run goes on;
@@ -26,6 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from typing import Protocol
 
 from kontest_tui.domain.answers import cut_answer
@@ -117,15 +126,25 @@ class RunResult:
 
 def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> str:
     """SHA-256 of (model spec, answer-shaping options, whole chat incl. system prompt)."""
-    shaping = asdict(options)
-    shaping.pop("timeout", None)
     payload = json.dumps(
-        [spec, shaping, [[m.role, m.content] for m in messages]],
+        [spec, _shaping(options), [[m.role, m.content] for m in messages]],
         ensure_ascii=False,
         separators=(",", ":"),
         sort_keys=True,
     )
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def _shaping_items(options: ChatOptions) -> tuple[tuple[str, object], ...]:
+    shaping = asdict(options)
+    shaping.pop("timeout", None)
+    return tuple(shaping.items())
+
+
+def _shaping(options: ChatOptions) -> dict[str, object]:
+    """The options that shape an answer (all but the timeout), computed once per options."""
+    return dict(_shaping_items(options))
 
 
 _ERROR_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -192,7 +211,8 @@ class Executor:
         if self.config.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.sink = sink
-        self.cache = cache if self.config.use_cache and is_cacheable(model) else None
+        self.share = self.config.use_cache and is_cacheable(model)
+        self.cache = cache if self.share else None
         self.events = events or ExecutorEvents()
         self.responses: dict[AnswerKey, Response] = {}
         self._random = random.Random(self.config.jitter_seed)
@@ -203,6 +223,10 @@ class Executor:
         self._tasks: list[asyncio.Task[None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self.progress = Progress(total=0)
+        self.calls = 0  # model calls made (attempts included)
+        self._inflight: dict[str, asyncio.Future[tuple[str, int] | None]] = {}
+        self._memo: dict[str, tuple[str, int]] = {}  # answers of this run asked again later
+        self._memo_uses: Counter[str] = Counter()  # how many later asks each memo entry serves
 
     # -- control hooks (TUI buttons, Ctrl-C) ----------------------------------------------
 
@@ -268,12 +292,18 @@ class Executor:
         total = sum(len(c.turns) for c in conversations)
         skipped = sum(1 for c in conversations for t in range(len(c.turns)) if (c.id, t) in done)
         self.progress = Progress(total=total, skipped=skipped)
+        pending = [
+            conversation
+            for conversation in conversations
+            if any((conversation.id, t) not in done for t in range(len(conversation.turns)))
+        ]
+        workers = min(self.config.concurrency, max(len(pending), 1))
+        if self.share:
+            pending = self._order_shared(pending, done, 2 * workers)
         queue: asyncio.Queue[Conversation] = asyncio.Queue()
-        for conversation in conversations:
-            if any((conversation.id, t) not in done for t in range(len(conversation.turns))):
-                queue.put_nowait(conversation)
+        for conversation in pending:
+            queue.put_nowait(conversation)
         self._emit_progress()
-        workers = min(self.config.concurrency, max(queue.qsize(), 1))
         self._tasks = [asyncio.create_task(self._work(queue, done)) for _ in range(workers)]
         try:
             await asyncio.gather(*self._tasks)
@@ -289,6 +319,38 @@ class Executor:
             self._tasks = []
         return RunResult(progress=self.progress, cancelled=self._cancelled)
 
+    def _order_shared(
+        self, pending: list[Conversation], done: Mapping[AnswerKey, str], window: int
+    ) -> list[Conversation]:
+        """Generation order, except that a conversation whose first turn repeats an earlier
+        one's goes `window` places after that one (so it usually finds the answer ready); the
+        memo keeps such first answers until their last repeat has taken them."""
+        first_seen: dict[str, int] = {}
+        placed: list[tuple[int, int, Conversation]] = []
+        for index, conversation in enumerate(pending):
+            if (conversation.id, 0) in done or not conversation.turns:
+                placed.append((index, index, conversation))
+                continue
+            key = self._key(conversation, (Message("user", conversation.turns[0].text),))
+            leader = first_seen.setdefault(key, index)
+            if leader == index:
+                placed.append((index, index, conversation))
+            else:
+                self._memo_uses[key] += 1
+                placed.append((max(index, leader + window), index, conversation))
+        placed.sort(key=lambda item: (item[0], item[1]))
+        return [conversation for _, _, conversation in placed]
+
+    def _key(self, conversation: Conversation, messages: Sequence[Message]) -> str:
+        options = self._options_for(conversation)
+        return cache_key(self.model.spec, options, _with_system(messages, options))
+
+    def _options_for(self, conversation: Conversation) -> ChatOptions:
+        options = self.options
+        if conversation.system_prompt is not None and options.system_prompt is None:
+            options = _with_system_prompt(options, conversation.system_prompt)
+        return options
+
     async def _work(self, queue: asyncio.Queue[Conversation], done: Mapping[AnswerKey, str]) -> None:
         while not queue.empty() and not self._cancelled:
             conversation = queue.get_nowait()
@@ -298,9 +360,7 @@ class Executor:
         self, conversation: Conversation, done: Mapping[AnswerKey, str]
     ) -> None:
         messages: list[Message] = []
-        options = self.options
-        if conversation.system_prompt is not None and options.system_prompt is None:
-            options = _with_system_prompt(options, conversation.system_prompt)
+        options = self._options_for(conversation)
         for turn, query in enumerate(conversation.turns):
             messages.append(Message("user", query.text))
             stored = done.get((conversation.id, turn))
@@ -338,16 +398,79 @@ class Executor:
         options: ChatOptions,
     ) -> Response:
         key = None
-        if self.cache is not None:
+        if self.share:
             key = cache_key(self.model.spec, options, _with_system(messages, options))
+            while True:
+                hit = self._reuse(key)
+                if hit is not None:
+                    return self._finish_reused(conversation, turn, hit)
+                leader = self._inflight.get(key)
+                if leader is None:
+                    break
+                # Single flight: the same request is being asked; take its answer (shielded:
+                # cancelling this task must not cancel the leader's future). A failed leader
+                # gives None and this turn asks on its own.
+                shared = await asyncio.shield(leader)
+                if shared is not None:
+                    self._forget(key)
+                    return self._finish_reused(conversation, turn, shared)
+            future: asyncio.Future[tuple[str, int] | None] = asyncio.get_running_loop().create_future()
+            self._inflight[key] = future
+            try:
+                response = await self._ask_model(conversation, turn, messages, options)
+                answered = (response.raw, response.tokens) if response.error is None else None
+                if answered is not None and key in self._memo_uses:
+                    self._memo[key] = answered
+                future.set_result(answered)
+            finally:
+                del self._inflight[key]
+                if not future.done():
+                    future.set_result(None)
+            if answered is not None and self.cache is not None:
+                self.cache.cache_put(key, self.model.spec, response.raw, response.tokens)
+            self._finish(response)
+            return response
+        response = await self._ask_model(conversation, turn, messages, options)
+        self._finish(response)
+        return response
+
+    def _reuse(self, key: str) -> tuple[str, int] | None:
+        """An answer to this request from this run's memo or the cache, or None."""
+        hit = self._memo.get(key)
+        if hit is None and self.cache is not None:
             hit = self.cache.cache_get(key)
-            if hit is not None:
-                raw, tokens = hit
-                if self.events.on_token is not None:
-                    self.events.on_token(conversation.id, turn, raw)  # the live view shows it
-                response = Response(conversation.id, turn, raw, parse_reply(conversation, raw), None, 0.0, tokens, 0)
-                self._finish(response, cached=True)
-                return response
+        if hit is not None:
+            self._forget(key)
+        return hit
+
+    def _forget(self, key: str) -> None:
+        """One planned repeat of `key` answered: drop its memo entry after the last one."""
+        uses = self._memo_uses.get(key)
+        if uses is None:
+            return
+        if uses <= 1:
+            del self._memo_uses[key]
+            self._memo.pop(key, None)
+        else:
+            self._memo_uses[key] = uses - 1
+
+    def _finish_reused(self, conversation: Conversation, turn: int, hit: tuple[str, int]) -> Response:
+        """Record an answer taken from the memo, the cache or a call in flight."""
+        raw, tokens = hit
+        if self.events.on_token is not None:
+            self.events.on_token(conversation.id, turn, raw)  # the live view shows it
+        response = Response(conversation.id, turn, raw, parse_reply(conversation, raw), None, 0.0, tokens, 0)
+        self._finish(response, cached=True)
+        return response
+
+    async def _ask_model(
+        self,
+        conversation: Conversation,
+        turn: int,
+        messages: tuple[Message, ...],
+        options: ChatOptions,
+    ) -> Response:
+        """Ask the model (with retries); the response, an error response when it failed."""
         request = ChatRequest(
             messages=messages,
             options=options,
@@ -369,6 +492,7 @@ class Executor:
             if self._limiter is not None:
                 await self._limiter.wait()
             started = time.perf_counter()
+            self.calls += 1
             try:
                 result = await self._call(request, on_token)
             except ModelError as error:
@@ -381,21 +505,15 @@ class Executor:
                     continue
                 self.progress.errors[classify_error(message)] += 1
                 latency = (time.perf_counter() - started) * 1000.0
-                response = Response(
+                return Response(
                     conversation.id, turn, "", Answer.INVALID, message, latency, 0, attempt
                 )
-                self._finish(response)
-                return response
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
             raw, cut = cut_answer(result.text)
-            response = Response(
+            return Response(
                 conversation.id, turn, raw, parse_reply(conversation, raw), None, latency,
                 result.tokens, attempt, cut,
             )
-            if key is not None and self.cache is not None:
-                self.cache.cache_put(key, self.model.spec, raw, result.tokens)
-            self._finish(response)
-            return response
 
     async def _call(
         self, request: ChatRequest, on_token: Callable[[str], None] | None

@@ -8,7 +8,7 @@ import time
 import pytest
 from run_toys import ToyModel, make_conversations, make_relations, store_session
 
-from kontest_tui.domain.records import Answer
+from kontest_tui.domain.records import Answer, Conversation, Query
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatResult, Message
 from kontest_tui.run.executor import (
@@ -34,7 +34,8 @@ def echo_answer(request) -> str:  # noqa: ANN001
 async def test_sequential_turns_in_order_with_earlier_answers_as_context() -> None:
     conversations = make_conversations(make_relations(6))
     model = ToyModel(echo_answer, delay=0.002)
-    executor = Executor(model, config=ExecutorConfig(concurrency=8))
+    # no reuse: every turn is a call here (reuse is tested below)
+    executor = Executor(model, config=ExecutorConfig(concurrency=8, use_cache=False))
     await executor.run(conversations)
     assert model.prepared == 1
     assert len(model.calls) == 6 * 6
@@ -54,6 +55,52 @@ async def test_sequential_turns_in_order_with_earlier_answers_as_context() -> No
         start_second = model.log.index(("start", conversation.id, 1))
         assert end_first < start_second
     assert executor.responses[(conversations[2].id, 1)].raw == "Yes 3"
+
+
+@pytest.mark.parametrize("concurrency", [1, 3, 8])
+async def test_every_distinct_request_is_asked_once_at_any_concurrency(concurrency: int) -> None:
+    conversations = make_conversations(make_relations(6))
+    model = ToyModel(echo_answer, delay=0.001)
+    executor = Executor(model, config=ExecutorConfig(concurrency=concurrency))
+    result = await executor.run(conversations)
+    # per relation: Q1, Q2 and the second turns of A and B; A's and B's first turns repeat
+    # Q1 and Q2 and take their answers
+    assert len(model.calls) == executor.calls == 6 * 4
+    assert result.progress.cached == 6 * 2 and result.progress.done == 6 * 6
+    asked = [(request.conversation_id, request.turn) for request in model.calls]
+    assert len({request.messages for request in model.calls}) == len(asked)
+    assert all(turn == 1 for conversation, turn in asked if "+" in conversation)
+    for conversation in conversations:
+        if conversation.kind == "sequential":
+            first = executor.responses[conversation.id, 0]
+            atomic = conversation.id.split("+")[0]
+            assert first.raw == executor.responses[atomic, 0].raw == "Yes 1"
+            assert first.attempts == 0  # not a call
+
+
+async def test_identical_requests_in_flight_share_one_call() -> None:
+    q = Query("R", "t1", "Does A have a B?")
+    twins = [Conversation(f"R/{n}", "R", "atomic", "Q1", (q,)) for n in range(3)]
+    model = ToyModel(delay=0.01)
+    executor = Executor(model, config=ExecutorConfig(concurrency=3))
+    result = await executor.run(twins)
+    assert len(model.calls) == 1  # the others waited for it
+    assert result.progress.cached == 2
+    assert {response.raw for response in executor.responses.values()} == {"Yes"}
+
+
+async def test_a_failed_shared_call_is_asked_again_by_the_waiting_turn() -> None:
+    q = Query("R", "t1", "Does A have a B?")
+    twins = [Conversation(f"R/{n}", "R", "atomic", "Q1", (q,)) for n in range(2)]
+    model = ToyModel(
+        delay=0.01, failures={("R/0", 0): [ModelError("HTTP 404 unknown model", retryable=False)]}
+    )
+    executor = Executor(model, config=ExecutorConfig(concurrency=2))
+    result = await executor.run(twins)
+    assert [request.conversation_id for request in model.calls] == ["R/0", "R/1"]
+    assert executor.responses["R/0", 0].error is not None
+    assert executor.responses["R/1", 0].raw == "Yes"
+    assert result.progress.cached == 0
 
 
 async def test_concurrency_is_bounded() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
-from tui_helpers import wait_for_screen, wait_until
+from tui_helpers import wait_for_screen, wait_for_workers, wait_until
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen
@@ -19,7 +19,7 @@ SIZE = (100, 32)
 async def open_wizard(pilot: Pilot, step: str) -> WizardScreen:
     wizard = await wait_for_screen(pilot, WizardScreen)
     await wait_until(pilot, lambda: wizard.kg is not None and wizard.template_set is not None)
-    await pilot.app.workers.wait_for_complete()
+    await wait_for_workers(pilot)
     wizard.query_one("#wizard-tabs", TabbedContent).active = step
     await pilot.pause(0.2)
     return wizard
@@ -29,7 +29,7 @@ async def open_results(pilot: Pilot) -> ResultsScreen:
     await open_wizard(pilot, "step-model")
     await pilot.press("ctrl+r")
     results = await wait_for_screen(pilot, ResultsScreen)
-    await pilot.app.workers.wait_for_complete()
+    await wait_for_workers(pilot)
     await pilot.pause(0.2)
     return results
 
@@ -37,7 +37,7 @@ async def open_results(pilot: Pilot) -> ResultsScreen:
 def test_start_screen(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         start = await wait_for_screen(pilot, StartScreen)
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot)
         await pilot.pause(0.2)
         assert start.query_one("#sessions").row_count == 0
 
@@ -131,7 +131,7 @@ def test_results_errors(snap_compare, db_path: str) -> None:
 def test_help_screen(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await wait_for_screen(pilot, StartScreen)
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot)
         await pilot.press("f1")
         await pilot.pause(0.3)
 
@@ -141,7 +141,7 @@ def test_help_screen(snap_compare, db_path: str) -> None:
 def test_start_screen_at_80x24(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await wait_for_screen(pilot, StartScreen)
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot)
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(db=db_path), terminal_size=(80, 24), run_before=run_before)
@@ -155,7 +155,7 @@ def test_wizard_kinds_step(snap_compare, db_path: str) -> None:
         await wait_until(
             pilot, lambda: all(total[1] is not None for total in wizard.kind_totals())
         )
-        await pilot.app.workers.wait_for_complete()
+        await wait_for_workers(pilot)
         await pilot.pause(0.2)
 
     assert snap_compare(

@@ -151,7 +151,7 @@ async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> Non
         suggestions.highlighted = 0
         suggestions.action_select()
         await wait_until(pilot, lambda: wizard.kg.name == "places", what="the places sample")
-        assert wizard.focus_entity is not None
+        assert len(wizard.scope) == 1 and wizard.kg.label(wizard.scope[0]) == "Kinawley"
 
 
 async def test_an_unreachable_model_is_a_notification_not_a_crash(db_path: str) -> None:

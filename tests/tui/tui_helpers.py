@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from textual.app import App
@@ -28,6 +29,23 @@ async def wait_until(
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
         await pilot.pause(0.05)
+
+
+async def wait_for_workers(pilot: Pilot) -> None:
+    """Wait until no worker of the app is pending or running (a worker cancelled by a newer
+    one of its exclusive group counts as done, unlike `workers.wait_for_complete`)."""
+    from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
+
+    app: App = pilot.app
+    while busy := [
+        worker
+        for worker in app.workers
+        if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+    ]:
+        for worker in busy:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+    await pilot.pause()
 
 
 def widget_text(widget) -> str:

@@ -209,7 +209,7 @@ class SynonymEditorScreen(Screen[None]):
 
     BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="synonyms_back", tooltip="Back")]
 
-    def __init__(self, result: SessionResult | None = None, domain: str = "places") -> None:
+    def __init__(self, *, result: SessionResult | None = None, domain: str = "places") -> None:
         super().__init__()
         self.result = result
         self.domain = result.plan.kg.domain if result else domain

@@ -40,7 +40,9 @@ from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
 from kontest_tui.errors import KontestError
+from kontest_tui.kg.cache import built_kgs_dir
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.scope import scope_graph
 from kontest_tui.tui import services
 from kontest_tui.tui.services import SessionPlan
 
@@ -169,7 +171,8 @@ class WizardScreen(Screen[None]):
         self.found_entities: list[Any] = []
         self.seeds: list[str] = []  # Wikidata QIDs chosen to build a KG from
         self.seed_labels: list[str] = []
-        self.focus_entity: str | None = None
+        self.scope: list[str] = []  # ids of the entities the session is scoped to
+        self.samples: list[str] = []  # the bundled sample KGs (the KG selector's choices)
         self.per_path = False
         self.kind_choices: list[services.KindChoice] = []
         self.kinds: list[str] = ["kontest"]  # the test kinds ticked, registry order
@@ -213,6 +216,14 @@ class WizardScreen(Screen[None]):
                         tooltip="Build the KG of the chosen entities from Wikidata",
                     )
                 yield OptionList(id="entity-suggestions")
+                with Horizontal(classes="row", id="scope-row"):
+                    yield Static("", id="scope-text", classes="hint", markup=False)
+                    yield Button(
+                        "Clear scope",
+                        id="clear-scope",
+                        compact=True,
+                        tooltip="Use the whole KG again",
+                    )
                 yield ProgressBar(id="build-progress", show_eta=False)
                 yield Static("No graph loaded yet.", id="kg-counts", classes="counts", markup=False)
                 with Horizontal(id="preview"):
@@ -323,11 +334,38 @@ class WizardScreen(Screen[None]):
         self.app.call_from_thread(self.show_choices, samples, presets)
 
     def show_choices(self, samples: list[str], presets: list[str]) -> None:
-        select = self.query_one("#sample-select", Select)
-        select.set_options([(name, name) for name in samples])
-        if self.kg_source in samples:
-            select.value = self.kg_source
+        self.samples = list(samples)
+        self.show_kg_choice()
         self.query_one("#model-presets", Select).set_options([(spec, spec) for spec in presets])
+
+    def show_kg_choice(self) -> None:
+        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
+        select = self.query_one("#sample-select", Select)
+        choices = [(name, name) for name in self.samples]
+        if self.kg_source not in self.samples:
+            shown = self.kg.name if self.kg is not None else self.kg_source
+            choices.append((f"{shown} ({self.kg_source})" if shown != self.kg_source else shown,
+                            self.kg_source))
+        select.set_options(choices)
+        select.value = self.kg_source
+
+    def show_scope(self) -> None:
+        """`Scope: Ireland, Kinawley (depth 2 below each)` or the whole KG."""
+        text = self.query_one("#scope-text", Static)
+        self.query_one("#clear-scope", Button).display = bool(self.scope)
+        if not self.scope or self.kg is None:
+            text.update("Scope: the whole KG (choose entities above to scope the session).")
+            return
+        depth = self.selected_depth()
+        labels = ", ".join(self.kg.label(node_id) for node_id in self.scope)
+        text.update(
+            f"Scope: {labels} ({f'depth {depth} below each' if depth else 'whole subtrees'})"
+        )
+
+    @on(Button.Pressed, "#clear-scope")
+    def clear_scope(self) -> None:
+        self.scope = []
+        self.load_graph_worker(self.kg_source, self.selected_depth())
 
     def selected_depth(self) -> int | None:
         value = self.query_one("#depth-select", Select).value
@@ -347,6 +385,8 @@ class WizardScreen(Screen[None]):
             if typed.endswith((".json", ".csv"))
             else (value if isinstance(value, str) else self.kg_source)
         )
+        if source != self.kg_source:
+            self.scope = []
         self.kg_source = source
         self.load_graph_worker(source, self.selected_depth())
 
@@ -363,6 +403,7 @@ class WizardScreen(Screen[None]):
             and event.value != self.kg_source
         ):
             self.kg_source = event.value
+            self.scope = []
             self.load_graph_worker(event.value, self.selected_depth())
         elif event.select.id == "depth-select" and self.kg is not None:
             self.load_graph_worker(self.kg_source, self.selected_depth())
@@ -373,13 +414,18 @@ class WizardScreen(Screen[None]):
         self.load_graph_worker(self.kg_source, self.selected_depth())
 
     def load_graph_worker(self, source: str, depth: int | None) -> None:
-        """Load `source` and its relations (per path when ticked) in a worker."""
-        self.graph_worker(source, depth, self.per_path)
+        """Load `source`, scoped to the chosen entities, and its relations (per path when
+        ticked) in a worker."""
+        self.graph_worker(source, depth, self.per_path, list(self.scope))
 
     @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
-    def graph_worker(self, source: str, depth: int | None, per_path: bool) -> None:
+    def graph_worker(
+        self, source: str, depth: int | None, per_path: bool, scope: list[str]
+    ) -> None:
         try:
             kg = services.load_graph(source)
+            if scope:  # the depth is counted from each chosen entity (kg.scope)
+                kg, depth = scope_graph(kg, scope, depth), None
             relations = services.extract_relations(kg, depth=depth, per_path=per_path)
             paths = services.find_paths(kg, depth=depth)
         except KontestError as error:
@@ -399,6 +445,7 @@ class WizardScreen(Screen[None]):
             self.app.call_from_thread(self.show_templates_problem, error)
 
     def show_graph_problem(self, error: KontestError) -> None:
+        self.auto_run = False  # a run asked while loading does not start on a later load
         self.query_one("#kg-counts", Static).update(f"{error.title}: {error}")
         self.notify(str(error), title=error.title, severity="error", markup=False)
 
@@ -418,6 +465,8 @@ class WizardScreen(Screen[None]):
             f"{len(event.paths)} paths, {len(event.relations)} relations"
         )
         self.query_one("#kg-counts", Static).update(counts)
+        self.show_kg_choice()
+        self.show_scope()
         tree = self.query_one("#kg-tree", Tree)
         tree.clear()
         tree.root.set_label(kg.name)
@@ -428,7 +477,8 @@ class WizardScreen(Screen[None]):
             label = Text(kg.label(node_id))
             if children:
                 label.append(f" ({len(children)})", style="dim")
-            node = parent.add(label, data=node_id, expand=level < 1, allow_expand=bool(children))
+            expand = level < (2 if self.scope else 1)  # a scope's subtrees open to show it
+            node = parent.add(label, data=node_id, expand=expand, allow_expand=bool(children))
             for child_id in reversed(children):
                 stack.append((node, child_id, level + 1))
         tree.root.expand()
@@ -447,13 +497,12 @@ class WizardScreen(Screen[None]):
     def entity_typed(self, event: Input.Changed) -> None:
         text = event.value.strip()
         if len(text) >= 2 and not text.endswith((".json", ".csv")):
-            self.search_worker(text)
+            self.search_worker(text, self.query_one("#online", Checkbox).value)
         else:
             self.query_one("#entity-suggestions", OptionList).display = False
 
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
-    def search_worker(self, text: str) -> None:
-        online = self.query_one("#online", Checkbox).value
+    def search_worker(self, text: str, online: bool) -> None:
         try:
             found = services.search_entities(text, online=online, limit=8)
         except KontestError as error:
@@ -483,13 +532,15 @@ class WizardScreen(Screen[None]):
             return
         entity = self.found_entities[index]
         source = str(getattr(entity, "source", ""))
-        if source.startswith("sample:"):
-            sample = source.removeprefix("sample:")
+        if source.startswith(("sample:", "built:")) or source == "kg":
+            sample = self.source_of(source)
             if sample != self.kg_source:
                 self.kg_source = sample
-                self.load_graph_worker(sample, self.selected_depth())
-            self.focus_entity = str(entity.id)
-            self.notify(f"{entity.label} is in the {sample} sample", markup=False)
+                self.scope = []
+            if str(entity.id) not in self.scope:
+                self.scope.append(str(entity.id))
+            self.load_graph_worker(self.kg_source, self.selected_depth())
+            self.query_one("#entity-input", Input).value = ""
             return
         if entity.id not in self.seeds:
             self.seeds.append(str(entity.id))
@@ -497,6 +548,14 @@ class WizardScreen(Screen[None]):
         self.query_one("#kg-counts", Static).update(
             "Wikidata seeds: " + ", ".join(self.seed_labels) + " · press Build"
         )
+
+    def source_of(self, found_in: str) -> str:
+        """What to load for an entity found in `sample:NAME`, `built:STEM` or the KG loaded."""
+        if found_in.startswith("sample:"):
+            return found_in.removeprefix("sample:")
+        if found_in.startswith("built:"):
+            return str(built_kgs_dir() / f"{found_in.removeprefix('built:')}.json")
+        return self.kg_source
 
     @on(Button.Pressed, "#build-kg")
     def build_pressed(self) -> None:

@@ -1,0 +1,131 @@
+"""Scale: a whole session (generate, run, report) on synthetic KGs of 1k, 10k, 100k (1M) relations.
+
+Each size runs in a fresh process (so its peak RSS is its own): a seeded synthetic places KG
+(benchmarks/synthetic_kg.py) is written to a file, then timed
+- generate: load the KG file, make relations and conversations, store the session;
+- run: ask every turn of the in-process simulated model (`sim`, cache on, concurrency 4),
+  store each answer, evaluate and store the verdicts;
+- report: `kontest report` in its own process.
+Printed per size: relations, turns, the three times, calls per second of the run, peak RSS of
+the generate+run process and of the report process, and DB bytes per stored answer.
+Targets (issue 17, a 2-core machine): 10k relations end to end < 10 s; 100k < 100 s with peak
+RSS < 1 GB.
+
+Run: .venv/bin/python benchmarks/scale.py [--sizes 1000,10000,100000] [--concurrency 4]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+
+def one_size(relations: int, folder: Path, concurrency: int) -> dict[str, float]:
+    """Generate and run one session in this process; the figures as a dict."""
+    from synthetic_kg import synthetic_graph
+
+    from kontest_tui.kg.io import load_graph, save_graph
+    from kontest_tui.models.specs import open_model
+    from kontest_tui.run.executor import ExecutorConfig
+    from kontest_tui.run.session import create_session, run_session
+    from kontest_tui.store import Store
+
+    kg_file = save_graph(synthetic_graph(relations, seed=0), folder / f"kg{relations}.json")
+    db = folder / f"s{relations}.db"
+    started = time.perf_counter()
+    kg = load_graph(kg_file)
+    with Store(db) as store:
+        session = create_session(store, kg, "sim", seed=0)
+        generated = time.perf_counter()
+        model = open_model("sim", kg=kg, seed=0)
+        outcome = asyncio.run(
+            run_session(store, session, model, config=ExecutorConfig(concurrency=concurrency))
+        )
+        ran = time.perf_counter()
+        row = store.get_session(session)
+    return {
+        "session": session,
+        "relations": row["relations"],
+        "turns": outcome.result.progress.total,
+        "calls": outcome.result.progress.done - outcome.result.progress.cached,
+        "generate": generated - started,
+        "run": ran - generated,
+        "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "db": str(db),
+    }
+
+
+def timed_child(command: list[str]) -> tuple[float, float, str]:
+    """Seconds, peak RSS (MB) and stdout of a child process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    assert process.stdout is not None
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode:
+        raise SystemExit(f"failed: {' '.join(command)}")
+    return elapsed, usage.ru_maxrss / 1024, out
+
+
+def measure(relations: int, folder: Path, concurrency: int) -> dict[str, float]:
+    _, _, out = timed_child(
+        [sys.executable, __file__, "--one", str(relations), "--folder", str(folder),
+         "--concurrency", str(concurrency)]
+    )
+    figures = json.loads(out.strip().splitlines()[-1])
+    db = Path(figures["db"])
+    report, report_rss, _ = timed_child(
+        [sys.executable, "-m", "kontest_tui.cli", "report", figures["session"], "--db", str(db),
+         "--format", "json"]
+    )
+    figures["report"] = report
+    figures["report_rss"] = report_rss
+    size = db.stat().st_size + sum(
+        path.stat().st_size for path in db.parent.glob(db.name + "-*") if path.is_file()
+    )
+    figures["db_bytes"] = size
+    db.unlink()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--folder", type=Path, default=None, help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.one is not None:
+        print(json.dumps(one_size(arguments.one, arguments.folder, arguments.concurrency)))
+        return
+    print(f"{'relations':>9} {'turns':>8} {'calls':>8} {'generate':>9} {'run':>8} {'report':>8} "
+          f"{'total':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} {'B/answer':>8}")
+    with tempfile.TemporaryDirectory() as folder:
+        for size in (int(part) for part in arguments.sizes.split(",")):
+            f = measure(size, Path(folder), arguments.concurrency)
+            total = f["generate"] + f["run"] + f["report"]
+            print(
+                f"{f['relations']:>9,} {f['turns']:>8,} {f['calls']:>8,} {f['generate']:>8.2f}s "
+                f"{f['run']:>7.2f}s {f['report']:>7.2f}s {total:>7.2f}s "
+                f"{f['turns'] / f['run']:>8,.0f} {f['rss']:>7.0f}MB {f['report_rss']:>8.0f}MB "
+                f"{f['db_bytes'] / f['turns']:>8.0f}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

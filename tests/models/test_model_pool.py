@@ -1,0 +1,86 @@
+"""One model on several endpoints: calls spread by free capacity, caps kept, a dead one rested."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+
+import pytest
+from model_test_servers import start_sim_server
+
+from kontest_tui.domain.records import Conversation, Query
+from kontest_tui.errors import ModelSpecError
+from kontest_tui.models.pool import ModelPool
+from kontest_tui.models.specs import open_model, parse_model_spec
+from kontest_tui.run.executor import Executor, ExecutorConfig
+
+
+@pytest.fixture(scope="module")
+def second_sim_url() -> Iterator[str]:
+    process, url = start_sim_server()
+    try:
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def questions(count: int) -> list[Conversation]:
+    return [
+        Conversation(
+            f"R{i}/t1", f"R{i}", "atomic", "Q1", (Query(f"R{i}", "t1", f"Does Realm{i} have a Fort{i}?"),)
+        )
+        for i in range(count)
+    ]
+
+
+def test_pool_spec_parses_caps_and_rejects_bad_ones() -> None:
+    spec = parse_model_spec("ollama:m@127.0.0.1:9001*2, http://127.0.0.1:9002")
+    assert spec.spec == "ollama:m@http://127.0.0.1:9001*2,http://127.0.0.1:9002"
+    for bad in ("ollama:m@http://a:1*0,http://b:2", "ollama:m@,http://b:2", "openai:m@a:1*x,b:2"):
+        with pytest.raises(ModelSpecError):
+            parse_model_spec(bad)
+
+
+async def test_calls_spread_over_endpoints_within_their_caps(sim_url, second_sim_url) -> None:  # noqa: ANN001
+    pool = open_model(f"ollama:default@{sim_url}*2,{second_sim_url}*3", stream=False)
+    single = open_model(f"ollama:default@{sim_url}", stream=False)
+    assert isinstance(pool, ModelPool)
+    conversations = questions(40)
+    try:
+        spread = Executor(pool, config=ExecutorConfig(concurrency=8, use_cache=False))
+        await spread.run(conversations)
+        alone = Executor(single, config=ExecutorConfig(concurrency=4, use_cache=False))
+        await alone.run(conversations)
+    finally:
+        await pool.aclose()
+        await single.aclose()
+    first, second = pool.endpoints
+    assert first.calls + second.calls == 40
+    assert first.calls > 0 and second.calls > 0
+    assert first.max_in_flight <= 2 and second.max_in_flight <= 3
+    assert second.max_in_flight == 3  # the free capacity was used
+    # the same model on every endpoint: the same answers as one endpoint alone
+    assert {k: r.raw for k, r in spread.responses.items()} == {
+        k: r.raw for k, r in alone.responses.items()
+    }
+
+
+async def test_a_dead_endpoint_rests_and_the_run_goes_on(sim_url, refused_url) -> None:  # noqa: ANN001
+    pool = open_model(f"ollama:default@{refused_url},{sim_url}", stream=False)
+    assert isinstance(pool, ModelPool)
+    config = ExecutorConfig(concurrency=2, use_cache=False, backoff_base=0.001, backoff_max=0.01)
+    try:
+        assert "1 of 2 endpoints ready" in await pool.check()
+        executor = Executor(pool, config=config)
+        result = await executor.run(questions(20))
+    finally:
+        await pool.aclose()
+    dead, alive = pool.endpoints
+    assert not result.progress.errors  # every turn answered (the retries went elsewhere)
+    assert all(r.error is None for r in executor.responses.values())
+    assert dead.failures >= 1 and dead.calls <= 2  # rested after failing, not asked again
+    assert alive.calls >= 20

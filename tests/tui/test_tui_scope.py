@@ -1,0 +1,63 @@
+"""Scope in the wizard: chosen entities cut the session to their subtrees (kg.scope)."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, OptionList, Select, Tree
+from tui_helpers import wait_for_screen, wait_until, widget_text
+
+from kontest_tui.generate.relations import extract_relations
+from kontest_tui.kg.io import load_graph
+from kontest_tui.kg.scope import scope_graph
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.wizard import WizardScreen
+
+
+async def choose_entity(pilot, wizard: WizardScreen, typed: str, source: str) -> None:
+    """Type a name, go Down into the suggestions and pick the first from `source`."""
+    field = wizard.query_one("#entity-input", Input)
+    field.value = typed
+    suggestions = wizard.query_one("#entity-suggestions", OptionList)
+
+    def matching() -> list[int]:
+        prompts = [str(option.prompt) for option in suggestions.options]
+        return [i for i, p in enumerate(prompts) if p.startswith(typed) and source in p]
+
+    await wait_until(pilot, lambda: bool(matching()), what=f"suggestions for {typed}")
+    suggestions.highlighted = matching()[0]
+    suggestions.action_select()
+
+
+async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) -> None:
+    app = make_app(kg="music", model="sim", db=db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: wizard.kg is not None and wizard.kg.name == "music")
+        wizard.query_one("#wizard-tabs").active = "step-graph"
+        wizard.query_one("#depth-select", Select).value = 2
+        await pilot.pause()
+        await choose_entity(pilot, wizard, "Ireland", "sample:places")
+        await wait_until(pilot, lambda: wizard.scope == ["ireland"], what="the scope")
+        places = load_graph("places")
+        expected = extract_relations(scope_graph(places, ["ireland"], 2))
+        await wait_until(
+            pilot,
+            lambda: wizard.kg.name == "places" and len(wizard.relations) == len(expected),
+            what="the scoped relations",
+        )
+        assert {r.id for r in wizard.relations} == {r.id for r in expected}
+        # The selector names the graph loaded, the counts and the scope line say what is kept.
+        assert wizard.query_one("#sample-select", Select).value == "places"
+        assert f"{len(expected)} relations" in widget_text(wizard.query_one("#kg-counts"))
+        assert "Scope: Ireland (depth 2 below each)" in widget_text(wizard.query_one("#scope-text"))
+        tree = wizard.query_one("#kg-tree", Tree)
+        assert [str(node.label).split(" (")[0] for node in tree.root.children] == ["Ireland"]
+        assert tree.root.children[0].is_expanded
+        # A second entity adds its subtree; Clear scope gives the whole KG back.
+        await choose_entity(pilot, wizard, "Qatar", "sample:places")
+        await wait_until(pilot, lambda: len(wizard.scope) == 2, what="two entities")
+        both = extract_relations(scope_graph(places, ["ireland", "qatar"], 2))
+        await wait_until(pilot, lambda: len(wizard.relations) == len(both), what="both subtrees")
+        wizard.query_one("#clear-scope").press()
+        whole = extract_relations(places, depth=2)
+        await wait_until(pilot, lambda: len(wizard.relations) == len(whole), what="the whole KG")
+        assert wizard.scope == []
