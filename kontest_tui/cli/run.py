@@ -189,7 +189,8 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
               help="At most this many model calls per second.")
 @click.option("--reuse-cache", is_flag=True,
               help="Reuse answers earlier sessions got for the same chat (default: ask the model).")
-@click.option("--no-cache", is_flag=True, help="Never reuse cached answers (the default).")
+@click.option("--no-cache", is_flag=True,
+              help="Ask every turn, even a request this session already asked (no reuse at all).")
 @click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
               help="Go on with a session (the latest unfinished one when no id is given).")
 @click.option("--retry-errors", is_flag=True,
@@ -248,6 +249,7 @@ def run_command(
             max_attempts=max_attempts,
             rate_limit=rate_limit,
             use_cache=reuse_cache and not no_cache,
+            share_answers=not no_cache,
             jitter_seed=seed,
         )
         bar = None if quiet else ProgressLine()
