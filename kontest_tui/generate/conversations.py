@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from kontest_tui.domain.records import Conversation, Query, Relation, TestKind
-from kontest_tui.generate.relations import extract_relations
+from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.templates import (
     TemplateSet,
     clean_label,
@@ -21,7 +22,6 @@ from kontest_tui.generate.templates import (
     load_template_set,
 )
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.paths import find_paths
 
 
 def build_queries(
@@ -138,14 +138,17 @@ def build_suite(
     per_path: bool = False,
     template_set: TemplateSet | str | None = None,
     template_ids: Sequence[str] | None = None,
+    limit: int | None = None,
 ) -> Suite:
     """KG -> paths -> relations -> KONTEST conversations in one call (what `kontest generate`
-    and a run use). `template_set` may be a set, a domain or a .toml path; default: KG domain."""
+    and a run use). `template_set` may be a set, a domain or a .toml path; default: KG domain.
+    `limit` keeps the first N relations, and only those are ever made (paths are walked
+    until N relations are found)."""
     if not isinstance(template_set, TemplateSet):
         template_set = load_template_set(template_set or kg.domain)
     templates = template_set.select(template_ids)
-    relations = extract_relations(
-        kg, depth, per_path=per_path, template_set=template_set, paths=find_paths(kg, depth)
+    relations = list(
+        islice(iter_relations(kg, depth, per_path=per_path, template_set=template_set), limit)
     )
     ids = tuple(template.id for template in templates)
     conversations = build_conversations(kg, relations, template_set, ids)

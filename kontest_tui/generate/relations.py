@@ -6,13 +6,13 @@ is a relation "ni contains nj". Relations are deduplicated by node ids unless `p
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Iterator
 
 from kontest_tui.domain.records import Relation
 from kontest_tui.errors import TemplateError
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.paths import find_paths
+from kontest_tui.kg.paths import iter_paths
 
 FALLBACK_TYPE = "contains"
 
@@ -63,7 +63,7 @@ def extract_relations(
     depth: int | None = None,
     per_path: bool = False,
     template_set: TemplateSet | None = None,
-    paths: list[tuple[str, ...]] | None = None,
+    paths: Iterable[tuple[str, ...]] | None = None,
 ) -> list[Relation]:
     """Every ancestor -> descendant pair on every path (Algorithm 1).
 
@@ -72,15 +72,25 @@ def extract_relations(
     "pN:PARENT>CHILD" with N the 0-based index of the path in `find_paths` order.
     `template_set` decides the relation types (default: the one for the KG's domain).
     """
+    return list(iter_relations(kg, depth, per_path, template_set, paths))
+
+
+def iter_relations(
+    kg: KnowledgeGraph,
+    depth: int | None = None,
+    per_path: bool = False,
+    template_set: TemplateSet | None = None,
+    paths: Iterable[tuple[str, ...]] | None = None,
+) -> Iterator[Relation]:
+    """The relations of `extract_relations` in the same order, made as they are read: the
+    first N cost in proportion to N, not to the KG (`--limit`)."""
     if paths is None:
-        paths = find_paths(kg, depth)
+        paths = iter_paths(kg, depth)
     template_set = template_set or known_relation_types(kg)
     known = set(template_set.relation_types) if template_set is not None else None
     default = template_set.default_type if template_set is not None else FALLBACK_TYPE
     node_types = {node_id: node.type for node_id, node in kg.nodes.items()}
     types: dict[tuple[str, str], str] = {}  # (parent type, child type) -> relation type
-    relations: list[Relation] = []
-    append = relations.append
     seen: set[tuple[str, str]] = set()
     for index, path in enumerate(paths):
         prefix = f"p{index}:" if per_path else ""
@@ -97,5 +107,4 @@ def extract_relations(
                 kind = types.get(type_pair)
                 if kind is None:
                     kind = types[type_pair] = _type_of(kg, parent, child, known, default)
-                append(Relation(f"{prefix}{parent}>{child}", parent, child, kind, path[i : j + 1]))
-    return relations
+                yield Relation(f"{prefix}{parent}>{child}", parent, child, kind, path[i : j + 1])

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-import networkx as nx
+if TYPE_CHECKING:  # imported by to_networkx only: 90 ms that most commands never need
+    import networkx as nx
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +68,8 @@ class KnowledgeGraph:
         return [node_id for node_id in self.nodes if node_id not in has_parent]
 
     def to_networkx(self) -> nx.DiGraph:
+        import networkx as nx
+
         graph = nx.DiGraph()
         for node in self.nodes.values():
             graph.add_node(node.id, label=node.label, aliases=node.aliases, type=node.type)

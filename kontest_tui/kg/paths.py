@@ -6,7 +6,7 @@ never revisits a node. Algorithm 1 (generate.relations) turns each path into rel
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from kontest_tui.errors import InvalidInputError
 
@@ -25,18 +25,21 @@ def find_paths(kg: KnowledgeGraph, depth: int | None = None) -> list[tuple[str, 
     A path ends at a leaf, at a node whose children are all already on the path (a cycle),
     or after `depth` edges. A root without children gives no path (it has no relation).
     """
+    return list(iter_paths(kg, depth))
+
+
+def iter_paths(kg: KnowledgeGraph, depth: int | None = None) -> Iterator[tuple[str, ...]]:
+    """The paths of `find_paths`, one at a time (a caller that needs the first few stops early)."""
     check_depth(depth)
     limit = depth if depth is not None else len(kg.nodes)
-    found: list[tuple[str, ...]] = []
     for root in kg.roots():
-        _walk_paths(root, kg.children, limit, found)
-    return found
+        yield from _walk_paths(root, kg.children, limit)
 
 
 def _walk_paths(
-    root: str, children: Callable[[str], list[str]], limit: int, found: list[tuple[str, ...]]
-) -> None:
-    """Append the paths starting at `root` to `found` (iterative DFS, children in order)."""
+    root: str, children: Callable[[str], list[str]], limit: int
+) -> Iterator[tuple[str, ...]]:
+    """The paths starting at `root` (iterative DFS, children in order)."""
     path = [root]
     on_path = {root}
 
@@ -58,7 +61,7 @@ def _walk_paths(
         path.append(child)
         on_path.add(child)
         if is_end(child):
-            found.append(tuple(path))
+            yield tuple(path)
             on_path.discard(path.pop())
         else:
             stack.append(iter(children(child)))

@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.oracles.conversation_index import (
@@ -28,6 +27,9 @@ from kontest_tui.oracles.conversation_index import (
     index_conversations,
     ordered_templates,
 )
+
+if TYPE_CHECKING:  # networkx is imported where a graph is built (90 ms at start-up)
+    import networkx as nx
 
 _PER_PATH_ID = re.compile(r"p(\d+):")
 
@@ -57,6 +59,8 @@ def build_sut_graph(
     """
     if index is None:
         index = index_conversations(conversations)
+    import networkx as nx
+
     graph = nx.DiGraph(template_id=template_id)
     all_answers: dict[str, Answer | None] = {}
     for relation in relations:

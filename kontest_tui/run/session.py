@@ -125,7 +125,12 @@ def create_session(
     generated = conversations is None
     if relations is None or conversations is None:
         suite = build_suite(
-            kg, depth=depth, per_path=per_path, template_set=template_set, template_ids=template_ids
+            kg,
+            depth=depth,
+            per_path=per_path,
+            template_set=template_set,
+            template_ids=template_ids,
+            limit=limit if relations is None else None,
         )
         relations = suite.relations if relations is None else relations
         conversations = suite.conversations if conversations is None else conversations

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.relations import extract_relations, relation_type
+from kontest_tui.generate.conversations import build_suite
+from kontest_tui.generate.relations import extract_relations, iter_relations, relation_type
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.paths import find_paths
+from kontest_tui.run.session import create_session
+from kontest_tui.store import Store
 
 
 def test_kinawley_path_gives_three_relations(kinawley_kg: KnowledgeGraph) -> None:
@@ -130,3 +133,20 @@ def test_music_sample_types() -> None:
         counts[relation.type] = counts.get(relation.type, 0) + 1
     # 50 paths: 48 artist -> album -> song and 2 artist -> album only.
     assert counts == {"artist->album": 50, "artist->song": 48, "album->song": 48}
+
+
+def test_limit_makes_only_the_first_relations_of_a_huge_chain(tmp_path) -> None:  # noqa: ANN001
+    """A 100,000-node chain has ~5e9 relations: `--limit 5` can only finish by stopping early."""
+    size = 100_000
+    nodes = {f"n{i}": Node(f"n{i}", f"Place {i}", (), "") for i in range(size)}
+    edges = [Edge(f"n{i}", f"n{i + 1}") for i in range(size - 1)]
+    chain = KnowledgeGraph("chain", "places", nodes, edges)
+    suite = build_suite(chain, limit=5)
+    assert [r.id for r in suite.relations] == [f"n0>n{j}" for j in range(1, 6)]
+    assert [r.id for r in suite.relations] == [
+        r.id for r, _ in zip(iter_relations(chain), range(5), strict=False)
+    ]
+    assert len(suite.conversations) == 5 * 4
+    with Store(tmp_path / "s.db") as store:
+        session = create_session(store, chain, "sim", limit=5)
+        assert len(store.load_relations(session)) == 5
