@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from http.server import ThreadingHTTPServer
 
 import pytest
-from model_test_servers import LeakyHandler, MisbehavingHandler, start_sim_server
+from model_test_servers import LeakyHandler, MisbehavingHandler, ProxyHandler, start_sim_server
 
 
 @pytest.fixture(scope="session")
@@ -54,6 +54,20 @@ def leaky_url() -> Iterator[str]:
     """Base URL of a local server that echoes the API key in its errors (see LeakyHandler)."""
     LeakyHandler.calls = 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), LeakyHandler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def proxy_url() -> Iterator[str]:
+    """Base URL of a local server speaking Ollama and OpenAI like proxies do (ProxyHandler)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), ProxyHandler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
