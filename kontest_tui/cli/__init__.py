@@ -15,7 +15,7 @@ import click
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.validate_input import check_argv
 
-from . import ca, generate, kg, kg_wikidata, kinds, run, sim
+from . import ca, compare, generate, kg, kg_wikidata, kinds, run, sim
 from .params import bound_numbers
 
 
@@ -52,7 +52,7 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds):
+for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, compare):
     _module.register(cli)
 bound_numbers(cli)  # every integer option fits in 64 bits, every float is finite
 

@@ -187,7 +187,10 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
               help="Calls per turn when the model fails with a retryable error.")
 @click.option("--rate-limit", type=click.FloatRange(min=0.001), default=None,
               help="At most this many model calls per second.")
-@click.option("--no-cache", is_flag=True, help="Ask again even if the same chat is cached.")
+@click.option("--reuse-cache", is_flag=True,
+              help="Reuse answers earlier sessions got for the same chat (default: ask the model).")
+@click.option("--no-cache", is_flag=True,
+              help="Ask every turn, even a request this session already asked (no reuse at all).")
 @click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
               help="Go on with a session (the latest unfinished one when no id is given).")
 @click.option("--retry-errors", is_flag=True,
@@ -226,6 +229,7 @@ def run_command(
     timeout: float,
     max_attempts: int,
     rate_limit: float | None,
+    reuse_cache: bool,
     no_cache: bool,
     resume: str | None,
     retry_errors: bool,
@@ -246,7 +250,8 @@ def run_command(
             concurrency=concurrency,
             max_attempts=max_attempts,
             rate_limit=rate_limit,
-            use_cache=not no_cache,
+            use_cache=reuse_cache and not no_cache,
+            share_answers=not no_cache,
             jitter_seed=seed,
         )
         bar = None if quiet else ProgressLine()

@@ -6,13 +6,15 @@ strictly in order, each seeing the earlier questions and the model's earlier ans
 (user, assistant, user, ...). Turns already in `done` (a resumed session) are not asked again;
 their stored text is the context of the next turn.
 
-Every call asked once: when answers may be reused (the cache is on and the model is not a
-replay), identical requests share one model call. A request identical to one in flight waits
+Every call asked once: unless `share_answers` is off (`kontest run --no-cache`) or the model
+is a replay, identical requests of this run share one model call. A request identical to one in flight waits
 for it (single flight) and takes its answer; a conversation whose first turn repeats an earlier
 conversation's (a sequential conversation's first turn is an atomic question) is taken
 `2 x concurrency` conversations after that one, so its first turn is usually answered by then
 and comes from this run's memo (or the cache) without waiting. Answers reused so are stored as
-cached responses. With `use_cache=False` every turn is asked.
+cached responses. Answers of earlier sessions (the cache table) are reused only with
+`use_cache=True` (`kontest run --reuse-cache`); they are always written, so a later session
+may opt in. With `share_answers=False` every turn is asked.
 
 Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
 backoff and jitter, honouring `retry_after`; fatal ones (401/403 unauthorized, 404 unknown
@@ -72,7 +74,13 @@ class ExecutorConfig:
     backoff_base: float = 0.5  # seconds before the 2nd attempt; doubles each time
     backoff_max: float = 30.0
     rate_limit: float | None = None  # model calls per second, None = unlimited
-    use_cache: bool = True
+    # Reuse answers cached by earlier sessions (same model, options and chat)? Off by default:
+    # a new session asks the model; reuse is an explicit opt-in (`kontest run --reuse-cache`).
+    use_cache: bool = False
+    # Identical requests within this run asked once (single flight, a sequential
+    # conversation's first turn answered by its atomic twin)? `kontest run --no-cache` turns
+    # it off so that every turn is asked.
+    share_answers: bool = True
     jitter_seed: int | None = None  # for reproducible backoff in tests
     stop_after_fatal: int = 3  # 401/403/404 failures with no success since: the run stops
 
@@ -213,8 +221,9 @@ class Executor:
         if self.config.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.sink = sink
-        self.share = self.config.use_cache and is_cacheable(model)
-        self.cache = cache if self.share else None
+        self.share = self.config.share_answers and is_cacheable(model)
+        self.cache = cache if self.share else None  # written always, read only on opt-in
+        self.read_cache = self.share and self.config.use_cache
         self.events = events or ExecutorEvents()
         self.responses: dict[AnswerKey, Response] = {}
         self._random = random.Random(self.config.jitter_seed)
@@ -452,7 +461,7 @@ class Executor:
     def _reuse(self, key: str) -> tuple[str, int] | None:
         """An answer to this request from this run's memo or the cache, or None."""
         hit = self._memo.get(key)
-        if hit is None and self.cache is not None:
+        if hit is None and self.cache is not None and self.read_cache:
             hit = self.cache.cache_get(key)
         if hit is not None:
             self._forget(key)

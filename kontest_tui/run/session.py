@@ -240,6 +240,7 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
         problems=row["kinds_json"].get("problems", ()),
     )
     evaluation.failed = failed
+    evaluation.from_cache = sum(1 for stored in store.iter_responses(session_id) if stored["cached"])
     if save:
         store.replace_verdicts(session_id, evaluation.verdicts)
         store.update_session(
