@@ -223,7 +223,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
         )
     if report.get("answers_from_cache"):
         lines.append(
-            f"Answers from cache: {report['answers_from_cache']} (reused from earlier sessions)"
+            f"Answers from cache: {report['answers_from_cache']} (repeats of this session's requests, and earlier sessions' answers with --reuse-cache)"
         )
     pending = report.get("pending_relations")
     if pending:
