@@ -6,9 +6,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
-from http.server import BaseHTTPRequestHandler
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,6 +34,33 @@ def start_sim_server(*args: str) -> tuple[subprocess.Popen[str], str]:
         process.kill()
         raise RuntimeError(f"sim server did not start: {line!r} {process.stderr.read()!r}")
     return process, line
+
+
+@contextmanager
+def running_sim_server(*args: str) -> Iterator[str]:
+    """`start_sim_server` as a context: yields the base URL, stops the process after."""
+    process, url = start_sim_server(*args)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A threaded 127.0.0.1 server for `handler`: yields its base URL, shuts it down after."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 class MisbehavingHandler(BaseHTTPRequestHandler):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 
 import pytest
-from model_test_servers import start_sim_server
+from model_test_servers import running_sim_server
 
 from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelSpecError
@@ -17,15 +16,8 @@ from kontest_tui.run.executor import Executor, ExecutorConfig
 
 @pytest.fixture(scope="module")
 def second_sim_url() -> Iterator[str]:
-    process, url = start_sim_server()
-    try:
+    with running_sim_server() as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def questions(count: int) -> list[Conversation]:
