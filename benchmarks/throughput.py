@@ -88,7 +88,7 @@ async def run_executor(model, conversations, concurrency: int, db: Path) -> floa
         executor = Executor(
             model,
             OPTIONS,
-            config=ExecutorConfig(concurrency=concurrency, use_cache=False),
+            config=ExecutorConfig(concurrency=concurrency, use_cache=False, share_answers=False),
             sink=_SessionSink(store, session),
             cache=store,
         )

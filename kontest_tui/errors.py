@@ -41,17 +41,25 @@ class TemplateError(InvalidInputError):
 
 
 class ModelError(KontestError):
-    """A model call failed; `retryable` says whether trying again may help."""
+    """A model call failed; `retryable` says whether trying again may help; `fatal` that every
+    call would fail the same way (401/403 unauthorized, 404 unknown model): never retried, and
+    a few in a row stop the run."""
 
     title = "Model"
     retryable = False
 
     def __init__(
-        self, message: str, *, retryable: bool = False, retry_after: float | None = None
+        self,
+        message: str,
+        *,
+        retryable: bool = False,
+        retry_after: float | None = None,
+        fatal: bool = False,
     ) -> None:
         super().__init__(message)
-        self.retryable = retryable
+        self.retryable = retryable and not fatal
         self.retry_after = retry_after
+        self.fatal = fatal
 
 
 class ModelSpecError(InvalidInputError):

@@ -92,6 +92,7 @@ def build_path_graph(
     source: str,
     node_type,
     edge_relation,
+    aliases=None,
 ) -> KnowledgeGraph:
     """A KG whose nodes are the distinct ancestor chains of `paths` (in first-seen order).
 
@@ -119,6 +120,7 @@ def build_path_graph(
         node_id: Node(
             id=node_id,
             label=chain[-1],
+            aliases=aliases(chain) if aliases else (),
             type=node_type(len(chain) - 1, chain not in has_children),
         )
         for chain, node_id in chains.items()
@@ -128,6 +130,68 @@ def build_path_graph(
     )
     check_graph(kg, name)
     return kg
+
+
+# Aliases of the places sample (KomMKonLLM, seed 004: entities vary by their aliases). Two
+# sources, both reproducible from data that ships:
+# 1. pycountry (ISO 3166-1 / ISO 3166-2): a country's name, official and common names; a region
+#    or district's ISO 3166-2 subdivision name when it names the same unit (equal to the label
+#    without its administrative words, or listed in ISO_SUBDIVISIONS below);
+# 2. the label without its administrative words ("County Cavan" -> "Cavan", "Aalborg
+#    Municipality" -> "Aalborg", "Canton of Capellen" -> "Capellen", "Queenstown, Singapore" ->
+#    "Queenstown"), the short name in common use.
+ADMIN_PREFIXES = ("County ", "Canton of ")
+ADMIN_SUFFIXES = (" Municipality", " Municality", " County", " Shire")
+# Sample regions whose English label differs from the ISO 3166-2 name (checked against the
+# ISO 3166-2:DK, :IS, :IE, :QA entries pycountry ships): (country code, label) -> ISO code.
+ISO_SUBDIVISIONS = {
+    ("DK", "North Denmark Region"): "DK-81",
+    ("DK", "Central Denmark Region"): "DK-82",
+    ("DK", "Southern Denmark"): "DK-83",
+    ("IS", "Capital Region"): "IS-1",
+    ("IS", "Westfjords"): "IS-4",
+    ("IS", "Northeastern Region"): "IS-6",
+    ("IS", "Reykjavík"): "IS-RKV",
+    ("IE", "Connacht"): "IE-C",
+    ("QA", "Ad Dawhah"): "QA-DA",
+}
+
+
+def short_name(label: str) -> str | None:
+    """The label without its administrative words, or None when it has none."""
+    for prefix in ADMIN_PREFIXES:
+        if label.startswith(prefix) and len(label) > len(prefix):
+            return label[len(prefix):]
+    for suffix in ADMIN_SUFFIXES:
+        if label.endswith(suffix) and len(label) > len(suffix):
+            return label[: -len(suffix)]
+    if ", " in label:
+        return label.split(", ", 1)[0]
+    return None
+
+
+def place_aliases(chain: tuple[str, ...]) -> tuple[str, ...]:
+    """The aliases of a places node given its chain of labels (root = the country)."""
+    label = chain[-1]
+    country = pycountry.countries.lookup(chain[0])
+    found: list[str] = []
+    if len(chain) == 1:
+        found += [getattr(country, key, None) or "" for key in ("name", "official_name", "common_name")]
+    else:
+        short = short_name(label)
+        if short:
+            found.append(short)
+        if len(chain) <= 3:  # regions and districts: ISO 3166-2 subdivisions
+            code = ISO_SUBDIVISIONS.get((country.alpha_2, label))
+            wanted = {label.casefold(), (short or label).casefold()}
+            for sub in pycountry.subdivisions.get(country_code=country.alpha_2):
+                if sub.code == code or (code is None and sub.name.casefold() in wanted):
+                    found.append(sub.name)
+    aliases: list[str] = []
+    for alias in found:
+        if alias and alias != label and alias not in aliases:
+            aliases.append(alias)
+    return tuple(aliases)
 
 
 def place_type(level: int, is_leaf: bool) -> str:
@@ -145,9 +209,12 @@ def build_places() -> KnowledgeGraph:
             "paths sampled by the KONTEST prototype (scripts/data/paths_places.tsv). Ids are not "
             "QIDs: each is the chain of slugged labels from the root, joined by '.', so the same label under "
             "another parent is another node. Types by level: country, region, district, "
-            "locality (a leaf is always a locality)."
+            "locality (a leaf is always a locality). Aliases: pycountry's ISO 3166-1 names of the "
+            "countries, ISO 3166-2 names of the regions and districts that are subdivisions, and "
+            "each label without its administrative words (scripts/build_sample_kgs.py)."
         ),
         node_type=place_type,
+        aliases=place_aliases,
         edge_relation=lambda level: "contains",
     )
 

@@ -7,13 +7,16 @@ input, 1 for other failures), never a traceback.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 import click
 
 from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.validate_input import check_argv
 
-from . import ca, generate, kg, kg_wikidata, kinds, run, sim
+from . import ca, compare, generate, kg, kg_wikidata, kinds, run, sim
+from .params import bound_numbers
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -36,6 +39,8 @@ def cli(
     port: int,
 ) -> None:
     """Test whether a language model is consistent about the facts of a knowledge graph."""
+    if model_spec is not None and not model_spec.strip():
+        raise InvalidInputError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
     if ctx.invoked_subcommand is None:
         from kontest_tui.tui.app import run_app, serve_app
 
@@ -47,8 +52,9 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds):
+for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, compare):
     _module.register(cli)
+bound_numbers(cli)  # every integer option fits in 64 bits, every float is finite
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -59,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
 def run_cli(argv: list[str] | None = None) -> int:
     """Run the CLI and turn every expected failure into one stderr line; return the exit code."""
     try:
+        check_argv(sys.argv[1:] if argv is None else argv)
         result = cli.main(args=argv, prog_name="kontest", standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("kontest: interrupted", err=True)
@@ -76,6 +83,9 @@ def run_cli(argv: list[str] | None = None) -> int:
         return 2
     except KontestError as error:
         click.echo(f"kontest: error: {error}", err=True)
+        return 1
+    except sqlite3.Error as error:  # the store maps its own; this catches any it missed
+        click.echo(f"kontest: error: session database: {error}", err=True)
         return 1
     except KeyboardInterrupt:
         click.echo("kontest: interrupted", err=True)

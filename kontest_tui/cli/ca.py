@@ -16,20 +16,14 @@ import click
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
+from kontest_tui.validate_input import loads_json, read_input_text
 
 from .generate import GenerateRequest, add_generate_extension
 
 
 def read_ipm_file(path: Path) -> tuple[list[tuple[str, list[str]]], list[dict[str, str]]]:
     """Parse and check an IPM JSON file; every problem is one InvalidInputError line."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise InvalidInputError(f"{path}: no such file") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInputError(f"{path}: cannot read: {error}") from error
-    except json.JSONDecodeError as error:
-        raise InvalidInputError(f"{path}: not JSON (line {error.lineno}: {error.msg})") from error
+    data = loads_json(read_input_text(path), str(path))
     if not isinstance(data, dict) or not isinstance(data.get("parameters"), list):
         raise InvalidInputError(f'{path}: expected an object with a "parameters" list')
     parameters: list[tuple[str, list[str]]] = []

@@ -23,7 +23,7 @@ import click
 from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.templates import TemplateSet, load_template_set
+from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kinds.registry import KindOptions, build_annotated_questions, parse_kinds
 from kontest_tui.models.base import ChatOptions
@@ -187,7 +187,10 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
               help="Calls per turn when the model fails with a retryable error.")
 @click.option("--rate-limit", type=click.FloatRange(min=0.001), default=None,
               help="At most this many model calls per second.")
-@click.option("--no-cache", is_flag=True, help="Ask again even if the same chat is cached.")
+@click.option("--reuse-cache", is_flag=True,
+              help="Reuse answers earlier sessions got for the same chat (default: ask the model).")
+@click.option("--no-cache", is_flag=True,
+              help="Ask every turn, even a request this session already asked (no reuse at all).")
 @click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
               help="Go on with a session (the latest unfinished one when no id is given).")
 @click.option("--retry-errors", is_flag=True,
@@ -226,6 +229,7 @@ def run_command(
     timeout: float,
     max_attempts: int,
     rate_limit: float | None,
+    reuse_cache: bool,
     no_cache: bool,
     resume: str | None,
     retry_errors: bool,
@@ -238,13 +242,16 @@ def run_command(
     quiet: bool,
 ) -> None:
     """Ask a model every conversation of a KG (or resume a session) and print the report."""
+    if model_spec is not None and not model_spec.strip():
+        raise InvalidInputError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
     store = _open_store(ctx, db)
     try:
         config = ExecutorConfig(
             concurrency=concurrency,
             max_attempts=max_attempts,
             rate_limit=rate_limit,
-            use_cache=not no_cache,
+            use_cache=reuse_cache and not no_cache,
+            share_answers=not no_cache,
             jitter_seed=seed,
         )
         bar = None if quiet else ProgressLine()
@@ -278,7 +285,9 @@ def run_command(
                 template_set = TemplateSet("annotation", (), "question")
             else:
                 kg, depth = apply_scope(load_graph(kg_source), entities, depth)
-                template_set = load_template_set(templates or kg.domain)
+                template_set = (
+                    load_template_set(templates) if templates else template_set_for_domain(kg.domain)
+                )
             options = ChatOptions(
                 temperature=template_set.temperature if temperature is None else temperature,
                 seed=seed,
@@ -288,7 +297,7 @@ def run_command(
             )
             spec = SessionSpec(
                 kg,
-                model=model_spec or "sim",
+                model="sim" if model_spec is None else model_spec,
                 kg_name=kg_source,
                 depth=depth,
                 per_path=per_path,

@@ -35,6 +35,13 @@ _LEADING = re.compile(
 )
 # The answer word: "yes" or "no" as a whole word (not "yesterday", "not", "nope", "no-one").
 _ANSWER_WORD = re.compile(r"(yes|no)(?![^\W_])(?!['’-][^\W_])")
+# A refusal: "I don't know", "not sure", "I cannot say" ... at the start of the reply.
+_REFUSAL = re.compile(
+    r"^(i\s+(do\s*n[o']?t|don't|dont|really\s+don't)\s+know|idk\b|i('m|\s+am)\s+(not\s+sure|unsure)"
+    r"|not\s+sure|unsure|no\s+idea|unknown\b|i\s+(can(no|')t|cannot)\s+(say|tell|determine|answer|be\s+sure)"
+    r"|i\s+have\s+no\s+(idea|information|knowledge))"
+)
+_REFUSAL_NOISE = re.compile(r"^[\s\"'`*_#>\[\](){}.,:;!-]+")
 _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
 
@@ -72,3 +79,14 @@ def parse_answer(text: str | None) -> Answer:
     if word is None:
         return Answer.INVALID
     return Answer.YES if word.group(1) == "yes" else Answer.NO
+
+
+def is_refusal(text: str | None) -> bool:
+    """Does the reply start by declining to answer ("I don't know", "not sure", ...)?
+
+    Refusals are counted on their own in every report (never as errors); for yes/no
+    questions they are also invalid answers (neither yes nor no)."""
+    if not text:
+        return False
+    start = clean_text(_head(text)[:400]).replace("\u2019", "'").strip().casefold()
+    return _REFUSAL.match(_REFUSAL_NOISE.sub("", start)) is not None

@@ -8,7 +8,6 @@ template id "q", expected answer from the annotation); oracles.annotation judges
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from kontest_tui.generate.covering import DEFAULT_EFFORT
 from kontest_tui.generate.ipm import DEFAULT_MAX_VALUES, DEFAULT_SENSES, ipm_for_text
 from kontest_tui.generate.synonyms import load_synonym_lists
 from kontest_tui.generate.variants import JSON_BOOLEAN_PROMPT, variants_for_ipm
+from kontest_tui.validate_input import loads_json, read_input_text
 
 DEFAULT_PROMPT = "Be concise as possible. Answer with a yes or no response."
 ANNOTATION_TEMPLATE = "q"
@@ -47,9 +47,9 @@ def parse_annotation_lines(lines: Iterable[str], source: str = "<questions>") ->
             continue
         where = f"{source}:{number}"
         try:
-            item = json.loads(line)
-        except json.JSONDecodeError as error:
-            problems.append(f"{where}: not JSON ({error.msg})")
+            item = loads_json(line, where)
+        except InvalidInputError as error:
+            problems.append(str(error))
             continue
         if not isinstance(item, dict):
             problems.append(f"{where}: expected an object")
@@ -69,12 +69,7 @@ def parse_annotation_lines(lines: Iterable[str], source: str = "<questions>") ->
 def load_annotations(path: str | Path) -> tuple[list[AnnotatedQuestion], list[str]]:
     """Read a questions JSONL file (InvalidInputError if it cannot be read at all)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise InvalidInputError(f"{path}: no such file") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInputError(f"{path}: cannot read: {error}") from error
+    text = read_input_text(path)
     return parse_annotation_lines(text.splitlines(), str(path))
 
 

@@ -20,6 +20,7 @@ from kontest_tui.generate.templates import (
     fill_template,
     format_string,
     load_template_set,
+    template_set_for_domain,
 )
 from kontest_tui.kg.graph import KnowledgeGraph
 
@@ -145,7 +146,9 @@ def build_suite(
     `limit` keeps the first N relations, and only those are ever made (paths are walked
     until N relations are found)."""
     if not isinstance(template_set, TemplateSet):
-        template_set = load_template_set(template_set or kg.domain)
+        template_set = (
+            load_template_set(template_set) if template_set else template_set_for_domain(kg.domain)
+        )
     templates = template_set.select(template_ids)
     relations = list(
         islice(iter_relations(kg, depth, per_path=per_path, template_set=template_set), limit)

@@ -40,6 +40,11 @@ DEFAULT_EFFORT = 250_000
 # Moves one repair (after dropping a row) may take: a base plus a share per t-tuple.
 ATTEMPT_BASE = 100
 ATTEMPT_PER_TUPLE = 10
+# Models too large to build in reasonable time are refused up front (kontest ca, variants):
+# the greedy builder takes about 0.1 ms per t-tuple on one core (20 s at this limit), and an
+# array must hold at least `lower_bound` rows.
+MAX_TUPLES = 200_000
+MAX_ROWS = 100_000
 
 Row = tuple[int, ...]
 Forbidden = Mapping[int, int]
@@ -464,6 +469,38 @@ def lower_bound(levels: Sequence[int], strength: int) -> int:
     return bound
 
 
+def count_tuples(levels: Sequence[int], strength: int) -> int:
+    """The number of t-tuples of values a t-way covering array must cover (the sum over
+    every t parameters of the product of their levels), computed without listing them."""
+    sums = [1] + [0] * strength  # sums[j]: the j-parameter count over the levels so far
+    for level in levels:
+        for j in range(strength, 0, -1):
+            sums[j] += sums[j - 1] * level
+    return sums[strength]
+
+
+def check_size(levels: Sequence[int], strength: int, *, tuples: bool = True) -> None:
+    """InvalidInputError when an array for `levels` at `strength` cannot be built in
+    reasonable time: more than MAX_ROWS rows at least, or more than MAX_TUPLES t-tuples."""
+    varying = [level for level in levels if level > 1]
+    t = min(strength, len(varying))
+    if t == 0:
+        return
+    rows = lower_bound(varying, t)
+    if rows > MAX_ROWS:
+        raise InvalidInputError(
+            f"a {t}-way covering array of {len(varying)} parameters needs at least {rows:,} "
+            f"rows (at most {MAX_ROWS:,}); lower the strength or the number of values"
+        )
+    count = count_tuples(varying, t)
+    if tuples and count > MAX_TUPLES:
+        raise InvalidInputError(
+            f"a {t}-way covering array of {len(varying)} parameters must cover {count:,} "
+            f"value combinations, too many to build in reasonable time (at most "
+            f"{MAX_TUPLES:,}); lower the strength or the number of parameters or values"
+        )
+
+
 def _validate(
     levels: Sequence[int], strength: int, forbidden: Iterable[Forbidden]
 ) -> list[dict[int, int]]:
@@ -504,6 +541,7 @@ def build_covering_array(
     """
     levels = tuple(levels)
     rules = _validate(levels, strength, forbidden)
+    check_size(levels, strength, tuples=False)
     rng = random.Random(seed)
     varying = [c for c, level in enumerate(levels) if level > 1]
     t = min(strength, len(varying))
@@ -523,6 +561,7 @@ def build_covering_array(
     algebraic = None if sub_rules else algebraic_rows(sub_levels, t, random.Random(seed), bound)
     if algebraic is not None and len(algebraic) <= bound:
         return CoveringArray(levels, strength, seed, _widen(algebraic, levels, varying), 0)
+    check_size(sub_levels, t)  # an optimal orthogonal array is fast; the builder may not be
     cover = _Coverage(sub_levels, t, sub_rules)
     excluded = cover.total - len(cover.uncovered)
     candidates = 8 if cover.total <= 20_000 else 3

@@ -129,7 +129,9 @@ def _word_values(
     fixed = {w.lower() for w in template.fixed}
     if lower in fixed:
         return Parameter("", word, "fixed", (word,), ("original",), pos)
-    if lower in lists.stopwords and lower not in lists.pins:
+    # A stop word stays as is unless the user pinned values or the domain curates synonyms
+    # for it (function words vary too: the thesis makes every word a parameter).
+    if lower in lists.stopwords and lower not in lists.pins and lower not in lists.synonyms:
         return Parameter("", word, "stop", (word,), ("original",), pos)
     candidates = [(v, "curated") for v in lists.synonyms.get(lower, [])]
     if pos:

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Iterator
 
 from kontest_tui.domain.records import Relation
 from kontest_tui.errors import TemplateError
-from kontest_tui.generate.templates import TemplateSet, load_template_set
+from kontest_tui.generate.templates import TemplateSet, template_set_for_domain
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.paths import iter_paths
 
@@ -20,7 +20,7 @@ FALLBACK_TYPE = "contains"
 def known_relation_types(kg: KnowledgeGraph) -> TemplateSet | None:
     """The template set for the KG's domain, or None when there is none (or it is broken)."""
     try:
-        return load_template_set(kg.domain)
+        return template_set_for_domain(kg.domain)
     except TemplateError:
         return None
 

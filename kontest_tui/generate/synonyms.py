@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -22,6 +21,7 @@ from rapidfuzz import fuzz
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.paths import config_dir
 from kontest_tui.resources import asset_path
+from kontest_tui.validate_input import loads_toml, read_input_text
 
 # Two values this similar (rapidfuzz ratio, 0-100) count as one (Ireland / ireland / Irland).
 NEAR_DUPLICATE = 88
@@ -49,13 +49,9 @@ class SynonymLists:
 
 
 def _read_toml(path: Path) -> dict[str, object]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except FileNotFoundError:
+    if not path.is_file():
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise InvalidInputError(f"{path}: cannot read synonyms: {error}") from error
+    return loads_toml(read_input_text(path), f"{path}: cannot read synonyms")
 
 
 def _merge(target: dict[str, list[str]], table: object, path: Path, name: str) -> None:

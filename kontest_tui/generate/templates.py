@@ -10,6 +10,7 @@ or add new domains. Filling is single-pass: entity labels are inserted literally
 from __future__ import annotations
 
 import json
+import math
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
@@ -20,6 +21,7 @@ from pathlib import Path
 from kontest_tui import paths
 from kontest_tui.errors import TemplateError
 from kontest_tui.resources import asset_path
+from kontest_tui.validate_input import is_name, loads_toml
 
 DEFAULT_SYSTEM_PROMPT = "Be concise as possible. Answer with a yes or no response."
 PLACEHOLDERS = ("parent", "child")
@@ -205,6 +207,8 @@ def parse_template_set(data: dict[str, object], source: str = "<templates>") -> 
     domain = data.get("domain")
     if not isinstance(domain, str) or not domain.strip():
         raise _fail(source, 'missing domain = "..."')
+    if not is_name(domain.strip()):
+        raise _fail(source, f"domain {domain[:80]!r} is not a name (letters, digits, '_' and '-')")
     raw_templates = data.get("templates")
     if not isinstance(raw_templates, list) or not raw_templates:
         raise _fail(source, "no [[templates]] defined")
@@ -231,10 +235,17 @@ def parse_template_set(data: dict[str, object], source: str = "<templates>") -> 
     if not isinstance(system_prompt, str):
         raise _fail(source, "system_prompt must be a string")
     temperature = data.get("temperature", 0.0)
-    if isinstance(temperature, bool) or not isinstance(temperature, int | float):
-        raise _fail(source, "temperature must be a number")
+    if (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, int | float)
+        or not math.isfinite(temperature)
+        or temperature < 0
+    ):
+        raise _fail(source, "temperature must be a finite number >= 0")
     aliases = data.get("aliases", [])
-    if not isinstance(aliases, list) or any(not isinstance(alias, str) for alias in aliases):
+    if not isinstance(aliases, list) or any(
+        not isinstance(alias, str) or not is_name(alias) for alias in aliases
+    ):
         raise _fail(source, "aliases must be a list of domain names")
     return TemplateSet(
         domain=domain.strip(),
@@ -256,11 +267,7 @@ def load_template_file(path: str | Path) -> TemplateSet:
         raise TemplateError(f"{path}: no such template file") from None
     except (OSError, UnicodeDecodeError) as error:
         raise TemplateError(f"{path}: cannot read: {error}") from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise TemplateError(f"{path}: malformed TOML: {error}") from None
-    return parse_template_set(data, str(path))
+    return parse_template_set(loads_toml(text, str(path), TemplateError), str(path))
 
 
 def _files(folder: Path) -> Iterable[Path]:
@@ -278,11 +285,23 @@ def list_template_sets() -> dict[str, TemplateSet]:
 
 
 def load_template_set(domain_or_path: str | Path) -> TemplateSet:
-    """A template set by file path (anything ending in .toml or existing) or by domain name."""
+    """A template set by file path (anything ending in .toml or existing) or by domain name.
+
+    For a user's `--templates` choice only; a KG's domain goes to `template_set_for_domain`,
+    which never reads a path."""
     candidate = Path(domain_or_path)
     if str(domain_or_path).endswith(".toml") or candidate.is_file():
         return load_template_file(candidate)
-    domain = str(domain_or_path)
+    return template_set_for_domain(str(domain_or_path))
+
+
+def template_set_for_domain(domain: str) -> TemplateSet:
+    """The template set of a domain name (a KG's `domain`): never read as a file path."""
+    if domain and not is_name(domain):
+        raise TemplateError(
+            f"no templates for domain {domain[:80]!r}: a domain is a name "
+            "(letters, digits, '_' and '-'); pass --templates FILE"
+        )
     sets = list_template_sets()
     if domain in sets:
         return sets[domain]

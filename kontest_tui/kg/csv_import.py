@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kontest_tui.errors import GraphError
+from kontest_tui.validate_input import check_name
 
 from .graph import Edge, KnowledgeGraph, Node
 from .textfile import read_text
@@ -78,6 +79,8 @@ def import_csv(
     """
     path = Path(path)
     origin = str(path)
+    if domain:
+        check_name(domain, "domain", GraphError)
     rows = _read_rows(read_text(path, origin), origin)
     if not rows:
         raise GraphError(f"{origin}: no rows (expected {_LAYOUT})")

@@ -9,12 +9,12 @@ Every id is validated here, so nothing from a domain file reaches SPARQL uncheck
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.resources import asset_path
+from kontest_tui.validate_input import is_name, loads_toml
 
 QID_PATTERN = re.compile(r"^Q[1-9][0-9]*$")
 PID_PATTERN = re.compile(r"^P[1-9][0-9]*$")
@@ -86,19 +86,22 @@ def load_domain(name_or_path: str | Path) -> Domain:
         if not path.is_file():
             raise DomainError(f"unknown domain {text!r} (known: {', '.join(list_domains())})")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError as error:
         raise DomainError(f"{path}: domain file not found") from error
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise DomainError(f"{path}: cannot read domain file: {error}") from error
+    data = loads_toml(text, f"{path}: cannot read domain file", DomainError)
     return parse_domain(data, origin=str(path))
 
 
 def parse_domain(data: dict, origin: str = "<domain>") -> Domain:
     """Check and convert the parsed TOML of a domain file."""
     name = data.get("name") or Path(origin).stem
-    if not isinstance(name, str) or not name:
-        raise DomainError(f"{origin}: 'name' must be a non-empty string")
+    if not isinstance(name, str) or not is_name(name):
+        raise DomainError(
+            f"{origin}: 'name' must be a domain name (letters, digits, '_' and '-'), not {name!r}"
+        )
     raw_levels = data.get("levels")
     if not isinstance(raw_levels, list) or not raw_levels:
         raise DomainError(f"{origin}: at least one [[levels]] table is required")

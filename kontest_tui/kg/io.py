@@ -16,6 +16,7 @@ from typing import Any
 from kontest_tui.errors import GraphError
 from kontest_tui.gc_pause import paused_gc
 from kontest_tui.resources import SAMPLE_KGS_DIR
+from kontest_tui.validate_input import is_name, loads_json
 
 from .csv_import import import_csv
 from .graph import Edge, KnowledgeGraph, Node
@@ -84,13 +85,7 @@ def load_graph(source: str | Path) -> KnowledgeGraph:
     origin = str(path)
     text = read_text(path, origin)
     with paused_gc():
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise GraphError(
-                f"{origin}: not valid JSON: {error.msg} at line {error.lineno}, "
-                f"column {error.colno}"
-            ) from None
+        data = loads_json(text, origin, GraphError)
         return graph_from_dict(data, origin=origin, default_name=path.stem)
 
 
@@ -202,6 +197,11 @@ def graph_from_dict(
             f"not {_type_name(data)}"
         )
     meta = {key: _get_text(data, key, origin, required=False) for key in _TOP_FIELDS}
+    if meta["domain"] and not is_name(meta["domain"]):
+        raise GraphError(
+            f"{origin}: field 'domain' must be a domain name such as places or music "
+            f"(letters, digits, '_' and '-'), not {meta['domain'][:80]!r}"
+        )
     for key in ("nodes", "edges"):
         if key not in data:
             raise GraphError(f"{origin}: missing field '{key}'")

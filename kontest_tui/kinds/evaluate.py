@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
-from kontest_tui.kinds.registry import judge_kinds
+from kontest_tui.kinds.registry import count_refusals, judge_kinds
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
 
 
@@ -29,11 +29,14 @@ def evaluate_all(
     """
     kontest = [c for c in conversations if c.test_kind is TestKind.KONTEST]
     if len(kontest) == len(conversations):
-        return evaluate(relations, conversations, answers, session=session, model=model)
+        evaluation = evaluate(relations, conversations, answers, session=session, model=model)
+        evaluation.refusals = count_refusals(kontest, raw_answers, answers)
+        return evaluation
     judged = judge_kinds(conversations, raw_answers, answers, problems)
     evaluation = evaluate(
         relations, kontest, answers, session=session, model=model, extra_verdicts=judged.verdicts
     )
+    evaluation.refusals = count_refusals(kontest, raw_answers, answers)
     kinds = {c.test_kind for c in conversations}
     evaluation.sections = {"kinds": [kind.value for kind in TestKind if kind in kinds]}
     evaluation.sections.update(judged.sections)

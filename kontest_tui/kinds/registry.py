@@ -143,6 +143,26 @@ def _parse_probe(conversation: Conversation, raw: str) -> Answer:
     return parse_probe_answer(conversation, raw)
 
 
+def count_refusals(
+    conversations: Iterable[Conversation],
+    raw: Mapping[AnswerKey, str],
+    answers: Mapping[AnswerKey, Answer],
+) -> int:
+    """Answered yes/no turns that are not yes or no and decline to answer ("I don't know"):
+    invalid answers, reported on their own as refusals."""
+    from kontest_tui.domain.answers import is_refusal
+
+    count = 0
+    for conversation in conversations:
+        for position in range(len(conversation.turns)):
+            key = (conversation.id, position)
+            answer = answers.get(key)
+            if answer is None or answer in (Answer.YES, Answer.NO, "yes", "no"):
+                continue
+            count += answer == Answer.REFUSAL or is_refusal(raw.get(key))
+    return count
+
+
 def _judge_variants(
     conversations: Sequence[Conversation],
     raw: Mapping[AnswerKey, str],
@@ -152,6 +172,7 @@ def _judge_variants(
     from kontest_tui.oracles.variant import summarize_variants
 
     verdicts, section = summarize_variants(conversations, answers)
+    section["refusals"] = count_refusals(conversations, raw, answers)
     return KindResult(verdicts, {"variants": section})
 
 
@@ -164,7 +185,9 @@ def _judge_annotations(
     from kontest_tui.oracles.annotation import evaluate_annotations
 
     result = evaluate_annotations(conversations, answers, problems)
-    return KindResult(result.verdicts, {"annotation": result.to_json()})
+    section = result.to_json()
+    section["refusals"] = count_refusals(conversations, raw, answers)
+    return KindResult(result.verdicts, {"annotation": section})
 
 
 def _judge_probes(
@@ -174,8 +197,9 @@ def _judge_probes(
     problems: Sequence[str],
 ) -> KindResult:
     from kontest_tui.probes.evaluate import evaluate_probes
+    from kontest_tui.probes.matching import embedding_similarity
 
-    result = evaluate_probes(conversations, raw)
+    result = evaluate_probes(conversations, raw, similarity=embedding_similarity())
     return KindResult(result.verdicts, result.to_json())
 
 

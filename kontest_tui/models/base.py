@@ -46,10 +46,15 @@ class ChatRequest:
 
 @dataclass(frozen=True, slots=True)
 class ChatResult:
+    """An answer. `stopped` says why it ended before the model finished: "timeout" (the call's
+    timeout came after tokens had arrived: the partial text is the answer, not asked again)
+    or "length" (the max-tokens limit); None when the model ended it."""
+
     text: str
     tokens: int = 0
     latency_ms: float = 0.0
     first_token_ms: float | None = None
+    stopped: str | None = None
 
 
 TokenCallback = Callable[[str], None]

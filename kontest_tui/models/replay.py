@@ -21,6 +21,7 @@ from pathlib import Path
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError, KontestError, ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
+from kontest_tui.validate_input import loads_json, read_input_text
 
 KINDS = ("atomic", "sequential")
 
@@ -94,20 +95,14 @@ def _read_messages(path: Path, number: int, raw: object) -> list[str]:
 def load_recording(path: str | Path) -> Recording:
     """Read a replay JSONL file; InvalidInputError naming file and line for a malformed line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelSpecError(f"replay file not found: {path}") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise InvalidInputError(f"{path}: cannot read: {error}") from None
+    if not path.exists():
+        raise ModelSpecError(f"replay file not found: {path}")
+    text = read_input_text(path)
     recording = Recording(path=path)
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise _bad_line(path, number, f"not JSON: {error.msg}") from None
+        record = loads_json(line, f"{path}:{number}")
         if not isinstance(record, dict):
             raise _bad_line(path, number, "expected a JSON object")
         answer = record.get("answer")

@@ -27,6 +27,7 @@ from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL
 from kontest_tui.models.openai import DEFAULT_OPENAI_URL, normalise_base_url
 from kontest_tui.redact import has_secret
+from kontest_tui.validate_input import check_port
 
 KINDS = ("sim", "ollama", "openai", "openai-completions", "replay", "local")
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -75,6 +76,7 @@ def _check_url(url: str, spec: str) -> str:
         raise ModelSpecError(f"bad URL in model spec {spec!r}") from None
     if parsed.scheme not in ("http", "https") or not parsed.host:
         raise ModelSpecError(f"bad URL in model spec {spec!r}: use http://HOST:PORT")
+    check_port(parsed.port, f"bad URL in model spec {spec!r}", ModelSpecError)
     if parsed.userinfo or has_secret(url):
         raise ModelSpecError(
             f"credentials in the URL of model spec are not supported; use {API_KEY_ENV}"

@@ -12,20 +12,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
-from kontest_tui.oracles.conversation_index import get_answer, get_valid_answer
+from kontest_tui.oracles.conversation_index import get_answer
 from kontest_tui.oracles.variant import describe_changes, find_variant_verdicts
 
 
 def find_annotation_verdicts(
     conversations: Iterable[Conversation], answers: Mapping[AnswerKey, Answer | str]
 ) -> list[Verdict]:
-    """One verdict per annotated variant with a valid answer: does it match the annotation?"""
+    """One verdict per answered annotated variant: does its class match the annotation?
+
+    The thesis (seed 004, Sec. 1.3.4, "Testorakel und Auswertung") sorts every reply into
+    true, false or undefined and fails the test case unless the class equals the annotation,
+    so an undefined (unparsable, refused) answer is a failed test, not a skipped one."""
     verdicts = []
     for conversation in conversations:
         if conversation.test_kind is not TestKind.ANNOTATION or not conversation.expected:
             continue
         expected = conversation.expected[0]
-        answer = get_valid_answer(answers, (conversation.id, 0))
+        answer = get_answer(answers, (conversation.id, 0))
         if expected is None or answer is None:
             continue
         changed = (conversation.meta or {}).get("changed") or {}
@@ -60,6 +64,7 @@ class AnnotationEvaluation:
     def to_json(self) -> dict[str, object]:
         tests = {name: self.count(name) for name in ("annotation", "variant")}
         errors = {name: self.count(name, errors=True) for name in ("annotation", "variant")}
+        correct = tests["annotation"] - errors["annotation"]
         wrong_questions = sorted(
             {v.relation_id for v in self.verdicts if v.oracle == "annotation" and v.error}
         )
@@ -69,8 +74,12 @@ class AnnotationEvaluation:
             "valid": self.valid,
             "invalid": self.invalid,
             "tests": tests,
-            "errors": {**errors, "total": sum(errors.values())},
-            "accuracy": (1 - errors["annotation"] / tests["annotation"]) if tests["annotation"] else None,
+            # Accuracy (annotation) and agreement between variants (variant) are not added up.
+            "errors": errors,
+            "correct": correct,
+            # An undefined answer counts as failed (seed 004, Sec. 1.3.4): 8 true and 1
+            # unparsable reply to a true question give 8/9.
+            "accuracy": correct / tests["annotation"] if tests["annotation"] else None,
             "questions_with_errors": wrong_questions,
             "problems": list(self.problems),
         }

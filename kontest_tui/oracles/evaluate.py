@@ -74,6 +74,8 @@ class Evaluation:
     # Turns with no answer after all attempts (failed calls and the later turns of their
     # conversations): in no count above, no test, gap or coverage (set by run.session).
     failed: int = 0
+    refusals: int = 0  # KONTEST answers that decline ("I don't know"), part of `invalid`
+    from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
@@ -103,16 +105,61 @@ class Evaluation:
 
     @property
     def error_total(self) -> int:
-        return sum(self.errors.values())
+        """KONTEST errors (the four oracles of the paper); other kinds are reported apart."""
+        return sum(self.errors.get(name, 0) for name in ORACLES)
 
     @property
     def test_total(self) -> int:
-        return sum(self.tests.values())
+        """KONTEST tests (valid answers only)."""
+        return sum(self.tests.get(name, 0) for name in ORACLES)
 
     @property
     def error_rate(self) -> float:
-        """Errors per valid test, all oracles together (0.0 before any test ran)."""
+        """KONTEST errors per valid KONTEST test (0.0 before any test ran).
+
+        Consistency errors of other kinds (variants) and factual errors (FactChecker, logic
+        rules, annotations) are never added in: see `consistency_json` and `accuracy_json`."""
         return self.error_total / self.test_total if self.test_total else 0.0
+
+    def consistency_json(self) -> dict[str, dict[str, float | int | None]]:
+        """Consistency, answers held to other answers: KONTEST's oracles together and the
+        covering-array variants (when the session has them), each tests/errors/rate."""
+        groups = {"kontest": (self.test_total, self.error_total)}
+        if "variants" in self.sections:
+            groups["variant"] = (self.tests.get("variant", 0), self.errors.get("variant", 0))
+        return {
+            name: {"tests": tests, "errors": errors, "rate": _ratio(errors, tests)}
+            for name, (tests, errors) in groups.items()
+        }
+
+    def accuracy_json(self) -> dict[str, dict[str, float | int | None]]:
+        """Accuracy, answers held to the KG or an annotation: one entry per kind present,
+        asked / valid (= tests) / correct / errors / refusals / invalid / accuracy (correct
+        of asked) / error_rate (errors of valid)."""
+        found: dict[str, dict[str, float | int | None]] = {}
+        for name in ("factcheck", "logic"):
+            section = self.sections.get(name)
+            if isinstance(section, Mapping):
+                asked, correct = int(section["asked"]), int(section["correct"])
+                found[name] = {
+                    key: int(section[key])
+                    for key in ("asked", "valid", "correct", "errors", "refusals", "invalid")
+                }
+                found[name]["accuracy"] = _ratio(correct, asked)
+                found[name]["error_rate"] = _ratio(int(section["errors"]), int(section["valid"]))
+        annotation = self.sections.get("annotation")
+        if isinstance(annotation, Mapping):
+            asked = int(annotation["tests"]["annotation"])
+            correct = int(annotation["correct"])
+            valid = int(annotation["valid"])
+            refusals = int(annotation.get("refusals", 0))
+            found["annotation"] = {
+                "asked": asked, "valid": valid, "correct": correct,
+                "errors": valid - correct, "refusals": refusals,
+                "invalid": asked - valid - refusals,
+                "accuracy": _ratio(correct, asked), "error_rate": _ratio(valid - correct, valid),
+            }
+        return found
 
     def verdicts_by_oracle(self) -> dict[str, list[Verdict]]:
         return group_verdicts_by_oracle(self.verdicts, self.tests)
@@ -149,6 +196,7 @@ class Evaluation:
             "invalid": self.invalid,
             "failed": self.failed,
             "tests": dict(self.tests),
+            # "total" and "error_rate" are KONTEST's; other kinds' errors are in their sections.
             "errors": {**self.errors, "total": self.error_total},
             "error_rate": round(self.error_rate, 6),
             "gap": self.gap.to_json(),
@@ -157,8 +205,14 @@ class Evaluation:
             "planned_executions": self.planned_executions,
             "tests_planned": dict(self.planned_tests),
             "pending_relations": self.gap.pending,
+            "refusals": self.refusals,
+            "answers_from_cache": self.from_cache,
+            "consistency": self.consistency_json(),
             **self.sections,
         }
+        accuracy = self.accuracy_json()
+        if accuracy:
+            report["accuracy"] = accuracy
         if include_relations:
             report["relation_status"] = [
                 {
@@ -178,6 +232,10 @@ class Evaluation:
                 for summary in self.summaries.values()
             ]
         return report
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 6) if whole else None
 
 
 def group_verdicts_by_oracle(

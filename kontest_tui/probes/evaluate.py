@@ -2,19 +2,24 @@
 
 Input is the raw text of each answer, since multiple-choice and WH answers are matched as
 text, not parsed as yes/no. A missing answer (run in progress) is simply not counted yet.
-Verdict.answers holds the parsed answer: for yes-no and logic the yes/no/refusal/invalid
-answer; for multiple choice and WH, YES when it matched the expected one, NO when it named
-something else, INVALID when no option or entity could be read.
+Verdict.answers holds the parsed answer: for yes-no and logic the yes/no answer; for
+multiple choice and WH, YES when it matched the expected one, NO when it named something
+else. Only valid answers are tests (one verdict each): a refusal ("I don't know", for every
+question type) and an answer that cannot be read are counted on their own, never as tests
+or errors; accuracy is correct / asked, so they lower it (FactChecker, seed 003, Sec. 4).
 """
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
+from kontest_tui.domain.answers import clean_text, is_refusal
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.probes.logic import PREMISE
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
@@ -32,19 +37,42 @@ class Tally:
     """Counts for one question type, rule or relation type."""
 
     asked: int = 0  # answers received
-    valid: int = 0  # answers that could be read (yes/no, a letter, any WH text)
+    valid: int = 0  # answers that could be read (yes/no, a letter, any WH text): the tests
     correct: int = 0
     errors: int = 0  # valid but wrong
-    refusals: int = 0  # "I don't know" (logic rules only): not an error
+    refusals: int = 0  # "I don't know" (any question type): neither a test nor an error
+    invalid: int = 0  # neither valid nor a refusal
 
     @property
     def accuracy(self) -> float:
+        """Correct of asked, in percent (a refusal or unreadable answer is not correct)."""
         return round(100.0 * self.correct / self.asked, 2) if self.asked else 0.0
 
     def to_json(self) -> dict[str, float | int]:
         return {
             "asked": self.asked, "valid": self.valid, "correct": self.correct,
-            "errors": self.errors, "refusals": self.refusals, "accuracy": self.accuracy,
+            "errors": self.errors, "refusals": self.refusals, "invalid": self.invalid,
+            "accuracy": self.accuracy,
+        }
+
+
+@dataclass
+class LogicTally(Tally):
+    """A rule's counts plus each error's cause (HalluVault, seed 002, Sec. 5.3.1):
+    error-knowledge = the model denied a premise the rule used; error-inference = it affirmed
+    every premise and still got the derived fact wrong; unclassified = a premise unanswered,
+    refused or unreadable."""
+
+    error_knowledge: int = 0
+    error_inference: int = 0
+    error_unclassified: int = 0
+
+    def to_json(self) -> dict[str, float | int]:
+        return {
+            **super().to_json(),
+            "error_knowledge": self.error_knowledge,
+            "error_inference": self.error_inference,
+            "error_unclassified": self.error_unclassified,
         }
 
 
@@ -53,7 +81,9 @@ class ProbeEvaluation:
     verdicts: list[Verdict] = field(default_factory=list)
     factcheck_by_type: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
     factcheck_by_relation: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
-    logic_by_rule: dict[str, Tally] = field(default_factory=lambda: defaultdict(Tally))
+    logic_by_rule: dict[str, LogicTally] = field(default_factory=lambda: defaultdict(LogicTally))
+    premises: Tally = field(default_factory=Tally)  # the facts the logic rules rest on
+    wh_matchers: dict[str, int] = field(default_factory=dict)  # which matcher judged WH answers
 
     def to_json(self) -> dict[str, object]:
         """The `factcheck` and `logic` sections of a report (only those with questions)."""
@@ -66,24 +96,31 @@ class ProbeEvaluation:
                 "per_relation_type": {
                     k: v.to_json() for k, v in sorted(self.factcheck_by_relation.items())
                 },
+                "wh_matchers": dict(sorted(self.wh_matchers.items())),
             }
         if self.logic_by_rule:
-            total = _sum(self.logic_by_rule.values())
+            total = _sum(self.logic_by_rule.values(), LogicTally())
             section["logic"] = {
                 **total.to_json(),
                 "per_rule": {k: v.to_json() for k, v in sorted(self.logic_by_rule.items())},
+                "premises": self.premises.to_json(),
             }
         return section
 
 
-def _sum(tallies: Iterable[Tally]) -> Tally:
-    total = Tally()
+def _sum(tallies: Iterable[Tally], total: Tally | None = None) -> Tally:
+    total = total if total is not None else Tally()
     for tally in tallies:
+        if isinstance(total, LogicTally) and isinstance(tally, LogicTally):
+            total.error_knowledge += tally.error_knowledge
+            total.error_inference += tally.error_inference
+            total.error_unclassified += tally.error_unclassified
         total.asked += tally.asked
         total.valid += tally.valid
         total.correct += tally.correct
         total.errors += tally.errors
         total.refusals += tally.refusals
+        total.invalid += tally.invalid
     return total
 
 
@@ -93,7 +130,9 @@ def _judge_factcheck(
     """(parsed answer, correct, explanation) for one FactChecker answer."""
     meta = conversation.meta or {}
     qtype = str(meta.get("question_type", ""))
-    if qtype == "multiple_choice":
+    if is_refusal(raw):
+        return Answer.REFUSAL, False, "refused to answer"
+    if qtype in ("multiple_choice", "two_hop_choice"):
         letter = parse_choice(raw, meta.get("options", []))  # type: ignore[arg-type]
         if letter is None:
             return Answer.INVALID, False, "no option letter or label found"
@@ -104,10 +143,12 @@ def _judge_factcheck(
         if not raw.strip():
             return Answer.INVALID, False, "empty answer"
         found = match_wh(raw, accepted)
-        correct, how = found.matched, f"similarity {found.score:.0f} to {found.against!r}"
+        correct = found.matched
+        how = f"matcher rules ({found.how}): similarity {found.score:.0f} to {found.against!r}"
         if not correct and similarity is not None:
             score = similarity(raw, accepted)
-            correct, how = score >= EMBEDDING_THRESHOLD, f"{how}; embedding {score:.2f}"
+            correct = score >= EMBEDDING_THRESHOLD
+            how = f"matcher embedding: cosine {score:.2f} (rules: {found.score:.0f} to {found.against!r})"
         return (Answer.YES if correct else Answer.NO), correct, how
     parsed = parse_answer(raw)
     expected = conversation.expected[0] if conversation.expected else None
@@ -129,36 +170,97 @@ def evaluate_probes(
 ) -> ProbeEvaluation:
     """Judge every answered FactChecker and logic-rule conversation."""
     result = ProbeEvaluation()
+    conversations = [c for c in conversations if c.test_kind in PROBE_KINDS]
+    premise_answers: dict[str, Answer] = {}
     for conversation in conversations:
-        if conversation.test_kind not in PROBE_KINDS:
-            continue
+        if (conversation.meta or {}).get("rule") == PREMISE:
+            raw = raw_answers.get((conversation.id, 0))
+            if raw is not None:
+                parsed = parse_logic_answer(raw)
+                premise_answers[conversation.id] = parsed
+                _count([result.premises], parsed, parsed == Answer.YES)
+    for conversation in conversations:
         key = (conversation.id, 0)
         raw = raw_answers.get(key)
         if raw is None:
             continue
+        meta = conversation.meta or {}
         if conversation.test_kind == TestKind.LOGIC:
+            rule = str(meta.get("rule", conversation.label))
+            if rule == PREMISE:
+                continue
             parsed = parse_logic_answer(raw)
             expected = conversation.expected[0] if conversation.expected else None
             correct = parsed == expected
-            rule = str((conversation.meta or {}).get("rule", conversation.label))
-            tallies = [result.logic_by_rule[rule]]
-            oracle, template_id, detail = "logic", rule, f"expected {expected}"
+            tally = result.logic_by_rule[rule]
+            tallies: list[Tally] = [tally]
+            oracle, template_id = "logic", str(meta.get("steps", rule))
+            detail = f"expected {expected}"
+            if parsed in VALID and not correct:
+                cause = classify_logic_error(meta.get("premises", ()), premise_answers)  # type: ignore[arg-type]
+                tally.error_knowledge += cause == "knowledge"
+                tally.error_inference += cause == "inference"
+                tally.error_unclassified += cause == "unclassified"
+                detail += f"; error-{cause}"
+            reason = stated_reason(raw)
+            if reason:
+                detail += f"; reason: {reason}"
         else:
             parsed, correct, detail = _judge_factcheck(conversation, raw, similarity)
-            qtype = str((conversation.meta or {}).get("question_type", conversation.label))
-            relation_type = str((conversation.meta or {}).get("relation_type", ""))
+            qtype = str(meta.get("question_type", conversation.label))
+            relation_type = str(meta.get("relation_type", ""))
             tallies = [result.factcheck_by_type[qtype], result.factcheck_by_relation[relation_type]]
             oracle, template_id = "factcheck", qtype
-        refusal = parsed == Answer.REFUSAL
-        valid = parsed not in (Answer.INVALID, Answer.REFUSAL)
-        for tally in tallies:
-            tally.asked += 1
-            tally.valid += valid
-            tally.correct += correct
-            tally.errors += valid and not correct
-            tally.refusals += refusal
-        result.verdicts.append(
-            Verdict(oracle, conversation.relation_id, template_id, valid and not correct,
-                    (key,), (parsed,), detail)
-        )
+            if detail.startswith("matcher "):
+                matcher = detail.split()[1].rstrip(":")
+                result.wh_matchers[matcher] = result.wh_matchers.get(matcher, 0) + 1
+        _count(tallies, parsed, correct)
+        if parsed in VALID:  # tests are over valid answers only
+            result.verdicts.append(
+                Verdict(oracle, conversation.relation_id, template_id, not correct,
+                        (key,), (parsed,), detail)
+            )
     return result
+
+
+VALID = (Answer.YES, Answer.NO)
+REASON_CHARS = 300
+
+
+def _count(tallies: Iterable[Tally], parsed: Answer, correct: bool) -> None:
+    valid = parsed in VALID
+    refusal = parsed == Answer.REFUSAL
+    for tally in tallies:
+        tally.asked += 1
+        tally.valid += valid
+        tally.correct += correct
+        tally.errors += valid and not correct
+        tally.refusals += refusal
+        tally.invalid += not valid and not refusal
+
+
+def classify_logic_error(premises: Sequence[str], answers: Mapping[str, Answer]) -> str:
+    """"knowledge" when the model denied a premise, "inference" when it affirmed all of them,
+    else "unclassified" (no premise asked, or one unanswered, refused or unreadable)."""
+    said = [answers.get(cid) for cid in premises]
+    if any(answer == Answer.NO for answer in said):
+        return "knowledge"
+    if said and all(answer == Answer.YES for answer in said):
+        return "inference"
+    return "unclassified"
+
+
+_REASON_START = re.compile(
+    r"^\W*(yes|no|i\s+don'?t\s+know|i\s+do\s+not\s+know)\b[\s,.;:!\-\u2013\u2014]*", re.IGNORECASE
+)
+
+
+def stated_reason(raw: str) -> str:
+    """The reason a logic answer gives after its "Yes"/"No"/"I don't know" (the prompt asks
+    for one short sentence), on one line and at most REASON_CHARS long; "" when none."""
+    text = " ".join(clean_text(raw).replace("\u2019", "'").split())
+    match = _REASON_START.match(text)
+    if match is None:
+        return ""
+    reason = text[match.end():].strip(" *_`\"'")
+    return reason[:REASON_CHARS] if re.search(r"\w", reason) else ""

@@ -1,8 +1,12 @@
 """FactChecker questions from KG relations: yes-no (balanced), multiple choice, WH, 2-hop.
 
-Every question has a known right answer taken from the KG. Distractors come from other
-relations of the same type and are never true in the KG: not an ancestor/descendant of the
-entity asked about, and not sharing a label with one (the samples hold same-label entities).
+Every question has a known right answer taken from the KG. Distractors come from the whole KG
+(its edges of the same relation type, or its nodes of the same type), never from the relations
+selected for the session, so `--limit` or a scope changes which relations are asked about and
+never the questions asked about one relation. A distractor is never true in the KG: not an
+ancestor/descendant of the entity asked about, and not sharing a label with one (the samples
+hold same-label entities). 2-hop questions (FactChecker, seed 003, Table 6) are asked as
+yes-no (with a balancing distractor) and as multiple choice over the chain's top entity.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
+from kontest_tui.generate.relations import known_relation_types, relation_type
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.probes.templates import ProbeTemplates, fill
+from kontest_tui.probes.templates import QUESTION_TYPES, ProbeTemplates, fill
 
 LETTERS = ("A", "B", "C", "D")
 
@@ -154,7 +159,7 @@ def build_factcheck_conversations(
     templates: ProbeTemplates,
     *,
     seed: int = 0,
-    question_types: Sequence[str] = ("yes_no", "multiple_choice", "wh", "two_hop"),
+    question_types: Sequence[str] = QUESTION_TYPES,
 ) -> list[Conversation]:
     """FactChecker conversations in relation order. A yes question is kept only when its
     balancing no question (a distractor) exists, so yes and no stay equal in number."""
@@ -163,13 +168,17 @@ def build_factcheck_conversations(
     children_by_type: dict[str, set[str]] = defaultdict(set)
     parents_by_type: dict[str, set[str]] = defaultdict(set)
     parents_of_child: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for relation in relations:
-        if not relation.between:
-            children_by_type[relation.type].add(relation.child)
-            parents_by_type[relation.type].add(relation.parent)
-            parents_of_child[(relation.type, relation.child)].add(relation.parent)
+    template_set = known_relation_types(kg)
+    for edge in kg.edges:  # the whole KG, whatever the session's relations are
+        kind = relation_type(kg, edge.parent, edge.child, template_set)
+        children_by_type[kind].add(edge.child)
+        parents_by_type[kind].add(edge.parent)
+        parents_of_child[(kind, edge.child)].add(edge.parent)
     children_pool = {t: sorted(ids) for t, ids in children_by_type.items()}
     parents_pool = {t: sorted(ids) for t, ids in parents_by_type.items()}
+    # Any entity that contains another, for chains whose own type has no edge (music's
+    # artist -> song): _pick_distractor_parents keeps those of the asked entity's node type.
+    all_parents = sorted({edge.parent for edge in kg.edges})
 
     conversations: list[Conversation] = []
     for relation in relations:
@@ -203,19 +212,11 @@ def build_factcheck_conversations(
                 kg, lineage, relation, parents_pool.get(relation.type, []), 3, seed, "mc"
             )
             if distractors:
-                options = [relation.parent, *distractors]
-                _rng(seed, relation.id, "shuffle").shuffle(options)
-                letter = LETTERS[options.index(relation.parent)]
-                listed = "\n".join(f"{LETTERS[i]}) {kg.label(o)}" for i, o in enumerate(options))
                 conversations.append(
-                    _question(
-                        relation, "multiple_choice",
-                        f"{fill(texts['multiple_choice'], values)}\n{listed}", None,
-                        templates.prompt("multiple_choice"),
-                        {"question_type": "multiple_choice", "hops": 1, "answer": letter,
-                         "expected_text": letter,
-                         "options": [{"letter": LETTERS[i], "id": o, "label": kg.label(o)}
-                                     for i, o in enumerate(options)]},
+                    _choice_question(
+                        kg, relation, "multiple_choice",
+                        fill(texts["multiple_choice"], values), [relation.parent, *distractors],
+                        seed, templates.prompt("multiple_choice"), {"hops": 1},
                     )
                 )
         unique = len(parents_of_child.get((relation.type, relation.child), ())) == 1
@@ -229,8 +230,8 @@ def build_factcheck_conversations(
             )
         if len(relation.between) == 1 and "two_hop" in question_types and "two_hop" in texts:
             distractors = _pick_distractor_parents(
-                kg, lineage, relation, parents_pool.get(relation.type, [])
-                or sorted({r.parent for r in relations if r.type == relation.type}), 1, seed, "2hop"
+                kg, lineage, relation, parents_pool.get(relation.type) or all_parents, 1, seed,
+                "2hop",
             )
             if distractors:
                 prompt = templates.prompt("yes_no")
@@ -244,4 +245,72 @@ def build_factcheck_conversations(
                     _question(relation, "two_hop:distractor", fill(texts["two_hop"], wrong), Answer.NO,
                               prompt, {**base, "expected_text": "no", "distractor": distractors[0]})
                 )
+        if (
+            len(relation.between) == 1
+            and "two_hop_choice" in question_types
+            and "two_hop_choice" in texts
+        ):
+            distractors = _pick_distractor_parents(
+                kg, lineage, relation, parents_pool.get(relation.type) or all_parents, 3, seed,
+                "2hop-mc",
+            )
+            if distractors:
+                conversations.append(
+                    _choice_question(
+                        kg, relation, "two_hop_choice", fill(texts["two_hop_choice"], values),
+                        [relation.parent, *distractors], seed,
+                        templates.prompt("multiple_choice"),
+                        {"hops": 2, "middle": relation.between[0]},
+                    )
+                )
     return conversations
+
+
+def _choice_question(
+    kg: KnowledgeGraph,
+    relation: Relation,
+    key: str,
+    text: str,
+    options: list[str],
+    seed: int,
+    prompt: str,
+    meta: dict[str, object],
+) -> Conversation:
+    """A multiple-choice question: options shuffled per relation, the right one recorded."""
+    right = options[0]
+    _rng(seed, relation.id, "shuffle" if key == "multiple_choice" else f"shuffle:{key}").shuffle(options)
+    letter = LETTERS[options.index(right)]
+    listed = "\n".join(f"{LETTERS[i]}) {kg.label(o)}" for i, o in enumerate(options))
+    return _question(
+        relation, key, f"{text}\n{listed}", None, prompt,
+        {"question_type": key, **meta, "answer": letter, "expected_text": letter,
+         "options": [{"letter": LETTERS[i], "id": o, "label": kg.label(o)}
+                     for i, o in enumerate(options)]},
+    )
+
+
+def expected_answer(conversation: Conversation) -> str | None:
+    """What a FactChecker question expects, as text: yes/no, the right option's letter, or the
+    label a WH question asks for (None for other conversations)."""
+    meta = conversation.meta or {}
+    if conversation.test_kind is not TestKind.FACTCHECK:
+        return None
+    text = meta.get("expected_text")
+    return str(text) if text is not None else None
+
+
+def correct_option(conversation: Conversation) -> str | None:
+    """The right option of a multiple-choice question ("B) Ulster"), or the accepted labels of
+    a WH question joined by " | "; None for other questions."""
+    meta = conversation.meta or {}
+    if conversation.test_kind is not TestKind.FACTCHECK:
+        return None
+    options = meta.get("options")
+    if isinstance(options, list):
+        for option in options:
+            if option.get("letter") == meta.get("answer"):
+                return f"{option['letter']}) {option['label']}"
+    accepted = meta.get("accepted")
+    if isinstance(accepted, list) and accepted:
+        return " | ".join(str(label) for label in accepted)
+    return None

@@ -2,8 +2,9 @@
 
 Yes-no: the KONTEST parser. Logic rules: the same, plus refusals ("I don't know").
 Multiple choice: the option letter, or the one option label the answer names.
-WH: rapidfuzz similarity of normalised text against the label and aliases, with a threshold;
-sentence-embedding similarity when the optional `embeddings` extra is installed.
+WH: the label and aliases matched by rule (exact, without administrative words, or a spelling
+slip; see match_wh); sentence-embedding similarity for what the rules reject when the optional
+`embeddings` extra is installed. Each judged WH answer records which matcher decided.
 """
 
 from __future__ import annotations
@@ -12,25 +13,31 @@ import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from rapidfuzz import fuzz
 
-from kontest_tui.domain.answers import clean_text, parse_answer
+from kontest_tui.domain.answers import clean_text, is_refusal, parse_answer
 from kontest_tui.domain.records import Answer
 
 WH_THRESHOLD = 88.0
-_REFUSAL = re.compile(
-    r"^(i\s+(do\s*n[o']?t|don't|dont|really\s+don't)\s+know|idk\b|i('m|\s+am)\s+(not\s+sure|unsure)"
-    r"|not\s+sure|unsure|no\s+idea|unknown\b|i\s+(can(no|')t|cannot)\s+(say|tell|determine|answer|be\s+sure)"
-    r"|i\s+have\s+no\s+(idea|information|knowledge))"
-)
 _LEADING_NOISE = re.compile(r"^[\s\"'`*_#>\[\](){}.,:;!-]+")
 _CHOICE = re.compile(
     r"^(?:(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\s*(?:is)?\s*[:\-]?\s*)?\(?([a-d])\)?(?=$|[\s.,:;)\]*_!])"
 )
-# Words that may be added to or dropped from a WH answer without changing the entity.
-_FILLER = frozenset(
-    ["the", "a", "an", "of", "in", "is", "it", "its", "it's", "located", "county", "municipality", "region", "album", "song", "by", "called", "city", "town", "village", "district", "province", "state", "parish"]
+_CHOICE_LEAD = re.compile(r"^(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\b")
+# Words naming the kind of an administrative unit: "Canton of Capellen" is Capellen, "County
+# Cavan" is Cavan. Not "city" or "town": Luxembourg City is not Luxembourg (the country), New
+# York City is not New York (the state).
+ADMIN_WORDS = frozenset(
+    ["the", "of", "county", "canton", "province", "region", "district", "municipality", "parish",
+     "department", "prefecture", "governorate", "state", "oblast", "voivodeship"]
+)
+# What may come before the entity in a short answer ("It is in Ulster.", "The album Butterfly").
+_LEAD_IN = re.compile(
+    r"^(?:(?:the\s+)?(?:correct\s+)?answer\s+(?:is\s+)?|it\s+is\s+|it's\s+|it\s+was\s+|"
+    r"(?:located|situated|found)\s+|in\s+|on\s+|by\s+|the\s+|an?\s+|"
+    r"(?:album|song|artist|band|singer|group)\s+(?:called\s+|named\s+)?)+"
 )
 
 
@@ -47,7 +54,7 @@ def _start(text: str) -> str:
 
 def parse_logic_answer(raw: str) -> Answer:
     """yes / no / refusal ("I don't know" and the like) / invalid."""
-    if _REFUSAL.match(_start(raw)):
+    if is_refusal(raw):
         return Answer.REFUSAL
     return parse_answer(raw)
 
@@ -57,37 +64,83 @@ def parse_choice(raw: str, options: Sequence[Mapping[str, object]]) -> str | Non
     start = _start(raw)
     match = _CHOICE.match(start)
     if match:
-        return match.group(1).upper()
+        letter = match.group(1).upper()
+        rest = start[match.end():]
+        # "A country in Europe: Ireland" starts with the article "a", not option A: a letter
+        # followed by a space counts only after "answer"/"option", or when the option's label
+        # follows ("B Ulster").
+        spaced = start[match.end(1) : match.end(1) + 1].isspace()
+        if not spaced or _CHOICE_LEAD.match(start) or _names_option(rest, letter, options):
+            return letter
     said = _normalise(raw[:2000])
     named = [str(o["letter"]) for o in options if _normalise(str(o["label"])) in said]
     return named[0] if len(named) == 1 else None
 
 
+def _names_option(rest: str, letter: str, options: Sequence[Mapping[str, object]]) -> bool:
+    label = next((_normalise(str(o["label"])) for o in options if o.get("letter") == letter), "")
+    return bool(label) and _normalise(rest).startswith(label)
+
+
 @dataclass(frozen=True, slots=True)
 class WhMatch:
+    """How a WH answer compares with the accepted labels: `how` is "exact" (the label or an
+    alias), "core" (the same name without administrative words), "spelling" (a slip, same
+    number of words, similarity >= threshold) or "none"."""
+
     matched: bool
     score: float
     against: str
+    how: str = "none"
+
+
+def _core(words: Sequence[str]) -> tuple[str, ...]:
+    return tuple(word for word in words if word not in ADMIN_WORDS)
+
+
+def _answer_forms(raw: str) -> list[str]:
+    """The entity a short answer names: lead-in words dropped ("It is in", "the album"), and
+    the first part before a comma ("Ulster, Ireland") as a second reading."""
+    text = _normalise(raw[:2000])
+    forms = [_LEAD_IN.sub("", text).strip() or text]
+    head = _normalise(clean_text(raw[:2000]).split(",")[0])
+    head = _LEAD_IN.sub("", head).strip()
+    if head and head not in forms:
+        forms.append(head)
+    return forms
 
 
 def match_wh(raw: str, accepted: Sequence[str], threshold: float = WH_THRESHOLD) -> WhMatch:
-    """Does a short free-text answer name the expected entity (label or an alias)?
+    """Does a short free-text answer name the expected entity (its label or an alias)?
 
-    Match when the similarity reaches `threshold`, or when the answer and a label differ
-    only by filler words ("County Cavan" for "Cavan", "the album Butterfly")."""
-    said = _normalise(raw[:2000])
-    said_words = set(said.split())
+    Stricter than a similarity score alone (FactChecker, seed 003, matches the answer to the
+    object's label and aliases): after dropping lead-in words, the answer must be a label,
+    or be one without its administrative words ("Capellen" for "Canton of Capellen", "County
+    Cavan" for "Cavan"), or differ from one by a spelling slip with the same number of words.
+    An answer adding a name word is another entity: "Luxembourg City" is not Luxembourg,
+    "New York City" is not New York, "Northern Ireland" is not Ireland."""
     best = WhMatch(False, 0.0, accepted[0] if accepted else "")
-    for label in accepted:
-        wanted = _normalise(label)
-        if not wanted:
-            continue
-        score = float(fuzz.ratio(said, wanted))
-        wanted_words = set(wanted.split())
-        if said_words and said_words ^ wanted_words <= _FILLER and (said_words & wanted_words):
-            score = 100.0
-        if score > best.score:
-            best = WhMatch(score >= threshold, score, label)
+    if is_refusal(raw):
+        return best
+    for said in _answer_forms(raw):
+        said_words = said.split()
+        for label in accepted:
+            wanted = _normalise(label)
+            if not wanted or not said:
+                continue
+            wanted_words = wanted.split()
+            score = float(fuzz.ratio(said, wanted))
+            if said == wanted or _LEAD_IN.sub("", wanted).strip() == said:
+                return WhMatch(True, 100.0, label, "exact")
+            core = _core(said_words)
+            if core and core == _core(wanted_words):
+                return WhMatch(True, 100.0, label, "core")
+            if len(said_words) == len(wanted_words) and score >= threshold:
+                found = WhMatch(True, score, label, "spelling")
+            else:
+                found = WhMatch(False, score, label)
+            if (found.matched, found.score) > (best.matched, best.score):
+                best = found
     return best
 
 
@@ -110,3 +163,9 @@ def load_embedding_similarity() -> Callable[[str, Sequence[str]], float] | None:
         return max(float(vectors[0] @ vector) for vector in vectors[1:])
 
     return similarity
+
+
+@lru_cache(maxsize=1)
+def embedding_similarity() -> Callable[[str, Sequence[str]], float] | None:
+    """The embedding matcher, loaded once per process (None without the `embeddings` extra)."""
+    return load_embedding_similarity()

@@ -2,32 +2,41 @@
 
 Placeholders: {parent} {child} {middle} {parent_type} {middle_type}. Filling is one pass, so
 a label that itself contains "{child}" or braces is inserted literally.
+
+Logic rules are not templates of their own: per relation type the file gives the ways to
+state a fact R(parent, child) (`fact`, `negated`, `inverse`, `inverse_negated`) and whether R
+is symmetric; probes.logic applies the HalluVault rules to KG facts and states the derived
+fact with these forms.
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kontest_tui.errors import TemplateError
 from kontest_tui.resources import asset_path
+from kontest_tui.validate_input import loads_toml
 
 PLACEHOLDERS = frozenset({"parent", "child", "middle", "parent_type", "middle_type"})
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
-QUESTION_TYPES = ("yes_no", "multiple_choice", "wh", "two_hop")
-ASKS_FOR_PARENT = frozenset({"multiple_choice", "wh"})
+QUESTION_TYPES = ("yes_no", "multiple_choice", "wh", "two_hop", "two_hop_choice")
+ASKS_FOR_PARENT = frozenset({"multiple_choice", "wh", "two_hop_choice"})
 LOGIC_RULES = ("negation", "symmetric", "inverse", "transitive", "composite")
+# How a fact R(parent, child) is stated: R itself, not R, the inverse relation, not the inverse.
+FACT_FORMS = ("fact", "negated", "inverse", "inverse_negated")
 
 
 @dataclass(frozen=True, slots=True)
-class LogicRule:
-    """One derived-fact template: its text and the answer the rule derives."""
+class LogicForms:
+    """The statement forms of one relation type (form -> text) and whether R is symmetric."""
 
-    rule: str
-    text: str
-    expected: str  # "yes" | "no"
+    forms: dict[str, str]
+    symmetric: bool = False
+
+    def text(self, form: str) -> str | None:
+        return self.forms.get(form)
 
 
 @dataclass(frozen=True)
@@ -38,7 +47,7 @@ class ProbeTemplates:
     topic: str
     prompts: dict[str, str]
     factcheck: dict[str, dict[str, str]] = field(default_factory=dict)
-    logic: dict[str, dict[str, LogicRule]] = field(default_factory=dict)
+    logic: dict[str, LogicForms] = field(default_factory=dict)
 
     def prompt(self, kind: str) -> str:
         return self.prompts.get(kind, "").replace("{topic}", self.topic)
@@ -74,11 +83,12 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
     if not path.suffix:
         path = asset_path("probes", f"{domain_or_path}.toml")
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TemplateError(f"{path}: no probe templates for this domain") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+    except (OSError, UnicodeDecodeError) as error:
         raise TemplateError(f"{path}: {error}") from None
+    data = loads_toml(text, str(path), TemplateError)
     name = path.name
     factcheck: dict[str, dict[str, str]] = {}
     for relation_type, texts in data.get("factcheck", {}).items():
@@ -91,17 +101,23 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
             )
             for qtype, text in texts.items()
         }
-    logic: dict[str, dict[str, LogicRule]] = {}
-    for relation_type, rules in data.get("logic", {}).items():
-        logic[relation_type] = {}
-        for rule, entry in rules.items():
-            where = f"{name}: logic.{relation_type}.{rule}"
-            if rule not in LOGIC_RULES:
-                raise TemplateError(f"{where}: unknown rule (use one of {', '.join(LOGIC_RULES)})")
-            expected = str(entry.get("expected", "")).lower()
-            if expected not in ("yes", "no"):
-                raise TemplateError(f"{where}: expected must be 'yes' or 'no'")
-            logic[relation_type][rule] = LogicRule(rule, _check_text(entry.get("text"), where), expected)
+    logic: dict[str, LogicForms] = {}
+    for relation_type, entry in data.get("logic", {}).items():
+        where = f"{name}: logic.{relation_type}"
+        if not isinstance(entry, dict):
+            raise TemplateError(f"{where}: expected a table of statement forms")
+        unknown = sorted(set(entry) - {*FACT_FORMS, "symmetric"})
+        if unknown:
+            raise TemplateError(
+                f"{where}: unknown key {unknown[0]!r} (use {', '.join(FACT_FORMS)}, symmetric)"
+            )
+        symmetric = entry.get("symmetric", False)
+        if not isinstance(symmetric, bool):
+            raise TemplateError(f"{where}.symmetric: expected true or false")
+        forms = {
+            form: _check_text(entry[form], f"{where}.{form}") for form in FACT_FORMS if form in entry
+        }
+        logic[relation_type] = LogicForms(forms, symmetric)
     return ProbeTemplates(
         domain=str(data.get("domain", path.stem)),
         topic=str(data.get("topic", data.get("domain", path.stem))),

@@ -13,13 +13,15 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kontest_tui.domain.records import Conversation
+from kontest_tui.errors import StoreError
+from kontest_tui.probes.factcheck import correct_option, expected_answer
 from kontest_tui.store.database import Store
 
 EXPORT_FORMATS = ("jsonl", "csv")
 EXPORT_COLUMNS = (
     "session", "conversation", "relation", "kind", "test_kind", "label", "turn", "template",
-    "question", "messages", "answer", "parsed", "expected", "error", "latency_ms", "tokens",
-    "attempts", "cached", "cut", "created",
+    "question", "messages", "answer", "parsed", "expected", "correct_option", "error",
+    "latency_ms", "tokens", "attempts", "cached", "cut", "created",
 )
 
 
@@ -33,6 +35,11 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
     for row in store.iter_responses(session_id):
         conversation = conversations[row["conversation"]]
         turn = row["turn"]
+        if not 0 <= turn < len(conversation.turns):
+            raise StoreError(
+                f"session {session_id} has a damaged row in responses "
+                f"({conversation.id} has no turn {turn})"
+            )
         query = conversation.turns[turn]
         yield {
             "session": session_id,
@@ -48,6 +55,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
             "answer": row["raw"],
             "parsed": row["answer"],
             "expected": _expected(conversation, turn),
+            "correct_option": correct_option(conversation),
             "error": row["error"],
             "latency_ms": row["latency_ms"],
             "tokens": row["tokens"],
@@ -59,9 +67,12 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
 
 
 def _expected(conversation: Conversation, turn: int) -> str | None:
-    """The answer a probe or annotated question expects (None for consistency tests)."""
+    """The answer a probe or annotated question expects (None for consistency tests): yes/no,
+    the option letter of a multiple-choice question, the label a WH question asks for."""
     expected = conversation.expected[turn] if turn < len(conversation.expected) else None
-    return expected.value if expected is not None else None
+    if expected is not None:
+        return expected.value
+    return expected_answer(conversation)
 
 
 def render_export(rows: Iterable[dict[str, Any]], fmt: str) -> str:

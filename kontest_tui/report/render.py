@@ -180,7 +180,8 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
 def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     tests, errors = report["tests"], report["errors"]
     planned = report.get("tests_planned") or {}
-    names = [name for name in ORACLES if name in tests] + [n for n in tests if n not in ORACLES]
+    # KONTEST's oracles only: the other kinds are in their own tables (never summed with these).
+    names = [name for name in ORACLES if name in tests]
     if not report["relations"]:  # annotated questions only: no KONTEST oracle could run
         names = [name for name in names if tests[name] or planned.get(name)]
 
@@ -189,8 +190,11 @@ def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list
         return (name, str(run), shown, str(failed), _rate(failed, run))
 
     oracle_rows = [row(name, tests[name], errors.get(name, 0), planned.get(name)) for name in names]
-    total_planned = sum(planned.get(name, 0) for name in names) if planned else None
-    oracle_rows.append(row("total", sum(tests.values()), errors["total"], total_planned))
+    if names:
+        total_planned = sum(planned.get(name, 0) for name in names) if planned else None
+        total_tests = sum(tests[name] for name in names)
+        total_errors = sum(errors.get(name, 0) for name in names)
+        oracle_rows.append(row("total", total_tests, total_errors, total_planned))
     gap = report["gap"]
     gap_rows: list[tuple[str, ...]] = [
         (str(template_id), str(cell["missing"]), f"{cell['pct']:.2f}%")
@@ -207,8 +211,8 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
     lines = [
         f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
         f"Relations {report['relations']}  queries {report['queries']}  executions "
-        f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']})  "
-        f"failed {report.get('failed', 0)}",
+        f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']}, "
+        f"of which refusals {report.get('refusals', 0)})  failed {report.get('failed', 0)}",
         f"Coverage {coverage['covered']} of {report['relations']} relations ({coverage['pct']:.2f}%)",
     ]
     failed = report.get("failed", 0)
@@ -216,6 +220,10 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
         lines.append(
             f"Failed: {failed} turns got no answer after all attempts (in no test, gap or "
             "coverage; kontest run --resume asks them again)"
+        )
+    if report.get("answers_from_cache"):
+        lines.append(
+            f"Answers from cache: {report['answers_from_cache']} (repeats of this session's requests, and earlier sessions' answers with --reuse-cache)"
         )
     pending = report.get("pending_relations")
     if pending:
@@ -231,12 +239,41 @@ def _tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 SectionTable = tuple[str, tuple[str, ...], list[tuple[str, ...]]]
+ACCURACY_HEADER = (
+    "kind", "asked", "valid", "correct", "errors", "refusals", "invalid", "accuracy", "error rate"
+)
+
+
+def accuracy_table(report: Mapping[str, Any]) -> SectionTable | None:
+    """Accuracy of the kinds with known answers (FactChecker, logic rules, annotations):
+    accuracy = correct of asked, error rate = errors of valid answers (the tests)."""
+    accuracy = report.get("accuracy")
+    if not accuracy:
+        return None
+    rows = [
+        (
+            name,
+            *(str(cell[key]) for key in ACCURACY_HEADER[1:7]),
+            _percent(cell["accuracy"]),
+            _percent(cell["error_rate"]),
+        )
+        for name, cell in accuracy.items()
+    ]
+    title = "Accuracy (answers held to the KG or the annotation; not added to KONTEST's errors)"
+    return title, ACCURACY_HEADER, rows
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
 
 
 def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
     """(title, header, rows) of the other test kinds' sections present in a report: what the
     text and Markdown reports print and the explorer's Kinds tab shows."""
     tables: list[SectionTable] = []
+    accuracy = accuracy_table(report)
+    if accuracy is not None:
+        tables.append(accuracy)
     factcheck = report.get("factcheck")
     if factcheck:
         rows = [_tally_row(name, cell) for name, cell in factcheck["per_type"].items()]
@@ -246,17 +283,27 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
         tables.append(("FactChecker by relation type", ("relation type", *TALLY_HEADER), rows))
     logic = report.get("logic")
     if logic:
-        rows = [_tally_row(name, cell) for name, cell in logic["per_rule"].items()]
-        rows.append(_tally_row("total", logic))
-        tables.append(("Logic rules ('I don't know' is a refusal, not an error)",
-                       ("rule", *TALLY_HEADER), rows))
+        causes = ("error_knowledge", "error_inference", "error_unclassified")
+
+        def logic_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
+            return (*_tally_row(name, cell), *(str(cell.get(key, "-")) for key in causes))
+
+        rows = [logic_row(name, cell) for name, cell in logic["per_rule"].items()]
+        rows.append(logic_row("total", logic))
+        if logic.get("premises"):
+            rows.append(logic_row("premises", logic["premises"]))
+        tables.append((
+            "Logic rules ('I don't know' is a refusal, not an error; an error is error-knowledge "
+            "when a premise was denied, error-inference when all were affirmed)",
+            ("rule", *TALLY_HEADER, "knowledge", "inference", "unclassified"), rows,
+        ))
     variants = report.get("variants")
     if variants:
         title = (
             f"Covering-array variants: {variants['variants']} variants of {variants['queries']} "
             f"questions, {variants['executions']} answered, {variants['errors']} of "
             f"{variants['tests']} disagree with the original ({variants['queries_with_flips']} "
-            "questions flip)"
+            f"questions flip; {variants.get('refusals', 0)} refusals)"
         )
         rows = [
             (cause["word"], cause["value"], str(cause["flips"]), str(cause["uses"]))
@@ -269,8 +316,9 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
         title = (
             f"Annotated questions: {annotation['questions']} questions, "
             f"{annotation['executions']} answers (valid {annotation['valid']}, invalid "
-            f"{annotation['invalid']}), accuracy "
+            f"{annotation['invalid']}, refusals {annotation.get('refusals', 0)}), accuracy "
             + (f"{100 * accuracy:.1f}%" if accuracy is not None else "-")
+            + " (an undefined answer fails)"
         )
         rows = [
             (name, str(annotation["tests"][name]), str(annotation["errors"][name]),
@@ -289,7 +337,8 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
 def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["\n".join(["KONTEST report", *_headline(report)]), ""]
-    parts.append(_text_table(ORACLE_HEADER, oracle_rows))
+    if oracle_rows:
+        parts.append(_text_table(ORACLE_HEADER, oracle_rows))
     if report["relations"]:
         parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
     for title, header, rows in section_tables(report):
@@ -309,8 +358,9 @@ def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors:
 def _report_markdown(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["# KONTEST report", "", *(f"- {line}" for line in _headline(report)), ""]
-    parts.append("## Tests and errors\n")
-    parts.append(_markdown_table(ORACLE_HEADER, oracle_rows))
+    if oracle_rows:
+        parts.append("## KONTEST tests and errors\n")
+        parts.append(_markdown_table(ORACLE_HEADER, oracle_rows))
     if report["relations"]:
         parts.append("## Knowledge gap\n")
         parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))

@@ -6,16 +6,20 @@ strictly in order, each seeing the earlier questions and the model's earlier ans
 (user, assistant, user, ...). Turns already in `done` (a resumed session) are not asked again;
 their stored text is the context of the next turn.
 
-Every call asked once: when answers may be reused (the cache is on and the model is not a
-replay), identical requests share one model call. A request identical to one in flight waits
+Every call asked once: unless `share_answers` is off (`kontest run --no-cache`) or the model
+is a replay, identical requests of this run share one model call. A request identical to one in flight waits
 for it (single flight) and takes its answer; a conversation whose first turn repeats an earlier
 conversation's (a sequential conversation's first turn is an atomic question) is taken
 `2 x concurrency` conversations after that one, so its first turn is usually answered by then
 and comes from this run's memo (or the cache) without waiting. Answers reused so are stored as
-cached responses. With `use_cache=False` every turn is asked.
+cached responses. Answers of earlier sessions (the cache table) are reused only with
+`use_cache=True` (`kontest run --reuse-cache`); they are always written, so a later session
+may opt in. With `share_answers=False` every turn is asked.
 
 Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
-backoff and jitter, honouring `retry_after`; a call that still fails is recorded as an error
+backoff and jitter, honouring `retry_after`; fatal ones (401/403 unauthorized, 404 unknown
+model) are not, and `stop_after_fatal` of them with no answer in between end the run with a
+`ModelError` (after storing them). A call that still fails is recorded as an error
 response (answer INVALID, `error` set: a *failed* turn, never an answer) and the run goes on;
 the later turns of that conversation are not asked (they need its answer as context) and are
 recorded as failed with that reason. Each response goes to the sink (the store
@@ -70,8 +74,15 @@ class ExecutorConfig:
     backoff_base: float = 0.5  # seconds before the 2nd attempt; doubles each time
     backoff_max: float = 30.0
     rate_limit: float | None = None  # model calls per second, None = unlimited
-    use_cache: bool = True
+    # Reuse answers cached by earlier sessions (same model, options and chat)? Off by default:
+    # a new session asks the model; reuse is an explicit opt-in (`kontest run --reuse-cache`).
+    use_cache: bool = False
+    # Identical requests within this run asked once (single flight, a sequential
+    # conversation's first turn answered by its atomic twin)? `kontest run --no-cache` turns
+    # it off so that every turn is asked.
+    share_answers: bool = True
     jitter_seed: int | None = None  # for reproducible backoff in tests
+    stop_after_fatal: int = 3  # 401/403/404 failures with no success since: the run stops
 
 
 @dataclass(slots=True)
@@ -85,6 +96,7 @@ class Progress:
     retries: int = 0
     invalid: int = 0
     failed: int = 0  # turns with no answer after all attempts (and the turns after them)
+    stopped: Counter[str] = field(default_factory=Counter)  # answers cut: timeout / length
     cached: int = 0
     started: float = field(default_factory=time.monotonic)
 
@@ -209,11 +221,15 @@ class Executor:
         if self.config.max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.sink = sink
-        self.share = self.config.use_cache and is_cacheable(model)
-        self.cache = cache if self.share else None
+        self.share = self.config.share_answers and is_cacheable(model)
+        self.cache = cache if self.share else None  # written always, read only on opt-in
+        self.read_cache = self.share and self.config.use_cache
         self.events = events or ExecutorEvents()
         self.responses: dict[AnswerKey, Response] = {}
         self._random = random.Random(self.config.jitter_seed)
+        self._fatal_streak = 0  # fatal failures (ModelError.fatal) since the last answer
+        self._fatal_message = ""
+        self._uncacheable: set[AnswerKey] = set()  # answers cut by the timeout
         self._limiter = RateLimiter(self.config.rate_limit) if self.config.rate_limit else None
         self._running = asyncio.Event()
         self._running.set()
@@ -416,7 +432,11 @@ class Executor:
             self._inflight[key] = future
             try:
                 response = await self._ask_model(conversation, turn, messages, options)
-                answered = (response.raw, response.tokens) if response.error is None else None
+                answered = (
+                    (response.raw, response.tokens)
+                    if response.error is None and (conversation.id, turn) not in self._uncacheable
+                    else None
+                )
                 if answered is not None and key in self._memo_uses:
                     self._memo[key] = answered
                 future.set_result(answered)
@@ -424,18 +444,24 @@ class Executor:
                 del self._inflight[key]
                 if not future.done():
                     future.set_result(None)
-            if answered is not None and self.cache is not None:
+            if (
+                answered is not None
+                and self.cache is not None
+                and (conversation.id, turn) not in self._uncacheable
+            ):
                 self.cache.cache_put(key, self.model.spec, response.raw, response.tokens)
             self._finish(response)
+            self._stop_if_hopeless()
             return response
         response = await self._ask_model(conversation, turn, messages, options)
         self._finish(response)
+        self._stop_if_hopeless()
         return response
 
     def _reuse(self, key: str) -> tuple[str, int] | None:
         """An answer to this request from this run's memo or the cache, or None."""
         hit = self._memo.get(key)
-        if hit is None and self.cache is not None:
+        if hit is None and self.cache is not None and self.read_cache:
             hit = self.cache.cache_get(key)
         if hit is not None:
             self._forget(key)
@@ -503,9 +529,17 @@ class Executor:
                     continue
                 self.progress.errors[classify_error(message)] += 1
                 latency = (time.perf_counter() - started) * 1000.0
+                if error.fatal:
+                    self._fatal_streak += 1
+                    self._fatal_message = message
                 return Response(
                     conversation.id, turn, "", Answer.INVALID, message, latency, 0, attempt
                 )
+            self._fatal_streak = 0
+            if result.stopped is not None:
+                self.progress.stopped[result.stopped] += 1
+                if result.stopped == "timeout":  # depends on the machine's speed: not cached
+                    self._uncacheable.add((conversation.id, turn))
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
             raw, cut = cut_answer(result.text)
             return Response(
@@ -531,6 +565,16 @@ class Executor:
         except Exception as error:  # a client bug must cost one error row, not the whole run
             message = " ".join(str(error).split()) or "no message"
             raise ModelError(f"{type(error).__name__}: {message}") from None
+
+    def _stop_if_hopeless(self) -> None:
+        """Raise (ending the run) once `stop_after_fatal` calls in a row failed with an error
+        that every call would hit (unauthorized, unknown model) instead of asking every turn."""
+        if self._fatal_streak >= self.config.stop_after_fatal:
+            raise ModelError(
+                f"run stopped: {self._fatal_streak} calls in a row failed with "
+                f"{self._fatal_message}",
+                fatal=True,
+            )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter (x0.5..1.5); a server's Retry-After wins if longer."""

@@ -19,7 +19,7 @@ from typing import Any
 from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
 from kontest_tui.generate.conversations import Suite, build_suite
-from kontest_tui.generate.templates import TemplateSet, load_template_set
+from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
 from kontest_tui.kinds.evaluate import evaluate_all
@@ -120,7 +120,9 @@ def create_session(
     prompt, the template set's is used; its seed defaults to `seed`.
     """
     if not isinstance(template_set, TemplateSet):
-        template_set = load_template_set(template_set or kg.domain)
+        template_set = (
+            load_template_set(template_set) if template_set else template_set_for_domain(kg.domain)
+        )
     chosen_ids = tuple(template.id for template in template_set.select(template_ids))
     generated = conversations is None
     if relations is None or conversations is None:
@@ -238,6 +240,7 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
         problems=row["kinds_json"].get("problems", ()),
     )
     evaluation.failed = failed
+    evaluation.from_cache = sum(1 for stored in store.iter_responses(session_id) if stored["cached"])
     if save:
         store.replace_verdicts(session_id, evaluation.verdicts)
         store.update_session(

@@ -237,6 +237,17 @@ class Store:
         for row in cursor:
             yield dict(zip(columns, row, strict=True))
 
+    @contextmanager
+    def _damaged_rows(self, table: str, session_id: str) -> Iterator[None]:
+        """Rows edited by hand (bad JSON, an unknown answer or kind) become one StoreError."""
+        try:
+            yield
+        except (ValueError, TypeError, KeyError, IndexError, RecursionError) as error:
+            raise StoreError(
+                f"{self.path}: session {session_id} has a damaged row in {table} "
+                f"({type(error).__name__}: {str(error)[:200]})"
+            ) from None
+
     @staticmethod
     def _insert_rows(conn: sqlite3.Connection, table: str, rows: Iterable[dict[str, Any]]) -> None:
         rows = list(rows)
@@ -323,6 +334,10 @@ class Store:
                 )
         except StoreError as error:
             raise StoreError(f"cannot store session {session_id}: {error}") from None
+        except (sqlite3.Error, OverflowError, UnicodeEncodeError) as error:
+            # A number or text SQLite cannot hold (or an error outside the transaction):
+            # one line, and nothing half-stored.
+            raise StoreError(f"cannot store session {session_id} in {self.path}: {error}") from None
         return session_id
 
     @staticmethod
@@ -367,10 +382,14 @@ class Store:
                 f"no session {session_id!r} in {self.path} (sessions: {known}{more})"
             )
         row = rows[0]
-        for column in ("kg_json", "templates_json", "template_ids", "options_json"):
-            row[column] = json.loads(row[column])
-        kinds = row.get("kinds_json")
-        row["kinds_json"] = json.loads(kinds) if kinds else {"kinds": ["kontest"]}
+        with self._damaged_rows("sessions", session_id):
+            for column in ("kg_json", "templates_json", "template_ids", "options_json"):
+                row[column] = json.loads(row[column])
+            kinds = row.get("kinds_json")
+            row["kinds_json"] = json.loads(kinds) if kinds else {"kinds": ["kontest"]}
+            objects = ("kg_json", "templates_json", "options_json", "kinds_json")
+            if not all(isinstance(row[column], dict) for column in objects):
+                raise ValueError("a snapshot column is not a JSON object")
         return row
 
     def latest_session(self, *, unfinished: bool = False) -> str | None:
@@ -499,7 +518,8 @@ class Store:
         )
 
     def load_relations(self, session_id: str) -> list[Relation]:
-        return [row_to_relation(row) for row in self.iter_relations(session_id)]
+        with self._damaged_rows("relations", session_id):
+            return [row_to_relation(row) for row in self.iter_relations(session_id)]
 
     def iter_conversations(self, session_id: str) -> Iterator[dict[str, Any]]:
         yield from self._query(
@@ -507,7 +527,8 @@ class Store:
         )
 
     def load_conversations(self, session_id: str) -> list[Conversation]:
-        return [row_to_conversation(row) for row in self.iter_conversations(session_id)]
+        with self._damaged_rows("conversations", session_id):
+            return [row_to_conversation(row) for row in self.iter_conversations(session_id)]
 
     # -- responses ------------------------------------------------------------------------
 
@@ -568,13 +589,18 @@ class Store:
         )
 
     def load_responses(self, session_id: str) -> dict[AnswerKey, Response]:
-        return {
-            (row["conversation"], row["turn"]): row_to_response(row)
-            for row in self.iter_responses(session_id)
-        }
+        with self._damaged_rows("responses", session_id):
+            return {
+                (row["conversation"], row["turn"]): row_to_response(row)
+                for row in self.iter_responses(session_id)
+            }
 
     def load_answers(self, session_id: str) -> dict[AnswerKey, Answer]:
         """(conversation id, turn) -> parsed answer: what the oracles read."""
+        with self._damaged_rows("responses", session_id):
+            return self._answers(session_id)
+
+    def _answers(self, session_id: str) -> dict[AnswerKey, Answer]:
         return {
             (row["conversation"], row["turn"]): Answer(row["answer"])
             for row in self._query(
@@ -604,7 +630,8 @@ class Store:
         )
 
     def load_verdicts(self, session_id: str) -> list[Verdict]:
-        return [row_to_verdict(row) for row in self.iter_verdicts(session_id)]
+        with self._damaged_rows("verdicts", session_id):
+            return [row_to_verdict(row) for row in self.iter_verdicts(session_id)]
 
     # -- response cache -------------------------------------------------------------------
 

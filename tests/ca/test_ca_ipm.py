@@ -49,16 +49,38 @@ def test_places_t1_ipm() -> None:
     assert ipm.text == "Does Ireland have a Ulster?"
     by_word = {p.word: p for p in ipm.parameters}
     assert by_word["Does"].values == ("Does",) and by_word["Does"].kind == "fixed"
-    assert by_word["a"].kind == "stop"
+    # A function word with curated synonyms varies (the thesis varies every word).
+    assert by_word["a"].kind == "word" and by_word["a"].values == ("a", "any", "one")
     assert by_word["have"].values == ("have", "contain", "include")
     assert by_word["have"].sources == ("original", "curated", "curated")
     # Entity slots take KG aliases; "ireland" is a near-duplicate of "Ireland" and dropped.
     assert by_word["Ireland"].values == ("Ireland", "Éire", "Republic of Ireland")
     assert by_word["Ireland"].kind == "parent"
     assert by_word["Ulster"].values == ("Ulster", "Cúige Uladh")
-    assert ipm.levels == (1, 3, 3, 1, 2)
+    assert ipm.levels == (1, 3, 3, 3, 2)
     values = ["Does", "Éire", "contain", "a", "Cúige Uladh"]
     assert ipm.render(values) == "Does Éire contain a Cúige Uladh?"
+    assert ipm.render(["Does", "Ireland", "include", "any", "Ulster"]) == "Does Ireland include any Ulster?"
+
+
+def test_a_sample_places_question_varies_four_words_in_nine_rows() -> None:
+    """Sample aliases (pycountry names, labels without administrative words) and function-word
+    synonyms: "Does Luxembourg have a Canton of Capellen?" varies have, a and both entities,
+    and its t=2 covering array needs at least 3 x 3 = 9 rows."""
+    from kontest_tui.generate.conversations import build_suite
+    from kontest_tui.generate.variants import build_variant_conversations
+    from kontest_tui.kg.io import load_graph
+
+    kg = load_graph("places")
+    suite = build_suite(kg)
+    relation = next(r for r in suite.relations if r.id == "luxembourg>luxembourg.canton-of-capellen")
+    ipm = ipm_for_query(kg, relation, suite.template_set.get("t1"), "places")
+    varying = [p.word for p in ipm.parameters if len(p.values) > 1]
+    assert varying == ["Luxembourg", "have", "a", "Canton of Capellen"]
+    assert {p.word: p.values for p in ipm.parameters}["Luxembourg"][1] == "Grand Duchy of Luxembourg"
+    rows = build_variant_conversations(kg, [relation], suite.template_set, ["t1", "t2"], strength=2)
+    per_template = {t: sum(1 for c in rows if c.turns[0].template_id == t) for t in ("t1", "t2")}
+    assert min(per_template.values()) >= 9
 
 
 def test_wordnet_synonyms_inflected_and_single_word() -> None:

@@ -121,7 +121,7 @@ def test_annotation_conversations_and_evaluation(tmp_path) -> None:
         json.dumps({"question": "can you drink alcohol in public in denmark", "answer": True,
                     "passage": "..."}) + "\nnot json\n", encoding="utf-8")
     conversations, problems = build_annotation_conversations(path, strength=2, seed=0, postfix=True)
-    assert problems == [f"{path}:2: not JSON (Expecting value)"]
+    assert problems == [f"{path}:2: not JSON: Expecting value at column 1"]
     assert conversations[0].id == "q1/q~v0"
     assert conversations[0].turns[0].text == (
         "can you drink alcohol in public in denmark? Return a JSON Boolean.")
@@ -137,13 +137,30 @@ def test_annotation_conversations_and_evaluation(tmp_path) -> None:
     data = result.to_json()
     assert data["questions"] == 1 and data["executions"] == n
     assert data["valid"] == n - 1 and data["invalid"] == 1
-    assert data["tests"] == {"annotation": n - 1, "variant": n - 2}
-    assert data["errors"] == {"annotation": 1, "variant": 1, "total": 2}
+    # The invalid answer is a failed annotation test (thesis Sec. 1.3.4), not a skipped one.
+    assert data["tests"] == {"annotation": n, "variant": n - 2}
+    assert data["errors"] == {"annotation": 2, "variant": 1}
+    assert data["correct"] == n - 2 and data["accuracy"] == (n - 2) / n
     assert data["questions_with_errors"] == ["q1"]
     assert data["problems"] == problems
     wrong = [v for v in find_annotation_verdicts(conversations, answers) if v.error]
-    assert [v.refs for v in wrong] == [((conversations[1].id, 0),)]
+    assert [v.refs for v in wrong] == [((conversations[1].id, 0),), ((conversations[2].id, 0),)]
     assert "expected yes, got no" in wrong[0].detail
+
+
+def test_undefined_answer_fails_the_annotated_question() -> None:
+    """Thesis (seed 004) Table 4 style: nine variants of a true question, 8 answered true and
+    one unparsable -> accuracy 8/9, not 8/8."""
+    conversations = [
+        Conversation(f"q1/q~v{i}", "q1", "atomic", "q", (Query("q1", "q", f"question {i}"),),
+                     TestKind.ANNOTATION, (Y,), None, {"variant": i})
+        for i in range(9)
+    ]
+    answers = {(c.id, 0): Y for c in conversations}
+    answers[(conversations[2].id, 0)] = X
+    data = evaluate_annotations(conversations, answers).to_json()
+    assert data["tests"]["annotation"] == 9 and data["errors"]["annotation"] == 1
+    assert data["accuracy"] == 8 / 9
 
 
 def test_annotation_file_errors(tmp_path) -> None:

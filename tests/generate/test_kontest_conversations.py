@@ -77,8 +77,12 @@ def test_music_questions_use_the_relation_type(build_kg) -> None:
         'Does the album, "The 2nd Law" have a song called "Panic Station"?',
         'Is "Panic Station" in the album, "The 2nd Law"?',
     ]
+    # t3: the paper's unseen template (Appendix Fig. 5)
     queries = build_queries(kg, relations[2], music, ["t3"])
-    assert queries[0].text == 'Is "Panic Station" a song included in the album, "The 2nd Law"?'
+    assert queries[0].text == 'Is "Panic Station" performed in the album, "The 2nd Law"?'
+    assert build_queries(kg, relations[0], music, ["t3"])[0].text == (
+        'Is "The 2nd Law" an album performed by Muse?'
+    )
 
 
 def test_hostile_labels_are_inserted_literally(build_kg) -> None:

@@ -249,7 +249,7 @@ def test_invalid_json_gives_line_and_column(tmp_path: Path) -> None:
     path.write_text('{\n  "nodes": [\n    {"id": "a",}\n  ]\n}\n', encoding="utf-8")
     with pytest.raises(GraphError) as caught:
         load_graph(path)
-    assert str(caught.value).startswith(f"{path}: not valid JSON: ")
+    assert str(caught.value).startswith(f"{path}: not JSON: ")
     assert "line 3, column 16" in str(caught.value)
 
 

@@ -13,6 +13,7 @@ from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import dumps_graph, graph_from_dict, load_graph, save_graph
 
 text = st.text(min_size=1, max_size=12).filter(lambda value: value.strip() != "")
+domains = st.just("") | st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,5}", fullmatch=True)
 
 
 @st.composite
@@ -32,7 +33,7 @@ def graphs(draw: st.DrawFn) -> KnowledgeGraph:
     chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=10, unique=True))
     edges = [Edge(parent, child, draw(st.text(max_size=6))) for parent, child in chosen]
     return KnowledgeGraph(
-        draw(text), draw(st.text(max_size=6)), nodes, edges, draw(st.text(max_size=10)), ""
+        draw(text), draw(domains), nodes, edges, draw(st.text(max_size=10)), ""
     )
 
 

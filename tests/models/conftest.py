@@ -3,41 +3,30 @@
 from __future__ import annotations
 
 import socket
-import subprocess
-import threading
 from collections.abc import Iterator
-from http.server import ThreadingHTTPServer
 
 import pytest
-from model_test_servers import LeakyHandler, MisbehavingHandler, start_sim_server
+from model_test_servers import (
+    LeakyHandler,
+    MisbehavingHandler,
+    ProxyHandler,
+    running_sim_server,
+    serving,
+)
 
 
 @pytest.fixture(scope="session")
 def sim_url() -> Iterator[str]:
     """Base URL of a `kontest sim serve` subprocess (default profile, seed 0)."""
-    process, url = start_sim_server()
-    try:
+    with running_sim_server() as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 @pytest.fixture(scope="session")
 def bad_url() -> Iterator[str]:
     """Base URL of a tiny local server that fails on purpose (see MisbehavingHandler)."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), MisbehavingHandler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(MisbehavingHandler) as url:
+        yield url
 
 
 @pytest.fixture()
@@ -53,12 +42,12 @@ def refused_url() -> str:
 def leaky_url() -> Iterator[str]:
     """Base URL of a local server that echoes the API key in its errors (see LeakyHandler)."""
     LeakyHandler.calls = 0
-    server = ThreadingHTTPServer(("127.0.0.1", 0), LeakyHandler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(LeakyHandler) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def proxy_url() -> Iterator[str]:
+    """Base URL of a local server speaking Ollama and OpenAI like proxies do (ProxyHandler)."""
+    with serving(ProxyHandler) as url:
+        yield url

@@ -6,8 +6,12 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
-from http.server import BaseHTTPRequestHandler
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,11 +36,41 @@ def start_sim_server(*args: str) -> tuple[subprocess.Popen[str], str]:
     return process, line
 
 
+@contextmanager
+def running_sim_server(*args: str) -> Iterator[str]:
+    """`start_sim_server` as a context: yields the base URL, stops the process after."""
+    process, url = start_sim_server(*args)
+    try:
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@contextmanager
+def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A threaded 127.0.0.1 server for `handler`: yields its base URL, shuts it down after."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 class MisbehavingHandler(BaseHTTPRequestHandler):
     """Answers according to the request's model name: status-401, status-404, status-500,
-    status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut)."""
+    status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut),
+    alternate-401 (401 and "Yes" in turn). `posts` counts the POSTs per model name;
+    /models/NAME (the connection check) knows the status-* and alternate-* names."""
 
     protocol_version = "HTTP/1.1"
+    posts: Counter[str] = Counter()
 
     def log_message(self, format: str, *args: object) -> None:  # silence
         return
@@ -62,12 +96,24 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             body = {"data": [{"id": "known"}], "models": [{"name": "known:latest"}]}
             self._send(200, json.dumps(body).encode())
             return
+        if "/models/status-" in self.path or "/models/alternate-" in self.path:
+            self._send(200, json.dumps({"id": self.path.rsplit("/", 1)[1]}).encode())
+            return
         self._send(404, b'{"error": "not found"}')
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         data = json.loads(self.rfile.read(length) or b"{}")
         model = str(data.get("model", ""))
+        type(self).posts[model] += 1
+        if model == "alternate-401":
+            if type(self).posts[model] % 2:
+                model = "status-401"
+            else:
+                chunk = {"choices": [{"delta": {"content": "Yes"}, "finish_reason": "stop"}]}
+                body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
+                self._send(200, body)
+                return
         if model.startswith("status-"):
             status = int(model.removeprefix("status-"))
             headers = {"Retry-After": "7"} if status == 429 else {}
@@ -148,3 +194,113 @@ class LeakyHandler(BaseHTTPRequestHandler):
             chunk = {"choices": [{"delta": {"content": "Yes"}, "finish_reason": "stop"}]}
             body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()
             self._send(200, body, "text/event-stream")
+
+
+class ProxyHandler(BaseHTTPRequestHandler):
+    """Ollama- and OpenAI-style endpoints that behave like the proxies and servers met in use,
+    chosen by the request's model name; every chat request body is kept in `payloads`.
+
+    Ollama (/api/...): GET /api/tags lists the models below; POST /api/show answers 200 for
+    any name (a lying proxy); under /none/ every path is 404 (no Ollama API there).
+    Models: generate-proxy (`{"response": ..., "done": ...}` lines, no `message`), slow ("Yes"
+    then a 3 s hang), length (done_reason "length"), empty (an empty `message`), anything else
+    answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
+    """
+
+    protocol_version = "HTTP/1.1"
+    payloads: list[dict[str, object]] = []
+    TAGS = ("generate-proxy", "slow", "length", "empty", "good")
+
+    def log_message(self, format: str, *args: object) -> None:  # silence
+        return
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except (BrokenPipeError, ConnectionResetError):  # a client that gave up (a stopped run)
+            self.close_connection = True
+
+    def _send(self, status: int, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _stream(self, lines: list[bytes], hang: float = 0.0) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-ndjson")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        try:
+            for line in lines:
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+                self.wfile.flush()
+            time.sleep(hang)
+            self.wfile.write(b"0\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/none/"):
+            self._send(404, b"404 page not found")
+        elif self.path == "/api/tags":
+            models = [{"name": f"{name}:latest", "model": f"{name}:latest"} for name in self.TAGS]
+            self._send(200, json.dumps({"models": models}).encode())
+        elif self.path == "/v1/models":
+            self._send(200, json.dumps({"data": [{"id": name} for name in self.TAGS]}).encode())
+        else:
+            self._send(404, b'{"error": "not found"}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        data = json.loads(self.rfile.read(length) or b"{}")
+        if self.path.startswith("/none/"):
+            self._send(404, b"404 page not found")
+            return
+        if self.path == "/api/show":
+            self._send(200, json.dumps({"modelfile": "FROM anything"}).encode())
+            return
+        type(self).payloads.append(data)
+        model = str(data.get("model", "")).removesuffix(":latest")
+        if self.path == "/api/chat":
+            self._ollama(model, bool(data.get("stream", True)))
+        elif self.path == "/v1/chat/completions":
+            self._openai(model)
+        else:
+            self._send(404, b'{"error": "not found"}')
+
+    def _ollama(self, model: str, stream: bool) -> None:
+        def message(text: str, done: bool, **extra: object) -> bytes:
+            body = {"model": model, "message": {"role": "assistant", "content": text}}
+            return json.dumps({**body, "done": done, **extra}).encode() + b"\n"
+
+        if model == "generate-proxy":
+            lines = [json.dumps({"model": model, "response": "Yes", "done": False}).encode() + b"\n",
+                     json.dumps({"model": model, "response": "", "done": True}).encode() + b"\n"]
+        elif model == "slow":
+            self._stream([message("Yes", False)], hang=3.0)
+            return
+        elif model == "length":
+            lines = [message("Yes", False), message(", because", False),
+                     message("", True, done_reason="length", eval_count=2)]
+        elif model == "empty":
+            lines = [message("", True, done_reason="stop", eval_count=0)]
+        else:
+            lines = [message("Yes", False), message("", True, done_reason="stop", eval_count=1)]
+        if stream:
+            self._stream(lines)
+        else:
+            self._send(200, lines[-1] if model != "generate-proxy" else lines[0])
+
+    def _openai(self, model: str) -> None:
+        def chunk(text: str, finish: str | None = None) -> bytes:
+            body = {"choices": [{"delta": {"content": text}, "finish_reason": finish}]}
+            return f"data: {json.dumps(body)}\n\n".encode()
+
+        if model == "slow":
+            self._stream([chunk("Yes")], hang=3.0)
+        elif model == "length":
+            self._stream([chunk("Yes"), chunk(", because", "length"), b"data: [DONE]\n\n"])
+        else:
+            self._stream([chunk("Yes", "stop"), b"data: [DONE]\n\n"])

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from kontest_tui.domain.answers import parse_answer
+from kontest_tui.domain.records import Answer
 from kontest_tui.errors import ModelSpecError
-from kontest_tui.models.base import ChatRequest, Message
-from kontest_tui.models.local import local_extra_available, model_file
+from kontest_tui.models.base import ChatOptions, ChatRequest, Message
+from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
+from kontest_tui.models.local import local_extra_available, model_file, start_server
+from kontest_tui.models.openai import OpenAIModel
 from kontest_tui.models.specs import open_model
 
 needs_extra = pytest.mark.skipif(
@@ -65,3 +70,48 @@ def test_missing_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import now raises ImportError
     with pytest.raises(ModelSpecError, match=r"install with pip install '\.\[local\]'"):
         open_model("local:gemma3-270m")
+
+
+QUESTIONS = (
+    "Is there a Doha in Qatar?",
+    "Does Qatar have a Doha?",
+    "Does Ireland have a Ulster?",
+    "Is there a Ulster in Ireland?",
+)
+
+
+async def llama_cpp_url() -> str:
+    """xllamacpp's llama.cpp server with the bundled Gemma (the one `local:` uses)."""
+    gguf = await asyncio.to_thread(model_file, "gemma3-270m")
+    return await asyncio.to_thread(start_server, gguf)
+
+
+@pytest.mark.local_model
+@needs_extra
+async def test_llama_cpp_chat_without_max_tokens_finishes() -> None:
+    """`openai:` chat with no --max-tokens: the default limit ends every answer (it ran until
+    the timeout before, n_predict -1)."""
+    model = OpenAIModel("gemma", f"{await llama_cpp_url()}/v1", mode="chat")
+    options = ChatOptions(timeout=120.0, system_prompt="Answer with yes or no.")
+    try:
+        for question in QUESTIONS[:2]:
+            pieces: list[str] = []
+            result = await model.chat(ChatRequest((Message("user", question),), options), pieces.append)
+            assert result.stopped != "timeout"
+            assert len(pieces) <= DEFAULT_CHAT_MAX_TOKENS  # one streamed piece per token
+    finally:
+        await model.aclose()
+
+
+@pytest.mark.local_model
+@needs_extra
+async def test_llama_cpp_completions_give_valid_answers() -> None:
+    model = OpenAIModel("gemma", f"{await llama_cpp_url()}/v1", mode="completions")
+    try:
+        answers = [
+            parse_answer((await model.chat(ChatRequest((Message("user", q),)))).text)
+            for q in QUESTIONS
+        ]
+    finally:
+        await model.aclose()
+    assert sum(answer is not Answer.INVALID for answer in answers) >= 3

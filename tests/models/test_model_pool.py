@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator
 
 import pytest
-from model_test_servers import start_sim_server
+from model_test_servers import running_sim_server
 
 from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelSpecError
@@ -17,15 +16,8 @@ from kontest_tui.run.executor import Executor, ExecutorConfig
 
 @pytest.fixture(scope="module")
 def second_sim_url() -> Iterator[str]:
-    process, url = start_sim_server()
-    try:
+    with running_sim_server() as url:
         yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def questions(count: int) -> list[Conversation]:
@@ -51,9 +43,9 @@ async def test_calls_spread_over_endpoints_within_their_caps(sim_url, second_sim
     assert isinstance(pool, ModelPool)
     conversations = questions(40)
     try:
-        spread = Executor(pool, config=ExecutorConfig(concurrency=8, use_cache=False))
+        spread = Executor(pool, config=ExecutorConfig(concurrency=8, use_cache=False, share_answers=False))
         await spread.run(conversations)
-        alone = Executor(single, config=ExecutorConfig(concurrency=4, use_cache=False))
+        alone = Executor(single, config=ExecutorConfig(concurrency=4, use_cache=False, share_answers=False))
         await alone.run(conversations)
     finally:
         await pool.aclose()
@@ -72,7 +64,7 @@ async def test_calls_spread_over_endpoints_within_their_caps(sim_url, second_sim
 async def test_a_dead_endpoint_rests_and_the_run_goes_on(sim_url, refused_url) -> None:  # noqa: ANN001
     pool = open_model(f"ollama:default@{refused_url},{sim_url}", stream=False)
     assert isinstance(pool, ModelPool)
-    config = ExecutorConfig(concurrency=2, use_cache=False, backoff_base=0.001, backoff_max=0.01)
+    config = ExecutorConfig(concurrency=2, use_cache=False, share_answers=False, backoff_base=0.001, backoff_max=0.01)
     try:
         assert "1 of 2 endpoints ready" in await pool.check()
         executor = Executor(pool, config=config)

@@ -128,13 +128,25 @@ async def test_list_models_and_check(sim_url: str) -> None:
     assert "flaky:latest" in await alist_models(f"ollama:@{sim_url}")
     assert "careful" in await alist_models(f"openai:@{sim_url}")
     assert "default" in await alist_models("sim")
-    for spec in (f"ollama:whatever@{sim_url}", f"openai:whatever@{sim_url}"):
+    for spec in (f"ollama:flaky@{sim_url}", f"openai:whatever@{sim_url}"):
         model = open_model(spec)
         try:
             line = await model.check()
         finally:
             await model.aclose()
-        assert "whatever available" in line and "\n" not in line
+        assert "available" in line and "\n" not in line
+    # Ollama models are verified by name in /api/tags (the sim server's /api/show says yes
+    # to any name, as some proxies do)
+    model = open_model(f"ollama:whatever@{sim_url}")
+    try:
+        with pytest.raises(ModelError, match="unknown model 'whatever'"):
+            await model.check()
+    finally:
+        await model.aclose()
+
+
+# the megabyte answer needs a length limit above the clients' yes/no default
+UNLIMITED = ChatOptions(system_prompt="Be concise.", max_tokens=10**9)
 
 
 def _question(fault: str, prefix: str) -> str:
@@ -184,7 +196,8 @@ async def test_hostile_answers_arrive_raw(sim_url: str, kind: str) -> None:
     seen: set[str] = set()
     try:
         for index in range(40):
-            text = (await ask(client, (f"Does Evil{index} have a Trap{index}?",))).text
+            question = (f"Does Evil{index} have a Trap{index}?",)
+            text = (await ask(client, question, UNLIMITED)).text
             if "\x1b[31m" in text:
                 seen.add("ansi")
             if "[bold red]No[/bold red]" in text:

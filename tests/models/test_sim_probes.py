@@ -30,7 +30,7 @@ from kontest_tui.probes.evaluate import evaluate_probes
 from kontest_tui.probes.factcheck import build_factcheck_conversations
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.matching import match_wh, parse_choice, parse_logic_answer
-from kontest_tui.probes.templates import load_probe_templates
+from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
 
 COUNTRIES = ("Ardonia", "Belmar", "Corvana", "Dastria")
 
@@ -88,8 +88,8 @@ def test_every_generated_probe_is_recognised_and_no_kontest_template_matches(sam
             assert probe.reading.form == "ask_parent"
             assert bool(probe.options) == (kind == "multiple_choice")
         elif conversation.test_kind == TestKind.LOGIC:
-            # places: "Is {parent} located in {child}?" is a yes-no text read the other way
-            assert probe.reading.name in (kind, "yes_no"), text
+            # logic questions state a fact in one of the relation type's forms
+            assert probe.reading.name in FACT_FORMS, text
 
 
 def test_a_model_knowing_everything_answers_every_probe_right() -> None:
@@ -103,19 +103,25 @@ def test_a_model_knowing_everything_answers_every_probe_right() -> None:
         "wh",
         "two_hop",
         "two_hop:distractor",
+        "premise",
         "negation",
-        "symmetric",
         "inverse",
         "transitive",
         "composite",
     } <= kinds
     omniscient = profile(knowledge=1.0, yes_bias=0.0)
     result = evaluate_probes(conversations, answers(omniscient, conversations, kg))
-    assert len(result.verdicts) == len(conversations)
+    premises = by_label(conversations, "premise")
+    assert len(result.verdicts) == len(conversations) - len(premises)  # premises are no tests
     assert not [v for v in result.verdicts if v.error]
+    assert report_premises(result)["correct"] == len(premises)
     report = result.to_json()
     for section in ("factcheck", "logic"):
         assert report[section]["correct"] == report[section]["asked"]  # type: ignore[index]
+
+
+def report_premises(result: object) -> dict[str, int]:
+    return result.to_json()["logic"]["premises"]  # type: ignore[attr-defined,no-any-return]
 
 
 def test_a_model_knowing_nothing_says_no_and_errs_on_what_needs_knowledge() -> None:
@@ -125,10 +131,13 @@ def test_a_model_knowing_nothing_says_no_and_errs_on_what_needs_knowledge() -> N
     for conversation in conversations:
         raw = said[(conversation.id, 0)]
         label = conversation.label
-        if label.startswith(("yes_no", "two_hop", "inverse", "transitive", "symmetric")):
+        if label == "two_hop_choice":
+            assert parse_choice(raw, conversation.meta["options"]) is not None  # a guess
+        elif label.startswith(("yes_no", "two_hop")):
             assert parse_answer(raw) == Answer.NO, (label, raw)  # right only for false facts
-        elif label in ("negation", "composite"):
-            assert parse_logic_answer(raw) == Answer.YES, (label, raw)  # wrong
+        elif conversation.test_kind == TestKind.LOGIC:  # every fact denied, negations affirmed
+            wrong = Answer.YES if conversation.expected == (Answer.NO,) else Answer.NO
+            assert parse_logic_answer(raw) == wrong, (label, raw)
         elif label == "multiple_choice":
             assert parse_choice(raw, conversation.meta["options"]) is not None  # a guess
         elif label == "wh":
@@ -145,7 +154,7 @@ def test_unknown_facts_are_declined_where_the_prompt_allows_it() -> None:
         raw = said[(conversation.id, 0)]
         if conversation.test_kind == TestKind.LOGIC and conversation.label != "symmetric":
             assert parse_logic_answer(raw) == Answer.REFUSAL, raw
-        elif conversation.label.startswith(("yes_no", "two_hop")):
+        elif conversation.label.startswith(("yes_no", "two_hop")) and "options" not in conversation.meta:
             assert parse_answer(raw) in (Answer.YES, Answer.NO)  # its prompt asks for yes or no
 
 

@@ -127,3 +127,48 @@ def test_two_hop_questions_through_the_node_in_between(places_kg, places_relatio
     assert wrong.meta["distractor"] != "ie"
     # 2-hop relations: 2 per 4-node path (a>c and b>d), 4 paths -> 8, each a yes and a no
     assert len(convs) == 16
+
+
+def test_limit_does_not_change_the_questions_asked() -> None:
+    """--limit takes the first relations; their questions (distractors, options, 2-hop
+    chains) are the ones the full run asks about them: pools come from the whole KG."""
+    from kontest_tui.generate.conversations import build_suite
+    from kontest_tui.kg.io import load_graph
+    from kontest_tui.probes.factcheck import build_factcheck_conversations as build
+    from kontest_tui.probes.templates import load_probe_templates
+
+    kg = load_graph("places")
+    relations = build_suite(kg).relations
+    templates = load_probe_templates("places")
+    full = {c.id: c for c in build(kg, relations, templates)}
+    limited = build(kg, relations[:30], templates)
+    assert limited
+    for conversation in limited:
+        assert full[conversation.id] == conversation, conversation.id
+    # Yes-no distractors vary: no single false question is asked over and over.
+    texts = Counter(c.turns[0].text for c in limited if c.label == "yes_no:distractor")
+    assert max(texts.values()) <= 2  # was 4 when distractors came from the 30 relations only
+    kinds = {c.meta["question_type"] for c in limited}
+    assert "multiple_choice" in kinds
+
+
+def test_two_hop_multiple_choice_and_exported_answers(places_kg, kinawley_relations) -> None:
+    """FactChecker Table 6: a 2-hop multiple-choice question names the chain's middle by its
+    type and offers the top entity among three of its type; the export gives the letter and
+    the option ("B) Ulster"), and for WH the accepted labels."""
+    from kontest_tui.probes.factcheck import build_factcheck_conversations as build
+    from kontest_tui.probes.factcheck import correct_option, expected_answer
+    from kontest_tui.probes.templates import load_probe_templates
+
+    convs = {c.id: c for c in build(places_kg, kinawley_relations, load_probe_templates("places"))}
+    choice = convs["ul>kw/fc:two_hop_choice"]
+    head, *options = choice.turns[0].text.splitlines()
+    assert head == "In which region is the district that contains Kinawley located?"
+    assert len(options) == 4 and any(line.endswith(") Ulster") for line in options)
+    letter = choice.meta["answer"]
+    assert f"{letter}) Ulster" in options
+    assert expected_answer(choice) == letter and correct_option(choice) == f"{letter}) Ulster"
+    wh = convs["ul>cv/fc:wh"]
+    assert expected_answer(wh) == "Ulster" and correct_option(wh) == "Ulster"
+    yes_no = convs["ul>cv/fc:yes_no"]
+    assert expected_answer(yes_no) == "yes" and correct_option(yes_no) is None

@@ -115,11 +115,15 @@ def test_evaluation_counts_errors_and_refusals_separately() -> None:
     assert report["factcheck"]["correct"] == 2
     assert report["factcheck"]["errors"] == 2
     assert report["factcheck"]["per_type"]["yes_no"] == {
-        "asked": 2, "valid": 2, "correct": 1, "errors": 1, "refusals": 0, "accuracy": 50.0,
+        "asked": 2, "valid": 2, "correct": 1, "errors": 1, "refusals": 0, "invalid": 0,
+        "accuracy": 50.0,
     }
     assert report["factcheck"]["per_relation_type"]["contains"]["accuracy"] == 50.0
     logic = report["logic"]
     assert (logic["asked"], logic["valid"], logic["correct"], logic["errors"], logic["refusals"]) == (3, 1, 1, 0, 1)
+    assert logic["invalid"] == 1
+    # Tests are over valid answers only: the refusal and "Maybe" give no verdict.
+    assert sorted(v.template_id for v in result.verdicts if v.oracle == "logic") == ["negation"]
     assert "composite" not in logic["per_rule"]  # not answered yet
     errors = sorted(v.relation_id + ":" + v.template_id for v in result.verdicts if v.error)
     assert errors == ["r1:multiple_choice", "r1:yes_no"]
@@ -133,3 +137,61 @@ def test_embedding_similarity_when_the_extra_is_installed() -> None:
     assert similarity is not None
     assert similarity("United Kingdom", ["Great Britain"]) >= EMBEDDING_THRESHOLD
     assert similarity("Norway", ["Great Britain"]) < EMBEDDING_THRESHOLD
+
+
+def test_refusal_is_a_refusal_for_every_question_type() -> None:
+    """"I don't know" to a WH, a yes/no and a multiple-choice question: three refusals,
+    no test, no error; accuracy 0 of 3 (a refusal is not correct)."""
+    convs = [
+        _conv("r1/yn", TestKind.FACTCHECK, Answer.YES, {"question_type": "yes_no", "relation_type": "contains"}),
+        _conv("r1/mc", TestKind.FACTCHECK, None, {"question_type": "multiple_choice", "answer": "B",
+                                                  "options": OPTIONS, "relation_type": "contains"}),
+        _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Ulster"],
+                                                  "relation_type": "contains"}),
+    ]
+    raw = {(c.id, 0): "I don't know." for c in convs}
+    result = evaluate_probes(convs, raw)
+    factcheck = result.to_json()["factcheck"]
+    assert {k: factcheck[k] for k in ("asked", "valid", "correct", "errors", "refusals", "invalid")} == {
+        "asked": 3, "valid": 0, "correct": 0, "errors": 0, "refusals": 3, "invalid": 0,
+    }
+    assert factcheck["per_type"]["wh"]["refusals"] == 1
+    assert result.verdicts == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "accepted", "matched", "how"),
+    [
+        ("Luxembourg City", ["Luxembourg"], False, "none"),  # the capital, not the country
+        ("New York City", ["New York"], False, "none"),  # "city" is a name word, not filler
+        ("Capellen", ["Canton of Capellen"], True, "core"),  # administrative words dropped
+        ("County Cavan", ["Cavan"], True, "core"),
+        ("It is in Ulster.", ["Ulster"], True, "exact"),  # lead-in words dropped
+        ("Ulster, Ireland", ["Ulster"], True, "exact"),  # the part before the comma
+        ("Ulaidh", ["Ulster", "Ulaidh"], True, "exact"),  # an alias
+        ("Irland", ["Ireland"], True, "spelling"),
+    ],
+)
+def test_wh_matching_is_strict_and_says_how(raw: str, accepted: list[str], matched: bool, how: str) -> None:
+    found = match_wh(raw, accepted)
+    assert (found.matched, found.how) == (matched, how)
+
+
+def test_a_letter_followed_by_a_word_is_an_article() -> None:
+    options = [{"letter": "A", "label": "Nordland"}, {"letter": "B", "label": "Ireland"}]
+    assert parse_choice("A country in Europe: Ireland", options) == "B"  # names Ireland
+    assert parse_choice("A country in Europe", options) is None
+    assert parse_choice("B Ireland", options) == "B"
+    assert parse_choice("Answer A", options) == "A"
+
+
+def test_wh_verdicts_say_which_matcher_judged() -> None:
+    conv = _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Luxembourg"],
+                                                     "relation_type": "contains"})
+    result = evaluate_probes([conv], {("r1/wh", 0): "Luxembourg City"})
+    (verdict,) = result.verdicts
+    assert verdict.error and verdict.detail.startswith("matcher rules (none)")
+    assert result.to_json()["factcheck"]["wh_matchers"] == {"rules": 1}
+    fake = evaluate_probes([conv], {("r1/wh", 0): "Luxemburg Town"}, similarity=lambda a, b: 0.9)
+    assert not fake.verdicts[0].error and fake.verdicts[0].detail.startswith("matcher embedding")
+    assert fake.to_json()["factcheck"]["wh_matchers"] == {"embedding": 1}

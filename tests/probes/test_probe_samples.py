@@ -48,7 +48,7 @@ def test_every_sample_relation_type_gets_probes(name: str) -> None:
     factcheck = build_factcheck_conversations(kg, RELATIONS[name], TEMPLATES[name])
     logic = build_logic_conversations(kg, RELATIONS[name], TEMPLATES[name])
     kinds = Counter(c.meta["question_type"] for c in factcheck)
-    assert set(kinds) == {"yes_no", "multiple_choice", "wh", "two_hop"}
+    assert set(kinds) == {"yes_no", "multiple_choice", "wh", "two_hop", "two_hop_choice"}
     assert {c.meta["relation_type"] for c in factcheck} == {r.type for r in RELATIONS[name]}
     assert len({c.id for c in factcheck + logic}) == len(factcheck) + len(logic)
     assert all(c.expected[0] in (Answer.YES, Answer.NO) for c in logic)

@@ -11,7 +11,8 @@ from kontest_tui.probes.templates import fill, load_probe_templates
 def test_samples_load() -> None:
     places = load_probe_templates("places")
     assert places.factcheck["contains"]["yes_no"] == "Is {child} located in {parent}?"
-    assert places.logic["contains"]["inverse"].expected == "yes"
+    assert places.logic["contains"].text("inverse") == "Does {parent} include {child}?"
+    assert not places.logic["contains"].symmetric
     music = load_probe_templates("music")
     assert set(music.factcheck) == {"artist->album", "album->song", "artist->song"}
     assert "music" in music.prompt("wh")
@@ -23,9 +24,10 @@ def test_samples_load() -> None:
         ('[factcheck.contains]\nyes_no = "Is {chld} in {parent}?"', "unknown placeholder {chld}"),
         ('[factcheck.contains]\nyes_no = "Is it in {parent}?"', "missing {child}"),
         ('[factcheck.contains]\nquiz = "Is {child} in {parent}?"', "unknown question type 'quiz'"),
-        ('[logic.contains.negation]\ntext = "Is {child} not in {parent}?"\nexpected = "maybe"',
-         "expected must be 'yes' or 'no'"),
-        ('[logic.contains.reverse]\ntext = "{child} {parent}"\nexpected = "no"', "unknown rule"),
+        ('[logic.contains]\nfact = "Is {child} in {parent}?"\nsymmetric = "maybe"',
+         "expected true or false"),
+        ('[logic.contains]\nreverse = "{child} {parent}"', "unknown key 'reverse'"),
+        ('[logic.contains]\nnegated = "Is {child} not in it?"', "missing {parent}"),
         ('[factcheck.contains]\nwh = "Is {child} in {parent}?"', "must not contain {parent}"),
         ("[factcheck\n", "probes.toml"),
     ],

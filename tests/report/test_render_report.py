@@ -70,7 +70,9 @@ def test_json_is_sorted_report() -> None:
     assert data["errors"]["total"] == 4
     assert data["gap"]["per_template"]["t1"] == {"missing": 1, "pct": 33.33}
     assert data["coverage"] == {"covered": 3, "pct": 100.0}
-    assert text.startswith('{\n  "coverage"')
+    assert text.startswith('{\n  "answers_from_cache": 0')
+    assert data["consistency"] == {"kontest": {"tests": 17, "errors": 4, "rate": round(4 / 17, 6)}}
+    assert data["refusals"] == 0 and "accuracy" not in data
 
 
 def test_text_report_table() -> None:
@@ -78,7 +80,7 @@ def test_text_report_table() -> None:
     lines = text.splitlines()
     assert lines[0] == "KONTEST report"
     assert "Session s7  model sim:default" in text
-    assert "executions 18 (valid 18, invalid 0)" in text
+    assert "executions 18 (valid 18, invalid 0, of which refusals 0)" in text
     row: dict[str, list[str]] = {}
     for line in lines:
         if line.split():  # table rows first; the error list below repeats oracle names

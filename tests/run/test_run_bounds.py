@@ -31,7 +31,7 @@ async def test_a_long_answer_is_cut_and_the_cut_recorded(tmp_path) -> None:  # n
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
         outcome = await run_session(store, session, ToyModel(answer),
-                                    config=ExecutorConfig(concurrency=1, use_cache=False))
+                                    config=ExecutorConfig(concurrency=1, use_cache=False, share_answers=False))
         rows = list(store.iter_responses(session))
         assert len(rows) == 6
         assert all(len(row["raw"]) == MAX_ANSWER_CHARS for row in rows)

@@ -242,7 +242,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
         "kontest: error: 3 turns failed after all attempts (no answer); ask them again with: "
         f"kontest run --resume {session} --db {db}"
     )
-    assert "executions 15 (valid 14, invalid 1)  failed 3" in out
+    assert "executions 15 (valid 14, invalid 1, of which refusals 1)  failed 3" in out  # "I'm not sure."
     report = report_json(capsys, db)
     assert {key: report[key] for key in ("executions", "valid", "invalid", "failed")} == {
         "executions": 15, "valid": 14, "invalid": 1, "failed": 3

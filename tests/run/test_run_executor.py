@@ -22,7 +22,7 @@ from kontest_tui.run.session import run_session
 from kontest_tui.store import Store
 
 FAST = ExecutorConfig(
-    concurrency=4, backoff_base=0.001, backoff_max=0.01, jitter_seed=1, use_cache=False
+    concurrency=4, backoff_base=0.001, backoff_max=0.01, jitter_seed=1, use_cache=False, share_answers=False
 )
 
 
@@ -35,7 +35,7 @@ async def test_sequential_turns_in_order_with_earlier_answers_as_context() -> No
     conversations = make_conversations(make_relations(6))
     model = ToyModel(echo_answer, delay=0.002)
     # no reuse: every turn is a call here (reuse is tested below)
-    executor = Executor(model, config=ExecutorConfig(concurrency=8, use_cache=False))
+    executor = Executor(model, config=ExecutorConfig(concurrency=8, use_cache=False, share_answers=False))
     await executor.run(conversations)
     assert model.prepared == 1
     assert len(model.calls) == 6 * 6
@@ -146,7 +146,7 @@ async def test_permanent_failure_is_recorded_as_failed_and_the_run_completes(tmp
             ("P1>C1/t1+t2", 0): [ModelError("HTTP 404 unknown model", retryable=False)],
         }
     )
-    config = ExecutorConfig(max_attempts=3, backoff_base=0.001, backoff_max=0.01, use_cache=False)
+    config = ExecutorConfig(max_attempts=3, backoff_base=0.001, backoff_max=0.01, use_cache=False, share_answers=False)
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
         outcome = await run_session(store, session, model, config=config)
@@ -178,7 +178,7 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
     with Store(tmp_path / "s.db") as store:
         first = ToyModel(echo_answer)
         one = store_session(store, relations, conversations)
-        await run_session(store, one, first, config=ExecutorConfig(concurrency=1))
+        await run_session(store, one, first, config=ExecutorConfig(concurrency=1, use_cache=True))
         # concurrency 1: Q1, Q2 asked; A1 repeats Q1's chat and B1 repeats Q2's -> cached
         assert len(first.calls) == 4
         second = ToyModel(lambda request: "No")
@@ -188,7 +188,7 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
             store,
             two,
             second,
-            config=ExecutorConfig(concurrency=1),
+            config=ExecutorConfig(concurrency=1, use_cache=True),  # the user opted in
             events=ExecutorEvents(on_token=lambda c, t, text: tokens.append((c, t, text))),
         )
         assert second.calls == []
@@ -196,10 +196,22 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
         assert outcome.result.progress.cached == 6
         assert {r["raw"] for r in store.iter_responses(two)} == {"Yes 1", "Yes 3"}
         assert all(r["cached"] == 1 for r in store.iter_responses(two))
+        assert outcome.evaluation.to_json()["answers_from_cache"] == 6
+        # By default a new session asks the model: nothing carried over from earlier sessions,
+        # only this session's own repeats are shared (the same 4 calls as the first session).
         third = ToyModel(lambda request: "No")
         three = store_session(store, relations, conversations)
-        await run_session(store, three, third, config=ExecutorConfig(use_cache=False))
-        assert len(third.calls) == 6
+        outcome = await run_session(store, three, third, config=ExecutorConfig(concurrency=1))
+        assert len(third.calls) == 4
+        assert {r["raw"] for r in store.iter_responses(three)} == {"No"}
+        assert outcome.evaluation.to_json()["answers_from_cache"] == 2
+        # --no-cache: every turn asked.
+        fourth = ToyModel(lambda request: "No")
+        four = store_session(store, relations, conversations)
+        config = ExecutorConfig(concurrency=1, share_answers=False)
+        outcome = await run_session(store, four, fourth, config=config)
+        assert len(fourth.calls) == 6
+        assert outcome.evaluation.to_json()["answers_from_cache"] == 0
 
 
 def test_cache_key_depends_on_spec_options_and_messages() -> None:

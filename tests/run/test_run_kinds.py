@@ -32,15 +32,21 @@ from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
 from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
 
+# Hand-worked logic answers on Ireland > Ulster > Kinawley (HalluVault rules, seed 002):
+# premises: Ulster in Ireland "Yes", Kinawley in Ulster "No" (the model lacks this fact);
+# ie>ul: negation right, inverse right; ul>kw: negation wrong (error-knowledge), inverse
+# unreadable; ie>kw: transitive refused, composite:inverse wrong (error-knowledge: a premise
+# denied), composite:inverse+negation right. FactChecker WH: one right, one wrong.
 PROBE_ANSWERS = {
+    "Is it true that Ulster is located in Ireland?": "Yes.",
+    "Is it true that Kinawley is located in Ulster?": "No, it is in Connacht.",
     "Is it true that Ulster is not located in Ireland?": "No.",
-    "Is Ireland located in Ulster?": "Yes.",
-    "Is Ulster part of Ireland?": "Yes",
-    "Is Kinawley located in Ulster, which is located in Ireland?": "I don't know.",
-    "Is it true that Kinawley is not part of Ireland?": "No",
+    "Does Ireland include Ulster?": "Yes",
     "Is it true that Kinawley is not located in Ulster?": "Yes, it is.",
-    "Is Ulster located in Kinawley?": "No.",
-    "Is Kinawley part of Ulster?": "Maybe",
+    "Does Ulster include Kinawley?": "Maybe",
+    "Is it true that Kinawley is located in Ireland?": "I don't know.",
+    "Does Ireland include Kinawley?": "No",
+    "Is it true that Ireland does not include Kinawley?": "No",
     "In which country is Ulster located?": "Ireland.",
     "In which province is Kinawley located?": "It is in Connacht.",
 }
@@ -81,20 +87,29 @@ def test_run_with_logic_and_factcheck_kinds(
     assert report["kinds"] == ["kontest", "factcheck", "logic"]
     assert report["tests"] == {
         "atomic": 3, "sequential_intra": 5, "sequential_inter": 5, "ontological": 2,
-        "factcheck": 2, "logic": 8,
+        "factcheck": 2, "logic": 5,  # tests over valid answers only
     }
     assert report["errors"]["logic"] == 2 and report["errors"]["factcheck"] == 1
-    assert report["errors"]["total"] == 7
-    assert report["error_rate"] == round(7 / 25, 6)
+    # Consistency (KONTEST) and accuracy (FactChecker, logic) are reported apart.
+    assert report["errors"]["total"] == 4
+    assert report["error_rate"] == round(4 / 15, 6)
+    assert report["consistency"] == {"kontest": {"tests": 15, "errors": 4, "rate": round(4 / 15, 6)}}
+    assert report["accuracy"]["logic"] == {
+        "asked": 7, "valid": 5, "correct": 3, "errors": 2, "refusals": 1, "invalid": 1,
+        "accuracy": round(3 / 7, 6), "error_rate": round(2 / 5, 6),
+    }
     logic = report["logic"]
     assert {k: logic[k] for k in ("asked", "valid", "correct", "errors", "refusals")} == {
-        "asked": 8, "valid": 6, "correct": 4, "errors": 2, "refusals": 1,
+        "asked": 7, "valid": 5, "correct": 3, "errors": 2, "refusals": 1,
     }
-    assert logic["accuracy"] == 50.0
+    assert (logic["error_knowledge"], logic["error_inference"]) == (2, 0)
+    assert logic["accuracy"] == 42.86
     assert logic["per_rule"]["transitive"]["refusals"] == 1
     assert logic["per_rule"]["inverse"] == {
-        "asked": 2, "valid": 1, "correct": 1, "errors": 0, "refusals": 0, "accuracy": 50.0,
+        "asked": 2, "valid": 1, "correct": 1, "errors": 0, "refusals": 0, "invalid": 1,
+        "accuracy": 50.0, "error_knowledge": 0, "error_inference": 0, "error_unclassified": 0,
     }
+    assert logic["premises"]["asked"] == 4 and logic["premises"]["errors"] == 2
     factcheck = report["factcheck"]
     assert (factcheck["asked"], factcheck["correct"], factcheck["errors"]) == (2, 1, 1)
     assert factcheck["per_type"]["wh"]["accuracy"] == 50.0
@@ -105,15 +120,17 @@ def test_run_with_logic_and_factcheck_kinds(
     rows = [json.loads(line) for line in out.splitlines()]
     assert {row["test_kind"] for row in rows} == {"kontest", "logic", "factcheck"}
     by_question = {row["question"]: row for row in rows if row["test_kind"] == "logic"}
-    refused = by_question["Is Kinawley located in Ulster, which is located in Ireland?"]
+    refused = by_question["Is it true that Kinawley is located in Ireland?"]
     assert (refused["parsed"], refused["expected"]) == ("refusal", "yes")
-    assert by_question["Is Kinawley part of Ulster?"]["parsed"] == "invalid"
+    assert by_question["Does Ulster include Kinawley?"]["parsed"] == "invalid"
     assert all(row["expected"] is None for row in rows if row["test_kind"] == "kontest")
+    wh = next(row for row in rows if row["question"] == "In which country is Ulster located?")
+    assert (wh["expected"], wh["correct_option"]) == ("Ireland", "Ireland")
 
     with Store(db, create=False) as store:
         session = store.get_session(store.resolve_session(None))
         assert session["kinds_json"]["kinds"] == ["kontest", "factcheck", "logic"]
-        assert session["planned"] == 18 + 10
+        assert session["planned"] == 18 + 2 + 11  # KONTEST, FactChecker WH, logic (7 + 4 premises)
 
 
 def test_variants_with_json_postfix_are_parsed_as_json(
@@ -132,9 +149,13 @@ def test_variants_with_json_postfix_are_parsed_as_json(
     assert {c.test_kind.value for c in conversations.values()} == {"variant"}
     assert all(c.turns[0].text.endswith("? Return a JSON Boolean.") for c in conversations.values())
     raw_to_parsed = {(r.raw.strip().lower(), r.answer.value) for r in responses}
-    # The simulated model answers true/false to this postfix; read as JSON, never invalid.
-    assert raw_to_parsed <= {("true", "yes"), ("false", "no")}
-    assert {parsed for _, parsed in raw_to_parsed} == {"yes", "no"}
+    # The simulated model answers true/false to this postfix, read as JSON; only its unsure
+    # replies (its unsure_rate, not JSON) are invalid.
+    booleans = {pair for pair in raw_to_parsed if pair[0] in ("true", "false")}
+    assert booleans == {("true", "yes"), ("false", "no")}
+    assert all(parsed == "invalid" for raw, parsed in raw_to_parsed - booleans)
+    answered = [r for r in responses if r.raw.strip().lower() in ("true", "false")]
+    assert len(answered) > 0.8 * len(responses)
     code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
     report = json.loads(out)
     assert report["relations"] == 3 and report["executions"] == 0  # no KONTEST questions

@@ -77,7 +77,7 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
         logic = build_kind_conversations(suite, kg, [TestKind.LOGIC], options)
         assert factcheck and logic
         assert {c.label for c in factcheck} == {"wh"}
-        assert {c.label for c in logic} == {"negation"}
+        assert {c.label for c in logic} == {"negation", "premise"}  # a rule is asked with its premises
 
         counted = {kind: (n, calls) for kind, n, calls, _ in wizard.kind_totals()}
         assert counted["factcheck"] == (len(factcheck), sum(len(c.turns) for c in factcheck))

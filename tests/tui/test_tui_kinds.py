@@ -91,7 +91,9 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
             asked, _options, _problems = session_kinds(store, session_id)
         assert asked == [TestKind.KONTEST, TestKind.FACTCHECK, TestKind.LOGIC]
         assert report["kinds"] == ["kontest", "factcheck", "logic"]
-        assert report["tests"]["factcheck"] == 682 and report["tests"]["logic"] == 606
+        # Tests are the valid answers only (refusals and unreadable replies counted apart).
+        assert report["tests"]["factcheck"] == report["factcheck"]["valid"] > 600
+        assert report["tests"]["logic"] == report["logic"]["valid"] > 600
 
         # The live counters end on the engine's figures, new oracles included.
         for oracle in (*ORACLES, "factcheck", "logic"):
@@ -128,7 +130,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         await pilot.press("x")
         await wait_until(pilot, lambda: bool(results.query("#error-table")), what="errors")
         table = results.query_one("#error-table", DataTable)
-        assert table.row_count == report["errors"]["total"]
+        assert table.row_count == sum(n for name, n in report["errors"].items() if name != "total")
         choices = [value for _, value in results.query_one("#error-filter", Select)._options]
         assert "factcheck" in choices and "logic" in choices
         results.query_one("#error-filter", Select).value = "logic"

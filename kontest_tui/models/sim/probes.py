@@ -6,9 +6,11 @@ facts the question is about, with the same fact keys and seeded draws as a KONTE
 (`draw(seed, "know", "parent>child") < knowledge`), so a model that knows a fact tends to get
 every question type about it right, and one that does not errs or declines:
 
-- a statement (yes-no, logic rules): true facts are believed when known (or at the yes-bias
-  rate), false facts (not ancestor/descendant in the KG) only at the yes-bias rate; negated
-  rules invert the belief; chains (2-hop, transitive) need every link;
+- a statement (yes-no, logic-rule facts and premises): true facts are believed when known (or
+  at the yes-bias rate), false facts (not ancestor/descendant in the KG) only at the yes-bias
+  rate; negated statements invert the belief; 2-hop questions need every link. A derived
+  fact (transitive, composite) is one more fact with its own draw, so a model may know both
+  premises and still deny the conclusion (an error-inference) or deny a premise;
 - multiple choice: the letter of the true option when the fact is known, else a seeded guess;
 - WH: the true parent's label when known, else "I don't know" (`refusal_rate`) or a seeded
   wrong label of the same type from the KG.
@@ -27,7 +29,7 @@ from functools import lru_cache
 from kontest_tui.errors import KontestError
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.profile import SimProfile, draw, normalise, pick, template_error_rate
-from kontest_tui.probes.templates import LOGIC_RULES, load_probe_templates
+from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
 from kontest_tui.resources import asset_path
 
 _PLACEHOLDER = re.compile(r"(\{(?:parent|child|middle|parent_type|middle_type)\})")
@@ -85,16 +87,10 @@ def _template(text: str, reading: ProbeReading) -> _Template:
     return _Template(pattern, tuple(literal for literal in literals if literal), reading)
 
 
-def _logic_reading(rule: str, text: str, expected: str) -> ProbeReading:
-    chain = "{middle}" in text
-    pairs: tuple[tuple[str, str], ...] = (
-        (("middle", "child"), ("parent", "middle")) if chain else (("parent", "child"),)
-    )
-    holds = True
-    if rule == "symmetric":  # the KG relation with its two ends swapped: a false statement
-        pairs = tuple((contained, container) for container, contained in pairs)
-        holds = False
-    return ProbeReading("logic", rule, "statement", pairs, (expected == "yes") != holds)
+def _logic_reading(form: str) -> ProbeReading:
+    """A logic statement form (probes.templates.FACT_FORMS): it asserts the fact (parent
+    contains child), in the relation's or the inverse relation's words, or negates it."""
+    return ProbeReading("logic", form, "statement", (("parent", "child"),), form.endswith("negated"))
 
 
 def _factcheck_reading(question_type: str) -> ProbeReading:
@@ -127,11 +123,11 @@ def probe_templates() -> tuple[_Template, ...]:
         for texts in templates.factcheck.values():
             for question_type, text in texts.items():
                 add(text, 0, _factcheck_reading(question_type))
-        for rules in templates.logic.values():
-            for rule in LOGIC_RULES:
-                if rule in rules:
-                    entry = rules[rule]
-                    add(entry.text, 1, _logic_reading(rule, entry.text, entry.expected))
+        for forms in templates.logic.values():
+            for form in FACT_FORMS:
+                stated = forms.text(form)
+                if stated is not None:
+                    add(stated, 1, _logic_reading(form))
     ordered = sorted(found.values(), key=lambda item: (-item[0], item[1]))
     return tuple(template for _, _, template in ordered)
 

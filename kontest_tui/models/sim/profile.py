@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -17,6 +16,7 @@ from pathlib import Path
 
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.resources import asset_path
+from kontest_tui.validate_input import loads_toml, read_input_text
 
 DEFAULT_PROFILE = "default"
 INVALID_UTF8 = "\udcff\udcfe"  # surrogate escapes: the bytes FF FE on the wire
@@ -113,10 +113,8 @@ def _read_profile_data(name_or_path: str, seen: tuple[str, ...] = ()) -> dict[st
     path = _profile_path(name_or_path)
     if str(path) in seen:
         raise ModelSpecError(f"profile {path} extends itself")
-    try:
-        data: dict[str, object] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        raise ModelSpecError(f"cannot read profile {path}: {error}") from None
+    text = read_input_text(path, f"cannot read profile {path}", ModelSpecError)
+    data: dict[str, object] = loads_toml(text, f"cannot read profile {path}", ModelSpecError)
     parent = data.pop("extends", None)
     if parent is not None:
         data = _merge(_read_profile_data(str(parent), (*seen, str(path))), data)

@@ -49,6 +49,12 @@ def render_counts(report: Mapping[str, Any]) -> Text:
     for oracle in ORACLES:
         append_oracle(text, oracle, errors, tests)
         text.append("  ")
+    # KONTEST's total only: the other kinds' errors (below) are never added to it.
+    text.append("KONTEST total ")
+    text.append(f"{errors.get('total', 0)}", style="bold red" if errors.get("total") else "green")
+    rate = report.get("error_rate")
+    if isinstance(rate, int | float):
+        text.append(f"  error rate {rate * 100 if rate <= 1 else rate:.1f}%")
     others = [oracle for oracle in KIND_ORACLES if oracle in tests]
     if others:
         text.append("\n")
@@ -58,11 +64,6 @@ def render_counts(report: Mapping[str, Any]) -> Text:
             if refusals:
                 text.append(f" ({refusals} idk)", style="yellow")
             text.append("  ")
-    text.append("total ")
-    text.append(f"{errors.get('total', 0)}", style="bold red" if errors.get("total") else "green")
-    rate = report.get("error_rate")
-    if isinstance(rate, int | float):
-        text.append(f"  error rate {rate * 100 if rate <= 1 else rate:.1f}%")
     return text
 
 

@@ -1,0 +1,231 @@
+"""Checks every input passes at the boundary, so bad input is one readable line, never a traceback.
+
+Input files (KG JSON, replay and question JSONL, IPM JSON, template / domain / profile TOML)
+are decoded with `read_input_text` (strict UTF-8), parsed with `loads_json` / `loads_toml`
+(nesting depth, number size, NaN and infinities, lone surrogates) and their fields then
+checked by the loaders. CLI arguments pass `check_argv` (UTF-8) and the bounded number types
+of `kontest_tui.cli.params`. Each check raises the error class its caller names (a
+`KontestError` subclass), so a KG problem stays a `GraphError`, a replay problem an
+`InvalidInputError`, and so on.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import tomllib
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from kontest_tui.errors import InvalidInputError, KontestError
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1  # the largest integer SQLite (and TOML) holds
+MAX_NUMBER_DIGITS = 40  # no input number needs more; Python refuses 4,300+ with a traceback
+MAX_TOML_DEPTH = 32  # nested tables, arrays and dotted-key parts in one TOML config file
+MAX_TOML_BYTES = 4 * 1024 * 1024
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+# Lone UTF-16 surrogates: what "\ud800" in JSON or non-UTF-8 bytes in argv decode to.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+# A JSON escape of a surrogate; only texts holding one can decode to a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+# TOML strings and comments (removed before counting brackets and dotted keys).
+_TOML_SKIP = re.compile(
+    r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*'
+)
+_TOML_BRACKET = re.compile(r"[\[\]{}]")
+_TOML_DOTTED = re.compile(r"(?:[\w-]+\s*\.\s*){" + str(MAX_TOML_DEPTH) + ",}")
+
+ErrorType = Callable[[str], KontestError]
+
+
+def read_input_text(path: str | Path, origin: str | None = None, error: ErrorType = InvalidInputError) -> str:
+    """A file's UTF-8 text (a leading BOM dropped); one `error` line when it cannot be read."""
+    path = Path(path)
+    origin = origin or str(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise error(f"{origin}: no such file") from None
+    except IsADirectoryError:
+        raise error(f"{origin}: is a directory, not a file") from None
+    except OSError as problem:
+        raise error(f"{origin}: cannot read file: {problem.strerror or problem}") from None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as problem:
+        raise error(f"{origin}: not UTF-8 text (bad byte at offset {problem.start})") from None
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+class _NumberError(ValueError):
+    """A JSON number this tool will not read (raised from the decoder's hooks)."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise _NumberError(f"a number with {len(text.lstrip('-'))} digits is too large")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    if len(text) > MAX_NUMBER_DIGITS * 2:
+        raise _NumberError(f"a number of {len(text)} characters is too large")
+    value = float(text)
+    if not math.isfinite(value):
+        raise _NumberError(f"the number {text[:20]} is out of range")
+    return value
+
+
+def _parse_constant(text: str) -> float:
+    raise _NumberError(f"{text} is not valid JSON")
+
+
+_DECODER = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant
+)
+
+
+def loads_json(text: str, origin: str, error: ErrorType = InvalidInputError) -> Any:
+    """Parse JSON text strictly: no NaN/Infinity, no huge numbers, bounded nesting, no lone
+    surrogates (`"\\ud800"`). Any problem is one `error` line starting with `origin`."""
+    try:
+        value = _DECODER.decode(text)
+    except json.JSONDecodeError as problem:
+        at = f"line {problem.lineno}, column {problem.colno}" if "\n" in text.rstrip() else (
+            f"column {problem.colno}"
+        )
+        raise error(f"{origin}: not JSON: {problem.msg} at {at}") from None
+    except _NumberError as problem:
+        raise error(f"{origin}: not JSON: {problem}") from None
+    except RecursionError:
+        raise error(f"{origin}: not JSON: nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(text):
+        where = find_lone_surrogate(value)
+        if where is not None:
+            raise error(f"{origin}: {where or 'a string'} holds a lone surrogate (not text)")
+    return value
+
+
+def find_lone_surrogate(value: object) -> str | None:
+    """The path (`nodes[2].label`) of the first string in `value` holding a lone surrogate,
+    "" for `value` itself, None when there is none. Iterative: any depth is fine."""
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return path
+        elif isinstance(item, dict):
+            for key, child in reversed(item.items()):
+                if _SURROGATE.search(key):
+                    return f"{path}.{key!a}".lstrip(".")
+                stack.append((f"{path}.{key}".lstrip("."), child))
+        elif isinstance(item, list | tuple):
+            stack.extend((f"{path}[{index}]", child) for index, child in reversed(list(enumerate(item))))
+    return None
+
+
+# -- TOML ------------------------------------------------------------------------------------
+
+
+def loads_toml(text: str, origin: str, error: ErrorType = InvalidInputError) -> dict[str, Any]:
+    """Parse a TOML config file with bounded size and nesting, 64-bit integers and finite
+    floats only; any problem is one `error` line starting with `origin`."""
+    if len(text) > MAX_TOML_BYTES:
+        raise error(f"{origin}: too large for a config file ({len(text):,} characters)")
+    bare = _TOML_SKIP.sub("_", text)
+    depth = deepest = 0
+    for match in _TOML_BRACKET.finditer(bare):
+        depth = max(depth + (1 if match.group() in "[{" else -1), 0)
+        deepest = max(deepest, depth)
+    if deepest > MAX_TOML_DEPTH or _TOML_DOTTED.search(bare):
+        raise error(f"{origin}: malformed TOML: nested more than {MAX_TOML_DEPTH} levels")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        raise error(f"{origin}: malformed TOML: {problem}") from None
+    except (ValueError, RecursionError):
+        raise error(f"{origin}: malformed TOML: a number too large or nesting too deep") from None
+    where = _find_bad_number(data)
+    if where is not None:
+        raise error(f"{origin}: {where}: numbers must be finite and fit in 64 bits")
+    return data
+
+
+def _find_bad_number(value: object, path: str = "") -> str | None:
+    if isinstance(value, float) and not math.isfinite(value):
+        return path or "value"
+    if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
+        return path or "value"
+    if isinstance(value, dict):
+        for key, child in value.items():
+            found = _find_bad_number(child, f"{path}.{key}".lstrip("."))
+            if found is not None:
+                return found
+    if isinstance(value, list):
+        for index, child in enumerate(value):
+            found = _find_bad_number(child, f"{path}[{index}]")
+            if found is not None:
+                return found
+    return None
+
+
+# -- single values ---------------------------------------------------------------------------
+
+
+def check_text(value: str, where: str, error: ErrorType = InvalidInputError) -> str:
+    """`value` unchanged when it is text SQLite and UTF-8 can hold (no lone surrogate)."""
+    if _SURROGATE.search(value):
+        raise error(f"{where}: not valid UTF-8 text")
+    return value
+
+
+def check_finite(value: float, where: str, error: ErrorType = InvalidInputError) -> float:
+    """`value` unchanged when it is a finite number (not NaN or an infinity)."""
+    if not math.isfinite(value):
+        raise error(f"{where}: must be a finite number, not {value}")
+    return value
+
+
+def check_int64(value: int, where: str, error: ErrorType = InvalidInputError) -> int:
+    """`value` unchanged when it fits in a signed 64-bit integer (what the store holds)."""
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise error(f"{where}: {value} is out of range (at most {INT64_MAX})")
+    return value
+
+
+def check_port(port: int | None, where: str, error: ErrorType = InvalidInputError) -> None:
+    """A TCP port must be 1..65535 (None: the scheme's default)."""
+    if port is not None and not 1 <= port <= 65535:
+        raise error(f"{where}: port {port} is out of range (1-65535)")
+
+
+def is_name(text: str) -> bool:
+    """True for a domain-style name (`places`, `my-music_2`): letters, digits, `_`, `-`."""
+    return bool(_NAME.fullmatch(text))
+
+
+def check_name(value: str, what: str, error: ErrorType = InvalidInputError) -> str:
+    """`value` unchanged when it is a name (never a path): letters, digits, `_` and `-`."""
+    if not is_name(value):
+        raise error(
+            f"{what} {value[:80]!r} is not a name (letters, digits, '_' and '-'; not a path)"
+        )
+    return value
+
+
+def check_argv(argv: Sequence[str]) -> None:
+    """Every command-line argument must be UTF-8 text (Python decodes other bytes to lone
+    surrogates, which no file, database or terminal can take)."""
+    for index, argument in enumerate(argv):
+        if _SURROGATE.search(argument):
+            option = argument.partition("=")[0] if argument.startswith("-") else None
+            if option is None and index > 0 and argv[index - 1].startswith("-"):
+                option = argv[index - 1]
+            named = f"the value of {option}" if option else f"argument {index + 1}"
+            raise InvalidInputError(f"{named} is not valid UTF-8 text")

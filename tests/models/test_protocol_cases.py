@@ -1,0 +1,149 @@
+"""The Ollama and OpenAI clients against local servers that behave like the proxies met in use
+(tests/models/model_test_servers.py ProxyHandler): streams without `message`, no Ollama API,
+/api/show saying yes to any name, answers cut by the timeout or the length limit."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from model_test_servers import ProxyHandler
+
+from kontest_tui.cli import run_cli
+from kontest_tui.errors import ModelError
+from kontest_tui.models.base import ChatOptions, ChatRequest, Message
+from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
+from kontest_tui.models.ollama import OllamaModel
+from kontest_tui.models.openai import OpenAIModel
+
+
+def ask(options: ChatOptions | None = None) -> ChatRequest:
+    return ChatRequest((Message("user", "Does Ireland have a Ulster?"),), options or ChatOptions())
+
+
+def client(kind: str, url: str, model: str, *, stream: bool = True):  # noqa: ANN201
+    if kind == "ollama":
+        return OllamaModel(model, url, stream=stream)
+    return OpenAIModel(model, f"{url}/v1", stream=stream)
+
+
+@pytest.mark.parametrize("stream", [True, False])
+async def test_a_stream_without_message_is_a_failed_call(proxy_url: str, stream: bool) -> None:
+    model = OllamaModel("generate-proxy", proxy_url, stream=stream)
+    try:
+        with pytest.raises(ModelError) as caught:
+            await model.chat(ask())
+    finally:
+        await model.aclose()
+    error = caught.value
+    assert "without a `message`" in str(error) and "response" in str(error)
+    assert "not Ollama's chat API" in str(error)
+    assert error.fatal and not error.retryable
+
+
+def test_a_run_through_a_generate_proxy_stores_no_answer(proxy_url: str, tmp_path, capsys) -> None:  # noqa: ANN001
+    db = tmp_path / "p.db"
+    code = run_cli(["run", "--kg", "places", "--limit", "3", "--model",
+                    f"ollama:generate-proxy@{proxy_url}", "--db", str(db), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert "kontest: error: run stopped: 3 calls in a row failed with ollama at" in err
+    conn = sqlite3.connect(db)
+    try:
+        answers = conn.execute("SELECT count(*) FROM responses WHERE error IS NULL").fetchone()[0]
+        failed = conn.execute("SELECT count(*) FROM responses WHERE error IS NOT NULL").fetchone()[0]
+    finally:
+        conn.close()
+    assert answers == 0 and failed >= 3
+
+
+async def test_an_empty_message_is_an_empty_answer_not_a_failure(proxy_url: str) -> None:
+    model = OllamaModel("empty", proxy_url)
+    try:
+        result = await model.chat(ask())
+    finally:
+        await model.aclose()
+    assert result.text == "" and result.stopped is None
+
+
+async def test_no_ollama_api_at_the_url(proxy_url: str, leaky_url: str) -> None:
+    for url, said in ((f"{proxy_url}/none", "HTTP 404"), (leaky_url, "no model list")):
+        model = OllamaModel("good", url)
+        try:
+            with pytest.raises(ModelError) as caught:
+                await model.check()
+        finally:
+            await model.aclose()
+        assert str(caught.value) == f"no Ollama API at {url} (GET /api/tags: {said})"
+
+
+async def test_the_model_is_verified_by_name_not_by_api_show(proxy_url: str) -> None:
+    model = OllamaModel("not-installed", proxy_url)  # /api/show would say 200
+    try:
+        with pytest.raises(ModelError, match=r"unknown model 'not-installed' .*available: empty"):
+            await model.check()
+    finally:
+        await model.aclose()
+    for name in ("good", "good:latest", "GOOD"):
+        model = OllamaModel(name, proxy_url)
+        try:
+            assert "available" in await model.check()
+        finally:
+            await model.aclose()
+
+
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+async def test_chat_sends_a_default_length_limit(kind: str, proxy_url: str) -> None:
+    sent = []
+    for options in (ChatOptions(), ChatOptions(max_tokens=5)):
+        ProxyHandler.payloads.clear()
+        model = client(kind, proxy_url, "good")
+        try:
+            assert (await model.chat(ask(options))).text == "Yes"
+        finally:
+            await model.aclose()
+        payload = ProxyHandler.payloads[-1]
+        options_sent = payload.get("options", {}) if kind == "ollama" else payload
+        sent.append(options_sent["num_predict" if kind == "ollama" else "max_tokens"])
+    assert sent == [DEFAULT_CHAT_MAX_TOKENS, 5]
+
+
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+async def test_a_timeout_after_tokens_keeps_the_partial_answer(kind: str, proxy_url: str) -> None:
+    model = client(kind, proxy_url, "slow")
+    try:
+        result = await model.chat(ask(ChatOptions(timeout=0.5)))
+    finally:
+        await model.aclose()
+    assert (result.text, result.stopped) == ("Yes", "timeout")
+
+
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+async def test_the_length_limit_is_recorded(kind: str, proxy_url: str) -> None:
+    model = client(kind, proxy_url, "length")
+    try:
+        result = await model.chat(ask())
+    finally:
+        await model.aclose()
+    assert (result.text, result.stopped) == ("Yes, because", "length")
+
+
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+def test_a_run_keeps_partial_answers_asks_each_turn_once_and_caches_none(
+    kind: str, proxy_url: str, tmp_path, capsys  # noqa: ANN001
+) -> None:
+    ProxyHandler.payloads.clear()
+    spec = f"ollama:slow@{proxy_url}" if kind == "ollama" else f"openai:slow@{proxy_url}/v1"
+    db = tmp_path / "t.db"
+    for _ in range(2):  # the second run finds nothing in the cache: cut answers are not cached
+        code = run_cli(["run", "--kg", "places", "--limit", "1", "--model", spec, "--db", str(db),
+                        "--timeout", "0.5", "--concurrency", "4", "-q"])
+        err = capsys.readouterr().err
+        assert code == 0, err
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute("SELECT raw, answer, error, attempts FROM responses").fetchall()
+    finally:
+        conn.close()
+    assert rows and all(row == ("Yes", "yes", None, 1) for row in rows)
+    assert len(ProxyHandler.payloads) == len(rows)  # no turn asked again from scratch
