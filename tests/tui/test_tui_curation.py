@@ -7,6 +7,7 @@ from pathlib import Path
 from textual.widgets import Input
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
+from kontest_tui.tui import services
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
@@ -48,21 +49,54 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
         await wait_until(pilot, lambda: wizard.variant_source() is not None, what="the graph")
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-variants"
         table = wizard.query_one("#variant-table", DataTable)
-        await wait_until(pilot, lambda: table.row_count == 3, what="the variant preview")
+        source = wizard.variant_source()
+        assert source is not None
+        kg, relation, template, strength = source
+
+        def engine_preview() -> services.VariantPreview:
+            return services.preview_variants(kg, relation, template, "places", strength)
+
+        before = engine_preview()
+        await wait_until(
+            pilot, lambda: table.row_count == len(before.rows), what="the variant preview"
+        )
+        # Ban a value the array uses (not the original word) of the word with most values.
+        column = max(
+            range(len(before.parameters)), key=lambda i: len({row[i] for row in before.rows})
+        )
+        word = before.parameters[column]
+        banned = next(row[column] for row in before.rows[1:] if row[column] != word)
         await pilot.press("ctrl+y")
         editor = await wait_for_screen(pilot, SynonymEditorScreen)
-        await wait_until(pilot, lambda: editor.array_size == 3, what="the array size")
-        editor.query_one("#synonym-word", Input).value = "have"
-        editor.query_one("#synonym-value", Input).value = "include"
+        await wait_until(
+            pilot, lambda: editor.array_size == len(before.rows), what="the array size"
+        )
+        editor.query_one("#synonym-word", Input).value = word
+        editor.query_one("#synonym-value", Input).value = banned
         editor.query_one("#ban-value").press()
-        await wait_until(pilot, lambda: editor.array_size == 2, what="the smaller array")
-        preview = widget_text(editor.query_one("#synonym-preview"))
-        assert "include" not in preview and "contain" in preview
-        assert "include" in user_synonyms_path("places").read_text(encoding="utf-8")
+        synonyms_file = user_synonyms_path("places")
+        await wait_until(
+            pilot,
+            lambda: synonyms_file.exists() and banned in synonyms_file.read_text(encoding="utf-8"),
+            what="the saved ban",
+        )
+        after = engine_preview()
+        assert all(row[column] != banned for row in after.rows)
+        await wait_until(
+            pilot, lambda: editor.array_size == len(after.rows), what="the new array size"
+        )
         # Back in the wizard, the Variants step shows the array without the banned value.
         await pilot.press("escape")
         await wait_for_screen(pilot, WizardScreen)
-        await wait_until(pilot, lambda: table.row_count == 2, what="the updated preview")
+        await wait_until(
+            pilot,
+            lambda: table.row_count == len(after.rows)
+            and all(
+                str(cell) != banned for row in range(table.row_count)
+                for cell in table.get_row_at(row)
+            ),
+            what="the updated preview",
+        )
 
 
 async def test_export_writes_the_report_and_the_picture(tmp_path: Path, db_path: str) -> None:
