@@ -76,6 +76,7 @@ async def test_bad_model_spec_stops_before_the_run_and_keys_move_between_steps(
         assert app.focused is suggestions and suggestions.highlighted == 0
         # ctrl+pagedown from a field goes to the next step.
         field.focus()
+        await wait_until(pilot, lambda: app.focused is field, what="the field focused")
         await pilot.press("ctrl+pagedown")
         tabs = wizard.query_one("#wizard-tabs", TabbedContent)
         assert tabs.active == "step-templates"
