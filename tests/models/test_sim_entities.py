@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import random
+import re
+from pathlib import Path
+
+import pytest
 
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
+from kontest_tui.kg.io import load_graph
 from kontest_tui.models.base import ChatRequest, Message
-from kontest_tui.models.sim import SimulatedModel, decide_answer, load_profile
-from kontest_tui.models.sim.entities import EntityFinder
+from kontest_tui.models.sim import SimulatedModel, decide_answer, load_profile, parse_question
+from kontest_tui.models.sim.entities import EntityFinder, fold_text
+
+
+def synthetic_graph(relations: int, seed: int) -> KnowledgeGraph:
+    """The seeded synthetic places KG of benchmarks/synthetic_kg.py."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "synthetic_kg.py"
+    spec = importlib.util.spec_from_file_location("synthetic_kg", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    graph: KnowledgeGraph = module.synthetic_graph(relations, seed)
+    return graph
 
 
 def toy_kg() -> KnowledgeGraph:
@@ -92,3 +110,72 @@ async def test_sim_serve_kg_option_matches_in_process() -> None:
         process.wait(timeout=10)
     assert local.entities is not None
     assert local.entities.find_relation(questions[0]) == ("Ireland", "Kinawley")
+
+
+def regex_names(finder: EntityFinder, text: str) -> list[str]:
+    """The names one regex over every name finds (the finder's former way), folded."""
+    ordered = sorted(finder._ids, key=len, reverse=True)
+    pattern = re.compile(
+        r"(?<!\w)(" + "|".join(re.escape(name) for name in ordered) + r")(?!\w)", re.IGNORECASE
+    )
+    return [fold_text(match.group(1)) for match in pattern.finditer(text)]
+
+
+def exotic_kg() -> KnowledgeGraph:
+    labels = ["İzmir", "Straße", "Σίσυφος", "ſtar", "Kelvin K", "Ω", "東京", "ab", "a", "ab c",
+              "Ab Cd", "x_y", "Ireland", "Ire", "DŽemal", "ᲀ city"]
+    nodes = {f"Q{i}": Node(f"Q{i}", label, (), "place") for i, label in enumerate(labels)}
+    edges = [Edge("Q0", f"Q{i}") for i in range(1, len(labels))]
+    return KnowledgeGraph("exotic", "places", nodes, edges)
+
+
+@pytest.mark.parametrize("source", ["places", "music", "subdivisions", "synthetic", "exotic"])
+def test_name_scan_finds_what_the_one_regex_found(source: str) -> None:
+    if source == "synthetic":
+        kg = synthetic_graph(2000, seed=3)
+    elif source == "exotic":
+        kg = exotic_kg()
+    else:
+        kg = load_graph(source)
+    finder = EntityFinder(kg)
+    labels = [name for node in kg.nodes.values() for name in (node.label, *node.aliases)]
+    rng = random.Random(7)
+    texts = [
+        "izmir İZMİR straße STRASSE σίσυφοσ ΣΊΣΥΦΟΣ star STAR kelvin k ω 東京 ab ab c abc a_b "
+        "AB CD x_y x_yz Ireland Irelands Ire ǆemal ǅemal Дemal в city",
+    ]
+    for _ in range(300):
+        words = [rng.choice(labels) for _ in range(3)]
+        fillers = ["Does", "have", "a", "in", "-", "(", ")", "'s", "x", "the", " "]
+        parts = [f"{rng.choice(fillers)} {word}" for word in words]
+        text = "".join(parts) + "?"
+        texts.append(rng.choice([text, text.upper(), text.lower(), text.swapcase()]))
+    for text in texts:
+        assert finder.names_in(text) == regex_names(finder, text), text
+
+
+def test_fold_text_is_how_ignorecase_compares() -> None:
+    pairs = ["İi", "ıI", "ſS", "µΜ", "ςΣ", "σΣ", "ϐβ", "Kk", "ᲀВ", "ǅǆ", "ẞß"]
+    for a, b in pairs:
+        assert (fold_text(a) == fold_text(b)) == bool(re.fullmatch(re.escape(a), b, re.I)), a + b
+    assert len(fold_text("İSTANBUL straße")) == len("İSTANBUL straße")
+
+
+def test_template_patterns_are_read_once_per_model(isolated_home) -> None:
+    from kontest_tui import paths
+    from kontest_tui.models.sim.model import TemplatePatterns
+
+    question = "Would Atlantis ever contain Poseidonia?"
+    kept, rechecked = TemplatePatterns(), TemplatePatterns(recheck=0.0)
+    assert parse_question(question, kept.current()) is None
+    assert parse_question(question, rechecked.current()) is None
+    folder = paths.config_dir() / "templates"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "myths.toml").write_text(
+        'domain = "myths"\ndefault_type = "contains"\n'
+        '[[templates]]\nid = "t1"\n[templates.texts]\n'
+        'contains = "Would {parent} ever contain {child}?"\n'
+    )
+    assert parse_question(question, kept.current()) is None  # an in-process model: read once
+    parsed = parse_question(question, rechecked.current())  # sim serve: re-checked
+    assert parsed is not None and parsed.template_id == "t1"

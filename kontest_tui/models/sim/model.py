@@ -7,6 +7,9 @@ The question's relation is recognised by matching the template texts of assets/t
 (and user template files); FactChecker and logic-rule probes (assets/probes) are answered by
 sim/probes.py from the same knowledge of each fact; an unrecognised question falls back to
 its normalised text. Profiles (sim/profile.py) are data: assets/models/*.toml.
+The template patterns are read once per in-process model, or re-checked at most once a second
+by `kontest sim serve`, not per question; the KG's names are looked up in a dict
+(sim/entities.py): a question costs the same whatever the KG's size.
 """
 
 from __future__ import annotations
@@ -108,10 +111,35 @@ def _patterns_for(
     return tuple((pattern, tid, rtype) for _, pattern, tid, rtype in found)
 
 
-def parse_question(question: str) -> ParsedQuestion | None:
-    """Recognise a filled template text; None when no known template matches."""
+Patterns = tuple[tuple[re.Pattern[str], str, str], ...]
+
+
+class TemplatePatterns:
+    """The template patterns as of the last check: re-read when a template file appears,
+    changes or goes, checked at most every `recheck` seconds (None: read once)."""
+
+    def __init__(self, recheck: float | None = None) -> None:
+        self.recheck = recheck
+        self._patterns: Patterns | None = None
+        self._checked = 0.0
+
+    def current(self) -> Patterns:
+        """The patterns, reading the template files' signature only when due."""
+        now = time.monotonic()
+        if self._patterns is None or (
+            self.recheck is not None and now - self._checked >= self.recheck
+        ):
+            self._patterns = _template_patterns()
+            self._checked = now
+        return self._patterns
+
+
+def parse_question(question: str, patterns: Patterns | None = None) -> ParsedQuestion | None:
+    """Recognise a filled template text; None when no known template matches.
+
+    `patterns` default: the template files as they are now (checked on every call)."""
     text = " ".join(question.split())
-    for pattern, template_id, relation_type in _template_patterns():
+    for pattern, template_id, relation_type in patterns or _template_patterns():
         match = pattern.fullmatch(text)
         if match:
             return ParsedQuestion(
@@ -139,18 +167,20 @@ def decide_answer(
     seed: int,
     questions: Sequence[str],
     entities: EntityFinder | None = None,
+    patterns: Patterns | None = None,
 ) -> str:
     """The answer to the last of `questions` (the chat's user turns, in order).
 
     `entities` (from the session's KG) recognises relations in questions that match no
     template (covering-array variants); those get an extra wording error `variant_error`.
     FactChecker and logic-rule questions are answered by sim.probes.answer_probe.
+    `patterns` are the template patterns to recognise (default: the files as they are now).
     """
     if not questions:
         return pick(profile.unsure_styles, 0.0)
     chat = tuple(normalise(question) for question in questions)
     question, json_boolean = strip_json_postfix(questions[-1])
-    parsed = parse_question(question)
+    parsed = parse_question(question, patterns)
     if parsed is None:
         probe_answer = answer_probe(profile, seed, chat, question, entities, json_boolean)
         if probe_answer is not None:
@@ -277,6 +307,7 @@ class SimulatedModel:
         self.profile = profile if isinstance(profile, SimProfile) else load_profile(profile)
         self.seed = seed
         self.entities = EntityFinder(kg) if kg is not None else None
+        self.patterns = TemplatePatterns()  # read on the first question, kept for the model
         name = profile if isinstance(profile, str) else self.profile.name
         self.spec = "sim" if name == DEFAULT_PROFILE else f"sim:{name}"
         self._attempts = AttemptCounter()
@@ -313,7 +344,7 @@ class SimulatedModel:
             delay += profile.faults.slow_first_byte_ms
         if delay:
             await asyncio.sleep(delay / 1000)
-        text = decide_answer(profile, seed, questions, self.entities)
+        text = decide_answer(profile, seed, questions, self.entities, self.patterns.current())
         pieces = split_tokens(text, request.options.max_tokens)
         cut = len(pieces) // 2 if fault == "dropped_stream" else None
         received: list[str] = []

@@ -36,7 +36,13 @@ from kontest_tui.models.sim.http import (
     encode_json,
     read_request,
 )
-from kontest_tui.models.sim.model import AttemptCounter, decide_answer, decide_fault, split_tokens
+from kontest_tui.models.sim.model import (
+    AttemptCounter,
+    TemplatePatterns,
+    decide_answer,
+    decide_fault,
+    split_tokens,
+)
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
 
 
@@ -64,6 +70,7 @@ class SimServer:
     ) -> None:
         self.profile = load_profile(profile)
         self.entities = EntityFinder(kg) if kg is not None else None
+        self.patterns = TemplatePatterns(recheck=1.0)  # user template files may change
         self.profile_name = profile
         self.seed = seed
         self.host = host
@@ -186,7 +193,9 @@ class SimServer:
         questions = [message.content for message in messages if message.role == "user"]
         attempt = self._attempts.next(profile.name, questions)
         fault = decide_fault(profile, use_seed, questions, attempt)
-        text = decide_answer(profile, use_seed, questions, self.entities)
+        text = decide_answer(
+            profile, use_seed, questions, self.entities, self.patterns.current()
+        )
         limit = (
             max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         )
