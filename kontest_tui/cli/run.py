@@ -23,6 +23,7 @@ import click
 from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.sample import parse_sample
 from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kinds.registry import KindOptions, build_annotated_questions, parse_kinds
@@ -178,6 +179,9 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
 @click.option("--template-ids", default=None, help="Comma-separated template ids (default: first two).")
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N relations.")
+@click.option("--sample", "sample", default=None, metavar="N|P%",
+              help="Ask a seeded random sample of N relations (or P% of them), stratified by "
+              "relation type and depth; the report gives every rate a 95% interval.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed (simulated model, options).")
 @click.option("--temperature", type=float, default=None, help="Default: the template set's (0).")
 @click.option("--system-prompt", default=None, help="Default: the template set's prompt.")
@@ -222,6 +226,7 @@ def run_command(
     template_ids: str | None,
     concurrency: int,
     limit: int | None,
+    sample: str | None,
     seed: int,
     temperature: float | None,
     system_prompt: str | None,
@@ -274,6 +279,11 @@ def run_command(
         else:
             if kg_source is None and questions is None:
                 raise InvalidInputError("--kg or --questions is required (or --resume a session)")
+            sample_spec = parse_sample(sample, seed) if sample is not None else None
+            if sample_spec is not None and (limit is not None or kg_source is None):
+                raise InvalidInputError(
+                    "--sample draws from the relations of a --kg, and not together with --limit"
+                )
             chosen_kinds = parse_kinds([*kinds, *(["variant"] if variants else [])] or ["kontest"])
             kind_options = KindOptions(
                 seed=seed, strength=strength, variant_limit=variant_limit, postfix=postfix
@@ -308,6 +318,7 @@ def run_command(
                 options=options,
                 seed=seed,
                 limit=limit,
+                sample=sample_spec,
                 relations=[] if not chosen_kinds else None,
                 conversations=[] if not chosen_kinds else None,
                 extra_conversations=annotated,

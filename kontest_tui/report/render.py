@@ -331,7 +331,44 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
                 (str(problem),) for problem in annotation["problems"]
             ]
             tables.append(("Skipped lines of the questions file", ("problem",), problems))
+    sample = report.get("sample")
+    if isinstance(sample, Mapping):
+        tables.append(sample_table(sample))
     return tables
+
+
+def sample_table(sample: Mapping[str, Any]) -> SectionTable:
+    """Every rate of a sampled session with its 95% interval and the population it estimates
+    (oracles/intervals.py)."""
+    population = sample["population"]
+    title = (
+        f"Sample: {sample['relations']} of {population} relations (stratified by relation type "
+        f"and depth, seed {sample['seed']}); each rate estimates the rate over all {population} "
+        "relations, with its 95% interval (Wilson)"
+    )
+
+    def row(name: str, cell: Mapping[str, Any], population_of: str) -> tuple[str, ...]:
+        interval = f"{100 * cell['low']:.1f}% - {100 * cell['high']:.1f}%"
+        if not cell.get("estimated", True):
+            interval = "not estimated"
+            population_of = "none: biased low on a sample (paths lack unsampled relations)"
+        return (name, str(cell["tests"]), str(cell["errors"]), f"{100 * cell['rate']:.1f}%",
+                interval, population_of)
+
+    rows = [
+        row(
+            "total without ontological" if name == "total" else f"{name} errors",
+            cell,
+            f"{name} tests of all {population} relations",
+        )
+        for name, cell in sample["rates"].items()
+    ]
+    rows += [
+        row(f"gap {name}", cell, f"all {population} relations")
+        for name, cell in sample["gap"].items()
+    ]
+    header = ("rate", "tests", "errors", "sample", "95% interval", "estimates")
+    return title, header, rows
 
 
 def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:

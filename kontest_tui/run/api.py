@@ -21,6 +21,7 @@ from kontest_tui.domain.records import (
     TestKind,
 )
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
@@ -65,6 +66,7 @@ class SessionSpec:
     options: ChatOptions | None = None  # default: the template set's prompt and temperature
     seed: int = 0  # seeds the simulated model, the kinds and the options
     limit: int | None = None  # only the first N relations
+    sample: SampleSpec | None = None  # a stratified random sample of the relations instead
     # Relations and conversations built already (the explorer's preview); stored as given.
     relations: Sequence[Relation] | None = None
     conversations: Sequence[Conversation] | None = None
@@ -125,6 +127,7 @@ def create_spec_session(store: Store, spec: SessionSpec, model_spec: str | None 
         options=spec.options,
         seed=spec.seed,
         limit=spec.limit,
+        sample=spec.sample,
         relations=spec.relations,
         conversations=spec.conversations,
         kinds=spec.kinds,

@@ -18,7 +18,9 @@ from typing import Any
 
 from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
-from kontest_tui.generate.conversations import Suite, build_suite
+from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
+from kontest_tui.generate.relations import iter_relations
+from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
 from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
@@ -26,6 +28,7 @@ from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions, build_kind_conversations
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.oracles.intervals import evaluation_sample_section
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
@@ -109,6 +112,7 @@ def create_session(
     kind_options: KindOptions | None = None,
     extra_conversations: Sequence[Conversation] = (),
     problems: Sequence[str] = (),
+    sample: SampleSpec | None = None,
 ) -> str:
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
@@ -116,7 +120,9 @@ def create_session(
     (kinds.registry; their conversations follow the KONTEST ones); given `conversations` are
     stored as they are, whatever their kinds. `extra_conversations` are added as given
     (annotated questions, with the `problems` found reading their file). `limit` keeps the
-    first N relations and applies before the kinds are built. When `options` has no system
+    first N relations and applies before the kinds are built; `sample` instead keeps a seeded
+    random sample stratified by relation type and depth (generate.sample), recorded with the
+    session so its report estimates every rate for the whole KG. When `options` has no system
     prompt, the template set's is used; its seed defaults to `seed`.
     """
     if not isinstance(template_set, TemplateSet):
@@ -125,6 +131,18 @@ def create_session(
         )
     chosen_ids = tuple(template.id for template in template_set.select(template_ids))
     generated = conversations is None
+    drawn: Sample | None = None
+    if sample is not None:
+        if limit is not None:
+            raise InvalidInputError("--sample and --limit do not go together: choose one")
+        if relations is not None or conversations is not None:
+            raise InvalidInputError("a sample is drawn from the KG's relations, not given ones")
+        drawn = sample_relations(
+            lambda: iter_relations(kg, depth, per_path=per_path, template_set=template_set),
+            sample,
+        )
+        relations = drawn.relations
+        conversations = build_conversations(kg, relations, template_set, chosen_ids)
     if relations is None or conversations is None:
         suite = build_suite(
             kg,
@@ -170,10 +188,11 @@ def create_session(
         seed=seed,
         depth=depth,
         per_path=per_path,
-        kinds=None if asked == [TestKind.KONTEST] else {
+        kinds=None if asked == [TestKind.KONTEST] and drawn is None else {
             "kinds": [kind.value for kind in asked],
             "options": kind_options.to_json(),
             "problems": list(problems),
+            **({"sample": drawn.to_json()} if drawn is not None else {}),
         },
     )
 
@@ -240,6 +259,10 @@ def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Ev
         problems=row["kinds_json"].get("problems", ()),
     )
     evaluation.failed = failed
+    if row["kinds_json"].get("sample"):  # a sampled session: every rate with its interval
+        evaluation.sections["sample"] = evaluation_sample_section(
+            row["kinds_json"]["sample"], evaluation
+        )
     evaluation.from_cache = sum(1 for stored in store.iter_responses(session_id) if stored["cached"])
     if save:
         store.replace_verdicts(session_id, evaluation.verdicts)
