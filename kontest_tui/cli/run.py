@@ -32,6 +32,7 @@ from kontest_tui.report.export import EXPORT_FORMATS, export_session
 from kontest_tui.run.api import (
     SessionOutcome,
     SessionSpec,
+    create_spec_session,
     load_session,
     resume_session,
     start_session,
@@ -212,6 +213,12 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
               help='Variants end with "? Return a JSON Boolean." and answers are read as JSON.')
 @click.option("--questions", "questions", type=click.Path(dir_okay=False), default=None,
               help="A JSONL file of BoolQ-style annotated questions to ask (with variants).")
+@click.option("--batch-out", "batch_out", type=click.Path(file_okay=False), default=None,
+              help="Batch mode: write the pending requests as OpenAI Batch API JSONL into this "
+              "folder instead of asking the model.")
+@click.option("--batch-in", "batch_in", type=click.Path(dir_okay=False), default=None,
+              help="With --resume: store a batch engine's results file, then write the next "
+              "phase's requests (or finish the session).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def run_command(
@@ -244,11 +251,16 @@ def run_command(
     variant_limit: int | None,
     postfix: bool,
     questions: str | None,
+    batch_out: str | None,
+    batch_in: str | None,
     quiet: bool,
 ) -> None:
     """Ask a model every conversation of a KG (or resume a session) and print the report."""
     if model_spec is not None and not model_spec.strip():
         raise InvalidInputError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
+    batching = batch_out is not None or batch_in is not None
+    if batch_in is not None and resume is None:
+        raise InvalidInputError("--batch-in needs --resume SESSION (the session it answers)")
     store = _open_store(ctx, db)
     try:
         config = ExecutorConfig(
@@ -264,6 +276,10 @@ def run_command(
         started: dict[str, str] = {}
         going: Callable[[], Coroutine[Any, Any, SessionOutcome]]
         if resume is not None:
+            if batching:
+                session_id = store.resolve_session(resume or None, unfinished=True)
+                _batch_phase(ctx, db, store, session_id, batch_in, batch_out)
+                return
 
             def going() -> Coroutine[Any, Any, SessionOutcome]:
                 return resume_session(
@@ -326,6 +342,14 @@ def run_command(
                 config=config,
             )
 
+            if batching:
+                from kontest_tui.models.specs import parse_model_spec
+
+                created = create_spec_session(store, spec, parse_model_spec(spec.model).spec)
+                click.echo(f"session {created}: model {store.get_session(created)['model']}", err=True)
+                _batch_phase(ctx, db, store, created, None, batch_out)
+                return
+
             def going() -> Coroutine[Any, Any, SessionOutcome]:
                 return start_session(
                     store, spec, events=events, on_created=_announce(store, started)
@@ -367,6 +391,54 @@ def run_command(
             ctx.exit(1)
     finally:
         store.close()
+
+
+def _batch_phase(
+    ctx: click.Context,
+    db: str | None,
+    store: Store,
+    session_id: str,
+    batch_in: str | None,
+    batch_out: str | None,
+) -> None:
+    """One step of batch mode (run.batch.batch_phase), told on stderr; the report at the end."""
+    from kontest_tui.run.batch import batch_phase
+
+    phase = batch_phase(
+        store,
+        session_id,
+        Path(batch_in) if batch_in is not None else None,
+        Path(batch_out) if batch_out is not None else None,
+    )
+    if phase.ingested is not None:
+        ingested = phase.ingested
+        ignored = f" ({ingested.ignored} lines for no pending turn ignored)" if ingested.ignored else ""
+        click.echo(
+            f"session {session_id}: stored {ingested.answered} answers and {ingested.failed} "
+            f"failed turns from {batch_in}{ignored}",
+            err=True,
+        )
+    if phase.written is not None:
+        resume = resume_command(session_id, _db_arg(ctx, db))
+        click.echo(
+            f"session {session_id}: wrote {phase.requests} requests ({phase.turns} turns) to "
+            f"{phase.written}; run them on a batch engine, then: {resume} --batch-in RESULTS.jsonl",
+            err=True,
+        )
+        return
+    assert phase.evaluation is not None
+    from kontest_tui.report.render import render_report
+
+    failed = phase.evaluation.failed
+    click.echo(f"session {session_id} {'failed' if failed else 'done'}", err=True)
+    click.echo(render_report(phase.evaluation, "text"), nl=False)
+    if failed:
+        click.echo(
+            f"kontest: error: {failed_message(failed)} (no answer); request them again with: "
+            f"{resume_command(session_id, _db_arg(ctx, db))} --batch-out DIR",
+            err=True,
+        )
+        ctx.exit(1)
 
 
 def _db_arg(ctx: click.Context, db: str | None) -> str | None:

@@ -1,4 +1,5 @@
-"""CLI commands: `kontest sim serve` (the simulated model over HTTP) and `kontest sim profiles`."""
+"""CLI commands: `kontest sim serve` (the simulated model over HTTP), `kontest sim batch` (as a
+batch engine) and `kontest sim profiles`."""
 
 from __future__ import annotations
 
@@ -67,6 +68,31 @@ def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str 
         raise InvalidInputError(
             f"cannot listen on {host}:{port}: {error.strerror or error}"
         ) from None
+
+
+@sim_group.command(name="batch")
+@click.argument("source", type=click.Path(dir_okay=False))
+@click.argument("target", type=click.Path(dir_okay=False))
+@click.option("--profile", default="default", show_default=True,
+              help="Profile for models that are not a built-in profile's name.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed when a line has none.")
+@click.option("--kg", "kg_source", default=None,
+              help="KG file or sample: recognise its relations in non-template wording.")
+def batch_command(source: str, target: str, profile: str, seed: int, kg_source: str | None) -> None:
+    """Answer an OpenAI Batch API input file SOURCE into TARGET, as a batch engine would."""
+    from pathlib import Path
+
+    from kontest_tui.models.sim import load_profile
+    from kontest_tui.models.sim.batch import answer_batch
+
+    load_profile(profile)  # a bad profile fails here with one line
+    kg = None
+    if kg_source:
+        from kontest_tui.kg.io import load_graph
+
+        kg = load_graph(kg_source)
+    count = answer_batch(Path(source), Path(target), profile=profile, seed=seed, kg=kg)
+    click.echo(f"kontest sim batch: answered {count} requests into {target}", err=True)
 
 
 @sim_group.command(name="profiles")

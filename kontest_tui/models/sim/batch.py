@@ -1,0 +1,121 @@
+"""The simulated model as a batch engine: `kontest sim batch IN OUT`.
+
+Reads an OpenAI Batch API input file (one `{"custom_id", "method", "url", "body"}` line per
+chat, as `kontest run --batch-out` writes them) and writes the output file a batch engine
+would (`{"id", "custom_id", "response": {"status_code": 200, "request_id", "body":
+<chat.completion>}, "error": null}`), answering each chat with `decide_answer` (the profile
+named by `body.model` when it is a built-in one, else the given profile; the seed from
+`body.seed`), so a batch session gets the answers of an in-process `sim` run. No faults:
+batch engines retry on their own. Lines are read and written one at a time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.models.sim.entities import EntityFinder
+from kontest_tui.models.sim.model import TemplatePatterns, as_received, decide_answer, split_tokens
+from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
+
+
+def iter_batch_requests(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """(custom_id, body) of each line of a batch input file; InvalidInputError on a bad line."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"cannot read batch file {path}: {error.strerror or error}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    custom_id, body = data["custom_id"], data["body"]
+                    messages = body["messages"]
+                    if not isinstance(custom_id, str) or not isinstance(messages, list):
+                        raise TypeError
+                    if not all(isinstance(message, dict) for message in messages):
+                        raise TypeError
+                except (json.JSONDecodeError, KeyError, TypeError):
+                    raise InvalidInputError(
+                        f"{path} line {number}: not a batch request line (a JSON object with "
+                        "custom_id and body.messages)"
+                    ) from None
+                yield custom_id, body
+        except UnicodeDecodeError:
+            raise InvalidInputError(f"{path}: not UTF-8 text") from None
+
+
+def _result_line(number: int, custom_id: str, model: str, text: str, tokens: int) -> dict[str, Any]:
+    return {
+        "id": f"batch_req_{number}",
+        "custom_id": custom_id,
+        "response": {
+            "status_code": 200,
+            "request_id": f"req_{number}",
+            "body": {
+                "id": f"chatcmpl-{number}",
+                "object": "chat.completion",
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": text},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"completion_tokens": tokens},
+            },
+        },
+        "error": None,
+    }
+
+
+def answer_batch(
+    source: Path,
+    target: Path,
+    *,
+    profile: str = DEFAULT_PROFILE,
+    seed: int = 0,
+    kg: KnowledgeGraph | None = None,
+) -> int:
+    """Answer every request of `source` into `target`; return how many lines."""
+    known = set(list_profiles())
+    profiles: dict[str, SimProfile] = {}
+    patterns = TemplatePatterns().current()
+    entities = EntityFinder(kg) if kg is not None else None
+    count = 0
+    try:
+        out = target.open("w", encoding="utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"cannot write {target}: {error.strerror or error}") from None
+    with out:
+        for custom_id, body in iter_batch_requests(source):
+            name = str(body.get("model") or profile)
+            chosen = name if name in known else profile
+            if chosen not in profiles:
+                try:
+                    profiles[chosen] = load_profile(chosen)
+                except KontestError as error:
+                    raise InvalidInputError(str(error)) from None
+            use_seed = body.get("seed")
+            if not isinstance(use_seed, int) or isinstance(use_seed, bool):
+                use_seed = seed
+            questions = [
+                str(message.get("content", ""))
+                for message in body["messages"]
+                if message.get("role") == "user"
+            ]
+            text = decide_answer(profiles[chosen], use_seed, questions, entities, patterns)
+            limit = body.get("max_tokens", body.get("max_completion_tokens"))
+            pieces = split_tokens(text, limit if isinstance(limit, int) else None)
+            count += 1
+            line = _result_line(count, custom_id, name, as_received("".join(pieces)), len(pieces))
+            out.write(json.dumps(line) + "\n")
+    return count

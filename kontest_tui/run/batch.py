@@ -1,0 +1,303 @@
+"""Batch mode: a session's pending turns as OpenAI Batch API JSONL, and the results read back.
+
+For bulk runs on the batch engines providers already run (OpenAI's Batch API, vLLM's
+`run-batch`): `write_batch` writes one request line per distinct pending chat
+(`{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {...}}`, the body
+the OpenAI client would send); a turn is pending when it has no stored response and every
+earlier turn of its conversation has an answer, so the first phase holds every first turn and
+the next the second turns of sequential conversations (they need the first answers as
+context). `ingest_results` reads the engine's output lines (`{"custom_id", "response":
+{"status_code", "body"}, "error"}`) and stores each answer as the response of every turn
+asking that chat (the first as asked, the others as cached, like the executor's single
+flight); a line with an error or a non-200 status is a failed turn; lines for chats no longer
+pending (an older phase, another session) are ignored and counted. `batch_phase` is one step:
+ingest, then write the next phase or evaluate the finished session. models/sim/batch.py is the
+simulated model as a batch engine (`kontest sim batch`).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.kinds.registry import parse_reply
+from kontest_tui.models.base import ChatOptions, Message
+from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
+from kontest_tui.models.specs import parse_model_spec
+from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.run.executor import cache_key
+from kontest_tui.run.session import evaluate_session, options_from_dict
+from kontest_tui.store.database import Store
+
+BATCH_URL = "/v1/chat/completions"
+
+
+@dataclass(frozen=True, slots=True)
+class PendingTurn:
+    """A turn whose context is complete: its chat and the chat's cache key (its custom_id)."""
+
+    conversation: Conversation
+    turn: int
+    messages: tuple[Message, ...]  # the system prompt first when there is one
+    options: ChatOptions  # the session's, with the conversation's system prompt
+    key: str
+
+
+def _options_for(options: ChatOptions, conversation: Conversation) -> ChatOptions:
+    """The executor's rule: a conversation's own system prompt when the session sets none."""
+    if conversation.system_prompt is not None and options.system_prompt is None:
+        return ChatOptions(
+            temperature=options.temperature,
+            seed=options.seed,
+            max_tokens=options.max_tokens,
+            timeout=options.timeout,
+            system_prompt=conversation.system_prompt,
+        )
+    return options
+
+
+def pending_turns(
+    conversations: Sequence[Conversation],
+    done: Mapping[AnswerKey, str],
+    options: ChatOptions,
+    spec: str,
+    failed: Collection[AnswerKey] = (),
+) -> Iterator[PendingTurn]:
+    """The next unanswered turn of every conversation whose earlier turns are all answered
+    (a conversation with a `failed` turn has none: its context does not exist)."""
+    for conversation in conversations:
+        chosen = _options_for(options, conversation)
+        messages: list[Message] = []
+        if chosen.system_prompt:
+            messages.append(Message("system", chosen.system_prompt))
+        for turn, query in enumerate(conversation.turns):
+            messages.append(Message("user", query.text))
+            if (conversation.id, turn) in failed:
+                break
+            answer = done.get((conversation.id, turn))
+            if answer is None:
+                chat = tuple(messages)
+                yield PendingTurn(conversation, turn, chat, chosen, cache_key(spec, chosen, chat))
+                break
+            messages.append(Message("assistant", answer))
+
+
+def request_line(pending: PendingTurn, model: str, max_tokens_field: str) -> dict[str, Any]:
+    """One OpenAI Batch API request line: the body models/openai.py would POST."""
+    options = pending.options
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": [{"role": m.role, "content": m.content} for m in pending.messages],
+        max_tokens_field: options.max_tokens or DEFAULT_CHAT_MAX_TOKENS,
+        "temperature": options.temperature,
+    }
+    if options.seed is not None:
+        body["seed"] = options.seed
+    return {"custom_id": pending.key, "method": "POST", "url": BATCH_URL, "body": body}
+
+
+def write_batch(path: Path, pending: Sequence[PendingTurn], spec: str) -> int:
+    """Write one request line per distinct pending chat; return how many lines."""
+    parsed = parse_model_spec(spec)
+    host = httpx.URL(parsed.url).host if parsed.url else "api.openai.com"
+    field = "max_completion_tokens" if parsed.kind == "openai" and host == "api.openai.com" else (
+        "max_tokens"
+    )
+    seen: set[str] = set()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("w", encoding="utf-8") as out:
+            for turn in pending:
+                if turn.key not in seen:
+                    seen.add(turn.key)
+                    out.write(json.dumps(request_line(turn, parsed.name, field)) + "\n")
+    except OSError as error:
+        raise InvalidInputError(f"cannot write batch file {path}: {error.strerror or error}") from None
+    return len(seen)
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """One output line: the answer text and tokens, or the error that replaced it."""
+
+    text: str | None
+    tokens: int
+    error: str | None
+
+
+def read_results(path: Path) -> dict[str, BatchResult]:
+    """custom_id -> result of a batch engine's output JSONL; InvalidInputError (naming the
+    line) on a line that is not a result."""
+    results: dict[str, BatchResult] = {}
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"cannot read batch results {path}: {error.strerror or error}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    data = json.loads(line)
+                    custom_id = data["custom_id"]
+                    if not isinstance(custom_id, str):
+                        raise TypeError
+                    results[custom_id] = _read_result(data)
+                except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                    raise InvalidInputError(
+                        f"{path} line {number}: not a batch result line (a JSON object with "
+                        "custom_id, response and error)"
+                    ) from None
+        except UnicodeDecodeError:
+            raise InvalidInputError(f"{path}: not UTF-8 text") from None
+    return results
+
+
+def _read_result(data: Mapping[str, Any]) -> BatchResult:
+    error = data.get("error")
+    if error:
+        message = error.get("message") if isinstance(error, dict) else str(error)
+        return BatchResult(None, 0, f"batch error: {' '.join(str(message).split())}")
+    response = data.get("response") or {}
+    if "choices" in response and "body" not in response:  # the completion itself, no envelope
+        response = {"status_code": 200, "body": response}
+    status = response.get("status_code")
+    body = response.get("body") or {}
+    if status != 200:
+        return BatchResult(None, 0, f"batch error: HTTP {status}")
+    try:
+        text = body["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        return BatchResult(None, 0, "batch error: no message in the response body")
+    usage = body.get("usage")
+    tokens = usage.get("completion_tokens") if isinstance(usage, dict) else 0
+    return BatchResult(
+        str(text or ""), tokens if isinstance(tokens, int) and tokens > 0 else 0, None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Ingested:
+    """What a results file gave: answered and failed turns, lines for no pending turn."""
+
+    answered: int
+    failed: int
+    ignored: int
+
+
+def ingest_results(
+    store: Store,
+    session_id: str,
+    pending: Sequence[PendingTurn],
+    results: Mapping[str, BatchResult],
+    spec: str,
+) -> Ingested:
+    """Store the results of the pending turns in one transaction (see the module docstring)."""
+    used: set[str] = set()
+    answered = failed = 0
+    with store.transaction():
+        for turn in pending:
+            result = results.get(turn.key)
+            if result is None:
+                continue
+            conversation = turn.conversation
+            first = turn.key not in used
+            used.add(turn.key)
+            if result.text is None:
+                response = Response(
+                    conversation.id, turn.turn, "", Answer.INVALID, result.error, 0.0, 0, 1
+                )
+                failed += 1
+            else:
+                answer = parse_reply(conversation, result.text)
+                attempts = 1 if first else 0
+                response = Response(
+                    conversation.id, turn.turn, result.text, answer, None, 0.0, result.tokens,
+                    attempts,
+                )
+                answered += 1
+                if first:
+                    store.cache_put(turn.key, spec, result.text, result.tokens)
+            store.save_response(session_id, response, cached=not first and result.text is not None)
+    return Ingested(answered, failed, len(set(results) - used))
+
+
+@dataclass(frozen=True, slots=True)
+class BatchPhase:
+    """One step of batch mode: what was stored, and the next requests or the evaluation."""
+
+    session_id: str
+    ingested: Ingested | None
+    written: Path | None  # the next phase's request file
+    requests: int  # its lines (distinct chats)
+    turns: int  # the turns they answer
+    evaluation: Evaluation | None  # when no turn is left
+
+
+def _pending(store: Store, session_id: str, conversations: Sequence[Conversation]) -> list[PendingTurn]:
+    row = store.get_session(session_id)
+    responses = store.load_responses(session_id)
+    done = {key: response.raw for key, response in responses.items() if response.error is None}
+    failed = {key for key, response in responses.items() if response.error is not None}
+    options = options_from_dict(row["options_json"])
+    return list(pending_turns(conversations, done, options, row["model"], failed))
+
+
+def batch_phase(
+    store: Store, session_id: str, batch_in: Path | None, batch_out: Path | None
+) -> BatchPhase:
+    """Store the results file `batch_in` (when given), then write the next phase's requests
+    under `batch_out` (default: the results file's folder; the session waits, `paused`) or,
+    when no turn is left, evaluate the session and store its verdicts (`done`, or `failed`
+    when turns failed: a phase without results, `--resume ID --batch-out DIR`, requests
+    them again)."""
+    started = time.monotonic()
+    lease = store.acquire_lease(session_id)
+    try:
+        row = store.get_session(session_id)
+        spec = row["model"]
+        conversations = store.load_conversations(session_id)
+        ingested = None
+        if batch_in is None:
+            store.delete_failed_responses(session_id)  # failed turns are requested again
+        else:
+            results = read_results(batch_in)
+            ingested = ingest_results(
+                store, session_id, _pending(store, session_id, conversations), results, spec
+            )
+        left = _pending(store, session_id, conversations)
+        elapsed = (row["elapsed_s"] or 0.0) + time.monotonic() - started
+        if left:
+            folder = batch_out if batch_out is not None else (batch_in or Path(".")).parent
+            path = folder / f"{session_id}-turn{min(turn.turn for turn in left) + 1}.jsonl"
+            lines = write_batch(path, left, spec)
+            store.finish_run(
+                session_id, lease=lease, status="paused", elapsed_s=elapsed,
+                message=f"waiting for batch results of {path}",
+            )
+            return BatchPhase(session_id, ingested, path, lines, len(left), None)
+        evaluation = evaluate_session(store, session_id)
+        status = "failed" if evaluation.failed else "done"
+        store.finish_run(
+            session_id,
+            lease=lease,
+            status=status,
+            message=f"{evaluation.failed} turns failed in batch mode" if evaluation.failed else None,
+            elapsed_s=elapsed,
+            verdicts=evaluation.verdicts,
+            oracle_error_rate=round(evaluation.error_rate, 6),
+            oracle_errors=evaluation.error_total,
+        )
+        return BatchPhase(session_id, ingested, None, 0, 0, evaluation)
+    except BaseException:
+        store.release_lease(lease)
+        raise
