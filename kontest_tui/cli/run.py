@@ -259,6 +259,8 @@ def run_command(
     if model_spec is not None and not model_spec.strip():
         raise InvalidInputError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
     batching = batch_out is not None or batch_in is not None
+    if sample is not None and resume is not None:
+        raise InvalidInputError("--sample draws a new session's relations; a resumed one keeps its own")
     if batch_in is not None and resume is None:
         raise InvalidInputError("--batch-in needs --resume SESSION (the session it answers)")
     store = _open_store(ctx, db)

@@ -152,7 +152,8 @@ def test_run_sample_reports_every_rate_with_its_interval(tmp_path, capsys) -> No
     for cell in [*sample["rates"].values(), *sample["gap"].values()]:
         assert 0 <= cell["low"] <= cell["rate"] <= cell["high"] <= 1
     assert sample["rates"]["ontological"]["estimated"] is False
-    for bad in (["--sample", "5", "--limit", "3"], ["--sample", "5x"], ["--sample", "0%"]):
+    for bad in (["--sample", "5", "--limit", "3"], ["--sample", "5x"], ["--sample", "0%"],
+                ["--sample", "5", "--resume"]):
         assert run_cli(["run", "--kg", "places", *bad, "--db", str(db)]) == 2
         err = capsys.readouterr().err
         assert err.startswith("kontest: error: --sample") and err.count("\n") == 1, err
