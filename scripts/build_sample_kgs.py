@@ -219,18 +219,44 @@ def build_places() -> KnowledgeGraph:
     )
 
 
+def read_aliases(tsv: Path, paths: list[list[str]]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    """Chain of labels -> aliases from a curated alias file (`# ` comments; chain " > " alias
+    kind, tab-separated); a chain not in `paths` or a duplicate alias is an error."""
+    chains = {tuple(labels[: level + 1]) for labels in paths for level in range(len(labels))}
+    found: dict[tuple[str, ...], list[str]] = {}
+    for number, line in enumerate(tsv.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        fields = line.split("\t")
+        if len(fields) != 3 or not all(fields):
+            raise ValueError(f"{tsv}: line {number}: expected chain, alias and kind")
+        chain = tuple(fields[0].split(" > "))
+        if chain not in chains:
+            raise ValueError(f"{tsv}: line {number}: no node {fields[0]!r} in the paths")
+        aliases = found.setdefault(chain, [])
+        if fields[1] in aliases or fields[1] == chain[-1]:
+            raise ValueError(f"{tsv}: line {number}: alias {fields[1]!r} repeats a name")
+        aliases.append(fields[1])
+    return {chain: tuple(aliases) for chain, aliases in found.items()}
+
+
 def build_music() -> KnowledgeGraph:
+    paths = read_paths(DATA_DIR / "paths_music.tsv")
+    aliases = read_aliases(DATA_DIR / "aliases_music.tsv", paths)
     return build_path_graph(
-        read_paths(DATA_DIR / "paths_music.tsv"),
+        paths,
         name="music",
         domain="music",
         source=(
             "Wikidata labels (P175 performer, P361 part of), the 50 artist -> album -> song "
             "paths sampled by the KONTEST prototype (scripts/data/paths_music.tsv). Ids are not "
             "QIDs: each is the chain of slugged labels from the root, joined by '.', so an album and a song "
-            "with the same title are different nodes. Types by level: artist, album, song."
+            "with the same title are different nodes. Types by level: artist, album, song. Aliases: "
+            "stage, birth and former names of the artists and common spellings or short titles, "
+            "curated by hand in scripts/data/aliases_music.tsv (scripts/build_sample_kgs.py)."
         ),
         node_type=lambda level, is_leaf: MUSIC_TYPES[level],
+        aliases=lambda chain: aliases.get(chain, ()),
         edge_relation=lambda level: MUSIC_RELATIONS[level],
     )
 

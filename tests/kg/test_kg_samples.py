@@ -178,6 +178,34 @@ def test_places_aliases_come_from_iso_names_and_short_names() -> None:
     assert sum(1 for node in kg.nodes.values() if node.aliases) >= 40
 
 
+def test_music_aliases_come_from_the_curated_file() -> None:
+    kg = load_graph("music")
+    aliases = {node.id: node.aliases for node in kg.nodes.values()}
+    assert aliases["the-weeknd"] == ("Abel Tesfaye",)
+    assert aliases["lady-a"] == ("Lady Antebellum",)
+    assert aliases["brooks-and-dunn.steers-and-stripes"] == ("Steers and Stripes",)
+    assert aliases["eminem"] == ("Marshall Mathers", "Slim Shady")
+    assert aliases["muse"] == ()
+    assert sum(1 for node in kg.nodes.values() if node.aliases) >= 35
+
+
+def test_music_alias_file_refuses_an_unknown_chain(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from build_sample_kgs import read_aliases
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    tsv = tmp_path / "aliases.tsv"
+    tsv.write_text("# comment\nMuse > Absolution\tAbs\ttitle\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no node 'Muse > Absolution'"):
+        read_aliases(tsv, [["Muse", "The 2nd Law"]])
+    tsv.write_text("Muse\tMuse\tsame\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="repeats a name"):
+        read_aliases(tsv, [["Muse", "The 2nd Law"]])
+    tsv.write_text("Muse > The 2nd Law\tThe Second Law\tspelling\n", encoding="utf-8")
+    assert read_aliases(tsv, [["Muse", "The 2nd Law"]]) == {("Muse", "The 2nd Law"): ("The Second Law",)}
+
+
 def test_build_script_reproduces_the_committed_samples(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_sample_kgs.py"), "--out", str(tmp_path)],
