@@ -73,7 +73,7 @@ def build_result(regions: int = 400, places: int = 2):
     from kontest_tui.generate.templates import load_template_set
     from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
     from kontest_tui.oracles.evaluate import evaluate
-    from kontest_tui.tui.services import SessionPlan, SessionResult
+    from kontest_tui.tui.plan import SessionPlan, SessionResult
 
     nodes = {"R": Node("R", "Rootland", (), "country")}
     edges = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.covering import DEFAULT_EFFORT, build_covering_array
@@ -21,7 +22,7 @@ from kontest_tui.generate.ipm import (
     ipm_for_query,
 )
 from kontest_tui.generate.synonyms import load_synonym_lists
-from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 
 POSTFIX = "Return a JSON Boolean."
@@ -183,3 +184,37 @@ def variants_for_conversations(
                 system_prompt=prompt,
             ))
     return out
+
+
+@dataclass(frozen=True)
+class VariantPreview:
+    """A covering array for one question: its words (parameters) and the rows' values."""
+
+    parameters: list[str]
+    rows: list[list[str]]  # one value per parameter; row 0 is the original question
+    sentences: list[str]
+    levels: tuple[int, ...]
+
+
+def preview_variants(
+    kg: KnowledgeGraph,
+    relation: Relation,
+    template: Template,
+    domain: str,
+    strength: int = 2,
+    seed: int = 0,
+) -> VariantPreview:
+    """The input-parameter model of one filled template and its t-way covering array (what
+    the explorer's Variants step and synonym editor show before a run)."""
+    ipm = ipm_for_query(kg, relation, template, domain)
+    array = build_covering_array(ipm.levels, strength, seed)
+    rows = [
+        [parameter.values[index] for parameter, index in zip(ipm.parameters, row, strict=True)]
+        for row in array.rows
+    ]
+    return VariantPreview(
+        parameters=[parameter.word for parameter in ipm.parameters],
+        rows=rows,
+        sentences=[ipm.render(values) for values in rows],
+        levels=tuple(ipm.levels),
+    )

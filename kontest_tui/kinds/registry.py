@@ -16,9 +16,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
-from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.domain.records import (
+    Answer,
+    AnswerKey,
+    Conversation,
+    Relation,
+    TestKind,
+    Verdict,
+)
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.conversations import Suite
+from kontest_tui.generate.conversations import Suite, build_conversations
+from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 
 
@@ -284,6 +292,25 @@ def build_kind_conversations(
         if kind in kinds and info.build is not None:
             conversations.extend(info.build(suite, kg, options))
     return conversations
+
+
+def build_kind_for_relations(
+    kg: KnowledgeGraph,
+    relations: Sequence[Relation],
+    template_set: TemplateSet,
+    template_ids: Sequence[str],
+    kind: TestKind,
+    options: KindOptions | None = None,
+) -> list[Conversation]:
+    """The conversations of one test kind for these relations and templates: the KONTEST
+    conversations themselves, or the kind built over their suite (what the explorer's Kinds
+    step counts and a run asks)."""
+    kontest = build_conversations(kg, relations, template_set, template_ids)
+    if kind is TestKind.KONTEST:
+        return kontest
+    chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
+    suite = Suite(list(relations), kontest, template_set, chosen_ids)
+    return build_kind_conversations(suite, kg, [kind], options)
 
 
 def build_annotated_questions(

@@ -26,6 +26,7 @@ from kontest_tui.oracles.conversation_index import (
 COVERED = "covered"
 GAP = "gap"  # in the intersection: no template got a yes
 PENDING = "pending"
+INTERSECTION = "intersection"  # the key of list_gap_relations for the intersection
 
 
 @dataclass(slots=True)
@@ -140,3 +141,23 @@ def compute_gap(
         pending=pending,
         status=status,
     )
+
+
+def list_gap_relations(
+    relation_ids: Sequence[str],
+    atomic: Mapping[tuple[str, str], Answer | None],
+    gap: GapReport,
+) -> dict[str, list[str]]:
+    """Relation ids in each template's gap (answered, not YES) and, under INTERSECTION, the
+    relations `gap.status` marks as gap, in the order of `relation_ids`. `atomic` maps
+    (relation id, template id) -> answer (Evaluation.atomic_answers)."""
+    members: dict[str, list[str]] = {template_id: [] for template_id in gap.templates}
+    for relation_id in relation_ids:
+        for template_id in gap.templates:
+            answer = atomic.get((relation_id, template_id))
+            if answer is not None and answer != Answer.YES:
+                members[template_id].append(relation_id)
+    members[INTERSECTION] = [
+        relation_id for relation_id in relation_ids if gap.status.get(relation_id) == GAP
+    ]
+    return members

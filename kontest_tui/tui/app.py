@@ -15,9 +15,9 @@ from textual.app import App
 from textual.binding import Binding
 
 from kontest_tui.errors import KontestError
-from kontest_tui.tui import services
 from kontest_tui.tui.commands import KontestCommands
-from kontest_tui.tui.services import SessionPlan, SessionResult
+from kontest_tui.tui.plan import SessionPlan, SessionResult
+from kontest_tui.tui.sessions import load_session_result
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 
@@ -171,7 +171,7 @@ class KontestApp(App[None]):
     @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
     def resume_session_worker(self, session_id: str) -> None:
         try:
-            result = services.load_session_result(self.db_path, session_id)
+            result = load_session_result(self.db_path, session_id)
         except KontestError as error:
             self.call_from_thread(
                 self.notify, str(error), title=error.title, severity="error", markup=False
@@ -193,7 +193,7 @@ class KontestApp(App[None]):
     @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
     def load_stored_session(self, session_id: str) -> None:
         try:
-            result = services.load_session_result(self.db_path, session_id)
+            result = load_session_result(self.db_path, session_id)
         except KontestError as error:
             self.call_from_thread(
                 self.notify, str(error), title=error.title, severity="error", markup=False

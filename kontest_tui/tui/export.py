@@ -13,7 +13,7 @@ from pathlib import Path
 from kontest_tui.paths import data_dir
 from kontest_tui.report.picture import render_session_picture
 from kontest_tui.report.render import render_report
-from kontest_tui.tui.services import SessionResult
+from kontest_tui.tui.plan import SessionResult, evaluated
 
 FORMATS = {"json": "json", "markdown": "md", "csv": "csv"}
 
@@ -27,18 +27,19 @@ def export_folder() -> Path:
 
 def export_session(result: SessionResult, folder: Path | None = None) -> list[Path]:
     """Write the session's report (JSON, Markdown, CSV) and KG picture (HTML); their paths."""
+    evaluation = evaluated(result).evaluation
     folder = folder or export_folder()
     stem = result.session_id or "unsaved"
     written: list[Path] = []
     for fmt, suffix in FORMATS.items():
         path = folder / f"kontest-{stem}.{suffix}"
-        path.write_text(render_report(result.evaluation, fmt), encoding="utf-8")
+        path.write_text(render_report(evaluation, fmt), encoding="utf-8")
         written.append(path)
     plan = result.plan
     picture = folder / f"kontest-{stem}.html"
     picture.write_text(
         render_session_picture(
-            plan.kg, result.evaluation, title=f"{plan.model_spec} on {plan.kg.name} · {stem}"
+            plan.kg, evaluation, title=f"{plan.model_spec} on {plan.kg.name} · {stem}"
         ),
         encoding="utf-8",
     )

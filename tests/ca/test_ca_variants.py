@@ -98,3 +98,19 @@ def test_variants_for_conversations() -> None:
     t1 = [c for c in out if c.turns[0].template_id == "t1"]
     assert len(t1) == 3  # t=1: three values of the widest word (have, Ireland, Ulster)
     assert t1[0].turns[0].text == "Does Ireland have a Ulster?"
+
+
+def test_preview_variants_matches_the_variant_conversations() -> None:
+    """The explorer's preview is the same covering array the VARIANT kind asks: row 0 the
+    original words, one sentence per row, the levels of the IPM."""
+    from kontest_tui.generate.variants import preview_variants
+
+    template = load_template_set("places").get("t1")
+    preview = preview_variants(kg(), REL, template, "places", strength=2, seed=1)
+    ipm = ipm_for_query(kg(), REL, template, "places")
+    asked = variants_for_ipm(ipm, strength=2, seed=1)
+    assert preview.sentences == [c.turns[0].text for c in asked]
+    assert preview.sentences[0] == "Does Ireland have a Ulster?"
+    assert preview.levels == tuple(ipm.levels) and len(preview.rows) == 9
+    assert preview.parameters == [parameter.word for parameter in ipm.parameters]
+    assert all(len(row) == len(preview.parameters) for row in preview.rows)

@@ -101,3 +101,27 @@ def test_stored_string_answers_are_coerced() -> None:
     evaluation = evaluate(relations, conversations, answers)
     assert evaluation.test_total == 3 and evaluation.error_total == 2
     assert (evaluation.valid, evaluation.invalid) == (5, 1)
+
+
+def test_gap_members_per_template_and_intersection() -> None:
+    """The toy above, as members: gap_t1 = [r3, r4], gap_t2 = [r2, r3], intersection [r3],
+    in relation order; an unanswered relation (r5) is in no list."""
+    from kontest_tui.oracles.coverage import INTERSECTION, list_gap_relations
+
+    relations = build_relations(["a", "b", "c"]) + build_relations(["d", "e"])
+    ids = [r.id for r in relations]
+    conversations = build_conversations(relations)
+    pattern = {ids[0]: (Y, Y), ids[1]: (Y, N), ids[2]: (N, X), ids[3]: (X, Y)}
+    script = {rid: {"Q1": [p[0]], "Q2": [p[1]]} for rid, p in pattern.items()}
+    gap = compute_gap(relations, conversations, script_answers(conversations, script))
+    atomic = {
+        (rid, template): answer
+        for rid, (first, second) in pattern.items()
+        for template, answer in (("t1", first), ("t2", second))
+    }
+    members = list_gap_relations([*ids, "r5"], atomic, gap)
+    assert members == {
+        "t1": [ids[2], ids[3]],
+        "t2": [ids[1], ids[2]],
+        INTERSECTION: [ids[2]],
+    }

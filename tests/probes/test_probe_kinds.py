@@ -67,3 +67,20 @@ def test_generate_unknown_kind_is_one_line() -> None:
     done = kontest("generate", "--kg", "places", "--kind", "quiz")
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "unknown test kind" in done.stderr
+
+
+def test_one_kind_for_relations_is_the_kind_over_their_suite() -> None:
+    """What the explorer's Kinds step counts: KONTEST is the conversations themselves, another
+    kind is built over the suite of the chosen templates (the same as from build_suite)."""
+    from kontest_tui.kinds.registry import build_kind_for_relations
+
+    kg = load_graph("places")
+    full = build_suite(kg, template_ids=["t1", "t3"])
+    kept = full.relations[:6]
+    ids = {relation.id for relation in kept}
+    suite = replace(full, relations=kept, conversations=[c for c in full.conversations if c.relation_id in ids])
+    kontest = build_kind_for_relations(kg, kept, full.template_set, ["t1", "t3"], TestKind.KONTEST)
+    assert [c.id for c in kontest] == [c.id for c in suite.conversations]
+    logic = build_kind_for_relations(kg, kept, full.template_set, ["t1", "t3"], TestKind.LOGIC)
+    assert logic == build_kind_conversations(suite, kg, [TestKind.LOGIC])
+    assert logic and {c.test_kind for c in logic} == {TestKind.LOGIC}

@@ -21,9 +21,9 @@ from kontest_tui.run.session import (
     run_session,
 )
 from kontest_tui.store import Store
-from kontest_tui.tui import services
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.sessions import find_comparable_sessions, load_session_result
 from kontest_tui.tui.widgets.counts import report_oracles
 
 LIMIT = 40  # relations per session: enough for differing answers, quick to run
@@ -211,9 +211,9 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
         store_sessions(db_path, ["sim:careful"], limit=LIMIT // 2)[0],
     )
     (other,) = store_sessions(db_path, ["sim"], kg_name="music", limit=5)
-    mine = services.load_session_result(db_path, full)
+    mine = load_session_result(db_path, full)
     relation_ids = {relation.id for relation in mine.plan.relations}
-    found = services.find_comparable_sessions(db_path, ["places"], relation_ids, exclude=full)
+    found = find_comparable_sessions(db_path, ["places"], relation_ids, exclude=full)
     assert [choice.id for choice in found.offered] == [part]
     (choice,) = found.offered
     assert (choice.shared, choice.relations) == (LIMIT // 2, LIMIT // 2)
@@ -223,6 +223,6 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
     ]
     assert other not in {choice.id for choice in found.offered}
 
-    comparison = compare_sessions(mine, services.load_session_result(db_path, part))
+    comparison = compare_sessions(mine, load_session_result(db_path, part))
     assert comparison.shared == LIMIT // 2
     assert comparison.left == mine.evaluation.to_json()

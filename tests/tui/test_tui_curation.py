@@ -7,7 +7,7 @@ from pathlib import Path
 from textual.widgets import Input
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
-from kontest_tui.tui import services
+from kontest_tui.generate.variants import VariantPreview, preview_variants
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
@@ -53,8 +53,8 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
         assert source is not None
         kg, relation, template, strength = source
 
-        def engine_preview() -> services.VariantPreview:
-            return services.preview_variants(kg, relation, template, "places", strength)
+        def engine_preview() -> VariantPreview:
+            return preview_variants(kg, relation, template, "places", strength)
 
         before = engine_preview()
         await wait_until(

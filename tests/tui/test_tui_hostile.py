@@ -8,12 +8,15 @@ from pathlib import Path
 from textual.widgets import RichLog
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
-from kontest_tui.tui import services
+from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.relations import extract_relations
+from kontest_tui.generate.templates import load_template_set
+from kontest_tui.kg.io import load_graph
 from kontest_tui.tui.app import make_app
+from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from kontest_tui.tui.services import SessionPlan
 
 MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
 ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
@@ -87,15 +90,15 @@ async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) ->
 
 async def test_hostile_answers_in_the_live_log(tmp_path: Path, db_path: str) -> None:
     kg_path, replay = write_kinawley(tmp_path)
-    kg = services.load_graph(kg_path)
-    relations = services.extract_relations(kg)
-    template_set = services.load_template_set("places")
+    kg = load_graph(kg_path)
+    relations = extract_relations(kg)
+    template_set = load_template_set("places")
     plan = SessionPlan(
         kg=kg,
         kg_source=str(kg_path),
         depth=None,
         relations=relations,
-        conversations=services.build_conversations(kg, relations, template_set, ["t1", "t2"]),
+        conversations=build_conversations(kg, relations, template_set, ["t1", "t2"]),
         template_set=template_set,
         template_ids=["t1", "t2"],
         model_spec=f"replay:{replay}",

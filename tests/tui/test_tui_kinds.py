@@ -15,8 +15,8 @@ from tui_helpers import wait_for_screen, wait_until, widget_text
 from kontest_tui.domain.records import TestKind
 from kontest_tui.run.session import evaluate_session, session_kinds
 from kontest_tui.store import Store
-from kontest_tui.tui import services
 from kontest_tui.tui.app import make_app
+from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
@@ -69,7 +69,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         assert not wizard.query_one("#variant-options").display  # variants not ticked
 
         # Run with a live screen that stays after the run, to read what it streamed.
-        def start_run(plan: services.SessionPlan) -> None:
+        def start_run(plan: SessionPlan) -> None:
             app.push_screen(LiveRunScreen(plan, auto_results=False))
 
         app.start_run = start_run  # type: ignore[method-assign]

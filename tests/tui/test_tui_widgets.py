@@ -5,12 +5,13 @@ from __future__ import annotations
 from textual.widgets import Input
 from tui_helpers import wait_for_screen, wait_until, widget_text
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Relation
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.screens.curation import TemplateEditorScreen
 from kontest_tui.tui.screens.start import StartScreen
-from kontest_tui.tui.services import RelationView, clean_text
+from kontest_tui.tui.views import RelationView
 from kontest_tui.tui.widgets.counts import render_counts
 from kontest_tui.tui.widgets.gap_bars import render_bar, render_gap
 from kontest_tui.tui.widgets.relation_tree import render_node_label

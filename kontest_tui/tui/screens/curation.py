@@ -20,10 +20,19 @@ from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Sta
 
 from kontest_tui.domain.records import Relation
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.templates import Template, validate_text
+from kontest_tui.generate.synonyms import ban_value, pin_value
+from kontest_tui.generate.templates import (
+    Template,
+    fill_template,
+    load_template_set,
+    save_template_set,
+    validate_text,
+)
+from kontest_tui.generate.variants import preview_variants
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.tui import services
-from kontest_tui.tui.services import SessionResult
+from kontest_tui.tui.plan import SessionResult
+from kontest_tui.tui.run_control import ask_extra_template
+from kontest_tui.tui.views import report_of
 from kontest_tui.tui.widgets.gap_bars import render_gap
 
 PREVIEW_ROWS = 12
@@ -88,7 +97,7 @@ class TemplateEditorScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="curation-load", exit_on_error=False)
     def load_templates_worker(self) -> None:
         try:
-            template_set = services.load_template_set("places")
+            template_set = load_template_set("places")
         except KontestError as error:
             self.app.call_from_thread(
                 self.query_one("#template-status", Static).update, f"✗ {error}"
@@ -147,7 +156,7 @@ class TemplateEditorScreen(Screen[None]):
         kg = self.result.plan.kg
         for relation in self.result.plan.relations[:PREVIEW_ROWS]:
             try:
-                question = services.fill_template(
+                question = fill_template(
                     text, kg.label(relation.parent), kg.label(relation.child)
                 )
             except KontestError as error:
@@ -160,7 +169,7 @@ class TemplateEditorScreen(Screen[None]):
     def action_save_template(self) -> None:
         try:
             template = self.new_template()
-            path = services.save_user_template_set(
+            path = save_template_set(
                 dataclasses.replace(
                     self.template_set, templates=(*self.template_set.templates, template)
                 )
@@ -192,7 +201,7 @@ class TemplateEditorScreen(Screen[None]):
         result = self.result
         assert result is not None
         try:
-            updated = await services.ask_extra_template(
+            updated = await ask_extra_template(
                 result, template, getattr(self.app, "db_path", None)
             )
         except KontestError as error:
@@ -203,7 +212,7 @@ class TemplateEditorScreen(Screen[None]):
             self.notify(f"re-run failed: {error}", severity="error", markup=False)
             self.query_one("#template-gap", Static).update(f"✗ re-run failed: {error}")
             return
-        report = services.report_of(updated.evaluation)
+        report = report_of(updated.evaluation)
         self.query_one("#template-gap", Static).update(render_gap(report))
         self.notify(f"Template {template.id} asked; gap shown next to the others", markup=False)
 
@@ -244,7 +253,7 @@ class SynonymEditorScreen(Screen[None]):
         if result is None or not result.plan.relations or result.plan.template_set is None:
             return None
         plan = result.plan
-        template = plan.template_set.get(plan.template_ids[0])
+        template = result.plan.template_set.get(plan.template_ids[0])
         return VariantSource(plan.kg, plan.relations[0], template)
 
     def compose(self) -> ComposeResult:
@@ -267,11 +276,11 @@ class SynonymEditorScreen(Screen[None]):
 
     @on(Button.Pressed, "#pin-value")
     def pin_pressed(self) -> None:
-        self.change_value(services.pin_synonym, "pinned")
+        self.change_value(pin_value, "pinned")
 
     @on(Button.Pressed, "#ban-value")
     def ban_pressed(self) -> None:
-        self.change_value(services.ban_synonym, "banned")
+        self.change_value(ban_value, "banned")
 
     def change_value(self, change: Any, done: str) -> None:
         word = self.query_one("#synonym-word", Input).value.strip()
@@ -297,7 +306,7 @@ class SynonymEditorScreen(Screen[None]):
             )
             return
         try:
-            preview = services.preview_variants(
+            preview = preview_variants(
                 source.kg, source.relation, source.template, self.domain, source.strength
             )
         except KontestError as error:

@@ -1,6 +1,6 @@
 """The live run: answers streaming token by token, progress, live error counters, pause/cancel.
 
-The run itself is the engine's (services.run_plan -> run.executor / run.session) in an async
+The run itself is the engine's (run_plan -> run.executor / run.session) in an async
 worker; its callbacks only fill buffers, and a timer flushes them to the widgets ten times a
 second, so a fast model never floods the UI and a slow one never blocks it. Conversations
 of every test kind stream alike, labelled by kind (`Q1 atomic`, `factcheck wh`, `logic
@@ -24,11 +24,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, AnswerKey, Response, Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.tui import services
+from kontest_tui.kinds.evaluate import evaluate_all
+from kontest_tui.tui.plan import SessionPlan, SessionResult
+from kontest_tui.tui.run_control import RunControl, RunOutcome, run_plan
 from kontest_tui.tui.screens.confirm import ConfirmScreen
-from kontest_tui.tui.services import RunControl, RunOutcome, SessionPlan, SessionResult
+from kontest_tui.tui.views import KIND_ORACLES, conversation_label, report_of, verdicts_of
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
 
@@ -149,7 +152,7 @@ class LiveRunScreen(Screen[None]):
         commits never wait on the UI and the UI never waits on them."""
         try:
             outcome = asyncio.run(
-                services.run_plan(
+                run_plan(
                     self.plan,
                     on_token=self.token_arrived,
                     on_response=self.response_arrived,
@@ -177,7 +180,7 @@ class LiveRunScreen(Screen[None]):
         evaluation = outcome.evaluation
         if evaluation is None:
             try:
-                evaluation = services.evaluate(
+                evaluation = evaluate_all(
                     self.plan.relations,
                     self.plan.conversations,
                     self.result.answers,
@@ -232,7 +235,7 @@ class LiveRunScreen(Screen[None]):
         conversation = self.conversations.get(response.conversation_id)
         text = Text()
         if conversation is not None:
-            text.append(f"{services.conversation_label(conversation)} ", style="cyan")
+            text.append(f"{conversation_label(conversation)} ", style="cyan")
             text.append(conversation.turns[response.turn].text + " ")
         word, style = (
             describe_answer(conversation, response.answer)
@@ -240,11 +243,11 @@ class LiveRunScreen(Screen[None]):
             else ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
         )
         text.append(
-            services.clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic"
+            clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic"
         )
         text.append(f" → {word}", style=style)
         if response.error:
-            text.append(f" ({services.clean_text(response.error)})", style="red")
+            text.append(f" ({clean_text(response.error)})", style="red")
         return text
 
     def render_streaming(self) -> Text:
@@ -253,15 +256,15 @@ class LiveRunScreen(Screen[None]):
         text = Text()
         for (conversation_id, turn), partial in list(self.streaming.items())[-STREAM_LINES:]:
             conversation = self.conversations.get(conversation_id)
-            label = services.conversation_label(conversation) if conversation else conversation_id
+            label = conversation_label(conversation) if conversation else conversation_id
             text.append(f"{label} turn {turn + 1}: ", style="cyan")
-            text.append(services.clean_text(partial[-400:])[-120:] + "\n")
+            text.append(clean_text(partial[-400:])[-120:] + "\n")
         return text
 
     @work(thread=True, exclusive=True, group="run-evaluate", exit_on_error=False)
     def evaluate_worker(self, answers: dict[AnswerKey, Answer], raw: dict[AnswerKey, str]) -> None:
         try:
-            evaluation = services.evaluate(
+            evaluation = evaluate_all(
                 self.plan.relations,
                 self.plan.conversations,
                 answers,
@@ -278,9 +281,9 @@ class LiveRunScreen(Screen[None]):
             self.show_evaluation(event.evaluation)
 
     def show_evaluation(self, evaluation: Any) -> None:
-        self.query_one("#run-counts", ReportCounts).show_report(services.report_of(evaluation))
+        self.query_one("#run-counts", ReportCounts).show_report(report_of(evaluation))
         log = self.query_one("#detected", RichLog)
-        for verdict in services.verdicts_of(evaluation):
+        for verdict in verdicts_of(evaluation):
             if not verdict.error:
                 continue
             key = (verdict.oracle, verdict.relation_id, verdict.template_id, verdict.refs)
@@ -302,8 +305,8 @@ class LiveRunScreen(Screen[None]):
         if verdict.template_id:
             text.append(f" ({verdict.template_id})", style="dim")
         text.append(" " + "/".join(answer.value for answer in verdict.answers))
-        if verdict.oracle in services.KIND_ORACLES and verdict.detail:
-            text.append(f": {services.clean_text(verdict.detail)[:80]}", style="dim")
+        if verdict.oracle in KIND_ORACLES and verdict.detail:
+            text.append(f": {clean_text(verdict.detail)[:80]}", style="dim")
         return text
 
     # -- controls --------------------------------------------------------------------------

@@ -35,12 +35,28 @@ from textual.worker import get_current_worker
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Verdict
 from kontest_tui.errors import KontestError
+from kontest_tui.oracles.coverage import INTERSECTION
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
-from kontest_tui.tui import services
 from kontest_tui.tui.export import export_session
 from kontest_tui.tui.labels import NodeNames
-from kontest_tui.tui.services import RelationView, SessionResult
+from kontest_tui.tui.plan import SessionResult, evaluated
+from kontest_tui.tui.sessions import (
+    describe_ensemble,
+    find_comparable_sessions,
+    load_session_result,
+)
+from kontest_tui.tui.views import (
+    KIND_ORACLES,
+    RelationView,
+    build_relation_views,
+    conversation_label,
+    fill_conversation_views,
+    gap_relations,
+    is_kontest,
+    report_of,
+    verdicts_of,
+)
 from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.key_footer import KeyFooter
@@ -77,7 +93,7 @@ def describe_verdict(verdict: Verdict, names: NodeNames) -> Text:
         return text
     style = {"ontological": "bold red"}.get(
         verdict.oracle,
-        "bold yellow" if verdict.oracle in services.KIND_ORACLES else "bold magenta",
+        "bold yellow" if verdict.oracle in KIND_ORACLES else "bold magenta",
     )
     text.append(f"✗ {verdict.oracle}", style=style)
     if verdict.template_id:
@@ -135,9 +151,9 @@ def render_relation_detail(
         text.append(f"  {view.relation.id}\n", style="dim")
         for conversation_view in view.conversations:
             conversation = conversation_view.conversation
-            text.append(f"  {services.conversation_label(conversation)}", style="cyan")
+            text.append(f"  {conversation_label(conversation)}", style="cyan")
             expected = (conversation.meta or {}).get("expected_text")
-            if expected is not None and not services.is_kontest(conversation):
+            if expected is not None and not is_kontest(conversation):
                 text.append(f"  expected: {expected}", style="dim")
             text.append("\n")
             for turn in conversation_view.turns:
@@ -412,11 +428,11 @@ class ResultsScreen(Screen[None]):
 
     def show_result(self) -> None:
         """Fill the counts and the graph from the session's evaluation (other tabs on demand)."""
-        self.views = services.build_relation_views(self.result)
+        self.views = build_relation_views(self.result)
         self.by_child = {}
         for view in self.views.values():
             self.by_child.setdefault(view.relation.child, []).append(view)
-        self.report = services.report_of(self.result.evaluation)
+        self.report = report_of(self.result.evaluation)
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
         tree = self.query_one("#relation-tree", RelationTree)
         tree.show_graph(
@@ -430,7 +446,7 @@ class ResultsScreen(Screen[None]):
     @on(RelationTree.NodeSelected)
     def node_selected(self, event: RelationTree.NodeSelected) -> None:
         views = self.by_child.get(event.node_id, [])
-        services.fill_conversation_views(self.result, views)
+        fill_conversation_views(self.result, views)
         detail = render_relation_detail(self.result, views, self.names, event.parent_id)
         self.query_one("#detail-text", Static).update(detail)
         self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
@@ -549,7 +565,7 @@ class ResultsScreen(Screen[None]):
         table = self.query_one("#error-table", DataTable)
         table.clear()
         self.error_rows = []
-        for verdict in services.verdicts_of(self.result.evaluation):
+        for verdict in verdicts_of(self.result.evaluation):
             if not verdict.error or (oracle != ALL and verdict.oracle != oracle):
                 continue
             view = self.views.get(verdict.relation_id)
@@ -574,8 +590,8 @@ class ResultsScreen(Screen[None]):
         gap_list = self.query_one("#gap-list", OptionList)
         gap_list.clear_options()
         options: list[Option] = []
-        for group, relation_ids in services.list_gap_relations(self.result).items():
-            title = "intersection (no template answered yes)" if group == services.INTERSECTION else f"gap {group} (not answered yes under {group})"
+        for group, relation_ids in gap_relations(self.result).items():
+            title = "intersection (no template answered yes)" if group == INTERSECTION else f"gap {group} (not answered yes under {group})"
             options.append(Option(Text(f"{title}: {len(relation_ids)}", style="bold"), disabled=True))
             for relation_id in relation_ids:
                 view = self.views.get(relation_id)
@@ -612,7 +628,7 @@ class ResultsScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="results-sessions", exit_on_error=False)
     def list_sessions_worker(self, relation_ids: frozenset[str]) -> None:
         try:
-            found = services.find_comparable_sessions(
+            found = find_comparable_sessions(
                 self.db, self.kg_names(), relation_ids, exclude=self.result.session_id
             )
         except KontestError as error:
@@ -672,7 +688,7 @@ class ResultsScreen(Screen[None]):
         """A stored session's result, loaded once (call it in a worker thread)."""
         result = self.loaded.get(session_id)
         if result is None:
-            result = services.load_session_result(self.db, session_id)
+            result = load_session_result(self.db, session_id)
             self.loaded[session_id] = result
         return result
 
@@ -689,7 +705,7 @@ class ResultsScreen(Screen[None]):
         worker = get_current_worker()
         try:
             other = self.load_stored(session_id)
-            comparison = compare_sessions(self.result, other)
+            comparison = compare_sessions(evaluated(self.result), evaluated(other))
         except KontestError as error:
             self.post_message(self.SessionWorkFailed("compare", str(error), error.title))
             return
@@ -735,7 +751,7 @@ class ResultsScreen(Screen[None]):
             results = [
                 self.result if value == THIS else self.load_stored(value) for value in chosen
             ]
-            text = services.describe_ensemble(results)
+            text = describe_ensemble(results)
         except KontestError as error:
             text = f"Ensemble: {error}"
         except Exception as error:  # an engine bug must not crash the results

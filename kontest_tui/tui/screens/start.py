@@ -13,8 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
 
 from kontest_tui.errors import KontestError
-from kontest_tui.tui import services
-from kontest_tui.tui.services import SessionSummary
+from kontest_tui.kg.io import list_samples
+from kontest_tui.tui.sessions import SessionSummary, list_sessions
 
 if TYPE_CHECKING:
     from kontest_tui.tui.app import KontestApp
@@ -94,7 +94,7 @@ class StartScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
     def load_sessions(self) -> None:
         try:
-            sessions = services.list_sessions(cast("KontestApp", self.app).db_path)
+            sessions = list_sessions(cast("KontestApp", self.app).db_path)
         except KontestError as error:
             self.app.call_from_thread(self.show_sessions, [], str(error))
             return
@@ -130,7 +130,7 @@ class StartScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="samples", exit_on_error=False)
     def load_samples(self) -> None:
         try:
-            samples = services.list_samples()
+            samples = list_samples()
         except KontestError:
             samples = ["places", "music", "subdivisions"]
         self.app.call_from_thread(self.show_samples, samples)

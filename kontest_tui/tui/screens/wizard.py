@@ -39,14 +39,32 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.widgets.selection_list import Selection
 
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import KontestError
+from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.relations import extract_relations
+from kontest_tui.generate.summary import describe_graph
+from kontest_tui.generate.templates import load_template_set
+from kontest_tui.generate.variants import VariantPreview, preview_variants
 from kontest_tui.kg.cache import built_kgs_dir
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.io import list_samples, load_graph
+from kontest_tui.kg.paths import find_paths
 from kontest_tui.kg.scope import scope_graph
-from kontest_tui.models.sim import load_profile
-from kontest_tui.models.specs import parse_model_spec
-from kontest_tui.tui import services
-from kontest_tui.tui.services import SessionPlan
+from kontest_tui.kg.search import search_entities
+from kontest_tui.kg.wikidata import build_graph
+from kontest_tui.kinds.registry import KindOptions, build_kind_for_relations
+from kontest_tui.models.sim import list_profiles, load_profile
+from kontest_tui.models.specs import list_models, open_model, parse_model_spec
+from kontest_tui.probes.templates import LOGIC_RULES, QUESTION_TYPES
+from kontest_tui.tui.kind_choices import (
+    AnnotatedQuestions,
+    KindChoice,
+    list_test_kinds,
+    load_annotated_questions,
+)
+from kontest_tui.tui.plan import SessionPlan
 
 if TYPE_CHECKING:
     from kontest_tui.domain.records import Conversation
@@ -151,7 +169,7 @@ class WizardScreen(Screen[None]):
         def __init__(
             self,
             key: tuple[Any, ...],
-            loaded: services.AnnotatedQuestions | None,
+            loaded: AnnotatedQuestions | None,
             error: str,
             announce: bool,
         ) -> None:
@@ -186,17 +204,17 @@ class WizardScreen(Screen[None]):
         self.scope: list[str] = []  # ids of the entities the session is scoped to
         self.samples: list[str] = []  # the bundled sample KGs (the KG selector's choices)
         self.per_path = False
-        self.kind_choices: list[services.KindChoice] = []
+        self.kind_choices: list[KindChoice] = []
         self.kinds: list[str] = ["kontest"]  # the test kinds ticked, registry order
         # (kind, choices...) -> its conversations: built once for the counts, reused by Run
         self.kind_cache: dict[tuple[Any, ...], list[Any]] = {}
         self.kind_errors: dict[tuple[Any, ...], str] = {}
         self.kinds_building: set[tuple[Any, ...]] = set()  # keys a worker is building
-        self.question_types = self.engine_names(services.list_question_types)
-        self.logic_rules = self.engine_names(services.list_logic_rules)
+        self.question_types = tuple(QUESTION_TYPES)
+        self.logic_rules = tuple(LOGIC_RULES)
         self.questions_path: str | None = None  # the annotated-questions file loaded
         # the questions file's key -> what was read (conversations and lines skipped)
-        self.question_loads: dict[tuple[Any, ...], services.AnnotatedQuestions] = {}
+        self.question_loads: dict[tuple[Any, ...], AnnotatedQuestions] = {}
         self.graph_version = 0  # bumped when the KG, relations or template set change
 
     # -- layout ---------------------------------------------------------------------------
@@ -358,11 +376,11 @@ class WizardScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
     def load_choices(self) -> None:
         try:
-            samples = services.list_samples()
+            samples = list_samples()
         except KontestError:
             samples = []
         presets = [
-            f"sim:{name}" if name != "default" else "sim" for name in services.list_sim_profiles()
+            f"sim:{name}" if name != "default" else "sim" for name in (list_profiles() or ["default"])
         ]
         self.app.call_from_thread(self.show_choices, samples, presets)
 
@@ -471,23 +489,23 @@ class WizardScreen(Screen[None]):
         self, source: str, depth: int | None, per_path: bool, scope: list[str]
     ) -> None:
         try:
-            kg = services.load_graph(source)
+            kg = load_graph(source)
             if scope:  # the depth is counted from each chosen entity (kg.scope)
                 kg, depth = scope_graph(kg, scope, depth), None
-            relations = services.extract_relations(kg, depth=depth, per_path=per_path)
-            paths = services.find_paths(kg, depth=depth)
+            relations = extract_relations(kg, depth=depth, per_path=per_path)
+            paths = find_paths(kg, depth=depth)
         except KontestError as error:
             self.app.call_from_thread(self.show_graph_problem, error)
             return
         try:
-            info = services.describe_graph(kg, depth=depth)
+            info = describe_graph(kg, depth=depth)
         except KontestError:
             info = None
         self.post_message(self.GraphLoaded(kg, relations, paths, info))
         try:
-            template_set = services.load_template_set(kg.domain or source)
+            template_set = load_template_set(kg.domain or source)
             self.post_message(
-                self.TemplatesLoaded(template_set, services.template_ids_of(template_set))
+                self.TemplatesLoaded(template_set, list(template_set.ids))
             )
         except KontestError as error:
             self.app.call_from_thread(self.show_templates_problem, error)
@@ -552,7 +570,7 @@ class WizardScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
     def search_worker(self, text: str, online: bool) -> None:
         try:
-            found = services.search_entities(text, online=online, limit=8)
+            found = search_entities(text, online=online, limit=8)
         except KontestError as error:
             self.app.call_from_thread(self.show_suggestions, [], str(error))
             return
@@ -624,9 +642,9 @@ class WizardScreen(Screen[None]):
             self.app.call_from_thread(self.show_build_progress, step)
 
         try:
-            kg = services.build_wikidata_graph(domain, seeds, depth, report)
-            relations = services.extract_relations(kg, depth=None)
-            paths = services.find_paths(kg, depth=None)
+            kg = build_graph(domain, seeds, depth, progress=report)
+            relations = extract_relations(kg, depth=None)
+            paths = find_paths(kg, depth=None)
         except KontestError as error:
             self.app.call_from_thread(self.show_graph_problem, error)
             return
@@ -702,7 +720,7 @@ class WizardScreen(Screen[None]):
             self.app.call_from_thread(self.show_preview, [], "Choose at least two templates.")
             return
         try:
-            conversations = services.build_conversations(kg, relations, template_set, template_ids)
+            conversations = build_conversations(kg, relations, template_set, template_ids)
         except KontestError as error:
             self.app.call_from_thread(self.show_preview, [], str(error))
             return
@@ -757,7 +775,7 @@ class WizardScreen(Screen[None]):
     def show_kind_choices(self) -> None:
         """List the engine's test kinds (title and description); KONTEST ticked."""
         try:
-            self.kind_choices = services.list_test_kinds()
+            self.kind_choices = list_test_kinds()
         except KontestError as error:
             self.query_one("#kind-counts", Static).update(f"Test kinds: {error}")
             self.kind_choices = []
@@ -834,7 +852,7 @@ class WizardScreen(Screen[None]):
         """The engine's KindOptions for the choices shown (all ticked: None, i.e. all)."""
         types = self.ticked_names("qtype", self.question_types)
         rules = self.ticked_names("rule", self.logic_rules)
-        return services.make_kind_options(
+        return KindOptions(
             strength=self.selected_strength(),
             postfix=self.query_one("#variant-postfix", Checkbox).value,
             variant_limit=self.variant_limit(),
@@ -887,8 +905,8 @@ class WizardScreen(Screen[None]):
     ) -> None:
         for key in keys:
             try:
-                built = services.build_kind_conversations(
-                    kg, relations, template_set, template_ids, key[0], options
+                built = build_kind_for_relations(
+                    kg, relations, template_set, template_ids, TestKind(key[0]), options
                 )
             except KontestError as error:
                 self.post_message(self.KindBuilt(key, None, str(error)))
@@ -934,7 +952,7 @@ class WizardScreen(Screen[None]):
     @work(thread=True, group="wizard-questions", exit_on_error=False)
     def questions_worker(self, path: str, key: tuple[Any, ...], options: Any, announce: bool) -> None:
         try:
-            loaded = services.load_annotated_questions(path, options)
+            loaded = load_annotated_questions(path, options)
         except KontestError as error:
             self.post_message(self.QuestionsLoaded(key, None, str(error), announce))
             return
@@ -973,7 +991,7 @@ class WizardScreen(Screen[None]):
         self.refresh_plan_summary()
 
     @staticmethod
-    def describe_questions(loaded: services.AnnotatedQuestions, shown: int = 5) -> str:
+    def describe_questions(loaded: AnnotatedQuestions, shown: int = 5) -> str:
         """`FILE: N questions, M lines skipped` and the first skipped lines (FILE:LINE: why)."""
         problems = loaded.problems
         lines = [
@@ -1077,7 +1095,7 @@ class WizardScreen(Screen[None]):
         self, kg: KnowledgeGraph, relation: Any, template: Any, strength: int
     ) -> None:
         try:
-            preview = services.preview_variants(kg, relation, template, kg.domain, strength)
+            preview = preview_variants(kg, relation, template, kg.domain, strength)
         except KontestError as error:
             self.app.call_from_thread(self.show_variants, None, f"Covering-array variants: {error}")
             return
@@ -1086,7 +1104,7 @@ class WizardScreen(Screen[None]):
             return
         self.app.call_from_thread(self.show_variants, preview, "")
 
-    def show_variants(self, preview: services.VariantPreview | None, note: str) -> None:
+    def show_variants(self, preview: VariantPreview | None, note: str) -> None:
         note_widget = self.query_one("#variants-note", Static)
         note_widget.update(note)
         note_widget.display = bool(note)
@@ -1128,7 +1146,7 @@ class WizardScreen(Screen[None]):
     async def check_worker(self, spec: str) -> None:
         status = self.query_one("#model-status", Static)
         try:
-            model = await asyncio.to_thread(services.open_model, spec, self.kg)
+            model = await asyncio.to_thread(open_model, spec, kg=self.kg)
             try:
                 line = await model.check()
             finally:
@@ -1137,7 +1155,7 @@ class WizardScreen(Screen[None]):
             status.update(f"✗ {error}")
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        status.update(f"✓ {services.clean_text(str(line))}")
+        status.update(f"✓ {clean_text(str(line))}")
 
     @on(Button.Pressed, "#find-ollama")
     def find_ollama(self) -> None:
@@ -1149,7 +1167,7 @@ class WizardScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
     def ollama_worker(self, spec: str) -> None:
         try:
-            names = services.list_models(spec)
+            names = list_models(spec)
         except KontestError as error:
             self.app.call_from_thread(
                 self.notify, str(error), title=error.title, severity="warning", markup=False
@@ -1263,11 +1281,11 @@ class WizardScreen(Screen[None]):
             conversations: list[Conversation] = []
             for kind, ready in built.items():
                 if ready is None and kind == "annotation" and questions_path is not None:
-                    loaded = services.load_annotated_questions(questions_path, kind_options)
+                    loaded = load_annotated_questions(questions_path, kind_options)
                     ready, problems = loaded.conversations, loaded.problems
                 elif ready is None:
-                    ready = services.build_kind_conversations(
-                        kg, relations, template_set, template_ids, kind, kind_options
+                    ready = build_kind_for_relations(
+                        kg, relations, template_set, template_ids, TestKind(kind), kind_options
                     )
                 conversations.extend(ready)
         except KontestError as error:

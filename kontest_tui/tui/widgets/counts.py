@@ -13,7 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
-from kontest_tui.tui.services import KIND_ORACLES
+from kontest_tui.tui.views import KIND_ORACLES
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 

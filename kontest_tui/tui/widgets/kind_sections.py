@@ -1,8 +1,8 @@
 """The report sections of the other test kinds as tables: FactChecker, logic rules, variants.
 
 Lays out the (title, header, rows) tables that `kontest report` prints for the Report
-JSON's "factcheck", "logic", "variants" and "annotation" keys (report.render.section_tables,
-through services); it computes nothing, it only colours the engine's figures.
+JSON's "factcheck", "logic", "variants" and "annotation" keys (report.render.section_tables);
+it computes nothing, it only colours the engine's figures.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from kontest_tui.tui.services import kind_section_tables
+from kontest_tui.report.render import section_tables
 
 SECTIONS = ("factcheck", "logic", "variants", "annotation")
 # Columns whose non-zero counts are errors (red) or refusals (yellow).
@@ -61,7 +61,7 @@ def render_kind_sections(report: Mapping[str, Any]) -> RenderableType:
     kinds = report.get("kinds")
     if kinds:
         parts.append(Text("Test kinds asked: " + ", ".join(map(str, kinds)), style="dim"))
-    for title, header, rows in kind_section_tables(report):
+    for title, header, rows in section_tables(report):
         parts.append(heading(title))
         parts.append(section_table(header, rows) if rows else Text("(none)", style="italic"))
     if not has_kind_sections(report):
