@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual import work
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding
+from textual.message import Message
 
-from kontest_tui.errors import KontestError
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.plan import SessionPlan, SessionResult
 from kontest_tui.tui.sessions import load_session_result
+from kontest_tui.tui.workers import WorkerFailures
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 
 
-class KontestApp(App[None]):
+class KontestApp(WorkerFailures, App[None]):
     """kontest-tui: probe a language model's consistency against a knowledge graph."""
 
     TITLE = "kontest-tui"
@@ -168,16 +169,27 @@ class KontestApp(App[None]):
         """Go on with a cancelled or unfinished session: only its missing turns are asked."""
         self.resume_session_worker(session_id)
 
+    class StoredSessionLoaded(Message):
+        """A stored session was read for the results screen (or to resume its run)."""
+
+        def __init__(self, result: SessionResult, resume: bool) -> None:
+            super().__init__()
+            self.result = result
+            self.resume = resume
+
     @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
     def resume_session_worker(self, session_id: str) -> None:
-        try:
-            result = load_session_result(self.db_path, session_id)
-        except KontestError as error:
-            self.call_from_thread(
-                self.notify, str(error), title=error.title, severity="error", markup=False
-            )
-            return
-        self.call_from_thread(self.show_resumed_run, result)
+        """Read the session (a failure is notified by `on_worker_state_changed`)."""
+        self.post_message(
+            self.StoredSessionLoaded(load_session_result(self.db_path, session_id), resume=True)
+        )
+
+    @on(StoredSessionLoaded)
+    def stored_session_loaded(self, event: StoredSessionLoaded) -> None:
+        if event.resume:
+            self.show_resumed_run(event.result)
+        else:
+            self.show_results(event.result)
 
     def show_resumed_run(self, result: SessionResult) -> None:
         import dataclasses
@@ -192,15 +204,10 @@ class KontestApp(App[None]):
 
     @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
     def load_stored_session(self, session_id: str) -> None:
-        try:
-            result = load_session_result(self.db_path, session_id)
-        except KontestError as error:
-            self.call_from_thread(
-                self.notify, str(error), title=error.title, severity="error", markup=False
-            )
-            return
-        self.call_from_thread(self.show_results, result)
-
+        """Read the session (a failure is notified by `on_worker_state_changed`)."""
+        self.post_message(
+            self.StoredSessionLoaded(load_session_result(self.db_path, session_id), resume=False)
+        )
 
 def make_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> KontestApp:
     """The one factory the CLI and the tests use."""

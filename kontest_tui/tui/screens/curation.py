@@ -15,6 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
 
@@ -23,6 +24,7 @@ from kontest_tui.errors import KontestError
 from kontest_tui.generate.synonyms import ban_value, pin_value
 from kontest_tui.generate.templates import (
     Template,
+    TemplateSet,
     fill_template,
     load_template_set,
     save_template_set,
@@ -34,11 +36,12 @@ from kontest_tui.tui.plan import SessionResult
 from kontest_tui.tui.run_control import ask_extra_template
 from kontest_tui.tui.views import report_of
 from kontest_tui.tui.widgets.gap_bars import render_gap
+from kontest_tui.tui.workers import WorkerFailures
 
 PREVIEW_ROWS = 12
 
 
-class TemplateEditorScreen(Screen[None]):
+class TemplateEditorScreen(WorkerFailures, Screen[None]):
     """Write a new template (one text per relation type), see it filled, run it alone."""
 
     BINDINGS = [
@@ -94,17 +97,28 @@ class TemplateEditorScreen(Screen[None]):
         else:
             self.show_template_set()
 
+    class TemplateSetLoaded(Message):
+        """The template set to extend was read."""
+
+        def __init__(self, template_set: TemplateSet) -> None:
+            super().__init__()
+            self.template_set = template_set
+
     @work(thread=True, exclusive=True, group="curation-load", exit_on_error=False)
     def load_templates_worker(self) -> None:
-        try:
-            template_set = load_template_set("places")
-        except KontestError as error:
-            self.app.call_from_thread(
-                self.query_one("#template-status", Static).update, f"✗ {error}"
-            )
-            return
-        self.template_set = template_set
-        self.app.call_from_thread(self.show_template_set)
+        """Read the places templates (a failure is shown by `worker_failed`)."""
+        self.post_message(self.TemplateSetLoaded(load_template_set("places")))
+
+    @on(TemplateSetLoaded)
+    def template_set_loaded(self, event: TemplateSetLoaded) -> None:
+        self.template_set = event.template_set
+        self.show_template_set()
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "curation-load":
+            self.query_one("#template-status", Static).update(f"✗ {error}")
+        elif group == "curation-run":
+            self.query_one("#template-gap", Static).update(f"✗ re-run failed: {error}")
 
     def show_template_set(self) -> None:
         template_set = self.template_set
@@ -200,18 +214,8 @@ class TemplateEditorScreen(Screen[None]):
     async def rerun_worker(self, template: Any) -> None:
         result = self.result
         assert result is not None
-        try:
-            updated = await ask_extra_template(
-                result, template, getattr(self.app, "db_path", None)
-            )
-        except KontestError as error:
-            self.notify(str(error), title=error.title, severity="error", markup=False)
-            self.query_one("#template-gap", Static).update(f"✗ {error}")
-            return
-        except Exception as error:  # an engine bug must not pass silently
-            self.notify(f"re-run failed: {error}", severity="error", markup=False)
-            self.query_one("#template-gap", Static).update(f"✗ re-run failed: {error}")
-            return
+        # A failure (KontestError or not) is notified and shown by `worker_failed`.
+        updated = await ask_extra_template(result, template, getattr(self.app, "db_path", None))
         report = report_of(updated.evaluation)
         self.query_one("#template-gap", Static).update(render_gap(report))
         self.notify(f"Template {template.id} asked; gap shown next to the others", markup=False)

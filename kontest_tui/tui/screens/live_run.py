@@ -34,13 +34,14 @@ from kontest_tui.tui.screens.confirm import ConfirmScreen
 from kontest_tui.tui.views import KIND_ORACLES, conversation_label, report_of, verdicts_of
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
+from kontest_tui.tui.workers import WorkerFailures
 
 FLUSH_SECONDS = 0.1
 EVALUATE_SECONDS = 0.5
 STREAM_LINES = 6
 
 
-class LiveRunScreen(Screen[None]):
+class LiveRunScreen(WorkerFailures, Screen[None]):
     """One session running: what the model is saying right now and what it got wrong so far."""
 
     BINDINGS = [
@@ -74,6 +75,13 @@ class LiveRunScreen(Screen[None]):
             super().__init__()
             self.result = result
             self.cancelled = cancelled
+
+    class RunEnded(Message):
+        """The run's worker returned (done or cancelled): its outcome."""
+
+        def __init__(self, outcome: RunOutcome) -> None:
+            super().__init__()
+            self.outcome = outcome
 
     class Evaluated(Message):
         """A fresh evaluation of the answers so far."""
@@ -137,7 +145,7 @@ class LiveRunScreen(Screen[None]):
         self.query_one("#finished-log", RichLog).border_title = "answers"
         self.query_one("#detected", RichLog).border_title = "errors detected"
         self.set_interval(FLUSH_SECONDS, self.flush_updates)
-        self.run_worker_task()
+        self.run_worker_task(getattr(self.app, "db_path", None))
 
     def on_unmount(self) -> None:
         """Leaving the screen (or quitting) stops the run; the answers so far stay stored."""
@@ -147,29 +155,31 @@ class LiveRunScreen(Screen[None]):
     # -- the run ---------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
-    def run_worker_task(self) -> None:
+    def run_worker_task(self, db: str | None) -> None:
         """The whole run in this thread's own event loop, so model I/O and the store's
         commits never wait on the UI and the UI never waits on them."""
-        try:
-            outcome = asyncio.run(
-                run_plan(
-                    self.plan,
-                    on_token=self.token_arrived,
-                    on_response=self.response_arrived,
-                    control=self.control,
-                    db=getattr(self.app, "db_path", None),
-                    store_session=self.store_session,
-                )
+        outcome = asyncio.run(
+            run_plan(
+                self.plan,
+                on_token=self.token_arrived,
+                on_response=self.response_arrived,
+                control=self.control,
+                db=db,
+                store_session=self.store_session,
             )
-        except KontestError as error:
-            self.app.call_from_thread(self.run_failed, error)
-            return
-        self.app.call_from_thread(self.finish, outcome)
+        )
+        # A failure (KontestError or not) goes to `worker_failed` through the one handler.
+        self.post_message(self.RunEnded(outcome))
 
-    def run_failed(self, error: KontestError) -> None:
-        self.notify(str(error), title=error.title, severity="error", markup=False)
-        self.failed = str(error)
-        self.finish(RunOutcome(session_id=None, cancelled=True))
+    @on(RunEnded)
+    def run_ended(self, event: RunEnded) -> None:
+        self.finish(event.outcome)
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        """The run failed (already notified): it stops, the answers so far stay."""
+        if group == "run":
+            self.failed = str(error)
+            self.finish(RunOutcome(session_id=None, cancelled=True))
 
     def finish(self, outcome: RunOutcome) -> None:
         """Take the engine's final evaluation (or evaluate the answers so far) and hand over."""

@@ -67,6 +67,7 @@ from kontest_tui.tui.widgets.relation_tree import (
     describe_answer,
 )
 from kontest_tui.tui.widgets.session_compare import SessionCompare
+from kontest_tui.tui.workers import WorkerFailures
 
 ALL = "all"
 LOOKING = "Looking for stored sessions on the same KG…"
@@ -174,7 +175,7 @@ def render_relation_detail(
     return text
 
 
-class ResultsScreen(Screen[None]):
+class ResultsScreen(WorkerFailures, Screen[None]):
     """One finished (or stopped) session, explored."""
 
     AUTO_FOCUS = "#relation-tree"  # focus it once: each focus change recomposes the footer

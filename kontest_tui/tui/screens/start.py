@@ -9,19 +9,36 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Label, Select, Static
 
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.io import list_samples
 from kontest_tui.tui.sessions import SessionSummary, list_sessions
+from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from kontest_tui.tui.app import KontestApp
 
 
-class StartScreen(Screen[None]):
+class StartScreen(WorkerFailures, Screen[None]):
     """Where `kontest` opens: pick up a session or start a new one."""
+
+    class SessionsListed(Message):
+        """The recent sessions were read (`note` says why there are none, if it can)."""
+
+        def __init__(self, sessions: list[SessionSummary], note: str) -> None:
+            super().__init__()
+            self.sessions = sessions
+            self.note = note
+
+    class SamplesListed(Message):
+        """The bundled sample KGs were listed."""
+
+        def __init__(self, samples: list[str]) -> None:
+            super().__init__()
+            self.samples = samples
 
     BINDINGS = [
         Binding(
@@ -69,12 +86,12 @@ class StartScreen(Screen[None]):
         self.action_refresh()
 
     def action_refresh(self) -> None:
-        self.load_sessions()
+        self.load_sessions(cast("KontestApp", self.app).db_path)
         self.load_samples()
 
     def on_screen_resume(self) -> None:
         """Shown again (after a run, a results screen): the list is read again."""
-        self.load_sessions()
+        self.load_sessions(cast("KontestApp", self.app).db_path)
 
     def action_resume(self) -> None:
         table = self.query_one("#sessions", DataTable)
@@ -92,13 +109,23 @@ class StartScreen(Screen[None]):
         self.app.resume_stored_session(session_id)  # type: ignore[attr-defined]
 
     @work(thread=True, exclusive=True, group="sessions", exit_on_error=False)
-    def load_sessions(self) -> None:
+    def load_sessions(self, db: str | None) -> None:
         try:
-            sessions = list_sessions(cast("KontestApp", self.app).db_path)
+            sessions = list_sessions(db)
         except KontestError as error:
-            self.app.call_from_thread(self.show_sessions, [], str(error))
+            self.post_message(self.SessionsListed([], str(error)))
             return
-        self.app.call_from_thread(self.show_sessions, sessions, "")
+        self.post_message(self.SessionsListed(sessions, ""))
+
+    @on(SessionsListed)
+    def sessions_listed(self, event: SessionsListed) -> None:
+        self.show_sessions(event.sessions, event.note)
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "sessions":
+            self.show_sessions([], "could not be listed (see the notification)")
+        elif group == "samples":
+            self.show_samples(["places", "music", "subdivisions"])
 
     def show_sessions(self, sessions: list[SessionSummary], note: str) -> None:
         table = self.query_one("#sessions", DataTable)
@@ -133,7 +160,11 @@ class StartScreen(Screen[None]):
             samples = list_samples()
         except KontestError:
             samples = ["places", "music", "subdivisions"]
-        self.app.call_from_thread(self.show_samples, samples)
+        self.post_message(self.SamplesListed(samples))
+
+    @on(SamplesListed)
+    def samples_listed(self, event: SamplesListed) -> None:
+        self.show_samples(event.samples)
 
     def show_samples(self, samples: list[str]) -> None:
         select = self.query_one("#sample-select", Select)

@@ -65,6 +65,7 @@ from kontest_tui.tui.kind_choices import (
     load_annotated_questions,
 )
 from kontest_tui.tui.plan import SessionPlan
+from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from kontest_tui.domain.records import Conversation
@@ -82,7 +83,7 @@ DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4",
 PREVIEW_ROWS = 40
 
 
-class WizardScreen(Screen[None]):
+class WizardScreen(WorkerFailures, Screen[None]):
     """Choose a KG, depth, templates and model; preview what will be asked; run."""
 
     BINDINGS = [
@@ -138,13 +139,84 @@ class WizardScreen(Screen[None]):
         """A KG and its relations were loaded for the preview."""
 
         def __init__(
-            self, kg: KnowledgeGraph, relations: list[Any], paths: list[tuple[str, ...]], info: Any
+            self,
+            kg: KnowledgeGraph,
+            relations: list[Any],
+            paths: list[tuple[str, ...]],
+            info: Any,
+            source: str | None = None,
         ) -> None:
             super().__init__()
             self.kg = kg
             self.relations = relations
             self.paths = paths
             self.info = info
+            self.source = source  # what to load it again from, when it is new (a build)
+
+    class GraphFailed(Message):
+        """The KG could not be loaded or built."""
+
+        def __init__(self, error: KontestError) -> None:
+            super().__init__()
+            self.error = error
+
+    class TemplatesFailed(Message):
+        """The KG domain has no readable template set."""
+
+        def __init__(self, error: KontestError) -> None:
+            super().__init__()
+            self.error = error
+
+    class ChoicesListed(Message):
+        """The sample KGs and the simulated-model presets were listed."""
+
+        def __init__(self, samples: list[str], presets: list[str]) -> None:
+            super().__init__()
+            self.samples = samples
+            self.presets = presets
+
+    class EntitiesFound(Message):
+        """Entities matching the search text (`note` says why there are none, if it can)."""
+
+        def __init__(self, found: list[Any], note: str) -> None:
+            super().__init__()
+            self.found = found
+            self.note = note
+
+    class BuildProgressed(Message):
+        """A step of a Wikidata build (kg.wikidata's progress record)."""
+
+        def __init__(self, step: Any) -> None:
+            super().__init__()
+            self.step = step
+
+    class BuildEnded(Message):
+        """A Wikidata build ended (built, failed or stopped)."""
+
+    class PreviewBuilt(Message):
+        """The filled questions of the first relations (`note` when there are none)."""
+
+        def __init__(self, rows: list[tuple[str, str, str]], note: str) -> None:
+            super().__init__()
+            self.rows = rows
+            self.note = note
+
+    class VariantsPreviewed(Message):
+        """The covering array of the previewed question (None with a note when it failed)."""
+
+        def __init__(self, preview: VariantPreview | None, note: str) -> None:
+            super().__init__()
+            self.preview = preview
+            self.note = note
+
+    class OllamaModelsListed(Message):
+        """The models an Ollama server offers (`error` when they could not be listed)."""
+
+        def __init__(self, specs: list[str], error: str = "", title: str = "") -> None:
+            super().__init__()
+            self.specs = specs
+            self.error = error
+            self.title = title
 
     class TemplatesLoaded(Message):
         """The KG domain's template set was loaded."""
@@ -203,6 +275,7 @@ class WizardScreen(Screen[None]):
         self.seed_labels: list[str] = []
         self.scope: list[str] = []  # ids of the entities the session is scoped to
         self.samples: list[str] = []  # the bundled sample KGs (the KG selector's choices)
+        self.presets: list[str] = []  # the model presets offered (sim profiles, Ollama's)
         self.per_path = False
         self.kind_choices: list[KindChoice] = []
         self.kinds: list[str] = ["kontest"]  # the test kinds ticked, registry order
@@ -382,11 +455,16 @@ class WizardScreen(Screen[None]):
         presets = [
             f"sim:{name}" if name != "default" else "sim" for name in (list_profiles() or ["default"])
         ]
-        self.app.call_from_thread(self.show_choices, samples, presets)
+        self.post_message(self.ChoicesListed(samples, presets))
+
+    @on(ChoicesListed)
+    def choices_listed(self, event: ChoicesListed) -> None:
+        self.show_choices(event.samples, event.presets)
 
     def show_choices(self, samples: list[str], presets: list[str]) -> None:
         self.samples = list(samples)
         self.show_kg_choice()
+        self.presets = list(presets)
         self.query_one("#model-presets", Select).set_options([(spec, spec) for spec in presets])
 
     def show_kg_choice(self) -> None:
@@ -495,7 +573,7 @@ class WizardScreen(Screen[None]):
             relations = extract_relations(kg, depth=depth, per_path=per_path)
             paths = find_paths(kg, depth=depth)
         except KontestError as error:
-            self.app.call_from_thread(self.show_graph_problem, error)
+            self.post_message(self.GraphFailed(error))
             return
         try:
             info = describe_graph(kg, depth=depth)
@@ -508,18 +586,41 @@ class WizardScreen(Screen[None]):
                 self.TemplatesLoaded(template_set, list(template_set.ids))
             )
         except KontestError as error:
-            self.app.call_from_thread(self.show_templates_problem, error)
+            self.post_message(self.TemplatesFailed(error))
 
-    def show_graph_problem(self, error: KontestError) -> None:
-        self.auto_run = False  # a run asked while loading does not start on a later load
-        self.query_one("#kg-counts", Static).update(f"{error.title}: {error}")
+    @on(GraphFailed)
+    def graph_failed(self, event: GraphFailed) -> None:
+        error = event.error
+        self.show_graph_problem(f"{error.title}: {error}")
         self.notify(str(error), title=error.title, severity="error", markup=False)
 
-    def show_templates_problem(self, error: KontestError) -> None:
+    def show_graph_problem(self, line: str) -> None:
+        self.auto_run = False  # a run asked while loading does not start on a later load
+        self.query_one("#kg-counts", Static).update(line)
+
+    @on(TemplatesFailed)
+    def templates_failed(self, event: TemplatesFailed) -> None:
+        error = event.error
         self.notify(str(error), title=error.title, severity="warning", markup=False)
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        """Any other failure (already notified): the step says so instead of waiting."""
+        if group == "wizard-graph":
+            self.hide_build_progress()
+            self.show_graph_problem(f"Loading failed: {error}")
+        elif group == "wizard-preview":
+            self.show_preview([], f"Preview failed: {error}")
+        elif group == "wizard-search":
+            self.show_suggestions([], f"Search failed: {error}")
+        elif group == "wizard-model":
+            self.query_one("#model-status", Static).update(f"✗ {error}")
+        elif group == "wizard-choices":
+            self.show_choices([], ["sim"])
 
     @on(GraphLoaded)
     def graph_loaded(self, event: GraphLoaded) -> None:
+        if event.source is not None:
+            self.kg_source = event.source
         self.kg = event.kg
         self.relations = event.relations
         self.graph_version += 1
@@ -572,9 +673,13 @@ class WizardScreen(Screen[None]):
         try:
             found = search_entities(text, online=online, limit=8)
         except KontestError as error:
-            self.app.call_from_thread(self.show_suggestions, [], str(error))
+            self.post_message(self.EntitiesFound([], str(error)))
             return
-        self.app.call_from_thread(self.show_suggestions, found, "")
+        self.post_message(self.EntitiesFound(list(found), ""))
+
+    @on(EntitiesFound)
+    def entities_found(self, event: EntitiesFound) -> None:
+        self.show_suggestions(event.found, event.note)
 
     def show_suggestions(self, found: list[Any], note: str) -> None:
         self.found_entities = list(found)
@@ -639,19 +744,26 @@ class WizardScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
     def build_worker(self, domain: str, seeds: list[str], depth: int) -> None:
         def report(step: Any) -> None:
-            self.app.call_from_thread(self.show_build_progress, step)
+            self.post_message(self.BuildProgressed(step))
 
         try:
             kg = build_graph(domain, seeds, depth, progress=report)
             relations = extract_relations(kg, depth=None)
             paths = find_paths(kg, depth=None)
         except KontestError as error:
-            self.app.call_from_thread(self.show_graph_problem, error)
+            self.post_message(self.GraphFailed(error))
             return
         finally:
-            self.app.call_from_thread(self.hide_build_progress)
-        self.kg_source = kg.name
-        self.post_message(self.GraphLoaded(kg, relations, paths, None))
+            self.post_message(self.BuildEnded())
+        self.post_message(self.GraphLoaded(kg, relations, paths, None, source=kg.name))
+
+    @on(BuildProgressed)
+    def build_progressed(self, event: BuildProgressed) -> None:
+        self.show_build_progress(event.step)
+
+    @on(BuildEnded)
+    def build_ended(self) -> None:
+        self.hide_build_progress()
 
     def show_build_progress(self, step: Any) -> None:
         progress = self.query_one("#build-progress", ProgressBar)
@@ -717,12 +829,12 @@ class WizardScreen(Screen[None]):
         self, kg: KnowledgeGraph, relations: list[Any], template_set: Any, template_ids: list[str]
     ) -> None:
         if len(template_ids) < 2:
-            self.app.call_from_thread(self.show_preview, [], "Choose at least two templates.")
+            self.post_message(self.PreviewBuilt([], "Choose at least two templates."))
             return
         try:
             conversations = build_conversations(kg, relations, template_set, template_ids)
         except KontestError as error:
-            self.app.call_from_thread(self.show_preview, [], str(error))
+            self.post_message(self.PreviewBuilt([], str(error)))
             return
         rows: list[tuple[str, str, str]] = []
         for conversation in conversations:
@@ -736,7 +848,11 @@ class WizardScreen(Screen[None]):
                 else query.relation_id
             )
             rows.append((name, query.template_id, query.text))
-        self.app.call_from_thread(self.show_preview, rows, "")
+        self.post_message(self.PreviewBuilt(rows, ""))
+
+    @on(PreviewBuilt)
+    def preview_built(self, event: PreviewBuilt) -> None:
+        self.show_preview(event.rows, event.note)
 
     def show_preview(self, rows: list[tuple[str, str, str]], note: str) -> None:
         table = self.query_one("#query-preview", DataTable)
@@ -1097,12 +1213,16 @@ class WizardScreen(Screen[None]):
         try:
             preview = preview_variants(kg, relation, template, kg.domain, strength)
         except KontestError as error:
-            self.app.call_from_thread(self.show_variants, None, f"Covering-array variants: {error}")
+            self.post_message(self.VariantsPreviewed(None, f"Covering-array variants: {error}"))
             return
-        except Exception as error:  # an engine bug must not crash the wizard
-            self.app.call_from_thread(self.show_variants, None, f"Variants preview failed: {error}")
+        except Exception as error:  # an engine bug: said in the step, not only notified
+            self.post_message(self.VariantsPreviewed(None, f"Variants preview failed: {error}"))
             return
-        self.app.call_from_thread(self.show_variants, preview, "")
+        self.post_message(self.VariantsPreviewed(preview, ""))
+
+    @on(VariantsPreviewed)
+    def variants_previewed(self, event: VariantsPreviewed) -> None:
+        self.show_variants(event.preview, event.note)
 
     def show_variants(self, preview: VariantPreview | None, note: str) -> None:
         note_widget = self.query_one("#variants-note", Static)
@@ -1169,31 +1289,30 @@ class WizardScreen(Screen[None]):
         try:
             names = list_models(spec)
         except KontestError as error:
-            self.app.call_from_thread(
-                self.notify, str(error), title=error.title, severity="warning", markup=False
-            )
+            self.post_message(self.OllamaModelsListed([], str(error), error.title))
             return
         except Exception as error:
-            self.app.call_from_thread(
-                self.notify, f"cannot list Ollama models: {error}", severity="warning", markup=False
-            )
+            self.post_message(self.OllamaModelsListed([], f"cannot list Ollama models: {error}"))
             return
         specs = [
             name if ":" in name and name.startswith("ollama") else f"ollama:{name}"
             for name in names
         ]
-        self.app.call_from_thread(self.add_presets, specs)
+        self.post_message(self.OllamaModelsListed(specs))
+
+    @on(OllamaModelsListed)
+    def ollama_models_listed(self, event: OllamaModelsListed) -> None:
+        if event.error:
+            self.notify(event.error, title=event.title, severity="warning", markup=False)
+        else:
+            self.add_presets(event.specs)
 
     def add_presets(self, specs: list[str]) -> None:
-        select = self.query_one("#model-presets", Select)
-        current = [
-            option for option in getattr(select, "_options", []) if option[1] != Select.BLANK
-        ]
-        known = {value for _, value in current}
-        options = [(str(prompt), value) for prompt, value in current] + [
-            (s, s) for s in specs if s not in known
-        ]
-        select.set_options(options)
+        """Add model specs to the presets (those listed before stay, in their order)."""
+        self.presets += [spec for spec in specs if spec not in self.presets]
+        self.query_one("#model-presets", Select).set_options(
+            [(spec, spec) for spec in self.presets]
+        )
         self.notify(f"{len(specs)} Ollama model(s) found", markup=False)
 
     def refresh_plan_summary(self) -> None:
@@ -1254,6 +1373,7 @@ class WizardScreen(Screen[None]):
             self.template_set,
             list(self.template_ids),
             spec,
+            self.kg_source,
             self.selected_depth(),
             self.per_path,
             built,
@@ -1270,6 +1390,7 @@ class WizardScreen(Screen[None]):
         template_set: Any,
         template_ids: list[str],
         spec: str,
+        kg_source: str,
         depth: int | None,
         per_path: bool,
         built: dict[str, list[Any] | None],
@@ -1277,25 +1398,20 @@ class WizardScreen(Screen[None]):
         questions_path: str | None,
         problems: list[str],
     ) -> None:
-        try:
-            conversations: list[Conversation] = []
-            for kind, ready in built.items():
-                if ready is None and kind == "annotation" and questions_path is not None:
-                    loaded = load_annotated_questions(questions_path, kind_options)
-                    ready, problems = loaded.conversations, loaded.problems
-                elif ready is None:
-                    ready = build_kind_for_relations(
-                        kg, relations, template_set, template_ids, TestKind(kind), kind_options
-                    )
-                conversations.extend(ready)
-        except KontestError as error:
-            self.app.call_from_thread(
-                self.notify, str(error), title=error.title, severity="error", markup=False
-            )
-            return
+        # A failure (KontestError or not) is notified by `on_worker_state_changed`.
+        conversations: list[Conversation] = []
+        for kind, ready in built.items():
+            if ready is None and kind == "annotation" and questions_path is not None:
+                loaded = load_annotated_questions(questions_path, kind_options)
+                ready, problems = loaded.conversations, loaded.problems
+            elif ready is None:
+                ready = build_kind_for_relations(
+                    kg, relations, template_set, template_ids, TestKind(kind), kind_options
+                )
+            conversations.extend(ready)
         plan = SessionPlan(
             kg=kg,
-            kg_source=self.kg_source,
+            kg_source=kg_source,
             depth=depth,
             relations=relations,
             conversations=conversations,
