@@ -35,7 +35,7 @@ from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.run.executor import cache_key
 from kontest_tui.run.session import evaluate_session, options_from_dict
-from kontest_tui.store.database import Store
+from kontest_tui.store.database import Store, storable_text
 
 BATCH_URL = "/v1/chat/completions"
 
@@ -180,8 +180,9 @@ def _read_result(data: Mapping[str, Any]) -> BatchResult:
         return BatchResult(None, 0, "batch error: no message in the response body")
     usage = body.get("usage")
     tokens = usage.get("completion_tokens") if isinstance(usage, dict) else 0
+    # stored as the store keeps it, so the next turn's chat (and key) is the stored one
     return BatchResult(
-        str(text or ""), tokens if isinstance(tokens, int) and tokens > 0 else 0, None
+        storable_text(str(text or "")), tokens if isinstance(tokens, int) and tokens > 0 else 0, None
     )
 
 
@@ -231,6 +232,28 @@ def ingest_results(
     return Ingested(answered, failed, len(set(results) - used))
 
 
+def next_turns(
+    pending: Sequence[PendingTurn], results: Mapping[str, BatchResult], spec: str
+) -> Iterator[PendingTurn]:
+    """The pending turns after `results` are stored, without reading the store again: a turn
+    with no result line stays pending, an answered one is followed by its conversation's next
+    turn (with the answer as context), a failed one by nothing."""
+    for turn in pending:
+        result = results.get(turn.key)
+        if result is None:
+            yield turn
+            continue
+        conversation, following = turn.conversation, turn.turn + 1
+        if result.text is None or following >= len(conversation.turns):
+            continue
+        chat = (
+            *turn.messages,
+            Message("assistant", result.text),
+            Message("user", conversation.turns[following].text),
+        )
+        yield PendingTurn(conversation, following, chat, turn.options, cache_key(spec, turn.options, chat))
+
+
 @dataclass(frozen=True, slots=True)
 class BatchPhase:
     """One step of batch mode: what was stored, and the next requests or the evaluation."""
@@ -269,12 +292,12 @@ def batch_phase(
         ingested = None
         if batch_in is None:
             store.delete_failed_responses(session_id)  # failed turns are requested again
+            left = _pending(store, session_id, conversations)
         else:
             results = read_results(batch_in)
-            ingested = ingest_results(
-                store, session_id, _pending(store, session_id, conversations), results, spec
-            )
-        left = _pending(store, session_id, conversations)
+            pending = _pending(store, session_id, conversations)
+            ingested = ingest_results(store, session_id, pending, results, spec)
+            left = list(next_turns(pending, results, spec))
         elapsed = (row["elapsed_s"] or 0.0) + time.monotonic() - started
         if left:
             folder = batch_out if batch_out is not None else (batch_in or Path(".")).parent

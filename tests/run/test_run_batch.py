@@ -140,3 +140,34 @@ def test_result_lines_of_the_engines(tmp_path: Path) -> None:
         "d": BatchResult(None, 0, "batch error: HTTP 500"),
         "e": BatchResult(None, 0, "batch error: no message in the response body"),
     }
+
+
+def test_next_phase_without_the_store_is_the_store_s(tmp_path: Path) -> None:
+    from kontest_tui.kg.io import load_graph
+    from kontest_tui.run.batch import (
+        BatchResult,
+        _pending,
+        ingest_results,
+        next_turns,
+        read_results,
+    )
+    from kontest_tui.run.session import create_session
+
+    with Store(tmp_path / "b.db") as store:
+        session = create_session(store, load_graph("places"), "sim", limit=6)
+        conversations = store.load_conversations(session)
+        pending = _pending(store, session, conversations)
+        keys = sorted({turn.key for turn in pending})
+        completion = {"choices": [{"message": {"content": "Yes \udcff"}}]}  # a lone surrogate
+        lines = [{"custom_id": key, "response": {"status_code": 200, "body": completion}}
+                 for key in keys[1:]]  # keys[0]: no line, stays pending
+        lines[0]["response"] = {"status_code": 500}  # keys[1]: a failed turn
+        (tmp_path / "r.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+        results = read_results(tmp_path / "r.jsonl")
+        assert results[keys[2]] == BatchResult("Yes \ufffd", 0, None)  # as the store keeps it
+        ingest_results(store, session, pending, results, "sim")
+        following = [(t.conversation.id, t.turn, t.messages, t.key)
+                     for t in next_turns(pending, results, "sim")]
+        stored = [(t.conversation.id, t.turn, t.messages, t.key)
+                  for t in _pending(store, session, conversations)]
+        assert following == stored and {turn for _, turn, _, _ in stored} == {0, 1}
