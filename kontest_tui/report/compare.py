@@ -8,21 +8,24 @@ atomic answers differ under a template both asked.
 Many sessions (one model each, one KG), as the papers' tables (`kontest compare`):
 `build_comparison(entries)` takes, per session, its Report JSON (exactly what `kontest
 report --format json` prints), its verdicts, its timing and its variant answers, and gives
-the compare JSON `{"sessions": [REPORT, ...], "overlap": {...}, "timing": [...]}`:
+the compare JSON `{"sessions": [REPORT, ...], "overlap": {...}, "timing": [...],
+"variant_table": {...}}`:
 
 - `overlap`, per error type (oracle): how many distinct errors are found by exactly which
   subset of the sessions (KONTEST Fig. 4: unique to one model, found by all). An error is
   identified by (oracle, relation, template, the answers it compares), the same across
   sessions on one KG and scope;
 - `timing`, per session: model calls, wall time, tokens (where the server reports them) and
-  time per call (KONTEST Table 14).
+  time per call (KONTEST Table 14);
+- `variant_table`: the thesis's Table 4 across models (`variant_table()`).
 
 `render_comparison(data, fmt)` lays it out as text, Markdown, CSV (one block per table) or a
 standalone HTML page (tables and bar charts, no external file), each rate with its 95% Wilson
 score interval: KONTEST tests/errors per oracle (Tables 3/10), gap and coverage (Table 5),
 FactChecker accuracy per question type (Tables 5/6), logic hallucination rate per rule with
 the knowledge/inference split (HalluVault Fig. 11) and the variant x model matrix (thesis
-Table 4).
+Table 4: failure rate per covering-array row per model, and each variant's answers;
+`variant_table` in the JSON).
 """
 
 from __future__ import annotations
@@ -213,8 +216,12 @@ class CompareEntry:
     report: dict[str, Any]
     verdicts: Sequence[Verdict] = ()
     timing: dict[str, Any] = field(default_factory=dict)
-    # (conversation id, question text) -> parsed answer, for variant/annotated questions
+    # conversation id -> (question text, parsed answer), for variant/annotated questions
     variant_answers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # conversation id -> covering-array row (0 = the original question)
+    variant_rows: dict[str, int] = field(default_factory=dict)
+    # conversation id -> the annotation's class ("yes"/"no"), for annotated questions
+    variant_expected: dict[str, str] = field(default_factory=dict)
 
 
 def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float] | None:
@@ -300,24 +307,87 @@ def build_comparison(entries: Sequence[CompareEntry]) -> dict[str, Any]:
         "sessions": [entry.report for entry in entries],
         "overlap": compute_overlap(entries),
         "timing": [{"session": entry.session, **entry.timing} for entry in entries],
-        "variant_matrix": variant_matrix(entries),
+        "variant_table": variant_table(entries),
     }
 
 
-def variant_matrix(entries: Sequence[CompareEntry]) -> list[dict[str, Any]]:
-    """Thesis Table 4: one row per variant question asked in every session, each session's
-    answer (yes/no/invalid/refusal) in it; in the first session's order."""
-    if not entries:
-        return []
-    rows = []
-    for cid, (text, _) in entries[0].variant_answers.items():
-        if all(cid in entry.variant_answers for entry in entries):
+VARIANT_ORACLES: tuple[str, ...] = ("annotation", "variant")
+
+
+def row_label(row: int) -> str:
+    """The thesis's name of a covering-array row: q1 is the original question (row 0)."""
+    return f"q{row + 1}"
+
+
+def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
+    """Thesis Table 4 across models (seed 004, Sec. 1.3.4, Tabelle 4): covering-array rows
+    (q1 = the original question, q2... its variants) against models.
+
+    `oracles[oracle]["rows"]`: per row index, each session's failed tests / tests with the 95%
+    Wilson interval, summed over every varied question; `total` per session. Oracle
+    "annotation" is the thesis's own: a row fails when its answer's class (true, false,
+    undefined) is not the annotation, so an undefined answer fails. Oracle "variant" holds a
+    valid answer against its question's reference answer (the original's when valid), for KG
+    questions that have no annotation. The counts are the sessions' verdicts, so each total
+    equals that oracle's tests and errors in the session's report.
+    `questions`: the Table itself, one line per variant asked in every session (first
+    session's order): its row, text, expected class when annotated, each session's answer
+    and whether it failed under each oracle (null: not tested)."""
+    names = [entry.session for entry in entries]
+    counts: dict[str, dict[int, dict[str, list[int]]]] = {}
+    failed: dict[tuple[str, str, str], bool] = {}  # (session, oracle, conversation) -> error
+    for entry in entries:
+        for verdict in entry.verdicts:
+            if verdict.oracle not in VARIANT_ORACLES or not verdict.refs:
+                continue
+            cid = str(verdict.refs[-1][0])  # annotation: the variant; variant: (reference, it)
+            row = entry.variant_rows.get(cid)
+            if row is None:
+                continue
+            cell = counts.setdefault(verdict.oracle, {}).setdefault(row, {})
+            tally = cell.setdefault(entry.session, [0, 0])
+            tally[0] += int(verdict.error)
+            tally[1] += 1
+            failed[(entry.session, verdict.oracle, cid)] = verdict.error
+    oracles: dict[str, Any] = {}
+    for oracle in VARIANT_ORACLES:
+        if oracle not in counts:
+            continue
+        rows = []
+        for row in sorted(counts[oracle]):
+            cell = counts[oracle][row]
             rows.append({
-                "conversation": cid,
-                "question": text,
-                "answers": {entry.session: entry.variant_answers[cid][1] for entry in entries},
+                "row": row,
+                "label": row_label(row),
+                "sessions": {name: rate_json(*cell.get(name, [0, 0])) for name in names},
             })
-    return rows
+        total = {
+            name: rate_json(
+                sum(c.get(name, [0, 0])[0] for c in counts[oracle].values()),
+                sum(c.get(name, [0, 0])[1] for c in counts[oracle].values()),
+            )
+            for name in names
+        }
+        oracles[oracle] = {"rows": rows, "total": total}
+    questions = []
+    if entries:
+        for cid, (text, _) in entries[0].variant_answers.items():
+            if not all(cid in entry.variant_answers for entry in entries):
+                continue
+            row = entries[0].variant_rows.get(cid, 0)
+            questions.append({
+                "conversation": cid,
+                "row": row,
+                "label": row_label(row),
+                "question": text,
+                "expected": entries[0].variant_expected.get(cid),
+                "answers": {entry.session: entry.variant_answers[cid][1] for entry in entries},
+                "failed": {
+                    oracle: {name: failed.get((name, oracle, cid)) for name in names}
+                    for oracle in oracles
+                },
+            })
+    return {"oracles": oracles, "questions": questions}
 
 
 # ---------------------------------------------------------------------------- tables
@@ -421,15 +491,7 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
                 cells.append(_cell(cell["correct"], cell["asked"]) if cell else "-")
             rows.append(("annotation accuracy", *cells))
         tables.append(("Covering-array variants (thesis; 95% Wilson)", header, rows))
-    matrix = data.get("variant_matrix") or []
-    if matrix:
-        names = [report.get("session") for report in reports]
-        rows = [
-            (row["question"], *(str(row["answers"].get(name, "-")) for name in names))
-            for row in matrix[:MAX_VARIANT_ROWS]
-        ]
-        more = f", first {MAX_VARIANT_ROWS} of {len(matrix)}" if len(matrix) > MAX_VARIANT_ROWS else ""
-        tables.append((f"Variant x model answers (thesis Table 4{more})", ("variant", *labels), rows))
+    tables += _variant_tables(data.get("variant_table") or {}, reports, labels)
     overlap = data.get("overlap") or {}
     if overlap:
         names = [report.get("session") for report in reports]
@@ -458,6 +520,56 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
     return tables
 
 
+ORACLE_TITLES = {
+    "annotation": "failed / asked, an answer other than the annotation fails, undefined included",
+    "variant": "flips / valid answers, against the question's original answer",
+}
+
+
+def _variant_tables(
+    table: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], labels: Sequence[str]
+) -> list[Table]:
+    """Thesis Table 4: failure rate per covering-array row per model, then the answers."""
+    names = [report.get("session") for report in reports]
+    tables: list[Table] = []
+    for oracle, block in (table.get("oracles") or {}).items():
+        rows = [
+            (row["label"], *(_rate_cell(row["sessions"].get(name)) for name in names))
+            for row in [*block["rows"], {"label": "total", "sessions": block["total"]}]
+        ]
+        tables.append((
+            f"Variant x model, {oracle} oracle ({ORACLE_TITLES.get(oracle, oracle)}): failure "
+            "rate per covering-array row, q1 = original (thesis Table 4; 95% Wilson)",
+            ("row", *labels), rows,
+        ))
+    questions = table.get("questions") or []
+    if questions:
+        rows = []
+        for item in questions[:MAX_VARIANT_ROWS]:
+            cells = []
+            for name in names:
+                answer = str(item["answers"].get(name, "-"))
+                for oracle, mark in (("annotation", " *"), ("variant", " ~")):
+                    if (item["failed"].get(oracle) or {}).get(name):
+                        answer += mark
+                cells.append(answer)
+            rows.append((item["label"], item["question"], item.get("expected") or "-", *cells))
+        more = (
+            f", first {MAX_VARIANT_ROWS} of {len(questions)}"
+            if len(questions) > MAX_VARIANT_ROWS else ""
+        )
+        tables.append((
+            f"Variant x model answers (thesis Table 4{more}; * = fails the annotation, "
+            "~ = flips from the original answer)",
+            ("row", "variant", "expected", *labels), rows,
+        ))
+    return tables
+
+
+def _rate_cell(cell: Mapping[str, Any] | None) -> str:
+    return _cell(cell["count"], cell["of"]) if cell else "-"
+
+
 # ---------------------------------------------------------------------------- rendering
 
 
@@ -473,7 +585,7 @@ def render_comparison(data: Mapping[str, Any], fmt: str = "text") -> str:
     """The comparison in `fmt` (see COMPARE_FORMATS)."""
     check_compare_format(fmt)
     if fmt == "json":
-        public = {key: data[key] for key in ("sessions", "overlap", "timing")}
+        public = {key: data[key] for key in ("sessions", "overlap", "timing", "variant_table")}
         return json.dumps(public, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     tables = comparison_tables(data)
     title = f"Comparison of {len(data['sessions'])} sessions"

@@ -98,4 +98,9 @@ def comparison_entries(store: Store, ids: Sequence[str], kg: str | None = None) 
                     entry.variant_answers[conversation.id] = (
                         conversation.turns[0].text, answer.value
                     )
+                row = (conversation.meta or {}).get("variant")
+                if isinstance(row, int):
+                    entry.variant_rows[conversation.id] = row
+                if conversation.expected and conversation.expected[0] is not None:
+                    entry.variant_expected[conversation.id] = conversation.expected[0].value
     return entries

@@ -66,7 +66,7 @@ def test_every_number_of_compare_json_matches_the_session_reports(
     code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"sessions", "overlap", "timing"}
+    assert set(data) == {"sessions", "overlap", "timing", "variant_table"}
     # Each REPORT is exactly what `kontest report --format json` prints for that session.
     reports = []
     for session_id, shown in zip(ids, data["sessions"], strict=True):
