@@ -16,7 +16,7 @@ from pathlib import Path
 from kontest_tui.errors import GraphError
 from kontest_tui.validate_input import check_name
 
-from .graph import Edge, KnowledgeGraph, Node
+from .graph import Edge, KnowledgeGraph, Node, printable
 from .textfile import read_text
 from .validate import check_edges
 
@@ -111,7 +111,7 @@ def import_csv(
             if not values[column]:
                 raise GraphError(f"{here}: {column} is empty")
         for id_column, label_column in (("parent_id", "parent_label"), ("child_id", "child_label")):
-            node_id, label = values[id_column], values[label_column]
+            node_id, label = values[id_column], printable(values[label_column])
             known = nodes.get(node_id)
             if known is None:
                 nodes[node_id] = Node(id=node_id, label=label)

@@ -11,8 +11,17 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from kontest_tui.domain.answers import clean_text
+
 if TYPE_CHECKING:  # imported by to_networkx only: 90 ms that most commands never need
     import networkx as nx
+
+
+def printable(text: str) -> str:
+    """A label or alias without escape sequences and control characters. A KG from a file,
+    a CSV or the web may hold them; every reader cleans them here, so they reach neither the
+    questions nor the terminal nor the reports."""
+    return text if text.isprintable() else clean_text(text)
 
 
 

@@ -19,7 +19,7 @@ from kontest_tui.resources import SAMPLE_KGS_DIR
 from kontest_tui.validate_input import is_name, loads_json
 
 from .csv_import import import_csv
-from .graph import Edge, KnowledgeGraph, Node
+from .graph import Edge, KnowledgeGraph, Node, printable
 from .textfile import read_text
 from .validate import RecordNames, check_edges
 
@@ -121,14 +121,16 @@ def _read_node(record: object, where: str) -> Node:
         raise GraphError(f"{where}: must be an object, not {_type_name(record)}")
     node_id = _get_text(record, "id", where, required=True, nonempty=True)
     where = f"{where} ({node_id})"
-    label = _get_text(record, "label", where, required=True, nonempty=True)
+    label = printable(_get_text(record, "label", where, required=True, nonempty=True))
+    if not label.strip():
+        raise GraphError(f"{where}: field 'label' has only control characters")
     aliases = record.get("aliases", [])
     if aliases is None:
         aliases = []
     if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
         raise GraphError(f"{where}: field 'aliases' must be a list of strings")
     node_type = _get_text(record, "type", where, required=False)
-    return Node(id=node_id, label=label, aliases=tuple(aliases), type=node_type)
+    return Node(id=node_id, label=label, aliases=tuple(map(printable, aliases)), type=node_type)
 
 
 def _well_formed_node(record: object) -> Node | None:
@@ -149,13 +151,16 @@ def _well_formed_node(record: object) -> Node | None:
         and type(node_type) is str
         and node_id.strip()
         and label.strip()
+        and label.isprintable()
     ):
         return None
     if not aliases:
         if aliases is not None and type(aliases) is not list:
             return None
         return Node(id=node_id, label=label, type=node_type)
-    if type(aliases) is not list or not all(type(alias) is str for alias in aliases):
+    if type(aliases) is not list or not all(
+        type(alias) is str and alias.isprintable() for alias in aliases
+    ):
         return None
     return Node(id=node_id, label=label, aliases=tuple(aliases), type=node_type)
 

@@ -22,7 +22,7 @@ from typing import Any
 from kontest_tui.errors import InvalidInputError, WikidataError
 
 from .domains import Domain, Level, load_domain
-from .graph import Edge, KnowledgeGraph, Node
+from .graph import Edge, KnowledgeGraph, Node, printable
 from .sparql import (
     build_children_query,
     build_labels_query,
@@ -182,7 +182,12 @@ def build_with_summary(
     unnamed = {qid for qid in types if qid not in labels}
     left_out = _with_descendants(unnamed, edges)
     nodes = {
-        qid: Node(qid, labels[qid], tuple(sorted(aliases.get(qid, set()) - {labels[qid]})), kind)
+        qid: Node(
+            qid,
+            printable(labels[qid]),
+            tuple(sorted(map(printable, aliases.get(qid, set()) - {labels[qid]}))),
+            kind,
+        )
         for qid, kind in types.items()
         if qid not in left_out
     }

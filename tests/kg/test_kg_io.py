@@ -322,3 +322,42 @@ def test_save_to_unwritable_place_is_graph_error(tmp_path: Path) -> None:
     blocker.write_text("x", encoding="utf-8")
     with pytest.raises(GraphError, match="cannot write"):
         save_graph(make_graph(), blocker / "kg.json")
+
+
+def test_labels_and_aliases_lose_escape_codes_and_control_characters(tmp_path: Path) -> None:
+    from kontest_tui.kg.io import load_graph
+
+    kg = {
+        "name": "hostile",
+        "domain": "places",
+        "nodes": [
+            {"id": "Q1", "label": "Ireland", "aliases": ["\x1b]0;pwned\x07Éire"]},
+            {"id": "Q2", "label": "\x1b[31mUlster\x1b[0m\x00", "aliases": []},
+            {"id": "Q3", "label": "Møre\u00a0og Romsdal", "aliases": []},  # printable: kept
+        ],
+        "edges": [{"parent": "Q1", "child": "Q2"}, {"parent": "Q1", "child": "Q3"}],
+    }
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(kg), encoding="utf-8")
+    loaded = load_graph(str(path))
+    assert loaded.label("Q2") == "Ulster"
+    assert loaded.nodes["Q1"].aliases == ("Éire",)
+    assert loaded.label("Q3") == "Møre\u00a0og Romsdal"
+    kg["nodes"][1]["label"] = "\x1b[2J\x07"  # nothing left to name the node
+    path.write_text(json.dumps(kg), encoding="utf-8")
+    with pytest.raises(GraphError, match="only control characters"):
+        load_graph(str(path))
+
+
+def test_csv_labels_lose_escape_codes(tmp_path: Path) -> None:
+    from kontest_tui.kg.io import load_graph
+
+    path = tmp_path / "hostile.csv"
+    path.write_text(
+        "parent_id,parent_label,child_id,child_label\n"
+        "Q1,Ireland,Q2,\x1b[31mUlster\x1b[0m\n"
+        "Q2,Ulster,Q3,Kinawley\n",
+        encoding="utf-8",
+    )
+    loaded = load_graph(str(path))
+    assert loaded.label("Q2") == "Ulster"  # the same node on both lines, once cleaned

@@ -13,6 +13,13 @@ from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import dumps_graph, graph_from_dict, load_graph, save_graph
 
 text = st.text(min_size=1, max_size=12).filter(lambda value: value.strip() != "")
+# Labels and aliases are read printable (escape codes and control characters removed,
+# kg.graph.printable): the round trip holds for the printable ones.
+shown = st.characters(
+    exclude_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"), include_characters=" "
+)
+labels = st.text(shown, min_size=1, max_size=12).filter(lambda value: value.strip() != "")
+aliases = st.text(shown, max_size=6)
 domains = st.just("") | st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,5}", fullmatch=True)
 
 
@@ -22,8 +29,8 @@ def graphs(draw: st.DrawFn) -> KnowledgeGraph:
     nodes = {
         node_id: Node(
             node_id,
-            draw(text),
-            tuple(draw(st.lists(st.text(max_size=6), max_size=2))),
+            draw(labels),
+            tuple(draw(st.lists(aliases, max_size=2))),
             draw(st.text(max_size=6)),
         )
         for node_id in ids
@@ -49,3 +56,13 @@ def test_round_trip(kg: KnowledgeGraph) -> None:
         assert (loaded.name, loaded.domain, loaded.source) == (kg.name, kg.domain, kg.source)
         assert dumps_graph(loaded) == path.read_text(encoding="utf-8")
         assert graph_from_dict(json.loads(dumps_graph(kg))).edges == kg.edges
+
+
+@given(st.text(max_size=12))
+def test_a_label_is_read_printable(label: str) -> None:
+    from kontest_tui.kg.graph import printable
+
+    cleaned = printable(label)
+    controls = {chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]} - {"\n", "\t"}
+    assert not controls & set(cleaned)  # no escape sequence or control character is left
+    assert printable(cleaned) == cleaned

@@ -1,0 +1,80 @@
+"""Snapshots of the loop's screens at 80x24, the smallest terminal the explorer supports:
+results (graph, gap list), the template editor editing t1 and the synonym editor.
+Update with `make snapshots-update` after reviewing the report."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Select
+from tui_helpers import wait_for_screen, wait_for_workers, wait_until
+
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+
+SMALL = (80, 24)
+
+
+async def run_places(pilot: Pilot) -> ResultsScreen:
+    wizard = await wait_for_screen(pilot, WizardScreen)
+    await wait_until(pilot, lambda: wizard.kg is not None and wizard.template_set is not None)
+    await wait_for_workers(pilot)
+    await pilot.press("ctrl+r")
+    results = await wait_for_screen(pilot, ResultsScreen)
+    await wait_until(pilot, lambda: results.ready, what="the results")
+    await wait_for_workers(pilot)
+    return results
+
+
+def test_results_graph_at_80x24(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await run_places(pilot)
+        await pilot.press("n")  # the first node with errors, its verdicts first
+        await wait_for_workers(pilot)
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+    )
+
+
+def test_results_gap_at_80x24(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await run_places(pilot)
+        await pilot.press("g")
+        await wait_for_workers(pilot)
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+    )
+
+
+def test_template_editor_editing_t1_at_80x24(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await run_places(pilot)
+        await pilot.press("e")
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        editor.query_one("#template-choice", Select).value = "t1"
+        await wait_until(pilot, lambda: editor.words_shown == ["Does", "have", "a"], what="t1")
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+    )
+
+
+def test_synonym_editor_at_80x24(snap_compare, db_path: str) -> None:
+    async def run_before(pilot: Pilot) -> None:
+        await run_places(pilot)
+        await pilot.press("e")
+        await wait_for_screen(pilot, TemplateEditorScreen)
+        await pilot.press("ctrl+y")
+        editor = await wait_for_screen(pilot, SynonymEditorScreen)
+        await wait_until(pilot, lambda: editor.array_size is not None, what="the array size")
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+    )
