@@ -32,6 +32,7 @@ from kontest_tui.report.export import EXPORT_FORMATS, export_session
 from kontest_tui.run.api import (
     SessionOutcome,
     SessionSpec,
+    add_template,
     create_spec_session,
     load_session,
     resume_session,
@@ -201,6 +202,9 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
 @click.option("--retry-errors", is_flag=True,
               help="With --resume: also take a done session (--resume always asks failed "
               "turns again).")
+@click.option("--add-template", "add_template_id", default=None, metavar="ID",
+              help="With --resume SESSION: ask the session one more template (ID of "
+              "--templates FILE, or of your copy of the domain's set) and store its answers.")
 @click.option("--kind", "kinds", multiple=True, metavar="KIND[,KIND]",
               help="Test kinds to ask: kontest, variant, factcheck, logic (repeat or "
               "comma-separate; default kontest).")
@@ -245,6 +249,7 @@ def run_command(
     no_cache: bool,
     resume: str | None,
     retry_errors: bool,
+    add_template_id: str | None,
     kinds: tuple[str, ...],
     variants: bool,
     strength: int,
@@ -277,6 +282,10 @@ def run_command(
         events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
         started: dict[str, str] = {}
         going: Callable[[], Coroutine[Any, Any, SessionOutcome]]
+        if add_template_id is not None:
+            if not resume:
+                raise InvalidInputError("--add-template needs --resume SESSION (the session's id)")
+            _add_template(store, resume, add_template_id, templates)
         if resume is not None:
             if batching:
                 session_id = store.resolve_session(resume or None, unfinished=True)
@@ -441,6 +450,15 @@ def _batch_phase(
             err=True,
         )
         ctx.exit(1)
+
+
+def _add_template(store: Store, session_id: str, template_id: str, templates: str | None) -> None:
+    """Store one more template's questions in a session (run.api.add_template); the resume
+    that follows asks them."""
+    session = store.get_session(store.resolve_session(session_id))
+    domain = str(session["templates_json"].get("domain") or "")
+    template = load_template_set(templates or domain).get(template_id)
+    add_template(store, session["id"], template)
 
 
 def _db_arg(ctx: click.Context, db: str | None) -> str | None:

@@ -10,7 +10,7 @@ the steps of run.session (create, run, evaluate) so no front end strings them to
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kontest_tui.domain.records import (
     Answer,
@@ -21,8 +21,9 @@ from kontest_tui.domain.records import (
     TestKind,
 )
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.sample import SampleSpec
-from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
@@ -38,12 +39,14 @@ from kontest_tui.run.session import (
     session_kinds,
 )
 from kontest_tui.store.database import Store
-from kontest_tui.store.records import template_set_from_dict
+from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
 __all__ = [
     "SessionOutcome",
     "SessionSpec",
     "StoredSession",
+    "add_template",
+    "extend_session",
     "load_session",
     "resume_session",
     "start_session",
@@ -189,6 +192,56 @@ async def resume_session(
         events=events,
         on_created=on_created,
         on_executor=on_executor,
+    )
+
+
+def add_template(store: Store, session_id: str, template: Template) -> list[Conversation]:
+    """Add `template` to a stored session: its atomic question for every relation of the
+    session is stored (asked by the next resume), and the session's template set and ids
+    gain it, so its gap, the ensemble and the report include it. A template id the session
+    already has is refused (save an edited template under a new id)."""
+    row = store.get_session(session_id)
+    template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
+    if template.id in template_set.ids:
+        raise InvalidInputError(
+            f"session {session_id} already has a template {template.id}; give it a new id"
+        )
+    extended = replace(template_set, templates=(*template_set.templates, template))
+    template_ids = [*(row.get("template_ids") or []), template.id]
+    relations = [r for r in store.load_relations(session_id) if r.type in template.texts]
+    if not relations:
+        raise InvalidInputError(
+            f"template {template.id} has no text for the relation types of session {session_id}"
+        )
+    atomic = build_conversations(
+        session_graph(store, session_id), relations, extended, [template.id]
+    )
+    label = f"Q{len(template_ids)}"  # Q1, Q2 are the first templates' atomic questions
+    conversations = [replace(conversation, label=label) for conversation in atomic]
+    store.add_conversations(
+        session_id,
+        conversations,
+        templates_json=template_set_to_dict(extended),
+        template_ids=template_ids,
+    )
+    return conversations
+
+
+async def extend_session(
+    store: Store,
+    session_id: str,
+    template: Template,
+    *,
+    model: str | None = None,
+    config: ExecutorConfig | None = None,
+    events: ExecutorEvents | None = None,
+    on_executor: Callable[[Executor], None] | None = None,
+) -> SessionOutcome:
+    """Ask a stored session one more template (add_template, then the resume asks only the
+    new turns) and evaluate the whole session again."""
+    add_template(store, session_id, template)
+    return await resume_session(
+        store, session_id, model=model, config=config, events=events, on_executor=on_executor
     )
 
 

@@ -530,6 +530,55 @@ class Store:
         with self._damaged_rows("conversations", session_id):
             return [row_to_conversation(row) for row in self.iter_conversations(session_id)]
 
+    def add_conversations(
+        self,
+        session_id: str,
+        conversations: Sequence[Conversation],
+        *,
+        templates_json: Mapping[str, Any],
+        template_ids: Sequence[str],
+    ) -> None:
+        """Append conversations to a stored session (a template added after its run), with the
+        session's new template set and ids, in one transaction. The session becomes unfinished
+        ("created") so a resume asks the new turns; its answers so far are kept."""
+        self.get_session(session_id)
+        added = sum(len(conversation.turns) for conversation in conversations)
+        try:
+            with self.transaction() as conn:
+                start = conn.execute(
+                    "SELECT COALESCE(MAX(position) + 1, 0) FROM conversations WHERE session = ?",
+                    (session_id,),
+                ).fetchone()[0]
+                keys = dict(
+                    conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
+                )
+                self._insert_rows(
+                    conn,
+                    "conversations",
+                    (
+                        {
+                            **conversation_to_row(session_id, start + index, conversation),
+                            "relation_key": keys.get(conversation.relation_id),
+                        }
+                        for index, conversation in enumerate(conversations)
+                    ),
+                )
+                conn.execute(
+                    "UPDATE sessions SET conversations = conversations + ?, planned = planned + ?,"
+                    " templates_json = ?, template_ids = ?, status = 'created', updated = ?"
+                    " WHERE id = ?",
+                    (
+                        len(conversations),
+                        added,
+                        dump_json(dict(templates_json)),
+                        dump_json(list(template_ids)),
+                        now_iso(),
+                        session_id,
+                    ),
+                )
+        except sqlite3.IntegrityError as error:
+            raise StoreError(f"cannot add conversations to session {session_id}: {error}") from None
+
     # -- responses ------------------------------------------------------------------------
 
     def save_response(self, session_id: str, response: Response, *, cached: bool = False) -> None:
