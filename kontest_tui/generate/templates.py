@@ -14,7 +14,7 @@ import math
 import re
 import tomllib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -344,13 +344,49 @@ def dumps_template_set(template_set: TemplateSet) -> str:
     return "\n".join(lines) + "\n"
 
 
+def user_template_path(domain: str) -> Path:
+    """Where the user's copy of a domain's template set lives (it replaces the built-in one)."""
+    if not is_name(domain):
+        raise TemplateError(f"no templates for domain {domain[:80]!r}: a domain is a name")
+    return paths.config_dir() / "templates" / f"{domain}.toml"
+
+
+def restore_builtin_templates(domain: str) -> Path | None:
+    """Remove the user's copy of a domain's templates, so the built-in set is used again;
+    the path removed, or None when there was no copy."""
+    target = user_template_path(domain)
+    if not target.is_file():
+        return None
+    target.unlink()
+    return target
+
+
+def with_template(template_set: TemplateSet, template: Template) -> TemplateSet:
+    """The set with `template` in place of the one with its id, or added at the end."""
+    if template.id in template_set.ids:
+        templates = tuple(template if t.id == template.id else t for t in template_set.templates)
+    else:
+        templates = (*template_set.templates, template)
+    return replace(template_set, templates=templates)
+
+
+_WORD = re.compile(r"\{(?:parent|child)\}|(\w+(?:['’-]\w+)*)")
+
+
+def template_words(text: str) -> list[str]:
+    """The words of a template text that could vary (placeholders left out), each once."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(text):
+        if match.group(1):
+            seen.setdefault(match.group(1), None)
+    return list(seen)
+
+
 def save_template_set(template_set: TemplateSet, path: str | Path | None = None) -> Path:
     """Validate and write a template set; default: the user's `<config>/templates/<domain>.toml`,
     which then replaces the built-in set of that domain."""
     text = dumps_template_set(template_set)
-    target = (
-        Path(path) if path else paths.config_dir() / "templates" / f"{template_set.domain}.toml"
-    )
+    target = Path(path) if path else user_template_path(template_set.domain)
     parse_template_set(tomllib.loads(text), str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(text, encoding="utf-8")

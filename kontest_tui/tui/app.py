@@ -17,6 +17,7 @@ from textual.message import Message
 
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.plan import SessionPlan, SessionResult
+from kontest_tui.tui.screens.curation import SessionExtended
 from kontest_tui.tui.sessions import load_session_result
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -58,6 +59,8 @@ class KontestApp(WorkerFailures, App[None]):
         self.model_spec = model
         self.db_path = db
         self.results: list[SessionResult] = []
+        # sessions that got a template's answers, until their results screen shows them again
+        self.extended_results: dict[str, SessionResult] = {}
 
     def on_mount(self) -> None:
         from kontest_tui.tui.screens.start import StartScreen
@@ -105,6 +108,18 @@ class KontestApp(WorkerFailures, App[None]):
         if result not in self.results:
             self.results.append(result)
         self.push_screen(ResultsScreen(result))
+
+    def on_session_extended(self, message: SessionExtended) -> None:
+        """A template was asked in a session: later views of it show the new answers."""
+        session_id = message.result.session_id
+        self.results = [
+            message.result if session_id and known.session_id == session_id else known
+            for known in self.results
+        ]
+        if message.result not in self.results:
+            self.results.append(message.result)
+        if session_id:
+            self.extended_results[session_id] = message.result
 
     def switch_screen_to_results(self, result: SessionResult) -> None:
         """Replace the live run with its results."""

@@ -22,10 +22,10 @@ from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.models.specs import open_model
 from kontest_tui.oracles.evaluate import Evaluation
-from kontest_tui.run.api import SessionSpec, resume_session, start_session
+from kontest_tui.run.api import SessionSpec, extend_session, resume_session, start_session
 from kontest_tui.run.executor import Executor, ExecutorEvents
 from kontest_tui.tui.plan import SessionPlan, SessionResult
-from kontest_tui.tui.sessions import open_store
+from kontest_tui.tui.sessions import load_session_result, open_store
 
 
 class RunControl:
@@ -170,7 +170,16 @@ async def ask_extra_template(
     result: SessionResult, template: Template, db: str | Path | None
 ) -> SessionResult:
     """Ask only `template`'s atomic questions against the session's model, then re-evaluate
-    the session with them so its gap sits next to the other templates'."""
+    the session with them so its gap sits next to the other templates'. A stored session
+    keeps the new answers (run.api.extend_session): its report, gap and ensemble include
+    them when it is opened again."""
+    if result.session_id is not None:
+        store = open_store(db)
+        try:
+            await extend_session(store, result.session_id, template)
+        finally:
+            store.close()
+        return await asyncio.to_thread(load_session_result, db, result.session_id)
     plan = result.plan
     if plan.template_set is None:
         raise KontestError("this session's templates cannot be read; no template can be added")

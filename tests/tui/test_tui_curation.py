@@ -125,3 +125,72 @@ async def test_export_writes_the_report_and_the_picture(tmp_path: Path, db_path:
             lambda: any(str(folder) in str(n.message) for n in app._notifications),
             what="the notification naming the folder",
         )
+
+
+async def test_edit_t1_mark_a_fixed_word_save_a_copy_run_it_and_restore(
+    tmp_path: Path, db_path: str
+) -> None:
+    from test_tui_hostile import write_kinawley
+    from textual.widgets import Select, SelectionList
+
+    from kontest_tui.generate.templates import (
+        load_template_set,
+        user_template_path,
+    )
+    from kontest_tui.run.api import load_session
+    from kontest_tui.store.database import Store
+
+    kg_path, _ = write_kinawley(tmp_path)
+    app = make_app(kg=str(kg_path), model="sim", db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen)
+        session_id = results.result.session_id
+        await pilot.press("e")
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        editor.query_one("#template-choice", Select).value = "t1"
+        text = editor.query_one("#template-text", Input)
+        await wait_until(pilot, lambda: text.value == "Does {parent} have a {child}?", what="t1")
+        words = editor.query_one("#template-words", SelectionList)
+        # t1 marks "Does" fixed: the only word listed unticked
+        assert editor.words_shown == ["Does", "have", "a"]
+        assert set(words.selected) == {"have", "a"}
+        text.value = "Does {parent} include a {child}?"
+        await wait_until(pilot, lambda: "include" in editor.words_shown, what="the new word")
+        words.deselect("include")
+        await pilot.press("ctrl+s")
+        copy = user_template_path("places")
+        await wait_until(pilot, copy.is_file, what="the user's copy")
+        saved = load_template_set("places").get("t1")
+        assert saved.texts["contains"] == "Does {parent} include a {child}?"
+        assert set(saved.fixed) == {"Does", "include"}
+
+        await pilot.press("ctrl+r")  # the session has a t1: asked as t1-edit
+        await wait_until(
+            pilot,
+            lambda: "t1-edit" in widget_text(editor.query_one("#template-gap")),
+            what="the gap with t1-edit",
+        )
+        with Store(db_path) as store:
+            stored = load_session(store, session_id)
+        asked = [c for c in stored.conversations if c.turns[0].template_id == "t1-edit"]
+        assert len(asked) == 3 and all((c.id, 0) in stored.responses for c in asked)
+        assert (
+            asked[0].turns[0].text.startswith("Does ") and " include a " in asked[0].turns[0].text
+        )
+        assert stored.template_ids == ["t1", "t2", "t1-edit"]
+
+        # Back on the results, the session is shown with the new template's answers.
+        await pilot.press("escape")
+        shown = await wait_for_screen(pilot, ResultsScreen)
+        await wait_until(pilot, lambda: app.screen is not results and shown.ready, what="reload")
+        assert app.screen.result.plan.template_ids == ["t1", "t2", "t1-edit"]
+
+        await pilot.press("e")
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        editor.query_one("#restore-templates").press()
+        await wait_until(pilot, lambda: not copy.exists(), what="the copy removed")
+        assert load_template_set("places").get("t1").texts["contains"] == (
+            "Does {parent} have a {child}?"
+        )

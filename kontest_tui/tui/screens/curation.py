@@ -6,18 +6,27 @@ its gap then appears next to the other templates' in the session's evaluation.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Button, DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import (
+    Button,
+    DataTable,
+    Footer,
+    Header,
+    Input,
+    Label,
+    Select,
+    SelectionList,
+    Static,
+)
 
 from kontest_tui.domain.records import Relation
 from kontest_tui.errors import KontestError
@@ -27,8 +36,11 @@ from kontest_tui.generate.templates import (
     TemplateSet,
     fill_template,
     load_template_set,
+    restore_builtin_templates,
     save_template_set,
+    template_words,
     validate_text,
+    with_template,
 )
 from kontest_tui.generate.variants import preview_variants
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -41,8 +53,12 @@ from kontest_tui.tui.workers import WorkerFailures
 PREVIEW_ROWS = 12
 
 
+NEW_TEMPLATE = "__new__"
+
+
 class TemplateEditorScreen(WorkerFailures, Screen[None]):
-    """Write a new template (one text per relation type), see it filled, run it alone."""
+    """Write a new template or edit an existing one (saved as the user's copy of the set),
+    mark which words may vary, see it filled, and ask it in the session."""
 
     BINDINGS = [
         Binding(
@@ -50,14 +66,14 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             "save_template",
             "Save",
             id="template_save",
-            tooltip="Save the template set to your config dir",
+            tooltip="Save the template in your copy of the set (the built-in set stays)",
         ),
         Binding(
             "ctrl+r",
             "run_template",
-            "Run new template",
+            "Run template",
             id="template_run",
-            tooltip="Ask only the new template's questions",
+            tooltip="Ask this template's questions in the session and store the answers",
         ),
         Binding(
             "ctrl+y",
@@ -72,33 +88,45 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
     def __init__(self, result: SessionResult | None) -> None:
         super().__init__()
         self.result = result
-        self.template_set: Any = result.plan.template_set if result else None
+        self.template_set: TemplateSet | None = result.plan.template_set if result else None
         self.relation_types: list[str] = []
+        self.editing: Template | None = None  # the existing template being edited
+        self.words_shown: list[str] = []  # the words listed in #template-words, in order
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("", id="template-existing", classes="hint", markup=False)
         with Horizontal(classes="row"):
+            yield Label("Edit")
+            yield Select[str](
+                [("new template", NEW_TEMPLATE)], id="template-choice", allow_blank=False
+            )
             yield Label("Id")
             yield Input(placeholder="t4", id="template-id")
         yield Input(placeholder="e.g. Is {child} part of {parent}?", id="template-text")
         yield Static("", id="template-status", markup=False)
-        yield DataTable(id="template-preview", zebra_stripes=True)
+        with Horizontal(id="template-body"):
+            with Vertical(id="template-words-box"):
+                yield Label("Words that may vary")
+                yield SelectionList[str](id="template-words")
+            yield DataTable(id="template-preview", zebra_stripes=True)
         with Horizontal(classes="buttons"):
-            yield Button("Run new template", id="run-template", variant="success")
+            yield Button("Run template", id="run-template", variant="success")
             yield Button("Save", id="save-template")
+            yield Button("Restore built-in", id="restore-templates")
         yield Static("", id="template-gap", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#template-preview", DataTable).add_columns("Relation", "Question")
+        self.query_one("#template-preview", DataTable).add_columns("Question", "Relation")
+        self.query_one("#template-choice", Select).focus()
         if self.template_set is None:
             self.load_templates_worker()
         else:
             self.show_template_set()
 
     class TemplateSetLoaded(Message):
-        """The template set to extend was read."""
+        """The template set to edit was read."""
 
         def __init__(self, template_set: TemplateSet) -> None:
             super().__init__()
@@ -118,49 +146,100 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         if group == "curation-load":
             self.query_one("#template-status", Static).update(f"✗ {error}")
         elif group == "curation-run":
-            self.query_one("#template-gap", Static).update(f"✗ re-run failed: {error}")
+            self.query_one("#template-gap", Static).update(f"✗ asking the template failed: {error}")
 
     def show_template_set(self) -> None:
         template_set = self.template_set
-        self.relation_types = list(getattr(template_set, "relation_types", ()) or [])
+        assert template_set is not None
+        self.relation_types = list(template_set.relation_types)
         lines = [
             f"Domain {template_set.domain}; relation type(s): {', '.join(self.relation_types)}"
         ]
         for template in template_set.templates:
             lines.append(f"  {template.id}: " + " | ".join(template.texts.values()))
         if self.result is None:
-            lines.append(
-                "Run a session first to preview on its relations and re-run a new template."
-            )
+            lines.append("Run a session first to preview on its relations and ask a template.")
         self.query_one("#template-existing", Static).update("\n".join(lines))
-        ids = set(template_set.ids)
+        choice = self.query_one("#template-choice", Select)
+        choice.set_options(
+            [("new template", NEW_TEMPLATE)] + [(t.id, t.id) for t in template_set.templates]
+        )
+        choice.value = NEW_TEMPLATE
+        self.start_new()
+
+    def start_new(self) -> None:
+        assert self.template_set is not None
+        ids = set(self.template_set.ids)
+        self.editing = None
         self.query_one("#template-id", Input).value = next(
             f"t{index}" for index in range(1, 100) if f"t{index}" not in ids
         )
 
+    @on(Select.Changed, "#template-choice")
+    def choice_changed(self, event: Select.Changed) -> None:
+        if self.template_set is None or not isinstance(event.value, str):
+            return
+        if event.value == NEW_TEMPLATE:
+            self.start_new()
+            return
+        template = self.template_set.get(event.value)
+        self.editing = template
+        self.query_one("#template-id", Input).value = template.id
+        default = self.template_set.default_type
+        text = template.texts.get(default) or next(iter(template.texts.values()))
+        self.show_words(text, fixed=set(template.fixed))
+        self.query_one("#template-text", Input).value = text
+
     @on(Input.Changed, "#template-text")
     def text_changed(self, event: Input.Changed) -> None:
+        self.show_words(event.value)
         self.show_preview(event.value)
 
-    def new_template(self) -> Any:
-        """The typed template (same text for each relation type), or TemplateError."""
+    def show_words(self, text: str, fixed: set[str] | None = None) -> None:
+        """The text's words, ticked when they may vary; `fixed` None keeps the current
+        choice of the words still in the text (new words may vary)."""
+        words = self.query_one("#template-words", SelectionList)
+        shown = self.words_shown
+        new_words = template_words(text)
+        if fixed is None:
+            if new_words == shown:
+                return
+            chosen = set(words.selected)
+            fixed = {word for word in shown if word not in chosen}
+        words.clear_options()
+        words.add_options([(word, word, word not in fixed) for word in new_words])
+        self.words_shown = new_words
+
+    def fixed_words(self) -> tuple[str, ...]:
+        """The words the user left unticked: they keep one value in every variant."""
+        words = self.query_one("#template-words", SelectionList)
+        chosen = set(words.selected)
+        return tuple(word for word in self.words_shown if word not in chosen)
+
+    def typed_template(self) -> Template:
+        """The template as typed (same text for each relation type), or KontestError."""
+        assert self.template_set is not None
         text = self.query_one("#template-text", Input).value
         template_id = self.query_one("#template-id", Input).value.strip()
-        validate = validate_text
-        validate(text)
+        validate_text(text)
         if not template_id:
             raise KontestError("give the template an id", title="Templates")
-        if template_id in self.template_set.ids:
+        editing = self.editing
+        if template_id in self.template_set.ids and (editing is None or editing.id != template_id):
             raise KontestError(f"template id {template_id} already exists", title="Templates")
-        template_class = Template
-        return template_class(id=template_id, texts=dict.fromkeys(self.relation_types, text))
+        return Template(
+            id=template_id,
+            texts=dict.fromkeys(self.relation_types, text),
+            pos=dict(editing.pos) if editing is not None else {},
+            fixed=self.fixed_words(),
+        )
 
     def show_preview(self, text: str) -> None:
         status = self.query_one("#template-status", Static)
         table = self.query_one("#template-preview", DataTable)
         table.clear()
         try:
-            self.new_template()
+            self.typed_template()
         except KontestError as error:
             status.update(Text(f"✗ {error}", style="red"))
             return
@@ -168,57 +247,95 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         if self.result is None:
             return
         kg = self.result.plan.kg
-        for relation in self.result.plan.relations[:PREVIEW_ROWS]:
+        pairs = dict.fromkeys((r.parent, r.child) for r in self.result.plan.relations)
+        for parent, child in list(pairs)[:PREVIEW_ROWS]:  # a pair on several paths once
             try:
-                question = fill_template(
-                    text, kg.label(relation.parent), kg.label(relation.child)
-                )
+                question = fill_template(text, kg.label(parent), kg.label(child))
             except KontestError as error:
                 question = str(error)
-            table.add_row(
-                Text(f"{kg.label(relation.parent)} ⊃ {kg.label(relation.child)}"), Text(question)
-            )
+            table.add_row(Text(question), Text(f"{kg.label(parent)} ⊃ {kg.label(child)}"))
 
     @on(Button.Pressed, "#save-template")
     def action_save_template(self) -> None:
         try:
-            template = self.new_template()
-            path = save_template_set(
-                dataclasses.replace(
-                    self.template_set, templates=(*self.template_set.templates, template)
-                )
-            )
+            template = self.typed_template()
+            assert self.template_set is not None
+            self.template_set = with_template(self.template_set, template)
+            path = save_template_set(self.template_set)
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        self.notify(f"Saved to {path}", markup=False)
+        self.notify(
+            f"{template.id} saved in your copy {path}; the built-in set is kept "
+            "(Restore built-in goes back to it)",
+            markup=False,
+        )
+
+    @on(Button.Pressed, "#restore-templates")
+    def restore_builtin(self) -> None:
+        assert self.template_set is not None
+        try:
+            removed = restore_builtin_templates(self.template_set.domain)
+            self.template_set = load_template_set(self.template_set.domain)
+        except KontestError as error:
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            return
+        self.show_template_set()
+        self.notify(
+            f"Removed your copy {removed}; the built-in templates are used again"
+            if removed
+            else "No copy of your own: the built-in templates are in use",
+            markup=False,
+        )
 
     @on(Button.Pressed, "#run-template")
     def action_run_template(self) -> None:
         if self.result is None:
             self.notify(
-                "Run a session first: the new template is asked against its model.",
+                "Run a session first: the template is asked against its model.",
                 severity="warning",
                 markup=False,
             )
             return
         try:
-            template = self.new_template()
+            template = self.typed_template()
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        self.query_one("#template-gap", Static).update("asking the new template…")
+        session_set = self.result.plan.template_set
+        asked_ids = set(self.result.plan.template_ids) | set(session_set.ids if session_set else ())
+        if template.id in asked_ids:
+            # The session has answers under this id: the edited text is asked as a new one.
+            new_id = next(
+                f"{template.id}-edit{n}" if n else f"{template.id}-edit"
+                for n in range(100)
+                if (f"{template.id}-edit{n}" if n else f"{template.id}-edit") not in asked_ids
+            )
+            self.notify(f"The session has a {template.id}: asked as {new_id}", markup=False)
+            template = replace(template, id=new_id)
+        self.query_one("#template-gap", Static).update(f"asking {template.id}…")
         self.rerun_worker(template)
 
     @work(exclusive=True, group="curation-run", exit_on_error=False)
-    async def rerun_worker(self, template: Any) -> None:
+    async def rerun_worker(self, template: Template) -> None:
         result = self.result
         assert result is not None
         # A failure (KontestError or not) is notified and shown by `worker_failed`.
         updated = await ask_extra_template(result, template, getattr(self.app, "db_path", None))
+        self.result = updated
+        self.post_message(SessionExtended(updated))
         report = report_of(updated.evaluation)
         self.query_one("#template-gap", Static).update(render_gap(report))
-        self.notify(f"Template {template.id} asked; gap shown next to the others", markup=False)
+        stored = " and stored in the session" if updated.session_id else ""
+        self.notify(f"Template {template.id} asked{stored}; its gap is shown", markup=False)
+
+
+class SessionExtended(Message):
+    """A session got a template's answers; the screens showing it read it again."""
+
+    def __init__(self, result: SessionResult) -> None:
+        super().__init__()
+        self.result = result
 
 
 @dataclass(frozen=True)

@@ -423,6 +423,14 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def on_unmount(self) -> None:
         gc.unfreeze()
 
+    def on_screen_resume(self) -> None:
+        """Back from the template editor: a session that got a template's answers meanwhile
+        is shown again from the start, with them."""
+        extended: dict[str, SessionResult] = getattr(self.app, "extended_results", {})
+        newer = extended.pop(self.result.session_id or "", None)
+        if newer is not None and newer is not self.result:
+            self.app.switch_screen(ResultsScreen(newer))
+
     def on_mount(self) -> None:
         self.sub_title = f"{self.result.plan.model_spec} on {self.result.plan.kg.name}"
         self.show_result()
