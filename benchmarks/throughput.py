@@ -37,11 +37,11 @@ from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult, Messag
 from kontest_tui.models.specs import open_model  # noqa: E402
 from kontest_tui.run.executor import Executor, ExecutorConfig, cache_key  # noqa: E402
 from kontest_tui.run.session import (  # noqa: E402
-    _SessionSink,
     create_session,
     options_from_dict,
     run_session,
 )
+from kontest_tui.run.writer import BatchWriter  # noqa: E402
 from kontest_tui.store import Store  # noqa: E402
 
 OPTIONS = ChatOptions(seed=0, timeout=30.0, system_prompt="Answer with yes or no.")
@@ -89,11 +89,12 @@ async def run_executor(model, conversations, concurrency: int, db: Path) -> floa
             model,
             OPTIONS,
             config=ExecutorConfig(concurrency=concurrency, use_cache=False, share_answers=False),
-            sink=_SessionSink(store, session),
-            cache=store,
+            sink=(writer := BatchWriter(store, session)),
+            cache=writer,
         )
         started = time.perf_counter()
         result = await executor.run(conversations)
+        writer.close()
         elapsed = time.perf_counter() - started
         assert result.progress.done == len(conversations), result.progress
         assert not result.progress.errors, result.progress.errors

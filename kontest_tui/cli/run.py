@@ -36,6 +36,7 @@ from kontest_tui.run.api import (
     create_spec_session,
     load_session,
     resume_session,
+    session_report,
     start_session,
 )
 from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents, Progress
@@ -496,25 +497,35 @@ def _load_questions(
               show_default=True, help="html: a standalone picture of the model's KG with its errors.")
 @click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
               help="Write to this file instead of stdout.")
+@click.option("--re-evaluate", "re_evaluate", is_flag=True,
+              help="Evaluate the stored answers again instead of reading the stored verdicts.")
 @click.pass_context
 def report_command(
-    ctx: click.Context, session: str | None, db: str | None, fmt: str, out: str | None
+    ctx: click.Context,
+    session: str | None,
+    db: str | None,
+    fmt: str,
+    out: str | None,
+    re_evaluate: bool,
 ) -> None:
-    """Print a session's report (the latest session when none is given)."""
+    """Print a session's report (the latest session when none is given): the verdicts its
+    run stored, evaluated again only with --re-evaluate or when they are stale (other
+    evaluating code, or answers stored after them)."""
     from kontest_tui.report.render import render_report
 
     with _open_store(ctx, db, create=False) as store:
-        loaded = load_session(store, session)
-        if fmt == "html":
+        if fmt == "html":  # the picture needs the KG and the whole evaluation
             from kontest_tui.report.picture import render_session_picture
 
+            loaded = load_session(store, session)
             text = render_session_picture(
                 loaded.kg,
                 loaded.evaluation,
                 title=f"{loaded.model} on {loaded.kg_name} · session {loaded.id}",
             )
         else:
-            text = render_report(loaded.evaluation, fmt)
+            session_id = store.resolve_session(session)
+            text = render_report(session_report(store, session_id, re_evaluate=re_evaluate), fmt)
     _write(text, out)
 
 

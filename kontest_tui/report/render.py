@@ -23,9 +23,11 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.store.reports import StoredReport
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
-ReportInput = Evaluation | Mapping[str, Any]
+# An evaluation, a report read from the store (its first errors only) or a Report JSON.
+ReportInput = Evaluation | StoredReport | Mapping[str, Any]
 # tests = valid tests run; planned = tests the conversations allow; rate = errors / tests.
 ORACLE_HEADER = ("oracle", "tests", "planned", "errors", "rate")
 
@@ -46,17 +48,21 @@ def render_report(
     labels: Mapping[str, str] | None = None,
 ) -> str:
     """The report of one session in `fmt`; text/markdown list up to `max_errors` errors
-    when given an `Evaluation` (a plain Report JSON mapping has no verdicts). `labels`
+    when given an `Evaluation` or a `StoredReport` (which holds the first errors it was read
+    with; a plain Report JSON mapping has no verdicts). `labels`
     (node id -> label, e.g. from the KG) names the entities in that list instead of ids."""
     check_format(fmt)
-    report = evaluation.to_json() if isinstance(evaluation, Evaluation) else dict(evaluation)
-    verdicts = evaluation.verdicts if isinstance(evaluation, Evaluation) else []
+    if isinstance(evaluation, StoredReport):
+        report, errors, total_errors = evaluation.report, evaluation.errors, evaluation.total_errors
+    else:
+        report = evaluation.to_json() if isinstance(evaluation, Evaluation) else dict(evaluation)
+        verdicts = evaluation.verdicts if isinstance(evaluation, Evaluation) else []
+        errors = [v for v in verdicts if v.error]
+        total_errors = len(errors)
     if fmt == "json":
         return json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return _csv_rows(("metric", "value"), flatten(report))
-    errors = [v for v in verdicts if v.error]
-    total_errors = len(errors)
     lines = [_describe(v, evaluation, labels) for v in errors[:max_errors]]
     if fmt == "markdown":
         return _report_markdown(report, lines, total_errors)

@@ -37,6 +37,7 @@ from kontest_tui.run.session import (
     run_session,
     session_graph,
     session_kinds,
+    session_report,
 )
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
@@ -49,6 +50,7 @@ __all__ = [
     "extend_session",
     "load_session",
     "resume_session",
+    "session_report",
     "start_session",
 ]
 

@@ -22,8 +22,9 @@ model) are not, and `stop_after_fatal` of them with no answer in between end the
 `ModelError` (after storing them). A call that still fails is recorded as an error
 response (answer INVALID, `error` set: a *failed* turn, never an answer) and the run goes on;
 the later turns of that conversation are not asked (they need its answer as context) and are
-recorded as failed with that reason. Each response goes to the sink (the store
-commits it at once) before the next event. Cancelling (`cancel()` or cancelling the task)
+recorded as failed with that reason. Each response goes to the sink before the next event
+(a session's sink, run.writer, stores it within 50 ms, in one transaction with the others
+received meanwhile). Cancelling (`cancel()` or cancelling the task)
 stops the workers between awaits, so no half-written response exists.
 """
 
@@ -135,14 +136,20 @@ class RunResult:
 
 
 def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> str:
-    """SHA-256 of (model spec, answer-shaping options, whole chat incl. system prompt)."""
-    payload = json.dumps(
-        [spec, _shaping(options), [[m.role, m.content] for m in messages]],
-        ensure_ascii=False,
-        separators=(",", ":"),
-        sort_keys=True,
-    )
+    """SHA-256 of (model spec, answer-shaping options, whole chat incl. system prompt): of
+    the JSON text `[spec, shaping, [[role, content], ...]]` (sorted keys, compact)."""
+    payload = _key_prefix(spec, options) + json.dumps(
+        [[m.role, m.content] for m in messages], ensure_ascii=False, separators=(",", ":")
+    ) + "]"
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def _key_prefix(spec: str, options: ChatOptions) -> str:
+    """The JSON text of `[spec, shaping, ` (what every key of these options starts with)."""
+    text = json.dumps([spec, _shaping(options), 0], ensure_ascii=False, separators=(",", ":"),
+                      sort_keys=True)
+    return text[: -len("0]")]
 
 
 @lru_cache(maxsize=64)

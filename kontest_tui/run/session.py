@@ -4,18 +4,26 @@ A session snapshots everything a run needs (KG, template set, template ids, mode
 without secrets, chat options, seed), so `resume_session` needs only the store: it asks
 the turns that have no response row yet, in generation order, a sequential conversation
 whose first turn is stored going on at turn 2 with the stored answer as context.
-The final evaluation (oracles.evaluate) is stored as the session's verdicts.
+Answers are stored as they arrive, in small transactions grouped by time (run.writer). At the
+end, the evaluation is computed from memory (the answers of this run and those stored before
+it, read once when it started) and stored once, verdicts and Report JSON
+(store.reports), in the transaction that finishes the run. `session_report` reads that
+stored report back, re-evaluating only when asked or when it is stale.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cache
+from pathlib import Path
 from typing import Any
 
+import kontest_tui
 from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
@@ -30,10 +38,15 @@ from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.intervals import evaluation_sample_section
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
+from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
 from kontest_tui.store.records import template_set_to_dict
+from kontest_tui.store.reports import StoredReport
 from kontest_tui.store.schema import now_iso
+
+# The packages whose code decides verdicts and the Report JSON (with this module).
+_ENGINE_PACKAGES = ("domain", "kinds", "oracles", "probes")
 
 
 @dataclass(slots=True)
@@ -44,17 +57,6 @@ class SessionOutcome:
     status: str  # done | cancelled | failed (some turns got no answer)
     result: RunResult
     evaluation: Evaluation
-
-
-class _SessionSink:
-    """Binds a session id to the store's response writer (what the executor calls)."""
-
-    def __init__(self, store: Store, session_id: str) -> None:
-        self.store = store
-        self.session_id = session_id
-
-    def save_response(self, response: Response, *, cached: bool = False) -> None:
-        self.store.save_response(self.session_id, response, cached=cached)
 
 
 def _track_state(
@@ -242,36 +244,103 @@ def split_failed(
     return answered, len(responses) - len(answered)
 
 
-def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Evaluation:
-    """All oracles and metrics over the session's stored answers (verdicts stored if `save`).
+@cache
+def evaluation_engine() -> str:
+    """The version of the evaluating code: kontest's version and a digest of the source of
+    the packages that make verdicts and reports. A report stored by other code is stale."""
+    digest = hashlib.sha256()
+    root = Path(kontest_tui.__file__).parent
+    files = [Path(__file__)]
+    for package in _ENGINE_PACKAGES:
+        files.extend(sorted((root / package).rglob("*.py")))
+    for path in files:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            data = b""
+        digest.update(path.name.encode() + b"\0" + data + b"\0")
+    return f"{kontest_tui.__version__}+{digest.hexdigest()[:16]}"
 
-    Failed turns are no answers: they are left out of every count, test, gap and coverage
-    and reported as `failed`."""
-    row = store.get_session(session_id)
-    responses, failed = split_failed(store.load_responses(session_id))
+
+def evaluate_responses(
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    responses: Mapping[AnswerKey, Response],
+    *,
+    session: str,
+    model: str | None,
+    problems: Sequence[str] = (),
+    from_cache: int = 0,
+    sample: Mapping[str, Any] | None = None,
+) -> Evaluation:
+    """All oracles and metrics over a session's responses (failed turns are no answers:
+    left out of every count, test, gap and coverage and reported as `failed`); a sampled
+    session's (`sample`: kinds_json["sample"]) rates get their intervals."""
+    answered, failed = split_failed(responses)
     evaluation = evaluate_all(
+        relations,
+        conversations,
+        {key: response.answer for key, response in answered.items()},
+        {key: response.raw for key, response in answered.items()},
+        session=session,
+        model=model,
+        problems=problems,
+    )
+    evaluation.failed = failed
+    if sample:  # a sampled session: every rate with its interval
+        evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
+    evaluation.from_cache = from_cache
+    return evaluation
+
+
+def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Evaluation:
+    """All oracles and metrics over the session's stored answers, read from the store
+    (verdicts and report stored if `save`)."""
+    row = store.get_session(session_id)
+    evaluation = evaluate_responses(
         store.load_relations(session_id),
         store.load_conversations(session_id),
-        {key: response.answer for key, response in responses.items()},
-        {key: response.raw for key, response in responses.items()},
+        store.load_responses(session_id),
         session=session_id,
         model=row["model"],
         problems=row["kinds_json"].get("problems", ()),
+        from_cache=store.count_cached(session_id),
+        sample=row["kinds_json"].get("sample"),
     )
-    evaluation.failed = failed
-    if row["kinds_json"].get("sample"):  # a sampled session: every rate with its interval
-        evaluation.sections["sample"] = evaluation_sample_section(
-            row["kinds_json"]["sample"], evaluation
-        )
-    evaluation.from_cache = sum(1 for stored in store.iter_responses(session_id) if stored["cached"])
     if save:
-        store.replace_verdicts(session_id, evaluation.verdicts)
-        store.update_session(
-            session_id,
-            oracle_error_rate=round(evaluation.error_rate, 6),
-            oracle_errors=evaluation.error_total,
-        )
+        store_evaluation(store, session_id, evaluation)
     return evaluation
+
+
+def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:
+    """Store an evaluation's verdicts and report (replacing the session's) in one transaction."""
+    store.replace_verdicts(
+        session_id,
+        evaluation.verdicts,
+        report=evaluation.to_json(),
+        engine=evaluation_engine(),
+        oracle_error_rate=round(evaluation.error_rate, 6),
+        oracle_errors=evaluation.error_total,
+    )
+
+
+def session_report(
+    store: Store, session_id: str, *, re_evaluate: bool = False, errors: int = 20
+) -> StoredReport:
+    """A session's report with its first `errors` error verdicts: the stored one (what the
+    run stored at its end) unless `re_evaluate` or it is stale (store.reports says when);
+    then the answers are evaluated again, and the result stored for the next report when
+    the database is writable and no run holds the session."""
+    if not re_evaluate:
+        stored = store.read_report(session_id, engine=evaluation_engine(), limit=errors)
+        if stored is not None:
+            return stored
+    evaluation = evaluate_session(store, session_id)
+    if not store.read_only and not store.session_leased(session_id):
+        with contextlib.suppress(KontestError):  # a busy database: the report is still right
+            store_evaluation(store, session_id, evaluation)
+    wrong = [verdict for verdict in evaluation.verdicts if verdict.error]
+    return StoredReport(session_id, evaluation.to_json(), wrong[:errors], len(wrong))
 
 
 def failed_message(failed: int) -> str:
@@ -305,16 +374,19 @@ async def run_session(
     try:
         conversations = store.load_conversations(session_id)
         store.delete_failed_responses(session_id)  # failed turns are asked again
-        done = {key: response.raw for key, response in store.load_responses(session_id).items()}
+        stored = store.load_responses(session_id)
+        stored_cached = store.count_cached(session_id)
+        done = {key: response.raw for key, response in stored.items()}
         options = options_from_dict(row["options_json"])
         events = events or ExecutorEvents()
         events = replace(events, on_state=_track_state(store, session_id, events.on_state))
+        writer = BatchWriter(store, session_id)
         executor = Executor(
             model,
             options,
             config=config,
-            sink=_SessionSink(store, session_id),
-            cache=store,
+            sink=writer,
+            cache=writer,
             events=events,
         )
         if on_executor is not None:
@@ -331,6 +403,10 @@ async def run_session(
 
     def close(status: str, message: str | None) -> None:
         heartbeat.cancel()
+        try:
+            writer.close()  # what this run received is kept, even when it failed
+        except KontestError as error:
+            message = f"{message}; {error}" if message else str(error)
         store.finish_run(
             session_id,
             lease=lease,
@@ -341,6 +417,7 @@ async def run_session(
 
     try:
         result = await executor.run(conversations, done)
+        writer.close()
     except (asyncio.CancelledError, KeyboardInterrupt):
         close("cancelled", "interrupted")
         raise
@@ -352,7 +429,17 @@ async def run_session(
         raise
     heartbeat.cancel()
     try:
-        evaluation = evaluate_session(store, session_id)
+        # From memory: the answers stored before this run and those it just stored.
+        evaluation = evaluate_responses(
+            store.load_relations(session_id),
+            conversations,
+            {**stored, **executor.responses},
+            session=session_id,
+            model=row["model"],
+            problems=row["kinds_json"].get("problems", ()),
+            from_cache=stored_cached + result.progress.cached,
+            sample=row["kinds_json"].get("sample"),
+        )
         failed = evaluation.failed
         status = "cancelled" if result.cancelled else "failed" if failed else "done"
         store.finish_run(
@@ -364,6 +451,8 @@ async def run_session(
             verdicts=evaluation.verdicts,
             oracle_error_rate=round(evaluation.error_rate, 6),
             oracle_errors=evaluation.error_total,
+            report=evaluation.to_json(),
+            engine=evaluation_engine(),
         )
     except BaseException:
         store.release_lease(lease)

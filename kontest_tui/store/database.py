@@ -34,7 +34,7 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import StoreError
 
-from . import leases
+from . import leases, reports
 from .leases import Lease
 from .records import (
     conversation_to_row,
@@ -65,6 +65,10 @@ _VERDICT_INSERT = (
     " (SELECT pk FROM relations WHERE session = :session AND id = :relation),"
     " :template, :error, :refs, :answers, :detail)"
 )
+_CACHE_INSERT = (
+    "INSERT OR REPLACE INTO response_cache (key, model, raw, tokens, created)"
+    " VALUES (?, ?, ?, ?, ?)"
+)
 # user:password@ in a URL (never stored).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
 SECRET_ENV_VARS = ("OPENAI_API_KEY",)
@@ -88,6 +92,43 @@ def storable_text(text: str) -> str:
     except UnicodeEncodeError:
         return _SURROGATES.sub("\ufffd", text)
     return text
+
+
+def _response_values(
+    session_id: str, response: Response, cached: bool, created: str
+) -> list[Any]:
+    """The parameters of _RESPONSE_INSERT for one response."""
+    return [
+        session_id,
+        response.conversation_id,
+        response.turn,
+        response.raw,
+        response.answer.value,
+        response.error,
+        response.latency_ms,
+        response.tokens,
+        response.attempts,
+        created,
+        int(cached),
+        response.cut,
+    ]
+
+
+def _storable_values(values: list[Any]) -> list[Any]:
+    """Response parameters with text SQLite cannot hold made storable (raw and error)."""
+    values = list(values)
+    values[3] = storable_text(values[3])
+    values[5] = storable_text(values[5]) if values[5] else values[5]
+    return values
+
+
+def _response_error(session_id: str, response: Response, error: sqlite3.Error) -> StoreError:
+    reason = str(error)
+    if "responses.conversation_key" in reason:
+        reason = f"session {session_id} has no conversation {response.conversation_id!r}"
+    return StoreError(
+        f"cannot store the response to {response.conversation_id} turn {response.turn}: {reason}"
+    )
 
 
 def new_session_id() -> str:
@@ -456,6 +497,13 @@ class Store:
         with self.transaction() as conn:
             return leases.renew(conn, lease)
 
+    def session_leased(self, session_id: str) -> bool:
+        """Whether a live run holds the session's lease (a stale one does not count)."""
+        row = self.conn.execute(
+            "SELECT host, pid, renewed FROM session_leases WHERE session = ?", (session_id,)
+        ).fetchone()
+        return row is not None and not leases.is_stale(row[0], row[1], row[2])
+
     def release_lease(self, lease: Lease) -> None:
         with self.transaction() as conn:
             leases.release(conn, lease)
@@ -471,10 +519,13 @@ class Store:
         verdicts: Iterable[Verdict] | None = None,
         oracle_error_rate: float | None = None,
         oracle_errors: int | None = None,
+        report: Mapping[str, Any] | None = None,
+        engine: str = "",
     ) -> dict[str, int]:
-        """End a run in one transaction: recount, store the verdicts (when given), set the
-        status and give the lease back. A kill at any moment leaves either the running
-        session as it was or the finished one, never a `done` session without verdicts."""
+        """End a run in one transaction: recount, store the verdicts and the report (when
+        given; store.reports), set the status and give the lease back. A kill at any moment
+        leaves either the running session as it was or the finished one, never a `done`
+        session without verdicts."""
         if status not in STATUSES:
             raise StoreError(f"unknown session status {status!r}")
         rows = None if verdicts is None else [verdict_to_row(session_id, v) for v in verdicts]
@@ -489,8 +540,7 @@ class Store:
                 "updated": now_iso(),
             }
             if rows is not None:
-                conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
-                self._insert_verdicts(conn, rows)
+                self._replace_evaluation(conn, session_id, rows, report, engine)
                 fields["oracle_error_rate"] = oracle_error_rate
                 fields["oracle_errors"] = oracle_errors
             assignments = ", ".join(f"{name} = ?" for name in fields)
@@ -586,35 +636,63 @@ class Store:
 
         Text SQLite cannot hold (lone surrogates from a lenient decoder) is stored with
         U+FFFD in their place; everything else is stored exactly as received."""
-        values = [
-            session_id,
-            response.conversation_id,
-            response.turn,
-            response.raw,
-            response.answer.value,
-            response.error,
-            response.latency_ms,
-            response.tokens,
-            response.attempts,
-            now_iso(),
-            int(cached),
-            response.cut,
+        values = _response_values(session_id, response, cached, now_iso())
+        try:
+            self._insert_response(self.conn, values)
+        except sqlite3.Error as error:
+            raise _response_error(session_id, response, error) from None
+
+    @staticmethod
+    def _insert_response(conn: sqlite3.Connection, values: list[Any]) -> None:
+        try:
+            conn.execute(_RESPONSE_INSERT, values)
+        except UnicodeEncodeError:
+            conn.execute(_RESPONSE_INSERT, _storable_values(values))
+
+    def save_batch(
+        self,
+        session_id: str,
+        responses: Sequence[tuple[Response, bool, str]],
+        cache: Sequence[tuple[str, str, str, int]] = (),
+    ) -> list[StoreError]:
+        """Store responses ((response, cached, created) each) and cache entries ((key, model,
+        raw, tokens) each) in one transaction: one commit for a whole batch.
+
+        When a row cannot be stored (an unknown conversation, a duplicate turn), the batch is
+        stored row by row instead, so every other answer is kept, and the rows that failed
+        are returned as StoreErrors. A failure of the transaction itself (locked, read only,
+        disk full) raises a StoreError and stores nothing."""
+        rows = [_response_values(session_id, *entry) for entry in responses]
+        stamp = now_iso()
+        cache_rows = [
+            (key, redact_spec(model), storable_text(raw), tokens, stamp)
+            for key, model, raw, tokens in cache
         ]
         try:
-            try:
-                self.conn.execute(_RESPONSE_INSERT, values)
-            except UnicodeEncodeError:
-                values[3] = storable_text(response.raw)
-                values[5] = storable_text(response.error) if response.error else response.error
-                self.conn.execute(_RESPONSE_INSERT, values)
-        except sqlite3.Error as error:
-            reason = str(error)
-            if "responses.conversation_key" in reason:
-                reason = f"session {session_id} has no conversation {response.conversation_id!r}"
-            raise StoreError(
-                f"cannot store the response to {response.conversation_id} turn "
-                f"{response.turn}: {reason}"
-            ) from None
+            with self.transaction() as conn:
+                try:
+                    conn.executemany(_RESPONSE_INSERT, rows)
+                except UnicodeEncodeError:
+                    conn.executemany(_RESPONSE_INSERT, [_storable_values(row) for row in rows])
+                conn.executemany(_CACHE_INSERT, cache_rows)
+        except StoreError:
+            if not rows:
+                raise
+        else:
+            return []
+        # One row spoiled the batch: keep every other one, return the failures.
+        failures: list[StoreError] = []
+        with self.transaction() as conn:
+            for (response, _, _), values in zip(responses, rows, strict=True):
+                conn.execute("SAVEPOINT one_row")
+                try:
+                    self._insert_response(conn, values)
+                except sqlite3.Error as error:
+                    conn.execute("ROLLBACK TO one_row")
+                    failures.append(_response_error(session_id, response, error))
+                conn.execute("RELEASE one_row")
+            conn.executemany(_CACHE_INSERT, cache_rows)
+        return failures
 
     def delete_failed_responses(self, session_id: str) -> int:
         """Delete the session's error responses and every later turn of their conversations
@@ -660,18 +738,68 @@ class Store:
 
     # -- verdicts -------------------------------------------------------------------------
 
-    def replace_verdicts(self, session_id: str, verdicts: Iterable[Verdict]) -> int:
-        """Replace the session's verdicts with `verdicts` in one transaction; return the count."""
+    def replace_verdicts(
+        self,
+        session_id: str,
+        verdicts: Iterable[Verdict],
+        *,
+        report: Mapping[str, Any] | None = None,
+        engine: str = "",
+        **fields: Any,
+    ) -> int:
+        """Replace the session's verdicts with `verdicts` (and its stored report with
+        `report`, made by `engine`; none when None) and set `fields` of the session row, in
+        one transaction; return the count."""
         rows = [verdict_to_row(session_id, verdict) for verdict in verdicts]
         with self.transaction() as conn:
-            conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
-            self._insert_verdicts(conn, rows)
+            self._replace_evaluation(conn, session_id, rows, report, engine)
+            if fields:
+                fields["updated"] = now_iso()
+                assignments = ", ".join(f"{name} = ?" for name in fields)
+                conn.execute(
+                    f"UPDATE sessions SET {assignments} WHERE id = ?",
+                    (*fields.values(), session_id),
+                )
         return len(rows)
+
+    def _replace_evaluation(
+        self,
+        conn: sqlite3.Connection,
+        session_id: str,
+        rows: Sequence[dict[str, Any]],
+        report: Mapping[str, Any] | None,
+        engine: str,
+    ) -> None:
+        conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
+        conn.execute("DELETE FROM session_reports WHERE session = ?", (session_id,))
+        self._insert_verdicts(conn, rows)
+        if report is not None:
+            reports.write_report(
+                conn, session_id, engine=engine, report=report, verdicts=len(rows)
+            )
 
     @staticmethod
     def _insert_verdicts(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
         """Verdict rows, each with its relation's key when the relation is stored."""
         conn.executemany(_VERDICT_INSERT, rows)
+
+    def read_report(
+        self, session_id: str, *, engine: str, limit: int = 20
+    ) -> reports.StoredReport | None:
+        """The session's stored report and its first `limit` errors; None when there is
+        none or it is stale (store.reports)."""
+        with self._damaged_rows("session_reports", session_id):
+            try:
+                return reports.read_report(self.conn, session_id, engine=engine, limit=limit)
+            except sqlite3.Error as error:
+                raise StoreError(f"{self.path}: {error}") from None
+
+    def count_cached(self, session_id: str) -> int:
+        """Stored responses of the session that were reused (memo, cache or a shared call)."""
+        row = self.conn.execute(
+            "SELECT COUNT(*) FROM responses WHERE session = ? AND cached", (session_id,)
+        ).fetchone()
+        return int(row[0])
 
     def iter_verdicts(self, session_id: str) -> Iterator[dict[str, Any]]:
         yield from self._query(
@@ -693,7 +821,5 @@ class Store:
 
     def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None:
         self.conn.execute(
-            "INSERT OR REPLACE INTO response_cache (key, model, raw, tokens, created)"
-            " VALUES (?, ?, ?, ?, ?)",
-            (key, redact_spec(model), storable_text(raw), tokens, now_iso()),
+            _CACHE_INSERT, (key, redact_spec(model), storable_text(raw), tokens, now_iso())
         )

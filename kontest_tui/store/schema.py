@@ -395,6 +395,28 @@ def kg_summary(kg_json: str) -> tuple[str, int, int]:
     )
 
 
+def _add_session_reports(conn: sqlite3.Connection) -> None:
+    """Version 7: the report of a session's last evaluation, stored with its verdicts, so
+    `kontest report` reads it instead of re-evaluating every answer. `engine` names the code
+    that evaluated (run.session.evaluation_engine); `responses` and `answers_until` (the
+    count and newest `created` of the response rows evaluated) tell whether answers changed
+    since; either differing makes the stored report stale."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE session_reports (
+            session TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+            engine TEXT NOT NULL,
+            responses INTEGER NOT NULL,
+            answers_until TEXT,
+            verdicts INTEGER NOT NULL,
+            report TEXT NOT NULL,
+            created TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -402,6 +424,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_session_kinds,
     _add_session_leases,
     _readable_schema,
+    _add_session_reports,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -71,7 +71,7 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 6
+        assert store.version == SCHEMA_VERSION == 7
         for session in (COMPLETE, PARTIAL, PLACES):
             expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
             report = evaluate_session(store, session).to_json()

@@ -1,0 +1,90 @@
+"""A session's stored evaluation: its Report JSON in `session_reports`, its verdicts in `verdicts`.
+
+A run stores both once, at its end, in the transaction that finishes it. `kontest report`
+reads them back (`read_report`) instead of re-evaluating every answer. A stored report is
+*stale*, and not returned, when
+- it was made by other evaluation code (`engine` differs: run.session.evaluation_engine), or
+- the session's answers changed since: the count of response rows or the newest
+  `responses.created` differs from what was evaluated (a resume added or deleted rows), or
+- its verdict rows were changed (their count differs).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from kontest_tui.domain.records import Verdict
+
+from .records import dump_json, row_to_verdict
+from .schema import now_iso
+
+
+@dataclass(slots=True)
+class StoredReport:
+    """A report read from the store: the Report JSON, the first error verdicts, their count."""
+
+    session: str
+    report: dict[str, Any]
+    errors: list[Verdict] = field(default_factory=list)  # the first `limit` errors, in order
+    total_errors: int = 0
+
+
+def answers_mark(conn: sqlite3.Connection, session_id: str) -> tuple[int, str | None]:
+    """(response rows, newest created) of a session: what a stored report was made from."""
+    row = conn.execute(
+        "SELECT COUNT(*), MAX(created) FROM responses WHERE session = ?", (session_id,)
+    ).fetchone()
+    return int(row[0]), row[1]
+
+
+def write_report(
+    conn: sqlite3.Connection,
+    session_id: str,
+    *,
+    engine: str,
+    report: Mapping[str, Any],
+    verdicts: int,
+) -> None:
+    """Store the report of the evaluation just stored (inside the caller's transaction)."""
+    responses, newest = answers_mark(conn, session_id)
+    conn.execute(
+        "INSERT OR REPLACE INTO session_reports"
+        " (session, engine, responses, answers_until, verdicts, report, created)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (session_id, engine, responses, newest, verdicts, dump_json(dict(report)), now_iso()),
+    )
+
+
+def read_report(
+    conn: sqlite3.Connection, session_id: str, *, engine: str, limit: int = 20
+) -> StoredReport | None:
+    """The stored report with its first `limit` error verdicts, or None when there is none
+    or it is stale (see the module docstring)."""
+    row = conn.execute(
+        "SELECT engine, responses, answers_until, verdicts, report FROM session_reports"
+        " WHERE session = ?",
+        (session_id,),
+    ).fetchone()
+    if row is None or row[0] != engine:
+        return None
+    if answers_mark(conn, session_id) != (row[1], row[2]):
+        return None
+    verdicts = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(error), 0) FROM verdicts WHERE session = ?", (session_id,)
+    ).fetchone()
+    if verdicts[0] != row[3]:
+        return None
+    cursor = conn.execute(
+        "SELECT * FROM verdicts WHERE session = ? AND error ORDER BY id LIMIT ?",
+        (session_id, limit),
+    )
+    columns = [column[0] for column in cursor.description or ()]
+    errors = [row_to_verdict(dict(zip(columns, values, strict=True))) for values in cursor]
+    report = json.loads(row[4])
+    if not isinstance(report, dict):
+        raise ValueError("the stored report is not a JSON object")
+    return StoredReport(session_id, report, errors, int(verdicts[1]))
