@@ -135,11 +135,14 @@ class RunResult:
     cancelled: bool = False
 
 
+_KEY_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> str:
     """SHA-256 of (model spec, answer-shaping options, whole chat incl. system prompt): of
     the JSON text `[spec, shaping, [[role, content], ...]]` (sorted keys, compact)."""
-    payload = _key_prefix(spec, options) + json.dumps(
-        [[m.role, m.content] for m in messages], ensure_ascii=False, separators=(",", ":")
+    payload = _key_prefix(spec, options) + _KEY_ENCODER.encode(
+        [[m.role, m.content] for m in messages]
     ) + "]"
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 

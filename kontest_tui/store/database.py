@@ -44,7 +44,7 @@ from .records import (
     row_to_relation,
     row_to_response,
     row_to_verdict,
-    verdict_to_row,
+    verdict_values,
 )
 from .schema import SCHEMA_VERSION, apply_migrations, kg_summary, now_iso, read_version
 
@@ -61,9 +61,7 @@ _RESPONSE_INSERT = (
 )
 _VERDICT_INSERT = (
     "INSERT INTO verdicts (session, oracle, relation, relation_key, template, error, refs,"
-    " answers, detail) VALUES (:session, :oracle, :relation,"
-    " (SELECT pk FROM relations WHERE session = :session AND id = :relation),"
-    " :template, :error, :refs, :answers, :detail)"
+    " answers, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _CACHE_INSERT = (
     "INSERT OR REPLACE INTO response_cache (key, model, raw, tokens, created)"
@@ -528,7 +526,6 @@ class Store:
         session without verdicts."""
         if status not in STATUSES:
             raise StoreError(f"unknown session status {status!r}")
-        rows = None if verdicts is None else [verdict_to_row(session_id, v) for v in verdicts]
         with self.transaction() as conn:
             counts = self._count_responses(conn, session_id)
             fields: dict[str, Any] = {
@@ -539,8 +536,8 @@ class Store:
                 "finished": now_iso() if status == "done" else None,
                 "updated": now_iso(),
             }
-            if rows is not None:
-                self._replace_evaluation(conn, session_id, rows, report, engine)
+            if verdicts is not None:
+                self._replace_evaluation(conn, session_id, verdicts, report, engine)
                 fields["oracle_error_rate"] = oracle_error_rate
                 fields["oracle_errors"] = oracle_errors
             assignments = ", ".join(f"{name} = ?" for name in fields)
@@ -750,9 +747,8 @@ class Store:
         """Replace the session's verdicts with `verdicts` (and its stored report with
         `report`, made by `engine`; none when None) and set `fields` of the session row, in
         one transaction; return the count."""
-        rows = [verdict_to_row(session_id, verdict) for verdict in verdicts]
         with self.transaction() as conn:
-            self._replace_evaluation(conn, session_id, rows, report, engine)
+            count = self._replace_evaluation(conn, session_id, verdicts, report, engine)
             if fields:
                 fields["updated"] = now_iso()
                 assignments = ", ".join(f"{name} = ?" for name in fields)
@@ -760,27 +756,34 @@ class Store:
                     f"UPDATE sessions SET {assignments} WHERE id = ?",
                     (*fields.values(), session_id),
                 )
-        return len(rows)
+        return count
 
     def _replace_evaluation(
         self,
         conn: sqlite3.Connection,
         session_id: str,
-        rows: Sequence[dict[str, Any]],
+        verdicts: Iterable[Verdict],
         report: Mapping[str, Any] | None,
         engine: str,
-    ) -> None:
+    ) -> int:
+        """The session's verdicts (and report) replaced; the number of verdicts stored."""
         conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
         conn.execute("DELETE FROM session_reports WHERE session = ?", (session_id,))
-        self._insert_verdicts(conn, rows)
+        keys = dict(conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,)))
+        self._insert_verdicts(
+            conn, (verdict_values(session_id, keys, verdict) for verdict in verdicts)
+        )
+        count = int(
+            conn.execute("SELECT COUNT(*) FROM verdicts WHERE session = ?", (session_id,))
+            .fetchone()[0]
+        )
         if report is not None:
-            reports.write_report(
-                conn, session_id, engine=engine, report=report, verdicts=len(rows)
-            )
+            reports.write_report(conn, session_id, engine=engine, report=report, verdicts=count)
+        return count
 
     @staticmethod
-    def _insert_verdicts(conn: sqlite3.Connection, rows: Sequence[dict[str, Any]]) -> None:
-        """Verdict rows, each with its relation's key when the relation is stored."""
+    def _insert_verdicts(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Verdict rows (store.records.verdict_values), streamed into one statement."""
         conn.executemany(_VERDICT_INSERT, rows)
 
     def read_report(

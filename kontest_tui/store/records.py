@@ -21,10 +21,13 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.generate.templates import Template, TemplateSet, parse_template_set
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
 
 def dump_json(value: object) -> str:
-    """Compact, deterministic JSON text (non-ASCII kept readable)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """Compact, deterministic JSON text (non-ASCII kept readable): json.dumps(value,
+    ensure_ascii=False, separators=(",", ":")), with one encoder made once."""
+    return _ENCODER.encode(value)
 
 
 def relation_to_row(
@@ -120,6 +123,24 @@ def verdict_to_row(session: str, verdict: Verdict) -> dict[str, Any]:
         "answers": dump_json([str(answer) for answer in verdict.answers]),
         "detail": verdict.detail,
     }
+
+
+def verdict_values(
+    session: str, relation_keys: Mapping[str, int], verdict: Verdict
+) -> tuple[Any, ...]:
+    """The columns of a verdict row (session, oracle, relation, relation_key, template, error,
+    refs, answers, detail); the relation's key when the relation is stored."""
+    return (
+        session,
+        verdict.oracle,
+        verdict.relation_id,
+        relation_keys.get(verdict.relation_id),
+        verdict.template_id,
+        int(verdict.error),
+        _ENCODER.encode(verdict.refs),
+        _ENCODER.encode([str(answer) for answer in verdict.answers]),
+        verdict.detail,
+    )
 
 
 def row_to_verdict(row: Mapping[str, Any]) -> Verdict:
