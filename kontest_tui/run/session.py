@@ -49,14 +49,19 @@ from kontest_tui.store.schema import now_iso
 _ENGINE_PACKAGES = ("domain", "kinds", "oracles", "probes")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class SessionOutcome:
-    """What a run of a session ended with."""
+    """What a run of a session ended with (its repr is one short line: asyncio.run formats
+    the repr of its main task's result when it restores the SIGINT handler, which took
+    seconds for the evaluation of a 10k-relation session)."""
 
     session_id: str
     status: str  # done | cancelled | failed (some turns got no answer)
     result: RunResult
     evaluation: Evaluation
+
+    def __repr__(self) -> str:
+        return f"SessionOutcome({self.session_id!r}, {self.status!r}, {self.result.progress.done} turns)"
 
 
 def _track_state(

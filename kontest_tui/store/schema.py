@@ -399,8 +399,12 @@ def _add_session_reports(conn: sqlite3.Connection) -> None:
     """Version 7: the report of a session's last evaluation, stored with its verdicts, so
     `kontest report` reads it instead of re-evaluating every answer. `engine` names the code
     that evaluated (run.session.evaluation_engine); `responses` and `answers_until` (the
-    count and newest `created` of the response rows evaluated) tell whether answers changed
-    since; either differing makes the stored report stale."""
+    count and newest `created` of the response rows evaluated) tell whether answers were
+    added or deleted since; either differing makes the stored report stale. Triggers drop
+    the stored report when a row it was made from is changed in place (by any writer: a
+    hand edit in the sqlite3 shell or Datasette too): a response, conversation, relation or
+    verdict updated, a response deleted, what the session asks (model, kinds, templates,
+    options) or its KG snapshot rewritten. Inserts, the run's hot path, fire no trigger."""
     _execute_script(
         conn,
         """
@@ -415,6 +419,28 @@ def _add_session_reports(conn: sqlite3.Connection) -> None:
         )
         """,
     )
+    for trigger in _REPORT_TRIGGERS:  # one statement each (their bodies hold a `;`)
+        conn.execute(trigger)
+
+
+_STALE = "DELETE FROM session_reports WHERE session IN ({})"
+_REPORT_TRIGGERS = (
+    "CREATE TRIGGER session_reports_response_updated AFTER UPDATE ON responses BEGIN "
+    + _STALE.format("old.session, new.session") + "; END",
+    "CREATE TRIGGER session_reports_response_deleted AFTER DELETE ON responses BEGIN "
+    + _STALE.format("old.session") + "; END",
+    "CREATE TRIGGER session_reports_conversation_updated AFTER UPDATE ON conversations BEGIN "
+    + _STALE.format("old.session, new.session") + "; END",
+    "CREATE TRIGGER session_reports_relation_updated AFTER UPDATE ON relations BEGIN "
+    + _STALE.format("old.session, new.session") + "; END",
+    "CREATE TRIGGER session_reports_verdict_updated AFTER UPDATE ON verdicts BEGIN "
+    + _STALE.format("old.session, new.session") + "; END",
+    "CREATE TRIGGER session_reports_session_updated AFTER UPDATE OF model, kinds_json,"
+    " templates_json, template_ids, options_json, kg_snapshot ON sessions BEGIN "
+    + _STALE.format("old.id, new.id") + "; END",
+    "CREATE TRIGGER session_reports_kg_updated AFTER UPDATE ON kg_snapshots BEGIN "
+    + _STALE.format("SELECT id FROM sessions WHERE kg_snapshot = old.id") + "; END",
+)
 
 
 MIGRATIONS: tuple[Migration, ...] = (

@@ -94,9 +94,17 @@ def test_a_stale_report_is_evaluated_again(store: Store) -> None:
     report = session_report(store, session_id)
     assert renders(report) == renders(reference)
     assert store.read_report(session_id, engine=engine) is not None  # stored again
-    with store.transaction() as conn:
-        conn.execute("DELETE FROM verdicts WHERE id = (SELECT MAX(id) FROM verdicts)")
-    assert store.read_report(session_id, engine=engine) is None  # verdicts edited
+    for edit in (  # rows changed in place (a trigger drops the report) or deleted
+        "UPDATE responses SET answer = 'no' WHERE id = (SELECT MAX(id) FROM responses)",
+        "UPDATE conversations SET label = 'x' WHERE pk = 1",
+        "UPDATE sessions SET model = 'other'",
+        "DELETE FROM verdicts WHERE id = (SELECT MAX(id) FROM verdicts)",
+    ):
+        session_report(store, session_id)
+        assert store.read_report(session_id, engine=engine) is not None
+        with store.transaction() as conn:
+            conn.execute(edit)
+        assert store.read_report(session_id, engine=engine) is None, edit
 
 
 def test_kontest_report_reads_stored_verdicts_unless_asked(store: Store, capsys) -> None:  # noqa: ANN001
