@@ -6,12 +6,16 @@ Each size runs in a fresh process (so its peak RSS is its own): a seeded synthet
 - run: ask every turn of the in-process simulated model (`sim`, cache on, concurrency 4),
   store each answer, evaluate and store the verdicts;
 - report: `kontest report` in its own process.
-Printed per size: relations, turns, the three times, calls per second of the run, peak RSS of
-the generate+run process and of the report process, and DB bytes per stored answer.
+- report: `kontest report` in its own process (it reads the verdicts and report the run
+  stored; `--re-evaluate` times a report that evaluates every stored answer again).
+Printed per size: relations, turns, model calls, the three times, turns per second of the
+run, peak RSS of the generate+run process and of the report process, and DB bytes per stored
+answer; and the machine's load average (the machine may be shared: times scale with it).
 Targets (issue 17, a 2-core machine): 10k relations end to end < 10 s; 100k < 100 s with peak
-RSS < 1 GB.
+RSS < 1 GB. `--million` adds a 1M-relation session (long: minutes, and several GB of disk).
 
-Run: .venv/bin/python benchmarks/scale.py [--sizes 1000,10000,100000] [--concurrency 4]
+Run: .venv/bin/python benchmarks/scale.py [--sizes 1000,10000,100000] [--million]
+     [--concurrency 4] [--re-evaluate]
 """
 
 from __future__ import annotations
@@ -81,7 +85,9 @@ def timed_child(command: list[str]) -> tuple[float, float, str]:
     return elapsed, usage.ru_maxrss / 1024, out
 
 
-def measure(relations: int, folder: Path, concurrency: int) -> dict[str, float]:
+def measure(
+    relations: int, folder: Path, concurrency: int, re_evaluate: bool = False
+) -> dict[str, float]:
     _, _, out = timed_child(
         [sys.executable, __file__, "--one", str(relations), "--folder", str(folder),
          "--concurrency", str(concurrency)]
@@ -90,7 +96,7 @@ def measure(relations: int, folder: Path, concurrency: int) -> dict[str, float]:
     db = Path(figures["db"])
     report, report_rss, _ = timed_child(
         [sys.executable, "-m", "kontest_tui.cli", "report", figures["session"], "--db", str(db),
-         "--format", "json"]
+         "--format", "json", *(["--re-evaluate"] if re_evaluate else [])]
     )
     figures["report"] = report
     figures["report_rss"] = report_rss
@@ -105,6 +111,9 @@ def measure(relations: int, folder: Path, concurrency: int) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
+    parser.add_argument("--million", action="store_true", help="add 1,000,000 relations")
+    parser.add_argument("--re-evaluate", action="store_true",
+                        help="time `kontest report --re-evaluate` instead of the stored report")
     parser.add_argument("--concurrency", type=int, default=4)
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, default=None, help=argparse.SUPPRESS)
@@ -113,16 +122,21 @@ def main() -> None:
         print(json.dumps(one_size(arguments.one, arguments.folder, arguments.concurrency)))
         return
     print(f"{'relations':>9} {'turns':>8} {'calls':>8} {'generate':>9} {'run':>8} {'report':>8} "
-          f"{'total':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} {'B/answer':>8}")
+          f"{'total':>8} {'turns/s':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} "
+          f"{'B/answer':>8}")
+    sizes = [int(part) for part in arguments.sizes.split(",")]
+    if arguments.million:
+        sizes.append(1_000_000)
     with tempfile.TemporaryDirectory() as folder:
-        for size in (int(part) for part in arguments.sizes.split(",")):
-            f = measure(size, Path(folder), arguments.concurrency)
+        for size in sizes:
+            f = measure(size, Path(folder), arguments.concurrency, arguments.re_evaluate)
             total = f["generate"] + f["run"] + f["report"]
             print(
                 f"{f['relations']:>9,} {f['turns']:>8,} {f['calls']:>8,} {f['generate']:>8.2f}s "
                 f"{f['run']:>7.2f}s {f['report']:>7.2f}s {total:>7.2f}s "
-                f"{f['turns'] / f['run']:>8,.0f} {f['rss']:>7.0f}MB {f['report_rss']:>8.0f}MB "
-                f"{f['db_bytes'] / f['turns']:>8.0f}",
+                f"{f['turns'] / f['run']:>8,.0f} {f['calls'] / f['run']:>8,.0f} "
+                f"{f['rss']:>7.0f}MB {f['report_rss']:>8.0f}MB "
+                f"{f['db_bytes'] / f['turns']:>8.0f}   load {os.getloadavg()[0]:.1f}",
                 flush=True,
             )
 

@@ -81,3 +81,27 @@ def test_a_refused_row_costs_only_itself(tmp_path: Path) -> None:
         assert writer.pending == 0
         assert stored(store, session) == [(c.id, 0) for c in conversations[:3]]
         assert [row["raw"] for row in store.iter_responses(session)][2] == "Yes \ufffd"
+
+
+async def test_the_lease_renews_while_answers_are_batched(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
+    """The heartbeat and the writer share the run's connection: renewals keep succeeding
+    between batches (the renewal period is made 0 so every loop turn renews)."""
+    from kontest_tui.run import session as session_module
+    from kontest_tui.run.session import run_session
+
+    renewals: list[bool] = []
+    real = Store.renew_lease
+
+    def counting(self: Store, lease):  # noqa: ANN001, ANN202
+        renewals.append(real(self, lease))
+        return renewals[-1]
+
+    monkeypatch.setattr(session_module, "RENEW_EVERY_S", 0.0)
+    monkeypatch.setattr(Store, "renew_lease", counting)
+    relations = make_relations(10)
+    conversations = make_conversations(relations)
+    with Store(tmp_path / "w.db") as store:
+        session = store_session(store, relations, conversations)
+        outcome = await run_session(store, session, ToyModel())
+        assert outcome.status == "done" and len(stored(store, session)) == 60
+    assert len(renewals) > 0 and all(renewals)
