@@ -24,8 +24,16 @@ from pathlib import Path
 from typing import Any
 
 import kontest_tui
-from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response, TestKind
+from kontest_tui.domain.records import (
+    Answer,
+    AnswerKey,
+    Conversation,
+    Relation,
+    Response,
+    TestKind,
+)
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
+from kontest_tui.gc_pause import paused_gc
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
@@ -281,12 +289,20 @@ def evaluate_responses(
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals."""
-    answered, failed = split_failed(responses)
+    answers: dict[AnswerKey, Answer] = {}
+    raw: dict[AnswerKey, str] = {}
+    failed = 0
+    for key, response in responses.items():  # one pass, no intermediate copies
+        if response.error is None:
+            answers[key] = response.answer
+            raw[key] = response.raw
+        else:
+            failed += 1
     evaluation = evaluate_all(
         relations,
         conversations,
-        {key: response.answer for key, response in answered.items()},
-        {key: response.raw for key, response in answered.items()},
+        answers,
+        raw,
         session=session,
         model=model,
         problems=problems,
@@ -377,9 +393,10 @@ async def run_session(
     row = store.get_session(session_id)
     lease = store.acquire_lease(session_id)
     try:
-        conversations = store.load_conversations(session_id)
-        store.delete_failed_responses(session_id)  # failed turns are asked again
-        stored = store.load_responses(session_id)
+        with paused_gc():  # bursts of many small records
+            conversations = store.load_conversations(session_id)
+            store.delete_failed_responses(session_id)  # failed turns are asked again
+            stored = store.load_responses(session_id)
         stored_cached = store.count_cached(session_id)
         done = {key: response.raw for key, response in stored.items()}
         options = options_from_dict(row["options_json"])
@@ -434,31 +451,33 @@ async def run_session(
         raise
     heartbeat.cancel()
     try:
-        # From memory: the answers stored before this run and those it just stored.
-        evaluation = evaluate_responses(
-            store.load_relations(session_id),
-            conversations,
-            {**stored, **executor.responses},
-            session=session_id,
-            model=row["model"],
-            problems=row["kinds_json"].get("problems", ()),
-            from_cache=stored_cached + result.progress.cached,
-            sample=row["kinds_json"].get("sample"),
-        )
+        with paused_gc():
+            # From memory: the answers stored before this run and those it just stored.
+            evaluation = evaluate_responses(
+                store.load_relations(session_id),
+                conversations,
+                executor.responses if not stored else {**stored, **executor.responses},
+                session=session_id,
+                model=row["model"],
+                problems=row["kinds_json"].get("problems", ()),
+                from_cache=stored_cached + result.progress.cached,
+                sample=row["kinds_json"].get("sample"),
+            )
         failed = evaluation.failed
         status = "cancelled" if result.cancelled else "failed" if failed else "done"
-        store.finish_run(
-            session_id,
-            lease=lease,
-            status=status,
-            message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
-            elapsed_s=elapsed + time.monotonic() - clock,
-            verdicts=evaluation.verdicts,
-            oracle_error_rate=round(evaluation.error_rate, 6),
-            oracle_errors=evaluation.error_total,
-            report=evaluation.to_json(),
-            engine=evaluation_engine(),
-        )
+        with paused_gc():  # the verdict rows
+            store.finish_run(
+                session_id,
+                lease=lease,
+                status=status,
+                message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
+                elapsed_s=elapsed + time.monotonic() - clock,
+                verdicts=evaluation.verdicts,
+                oracle_error_rate=round(evaluation.error_rate, 6),
+                oracle_errors=evaluation.error_total,
+                report=evaluation.to_json(),
+                engine=evaluation_engine(),
+            )
     except BaseException:
         store.release_lease(lease)
         raise

@@ -9,9 +9,14 @@ one step, since the timer fires between steps), and never half of a batch: the r
 stored in order, so a later turn of a conversation is never stored without the earlier one
 it was asked after. A resume asks the lost ones again.
 
-Cache lookups (`kontest run --reuse-cache`) read the batch not yet stored first, then the
-store (one indexed SELECT, no commit). A failed write is kept and raised by the next
-`save_response` or by `flush()`, so the run stops with the store's one-line error.
+Cache entries (SHA-256 keys: random places in the cache's index) are kept until
+`CACHE_CHUNK` of them wait, then stored sorted by key in the batch of that moment, so each
+index page is written once per chunk instead of once per answer's batch (at 100k relations
+this was most of the store's time). A `kill -9` may therefore lose up to `CACHE_CHUNK`
+cache entries: never an answer (those are in `responses`), only the chance for a later
+session to reuse them with `--reuse-cache`. Cache lookups read the entries not yet stored
+first, then the store (one indexed SELECT, no commit). A failed write is kept and raised by
+the next `save_response` or by `flush()`, so the run stops with the store's one-line error.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from kontest_tui.store.schema import now_iso
 
 FLUSH_AFTER_S = 0.05  # the longest an answer waits in memory before its transaction
 MAX_ROWS = 2000  # a batch this long is stored at once
+CACHE_CHUNK = 20_000  # cache entries stored together, sorted by key
 
 
 class BatchWriter:
@@ -37,11 +43,13 @@ class BatchWriter:
         *,
         flush_after: float = FLUSH_AFTER_S,
         max_rows: int = MAX_ROWS,
+        cache_chunk: int = CACHE_CHUNK,
     ) -> None:
         self.store = store
         self.session_id = session_id
         self.flush_after = flush_after
         self.max_rows = max_rows
+        self.cache_chunk = cache_chunk
         self._responses: list[tuple[Response, bool, str]] = []
         self._cache: dict[str, tuple[str, str, str, int]] = {}
         self._timer: asyncio.TimerHandle | None = None
@@ -63,7 +71,8 @@ class BatchWriter:
     def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None:
         self._raise_failure()
         self._cache[key] = (key, model, raw, tokens)
-        self._added()
+        if len(self._cache) >= self.cache_chunk:
+            self.flush(cache=True)
 
     def cache_get(self, key: str) -> tuple[str, int] | None:
         waiting = self._cache.get(key)
@@ -74,7 +83,7 @@ class BatchWriter:
     # -- writing ---------------------------------------------------------------------------
 
     def _added(self) -> None:
-        if self.pending >= self.max_rows:
+        if len(self._responses) >= self.max_rows:
             self.flush()
             return
         if self._timer is None:
@@ -97,23 +106,27 @@ class BatchWriter:
             error, self._error = self._error, None
             raise error
 
-    def flush(self) -> None:
-        """Store everything waiting in one transaction. A StoreError of the transaction keeps
-        the rows for the next flush; rows refused one by one are dropped and the first
-        refusal raised (the others are stored)."""
+    def flush(self, *, cache: bool = False) -> None:
+        """Store the responses waiting (and the cache entries, when `cache`) in one
+        transaction. A StoreError of the transaction keeps the rows for the next flush; rows
+        refused one by one are dropped and the first refusal raised (the others are stored)."""
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
         self._raise_failure()
-        if not self._responses and not self._cache:
+        entries = sorted(self._cache.values()) if cache else []
+        if not self._responses and not entries:
             return
-        responses, cache = self._responses, list(self._cache.values())
-        failures = self.store.save_batch(self.session_id, responses, cache)
-        self._responses, self._cache = [], {}
+        responses = self._responses
+        failures = self.store.save_batch(self.session_id, responses, entries)
+        self._responses = []
+        if cache:
+            self._cache = {}
         self.batches += 1
         if failures:
             raise failures[0]
 
     def close(self) -> None:
-        """Store what waits and stop the timer (the end of a run, also a cancelled one)."""
-        self.flush()
+        """Store what waits, cache entries too, and stop the timer (the end of a run, also a
+        cancelled or failed one)."""
+        self.flush(cache=True)

@@ -575,7 +575,10 @@ class Store:
 
     def load_conversations(self, session_id: str) -> list[Conversation]:
         with self._damaged_rows("conversations", session_id):
-            return [row_to_conversation(row) for row in self.iter_conversations(session_id)]
+            strings: dict[str, str] = {}
+            return [
+                row_to_conversation(row, strings) for row in self.iter_conversations(session_id)
+            ]
 
     def add_conversations(
         self,

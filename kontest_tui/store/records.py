@@ -79,19 +79,39 @@ def conversation_to_row(session: str, position: int, conversation: Conversation)
     }
 
 
-def row_to_conversation(row: Mapping[str, Any]) -> Conversation:
+_TEST_KINDS: dict[str, TestKind] = {kind.value: kind for kind in TestKind}
+_ANSWERS: dict[str, Answer] = {answer.value: answer for answer in Answer}
+
+
+def _answer(value: str) -> Answer:
+    """Answer(value) by a dict lookup (an unknown value raises ValueError as Answer does)."""
+    found = _ANSWERS.get(value)
+    return found if found is not None else Answer(value)
+
+
+def row_to_conversation(
+    row: Mapping[str, Any], strings: dict[str, str] | None = None
+) -> Conversation:
+    """A conversation row as the record; `strings` (kept by the caller across rows) shares
+    one copy of each repeated relation and template id (a large session holds millions)."""
+    shared = strings if strings is not None else {}
     turns = tuple(
-        Query(relation_id=t["relation"], template_id=t["template"], text=t["text"])
+        Query(
+            shared.setdefault(t["relation"], t["relation"]),
+            shared.setdefault(t["template"], t["template"]),
+            t["text"],
+        )
         for t in json.loads(row["turns"])
     )
-    expected = tuple(Answer(value) if value is not None else None for value in json.loads(row["expected"]))
+    expected = tuple(_answer(value) if value is not None else None for value in json.loads(row["expected"]))
+    kind = _TEST_KINDS.get(row["test_kind"])
     return Conversation(
         id=row["id"],
-        relation_id=row["relation"],
-        kind=row["shape"],
-        label=row["label"],
+        relation_id=shared.setdefault(row["relation"], row["relation"]),
+        kind=shared.setdefault(row["shape"], row["shape"]),
+        label=shared.setdefault(row["label"], row["label"]),
         turns=turns,
-        test_kind=TestKind(row["test_kind"]),
+        test_kind=kind if kind is not None else TestKind(row["test_kind"]),
         expected=expected,
         system_prompt=row["system_prompt"],
         meta=json.loads(row["meta"]) if row["meta"] is not None else None,
@@ -103,7 +123,7 @@ def row_to_response(row: Mapping[str, Any]) -> Response:
         conversation_id=row["conversation"],
         turn=row["turn"],
         raw=row["raw"],
-        answer=Answer(row["answer"]),
+        answer=_answer(row["answer"]),
         error=row["error"],
         latency_ms=row["latency_ms"],
         tokens=row["tokens"],

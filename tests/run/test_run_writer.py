@@ -40,9 +40,25 @@ async def test_answers_wait_at_most_the_flush_bound(tmp_path: Path) -> None:
         assert writer._timer is timer  # one transaction for everything received meanwhile
         assert writer.cache_get("key") == ("Yes", 1)  # a lookup sees what is not stored yet
         timer._run()  # the timer fires: one transaction
-        assert writer.pending == 0 and writer.batches == 1
+        assert writer.batches == 1
         assert stored(reader, session) == [(conversations[0].id, 0), (conversations[1].id, 0)]
-        assert reader.cache_get("key") == ("Yes", 1)
+        # cache entries wait for a chunk (stored sorted by key) or the end of the run
+        assert writer.pending == 1 and reader.cache_get("key") is None
+        assert writer.cache_get("key") == ("Yes", 1)
+        writer.close()
+        assert writer.pending == 0 and reader.cache_get("key") == ("Yes", 1)
+
+
+def test_cache_entries_are_stored_in_sorted_chunks(tmp_path: Path) -> None:
+    relations = make_relations(1)
+    with Store(tmp_path / "w.db") as store:
+        session = store_session(store, relations, make_conversations(relations))
+        writer = BatchWriter(store, session, cache_chunk=3)
+        for key in ("c", "a", "d", "b"):
+            writer.cache_put(key, "toy:model", key.upper(), 1)
+        assert writer.pending == 1 and writer.batches == 1  # a, c, d stored; b waits
+        rows = store.conn.execute("SELECT key FROM response_cache ORDER BY rowid").fetchall()
+        assert [row[0] for row in rows] == ["a", "c", "d"]
 
 
 async def test_a_run_commits_in_few_transactions_and_keeps_every_answer(tmp_path: Path) -> None:
@@ -57,9 +73,8 @@ async def test_a_run_commits_in_few_transactions_and_keeps_every_answer(tmp_path
         writer.close()
         turns = sum(len(c.turns) for c in conversations)
         assert result.progress.done == turns == len(stored(store, session)) == 120
-        cached = store.conn.execute("SELECT COUNT(*) FROM response_cache").fetchone()[0]
-        assert cached > 0
-        assert writer.batches == -(-(120 + cached) // 50)  # full batches, the rest at the end
+        assert store.conn.execute("SELECT COUNT(*) FROM response_cache").fetchone()[0] > 0
+        assert writer.batches == 3  # 50 + 50 answers, then the rest and the cache at the end
 
 
 def test_a_refused_row_costs_only_itself(tmp_path: Path) -> None:
