@@ -34,7 +34,7 @@ from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
 from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.run.executor import cache_key
-from kontest_tui.run.session import evaluate_session, options_from_dict
+from kontest_tui.run.session import evaluate_session, evaluation_engine, options_from_dict
 from kontest_tui.store.database import Store, storable_text
 
 BATCH_URL = "/v1/chat/completions"
@@ -319,6 +319,8 @@ def batch_phase(
             verdicts=evaluation.verdicts,
             oracle_error_rate=round(evaluation.error_rate, 6),
             oracle_errors=evaluation.error_total,
+            report=evaluation.to_json(),  # what `kontest report` reads (store.reports)
+            engine=evaluation_engine(),
         )
         return BatchPhase(session_id, ingested, None, 0, 0, evaluation)
     except BaseException:

@@ -15,6 +15,7 @@ import pytest
 
 from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import TestKind
+from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.kg.io import load_graph
 from kontest_tui.report.render import FORMATS, render_report
 from kontest_tui.run.api import SessionSpec, resume_session, start_session
@@ -49,8 +50,11 @@ def assert_stored_equals_fresh(store: Store, session_id: str) -> None:
     assert store.load_verdicts(session_id) == fresh.verdicts
 
 
-def test_a_run_evaluates_from_memory_and_stores_the_report_once(store: Store) -> None:
-    outcome = asyncio.run(start_session(store, sim_spec()))
+@pytest.mark.parametrize("sampled", [False, True])
+def test_a_run_evaluates_from_memory_and_stores_the_report_once(store: Store, sampled: bool) -> None:
+    spec = sim_spec(limit=None, sample=SampleSpec(count=12, seed=2)) if sampled else sim_spec()
+    outcome = asyncio.run(start_session(store, spec))
+    assert ("sample" in outcome.evaluation.to_json()) is sampled
     fresh = evaluate_session(store, outcome.session_id)
     assert outcome.evaluation.to_json() == fresh.to_json()
     assert outcome.evaluation.verdicts == fresh.verdicts
