@@ -189,7 +189,7 @@ async def test_missing_questions_file_is_one_notification(db_path: str, tmp_path
         wizard.query_one("#questions-input", Input).value = str(missing)
         await pilot.click("#load-questions")
         await wait_until(
-            pilot, lambda: not wizard.kinds_building and notifications(app), what="the load"
+            pilot, lambda: not wizard.kind_cache.building and notifications(app), what="the load"
         )
         errors = [m for m in notifications(app) if "no such file" in m]
         assert len(errors) == 1 and str(missing) in errors[0]

@@ -58,6 +58,7 @@ from kontest_tui.kinds.registry import KindOptions, build_kind_for_relations
 from kontest_tui.models.sim import list_profiles, load_profile
 from kontest_tui.models.specs import list_models, open_model, parse_model_spec
 from kontest_tui.probes.templates import LOGIC_RULES, QUESTION_TYPES
+from kontest_tui.tui.kind_cache import Key, KindCache, KindChoices
 from kontest_tui.tui.kind_choices import (
     AnnotatedQuestions,
     KindChoice,
@@ -229,7 +230,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
     class KindBuilt(Message):
         """One test kind's conversations were built for the current choices."""
 
-        def __init__(self, key: tuple[Any, ...], conversations: list[Any] | None, error: str) -> None:
+        def __init__(self, key: Key, conversations: list[Any] | None, error: str) -> None:
             super().__init__()
             self.key = key
             self.conversations = conversations
@@ -240,7 +241,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
         def __init__(
             self,
-            key: tuple[Any, ...],
+            key: Key,
             loaded: AnnotatedQuestions | None,
             error: str,
             announce: bool,
@@ -279,16 +280,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.per_path = False
         self.kind_choices: list[KindChoice] = []
         self.kinds: list[str] = ["kontest"]  # the test kinds ticked, registry order
-        # (kind, choices...) -> its conversations: built once for the counts, reused by Run
-        self.kind_cache: dict[tuple[Any, ...], list[Any]] = {}
-        self.kind_errors: dict[tuple[Any, ...], str] = {}
-        self.kinds_building: set[tuple[Any, ...]] = set()  # keys a worker is building
+        # each kind's conversations by what they depend on: built for the counts, reused by Run
+        self.kind_cache = KindCache()
         self.question_types = tuple(QUESTION_TYPES)
         self.logic_rules = tuple(LOGIC_RULES)
         self.questions_path: str | None = None  # the annotated-questions file loaded
-        # the questions file's key -> what was read (conversations and lines skipped)
-        self.question_loads: dict[tuple[Any, ...], AnnotatedQuestions] = {}
-        self.graph_version = 0  # bumped when the KG, relations or template set change
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -623,9 +619,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.kg_source = event.source
         self.kg = event.kg
         self.relations = event.relations
-        self.graph_version += 1
-        self.kind_cache.clear()
-        self.kind_errors.clear()
+        self.kind_cache.new_graph()
         kg = event.kg
         counts = (
             f"{kg.name} ({kg.domain}): {len(kg.nodes)} nodes, {len(kg.edges)} edges, "
@@ -786,9 +780,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         for index, template_id in enumerate(event.template_ids):
             selection.add_option((self.describe_template(template_id), template_id, index < 2))
         self.template_ids = list(selection.selected)
-        self.graph_version += 1
-        self.kind_cache.clear()
-        self.kind_errors.clear()
+        self.kind_cache.new_graph()
         self.refresh_preview()
         self.refresh_kinds()
         self.refresh_plan_summary()
@@ -945,24 +937,24 @@ class WizardScreen(WorkerFailures, Screen[None]):
             return "tick at least one rule"
         return ""
 
-    def questions_key(self, path: str) -> tuple[Any, ...]:
-        """What a questions file's conversations depend on: the file and variant options."""
-        postfix = self.query_one("#variant-postfix", Checkbox).value
-        return ("annotation", path, self.selected_strength(), postfix, self.variant_limit())
+    def kind_choices_now(self) -> KindChoices:
+        """The choices the kinds' conversations depend on, read from the fields."""
+        return KindChoices(
+            template_ids=tuple(self.template_ids),
+            strength=self.selected_strength(),
+            postfix=self.query_one("#variant-postfix", Checkbox).value,
+            variant_limit=self.variant_limit(),
+            question_types=self.ticked_names("qtype", self.question_types),
+            rules=self.ticked_names("rule", self.logic_rules),
+        )
 
-    def kind_key(self, kind: str) -> tuple[Any, ...]:
+    def questions_key(self, path: str) -> Key:
+        """What a questions file's conversations depend on: the file and variant options."""
+        return self.kind_cache.questions_key(path, self.kind_choices_now())
+
+    def kind_key(self, kind: str) -> Key:
         """What a kind's conversations depend on: the KG version, templates, its options."""
-        if kind == "annotation":
-            return self.questions_key(self.questions_path or "")
-        key: tuple[Any, ...] = (kind, self.graph_version, tuple(self.template_ids))
-        if kind == "variant":
-            postfix = self.query_one("#variant-postfix", Checkbox).value
-            key += (self.selected_strength(), postfix, self.variant_limit())
-        elif kind == "factcheck":
-            key += (self.ticked_names("qtype", self.question_types),)
-        elif kind == "logic":
-            key += (self.ticked_names("rule", self.logic_rules),)
-        return key
+        return self.kind_cache.key(kind, self.kind_choices_now(), self.questions_path)
 
     def kind_options(self) -> Any:
         """The engine's KindOptions for the choices shown (all ticked: None, i.e. all)."""
@@ -976,28 +968,23 @@ class WizardScreen(WorkerFailures, Screen[None]):
             rules=None if len(rules) == len(self.logic_rules) else rules,
         )
 
-    def is_pending(self, key: tuple[Any, ...]) -> bool:
-        """Whether a key still has to be built (not built, failed or being built)."""
-        done = key in self.kind_cache or key in self.question_loads or key in self.kind_errors
-        return not done and key not in self.kinds_building
-
     def refresh_kinds(self) -> None:
         """Build (in a worker) the ticked kinds not built yet, then show the counts."""
         self.show_kind_counts()
         if self.questions_path is not None:
             key = self.kind_key("annotation")
-            if self.is_pending(key):
-                self.kinds_building.add(key)
+            if self.kind_cache.is_pending(key):
+                self.kind_cache.start([key])
                 self.questions_worker(self.questions_path, key, self.kind_options(), False)
         if self.kg is None or self.template_set is None or not self.template_ids:
             return
         missing = [
             self.kind_key(kind)
             for kind in self.kinds
-            if not self.kind_blocked(kind) and self.is_pending(self.kind_key(kind))
+            if not self.kind_blocked(kind) and self.kind_cache.is_pending(self.kind_key(kind))
         ]
         if missing:
-            self.kinds_building.update(missing)
+            self.kind_cache.start(missing)
             self.kinds_worker(
                 self.kg,
                 list(self.relations),
@@ -1016,13 +1003,13 @@ class WizardScreen(WorkerFailures, Screen[None]):
         relations: list[Any],
         template_set: Any,
         template_ids: list[str],
-        keys: list[tuple[Any, ...]],
+        keys: list[Key],
         options: Any,
     ) -> None:
         for key in keys:
             try:
                 built = build_kind_for_relations(
-                    kg, relations, template_set, template_ids, TestKind(key[0]), options
+                    kg, relations, template_set, template_ids, TestKind(str(key[0])), options
                 )
             except KontestError as error:
                 self.post_message(self.KindBuilt(key, None, str(error)))
@@ -1034,11 +1021,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(KindBuilt)
     def kind_built(self, event: KindBuilt) -> None:
-        self.kinds_building.discard(event.key)
-        if event.conversations is None:
-            self.kind_errors[event.key] = event.error
-        else:
-            self.kind_cache[event.key] = event.conversations
+        self.kind_cache.finish(event.key, event.conversations, event.error)
         self.show_kind_counts()
         self.refresh_plan_summary()
 
@@ -1059,14 +1042,12 @@ class WizardScreen(WorkerFailures, Screen[None]):
             return
         key = self.questions_key(path)
         # Read it again: the file may have changed since it was last loaded.
-        self.question_loads.pop(key, None)
-        self.kind_errors.pop(key, None)
-        self.kinds_building.add(key)
+        self.kind_cache.restart(key)
         status.update(f"Reading {path}…")
         self.questions_worker(path, key, self.kind_options(), True)
 
     @work(thread=True, group="wizard-questions", exit_on_error=False)
-    def questions_worker(self, path: str, key: tuple[Any, ...], options: Any, announce: bool) -> None:
+    def questions_worker(self, path: str, key: Key, options: Any, announce: bool) -> None:
         try:
             loaded = load_annotated_questions(path, options)
         except KontestError as error:
@@ -1079,7 +1060,10 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(QuestionsLoaded)
     def questions_loaded(self, event: QuestionsLoaded) -> None:
-        self.kinds_building.discard(event.key)
+        # A Load that failed leaves the plan: its error is notified, not kept for the counts.
+        self.kind_cache.finish_questions(
+            event.key, event.loaded, event.error, keep_error=not event.announce
+        )
         path = str(event.key[1])
         status = self.query_one("#questions-status", Static)
         if event.loaded is None:
@@ -1088,10 +1072,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
                 status.update(f"Not loaded: {event.error}")
                 if self.questions_path == path:
                     self.questions_path = None
-            else:
-                self.kind_errors[event.key] = event.error
         else:
-            self.question_loads[event.key] = event.loaded
             if event.announce:
                 self.questions_path = path
                 summary = self.describe_questions(event.loaded)
@@ -1121,11 +1102,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     def kind_conversations(self, kind: str) -> list[Any] | None:
         """A kind's conversations for the current choices, if built."""
-        key = self.kind_key(kind)
-        if kind == "annotation":
-            loaded = self.question_loads.get(key)
-            return loaded.conversations if loaded is not None else None
-        return self.kind_cache.get(key)
+        return self.kind_cache.conversations(self.kind_key(kind))
 
     def kind_totals(self) -> list[tuple[str, int | None, int | None, str]]:
         """(kind, conversations, model calls, note) per asked kind; None while counting."""
@@ -1134,7 +1111,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             key = self.kind_key(kind)
             built = self.kind_conversations(kind)
             if built is None:
-                note = self.kind_blocked(kind) or self.kind_errors.get(key, "counting…")
+                note = self.kind_blocked(kind) or self.kind_cache.note(key)
                 totals.append((kind, None, None, note))
             else:
                 calls = sum(len(conversation.turns) for conversation in built)
@@ -1199,9 +1176,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def on_screen_resume(self) -> None:
         """Back from the synonym editor: pins and bans change the variants, so the preview,
         the array size and the variant kind's conversations are made again."""
-        stale = [key for key in self.kind_cache if key and key[0] == "variant"]
-        for key in stale:
-            del self.kind_cache[key]
+        self.kind_cache.forget_kind("variant")
         self.refresh_variants()
         self.refresh_kinds()
         self.refresh_plan_summary()
@@ -1363,7 +1338,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         # Widget values are read here, in the UI thread; kinds already built are reused.
         built = {kind: self.kind_conversations(kind) for kind in self.asked_kinds()}
         loaded = (
-            self.question_loads.get(self.kind_key("annotation"))
+            self.kind_cache.questions.get(self.kind_key("annotation"))
             if self.questions_path is not None
             else None
         )
