@@ -1,43 +1,25 @@
 """The new-session wizard: graph, templates, variants, test kinds, model, then Run.
 
-Each step is a tab; every engine call (loading, relations, conversations, model checks) runs
-in a worker and comes back as a message, so the screen never blocks. The test kinds step
-lists the engine's registry (kinds.registry.KINDS): KONTEST on, the others opt-in, each
-with the number of conversations it adds; what it builds is kept for the run.
+Each step is a tab and a widget of its own (tui/widgets/wizard/) that posts what the user
+did as messages; this screen holds the choices, runs every engine call (loading,
+relations, conversations, model checks) in a worker whose result comes back as a message,
+and hands the steps what to show. The test kinds step lists the engine's registry
+(kinds.registry.KINDS): KONTEST on, the others opt-in, each with the number of
+conversations it adds; what is built is kept (tui.kind_cache) for the run.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import (
-    Button,
-    Checkbox,
-    DataTable,
-    Footer,
-    Header,
-    Input,
-    Label,
-    OptionList,
-    ProgressBar,
-    Select,
-    SelectionList,
-    Static,
-    TabbedContent,
-    TabPane,
-    Tree,
-)
-from textual.widgets.option_list import Option
-from textual.widgets.selection_list import Selection
+from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import TestKind
@@ -45,7 +27,7 @@ from kontest_tui.errors import KontestError
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.summary import describe_graph
-from kontest_tui.generate.templates import load_template_set
+from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.generate.variants import VariantPreview, preview_variants
 from kontest_tui.kg.cache import built_kgs_dir
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -66,11 +48,18 @@ from kontest_tui.tui.kind_choices import (
     load_annotated_questions,
 )
 from kontest_tui.tui.plan import SessionPlan
+from kontest_tui.tui.widgets.wizard.graph import GraphStep
+from kontest_tui.tui.widgets.wizard.kinds import KindsStep
+from kontest_tui.tui.widgets.wizard.model import ModelStep
+from kontest_tui.tui.widgets.wizard.templates import TemplatesStep
+from kontest_tui.tui.widgets.wizard.variants import VariantsStep
 from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
-    from kontest_tui.domain.records import Conversation
+    from kontest_tui.domain.records import Conversation, Relation
+    from kontest_tui.generate.templates import Template
     from kontest_tui.tui.app import KontestApp
+
 
 def check_model_spec(spec: str) -> None:
     """ModelSpecError for a spec that does not parse or names an unknown sim profile (no I/O
@@ -80,7 +69,6 @@ def check_model_spec(spec: str) -> None:
         load_profile(parsed.name)  # a name or a .toml path; an unknown one says so
 
 
-DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
 PREVIEW_ROWS = 40
 
 
@@ -136,13 +124,15 @@ class WizardScreen(WorkerFailures, Screen[None]):
     ]
     STEPS = ("step-graph", "step-templates", "step-variants", "step-kinds", "step-model")
 
+    # -- what the workers post -------------------------------------------------------------
+
     class GraphLoaded(Message):
         """A KG and its relations were loaded for the preview."""
 
         def __init__(
             self,
             kg: KnowledgeGraph,
-            relations: list[Any],
+            relations: list[Relation],
             paths: list[tuple[str, ...]],
             info: Any,
             source: str | None = None,
@@ -160,6 +150,14 @@ class WizardScreen(WorkerFailures, Screen[None]):
         def __init__(self, error: KontestError) -> None:
             super().__init__()
             self.error = error
+
+    class TemplatesLoaded(Message):
+        """The KG domain's template set was loaded."""
+
+        def __init__(self, template_set: TemplateSet, template_ids: list[str]) -> None:
+            super().__init__()
+            self.template_set = template_set
+            self.template_ids = template_ids
 
     class TemplatesFailed(Message):
         """The KG domain has no readable template set."""
@@ -210,27 +208,10 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.preview = preview
             self.note = note
 
-    class OllamaModelsListed(Message):
-        """The models an Ollama server offers (`error` when they could not be listed)."""
-
-        def __init__(self, specs: list[str], error: str = "", title: str = "") -> None:
-            super().__init__()
-            self.specs = specs
-            self.error = error
-            self.title = title
-
-    class TemplatesLoaded(Message):
-        """The KG domain's template set was loaded."""
-
-        def __init__(self, template_set: Any, template_ids: list[str]) -> None:
-            super().__init__()
-            self.template_set = template_set
-            self.template_ids = template_ids
-
     class KindBuilt(Message):
         """One test kind's conversations were built for the current choices."""
 
-        def __init__(self, key: Key, conversations: list[Any] | None, error: str) -> None:
+        def __init__(self, key: Key, conversations: list[Conversation] | None, error: str) -> None:
             super().__init__()
             self.key = key
             self.conversations = conversations
@@ -252,6 +233,15 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.error = error
             self.announce = announce  # a Load pressed (say what was read), not a rebuild
 
+    class OllamaModelsListed(Message):
+        """The models an Ollama server offers (`error` when they could not be listed)."""
+
+        def __init__(self, specs: list[str], error: str = "", title: str = "") -> None:
+            super().__init__()
+            self.specs = specs
+            self.error = error
+            self.title = title
+
     class PlanBuilt(Message):
         """Conversations were built: the session is ready to run."""
 
@@ -267,8 +257,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.initial_model = model or "sim"
         self.start_step = start_step
         self.kg: KnowledgeGraph | None = None
-        self.relations: list[Any] = []
-        self.template_set: Any = None
+        self.relations: list[Relation] = []
+        self.template_set: TemplateSet | None = None
         self.template_ids: list[str] = []
         self.auto_run = False
         self.found_entities: list[Any] = []
@@ -291,210 +281,55 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         with TabbedContent(initial=self.start_step, id="wizard-tabs"):
-            with TabPane("1 Graph", id="step-graph"):
-                with Horizontal(classes="row"):
-                    yield Label("KG")
-                    yield Select[str]([], id="sample-select", prompt="sample", allow_blank=True)
-                    yield Label("Depth")
-                    yield Select[int](DEPTHS, id="depth-select", value=0, allow_blank=False)
-                    yield Button("Load", id="load-kg", variant="primary")
-                    yield Checkbox(
-                        "per path",
-                        id="per-path",
-                        tooltip="Count every ancestor pair on every path (the paper's tables)",
-                    )
-                with Horizontal(classes="row"):
-                    yield Input(
-                        placeholder="Find an entity (fuzzy) or type a KG file path",
-                        id="entity-input",
-                    )
-                    yield Checkbox("Wikidata", id="online", tooltip="Search Wikidata online")
-                    yield Button(
-                        "Build",
-                        id="build-kg",
-                        tooltip="Build the KG of the chosen entities from Wikidata",
-                    )
-                yield OptionList(id="entity-suggestions")
-                with Horizontal(classes="row", id="scope-row"):
-                    yield Static("", id="scope-text", classes="hint", markup=False)
-                    yield Button(
-                        "Clear scope",
-                        id="clear-scope",
-                        compact=True,
-                        tooltip="Use the whole KG again",
-                    )
-                yield ProgressBar(id="build-progress", show_eta=False)
-                yield Static("No graph loaded yet.", id="kg-counts", classes="counts", markup=False)
-                with Horizontal(id="preview"):
-                    yield Tree[str]("graph", id="kg-tree", classes="pane")
-                    yield OptionList(id="path-list", classes="pane")
-            with TabPane("2 Templates", id="step-templates"):
-                yield Static(
-                    "Templates to ask (each relation gets atomic + sequential conversations)",
-                    classes="hint",
-                )
-                yield SelectionList[str](id="template-select")
-                yield DataTable(id="query-preview", zebra_stripes=True)
-            with TabPane("3 Variants", id="step-variants"):
-                with Horizontal(classes="row"):
-                    yield Label("Strength t")
-                    yield Select[int](
-                        [(str(t), t) for t in (1, 2, 3, 4)],
-                        id="strength-select",
-                        value=2,
-                        allow_blank=False,
-                    )
-                    yield Static("", id="array-size", classes="hint", markup=False)
-                    yield Button(
-                        "Synonyms…",
-                        id="open-synonyms",
-                        compact=True,
-                        tooltip="Pin or ban synonym values (ctrl+y)",
-                    )
-                yield Static("", id="variants-note", classes="placeholder", markup=False)
-                yield DataTable(id="variant-table", zebra_stripes=True)
-            with TabPane("4 Kinds", id="step-kinds"), VerticalScroll(id="kinds-step"):
-                yield Static(
-                    "Test kinds to ask: KONTEST paraphrases, plus any of the others",
-                    classes="hint",
-                )
-                yield SelectionList[str](id="kind-select")
-                # Each kind's options: a compact row shown while the kind is ticked.
-                with Horizontal(id="variant-options", classes="kind-options"):
-                    yield Label("Variants:")
-                    yield Checkbox(
-                        "end with '? Return a JSON Boolean.'",
-                        id="variant-postfix",
-                        compact=True,
-                        tooltip="Ask every covering-array variant for a JSON Boolean answer",
-                    )
-                    yield Label("max per question")
-                    yield Input(
-                        placeholder="all",
-                        id="variant-limit",
-                        type="integer",
-                        restrict=r"[0-9]*",
-                        max_length=5,
-                        compact=True,
-                        tooltip="At most this many variants per question (blank: the whole "
-                        "covering array); also for annotated questions",
-                    )
-                with Horizontal(id="factcheck-options", classes="kind-options"):
-                    yield Label("FactChecker:")
-                    for name in self.question_types:
-                        yield Checkbox(name, True, id=f"qtype-{name}", compact=True)
-                with Horizontal(id="logic-options", classes="kind-options"):
-                    yield Label("Rules:")
-                    for name in self.logic_rules:
-                        yield Checkbox(name, True, id=f"rule-{name}", compact=True)
-                with Horizontal(id="questions-row", classes="kind-options"):
-                    yield Label("Annotated questions file")
-                    yield Input(
-                        placeholder="FILE.jsonl (blank + Load: none)",
-                        id="questions-input",
-                        compact=True,
-                        tooltip='JSONL, one {"question", "answer": true|false, "passage"} '
-                        "per line; asked as covering-array variants",
-                    )
-                    yield Button("Load", id="load-questions", compact=True)
-                yield Static("", id="questions-status", classes="hint", markup=False)
-                yield Static("", id="kind-counts", classes="counts", markup=False)
-            with TabPane("5 Model & run", id="step-model"):
-                with Horizontal(classes="row"):
-                    yield Label("Model")
-                    yield Select[str]([], id="model-presets", prompt="presets", allow_blank=True)
-                yield Input(
-                    value=self.initial_model,
-                    placeholder="sim:PROFILE | ollama:MODEL[@URL] | openai:MODEL[@BASE_URL]",
-                    id="model-spec",
-                )
-                with Horizontal(classes="buttons"):
-                    yield Button("Check connection", id="check-model")
-                    yield Button("Find Ollama models", id="find-ollama")
-                    yield Button("Run", id="run", variant="success")
-                yield Static("", id="model-status", markup=False)
-                yield Static("", id="plan-summary", classes="counts", markup=False)
+            yield GraphStep("1 Graph", id="step-graph")
+            yield TemplatesStep("2 Templates", id="step-templates")
+            yield VariantsStep("3 Variants", id="step-variants")
+            yield KindsStep("4 Kinds", self.question_types, self.logic_rules, id="step-kinds")
+            yield ModelStep("5 Model & run", self.initial_model, id="step-model")
         yield Footer()
 
-    def on_key(self, event: events.Key) -> None:
-        """Down in the search field enters the suggestions."""
-        suggestions = self.query_one("#entity-suggestions", OptionList)
-        if (
-            event.key == "down"
-            and self.focused is self.query_one("#entity-input", Input)
-            and suggestions.display
-            and suggestions.option_count
-        ):
-            event.stop()
-            suggestions.focus()
-            suggestions.highlighted = 0
+    @property
+    def graph_step(self) -> GraphStep:
+        return self.query_one(GraphStep)
+
+    @property
+    def templates_step(self) -> TemplatesStep:
+        return self.query_one(TemplatesStep)
+
+    @property
+    def variants_step(self) -> VariantsStep:
+        return self.query_one(VariantsStep)
+
+    @property
+    def kinds_step(self) -> KindsStep:
+        return self.query_one(KindsStep)
+
+    @property
+    def model_step(self) -> ModelStep:
+        return self.query_one(ModelStep)
 
     def on_mount(self) -> None:
         if self.start_step == "step-graph":
-            self.query_one("#entity-input", Input).focus()  # the search field first
-        self.query_one("#build-progress", ProgressBar).display = False
-        preview = self.query_one("#query-preview", DataTable)
-        preview.add_columns("Relation", "Template", "Question")
-        self.query_one("#entity-suggestions", OptionList).display = False
+            self.graph_step.focus_search()  # the search field first
         self.show_kind_choices()
         self.load_choices()
         self.load_graph_worker(self.kg_source, None)
 
-    # -- step 1: graph --------------------------------------------------------------------
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        """Any other failure (already notified): the step says so instead of waiting."""
+        if group == "wizard-graph":
+            self.graph_step.hide_build_progress()
+            self.show_graph_problem(f"Loading failed: {error}")
+        elif group == "wizard-preview":
+            self.show_preview([], f"Preview failed: {error}")
+        elif group == "wizard-search":
+            self.graph_step.show_suggestions([], f"Search failed: {error}")
+        elif group == "wizard-model":
+            self.model_step.show_status(f"✗ {error}")
+        elif group == "wizard-choices":
+            self.show_choices([], ["sim"])
 
-    @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
-    def load_choices(self) -> None:
-        try:
-            samples = list_samples()
-        except KontestError:
-            samples = []
-        presets = [
-            f"sim:{name}" if name != "default" else "sim" for name in (list_profiles() or ["default"])
-        ]
-        self.post_message(self.ChoicesListed(samples, presets))
-
-    @on(ChoicesListed)
-    def choices_listed(self, event: ChoicesListed) -> None:
-        self.show_choices(event.samples, event.presets)
-
-    def show_choices(self, samples: list[str], presets: list[str]) -> None:
-        self.samples = list(samples)
-        self.show_kg_choice()
-        self.presets = list(presets)
-        self.query_one("#model-presets", Select).set_options([(spec, spec) for spec in presets])
-
-    def show_kg_choice(self) -> None:
-        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
-        select = self.query_one("#sample-select", Select)
-        choices = [(name, name) for name in self.samples]
-        if self.kg_source not in self.samples:
-            shown = self.kg.name if self.kg is not None else self.kg_source
-            choices.append((f"{shown} ({self.kg_source})" if shown != self.kg_source else shown,
-                            self.kg_source))
-        select.set_options(choices)
-        select.value = self.kg_source
-
-    def show_scope(self) -> None:
-        """`Scope: Ireland, Kinawley (depth 2 below each)` or the whole KG."""
-        text = self.query_one("#scope-text", Static)
-        self.query_one("#clear-scope", Button).display = bool(self.scope)
-        if not self.scope or self.kg is None:
-            text.update("Scope: the whole KG (choose entities above to scope the session).")
-            return
-        depth = self.selected_depth()
-        labels = ", ".join(self.kg.label(node_id) for node_id in self.scope)
-        text.update(
-            f"Scope: {labels} ({f'depth {depth} below each' if depth else 'whole subtrees'})"
-        )
-
-    @on(Button.Pressed, "#clear-scope")
-    def clear_scope(self) -> None:
-        self.scope = []
-        self.load_graph_worker(self.kg_source, self.selected_depth())
-
-    def selected_depth(self) -> int | None:
-        value = self.query_one("#depth-select", Select).value
-        return value if isinstance(value, int) and value > 0 else None
+    # -- moving between steps -------------------------------------------------------------
 
     def action_step(self, offset: int) -> None:
         """Show the next (offset 1) or previous (-1) step, wrapping around."""
@@ -517,40 +352,74 @@ class WizardScreen(WorkerFailures, Screen[None]):
             widget.focus()
             return
 
+    # -- step 1: graph --------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
+    def load_choices(self) -> None:
+        try:
+            samples = list_samples()
+        except KontestError:
+            samples = []
+        presets = [
+            f"sim:{name}" if name != "default" else "sim" for name in (list_profiles() or ["default"])
+        ]
+        self.post_message(self.ChoicesListed(samples, presets))
+
+    @on(ChoicesListed)
+    def choices_listed(self, event: ChoicesListed) -> None:
+        self.show_choices(event.samples, event.presets)
+
+    def show_choices(self, samples: list[str], presets: list[str]) -> None:
+        self.samples = list(samples)
+        self.show_kg_choice()
+        self.presets = list(presets)
+        self.model_step.show_presets(self.presets)
+
+    def show_kg_choice(self) -> None:
+        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
+        shown = self.kg.name if self.kg is not None else self.kg_source
+        self.graph_step.show_kg_choice(self.samples, self.kg_source, shown)
+
+    def show_scope(self) -> None:
+        """`Scope: Ireland, Kinawley (depth 2 below each)` or the whole KG."""
+        kg = self.kg
+        labels = [kg.label(node_id) for node_id in self.scope] if kg is not None else []
+        self.graph_step.show_scope(labels, self.selected_depth())
+
+    def selected_depth(self) -> int | None:
+        return self.graph_step.selected_depth()
+
     def action_load_graph(self) -> None:
-        value = self.query_one("#sample-select", Select).value
-        typed = self.query_one("#entity-input", Input).value.strip()
-        source = (
-            typed
-            if typed.endswith((".json", ".csv"))
-            else (value if isinstance(value, str) else self.kg_source)
-        )
+        source = self.graph_step.chosen_source(self.kg_source)
         if source != self.kg_source:
             self.scope = []
         self.kg_source = source
         self.load_graph_worker(source, self.selected_depth())
 
-    @on(Button.Pressed, "#load-kg")
+    @on(GraphStep.LoadPressed)
     def load_pressed(self) -> None:
         self.action_load_graph()
 
-    @on(Select.Changed, "#sample-select")
-    @on(Select.Changed, "#depth-select")
-    def graph_choice_changed(self, event: Select.Changed) -> None:
-        if (
-            isinstance(event.value, str)
-            and event.select.id == "sample-select"
-            and event.value != self.kg_source
-        ):
-            self.kg_source = event.value
+    @on(GraphStep.SampleChosen)
+    def sample_chosen(self, event: GraphStep.SampleChosen) -> None:
+        if event.source != self.kg_source:
+            self.kg_source = event.source
             self.scope = []
-            self.load_graph_worker(event.value, self.selected_depth())
-        elif event.select.id == "depth-select" and self.kg is not None:
+            self.load_graph_worker(event.source, self.selected_depth())
+
+    @on(GraphStep.DepthChanged)
+    def depth_changed(self) -> None:
+        if self.kg is not None:
             self.load_graph_worker(self.kg_source, self.selected_depth())
 
-    @on(Checkbox.Changed, "#per-path")
-    def per_path_changed(self, event: Checkbox.Changed) -> None:
-        self.per_path = event.value
+    @on(GraphStep.PerPathChanged)
+    def per_path_changed(self, event: GraphStep.PerPathChanged) -> None:
+        self.per_path = event.per_path
+        self.load_graph_worker(self.kg_source, self.selected_depth())
+
+    @on(GraphStep.ScopeCleared)
+    def clear_scope(self) -> None:
+        self.scope = []
         self.load_graph_worker(self.kg_source, self.selected_depth())
 
     def load_graph_worker(self, source: str, depth: int | None) -> None:
@@ -578,9 +447,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.post_message(self.GraphLoaded(kg, relations, paths, info))
         try:
             template_set = load_template_set(kg.domain or source)
-            self.post_message(
-                self.TemplatesLoaded(template_set, list(template_set.ids))
-            )
+            self.post_message(self.TemplatesLoaded(template_set, list(template_set.ids)))
         except KontestError as error:
             self.post_message(self.TemplatesFailed(error))
 
@@ -592,75 +459,34 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     def show_graph_problem(self, line: str) -> None:
         self.auto_run = False  # a run asked while loading does not start on a later load
-        self.query_one("#kg-counts", Static).update(line)
+        self.graph_step.show_counts(line)
 
     @on(TemplatesFailed)
     def templates_failed(self, event: TemplatesFailed) -> None:
         error = event.error
         self.notify(str(error), title=error.title, severity="warning", markup=False)
 
-    def worker_failed(self, group: str, error: BaseException) -> None:
-        """Any other failure (already notified): the step says so instead of waiting."""
-        if group == "wizard-graph":
-            self.hide_build_progress()
-            self.show_graph_problem(f"Loading failed: {error}")
-        elif group == "wizard-preview":
-            self.show_preview([], f"Preview failed: {error}")
-        elif group == "wizard-search":
-            self.show_suggestions([], f"Search failed: {error}")
-        elif group == "wizard-model":
-            self.query_one("#model-status", Static).update(f"✗ {error}")
-        elif group == "wizard-choices":
-            self.show_choices([], ["sim"])
-
     @on(GraphLoaded)
     def graph_loaded(self, event: GraphLoaded) -> None:
         if event.source is not None:
             self.kg_source = event.source
-        self.kg = event.kg
+        self.kg = kg = event.kg
         self.relations = event.relations
         self.kind_cache.new_graph()
-        kg = event.kg
-        counts = (
+        self.graph_step.show_counts(
             f"{kg.name} ({kg.domain}): {len(kg.nodes)} nodes, {len(kg.edges)} edges, "
             f"{len(event.paths)} paths, {len(event.relations)} relations"
         )
-        self.query_one("#kg-counts", Static).update(counts)
         self.show_kg_choice()
         self.show_scope()
-        tree = self.query_one("#kg-tree", Tree)
-        tree.clear()
-        tree.root.set_label(kg.name)
-        stack = [(tree.root, root_id, 0) for root_id in reversed(kg.roots())]
-        while stack:
-            parent, node_id, level = stack.pop()
-            children = kg.children(node_id)
-            label = Text(kg.label(node_id))
-            if children:
-                label.append(f" ({len(children)})", style="dim")
-            expand = level < (2 if self.scope else 1)  # a scope's subtrees open to show it
-            node = parent.add(label, data=node_id, expand=expand, allow_expand=bool(children))
-            for child_id in reversed(children):
-                stack.append((node, child_id, level + 1))
-        tree.root.expand()
-        paths = self.query_one("#path-list", OptionList)
-        paths.clear_options()
-        paths.add_options(
-            [
-                Option(Text(" > ".join(kg.label(node_id) for node_id in path)))
-                for path in event.paths[:500]
-            ]
-        )
+        # A scope's subtrees open to show it.
+        self.graph_step.show_graph(kg, event.paths, 2 if self.scope else 1)
         self.refresh_preview()
         self.refresh_plan_summary()
 
-    @on(Input.Changed, "#entity-input")
-    def entity_typed(self, event: Input.Changed) -> None:
-        text = event.value.strip()
-        if len(text) >= 2 and not text.endswith((".json", ".csv")):
-            self.search_worker(text, self.query_one("#online", Checkbox).value)
-        else:
-            self.query_one("#entity-suggestions", OptionList).display = False
+    @on(GraphStep.SearchTyped)
+    def search_typed(self, event: GraphStep.SearchTyped) -> None:
+        self.search_worker(event.text, event.online)
 
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
     def search_worker(self, text: str, online: bool) -> None:
@@ -673,29 +499,15 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(EntitiesFound)
     def entities_found(self, event: EntitiesFound) -> None:
-        self.show_suggestions(event.found, event.note)
+        self.found_entities = list(event.found)
+        self.graph_step.show_suggestions(event.found, event.note)
 
-    def show_suggestions(self, found: list[Any], note: str) -> None:
-        self.found_entities = list(found)
-        suggestions = self.query_one("#entity-suggestions", OptionList)
-        suggestions.clear_options()
-        if note:
-            suggestions.add_option(Option(Text(note, style="italic"), disabled=True))
-        for index, entity in enumerate(found):
-            line = Text(str(getattr(entity, "label", entity)), style="bold")
-            line.append(f"  {getattr(entity, 'id', '')}  {getattr(entity, 'description', '')}")
-            line.append(f"  [{getattr(entity, 'source', '')}]", style="dim")
-            suggestions.add_option(Option(line, id=f"entity-{index}"))
-        suggestions.display = bool(found) or bool(note)
-
-    @on(OptionList.OptionSelected, "#entity-suggestions")
-    def entity_chosen(self, event: OptionList.OptionSelected) -> None:
+    @on(GraphStep.EntityPicked)
+    def entity_chosen(self, event: GraphStep.EntityPicked) -> None:
         """A sample entity loads its sample; a Wikidata entity becomes a seed to build from."""
-        self.query_one("#entity-suggestions", OptionList).display = False
-        index = int((event.option.id or "entity--1").rsplit("-", 1)[-1])
-        if not 0 <= index < len(self.found_entities):
+        if not 0 <= event.index < len(self.found_entities):
             return
-        entity = self.found_entities[index]
+        entity = self.found_entities[event.index]
         source = str(getattr(entity, "source", ""))
         if source.startswith(("sample:", "built:")) or source == "kg":
             sample = self.source_of(source)
@@ -705,12 +517,12 @@ class WizardScreen(WorkerFailures, Screen[None]):
             if str(entity.id) not in self.scope:
                 self.scope.append(str(entity.id))
             self.load_graph_worker(self.kg_source, self.selected_depth())
-            self.query_one("#entity-input", Input).value = ""
+            self.graph_step.clear_search()
             return
         if entity.id not in self.seeds:
             self.seeds.append(str(entity.id))
             self.seed_labels.append(str(entity.label))
-        self.query_one("#kg-counts", Static).update(
+        self.graph_step.show_counts(
             "Wikidata seeds: " + ", ".join(self.seed_labels) + " · press Build"
         )
 
@@ -722,7 +534,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             return str(built_kgs_dir() / f"{found_in.removeprefix('built:')}.json")
         return self.kg_source
 
-    @on(Button.Pressed, "#build-kg")
+    @on(GraphStep.BuildPressed)
     def build_pressed(self) -> None:
         if not self.seeds:
             self.notify(
@@ -730,9 +542,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             )
             return
         domain = self.kg.domain if self.kg is not None else "places"
-        progress = self.query_one("#build-progress", ProgressBar)
-        progress.display = True
-        progress.update(total=None, progress=0)
+        self.graph_step.start_build_progress()
         self.build_worker(domain, list(self.seeds), self.selected_depth() or 2)
 
     @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
@@ -753,33 +563,20 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(BuildProgressed)
     def build_progressed(self, event: BuildProgressed) -> None:
-        self.show_build_progress(event.step)
+        self.graph_step.show_build_progress(event.step)
 
     @on(BuildEnded)
     def build_ended(self) -> None:
-        self.hide_build_progress()
-
-    def show_build_progress(self, step: Any) -> None:
-        progress = self.query_one("#build-progress", ProgressBar)
-        progress.update(total=max(1, int(step.total)), progress=int(step.done))
-        self.query_one("#kg-counts", Static).update(
-            f"Building from Wikidata: {step.phase}, level {step.level}, {step.done}/{step.total}, "
-            f"{step.nodes} nodes so far"
-        )
-
-    def hide_build_progress(self) -> None:
-        self.query_one("#build-progress", ProgressBar).display = False
+        self.graph_step.hide_build_progress()
 
     # -- step 2: templates ----------------------------------------------------------------
 
     @on(TemplatesLoaded)
     def templates_loaded(self, event: TemplatesLoaded) -> None:
         self.template_set = event.template_set
-        selection = self.query_one("#template-select", SelectionList)
-        selection.clear_options()
-        for index, template_id in enumerate(event.template_ids):
-            selection.add_option((self.describe_template(template_id), template_id, index < 2))
-        self.template_ids = list(selection.selected)
+        self.template_ids = self.templates_step.show_templates(
+            event.template_set, event.template_ids
+        )
         self.kind_cache.new_graph()
         self.refresh_preview()
         self.refresh_kinds()
@@ -788,22 +585,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.auto_run = False
             self.action_run_session()
 
-    def describe_template(self, template_id: str) -> str:
-        templates = getattr(self.template_set, "templates", None)
-        found = None
-        if isinstance(templates, dict):
-            found = templates.get(template_id)
-        elif templates:
-            found = next((t for t in templates if getattr(t, "id", None) == template_id), None)
-        texts = getattr(found, "texts", None)
-        if isinstance(texts, dict) and texts:
-            return f"{template_id}: {next(iter(texts.values()))}"
-        text = getattr(found, "text", None)
-        return f"{template_id}: {text}" if text else template_id
-
-    @on(SelectionList.SelectedChanged, "#template-select")
-    def templates_changed(self) -> None:
-        self.template_ids = list(self.query_one("#template-select", SelectionList).selected)
+    @on(TemplatesStep.TemplatesChosen)
+    def templates_changed(self, event: TemplatesStep.TemplatesChosen) -> None:
+        self.template_ids = list(event.template_ids)
         self.refresh_preview()
         self.refresh_kinds()
         self.refresh_plan_summary()
@@ -818,7 +602,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
     def preview_worker(
-        self, kg: KnowledgeGraph, relations: list[Any], template_set: Any, template_ids: list[str]
+        self,
+        kg: KnowledgeGraph,
+        relations: list[Relation],
+        template_set: TemplateSet,
+        template_ids: list[str],
     ) -> None:
         if len(template_ids) < 2:
             self.post_message(self.PreviewBuilt([], "Choose at least two templates."))
@@ -847,69 +635,82 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.show_preview(event.rows, event.note)
 
     def show_preview(self, rows: list[tuple[str, str, str]], note: str) -> None:
-        table = self.query_one("#query-preview", DataTable)
-        table.clear()
-        if note:
-            table.add_row(Text(note, style="italic"), "", "")
-        for name, template_id, text in rows:
-            table.add_row(Text(name), template_id, Text(text))
+        self.templates_step.show_preview(rows, note)
         self.refresh_variants()
 
     # -- step 3: variants -----------------------------------------------------------------
 
-    @on(Button.Pressed, "#open-synonyms")
+    @on(VariantsStep.SynonymsRequested)
     def open_synonyms(self) -> None:
         self.app.action_edit_synonyms()  # type: ignore[attr-defined]
 
-    @on(Select.Changed, "#strength-select")
+    @on(VariantsStep.StrengthChanged)
     def strength_changed(self) -> None:
         self.refresh_variants()
         self.refresh_kinds()
 
     def selected_strength(self) -> int:
-        value = self.query_one("#strength-select", Select).value
-        return value if isinstance(value, int) else 2
+        return self.variants_step.selected_strength()
+
+    def refresh_variants(self) -> None:
+        """The covering array of the first relation's question under the first template."""
+        source = self.variant_source()
+        if source is not None:
+            self.variants_worker(*source)
+
+    def variant_source(self) -> tuple[KnowledgeGraph, Relation, Template, int] | None:
+        """(KG, relation, template, strength) of the question the Variants step previews."""
+        if self.kg is None or self.template_set is None or not self.relations:
+            return None
+        if not self.template_ids:
+            return None
+        template = self.template_set.get(self.template_ids[0])
+        return self.kg, self.relations[0], template, self.selected_strength()
+
+    def on_screen_resume(self) -> None:
+        """Back from the synonym editor: pins and bans change the variants, so the preview,
+        the array size and the variant kind's conversations are made again."""
+        self.kind_cache.forget_kind("variant")
+        self.refresh_variants()
+        self.refresh_kinds()
+        self.refresh_plan_summary()
+
+    @work(thread=True, exclusive=True, group="wizard-variants", exit_on_error=False)
+    def variants_worker(
+        self, kg: KnowledgeGraph, relation: Relation, template: Template, strength: int
+    ) -> None:
+        try:
+            preview = preview_variants(kg, relation, template, kg.domain, strength)
+        except KontestError as error:
+            self.post_message(self.VariantsPreviewed(None, f"Covering-array variants: {error}"))
+            return
+        except Exception as error:  # an engine bug: said in the step, not only notified
+            self.post_message(self.VariantsPreviewed(None, f"Variants preview failed: {error}"))
+            return
+        self.post_message(self.VariantsPreviewed(preview, ""))
+
+    @on(VariantsPreviewed)
+    def variants_previewed(self, event: VariantsPreviewed) -> None:
+        self.variants_step.show_variants(event.preview, event.note)
 
     # -- step 4: test kinds ---------------------------------------------------------------
-
-    @staticmethod
-    def engine_names(find: Callable[[], tuple[str, ...]]) -> tuple[str, ...]:
-        """Names the engine offers (question types, logic rules); none if it cannot say."""
-        try:
-            return find()
-        except KontestError:
-            return ()
 
     def show_kind_choices(self) -> None:
         """List the engine's test kinds (title and description); KONTEST ticked."""
         try:
             self.kind_choices = list_test_kinds()
         except KontestError as error:
-            self.query_one("#kind-counts", Static).update(f"Test kinds: {error}")
+            self.kinds_step.show_counts(f"Test kinds: {error}")
             self.kind_choices = []
-        selection = self.query_one("#kind-select", SelectionList)
-        selection.clear_options()
-        for choice in self.kind_choices:
-            prompt = Text(choice.title, style="bold")
-            prompt.append(f"  {choice.description}", style="dim")
-            selection.add_option(Selection(prompt, choice.value, choice.value in self.kinds))
+        self.kinds_step.show_kind_choices(self.kind_choices, self.kinds)
         self.show_kind_options()
 
     def show_kind_options(self) -> None:
-        """Show the option row of each ticked kind (the variant options also apply to
-        annotated questions, which are asked as covering-array variants)."""
-        self.query_one("#variant-options").display = (
-            "variant" in self.kinds or self.questions_path is not None
-        )
-        self.query_one("#factcheck-options").display = "factcheck" in self.kinds
-        self.query_one("#logic-options").display = "logic" in self.kinds
+        self.kinds_step.show_kind_options(self.kinds, self.questions_path is not None)
 
-    @on(SelectionList.SelectedChanged, "#kind-select")
-    @on(Checkbox.Changed, ".kind-options Checkbox")
-    @on(Input.Changed, "#variant-limit")
+    @on(KindsStep.KindsChanged)
     def kinds_changed(self) -> None:
-        selected = set(self.query_one("#kind-select", SelectionList).selected)
-        self.kinds = [choice.value for choice in self.kind_choices if choice.value in selected]
+        self.kinds = self.kinds_step.ticked_kinds(self.kind_choices)
         self.show_kind_options()
         self.refresh_kinds()
         self.refresh_plan_summary()
@@ -920,14 +721,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     def ticked_names(self, prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
         """The sub-selection ticked in an option row (`qtype-…`, `rule-…`), in engine order."""
-        return tuple(
-            name for name in names if self.query_one(f"#{prefix}-{name}", Checkbox).value
-        )
+        return self.kinds_step.ticked_names(prefix, names)
 
     def variant_limit(self) -> int | None:
         """Max variants per question; None (the whole covering array) when blank or 0."""
-        text = self.query_one("#variant-limit", Input).value.strip()
-        return int(text) if text.isdigit() and int(text) > 0 else None
+        return self.kinds_step.variant_limit()
 
     def kind_blocked(self, kind: str) -> str:
         """Why a ticked kind cannot be built ('' when it can): an empty sub-selection."""
@@ -942,7 +740,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         return KindChoices(
             template_ids=tuple(self.template_ids),
             strength=self.selected_strength(),
-            postfix=self.query_one("#variant-postfix", Checkbox).value,
+            postfix=self.kinds_step.postfix(),
             variant_limit=self.variant_limit(),
             question_types=self.ticked_names("qtype", self.question_types),
             rules=self.ticked_names("rule", self.logic_rules),
@@ -956,13 +754,13 @@ class WizardScreen(WorkerFailures, Screen[None]):
         """What a kind's conversations depend on: the KG version, templates, its options."""
         return self.kind_cache.key(kind, self.kind_choices_now(), self.questions_path)
 
-    def kind_options(self) -> Any:
+    def kind_options(self) -> KindOptions:
         """The engine's KindOptions for the choices shown (all ticked: None, i.e. all)."""
         types = self.ticked_names("qtype", self.question_types)
         rules = self.ticked_names("rule", self.logic_rules)
         return KindOptions(
             strength=self.selected_strength(),
-            postfix=self.query_one("#variant-postfix", Checkbox).value,
+            postfix=self.kinds_step.postfix(),
             variant_limit=self.variant_limit(),
             question_types=None if len(types) == len(self.question_types) else types,
             rules=None if len(rules) == len(self.logic_rules) else rules,
@@ -1000,11 +798,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def kinds_worker(
         self,
         kg: KnowledgeGraph,
-        relations: list[Any],
-        template_set: Any,
+        relations: list[Relation],
+        template_set: TemplateSet,
         template_ids: list[str],
         keys: list[Key],
-        options: Any,
+        options: KindOptions,
     ) -> None:
         for key in keys:
             try:
@@ -1027,27 +825,25 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     # -- annotated questions (a JSONL file, not built from the KG) --------------------------
 
-    @on(Button.Pressed, "#load-questions")
-    @on(Input.Submitted, "#questions-input")
-    def load_questions(self) -> None:
+    @on(KindsStep.QuestionsRequested)
+    def load_questions(self, event: KindsStep.QuestionsRequested) -> None:
         """Read the questions file in a worker (blank: take the questions out of the plan)."""
-        path = self.query_one("#questions-input", Input).value.strip()
-        status = self.query_one("#questions-status", Static)
+        path = event.path
         if not path:
             if self.questions_path is not None:
                 self.notify("Annotated questions taken out of the plan.", markup=False)
             self.questions_path = None
-            status.update("")
+            self.kinds_step.show_questions_status("")
             self.kinds_changed()
             return
         key = self.questions_key(path)
         # Read it again: the file may have changed since it was last loaded.
         self.kind_cache.restart(key)
-        status.update(f"Reading {path}…")
+        self.kinds_step.show_questions_status(f"Reading {path}…")
         self.questions_worker(path, key, self.kind_options(), True)
 
     @work(thread=True, group="wizard-questions", exit_on_error=False)
-    def questions_worker(self, path: str, key: Key, options: Any, announce: bool) -> None:
+    def questions_worker(self, path: str, key: Key, options: KindOptions, announce: bool) -> None:
         try:
             loaded = load_annotated_questions(path, options)
         except KontestError as error:
@@ -1065,24 +861,22 @@ class WizardScreen(WorkerFailures, Screen[None]):
             event.key, event.loaded, event.error, keep_error=not event.announce
         )
         path = str(event.key[1])
-        status = self.query_one("#questions-status", Static)
         if event.loaded is None:
             if event.announce:  # a Load that failed: the file is not in the plan
                 self.notify(event.error, title="Annotated questions", severity="error", markup=False)
-                status.update(f"Not loaded: {event.error}")
+                self.kinds_step.show_questions_status(f"Not loaded: {event.error}")
                 if self.questions_path == path:
                     self.questions_path = None
-        else:
-            if event.announce:
-                self.questions_path = path
-                summary = self.describe_questions(event.loaded)
-                status.update(summary)
-                self.notify(
-                    summary,
-                    title="Annotated questions",
-                    severity="warning" if event.loaded.problems else "information",
-                    markup=False,
-                )
+        elif event.announce:
+            self.questions_path = path
+            summary = self.describe_questions(event.loaded)
+            self.kinds_step.show_questions_status(summary)
+            self.notify(
+                summary,
+                title="Annotated questions",
+                severity="warning" if event.loaded.problems else "information",
+                markup=False,
+            )
         self.show_kind_options()
         self.refresh_kinds()  # options may have changed while the file was read
         self.refresh_plan_summary()
@@ -1100,7 +894,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             lines.append(f"  … {len(problems) - shown} more")
         return "\n".join(lines)
 
-    def kind_conversations(self, kind: str) -> list[Any] | None:
+    def kind_conversations(self, kind: str) -> list[Conversation] | None:
         """A kind's conversations for the current choices, if built."""
         return self.kind_cache.conversations(self.kind_key(kind))
 
@@ -1120,9 +914,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     def show_kind_counts(self) -> None:
         if not self.asked_kinds():
-            self.query_one("#kind-counts", Static).update(
-                "Tick at least one test kind (or load annotated questions)."
-            )
+            self.kinds_step.show_counts("Tick at least one test kind (or load annotated questions).")
             return
         text = Text()
         totals = self.kind_totals()
@@ -1147,99 +939,17 @@ class WizardScreen(WorkerFailures, Screen[None]):
                 f" {sum(c or 0 for _, c, _, _ in totals):>6} conversations "
                 f"{sum(n or 0 for _, _, n, _ in totals):>6} model calls"
             )
-        self.query_one("#kind-counts", Static).update(text)
-
-    def refresh_variants(self) -> None:
-        """The covering array of the first relation's question under the first template."""
-        if (
-            self.kg is None
-            or self.template_set is None
-            or not self.relations
-            or not self.template_ids
-        ):
-            return
-        strength = self.query_one("#strength-select", Select).value
-        template = self.template_set.get(self.template_ids[0])
-        self.variants_worker(
-            self.kg, self.relations[0], template, strength if isinstance(strength, int) else 2
-        )
-
-    def variant_source(self) -> tuple[KnowledgeGraph, Any, Any, int] | None:
-        """(KG, relation, template, strength) of the question the Variants step previews."""
-        if self.kg is None or self.template_set is None or not self.relations:
-            return None
-        if not self.template_ids:
-            return None
-        template = self.template_set.get(self.template_ids[0])
-        return self.kg, self.relations[0], template, self.selected_strength()
-
-    def on_screen_resume(self) -> None:
-        """Back from the synonym editor: pins and bans change the variants, so the preview,
-        the array size and the variant kind's conversations are made again."""
-        self.kind_cache.forget_kind("variant")
-        self.refresh_variants()
-        self.refresh_kinds()
-        self.refresh_plan_summary()
-
-    @work(thread=True, exclusive=True, group="wizard-variants", exit_on_error=False)
-    def variants_worker(
-        self, kg: KnowledgeGraph, relation: Any, template: Any, strength: int
-    ) -> None:
-        try:
-            preview = preview_variants(kg, relation, template, kg.domain, strength)
-        except KontestError as error:
-            self.post_message(self.VariantsPreviewed(None, f"Covering-array variants: {error}"))
-            return
-        except Exception as error:  # an engine bug: said in the step, not only notified
-            self.post_message(self.VariantsPreviewed(None, f"Variants preview failed: {error}"))
-            return
-        self.post_message(self.VariantsPreviewed(preview, ""))
-
-    @on(VariantsPreviewed)
-    def variants_previewed(self, event: VariantsPreviewed) -> None:
-        self.show_variants(event.preview, event.note)
-
-    def show_variants(self, preview: VariantPreview | None, note: str) -> None:
-        note_widget = self.query_one("#variants-note", Static)
-        note_widget.update(note)
-        note_widget.display = bool(note)
-        table = self.query_one("#variant-table", DataTable)
-        table.clear(columns=True)
-        if preview is None:
-            self.query_one("#array-size", Static).update("")
-            return
-        table.add_columns("row", *preview.parameters)
-        for index, row in enumerate(preview.rows):
-            marker = Text("0 original", style="bold") if index == 0 else Text(str(index))
-            cells = [
-                Text(
-                    value, style="bold" if index == 0 or value != preview.rows[0][column] else "dim"
-                )
-                for column, value in enumerate(row)
-            ]
-            table.add_row(marker, *cells)
-        levels = " x ".join(str(level) for level in preview.levels)
-        strength = self.query_one("#strength-select", Select).value
-        self.query_one("#array-size", Static).update(
-            f"{len(preview.rows)} rows (t={strength}) for {levels} values; "
-            f"first: {preview.sentences[0]}"
-        )
+        self.kinds_step.show_counts(text)
 
     # -- step 5: model and run ------------------------------------------------------------
 
-    @on(Select.Changed, "#model-presets")
-    def preset_chosen(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.query_one("#model-spec", Input).value = event.value
-
-    @on(Button.Pressed, "#check-model")
+    @on(ModelStep.CheckRequested)
     def action_check_model(self) -> None:
-        self.query_one("#model-status", Static).update("Checking…")
-        self.check_worker(self.query_one("#model-spec", Input).value.strip())
+        self.model_step.show_status("Checking…")
+        self.check_worker(self.model_step.model_spec())
 
     @work(exclusive=True, group="wizard-model", exit_on_error=False)
     async def check_worker(self, spec: str) -> None:
-        status = self.query_one("#model-status", Static)
         try:
             model = await asyncio.to_thread(open_model, spec, kg=self.kg)
             try:
@@ -1247,16 +957,16 @@ class WizardScreen(WorkerFailures, Screen[None]):
             finally:
                 await model.aclose()
         except KontestError as error:
-            status.update(f"✗ {error}")
+            self.model_step.show_status(f"✗ {error}")
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        status.update(f"✓ {clean_text(str(line))}")
+        self.model_step.show_status(f"✓ {clean_text(str(line))}")
 
-    @on(Button.Pressed, "#find-ollama")
+    @on(ModelStep.OllamaRequested)
     def find_ollama(self) -> None:
         """List the models of the Ollama server typed in the model field (its @URL), else
         the default local one."""
-        typed = self.query_one("#model-spec", Input).value.strip()
+        typed = self.model_step.model_spec()
         self.ollama_worker(typed if typed.lower().startswith("ollama:") else "ollama:")
 
     @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
@@ -1285,9 +995,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def add_presets(self, specs: list[str]) -> None:
         """Add model specs to the presets (those listed before stay, in their order)."""
         self.presets += [spec for spec in specs if spec not in self.presets]
-        self.query_one("#model-presets", Select).set_options(
-            [(spec, spec) for spec in self.presets]
-        )
+        self.model_step.show_presets(self.presets)
         self.notify(f"{len(specs)} Ollama model(s) found", markup=False)
 
     def refresh_plan_summary(self) -> None:
@@ -1304,9 +1012,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
                 for kind, _, count, _ in self.kind_totals()
             ]
             summary += f"\nTest kinds (model calls): {', '.join(calls) or 'none'}."
-        self.query_one("#plan-summary", Static).update(summary)
+        self.model_step.show_summary(summary)
 
-    @on(Button.Pressed, "#run")
+    @on(ModelStep.RunRequested)
     def action_run_session(self) -> None:
         if self.kg is None or self.template_set is None:
             self.auto_run = True
@@ -1328,11 +1036,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
         if len(self.template_ids) < (2 if "kontest" in self.kinds else 1):
             self.notify("Choose at least two templates.", severity="warning", markup=False)
             return
-        spec = self.query_one("#model-spec", Input).value.strip() or "sim"
+        spec = self.model_step.model_spec() or "sim"
         try:
             check_model_spec(spec)
         except KontestError as error:
-            self.query_one("#model-status", Static).update(f"✗ {error}")
+            self.model_step.show_status(f"✗ {error}")
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
         # Widget values are read here, in the UI thread; kinds already built are reused.
@@ -1361,15 +1069,15 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def plan_worker(
         self,
         kg: KnowledgeGraph,
-        relations: list[Any],
-        template_set: Any,
+        relations: list[Relation],
+        template_set: TemplateSet,
         template_ids: list[str],
         spec: str,
         kg_source: str,
         depth: int | None,
         per_path: bool,
-        built: dict[str, list[Any] | None],
-        kind_options: Any,
+        built: dict[str, list[Conversation] | None],
+        kind_options: KindOptions,
         questions_path: str | None,
         problems: list[str],
     ) -> None:

@@ -1,0 +1,277 @@
+"""Step 1 of the wizard: the KG (a sample, a file, or a build from Wikidata), its depth and
+scope, with the graph and its paths as a preview."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual import events, on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    OptionList,
+    ProgressBar,
+    Select,
+    Static,
+    TabPane,
+    Tree,
+)
+from textual.widgets.option_list import Option
+
+from kontest_tui.kg.graph import KnowledgeGraph
+
+DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
+PATHS_SHOWN = 500
+
+
+class GraphStep(TabPane):
+    """The graph step: choose and preview the KG."""
+
+    class SampleChosen(Message):
+        """Another KG was chosen in the selector."""
+
+        def __init__(self, source: str) -> None:
+            super().__init__()
+            self.source = source
+
+    class DepthChanged(Message):
+        """The depth changed."""
+
+    class PerPathChanged(Message):
+        """Per-path counting was ticked or unticked."""
+
+        def __init__(self, per_path: bool) -> None:
+            super().__init__()
+            self.per_path = per_path
+
+    class LoadPressed(Message):
+        """Load was pressed (the sample chosen, or the file path typed)."""
+
+    class ScopeCleared(Message):
+        """Clear scope was pressed: the whole KG again."""
+
+    class SearchTyped(Message):
+        """Text to find entities for (two characters or more, not a file path)."""
+
+        def __init__(self, text: str, online: bool) -> None:
+            super().__init__()
+            self.text = text
+            self.online = online
+
+    class EntityPicked(Message):
+        """A suggestion was chosen (its index in the entities last shown)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
+    class BuildPressed(Message):
+        """Build (from Wikidata) was pressed."""
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="row"):
+            yield Label("KG")
+            yield Select[str]([], id="sample-select", prompt="sample", allow_blank=True)
+            yield Label("Depth")
+            yield Select[int](DEPTHS, id="depth-select", value=0, allow_blank=False)
+            yield Button("Load", id="load-kg", variant="primary")
+            yield Checkbox(
+                "per path",
+                id="per-path",
+                tooltip="Count every ancestor pair on every path (the paper's tables)",
+            )
+        with Horizontal(classes="row"):
+            yield Input(
+                placeholder="Find an entity (fuzzy) or type a KG file path",
+                id="entity-input",
+            )
+            yield Checkbox("Wikidata", id="online", tooltip="Search Wikidata online")
+            yield Button(
+                "Build",
+                id="build-kg",
+                tooltip="Build the KG of the chosen entities from Wikidata",
+            )
+        yield OptionList(id="entity-suggestions")
+        with Horizontal(classes="row", id="scope-row"):
+            yield Static("", id="scope-text", classes="hint", markup=False)
+            yield Button(
+                "Clear scope",
+                id="clear-scope",
+                compact=True,
+                tooltip="Use the whole KG again",
+            )
+        yield ProgressBar(id="build-progress", show_eta=False)
+        yield Static("No graph loaded yet.", id="kg-counts", classes="counts", markup=False)
+        with Horizontal(id="preview"):
+            yield Tree[str]("graph", id="kg-tree", classes="pane")
+            yield OptionList(id="path-list", classes="pane")
+
+    def on_mount(self) -> None:
+        self.query_one("#build-progress", ProgressBar).display = False
+        self.query_one("#entity-suggestions", OptionList).display = False
+
+    def on_key(self, event: events.Key) -> None:
+        """Down in the search field enters the suggestions."""
+        suggestions = self.query_one("#entity-suggestions", OptionList)
+        if (
+            event.key == "down"
+            and self.screen.focused is self.query_one("#entity-input", Input)
+            and suggestions.display
+            and suggestions.option_count
+        ):
+            event.stop()
+            suggestions.focus()
+            suggestions.highlighted = 0
+
+    # -- what the screen reads -------------------------------------------------------------
+
+    def selected_depth(self) -> int | None:
+        value = self.query_one("#depth-select", Select).value
+        return value if isinstance(value, int) and value > 0 else None
+
+    def chosen_source(self, current: str) -> str:
+        """A KG file path typed in the search field, else the sample chosen, else `current`."""
+        value = self.query_one("#sample-select", Select).value
+        typed = self.query_one("#entity-input", Input).value.strip()
+        if typed.endswith((".json", ".csv")):
+            return typed
+        return value if isinstance(value, str) else current
+
+    def focus_search(self) -> None:
+        self.query_one("#entity-input", Input).focus()
+
+    def clear_search(self) -> None:
+        self.query_one("#entity-input", Input).value = ""
+
+    # -- events turned into messages -------------------------------------------------------
+
+    @on(Select.Changed, "#sample-select")
+    def sample_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.post_message(self.SampleChosen(event.value))
+
+    @on(Select.Changed, "#depth-select")
+    def depth_changed(self) -> None:
+        self.post_message(self.DepthChanged())
+
+    @on(Checkbox.Changed, "#per-path")
+    def per_path_changed(self, event: Checkbox.Changed) -> None:
+        self.post_message(self.PerPathChanged(event.value))
+
+    @on(Button.Pressed, "#load-kg")
+    def load_pressed(self) -> None:
+        self.post_message(self.LoadPressed())
+
+    @on(Button.Pressed, "#clear-scope")
+    def clear_scope_pressed(self) -> None:
+        self.post_message(self.ScopeCleared())
+
+    @on(Button.Pressed, "#build-kg")
+    def build_pressed(self) -> None:
+        self.post_message(self.BuildPressed())
+
+    @on(Input.Changed, "#entity-input")
+    def entity_typed(self, event: Input.Changed) -> None:
+        text = event.value.strip()
+        if len(text) >= 2 and not text.endswith((".json", ".csv")):
+            self.post_message(self.SearchTyped(text, self.query_one("#online", Checkbox).value))
+        else:
+            self.query_one("#entity-suggestions", OptionList).display = False
+
+    @on(OptionList.OptionSelected, "#entity-suggestions")
+    def entity_chosen(self, event: OptionList.OptionSelected) -> None:
+        self.query_one("#entity-suggestions", OptionList).display = False
+        self.post_message(self.EntityPicked(int((event.option.id or "entity--1").rsplit("-", 1)[-1])))
+
+    # -- what the screen shows -------------------------------------------------------------
+
+    def show_kg_choice(self, samples: Sequence[str], source: str, shown: str) -> None:
+        """The KG selector names the graph loaded: a sample, or the file or build it came
+        from (`shown`: the graph's name)."""
+        select = self.query_one("#sample-select", Select)
+        choices = [(name, name) for name in samples]
+        if source not in samples:
+            choices.append((f"{shown} ({source})" if shown != source else shown, source))
+        select.set_options(choices)
+        select.value = source
+
+    def show_scope(self, labels: Sequence[str], depth: int | None) -> None:
+        """`Scope: Ireland, Kinawley (depth 2 below each)`, or the whole KG when no labels."""
+        text = self.query_one("#scope-text", Static)
+        self.query_one("#clear-scope", Button).display = bool(labels)
+        if not labels:
+            text.update("Scope: the whole KG (choose entities above to scope the session).")
+            return
+        text.update(
+            f"Scope: {', '.join(labels)} "
+            f"({f'depth {depth} below each' if depth else 'whole subtrees'})"
+        )
+
+    def show_counts(self, line: str) -> None:
+        self.query_one("#kg-counts", Static).update(line)
+
+    def show_graph(
+        self, kg: KnowledgeGraph, paths: Sequence[tuple[str, ...]], open_levels: int
+    ) -> None:
+        """The graph as a tree (`open_levels` levels open) and its first paths."""
+        tree = self.query_one("#kg-tree", Tree)
+        tree.clear()
+        tree.root.set_label(kg.name)
+        stack = [(tree.root, root_id, 0) for root_id in reversed(kg.roots())]
+        while stack:
+            parent, node_id, level = stack.pop()
+            children = kg.children(node_id)
+            label = Text(kg.label(node_id))
+            if children:
+                label.append(f" ({len(children)})", style="dim")
+            node = parent.add(
+                label, data=node_id, expand=level < open_levels, allow_expand=bool(children)
+            )
+            for child_id in reversed(children):
+                stack.append((node, child_id, level + 1))
+        tree.root.expand()
+        path_list = self.query_one("#path-list", OptionList)
+        path_list.clear_options()
+        path_list.add_options(
+            [
+                Option(Text(" > ".join(kg.label(node_id) for node_id in path)))
+                for path in paths[:PATHS_SHOWN]
+            ]
+        )
+
+    def show_suggestions(self, found: Sequence[Any], note: str) -> None:
+        """Entities found (label, id, description, where found), or a note."""
+        suggestions = self.query_one("#entity-suggestions", OptionList)
+        suggestions.clear_options()
+        if note:
+            suggestions.add_option(Option(Text(note, style="italic"), disabled=True))
+        for index, entity in enumerate(found):
+            line = Text(str(getattr(entity, "label", entity)), style="bold")
+            line.append(f"  {getattr(entity, 'id', '')}  {getattr(entity, 'description', '')}")
+            line.append(f"  [{getattr(entity, 'source', '')}]", style="dim")
+            suggestions.add_option(Option(line, id=f"entity-{index}"))
+        suggestions.display = bool(found) or bool(note)
+
+    def start_build_progress(self) -> None:
+        progress = self.query_one("#build-progress", ProgressBar)
+        progress.display = True
+        progress.update(total=None, progress=0)
+
+    def show_build_progress(self, step: Any) -> None:
+        """One step of a Wikidata build (kg.wikidata's progress record)."""
+        progress = self.query_one("#build-progress", ProgressBar)
+        progress.update(total=max(1, int(step.total)), progress=int(step.done))
+        self.show_counts(
+            f"Building from Wikidata: {step.phase}, level {step.level}, {step.done}/{step.total}, "
+            f"{step.nodes} nodes so far"
+        )
+
+    def hide_build_progress(self) -> None:
+        self.query_one("#build-progress", ProgressBar).display = False

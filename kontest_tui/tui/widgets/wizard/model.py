@@ -1,0 +1,75 @@
+"""Step 5 of the wizard: the model (a preset or a typed spec), its connection check, the
+plan's summary, and Run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Button, Input, Label, Select, Static, TabPane
+
+
+class ModelStep(TabPane):
+    """The model step. `initial_model` is the spec the field starts with."""
+
+    class CheckRequested(Message):
+        """Check connection was pressed."""
+
+    class OllamaRequested(Message):
+        """Find Ollama models was pressed."""
+
+    class RunRequested(Message):
+        """Run was pressed."""
+
+    def __init__(self, title: str, initial_model: str, *, id: str | None = None) -> None:
+        super().__init__(title, id=id)
+        self.initial_model = initial_model
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(classes="row"):
+            yield Label("Model")
+            yield Select[str]([], id="model-presets", prompt="presets", allow_blank=True)
+        yield Input(
+            value=self.initial_model,
+            placeholder="sim:PROFILE | ollama:MODEL[@URL] | openai:MODEL[@BASE_URL]",
+            id="model-spec",
+        )
+        with Horizontal(classes="buttons"):
+            yield Button("Check connection", id="check-model")
+            yield Button("Find Ollama models", id="find-ollama")
+            yield Button("Run", id="run", variant="success")
+        yield Static("", id="model-status", markup=False)
+        yield Static("", id="plan-summary", classes="counts", markup=False)
+
+    def model_spec(self) -> str:
+        """The spec typed (stripped)."""
+        return self.query_one("#model-spec", Input).value.strip()
+
+    @on(Select.Changed, "#model-presets")
+    def preset_chosen(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.query_one("#model-spec", Input).value = event.value
+
+    @on(Button.Pressed, "#check-model")
+    def check_pressed(self) -> None:
+        self.post_message(self.CheckRequested())
+
+    @on(Button.Pressed, "#find-ollama")
+    def ollama_pressed(self) -> None:
+        self.post_message(self.OllamaRequested())
+
+    @on(Button.Pressed, "#run")
+    def run_pressed(self) -> None:
+        self.post_message(self.RunRequested())
+
+    def show_presets(self, specs: Sequence[str]) -> None:
+        self.query_one("#model-presets", Select).set_options([(spec, spec) for spec in specs])
+
+    def show_status(self, text: str) -> None:
+        self.query_one("#model-status", Static).update(text)
+
+    def show_summary(self, text: str) -> None:
+        self.query_one("#plan-summary", Static).update(text)
