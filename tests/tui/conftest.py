@@ -1,4 +1,4 @@
-"""Fixtures for the explorer's tests: a session DB per test (helpers live in tui_helpers.py)."""
+"""Fixtures for the explorer's tests: a session DB per test (helpers live in tests/support/tui.py)."""
 
 from __future__ import annotations
 

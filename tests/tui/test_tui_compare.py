@@ -8,7 +8,6 @@ import asyncio
 
 import pytest
 from textual.widgets import Select, SelectionList
-from tui_helpers import wait_until, widget_text
 
 from kontest_tui.kg.io import load_graph
 from kontest_tui.mitigate.ensemble import cross_validate
@@ -25,6 +24,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.sessions import find_comparable_sessions, load_session_result
 from kontest_tui.tui.widgets.counts import report_oracles
+from tests.support.tui import wait_until, widget_text
 
 LIMIT = 40  # relations per session: enough for differing answers, quick to run
 

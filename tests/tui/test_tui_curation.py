@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import Input
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.generate.variants import VariantPreview, preview_variants
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 
 async def test_synonym_editor_opens_from_the_template_editor(tmp_path: Path, db_path: str) -> None:
-    from test_tui_hostile import write_kinawley
+    from tests.support.tui import write_kinawley
 
     kg_path, _ = write_kinawley(tmp_path)
     app = make_app(kg=str(kg_path), model="sim", db=db_path)
@@ -102,9 +102,8 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
 async def test_export_writes_the_report_and_the_picture(tmp_path: Path, db_path: str) -> None:
     import json
 
-    from test_tui_hostile import write_kinawley
-
     from kontest_tui.tui.export import export_folder
+    from tests.support.tui import write_kinawley
 
     kg_path, _ = write_kinawley(tmp_path)
     app = make_app(kg=str(kg_path), model="sim", db=db_path)

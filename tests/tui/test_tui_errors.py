@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from textual.widgets import DataTable, TabbedContent
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.kg.io import load_graph, save_graph
 from kontest_tui.kg.scope import scope_graph
@@ -15,6 +14,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.relation_tree import RelationTree
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 # Three countries of the subdivisions sample, with two and three levels below them.
 ENTITIES = ("BE", "ES", "LU")

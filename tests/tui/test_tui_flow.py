@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from textual.widgets import DataTable, Input, TabbedContent
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.run.session import evaluate_session
 from kontest_tui.store import Store
@@ -12,6 +11,7 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 
@@ -112,8 +112,8 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         # The UI stays responsive: pause, move focus, look at the help, resume.
         await pilot.press("p")
         assert run.control.paused
-        await pilot.pause(0.2)
-        assert widget_text(run.query_one("#run-state")).startswith("paused")
+        state = run.query_one("#run-state")
+        await wait_until(pilot, lambda: widget_text(state).startswith("paused"), what="paused")
         focused = app.focused
         await pilot.press("tab")
         assert app.focused is not focused

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from textual.widgets import RichLog
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import extract_relations
@@ -17,44 +15,13 @@ from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-
-MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
-ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
-
-
-def write_kinawley(tmp_path: Path) -> tuple[Path, Path]:
-    """The paper's running example (Ireland > Ulster > Kinawley) and a hostile recording."""
-    kg = {
-        "name": "kinawley",
-        "domain": "places",
-        "source": "test",
-        "built": "",
-        "nodes": [
-            {"id": "Q27", "label": "Ireland", "aliases": [], "type": "country"},
-            {"id": "Q190", "label": "Ulster", "aliases": [], "type": "region"},
-            {"id": "Q6413", "label": "Kinawley", "aliases": [], "type": "locality"},
-        ],
-        "edges": [
-            {"parent": "Q27", "child": "Q190", "relation": "contains"},
-            {"parent": "Q190", "child": "Q6413", "relation": "contains"},
-        ],
-    }
-    answers = {
-        "Does Ireland have a Ulster?": ESCAPES,
-        "Is there a Ulster in Ireland?": "Yes",
-        "Does Ulster have a Kinawley?": "Yes",
-        "Is there a Kinawley in Ulster?": "Yes",
-        "Does Ireland have a Kinawley?": MARKUP,
-        "Is there a Kinawley in Ireland?": "No",
-    }
-    kg_path = tmp_path / "kinawley.json"
-    kg_path.write_text(json.dumps(kg), encoding="utf-8")
-    replay = tmp_path / "hostile.jsonl"
-    replay.write_text(
-        "".join(json.dumps({"query": q, "answer": a}) + "\n" for q, a in answers.items()),
-        encoding="utf-8",
-    )
-    return kg_path, replay
+from tests.support.tui import (
+    MARKUP,
+    wait_for_screen,
+    wait_until,
+    widget_text,
+    write_kinawley,
+)
 
 
 async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) -> None:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from rich.console import Console
 from textual.widgets import Checkbox, Input, SelectionList, Static, TabbedContent
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.domain.records import TestKind
 from kontest_tui.generate.annotated import build_annotation_conversations
@@ -23,6 +22,7 @@ from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 SIZE = (100, 32)
 

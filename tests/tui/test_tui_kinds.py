@@ -10,7 +10,6 @@ import io
 
 from rich.console import Console
 from textual.widgets import DataTable, RichLog, Select, SelectionList, Static, TabbedContent
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.domain.records import TestKind
 from kontest_tui.run.session import evaluate_session, session_kinds
@@ -21,6 +20,7 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.counts import ORACLES
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 SIZE = (100, 32)
 

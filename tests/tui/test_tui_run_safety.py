@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from textual.widgets import DataTable
-from tui_helpers import wait_for_screen, wait_until
 
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
@@ -12,6 +11,7 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_until
 
 
 async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from textual.widgets import Input, OptionList, Select, Tree
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 
 async def choose_entity(pilot, wizard: WizardScreen, typed: str, source: str) -> None:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 from textual.widgets import TabbedContent
-from tui_helpers import wait_for_screen, wait_for_workers, wait_until
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import settle, wait_for_screen, wait_for_workers, wait_until, widget_text
 
 SIZE = (100, 32)
 
@@ -21,7 +21,7 @@ async def open_wizard(pilot: Pilot, step: str) -> WizardScreen:
     await wait_until(pilot, lambda: wizard.kg is not None and wizard.template_set is not None)
     await wait_for_workers(pilot)
     wizard.query_one("#wizard-tabs", TabbedContent).active = step
-    await pilot.pause(0.2)
+    await settle(pilot)
     return wizard
 
 
@@ -29,16 +29,14 @@ async def open_results(pilot: Pilot) -> ResultsScreen:
     await open_wizard(pilot, "step-model")
     await pilot.press("ctrl+r")
     results = await wait_for_screen(pilot, ResultsScreen)
-    await wait_for_workers(pilot)
-    await pilot.pause(0.2)
+    await settle(pilot)
     return results
 
 
 def test_start_screen(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         start = await wait_for_screen(pilot, StartScreen)
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
         assert start.query_one("#sessions").row_count == 0
 
     assert snap_compare(make_app(db=db_path), terminal_size=SIZE, run_before=run_before)
@@ -86,7 +84,8 @@ def test_live_run_paused_before_the_first_answer(snap_compare, db_path: str) -> 
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
         await wait_until(pilot, lambda: run.control.executor is not None, what="the executor")
-        await pilot.pause(0.3)
+        state = run.query_one("#run-state")
+        await wait_until(pilot, lambda: widget_text(state).startswith("paused"), what="paused")
         assert run.answered == 0
         pilot.app.start_run = original  # type: ignore[method-assign]
 
@@ -99,7 +98,7 @@ def test_results_graph(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await open_results(pilot)
         await pilot.press("down", "down")
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
@@ -110,7 +109,7 @@ def test_results_gap(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await open_results(pilot)
         await pilot.press("g")
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
@@ -121,7 +120,7 @@ def test_results_errors(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await open_results(pilot)
         await pilot.press("x")
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
@@ -133,7 +132,7 @@ def test_help_screen(snap_compare, db_path: str) -> None:
         await wait_for_screen(pilot, StartScreen)
         await wait_for_workers(pilot)
         await pilot.press("f1")
-        await pilot.pause(0.3)
+        await settle(pilot)
 
     assert snap_compare(make_app(db=db_path), terminal_size=SIZE, run_before=run_before)
 
@@ -141,8 +140,7 @@ def test_help_screen(snap_compare, db_path: str) -> None:
 def test_start_screen_at_80x24(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         await wait_for_screen(pilot, StartScreen)
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(make_app(db=db_path), terminal_size=(80, 24), run_before=run_before)
 
@@ -155,8 +153,7 @@ def test_wizard_kinds_step(snap_compare, db_path: str) -> None:
         await wait_until(
             pilot, lambda: all(total[1] is not None for total in wizard.kind_totals())
         )
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from textual.widgets import Input
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Relation
@@ -15,6 +14,7 @@ from kontest_tui.tui.views import RelationView
 from kontest_tui.tui.widgets.counts import render_counts
 from kontest_tui.tui.widgets.gap_bars import render_bar, render_gap
 from kontest_tui.tui.widgets.relation_tree import render_node_label
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 REPORT = {
     "relations": 10,
@@ -107,10 +107,9 @@ async def test_template_editor_validates_placeholders(db_path: str) -> None:
 
 
 async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path: str) -> None:
-    from test_tui_hostile import write_kinawley
-
     from kontest_tui.tui.screens.results import ResultsScreen
     from kontest_tui.tui.screens.wizard import WizardScreen
+    from tests.support.tui import write_kinawley
 
     kg_path, _ = write_kinawley(tmp_path)
     app = make_app(kg=str(kg_path), model="sim", db=db_path)

@@ -4,9 +4,9 @@ is a notification, and the screen is left usable, not "running" or "loading" for
 from __future__ import annotations
 
 import pytest
-from tui_helpers import wait_for_screen, wait_until, widget_text
 
 from kontest_tui.tui.app import make_app
+from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 
 def messages(app) -> list[tuple[str, str]]:

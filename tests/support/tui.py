@@ -1,0 +1,101 @@
+"""Helpers for the explorer's tests: wait on screens, workers and conditions (never for a
+fixed time), read widget text, and write the paper's Kinawley example with hostile answers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+from pathlib import Path
+
+from textual.app import App
+from textual.pilot import Pilot
+from textual.screen import Screen
+
+MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
+ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
+
+
+async def wait_for_screen(pilot: Pilot, screen_type: type[Screen], timeout: float = 60.0) -> Screen:
+    """Let the app work until `screen_type` is on top (workers run meanwhile)."""
+    app: App = pilot.app
+    deadline = time.monotonic() + timeout
+    while not isinstance(app.screen, screen_type) or not getattr(app.screen, "ready", True):
+        assert time.monotonic() < deadline, f"{screen_type.__name__} never came (at {app.screen!r})"
+        await pilot.pause()  # until the app is idle: messages handled, workers waiting
+    return app.screen
+
+
+async def wait_until(
+    pilot: Pilot, condition, timeout: float = 60.0, what: str = "condition"
+) -> None:
+    """Let the app work until `condition()` is true."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await pilot.pause()  # until the app is idle: messages handled, workers waiting
+
+
+async def wait_for_workers(pilot: Pilot) -> None:
+    """Wait until no worker of the app is pending or running (a worker cancelled by a newer
+    one of its exclusive group counts as done, unlike `workers.wait_for_complete`)."""
+    from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
+
+    app: App = pilot.app
+    while busy := [
+        worker
+        for worker in app.workers
+        if worker.state in (WorkerState.PENDING, WorkerState.RUNNING)
+    ]:
+        for worker in busy:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+    await pilot.pause()
+
+
+async def settle(pilot: Pilot) -> None:
+    """Wait until no worker runs, no animation is scheduled and the app is idle (before a
+    snapshot or an assertion on layout)."""
+    await wait_for_workers(pilot)
+    await pilot.wait_for_scheduled_animations()
+    await pilot.pause()
+
+
+def widget_text(widget) -> str:
+    """What a Static shows, as plain text."""
+    return str(widget.render())
+
+
+def write_kinawley(tmp_path: Path) -> tuple[Path, Path]:
+    """The paper's running example (Ireland > Ulster > Kinawley) and a hostile recording."""
+    kg = {
+        "name": "kinawley",
+        "domain": "places",
+        "source": "test",
+        "built": "",
+        "nodes": [
+            {"id": "Q27", "label": "Ireland", "aliases": [], "type": "country"},
+            {"id": "Q190", "label": "Ulster", "aliases": [], "type": "region"},
+            {"id": "Q6413", "label": "Kinawley", "aliases": [], "type": "locality"},
+        ],
+        "edges": [
+            {"parent": "Q27", "child": "Q190", "relation": "contains"},
+            {"parent": "Q190", "child": "Q6413", "relation": "contains"},
+        ],
+    }
+    answers = {
+        "Does Ireland have a Ulster?": ESCAPES,
+        "Is there a Ulster in Ireland?": "Yes",
+        "Does Ulster have a Kinawley?": "Yes",
+        "Is there a Kinawley in Ulster?": "Yes",
+        "Does Ireland have a Kinawley?": MARKUP,
+        "Is there a Kinawley in Ireland?": "No",
+    }
+    kg_path = tmp_path / "kinawley.json"
+    kg_path.write_text(json.dumps(kg), encoding="utf-8")
+    replay = tmp_path / "hostile.jsonl"
+    replay.write_text(
+        "".join(json.dumps({"query": q, "answer": a}) + "\n" for q, a in answers.items()),
+        encoding="utf-8",
+    )
+    return kg_path, replay
