@@ -1,5 +1,5 @@
 """Helpers for the explorer's tests: wait on screens, workers and conditions (never for a
-fixed time), read widget text, and write the paper's Kinawley example with hostile answers."""
+fixed time: they poll a condition), read widget text, and write the paper's Kinawley example with hostile answers."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ async def wait_for_screen(pilot: Pilot, screen_type: type[Screen], timeout: floa
     deadline = time.monotonic() + timeout
     while not isinstance(app.screen, screen_type) or not getattr(app.screen, "ready", True):
         assert time.monotonic() < deadline, f"{screen_type.__name__} never came (at {app.screen!r})"
-        await pilot.pause()  # until the app is idle: messages handled, workers waiting
+        await pilot.pause(0.05)  # a poll interval, not a wait for a fixed time
     return app.screen
 
 
@@ -33,7 +33,7 @@ async def wait_until(
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await pilot.pause()  # until the app is idle: messages handled, workers waiting
+        await pilot.pause(0.05)  # a poll interval, not a wait for a fixed time
 
 
 async def wait_for_workers(pilot: Pilot) -> None:
