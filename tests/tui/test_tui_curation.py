@@ -129,7 +129,6 @@ async def test_export_writes_the_report_and_the_picture(tmp_path: Path, db_path:
 async def test_edit_t1_mark_a_fixed_word_save_a_copy_run_it_and_restore(
     tmp_path: Path, db_path: str
 ) -> None:
-    from test_tui_hostile import write_kinawley
     from textual.widgets import Select, SelectionList
 
     from kontest_tui.generate.templates import (
@@ -138,6 +137,7 @@ async def test_edit_t1_mark_a_fixed_word_save_a_copy_run_it_and_restore(
     )
     from kontest_tui.run.api import load_session
     from kontest_tui.store.database import Store
+    from tests.support.tui import write_kinawley
 
     kg_path, _ = write_kinawley(tmp_path)
     app = make_app(kg=str(kg_path), model="sim", db=db_path)

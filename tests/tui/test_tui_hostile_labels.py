@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 from textual.widgets import DataTable, Static, Tree
-from tui_helpers import wait_for_screen, wait_for_workers, wait_until
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_for_workers, wait_until
 
 ULSTER = "\x1b[31mUlster\x1b[0m\x1b]0;pwned\x07"
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 from textual.widgets import Select
-from tui_helpers import wait_for_screen, wait_for_workers, wait_until
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_for_workers, wait_until
 
 SMALL = (80, 24)
 
