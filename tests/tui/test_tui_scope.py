@@ -37,6 +37,12 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
         await pilot.pause()
         await choose_entity(pilot, wizard, "Ireland", "sample:places")
         await wait_until(pilot, lambda: wizard.scope == ["ireland"], what="the scope")
+        # The search field has the focus again: the next name can be typed at once.
+        await wait_until(
+            pilot,
+            lambda: app.focused is wizard.query_one("#entity-input", Input),
+            what="the search field focused",
+        )
         places = load_graph("places")
         expected = extract_relations(scope_graph(places, ["ireland"], 2))
         await wait_until(
