@@ -57,6 +57,7 @@ from kontest_tui.tui.views import (
     report_of,
     verdicts_of,
 )
+from kontest_tui.tui.widgets.compare_tables import CompareTables
 from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.key_footer import KeyFooter
@@ -384,6 +385,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                     id="compare-scroll",
                     classes="pane",
                 ),
+                CompareTables(self.db, id="compare-tables"),
             ]
         if pane_id == "tab-ensemble":
             return [
@@ -675,6 +677,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 )
                 self.query_one("#compare-view", SessionCompare).update("")
             self.query_one("#compare-note", Static).update(" ".join((note, left_out)).strip())
+            this = self.result.session_id
+            self.query_one(CompareTables).offer(
+                [*([(f"this session · {self.result.plan.model_spec}", this)] if this else []),
+                 *((choice.describe(total), choice.id) for choice in offered)]
+            )
         if "tab-ensemble" in self.built_panes and self.query("#ensemble-select"):
             choices = self.query_one("#ensemble-select", SelectionList)
             choices.clear_options()
