@@ -104,6 +104,14 @@ async def test_ticked_sessions_show_the_numbers_of_kontest_compare(
             cells = [f"{row['sessions'][i]['count']}/{row['sessions'][i]['of']}" for i in (first, forgetful)]
             assert [part for part in line.split() if "/" in part] == cells, row["label"]
 
+        # Showing the Ensemble tab (which lists the sessions again) keeps the ticks.
+        await pilot.press("m")
+        await wait_until(pilot, lambda: bool(results.query("#ensemble-select")), what="the ensemble tab")
+        await pilot.press("c")
+        assert tuple(ticks.selected) == (first, forgetful) and tables.data is not None
+        ticks.focus()
+        await wait_until(pilot, lambda: app.focused is ticks, what="the focus on the ticks")
+
         # Ticking the session of another scope: refused, the notification says why.
         await pilot.press("up", "space")
         await wait_until(

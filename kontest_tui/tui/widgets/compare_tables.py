@@ -70,6 +70,7 @@ class CompareTables(Vertical):
     def __init__(self, db: str | Path | None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.db = db
+        self.offered: tuple[tuple[str, str], ...] = ()  # (label, session id) listed
         self.asked: tuple[str, ...] = ()  # the sessions last compared (or being compared)
         self.data: dict[str, Any] | None = None  # the compare JSON shown (tests read it)
 
@@ -80,7 +81,11 @@ class CompareTables(Vertical):
             yield Static("", id="compare-tables-view", markup=False)
 
     def offer(self, choices: Sequence[tuple[str, str]]) -> None:
-        """(label, session id) per session to offer, none ticked."""
+        """(label, session id) per session to offer, none ticked (the same offer again keeps
+        the ticks: the results screen offers again when another tab is first shown)."""
+        if tuple(choices) == self.offered:
+            return
+        self.offered = tuple(choices)
         ticks = self.query_one("#compare-ticks", SelectionList)
         ticks.clear_options()
         ticks.add_options([(label, session_id, False) for label, session_id in choices])
