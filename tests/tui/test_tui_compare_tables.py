@@ -9,7 +9,6 @@ import json
 
 import pytest
 from textual.widgets import SelectionList
-from tui_helpers import wait_until, widget_text
 
 from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import TestKind
@@ -20,6 +19,7 @@ from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.widgets.compare_tables import CompareTables
+from tests.support.tui import wait_until, widget_text
 
 KINDS = (TestKind.KONTEST, TestKind.VARIANT)
 
