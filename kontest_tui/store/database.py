@@ -357,20 +357,7 @@ class Store:
                         for position, relation in enumerate(relations)
                     ),
                 )
-                keys = dict(
-                    conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
-                )
-                self._insert_rows(
-                    conn,
-                    "conversations",
-                    (
-                        {
-                            **conversation_to_row(session_id, position, conversation),
-                            "relation_key": keys.get(conversation.relation_id),
-                        }
-                        for position, conversation in enumerate(conversations)
-                    ),
-                )
+                self._insert_conversations(conn, session_id, 0, conversations)
         except StoreError as error:
             raise StoreError(f"cannot store session {session_id}: {error}") from None
         except (sqlite3.Error, OverflowError, UnicodeEncodeError) as error:
@@ -378,6 +365,29 @@ class Store:
             # one line, and nothing half-stored.
             raise StoreError(f"cannot store session {session_id} in {self.path}: {error}") from None
         return session_id
+
+    @classmethod
+    def _insert_conversations(
+        cls,
+        conn: sqlite3.Connection,
+        session_id: str,
+        start: int,
+        conversations: Sequence[Conversation],
+    ) -> None:
+        """Store conversations at positions `start`, `start + 1`, ..., each pointing at its
+        relation's row (the session's relations are stored first)."""
+        keys = dict(conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,)))
+        cls._insert_rows(
+            conn,
+            "conversations",
+            (
+                {
+                    **conversation_to_row(session_id, start + index, conversation),
+                    "relation_key": keys.get(conversation.relation_id),
+                }
+                for index, conversation in enumerate(conversations)
+            ),
+        )
 
     @staticmethod
     def _store_kg_snapshot(conn: sqlite3.Connection, kg_text: str) -> int:
@@ -599,20 +609,7 @@ class Store:
                     "SELECT COALESCE(MAX(position) + 1, 0) FROM conversations WHERE session = ?",
                     (session_id,),
                 ).fetchone()[0]
-                keys = dict(
-                    conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
-                )
-                self._insert_rows(
-                    conn,
-                    "conversations",
-                    (
-                        {
-                            **conversation_to_row(session_id, start + index, conversation),
-                            "relation_key": keys.get(conversation.relation_id),
-                        }
-                        for index, conversation in enumerate(conversations)
-                    ),
-                )
+                self._insert_conversations(conn, session_id, start, conversations)
                 conn.execute(
                     "UPDATE sessions SET conversations = conversations + ?, planned = planned + ?,"
                     " templates_json = ?, template_ids = ?, status = 'created', updated = ?"
