@@ -15,9 +15,9 @@ import json
 import math
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kontest_tui.errors import InvalidInputError, KontestError
 
@@ -109,6 +109,31 @@ def loads_json(text: str, origin: str, error: ErrorType = InvalidInputError) -> 
         if where is not None:
             raise error(f"{origin}: {where or 'a string'} holds a lone surrogate (not text)")
     return value
+
+
+T = TypeVar("T")
+
+
+def read_jsonl(path: Path, parse: Callable[[Any], T], *, what: str, line_is: str) -> Iterator[T]:
+    """`parse` of each non-blank line of a JSONL file, in order. An unreadable file, text that
+    is not UTF-8, or a line that is not JSON or that `parse` rejects (KeyError, TypeError or
+    AttributeError) is one InvalidInputError naming the file and line: "not `line_is`"."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise InvalidInputError(f"cannot read {what} {path}: {error.strerror or error}") from None
+    with handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                try:
+                    item = parse(json.loads(line))
+                except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                    raise InvalidInputError(f"{path} line {number}: not {line_is}") from None
+                yield item
+        except UnicodeDecodeError:
+            raise InvalidInputError(f"{path}: not UTF-8 text") from None
 
 
 def find_lone_surrogate(value: object) -> str | None:

@@ -36,6 +36,7 @@ from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.run.executor import cache_key
 from kontest_tui.run.session import evaluate_session, evaluation_engine, options_from_dict
 from kontest_tui.store.database import Store, storable_text
+from kontest_tui.validate_input import read_jsonl
 
 BATCH_URL = "/v1/chat/completions"
 
@@ -136,30 +137,21 @@ class BatchResult:
 def read_results(path: Path) -> dict[str, BatchResult]:
     """custom_id -> result of a batch engine's output JSONL; InvalidInputError (naming the
     line) on a line that is not a result."""
-    results: dict[str, BatchResult] = {}
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as error:
-        raise InvalidInputError(f"cannot read batch results {path}: {error.strerror or error}") from None
-    with handle:
-        try:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                    custom_id = data["custom_id"]
-                    if not isinstance(custom_id, str):
-                        raise TypeError
-                    results[custom_id] = _read_result(data)
-                except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
-                    raise InvalidInputError(
-                        f"{path} line {number}: not a batch result line (a JSON object with "
-                        "custom_id, response and error)"
-                    ) from None
-        except UnicodeDecodeError:
-            raise InvalidInputError(f"{path}: not UTF-8 text") from None
-    return results
+    return dict(
+        read_jsonl(
+            path,
+            _keyed_result,
+            what="batch results",
+            line_is="a batch result line (a JSON object with custom_id, response and error)",
+        )
+    )
+
+
+def _keyed_result(data: Any) -> tuple[str, BatchResult]:
+    custom_id = data["custom_id"]
+    if not isinstance(custom_id, str):
+        raise TypeError
+    return custom_id, _read_result(data)
 
 
 def _read_result(data: Mapping[str, Any]) -> BatchResult:

@@ -21,35 +21,27 @@ from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.model import TemplatePatterns, as_received, decide_answer, split_tokens
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
+from kontest_tui.validate_input import read_jsonl
 
 
 def iter_batch_requests(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
     """(custom_id, body) of each line of a batch input file; InvalidInputError on a bad line."""
-    try:
-        handle = path.open(encoding="utf-8")
-    except OSError as error:
-        raise InvalidInputError(f"cannot read batch file {path}: {error.strerror or error}") from None
-    with handle:
-        try:
-            for number, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                try:
-                    data = json.loads(line)
-                    custom_id, body = data["custom_id"], data["body"]
-                    messages = body["messages"]
-                    if not isinstance(custom_id, str) or not isinstance(messages, list):
-                        raise TypeError
-                    if not all(isinstance(message, dict) for message in messages):
-                        raise TypeError
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    raise InvalidInputError(
-                        f"{path} line {number}: not a batch request line (a JSON object with "
-                        "custom_id and body.messages)"
-                    ) from None
-                yield custom_id, body
-        except UnicodeDecodeError:
-            raise InvalidInputError(f"{path}: not UTF-8 text") from None
+    return read_jsonl(
+        path,
+        _request_line,
+        what="batch file",
+        line_is="a batch request line (a JSON object with custom_id and body.messages)",
+    )
+
+
+def _request_line(data: Any) -> tuple[str, Mapping[str, Any]]:
+    custom_id, body = data["custom_id"], data["body"]
+    messages = body["messages"]
+    if not isinstance(custom_id, str) or not isinstance(messages, list):
+        raise TypeError
+    if not all(isinstance(message, dict) for message in messages):
+        raise TypeError
+    return custom_id, body
 
 
 def _result_line(number: int, custom_id: str, model: str, text: str, tokens: int) -> dict[str, Any]:
