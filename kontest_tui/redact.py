@@ -51,14 +51,34 @@ def register_secret(value: str | None) -> None:
 
 
 def secrets_in_use() -> list[str]:
-    """The secret values to mask, longest first (so a key containing another goes whole)."""
-    values = set()
-    for name, value in os.environ.items():
-        if (name in KEY_VARIABLES or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET:
-            values.add(value)
+    """The secret values to mask, longest first (so a key containing another goes whole).
+
+    Reading the whole environment costs ~20 us, paid for every answer, so the list is kept
+    until the environment's size, one of the secret variables found or the registered set
+    changes (what setting, changing or removing a variable does)."""
+    global _cached
+    names, values, size, registered, secrets = _cached
+    if (
+        size == len(os.environ)
+        and registered == len(_registered)
+        and all(os.environ.get(name) == value for name, value in zip(names, values, strict=True))
+    ):
+        return secrets
+    found = {
+        name: value
+        for name, value in os.environ.items()
+        if (name in KEY_VARIABLES or _SECRET_NAME.search(name)) and len(value) >= _MIN_SECRET
+    }
     with _lock:
-        values |= _registered
-    return sorted(values, key=len, reverse=True)
+        everything = set(found.values()) | _registered
+        count = len(_registered)
+    secrets = sorted(everything, key=len, reverse=True)
+    _cached = (tuple(found), tuple(found.values()), len(os.environ), count, secrets)
+    return secrets
+
+
+# (secret variable names, their values, environment size, registered count, the list)
+_cached: tuple[tuple[str, ...], tuple[str, ...], int, int, list[str]] = ((), (), -1, -1, [])
 
 
 def scrub_values(text: str) -> str:

@@ -19,6 +19,7 @@ import httpx
 
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import TokenCallback
+from kontest_tui.models.http_client import ShardedClient
 from kontest_tui.redact import scrub, scrub_values
 
 MAX_CONNECTIONS = 64
@@ -28,17 +29,9 @@ ERROR_BODY_LIMIT = 300
 DEFAULT_CHAT_MAX_TOKENS = 64
 
 
-def make_client(base_url: str, headers: dict[str, str] | None = None) -> httpx.AsyncClient:
-    """One pooled client per model instance (keep-alive connections, no env proxies)."""
-    return httpx.AsyncClient(
-        base_url=base_url,
-        headers=headers or {},
-        timeout=httpx.Timeout(60.0),
-        limits=httpx.Limits(
-            max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS
-        ),
-        trust_env=False,
-    )
+def make_client(base_url: str, headers: dict[str, str] | None = None) -> ShardedClient:
+    """The pooled client of one model instance (keep-alive connections, no env proxies)."""
+    return ShardedClient(base_url, headers, max_connections=MAX_CONNECTIONS)
 
 
 def decode(data: bytes) -> str:
@@ -191,7 +184,7 @@ def error_for_exception(error: Exception, *, service: str, url: str, timeout: fl
 
 
 async def get_json(
-    client: httpx.AsyncClient, path: str, *, timeout: float, service: str, url: str, model: str
+    client: ShardedClient, path: str, *, timeout: float, service: str, url: str, model: str
 ) -> object:
     """GET `path` and decode its JSON; every failure is one readable ModelError."""
     try:
