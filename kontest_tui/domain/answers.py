@@ -9,6 +9,7 @@ first MAX_ANSWER_CHARS of it are kept (`cut_answer`).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from kontest_tui.domain.records import Answer
 
@@ -73,6 +74,20 @@ def parse_answer(text: str | None) -> Answer:
     """YES when the reply's first word is "yes", NO when it is "no", INVALID otherwise."""
     if not text:
         return Answer.INVALID
+    if len(text) <= _CACHED_TEXT:  # models repeat their short replies: read each once
+        return _parse_short(text)
+    return _parse(text)
+
+
+_CACHED_TEXT = 200
+
+
+@lru_cache(maxsize=4096)
+def _parse_short(text: str) -> Answer:
+    return _parse(text)
+
+
+def _parse(text: str) -> Answer:
     head = clean_text(_head(text))[:HEAD_CHARS].lower()
     start = _LEADING.match(head)
     word = _ANSWER_WORD.match(head, start.end() if start else 0)

@@ -135,6 +135,8 @@ def load_recording(path: str | Path) -> Recording:
 class ReplayModel:
     """A ChatModel answering from a recording; deterministic whatever the concurrency."""
 
+    never_waits = True  # answers from memory: a call never awaits
+
     def __init__(self, path: str | Path, spec: str | None = None) -> None:
         self.path = Path(path)
         self.spec = spec or f"replay:{path}"

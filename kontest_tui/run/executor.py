@@ -251,6 +251,10 @@ class Executor:
         self._inflight: dict[str, asyncio.Future[tuple[str, int] | None]] = {}
         self._memo: dict[str, tuple[str, int]] = {}  # answers of this run asked again later
         self._memo_uses: Counter[str] = Counter()  # how many later asks each memo entry serves
+        self._first_keys: dict[str, str] = {}  # conversation id -> its first turn's key
+        # An in-process model that answers without awaiting I/O (the simulated model with no
+        # latency) cannot hang: its calls need no timeout.
+        self._never_waits = bool(getattr(model, "never_waits", False))
 
     # -- control hooks (TUI buttons, Ctrl-C) ----------------------------------------------
 
@@ -356,6 +360,7 @@ class Executor:
                 placed.append((index, index, conversation))
                 continue
             key = self._key(conversation, (Message("user", conversation.turns[0].text),))
+            self._first_keys[conversation.id] = key
             leader = first_seen.setdefault(key, index)
             if leader == index:
                 placed.append((index, index, conversation))
@@ -423,7 +428,9 @@ class Executor:
     ) -> Response:
         key = None
         if self.share:
-            key = cache_key(self.model.spec, options, _with_system(messages, options))
+            key = (self._first_keys.pop(conversation.id, None) if turn == 0 else None) or cache_key(
+                self.model.spec, options, _with_system(messages, options)
+            )
             while True:
                 hit = self._reuse(key)
                 if hit is not None:
@@ -562,6 +569,8 @@ class Executor:
     ) -> ChatResult:
         """One model call; unexpected failures become ModelErrors (timeouts retryable)."""
         try:
+            if self._never_waits:  # nothing to time out (and asyncio.timeout costs ~10 us)
+                return await self.model.chat(request, on_token)
             async with asyncio.timeout(request.options.timeout + 5.0):
                 return await self.model.chat(request, on_token)
         except ModelError:

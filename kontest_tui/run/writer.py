@@ -22,11 +22,12 @@ the next `save_response` or by `flush()`, so the run stops with the store's one-
 from __future__ import annotations
 
 import asyncio
+import time
 
 from kontest_tui.domain.records import Response
 from kontest_tui.errors import StoreError
 from kontest_tui.store.database import Store
-from kontest_tui.store.schema import now_iso
+from kontest_tui.store.schema import iso_at
 
 FLUSH_AFTER_S = 0.05  # the longest an answer waits in memory before its transaction
 MAX_ROWS = 2000  # a batch this long is stored at once
@@ -50,7 +51,7 @@ class BatchWriter:
         self.flush_after = flush_after
         self.max_rows = max_rows
         self.cache_chunk = cache_chunk
-        self._responses: list[tuple[Response, bool, str]] = []
+        self._responses: list[tuple[Response, bool, float]] = []  # (.., .., time.time())
         self._cache: dict[str, tuple[str, str, str, int]] = {}
         self._timer: asyncio.TimerHandle | None = None
         self._error: StoreError | None = None
@@ -65,7 +66,7 @@ class BatchWriter:
 
     def save_response(self, response: Response, *, cached: bool = False) -> None:
         self._raise_failure()
-        self._responses.append((response, cached, now_iso()))
+        self._responses.append((response, cached, time.time()))
         self._added()
 
     def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None:
@@ -117,7 +118,7 @@ class BatchWriter:
         entries = sorted(self._cache.values()) if cache else []
         if not self._responses and not entries:
             return
-        responses = self._responses
+        responses = [(response, cached, iso_at(at)) for response, cached, at in self._responses]
         failures = self.store.save_batch(self.session_id, responses, entries)
         self._responses = []
         if cache:

@@ -661,8 +661,9 @@ class Store:
         disk full) raises a StoreError and stores nothing."""
         rows = [_response_values(session_id, *entry) for entry in responses]
         stamp = now_iso()
+        specs = {model: redact_spec(model) for model in {entry[1] for entry in cache}}
         cache_rows = [
-            (key, redact_spec(model), storable_text(raw), tokens, stamp)
+            (key, specs[model], storable_text(raw), tokens, stamp)
             for key, model, raw, tokens in cache
         ]
         try:

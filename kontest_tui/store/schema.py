@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -458,6 +459,22 @@ SCHEMA_VERSION = len(MIGRATIONS)
 def now_iso() -> str:
     """The current UTC time as an ISO 8601 string (what every timestamp column holds)."""
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+_second: tuple[int, str] = (-1, "")  # the last second formatted by iso_at
+
+
+def iso_at(epoch: float) -> str:
+    """`time.time()` value `epoch` as `now_iso` writes it, formatted ~10x faster (the
+    seconds part once per second): one is needed for every stored answer."""
+    global _second
+    second = int(epoch)
+    micro = round((epoch - second) * 1_000_000)  # as datetime.fromtimestamp rounds
+    if micro >= 1_000_000:
+        second, micro = second + 1, micro - 1_000_000
+    if _second[0] != second:
+        _second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+    return f"{_second[1]}.{micro // 1000:03d}+00:00"
 
 
 def read_version(conn: sqlite3.Connection) -> int | None:

@@ -229,3 +229,10 @@ def test_json_boolean_postfix_gets_true_or_false() -> None:
         plain = decide_answer(profile, 0, [question])
         json_answer = decide_answer(profile, 0, [f"{question} Return a JSON Boolean."])
         assert json_answer == ("true" if plain in profile.yes_styles else "false")
+
+
+def test_only_a_profile_without_latency_never_waits() -> None:
+    # The executor calls a model that never waits without a timeout around it.
+    assert SimulatedModel("default").never_waits
+    assert not SimulatedModel("slow").never_waits  # 50 ms before the first byte
+    assert not SimulatedModel("flaky").never_waits  # slow first bytes now and then

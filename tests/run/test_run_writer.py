@@ -86,10 +86,10 @@ def test_a_refused_row_costs_only_itself(tmp_path: Path) -> None:
         writer.save_response(Response(conversations[0].id, 0, "Yes", Answer.YES))
         writer = BatchWriter(store, session, max_rows=10)
         writer._responses = [
-            (Response(conversations[1].id, 0, "No", Answer.NO), False, "2026-01-01"),
-            (Response(conversations[0].id, 0, "Yes", Answer.YES), False, "2026-01-01"),  # twice
-            (Response("nope", 0, "No", Answer.NO), False, "2026-01-01"),  # no such conversation
-            (Response(conversations[2].id, 0, "Yes \udcff", Answer.YES), True, "2026-01-01"),
+            (Response(conversations[1].id, 0, "No", Answer.NO), False, 1_767_225_600.0),
+            (Response(conversations[0].id, 0, "Yes", Answer.YES), False, 1_767_225_600.0),  # twice
+            (Response("nope", 0, "No", Answer.NO), False, 1_767_225_600.0),  # no such conversation
+            (Response(conversations[2].id, 0, "Yes \udcff", Answer.YES), True, 1_767_225_600.0),
         ]
         with pytest.raises(StoreError, match=f"response to {conversations[0].id} turn 0"):
             writer.flush()

@@ -311,6 +311,13 @@ class SimulatedModel:
         name = profile if isinstance(profile, str) else self.profile.name
         self.spec = "sim" if name == DEFAULT_PROFILE else f"sim:{name}"
         self._attempts = AttemptCounter()
+        self._faulty = any(getattr(self.profile.faults, name) > 0 for name in FAULTS)
+
+    @property
+    def never_waits(self) -> bool:
+        """No latency in the profile: a call never awaits, so it needs no timeout."""
+        profile = self.profile
+        return not (profile.first_byte_ms or profile.token_ms or profile.faults.slow_first_byte)
 
     def __repr__(self) -> str:
         return f"SimulatedModel(profile={self.profile.name!r}, seed={self.seed})"
@@ -329,8 +336,10 @@ class SimulatedModel:
         profile = self.profile
         seed = request.options.seed if request.options.seed is not None else self.seed
         questions = user_turns(request.messages)
-        attempt = self._attempts.next(profile.name, questions)
-        fault = decide_fault(profile, seed, questions, attempt)
+        fault = None
+        if self._faulty:  # attempt numbers only decide faults: not counted without them
+            attempt = self._attempts.next(profile.name, questions)
+            fault = decide_fault(profile, seed, questions, attempt)
         if fault == "rate_limit":
             raise ModelError(
                 fault_message(fault, profile.faults.retry_after),

@@ -216,6 +216,13 @@ def load_profile(name_or_path: str = DEFAULT_PROFILE) -> SimProfile:
 
 def normalise(text: str) -> str:
     """Whitespace-collapsed, lower-cased text: the form every hash sees."""
+    if len(text) <= 500:  # a question is normalised ~3 times per call: once is enough
+        return _normalise_short(text)
+    return " ".join(text.split()).lower()
+
+
+@lru_cache(maxsize=16384)
+def _normalise_short(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
