@@ -243,7 +243,8 @@ async def main(calls: int, kind: str, places_only: bool) -> None:
         with tempfile.TemporaryDirectory() as folder:
             model = TimedModel(open_model(spec, seed=0, stream=False))
             try:
-                await run_executor(model, conversations[:20], 4, Path(folder) / "warm.db")
+                # Warm up as a long run would be: imports done, 64 connections open.
+                await run_executor(model, conversations[:128], 64, Path(folder) / "warm.db")
                 model.seconds = 0.0
                 c1 = await run_executor(model, conversations, 1, Path(folder) / "c1.db")
                 inside = model.seconds

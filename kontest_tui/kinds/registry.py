@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
+from kontest_tui.domain.answers import is_refusal, parse_answer
 from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
@@ -134,8 +135,6 @@ def _variants(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Co
 
 
 def _parse_yes_no(conversation: Conversation, raw: str) -> Answer:
-    from kontest_tui.domain.answers import parse_answer
-
     return parse_answer(raw)
 
 
@@ -158,8 +157,6 @@ def count_refusals(
 ) -> int:
     """Answered yes/no turns that are not yes or no and decline to answer ("I don't know"):
     invalid answers, reported on their own as refusals."""
-    from kontest_tui.domain.answers import is_refusal
-
     count = 0
     for conversation in conversations:
         for position in range(len(conversation.turns)):

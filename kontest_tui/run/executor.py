@@ -252,6 +252,7 @@ class Executor:
         self._memo: dict[str, tuple[str, int]] = {}  # answers of this run asked again later
         self._memo_uses: Counter[str] = Counter()  # how many later asks each memo entry serves
         self._first_keys: dict[str, str] = {}  # conversation id -> its first turn's key
+        self._prompt_options: dict[str, ChatOptions] = {}  # a conversation's system prompt's
         # An in-process model that answers without awaiting I/O (the simulated model with no
         # latency) cannot hang: its calls need no timeout.
         self._never_waits = bool(getattr(model, "never_waits", False))
@@ -376,8 +377,12 @@ class Executor:
 
     def _options_for(self, conversation: Conversation) -> ChatOptions:
         options = self.options
-        if conversation.system_prompt is not None and options.system_prompt is None:
-            options = _with_system_prompt(options, conversation.system_prompt)
+        prompt = conversation.system_prompt
+        if prompt is not None and options.system_prompt is None:
+            with_prompt = self._prompt_options.get(prompt)
+            if with_prompt is None:
+                with_prompt = self._prompt_options[prompt] = _with_system_prompt(options, prompt)
+            return with_prompt
         return options
 
     async def _work(self, queue: asyncio.Queue[Conversation], done: Mapping[AnswerKey, str]) -> None:

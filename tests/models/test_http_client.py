@@ -6,12 +6,12 @@ import asyncio
 import json
 import socket
 import threading
-from http.server import BaseHTTPRequestHandler
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import ClassVar
 
 import httpx
 import pytest
-from model_test_servers import serving
 
 from kontest_tui.models.http_client import ShardedClient
 
@@ -47,12 +47,22 @@ class BarrierHandler(BaseHTTPRequestHandler):
         return
 
 
+class WideServer(ThreadingHTTPServer):
+    request_queue_size = 128  # 16 connections at once overflow the default backlog of 5
+    daemon_threads = True
+
+
 @pytest.fixture()
-def barrier_url():
+def barrier_url() -> Iterator[str]:
     BarrierHandler.barrier = threading.Barrier(WAVE, timeout=10)
     BarrierHandler.ports = []
-    with serving(BarrierHandler) as url:
-        yield url
+    server = WideServer(("127.0.0.1", 0), BarrierHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def test_requests_are_in_flight_together_and_their_connections_are_kept(barrier_url: str) -> None:
