@@ -138,8 +138,25 @@ def parse_question(question: str, patterns: Patterns | None = None) -> ParsedQue
     """Recognise a filled template text; None when no known template matches.
 
     `patterns` default: the template files as they are now (checked on every call)."""
+    patterns = patterns or _template_patterns()
+    global _parsed
+    known, parsed = _parsed
+    if known is not patterns or len(parsed) >= MAX_PARSED:  # the set changed, or memory
+        parsed = {}
+        _parsed = (patterns, parsed)
+    if question not in parsed:  # a question comes back (a sequential turn's atomic twin)
+        parsed[question] = _parse_question(question, patterns)
+    return parsed[question]
+
+
+MAX_PARSED = 50_000
+# The patterns the parsed questions were read with (held, so its identity stays its own).
+_parsed: tuple[Patterns | None, dict[str, ParsedQuestion | None]] = (None, {})
+
+
+def _parse_question(question: str, patterns: Patterns) -> ParsedQuestion | None:
     text = " ".join(question.split())
-    for pattern, template_id, relation_type in patterns or _template_patterns():
+    for pattern, template_id, relation_type in patterns:
         match = pattern.fullmatch(text)
         if match:
             return ParsedQuestion(
