@@ -456,3 +456,25 @@ async def test_pause_and_resume_are_recorded_in_the_session(tmp_path) -> None:  
         )
         assert seen == [("paused", "paused"), ("running", "running")]
         assert outcome.status == "done" and store.get_session(session)["status"] == "done"
+
+
+def test_cache_key_is_the_sha256_of_the_documented_json() -> None:
+    """Keys stay those of earlier sessions' caches: SHA-256 of the compact JSON text
+    `[spec, shaping, [[role, content], ...]]` (sorted keys, non-ASCII kept)."""
+    import hashlib
+    import json
+
+    options = ChatOptions(seed=3, max_tokens=8, system_prompt="Say yes or no.")
+    messages = (
+        Message("system", "Say yes or no."),
+        Message("user", 'Does "Ærø" have a\nC\\D?\t\x01'),
+        Message("assistant", "Ja — \u2028 \ud83d"),
+        Message("user", ""),
+    )
+    shaping = {"temperature": 0.0, "seed": 3, "max_tokens": 8, "system_prompt": "Say yes or no."}
+    text = json.dumps(
+        ["sim", shaping, [[m.role, m.content] for m in messages]],
+        ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+    )
+    expected = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    assert cache_key("sim", options, messages) == expected
