@@ -373,6 +373,12 @@ class SimulatedModel:
         text = decide_answer(profile, seed, questions, self.entities, self.patterns.current())
         pieces = split_tokens(text, request.options.max_tokens)
         cut = len(pieces) // 2 if fault == "dropped_stream" else None
+        if cut is None and on_token is None and not profile.token_ms:  # nothing to stream
+            text = "".join(as_received(piece) for piece in pieces)
+            elapsed = (time.perf_counter() - started) * 1000
+            return ChatResult(
+                text=text, tokens=len(pieces), latency_ms=elapsed, first_token_ms=elapsed
+            )
         received: list[str] = []
         first_token_ms: float | None = None
         for index, piece in enumerate(pieces):
