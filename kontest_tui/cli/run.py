@@ -392,7 +392,11 @@ def run_command(
             f"{progress.failed} failed, {progress.retries} retries",
             err=True,
         )
-        click.echo(render_report(outcome.evaluation, "text"), nl=False)
+        shown = (  # a streamed run's verdicts are in the store, not in its outcome
+            session_report(store, session_id) if outcome.evaluation.streamed
+            else outcome.evaluation
+        )
+        click.echo(render_report(shown, "text"), nl=False)
         failed = outcome.evaluation.failed
         if failed:
             click.echo(

@@ -76,6 +76,9 @@ class Evaluation:
     failed: int = 0
     refusals: int = 0  # KONTEST answers that decline ("I don't know"), part of `invalid`
     from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
+    # Evaluated chunk by chunk (oracles.streamed): the counts and report are the session's,
+    # `verdicts` is empty (they are in the store) and so are the per-relation views.
+    streamed: bool = False
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]

@@ -17,7 +17,7 @@ changes while the rest of the session streams in.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
@@ -223,10 +223,15 @@ def _path_answered(
 
 
 def find_indirect_path(
-    parents_of: Mapping[str, set[str]], parent: str, child: str
+    parents_of: Mapping[str, set[str]],
+    parent: str,
+    child: str,
+    *,
+    order: Callable[[str], str] | None = None,
 ) -> list[str] | None:
     """The shortest yes-path parent -> ... -> child with >= 2 edges, or None (ties: smallest
-    node ids). `parents_of` maps a node to the nodes with a yes-edge into it.
+    node ids). `parents_of` maps a node to the nodes with a yes-edge into it. `order` gives
+    a node's id when nodes are numbers standing for ids (oracles.streamed).
 
     A breadth-first walk backwards from the child: its SUT ancestors are few (they lie above
     it in the KG), so this stays cheap even when the parent has thousands of yes-children.
@@ -237,7 +242,7 @@ def find_indirect_path(
     while frontier:
         following: list[str] = []
         for node in frontier:
-            for above in sorted(parents_of.get(node, ())):
+            for above in sorted(parents_of.get(node, ()), key=order):
                 if above in next_hop or above == child:
                     continue
                 if above == parent:

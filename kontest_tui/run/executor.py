@@ -319,23 +319,52 @@ class Executor:
     ) -> RunResult:
         """Ask every turn not in `done` ((conversation, turn) -> stored raw text)."""
         done = done or {}
-        self._loop = asyncio.get_running_loop()
         self.model.prepare(conversations)
         total = sum(len(c.turns) for c in conversations)
         skipped = sum(1 for c in conversations for t in range(len(c.turns)) if (c.id, t) in done)
+        self.begin(total, skipped)
+        await self.ask(conversations, done)
+        return self.result()
+
+    def begin(self, total: int, skipped: int) -> None:
+        """Start a run of `total` turns, `skipped` of them answered before it: what `run`
+        does before asking; a run in chunks (run.session) then calls `ask` per chunk (the
+        model's `prepare` is the caller's: only models that need no preparation, i.e. not
+        a replay, are asked in chunks)."""
+        self._loop = asyncio.get_running_loop()
         self.progress = Progress(total=total, skipped=skipped)
+        self._emit_progress()
+
+    def result(self) -> RunResult:
+        return RunResult(progress=self.progress, cancelled=self._cancelled)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancelled
+
+    async def ask(
+        self, conversations: Sequence[Conversation], done: Mapping[AnswerKey, str]
+    ) -> None:
+        """Ask every turn of `conversations` not in `done` (one chunk of a run: the memo of
+        repeated first turns lives for the chunk; `responses` holds this chunk's answers
+        when the caller clears it between chunks). Returns early when cancelled."""
+        if self._cancelled:
+            return
+        self._memo.clear()
+        self._memo_uses.clear()
         pending = [
             conversation
             for conversation in conversations
             if any((conversation.id, t) not in done for t in range(len(conversation.turns)))
         ]
+        if not pending:
+            return
         workers = min(self.config.concurrency, max(len(pending), 1))
         if self.share:
             pending = self._order_shared(pending, done, 2 * workers)
         queue: asyncio.Queue[Conversation] = asyncio.Queue()
         for conversation in pending:
             queue.put_nowait(conversation)
-        self._emit_progress()
         self._tasks = [asyncio.create_task(self._work(queue, done)) for _ in range(workers)]
         try:
             await asyncio.gather(*self._tasks)
@@ -349,7 +378,6 @@ class Executor:
                 raise
         finally:
             self._tasks = []
-        return RunResult(progress=self.progress, cancelled=self._cancelled)
 
     def _order_shared(
         self, pending: list[Conversation], done: Mapping[AnswerKey, str], window: int

@@ -41,11 +41,18 @@ from kontest_tui.generate.templates import TemplateSet, load_template_set, templ
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict, graph_to_dict
 from kontest_tui.kinds.evaluate import evaluate_all
-from kontest_tui.kinds.registry import KindOptions, build_kind_conversations
+from kontest_tui.kinds.registry import KindOptions, build_kind_conversations, count_refusals
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.intervals import evaluation_sample_section
-from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, RunResult
+from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
+from kontest_tui.run.executor import (
+    Executor,
+    ExecutorConfig,
+    ExecutorEvents,
+    RunResult,
+    is_cacheable,
+)
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
@@ -55,6 +62,11 @@ from kontest_tui.store.schema import now_iso
 
 # The packages whose code decides verdicts and the Report JSON (with this module).
 _ENGINE_PACKAGES = ("domain", "kinds", "oracles", "probes")
+
+# Relations per chunk of a streamed run, and the session size from which a run streams by
+# default (smaller ones are asked whole, and their outcome holds every verdict for the views).
+CHUNK_RELATIONS = 2_000
+STREAM_ABOVE = 50_000
 
 
 @dataclass(slots=True, repr=False)
@@ -377,8 +389,18 @@ async def run_session(
     config: ExecutorConfig | None = None,
     events: ExecutorEvents | None = None,
     on_executor: Callable[[Executor], None] | None = None,
+    chunk: int | None = None,
 ) -> SessionOutcome:
     """Ask every turn of the session that has no response yet, then evaluate and store verdicts.
+
+    Streamed (`chunk` relations at a time; by default CHUNK_RELATIONS when the session has
+    more than STREAM_ABOVE relations): when the session allows it (KONTEST questions only,
+    stored in their relations' order: Store.streamable; a model that needs no `prepare`, so
+    not a replay), each chunk's conversations and stored answers are read, asked, evaluated
+    (oracles.streamed) and their verdicts stored before the next chunk is read, and the
+    ontological verdicts and the report are made at the end from compact totals. The stored
+    verdicts and report are the same as a whole run's; the outcome's evaluation then has the
+    report's counts but no verdict list (`evaluation.streamed`: read them from the store).
 
     Works for a new session and for a resumed one alike; a resumed one first drops its
     failed turns (and the turns after them) so they are asked again. The run holds the
@@ -393,10 +415,15 @@ async def run_session(
     row = store.get_session(session_id)
     lease = store.acquire_lease(session_id)
     try:
+        streamed = _stream_size(store, session_id, row, model, chunk)
+        conversations: list[Conversation] = []
+        stored: dict[AnswerKey, Response] = {}
         with paused_gc():  # bursts of many small records
-            conversations = store.load_conversations(session_id)
+            if streamed is None:
+                conversations = store.load_conversations(session_id)
             store.delete_failed_responses(session_id)  # failed turns are asked again
-            stored = store.load_responses(session_id)
+            if streamed is None:
+                stored = store.load_responses(session_id)
         stored_cached = store.count_cached(session_id)
         done = {key: response.raw for key, response in stored.items()}
         options = options_from_dict(row["options_json"])
@@ -421,6 +448,7 @@ async def run_session(
         raise
     clock = time.monotonic()
     elapsed = row["elapsed_s"] or 0.0
+    evaluation: Evaluation | None = None
     heartbeat = asyncio.create_task(_renew_lease(store, lease))
 
     def close(status: str, message: str | None) -> None:
@@ -438,7 +466,11 @@ async def run_session(
         )
 
     try:
-        result = await executor.run(conversations, done)
+        if streamed is not None:
+            evaluation = await _ask_streamed(store, session_id, executor, streamed, row)
+            result = executor.result()
+        else:
+            result = await executor.run(conversations, done)
         writer.close()
     except (asyncio.CancelledError, KeyboardInterrupt):
         close("cancelled", "interrupted")
@@ -451,18 +483,22 @@ async def run_session(
         raise
     heartbeat.cancel()
     try:
-        with paused_gc():
-            # From memory: the answers stored before this run and those it just stored.
-            evaluation = evaluate_responses(
-                store.load_relations(session_id),
-                conversations,
-                executor.responses if not stored else {**stored, **executor.responses},
-                session=session_id,
-                model=row["model"],
-                problems=row["kinds_json"].get("problems", ()),
-                from_cache=stored_cached + result.progress.cached,
-                sample=row["kinds_json"].get("sample"),
-            )
+        if streamed is None or evaluation is None:
+            with paused_gc():
+                # From memory: the answers stored before this run and those it just stored
+                # (a streamed run that could not be evaluated in chunks: from the store).
+                evaluation = evaluate_responses(
+                    store.load_relations(session_id),
+                    conversations if streamed is None else store.load_conversations(session_id),
+                    (executor.responses if not stored else {**stored, **executor.responses})
+                    if streamed is None else store.load_responses(session_id),
+                    session=session_id,
+                    model=row["model"],
+                    problems=row["kinds_json"].get("problems", ()),
+                    sample=row["kinds_json"].get("sample"),
+                )
+        assert evaluation is not None
+        evaluation.from_cache = stored_cached + result.progress.cached
         failed = evaluation.failed
         status = "cancelled" if result.cancelled else "failed" if failed else "done"
         with paused_gc():  # the verdict rows
@@ -472,16 +508,82 @@ async def run_session(
                 status=status,
                 message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
                 elapsed_s=elapsed + time.monotonic() - clock,
-                verdicts=evaluation.verdicts,
+                verdicts=None if evaluation.streamed else evaluation.verdicts,
                 oracle_error_rate=round(evaluation.error_rate, 6),
                 oracle_errors=evaluation.error_total,
                 report=evaluation.to_json(),
                 engine=evaluation_engine(),
+                keep_verdicts=evaluation.streamed,
             )
     except BaseException:
         store.release_lease(lease)
         raise
     return SessionOutcome(session_id, status, result, evaluation)
+
+
+def _stream_size(
+    store: Store, session_id: str, row: Mapping[str, Any], model: ChatModel, chunk: int | None
+) -> int | None:
+    """Relations per chunk when this run streams (see run_session), else None."""
+    if chunk is None:
+        if row["relations"] <= STREAM_ABOVE:
+            return None
+        chunk = CHUNK_RELATIONS
+    if chunk < 1:
+        raise ValueError("chunk must be at least 1")
+    if row["kinds_json"].get("sample") or not is_cacheable(model):
+        return None  # a sample's intervals need every verdict; a replay prepares the whole run
+    return chunk if store.streamable(session_id) else None
+
+
+async def _ask_streamed(
+    store: Store, session_id: str, executor: Executor, size: int, row: Mapping[str, Any]
+) -> Evaluation | None:
+    """Ask the session chunk by chunk, evaluating and storing each chunk's verdicts, then the
+    ontological ones; the session's evaluation (None when it could not be evaluated in
+    chunks: oracles.streamed.NotStreamable; the caller evaluates it whole)."""
+    counts = store.refresh_counts(session_id)
+    executor.begin(int(row["planned"]), counts["answered"])
+    store.clear_evaluation(session_id)
+    totals: StreamedEvaluation | None = StreamedEvaluation(session=session_id, model=row["model"])
+    failed = 0
+    for chunk in store.iter_chunks(session_id, size):
+        done = {key: response.raw for key, response in chunk.responses.items()}
+        await executor.ask(chunk.conversations, done)  # returns at once once cancelled
+        responses = {**chunk.responses, **executor.responses}
+        executor.responses.clear()
+        if totals is None:
+            continue
+        with paused_gc():
+            answers: dict[AnswerKey, Answer] = {}
+            raw: dict[AnswerKey, str] = {}
+            for key, response in responses.items():
+                if response.error is None:
+                    answers[key] = response.answer
+                    raw[key] = response.raw
+                else:
+                    failed += 1
+            try:
+                verdicts = totals.add_chunk(
+                    chunk.relations, chunk.conversations, answers, chunk.conversation_keys
+                )
+            except NotStreamable:
+                totals = None
+                continue
+            totals.refusals += count_refusals(chunk.conversations, raw, answers)
+            store.append_verdicts(session_id, verdicts, chunk.relation_keys)
+    if totals is None:
+        return None
+    for template_id in list(totals.templates):
+        for chunk in store.iter_chunks(session_id, size, conversations=False):
+            with paused_gc():
+                verdicts = totals.ontological_verdicts(
+                    template_id, chunk.relations, store.conversation_ids
+                )
+                store.append_verdicts(session_id, verdicts, chunk.relation_keys)
+    evaluation = totals.evaluation()
+    evaluation.failed = failed
+    return evaluation
 
 
 async def _renew_lease(store: Store, lease: Lease) -> None:

@@ -34,7 +34,7 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import StoreError
 
-from . import leases, reports
+from . import chunks, leases, reports
 from .leases import Lease
 from .records import (
     conversation_to_row,
@@ -529,11 +529,13 @@ class Store:
         oracle_errors: int | None = None,
         report: Mapping[str, Any] | None = None,
         engine: str = "",
+        keep_verdicts: bool = False,
     ) -> dict[str, int]:
         """End a run in one transaction: recount, store the verdicts and the report (when
         given; store.reports), set the status and give the lease back. A kill at any moment
         leaves either the running session as it was or the finished one, never a `done`
-        session without verdicts."""
+        session without verdicts. `keep_verdicts`: the verdicts are those stored during the
+        run (append_verdicts, a streamed run); only the report is stored with them."""
         if status not in STATUSES:
             raise StoreError(f"unknown session status {status!r}")
         with self.transaction() as conn:
@@ -546,8 +548,10 @@ class Store:
                 "finished": now_iso() if status == "done" else None,
                 "updated": now_iso(),
             }
-            if verdicts is not None:
-                self._replace_evaluation(conn, session_id, verdicts, report, engine)
+            if verdicts is not None or keep_verdicts:
+                self._replace_evaluation(
+                    conn, session_id, None if keep_verdicts else verdicts or (), report, engine
+                )
                 fields["oracle_error_rate"] = oracle_error_rate
                 fields["oracle_errors"] = oracle_errors
             assignments = ", ".join(f"{name} = ?" for name in fields)
@@ -763,17 +767,21 @@ class Store:
         self,
         conn: sqlite3.Connection,
         session_id: str,
-        verdicts: Iterable[Verdict],
+        verdicts: Iterable[Verdict] | None,
         report: Mapping[str, Any] | None,
         engine: str,
     ) -> int:
-        """The session's verdicts (and report) replaced; the number of verdicts stored."""
-        conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
+        """The session's verdicts (and report) replaced (the stored verdicts kept when
+        `verdicts` is None); the number of verdicts stored."""
         conn.execute("DELETE FROM session_reports WHERE session = ?", (session_id,))
-        keys = dict(conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,)))
-        self._insert_verdicts(
-            conn, (verdict_values(session_id, keys, verdict) for verdict in verdicts)
-        )
+        if verdicts is not None:
+            conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
+            keys = dict(
+                conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
+            )
+            self._insert_verdicts(
+                conn, (verdict_values(session_id, keys, verdict) for verdict in verdicts)
+            )
         count = int(
             conn.execute("SELECT COUNT(*) FROM verdicts WHERE session = ?", (session_id,))
             .fetchone()[0]
@@ -781,6 +789,40 @@ class Store:
         if report is not None:
             reports.write_report(conn, session_id, engine=engine, report=report, verdicts=count)
         return count
+
+    def clear_evaluation(self, session_id: str) -> None:
+        """Delete the session's verdicts and stored report (a streamed run stores new ones
+        chunk by chunk; its report is stale until the run's end stores the new one)."""
+        with self.transaction() as conn:
+            conn.execute("DELETE FROM session_reports WHERE session = ?", (session_id,))
+            conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
+
+    def append_verdicts(
+        self, session_id: str, verdicts: Iterable[Verdict], relation_keys: Mapping[str, int]
+    ) -> None:
+        """Store more verdicts of the session (`relation_keys`: relation id -> row key of
+        the relations they name) in one transaction."""
+        with self.transaction() as conn:
+            self._insert_verdicts(
+                conn, (verdict_values(session_id, relation_keys, v) for v in verdicts)
+            )
+
+    def streamable(self, session_id: str) -> bool:
+        """Can the session be asked and evaluated in chunks of relations (store.chunks)?"""
+        return chunks.streamable(self.conn, session_id)
+
+    def iter_chunks(
+        self, session_id: str, size: int, *, conversations: bool = True, responses: bool = True
+    ) -> Iterator[chunks.SessionChunk]:
+        """The session `size` relations at a time (store.chunks.iter_chunks)."""
+        with self._damaged_rows("conversations", session_id):
+            yield from chunks.iter_chunks(
+                self.conn, session_id, size, conversations=conversations, responses=responses
+            )
+
+    def conversation_ids(self, keys: Sequence[int]) -> Mapping[int, str]:
+        """Conversation row key -> id."""
+        return chunks.conversation_ids(self.conn, keys)
 
     @staticmethod
     def _insert_verdicts(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:

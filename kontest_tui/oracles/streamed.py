@@ -1,0 +1,322 @@
+"""The KONTEST evaluation of a session streamed in chunks of relations, identical to `evaluate`.
+
+A chunk holds some relations with all their conversations and answers (a session whose
+conversations follow its relations' order: store.Store.streamable). Per chunk, the metamorphic
+verdicts (each compares answers of one relation: KONTEST Algorithm 4) are final and returned to
+be stored at once; the counts (executions, valid, queries, refusals, planned tests, gap and
+coverage) are per relation, so they add up. Only the ontological oracle (Algorithms 2-3, see
+oracles.ontological) looks across relations: a NO to (a, c) is an error when yes-edges of *any*
+relation connect a to c. So every chunk leaves a compact map of its atomic answers per scope,
+template and (parent, child) pair (ints: node numbers, conversation row key and answer code),
+and `ontological_verdicts` runs Algorithm 2 over it at the end, relation by relation in the
+order of `find_ontological_verdicts` (template, scope, relation), with the same verdicts.
+
+Memory: the map (about 100 bytes per atomic conversation), the node names, the counts; never
+all relations, conversations, answers or verdicts at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
+from kontest_tui.oracles.conversation_index import index_conversations, ordered_templates
+from kontest_tui.oracles.coverage import GapReport, TemplateGap, compute_gap, percent
+from kontest_tui.oracles.evaluate import ORACLES, Evaluation, count_executions
+from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
+from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, relation_scope
+
+# Answer codes in the map: missing (not answered yet or failed), yes, no, anything else.
+_NONE, _YES_CODE, _NO_CODE, _OTHER = 0, 1, 2, 3
+_CODES = {Answer.YES: _YES_CODE, Answer.NO: _NO_CODE}
+_BITS = 32  # node numbers per field of a map key
+
+
+class NotStreamable(Exception):
+    """The relations cannot be evaluated relation by relation (a (parent, child) pair twice
+    in one scope, or a scope's relations not next to each other): evaluate them whole."""
+
+
+@dataclass(slots=True)
+class StreamedEvaluation:
+    """The running totals of a session evaluated chunk by chunk (see the module docstring)."""
+
+    session: str | None = None
+    model: str | None = None
+    relations: int = 0
+    queries: int = 0
+    executions: int = 0
+    valid: int = 0
+    invalid: int = 0
+    planned_executions: int = 0
+    refusals: int = 0
+    tests: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ORACLES, 0))
+    errors: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ORACLES, 0))
+    planned_tests: dict[str, int] = field(default_factory=lambda: dict.fromkeys(ORACLES, 0))
+    templates: dict[str, None] = field(default_factory=dict)  # first appearance order
+    missing: dict[str, int] = field(default_factory=dict)  # gap per template
+    answered: dict[str, int] = field(default_factory=dict)
+    pending_t: dict[str, int] = field(default_factory=dict)
+    covered: int = 0
+    intersection: int = 0
+    pending: int = 0
+    # The ontological map: template -> {scope/parent/child key: conversation key << 2 | code}.
+    atomic: dict[str, dict[int, int]] = field(default_factory=dict)
+    nodes: dict[str, int] = field(default_factory=dict)
+    names: list[str] = field(default_factory=list)
+    scopes: dict[str, int] = field(default_factory=dict)
+    _last_scope: str | None = None
+    _parents: tuple[str | None, dict[int, list[int]]] = (None, {})
+
+    def add_chunk(
+        self,
+        relations: Sequence[Relation],
+        conversations: Sequence[Conversation],
+        answers: Mapping[AnswerKey, Answer],
+        conversation_keys: Mapping[str, int],
+    ) -> list[Verdict]:
+        """Count one chunk (its relations, their conversations in order, the answers so far)
+        and return its metamorphic verdicts; `conversation_keys` maps each conversation id
+        to its row key (what `ontological_verdicts` gives back to name a conversation)."""
+        index = index_conversations(conversations)
+        templates = ordered_templates(index)
+        for template_id in templates:
+            if template_id not in self.templates:
+                self.templates[template_id] = None
+                self.missing[template_id] = self.answered[template_id] = 0
+                self.pending_t[template_id] = 0
+        planned = dict.fromkeys(ORACLES, 0)
+        verdicts = find_metamorphic_verdicts(conversations, answers, index=index, planned=planned)
+        for verdict in verdicts:
+            self.tests[verdict.oracle] = self.tests.get(verdict.oracle, 0) + 1
+            if verdict.error:
+                self.errors[verdict.oracle] = self.errors.get(verdict.oracle, 0) + 1
+        gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
+        for template_id, part in gap.per_template.items():
+            self.missing[template_id] += part.missing
+            self.answered[template_id] += part.answered
+            self.pending_t[template_id] += part.pending
+        self.covered += gap.covered
+        self.intersection += gap.intersection
+        self.pending += gap.pending
+        queries, executions, valid, invalid, planned_turns = count_executions(
+            conversations, answers
+        )
+        self.queries += queries
+        self.executions += executions
+        self.valid += valid
+        self.invalid += invalid
+        self.planned_executions += planned_turns
+        self.relations += len(relations)
+        for relation in relations:
+            self._add_relation(relation, index, answers, conversation_keys, planned)
+        for name, count in planned.items():
+            self.planned_tests[name] = self.planned_tests.get(name, 0) + count
+        return verdicts
+
+    def _node(self, name: str) -> int:
+        number = self.nodes.get(name)
+        if number is None:
+            number = self.nodes[name] = len(self.names)
+            self.names.append(name)
+        return number
+
+    def _key(self, scope: int, parent: int, child: int) -> int:
+        return (((scope << _BITS) | parent) << _BITS) | child
+
+    def _add_relation(
+        self,
+        relation: Relation,
+        index: Mapping[str, object],
+        answers: Mapping[AnswerKey, Answer],
+        conversation_keys: Mapping[str, int],
+        planned: dict[str, int],
+    ) -> None:
+        scope_name = relation_scope(relation)
+        scope = self.scopes.get(scope_name)
+        if scope is None:
+            scope = self.scopes[scope_name] = len(self.scopes)
+        elif scope_name != self._last_scope:
+            raise NotStreamable(f"the relations of scope {scope_name or 'all'} are apart")
+        self._last_scope = scope_name
+        entry = index.get(relation.id)
+        if entry is None:
+            return
+        key = self._key(scope, self._node(relation.parent), self._node(relation.child))
+        for template_id, conversation in entry.atomic.items():  # type: ignore[attr-defined]
+            answer = answers.get((conversation.id, 0))
+            code = _NONE if answer is None else _CODES.get(answer, _OTHER)
+            found = self.atomic.setdefault(template_id, {})
+            if key in found:
+                raise NotStreamable(f"{relation.parent} -> {relation.child} is asked twice")
+            found[key] = (conversation_keys[conversation.id] << 2) | code
+            if len(relation.path) > 2:
+                planned["ontological"] += 1
+
+    def ontological_verdicts(
+        self,
+        template_id: str,
+        relations: Sequence[Relation],
+        conversation_ids: Callable[[Sequence[int]], Mapping[int, str]],
+    ) -> list[Verdict]:
+        """Algorithm 2 under one template over some relations; called with every relation of
+        the session in order (in any number of pieces), template after template, it gives
+        the verdicts `find_ontological_verdicts` gives, in its order. `conversation_ids`
+        names conversations by their row keys."""
+        found = self.atomic.get(template_id, {})
+        if self._parents[0] != template_id:
+            self._parents = (template_id, self._yes_parents(found))
+        parents_of = self._parents[1]
+        batch: list[tuple[Relation, int, int, int]] = []
+        for relation in relations:
+            scope = self.scopes.get(relation_scope(relation), 0)
+            parent, child = self.nodes.get(relation.parent), self.nodes.get(relation.child)
+            if parent is None or child is None or len(relation.path) <= 2:
+                continue
+            value = found.get(self._key(scope, parent, child))
+            if value is None or value & 3 not in (_YES_CODE, _NO_CODE):
+                continue
+            if not self._path_answered(scope, relation.path, found):
+                continue  # an answer it depends on is missing: not counted (as the oracle)
+            batch.append((relation, scope, value >> 2, value & 3))
+        return self._verdicts(template_id, batch, parents_of, found, conversation_ids)
+
+    @staticmethod
+    def _yes_parents(found: Mapping[int, int]) -> dict[int, list[int]]:
+        """The SUT graph of every scope under one template: scoped child -> yes-parents."""
+        parents_of: dict[int, list[int]] = {}
+        mask = (1 << _BITS) - 1
+        for key, value in found.items():
+            if value & 3 == _YES_CODE:
+                scoped_child = ((key >> (2 * _BITS)) << _BITS) | (key & mask)
+                parents_of.setdefault(scoped_child, []).append((key >> _BITS) & mask)
+        return parents_of
+
+    def _path_answered(self, scope: int, path: Sequence[str], found: Mapping[int, int]) -> bool:
+        numbers = [self.nodes.get(node) for node in path]
+        last = len(path) - 1
+        for i in range(last):
+            first = numbers[i]
+            if first is None:
+                continue
+            for j in range(i + 1, last + 1):
+                second = numbers[j]
+                if second is None or (i == 0 and j == last):
+                    continue
+                value = found.get(self._key(scope, first, second))
+                if value is not None and value & 3 == _NONE:
+                    return False
+        return True
+
+    def _verdicts(
+        self,
+        template_id: str,
+        batch: Sequence[tuple[Relation, int, int, int]],
+        parents_of: Mapping[int, list[int]],
+        found: Mapping[int, int],
+        conversation_ids: Callable[[Sequence[int]], Mapping[int, str]],
+    ) -> list[Verdict]:
+        names = self.names
+        paths: list[list[int] | None] = []
+        needed: set[int] = set()
+        for relation, scope, own, code in batch:
+            needed.add(own)
+            path = None
+            if code == _NO_CODE:
+                path = find_indirect_path(
+                    _ScopedParents(parents_of, scope),  # type: ignore[arg-type]
+                    self.nodes[relation.parent],  # type: ignore[arg-type]
+                    self.nodes[relation.child],  # type: ignore[arg-type]
+                    order=names.__getitem__,
+                )
+                if path is not None:
+                    for u, v in zip(path, path[1:], strict=False):
+                        needed.add(found[self._key(scope, u, v)] >> 2)
+            paths.append(path)
+        ids = conversation_ids(sorted(needed))
+        verdicts: list[Verdict] = []
+        for (relation, scope, own, code), path in zip(batch, paths, strict=True):
+            own_key: AnswerKey = (ids[own], 0)
+            parent, child = relation.parent, relation.child
+            if code == _YES_CODE:
+                verdicts.append(Verdict("ontological", relation.id, template_id, False,
+                                        (own_key,), (Answer.YES,), f"yes to {parent} -> {child}"))
+            elif path is None:
+                verdicts.append(Verdict(
+                    "ontological", relation.id, template_id, False, (own_key,), (Answer.NO,),
+                    f"no to {parent} -> {child}, and no yes-path implies it",
+                ))
+            else:
+                edge_keys = tuple(
+                    (ids[found[self._key(scope, u, v)] >> 2], 0)
+                    for u, v in zip(path, path[1:], strict=False)
+                )
+                verdicts.append(Verdict(
+                    "ontological", relation.id, template_id, True, (own_key, *edge_keys),
+                    (Answer.NO, *([Answer.YES] * len(edge_keys))),
+                    f"missing edge {parent} -> {child} (answered no); {_PATH_MARK}"
+                    + " -> ".join(names[node] for node in path),
+                ))
+        for verdict in verdicts:
+            self.tests["ontological"] += 1
+            if verdict.error:
+                self.errors["ontological"] += 1
+        return verdicts
+
+    def evaluation(self) -> Evaluation:
+        """The Evaluation of the whole session from the totals (its `verdicts` are empty:
+        they are stored chunk by chunk; its `to_json()` is the whole session's report)."""
+        total = self.relations
+        templates = list(self.templates)
+        per_template = {
+            template_id: TemplateGap(
+                template_id,
+                self.missing[template_id],
+                percent(self.missing[template_id], total),
+                self.answered[template_id],
+                self.pending_t[template_id],
+            )
+            for template_id in templates
+        }
+        gap = GapReport(
+            relations=total,
+            templates=templates,
+            per_template=per_template,
+            intersection=self.intersection,
+            intersection_pct=percent(self.intersection, total),
+            covered=self.covered,
+            covered_pct=percent(self.covered, total),
+            pending=self.pending,
+        )
+        return Evaluation(
+            session=self.session,
+            model=self.model,
+            relations=total,
+            queries=self.queries,
+            executions=self.executions,
+            valid=self.valid,
+            invalid=self.invalid,
+            planned_executions=self.planned_executions,
+            templates=templates,
+            verdicts=[],
+            tests=dict(self.tests),
+            errors=dict(self.errors),
+            planned_tests=dict(self.planned_tests),
+            gap=gap,
+            refusals=self.refusals,
+            streamed=True,
+        )
+
+
+class _ScopedParents:
+    """`parents_of` of one scope as find_indirect_path reads it (node -> yes-parents)."""
+
+    __slots__ = ("parents_of", "scope")
+
+    def __init__(self, parents_of: Mapping[int, list[int]], scope: int) -> None:
+        self.parents_of = parents_of
+        self.scope = scope << _BITS
+
+    def get(self, node: int, default: Sequence[int] = ()) -> Sequence[int]:
+        return self.parents_of.get(self.scope | node, default)

@@ -1,0 +1,126 @@
+"""A session read in chunks of relations, for runs that never hold a whole session (run.session).
+
+A chunk is a run of consecutive relations (by row key) with all their conversations (in
+order) and the responses stored for them. Reading by row key ranges uses the primary key and
+the relation_key / conversation_key indexes, so each chunk costs its own size, never the
+session's (`+session` keeps SQLite off the session-wide unique indexes).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response
+
+from .records import row_to_conversation, row_to_relation, row_to_response
+
+
+@dataclass(slots=True)
+class SessionChunk:
+    """Relations (and their row keys), their conversations (and row keys), stored responses."""
+
+    relations: list[Relation]
+    relation_keys: dict[str, int]
+    conversations: list[Conversation] = field(default_factory=list)
+    conversation_keys: dict[str, int] = field(default_factory=dict)
+    responses: dict[AnswerKey, Response] = field(default_factory=dict)
+
+
+def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
+    columns = [column[0] for column in cursor.description or ()]
+    return [dict(zip(columns, row, strict=True)) for row in cursor]
+
+
+def streamable(conn: sqlite3.Connection, session_id: str) -> bool:
+    """True when the session can be asked and evaluated chunk by chunk: KONTEST
+    conversations only, each pointing at a stored relation, stored in their relations' order
+    (row keys follow positions, and a conversation never points at an earlier relation than
+    the conversation before it)."""
+    odd = conn.execute(
+        "SELECT COUNT(*) FROM conversations WHERE session = ?"
+        " AND (test_kind != 'kontest' OR relation_key IS NULL)",
+        (session_id,),
+    ).fetchone()[0]
+    if odd:
+        return False
+    unordered = conn.execute(
+        "SELECT COUNT(*) FROM (SELECT position, relation_key,"
+        " LAG(position) OVER w AS before, LAG(relation_key) OVER w AS key_before"
+        " FROM conversations WHERE session = ? WINDOW w AS (ORDER BY pk))"
+        " WHERE position <= before OR relation_key < key_before",
+        (session_id,),
+    ).fetchone()[0]
+    if unordered:
+        return False
+    relations = conn.execute(
+        "SELECT COUNT(*) FROM (SELECT position, LAG(position) OVER (ORDER BY pk) AS before"
+        " FROM relations WHERE session = ?) WHERE position <= before",
+        (session_id,),
+    ).fetchone()[0]
+    return not relations
+
+
+def iter_chunks(
+    conn: sqlite3.Connection,
+    session_id: str,
+    size: int,
+    *,
+    conversations: bool = True,
+    responses: bool = True,
+) -> Iterator[SessionChunk]:
+    """The session's relations `size` at a time, in order, with their conversations and
+    stored responses (each only when asked for)."""
+    after = -1
+    while True:
+        rows = _rows(
+            conn.execute(
+                "SELECT * FROM relations WHERE +session = ? AND pk > ? ORDER BY pk LIMIT ?",
+                (session_id, after, size),
+            )
+        )
+        if not rows:
+            return
+        first, after = rows[0]["pk"], rows[-1]["pk"]
+        chunk = SessionChunk(
+            [row_to_relation(row) for row in rows], {row["id"]: row["pk"] for row in rows}
+        )
+        if conversations:
+            strings: dict[str, str] = {}
+            found = _rows(
+                conn.execute(
+                    "SELECT * FROM conversations WHERE relation_key BETWEEN ? AND ?"
+                    " AND +session = ? ORDER BY pk",
+                    (first, after, session_id),
+                )
+            )
+            chunk.conversations = [row_to_conversation(row, strings) for row in found]
+            chunk.conversation_keys = {row["id"]: row["pk"] for row in found}
+            if responses and found:
+                chunk.responses = {
+                    (row["conversation"], row["turn"]): row_to_response(row)
+                    for row in _rows(
+                        conn.execute(
+                            "SELECT * FROM responses WHERE conversation_key BETWEEN ? AND ?"
+                            " AND +session = ? ORDER BY conversation_key, turn",
+                            (found[0]["pk"], found[-1]["pk"], session_id),
+                        )
+                    )
+                }
+        yield chunk
+
+
+def conversation_ids(conn: sqlite3.Connection, keys: Sequence[int]) -> Mapping[int, str]:
+    """Conversation row key -> conversation id."""
+    found: dict[int, str] = {}
+    for start in range(0, len(keys), 500):
+        part = keys[start : start + 500]
+        found.update(
+            conn.execute(
+                f"SELECT pk, id FROM conversations WHERE pk IN ({','.join('?' * len(part))})",
+                tuple(part),
+            )
+        )
+    return found
