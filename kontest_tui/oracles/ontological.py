@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.oracles.conversation_index import (
@@ -223,12 +223,12 @@ def _path_answered(
 
 
 def find_indirect_path(
-    parents_of: Mapping[str, set[str]],
-    parent: str,
-    child: str,
+    parents_of: Mapping[Any, Iterable[Any]],
+    parent: Any,
+    child: Any,
     *,
-    order: Callable[[str], str] | None = None,
-) -> list[str] | None:
+    order: Callable[[Any], str] | None = None,
+) -> list[Any] | None:
     """The shortest yes-path parent -> ... -> child with >= 2 edges, or None (ties: smallest
     node ids). `parents_of` maps a node to the nodes with a yes-edge into it. `order` gives
     a node's id when nodes are numbers standing for ids (oracles.streamed).
@@ -237,10 +237,10 @@ def find_indirect_path(
     it in the KG), so this stays cheap even when the parent has thousands of yes-children.
     """
     # next_hop[node] = the node after `node` on a shortest path node -> ... -> child.
-    next_hop: dict[str, str] = {}
+    next_hop: dict[Any, Any] = {}
     frontier = [child]
     while frontier:
-        following: list[str] = []
+        following: list[Any] = []
         for node in frontier:
             for above in sorted(parents_of.get(node, ()), key=order):
                 if above in next_hop or above == child:

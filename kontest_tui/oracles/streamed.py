@@ -226,8 +226,8 @@ class StreamedEvaluation:
             if code == _NO_CODE:
                 path = find_indirect_path(
                     _ScopedParents(parents_of, scope),  # type: ignore[arg-type]
-                    self.nodes[relation.parent],  # type: ignore[arg-type]
-                    self.nodes[relation.child],  # type: ignore[arg-type]
+                    self.nodes[relation.parent],
+                    self.nodes[relation.child],
                     order=names.__getitem__,
                 )
                 if path is not None:
