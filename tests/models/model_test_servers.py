@@ -50,10 +50,14 @@ def running_sim_server(*args: str) -> Iterator[str]:
             process.kill()
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # the default 5 resets connections when 16 arrive at once
+
+
 @contextmanager
 def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     """A threaded 127.0.0.1 server for `handler`: yields its base URL, shuts it down after."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
