@@ -5,17 +5,19 @@ Each size runs in a fresh process (so its peak RSS is its own): a seeded synthet
 - generate: load the KG file, make relations and conversations, store the session;
 - run: ask every turn of the in-process simulated model (`sim`, cache on, concurrency 4),
   store each answer, evaluate and store the verdicts;
-- report: `kontest report` in its own process.
 - report: `kontest report` in its own process (it reads the verdicts and report the run
   stored; `--re-evaluate` times a report that evaluates every stored answer again).
 Printed per size: relations, turns, model calls, the three times, turns per second of the
 run, peak RSS of the generate+run process and of the report process, and DB bytes per stored
 answer; and the machine's load average (the machine may be shared: times scale with it).
 Targets (issue 17, a 2-core machine): 10k relations end to end < 10 s; 100k < 100 s with peak
-RSS < 1 GB. `--million` adds a 1M-relation session (long: minutes, and several GB of disk).
+RSS < 1 GB; 1M completes, streamed. `--million` adds a 1M-relation session (long: tens of
+minutes, and several GB of disk). Sessions above run.session.STREAM_ABOVE relations are
+created, asked and evaluated in chunks of relations (docs/sessions.md); `--chunk N` streams
+every size in chunks of N, `--whole` none.
 
 Run: .venv/bin/python benchmarks/scale.py [--sizes 1000,10000,100000] [--million]
-     [--concurrency 4] [--re-evaluate]
+     [--concurrency 4] [--re-evaluate] [--chunk N | --whole] [--folder DIR]
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
-def one_size(relations: int, folder: Path, concurrency: int) -> dict[str, float]:
+def one_size(
+    relations: int, folder: Path, concurrency: int, chunk: int | None, whole: bool
+) -> dict[str, float]:
     """Generate and run one session in this process; the figures as a dict."""
     from synthetic_kg import synthetic_graph
 
@@ -44,7 +48,11 @@ def one_size(relations: int, folder: Path, concurrency: int) -> dict[str, float]
     from kontest_tui.models.specs import open_model
     from kontest_tui.run.executor import ExecutorConfig
     from kontest_tui.run.session import create_session, run_session
+    from kontest_tui.run import session as sessions
     from kontest_tui.store import Store
+
+    if whole:
+        sessions.STREAM_ABOVE = 10**12
 
     kg_file = save_graph(synthetic_graph(relations, seed=0), folder / f"kg{relations}.json")
     db = folder / f"s{relations}.db"
@@ -55,7 +63,9 @@ def one_size(relations: int, folder: Path, concurrency: int) -> dict[str, float]
         generated = time.perf_counter()
         model = open_model("sim", kg=kg, seed=0)
         outcome = asyncio.run(
-            run_session(store, session, model, config=ExecutorConfig(concurrency=concurrency))
+            run_session(
+                store, session, model, config=ExecutorConfig(concurrency=concurrency), chunk=chunk
+            )
         )
         ran = time.perf_counter()
         row = store.get_session(session)
@@ -86,11 +96,13 @@ def timed_child(command: list[str]) -> tuple[float, float, str]:
 
 
 def measure(
-    relations: int, folder: Path, concurrency: int, re_evaluate: bool = False
+    relations: int, folder: Path, concurrency: int, re_evaluate: bool = False,
+    chunk: int | None = None, whole: bool = False,
 ) -> dict[str, float]:
     _, _, out = timed_child(
         [sys.executable, __file__, "--one", str(relations), "--folder", str(folder),
-         "--concurrency", str(concurrency)]
+         "--concurrency", str(concurrency), *(["--chunk", str(chunk)] if chunk else []),
+         *(["--whole"] if whole else [])]
     )
     figures = json.loads(out.strip().splitlines()[-1])
     db = Path(figures["db"])
@@ -115,11 +127,16 @@ def main() -> None:
     parser.add_argument("--re-evaluate", action="store_true",
                         help="time `kontest report --re-evaluate` instead of the stored report")
     parser.add_argument("--concurrency", type=int, default=4)
+    parser.add_argument("--chunk", type=int, default=None,
+                        help="stream every size in chunks of N relations")
+    parser.add_argument("--whole", action="store_true", help="stream no size (one chunk)")
+    parser.add_argument("--folder", type=Path, default=None,
+                        help="where the KG files and databases go (default: a temporary folder)")
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
-    parser.add_argument("--folder", type=Path, default=None, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.one is not None:
-        print(json.dumps(one_size(arguments.one, arguments.folder, arguments.concurrency)))
+        print(json.dumps(one_size(arguments.one, arguments.folder, arguments.concurrency,
+                                  arguments.chunk, arguments.whole)))
         return
     print(f"{'relations':>9} {'turns':>8} {'calls':>8} {'generate':>9} {'run':>8} {'report':>8} "
           f"{'total':>8} {'turns/s':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} "
@@ -127,9 +144,10 @@ def main() -> None:
     sizes = [int(part) for part in arguments.sizes.split(",")]
     if arguments.million:
         sizes.append(1_000_000)
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory(dir=arguments.folder) as folder:
         for size in sizes:
-            f = measure(size, Path(folder), arguments.concurrency, arguments.re_evaluate)
+            f = measure(size, Path(folder), arguments.concurrency, arguments.re_evaluate,
+                        arguments.chunk, arguments.whole)
             total = f["generate"] + f["run"] + f["report"]
             print(
                 f"{f['relations']:>9,} {f['turns']:>8,} {f['calls']:>8,} {f['generate']:>8.2f}s "

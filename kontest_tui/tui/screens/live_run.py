@@ -264,7 +264,8 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         if not self.streaming:
             return Text("(waiting for the model)" if not self.finished else "(done)", style="dim")
         text = Text()
-        for (conversation_id, turn), partial in list(self.streaming.items())[-STREAM_LINES:]:
+        # A copy first (one step under the GIL): the run's thread adds tokens meanwhile.
+        for (conversation_id, turn), partial in list(self.streaming.copy().items())[-STREAM_LINES:]:
             conversation = self.conversations.get(conversation_id)
             label = conversation_label(conversation) if conversation else conversation_id
             text.append(f"{label} turn {turn + 1}: ", style="cyan")
