@@ -46,9 +46,9 @@ def one_size(
 
     from kontest_tui.kg.io import load_graph, save_graph
     from kontest_tui.models.specs import open_model
+    from kontest_tui.run import session as sessions
     from kontest_tui.run.executor import ExecutorConfig
     from kontest_tui.run.session import create_session, run_session
-    from kontest_tui.run import session as sessions
     from kontest_tui.store import Store
 
     if whole:

@@ -16,10 +16,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import itertools
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +161,23 @@ def create_session(
     chosen_ids = tuple(template.id for template in template_set.select(template_ids))
     generated = conversations is None
     drawn: Sample | None = None
+    if (
+        generated
+        and relations is None
+        and sample is None
+        and not extra_conversations
+        and list(kinds) == [TestKind.KONTEST]
+    ):
+        if limit is not None and limit < 1:
+            raise ValueError("limit must be at least 1")
+        chunks = _generated_chunks(kg, depth, per_path, template_set, chosen_ids, limit)
+        first = next(chunks, None)
+        if first is None:
+            raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
+        return _store_session(
+            store, kg, model_spec, kg_name, depth, per_path, template_set, chosen_ids,
+            options, seed, [], [], None, itertools.chain([first], chunks),
+        )
     if sample is not None:
         if limit is not None:
             raise InvalidInputError("--sample and --limit do not go together: choose one")
@@ -193,6 +212,56 @@ def create_session(
     if not chosen:
         raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
     asked = sorted({c.test_kind for c in chosen}, key=list(TestKind).index)
+    kinds_json = None if asked == [TestKind.KONTEST] and drawn is None else {
+        "kinds": [kind.value for kind in asked],
+        "options": kind_options.to_json(),
+        "problems": list(problems),
+        **({"sample": drawn.to_json()} if drawn is not None else {}),
+    }
+    return _store_session(
+        store, kg, model_spec, kg_name, depth, per_path, template_set, chosen_ids, options,
+        seed, chosen_relations, chosen, kinds_json,
+    )
+
+
+def _generated_chunks(
+    kg: KnowledgeGraph,
+    depth: int | None,
+    per_path: bool,
+    template_set: TemplateSet,
+    template_ids: Sequence[str],
+    limit: int | None,
+) -> Iterator[tuple[list[Relation], list[Conversation]]]:
+    """The KG's relations (the first `limit`) and their KONTEST conversations, CHUNK_RELATIONS
+    relations at a time, made as they are stored (build_suite's, in its order)."""
+    relations = islice(
+        iter_relations(kg, depth, per_path=per_path, template_set=template_set), limit
+    )
+    while True:
+        part = list(islice(relations, CHUNK_RELATIONS))
+        if not part:
+            return
+        yield part, build_conversations(kg, part, template_set, template_ids)
+
+
+def _store_session(
+    store: Store,
+    kg: KnowledgeGraph,
+    model_spec: str,
+    kg_name: str | None,
+    depth: int | None,
+    per_path: bool,
+    template_set: TemplateSet,
+    chosen_ids: Sequence[str],
+    options: ChatOptions | None,
+    seed: int,
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    kinds_json: Mapping[str, Any] | None,
+    chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
+) -> str:
+    """Store a created session (create_session); the options get the template set's system
+    prompt when they have none, and `seed` when they have no seed."""
     options = options or ChatOptions(temperature=template_set.temperature)
     if options.system_prompt is None or options.seed is None:
         options = ChatOptions(
@@ -209,18 +278,14 @@ def create_session(
         template_ids=chosen_ids,
         model=model_spec,
         options=options_to_dict(options),
-        relations=chosen_relations,
-        conversations=chosen,
+        relations=relations,
+        conversations=conversations,
         labels={node_id: node.label for node_id, node in kg.nodes.items()},
         seed=seed,
         depth=depth,
         per_path=per_path,
-        kinds=None if asked == [TestKind.KONTEST] and drawn is None else {
-            "kinds": [kind.value for kind in asked],
-            "options": kind_options.to_json(),
-            "problems": list(problems),
-            **({"sample": drawn.to_json()} if drawn is not None else {}),
-        },
+        kinds=kinds_json,
+        chunks=chunks,
     )
 
 
@@ -413,6 +478,7 @@ async def run_session(
     re-raises.
     """
     row = store.get_session(session_id)
+    del row["kg_json"]  # not needed by a run (a large KG's snapshot would stay in memory)
     lease = store.acquire_lease(session_id)
     try:
         streamed = _stream_size(store, session_id, row, model, chunk)

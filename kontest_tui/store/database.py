@@ -318,14 +318,18 @@ class Store:
         per_path: bool = False,
         session_id: str | None = None,
         kinds: Mapping[str, Any] | None = None,
+        chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
     ) -> str:
         """Store a new session with its relations and conversations in one transaction.
 
         `kinds` ({"kinds": [...], "options": {...}, "problems": [...]}) records the test kinds
-        asked besides KONTEST paraphrases; None means paraphrases only."""
+        asked besides KONTEST paraphrases; None means paraphrases only. `chunks` (instead of
+        `relations` and `conversations`): pieces of both, each piece's conversations pointing
+        at its own relations, stored as they come (a large session never all in memory)."""
         session_id = session_id or new_session_id()
         stamp = now_iso()
-        planned = sum(len(conversation.turns) for conversation in conversations)
+        if chunks is None:
+            chunks = [(relations, conversations)]
         kg_text = dump_json(kg_json)
         row = {
             "id": session_id,
@@ -340,24 +344,43 @@ class Store:
             "seed": seed,
             "depth": depth,
             "per_path": int(per_path),
-            "relations": len(relations),
-            "conversations": len(conversations),
-            "planned": planned,
+            "relations": 0,
+            "conversations": 0,
+            "planned": 0,
             "kinds_json": dump_json(dict(kinds)) if kinds is not None else None,
         }
         try:
             with self.transaction() as conn:
                 row["kg_snapshot"] = self._store_kg_snapshot(conn, kg_text)
                 self._insert_rows(conn, "sessions", [row])
-                self._insert_rows(
-                    conn,
-                    "relations",
-                    (
-                        relation_to_row(session_id, position, relation, labels)
-                        for position, relation in enumerate(relations)
-                    ),
+                counts = [0, 0, 0]  # relations, conversations, planned turns
+                for part_relations, part_conversations in chunks:
+                    last = conn.execute("SELECT COALESCE(MAX(pk), 0) FROM relations").fetchone()[0]
+                    self._insert_rows(
+                        conn,
+                        "relations",
+                        (
+                            relation_to_row(session_id, counts[0] + index, relation, labels)
+                            for index, relation in enumerate(part_relations)
+                        ),
+                    )
+                    keys = dict(
+                        conn.execute(
+                            "SELECT id, pk FROM relations WHERE +session = ? AND pk > ?",
+                            (session_id, last),
+                        )
+                    )
+                    self._insert_conversations(
+                        conn, session_id, counts[1], part_conversations, keys=keys
+                    )
+                    counts[0] += len(part_relations)
+                    counts[1] += len(part_conversations)
+                    counts[2] += sum(len(conversation.turns) for conversation in part_conversations)
+                conn.execute(
+                    "UPDATE sessions SET relations = ?, conversations = ?, planned = ?"
+                    " WHERE id = ?",
+                    (*counts, session_id),
                 )
-                self._insert_conversations(conn, session_id, 0, conversations)
         except StoreError as error:
             raise StoreError(f"cannot store session {session_id}: {error}") from None
         except (sqlite3.Error, OverflowError, UnicodeEncodeError) as error:
@@ -373,10 +396,16 @@ class Store:
         session_id: str,
         start: int,
         conversations: Sequence[Conversation],
+        *,
+        keys: Mapping[str, int] | None = None,
     ) -> None:
         """Store conversations at positions `start`, `start + 1`, ..., each pointing at its
-        relation's row (the session's relations are stored first)."""
-        keys = dict(conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,)))
+        relation's row (the session's relations are stored first; `keys`: relation id ->
+        row key, when the caller has them)."""
+        if keys is None:
+            keys = dict(
+                conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
+            )
         cls._insert_rows(
             conn,
             "conversations",
