@@ -352,6 +352,7 @@ class Executor:
             return
         self._memo.clear()
         self._memo_uses.clear()
+        self._first_keys.clear()
         pending = [
             conversation
             for conversation in conversations
