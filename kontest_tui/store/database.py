@@ -37,7 +37,8 @@ from kontest_tui.errors import StoreError
 from . import chunks, leases, reports
 from .leases import Lease
 from .records import (
-    conversation_to_row,
+    CONVERSATION_COLUMNS,
+    conversation_values,
     dump_json,
     relation_to_row,
     row_to_conversation,
@@ -58,6 +59,10 @@ _RESPONSE_INSERT = (
     " latency_ms, tokens, attempts, created, cached, cut) VALUES"
     " ((SELECT pk FROM conversations WHERE session = ?1 AND id = ?2),"
     " ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+)
+_CONVERSATION_INSERT = (
+    f"INSERT INTO conversations ({', '.join(CONVERSATION_COLUMNS)})"
+    f" VALUES ({', '.join('?' for _ in CONVERSATION_COLUMNS)})"
 )
 _VERDICT_INSERT = (
     "INSERT INTO verdicts (session, oracle, relation, relation_key, template, error, refs,"
@@ -406,14 +411,12 @@ class Store:
             keys = dict(
                 conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
             )
-        cls._insert_rows(
-            conn,
-            "conversations",
+        conn.executemany(
+            _CONVERSATION_INSERT,
             (
-                {
-                    **conversation_to_row(session_id, start + index, conversation),
-                    "relation_key": keys.get(conversation.relation_id),
-                }
+                conversation_values(
+                    session_id, start + index, conversation, keys.get(conversation.relation_id)
+                )
                 for index, conversation in enumerate(conversations)
             ),
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring as _quote  # what dump_json quotes strings with
 from typing import Any
 
 from kontest_tui.domain.records import (
@@ -77,6 +78,48 @@ def conversation_to_row(session: str, position: int, conversation: Conversation)
         "system_prompt": conversation.system_prompt,
         "meta": dump_json(conversation.meta) if conversation.meta is not None else None,
     }
+
+
+# The conversation columns in the order of `conversation_values`.
+CONVERSATION_COLUMNS = (
+    "session", "id", "position", "relation", "relation_key", "shape", "label", "test_kind",
+    "turns", "expected", "system_prompt", "meta",
+)
+_EXPECTED: dict[tuple[Answer | None, ...], str] = {}  # expected answers -> JSON text
+
+
+def conversation_values(
+    session: str, position: int, conversation: Conversation, relation_key: int | None
+) -> tuple[Any, ...]:
+    """The columns of a conversation row (CONVERSATION_COLUMNS): the text of
+    `conversation_to_row`, its JSON made from quoted strings (a dict and an encoder call per
+    conversation were most of the cost of storing a large session)."""
+    turns = ",".join(
+        f'{{"relation":{_quote(q.relation_id)},"template":{_quote(q.template_id)},'
+        f'"text":{_quote(q.text)}}}'
+        for q in conversation.turns
+    )
+    expected = _EXPECTED.get(conversation.expected)
+    if expected is None:
+        expected = dump_json(
+            [answer.value if answer is not None else None for answer in conversation.expected]
+        )
+        if len(_EXPECTED) < 1024:
+            _EXPECTED[conversation.expected] = expected
+    return (
+        session,
+        conversation.id,
+        position,
+        conversation.relation_id,
+        relation_key,
+        conversation.kind,
+        conversation.label,
+        str(conversation.test_kind),
+        f"[{turns}]",
+        expected,
+        conversation.system_prompt,
+        dump_json(conversation.meta) if conversation.meta is not None else None,
+    )
 
 
 _TEST_KINDS: dict[str, TestKind] = {kind.value: kind for kind in TestKind}
