@@ -7,11 +7,12 @@ import json
 import socket
 import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import ClassVar
 
 import httpx
 import pytest
+from model_test_servers import serving
 
 from kontest_tui.models.http_client import ShardedClient
 
@@ -47,22 +48,12 @@ class BarrierHandler(BaseHTTPRequestHandler):
         return
 
 
-class WideServer(ThreadingHTTPServer):
-    request_queue_size = 128  # 16 connections at once overflow the default backlog of 5
-    daemon_threads = True
-
-
 @pytest.fixture()
 def barrier_url() -> Iterator[str]:
     BarrierHandler.barrier = threading.Barrier(WAVE, timeout=10)
     BarrierHandler.ports = []
-    server = WideServer(("127.0.0.1", 0), BarrierHandler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(BarrierHandler) as url:  # its listen backlog takes 16 connections at once
+        yield url
 
 
 def test_requests_are_in_flight_together_and_their_connections_are_kept(barrier_url: str) -> None:
