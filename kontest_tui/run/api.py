@@ -149,10 +149,12 @@ async def start_session(
     events: ExecutorEvents | None = None,
     on_created: Callable[[str], None] | None = None,
     on_executor: Callable[[Executor], None] | None = None,
+    stream: bool = True,
 ) -> SessionOutcome:
     """Check the model (an unreachable one fails here, before anything is stored), store the
     session, ask every turn and evaluate. `on_created` gets the new id before the first
-    question; `on_executor` the executor (pause / resume / cancel)."""
+    question; `on_executor` the executor (pause / resume / cancel); `stream=False`: never in
+    chunks (run.session.run_session), so the evaluation keeps its verdict list."""
     model = open_session_model(spec.model, spec.kg, spec.options, spec.seed)
     return await _run(
         store,
@@ -162,6 +164,7 @@ async def start_session(
         events=events,
         on_created=on_created,
         on_executor=on_executor,
+        stream=stream,
     )
 
 
@@ -175,11 +178,12 @@ async def resume_session(
     events: ExecutorEvents | None = None,
     on_created: Callable[[str], None] | None = None,
     on_executor: Callable[[Executor], None] | None = None,
+    stream: bool = True,
 ) -> SessionOutcome:
     """Go on with a stored session (the latest unfinished one when `session_id` is None):
     ask the turns without an answer, failed ones again (run.session.run_session), with its
     stored model unless `model` names another. `retry_errors` lets a session be taken when
-    no id is given even if it is done."""
+    no id is given even if it is done; `stream` as for start_session."""
     session_id = store.resolve_session(session_id, unfinished=not retry_errors)
     row = store.get_session(session_id)
     if row["status"] == "done" and not row["failed"]:
@@ -194,6 +198,7 @@ async def resume_session(
         events=events,
         on_created=on_created,
         on_executor=on_executor,
+        stream=stream,
     )
 
 
@@ -256,6 +261,7 @@ async def _run(
     events: ExecutorEvents | None,
     on_created: Callable[[str], None] | None,
     on_executor: Callable[[Executor], None] | None,
+    stream: bool = True,
 ) -> SessionOutcome:
     """Check the model, prepare the session (store it, or clear failed turns), run it."""
     try:
@@ -264,7 +270,8 @@ async def _run(
         if on_created is not None:
             on_created(session_id)
         return await run_session(
-            store, session_id, model, config=config, events=events, on_executor=on_executor
+            store, session_id, model, config=config, events=events, on_executor=on_executor,
+            stream=stream,
         )
     finally:
         await model.aclose()

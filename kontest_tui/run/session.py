@@ -455,6 +455,7 @@ async def run_session(
     events: ExecutorEvents | None = None,
     on_executor: Callable[[Executor], None] | None = None,
     chunk: int | None = None,
+    stream: bool = True,
 ) -> SessionOutcome:
     """Ask every turn of the session that has no response yet, then evaluate and store verdicts.
 
@@ -466,6 +467,8 @@ async def run_session(
     ontological verdicts and the report are made at the end from compact totals. The stored
     verdicts and report are the same as a whole run's; the outcome's evaluation then has the
     report's counts but no verdict list (`evaluation.streamed`: read them from the store).
+    `stream=False` never streams: the evaluation keeps its verdicts (the explorer shows them,
+    and holds the whole session in memory anyway).
 
     Works for a new session and for a resumed one alike; a resumed one first drops its
     failed turns (and the turns after them) so they are asked again. The run holds the
@@ -481,7 +484,7 @@ async def run_session(
     del row["kg_json"]  # not needed by a run (a large KG's snapshot would stay in memory)
     lease = store.acquire_lease(session_id)
     try:
-        streamed = _stream_size(store, session_id, row, model, chunk)
+        streamed = _stream_size(store, session_id, row, model, chunk) if stream else None
         conversations: list[Conversation] = []
         stored: dict[AnswerKey, Response] = {}
         with paused_gc():  # bursts of many small records

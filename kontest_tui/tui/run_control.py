@@ -118,7 +118,7 @@ async def run_plan(
         store = open_store(db)
         try:
             outcome = await resume_session(
-                store, plan.resume_id, events=events, on_executor=control.attach
+                store, plan.resume_id, events=events, on_executor=control.attach, stream=False
             )
         finally:
             store.close()
@@ -147,7 +147,11 @@ async def run_plan(
         )
         store = open_store(db)
         try:
-            outcome = await start_session(store, spec, events=events, on_executor=control.attach)
+            # Never in chunks: the results screen lists every verdict (the plan holds the
+            # whole session in memory already).
+            outcome = await start_session(
+                store, spec, events=events, on_executor=control.attach, stream=False
+            )
         finally:
             store.close()
         return RunOutcome(

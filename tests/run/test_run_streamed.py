@@ -89,3 +89,29 @@ def test_a_resumed_streamed_run_stores_what_a_whole_run_does(tmp_path: Path) -> 
     assert (resumed, {**report.report, "session": None})[0] == run(
         tmp_path / "w.db", None, limit=40
     )[0]
+
+
+def test_stream_false_keeps_the_verdict_list_of_a_session_above_the_threshold(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The explorer runs with stream=False: a session big enough to stream by default is
+    run whole, so the results screen gets every verdict; the stored ones are the same."""
+    from kontest_tui.run import session as session_module
+
+    monkeypatch.setattr(session_module, "STREAM_ABOVE", 10)
+    kg = load_graph("places")
+    outcomes = {}
+    for stream in (True, False):
+        with Store(tmp_path / f"{stream}.db") as store:
+            session = create_session(store, kg, "sim:forgetful", seed=3, limit=30)
+            outcome = asyncio.run(
+                run_session(
+                    store, session, open_model("sim:forgetful", kg=kg, seed=3), stream=stream
+                )
+            )
+            outcomes[stream] = (outcome.evaluation, store.load_verdicts(session))
+    streamed, whole = outcomes[True], outcomes[False]
+    assert streamed[0].streamed and not streamed[0].verdicts
+    assert not whole[0].streamed
+    assert whole[0].verdicts == whole[1] == streamed[1]
+    assert any(verdict.error for verdict in whole[0].verdicts)
