@@ -352,6 +352,23 @@ def evaluation_engine() -> str:
     return f"{kontest_tui.__version__}+{digest.hexdigest()[:16]}"
 
 
+def split_answers(
+    responses: Mapping[AnswerKey, Response],
+) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], int]:
+    """The parsed answers and raw texts of the responses that are answers, and how many
+    failed (a failed turn is no answer), in one pass with no intermediate copies."""
+    answers: dict[AnswerKey, Answer] = {}
+    raw: dict[AnswerKey, str] = {}
+    failed = 0
+    for key, response in responses.items():
+        if response.error is None:
+            answers[key] = response.answer
+            raw[key] = response.raw
+        else:
+            failed += 1
+    return answers, raw, failed
+
+
 def evaluate_responses(
     relations: Sequence[Relation],
     conversations: Sequence[Conversation],
@@ -366,15 +383,7 @@ def evaluate_responses(
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals."""
-    answers: dict[AnswerKey, Answer] = {}
-    raw: dict[AnswerKey, str] = {}
-    failed = 0
-    for key, response in responses.items():  # one pass, no intermediate copies
-        if response.error is None:
-            answers[key] = response.answer
-            raw[key] = response.raw
-        else:
-            failed += 1
+    answers, raw, failed = split_answers(responses)
     evaluation = evaluate_all(
         relations,
         conversations,
@@ -624,14 +633,8 @@ async def _ask_streamed(
         if totals is None:
             continue
         with paused_gc():
-            answers: dict[AnswerKey, Answer] = {}
-            raw: dict[AnswerKey, str] = {}
-            for key, response in responses.items():
-                if response.error is None:
-                    answers[key] = response.answer
-                    raw[key] = response.raw
-                else:
-                    failed += 1
+            answers, raw, chunk_failed = split_answers(responses)
+            failed += chunk_failed
             try:
                 verdicts = totals.add_chunk(
                     chunk.relations, chunk.conversations, answers, chunk.conversation_keys
