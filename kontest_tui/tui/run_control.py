@@ -113,45 +113,23 @@ async def run_plan(
     """Ask the model every conversation of `plan`: a stored session through run.api
     (when `store_session`), else the executor alone. Call it in the loop of a worker thread."""
     events = ExecutorEvents(on_token=on_token, on_response=on_response)
-    if store_session and plan.resume_id:
-        # The same engine resume as `kontest run --resume ID`: only missing turns are asked.
-        store = open_store(db)
-        try:
-            outcome = await resume_session(
-                store, plan.resume_id, events=events, on_executor=control.attach, stream=False
-            )
-        finally:
-            store.close()
-        return RunOutcome(
-            session_id=outcome.session_id,
-            cancelled=outcome.status == "cancelled",
-            evaluation=outcome.evaluation,
-        )
     if store_session:
-        spec = SessionSpec(
-            plan.kg,
-            model=plan.model_spec,
-            kg_name=plan.kg_source,
-            depth=plan.depth,
-            per_path=plan.per_path,
-            template_set=plan.template_set,
-            template_ids=plan.template_ids,
-            options=chat_options_for(plan),
-            relations=plan.relations,
-            # Every kind's conversations (annotated questions too) are in the plan
-            # already and are stored as they are; the session's kinds are read
-            # from them, the questions file's skipped lines kept beside them.
-            conversations=plan.conversations,
-            kind_options=plan.kind_options,
-            problems=list(plan.problems),
-        )
         store = open_store(db)
         try:
-            # Never in chunks: the results screen lists every verdict (the plan holds the
-            # whole session in memory already).
-            outcome = await start_session(
-                store, spec, events=events, on_executor=control.attach, stream=False
-            )
+            # Never in chunks (stream=False): the results screen lists every verdict, and the
+            # plan holds the whole session in memory already.
+            if plan.resume_id:
+                # The same engine resume as `kontest run --resume ID`: only missing turns
+                # are asked.
+                outcome = await resume_session(
+                    store, plan.resume_id, events=events, on_executor=control.attach,
+                    stream=False,
+                )
+            else:
+                outcome = await start_session(
+                    store, _session_spec(plan), events=events, on_executor=control.attach,
+                    stream=False,
+                )
         finally:
             store.close()
         return RunOutcome(
@@ -233,3 +211,24 @@ async def ask_extra_template(
         model=plan.model_spec,
     )
     return merged
+
+
+def _session_spec(plan: SessionPlan) -> SessionSpec:
+    """The engine's description of the session the plan asks for."""
+    return SessionSpec(
+        plan.kg,
+        model=plan.model_spec,
+        kg_name=plan.kg_source,
+        depth=plan.depth,
+        per_path=plan.per_path,
+        template_set=plan.template_set,
+        template_ids=plan.template_ids,
+        options=chat_options_for(plan),
+        relations=plan.relations,
+        # Every kind's conversations (annotated questions too) are in the plan already and
+        # are stored as they are; the session's kinds are read from them, the questions
+        # file's skipped lines kept beside them.
+        conversations=plan.conversations,
+        kind_options=plan.kind_options,
+        problems=list(plan.problems),
+    )
