@@ -9,21 +9,18 @@ import asyncio
 import pytest
 from textual.widgets import Select, SelectionList
 
-from kontest_tui.kg.io import load_graph
 from kontest_tui.mitigate.ensemble import cross_validate
 from kontest_tui.report.compare import compare_sessions
 from kontest_tui.report.render import render_ensemble
 from kontest_tui.run.session import (
-    create_session,
     evaluate_session,
-    open_session_model,
-    run_session,
 )
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.sessions import find_comparable_sessions, load_session_result
 from kontest_tui.tui.widgets.counts import report_oracles
+from tests.support import sessions as support_sessions
 from tests.support.tui import wait_until, widget_text
 
 LIMIT = 40  # relations per session: enough for differing answers, quick to run
@@ -33,22 +30,7 @@ def store_sessions(
     db: str, specs: list[str], kg_name: str = "places", limit: int = LIMIT
 ) -> list[str]:
     """Run each simulated model on the first `limit` relations of a sample, stored in `db`."""
-
-    async def run_all() -> list[str]:
-        kg = load_graph(kg_name)
-        ids = []
-        for spec in specs:
-            with Store(db) as store:
-                session_id = create_session(store, kg, spec, kg_name=kg_name, limit=limit)
-                model = open_session_model(spec, kg)
-                try:
-                    await run_session(store, session_id, model)
-                finally:
-                    await model.aclose()
-            ids.append(session_id)
-        return ids
-
-    return asyncio.run(run_all())
+    return support_sessions.store_sessions(db, [(spec, limit) for spec in specs], kg_name)
 
 
 async def open_session(pilot, session_id: str) -> ResultsScreen:

@@ -4,7 +4,6 @@ with a notification naming why."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 
 import pytest
@@ -12,13 +11,11 @@ from textual.widgets import SelectionList
 
 from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import TestKind
-from kontest_tui.kg.io import load_graph
 from kontest_tui.oracles.evaluate import ORACLES
-from kontest_tui.run.session import create_session, open_session_model, run_session
-from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.widgets.compare_tables import CompareTables
+from tests.support import sessions as support_sessions
 from tests.support.tui import wait_until, widget_text
 
 KINDS = (TestKind.KONTEST, TestKind.VARIANT)
@@ -26,22 +23,7 @@ KINDS = (TestKind.KONTEST, TestKind.VARIANT)
 
 def store_sessions(db: str, specs: list[tuple[str, int]]) -> list[str]:
     """Run each (simulated model, relation limit) on music with KONTEST and variant questions."""
-
-    async def run_all() -> list[str]:
-        kg = load_graph("music")
-        ids = []
-        for spec, limit in specs:
-            with Store(db) as store:
-                session_id = create_session(store, kg, spec, kg_name="music", limit=limit, kinds=KINDS)
-                model = open_session_model(spec, kg)
-                try:
-                    await run_session(store, session_id, model)
-                finally:
-                    await model.aclose()
-            ids.append(session_id)
-        return ids
-
-    return asyncio.run(run_all())
+    return support_sessions.store_sessions(db, specs, "music", KINDS)
 
 
 def compare_json(capsys: pytest.CaptureFixture[str], db: str, ids: list[str]) -> dict:
