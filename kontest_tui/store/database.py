@@ -50,6 +50,9 @@ from .records import (
 from .schema import SCHEMA_VERSION, apply_migrations, kg_summary, now_iso, read_version
 
 STATUSES = ("created", "running", "paused", "cancelled", "done", "failed")
+# Sessions up to this many relations keep their records in the Store that created them
+# (Store.create_session), so a run in the same process does not read them back.
+KEEP_CREATED_UP_TO = 50_000
 UNFINISHED = ("created", "running", "paused", "cancelled", "failed")
 
 # The conversation's single-column key is looked up by (session, id) in the same statement;
@@ -204,6 +207,8 @@ class Store:
             self.conn.close()
             raise
         self.db = sqlite_utils.Database(self.conn)
+        # The session this Store created last: (id, relations, conversations) as stored.
+        self._created: tuple[str, list[Relation], list[Conversation]] | None = None
 
     def _set_up(self) -> None:
         conn = self.conn
@@ -335,6 +340,8 @@ class Store:
         stamp = now_iso()
         if chunks is None:
             chunks = [(relations, conversations)]
+        self._created = None
+        kept: tuple[list[Relation], list[Conversation]] | None = ([], [])
         kg_text = dump_json(kg_json)
         row = {
             "id": session_id,
@@ -380,6 +387,11 @@ class Store:
                     )
                     counts[0] += len(part_relations)
                     counts[1] += len(part_conversations)
+                    if kept is not None and counts[0] <= KEEP_CREATED_UP_TO:
+                        kept[0].extend(part_relations)
+                        kept[1].extend(part_conversations)
+                    else:
+                        kept = None
                     counts[2] += sum(len(conversation.turns) for conversation in part_conversations)
                 conn.execute(
                     "UPDATE sessions SET relations = ?, conversations = ?, planned = ?"
@@ -392,7 +404,22 @@ class Store:
             # A number or text SQLite cannot hold (or an error outside the transaction):
             # one line, and nothing half-stored.
             raise StoreError(f"cannot store session {session_id} in {self.path}: {error}") from None
+        if kept is not None:
+            self._created = (session_id, *kept)
         return session_id
+
+    def _kept(self, session_id: str, table: str) -> list[Any] | None:
+        """A copy of the records of `table` ("relations" or "conversations") this Store kept
+        when it created `session_id`; None when it kept none, or when the stored rows changed
+        since (their count differs: rows added, by another process too)."""
+        created = self._created
+        if created is None or created[0] != session_id:
+            return None
+        records: list[Any] = created[1] if table == "relations" else created[2]
+        stored = self.conn.execute(
+            f"SELECT COUNT(*) FROM {table} WHERE session = ?", (session_id,)
+        ).fetchone()[0]
+        return list(records) if stored == len(records) else None
 
     @classmethod
     def _insert_conversations(
@@ -596,6 +623,7 @@ class Store:
 
     def delete_session(self, session_id: str) -> None:
         self.get_session(session_id)
+        self._created = None
         with self.transaction() as conn:
             conn.execute("DELETE FROM responses WHERE session = ?", (session_id,))
             conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
@@ -611,6 +639,9 @@ class Store:
         )
 
     def load_relations(self, session_id: str) -> list[Relation]:
+        kept = self._kept(session_id, "relations")
+        if kept is not None:
+            return kept
         with self._damaged_rows("relations", session_id):
             return [row_to_relation(row) for row in self.iter_relations(session_id)]
 
@@ -620,6 +651,9 @@ class Store:
         )
 
     def load_conversations(self, session_id: str) -> list[Conversation]:
+        kept = self._kept(session_id, "conversations")
+        if kept is not None:
+            return kept
         with self._damaged_rows("conversations", session_id):
             strings: dict[str, str] = {}
             return [
@@ -638,6 +672,7 @@ class Store:
         session's new template set and ids, in one transaction. The session becomes unfinished
         ("created") so a resume asks the new turns; its answers so far are kept."""
         self.get_session(session_id)
+        self._created = None
         added = sum(len(conversation.turns) for conversation in conversations)
         try:
             with self.transaction() as conn:

@@ -1,0 +1,76 @@
+"""Store.create_session keeps the records it stored, so a run in the same process does not
+read them back (issue 17): what it gives back equals what a fresh Store reads, and it never
+hides rows that changed since."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kontest_tui.domain.records import TestKind
+from kontest_tui.generate.templates import template_set_for_domain
+from kontest_tui.kg.io import load_graph
+from kontest_tui.run.session import create_session
+from kontest_tui.store import Store, database
+
+
+def read_back(db: Path, session: str) -> tuple[list[object], list[object]]:
+    """The session's relations and conversations as a Store that did not create it reads them."""
+    with Store(db) as other:
+        return list(other.load_relations(session)), list(other.load_conversations(session))
+
+
+@pytest.mark.parametrize(
+    "kinds", [(TestKind.KONTEST,), (TestKind.KONTEST, TestKind.LOGIC, TestKind.FACTCHECK)]
+)
+def test_kept_records_equal_the_stored_rows(tmp_path: Path, kinds: tuple[TestKind, ...]) -> None:
+    kg = load_graph("places")
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        session = create_session(store, kg, "sim", seed=1, kinds=kinds)
+        relations, conversations = store.load_relations(session), store.load_conversations(session)
+        stored_relations, stored_conversations = read_back(db, session)
+        assert len(relations) == 265
+        assert relations == stored_relations
+        assert conversations == stored_conversations
+        # meta is left out of Conversation's equality: compare it on its own
+        assert [c.meta for c in conversations] == [c.meta for c in stored_conversations]
+        assert {c.test_kind for c in conversations} == set(kinds)
+        # a copy each time: a caller's changes to the list do not reach the next caller
+        conversations.clear()
+        assert store.load_conversations(session) == stored_conversations
+
+
+def test_rows_added_since_are_read_from_the_database(tmp_path: Path) -> None:
+    kg = load_graph("places")
+    templates = template_set_for_domain(kg.domain)
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        session = create_session(store, kg, "sim", limit=5)
+        kept = store.load_conversations(session)
+        with Store(db) as other:  # another process adds the relations' conversations again
+            renamed = [
+                type(c)(f"{c.id}/again", c.relation_id, c.kind, c.label, c.turns) for c in kept
+            ]
+            other.add_conversations(
+                session,
+                renamed,
+                templates_json={"templates": []},
+                template_ids=[t.id for t in templates.templates],
+            )
+        assert store.load_conversations(session) == kept + renamed
+
+
+def test_a_session_above_the_bound_is_not_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database, "KEEP_CREATED_UP_TO", 3)
+    kg = load_graph("places")
+    db = tmp_path / "s.db"
+    with Store(db) as store:
+        session = create_session(store, kg, "sim", limit=10)
+        with sqlite3.connect(db) as edit:  # a hand edit that keeps the count of rows
+            edit.execute("UPDATE conversations SET label = 'edited' WHERE session = ?", (session,))
+        assert {c.label for c in store.load_conversations(session)} == {"edited"}
