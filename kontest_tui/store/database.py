@@ -769,7 +769,7 @@ class Store:
         with self.transaction() as conn:
             cursor = conn.execute(
                 "DELETE FROM responses WHERE session = ? AND EXISTS (SELECT 1 FROM responses e"
-                " WHERE e.session = responses.session AND e.conversation = responses.conversation"
+                " WHERE e.conversation_key = responses.conversation_key"
                 " AND e.error IS NOT NULL AND e.turn <= responses.turn)",
                 (session_id,),
             )

@@ -79,7 +79,7 @@ def read_report(
     if verdicts[0] != row[3]:
         return None
     cursor = conn.execute(
-        "SELECT * FROM verdicts WHERE session = ? AND error ORDER BY id LIMIT ?",
+        "SELECT * FROM verdicts WHERE session = ? AND error = 1 ORDER BY id LIMIT ?",
         (session_id, limit),
     )
     columns = [column[0] for column in cursor.description or ()]

@@ -333,7 +333,7 @@ CREATE INDEX idx_verdicts_relation ON verdicts (relation_key)
 """
 
 # Views for reading a database as it is (Datasette, sqlite-utils, the sqlite3 shell).
-_V6_VIEWS = """
+_RESPONSE_DETAILS = """
 CREATE VIEW response_details AS
 SELECT r.id AS response, r.session, s.model, s.kg_name AS kg,
     c.id AS conversation, c.test_kind, c.shape, c.label,
@@ -346,7 +346,9 @@ SELECT r.id AS response, r.session, s.model, s.kg_name AS kg,
 FROM responses r
 JOIN conversations c ON c.pk = r.conversation_key
 JOIN sessions s ON s.id = r.session
-LEFT JOIN relations rel ON rel.pk = c.relation_key;
+LEFT JOIN relations rel ON rel.pk = c.relation_key
+"""
+_VERDICT_DETAILS = """
 CREATE VIEW verdict_details AS
 SELECT v.id AS verdict, v.session, s.model, v.oracle, v.template,
     v.error AS inconsistent, v.relation, rel.parent_label, rel.child_label,
@@ -355,6 +357,7 @@ FROM verdicts v
 JOIN sessions s ON s.id = v.session
 LEFT JOIN relations rel ON rel.pk = v.relation_key
 """
+_V6_VIEWS = _RESPONSE_DETAILS + ";" + _VERDICT_DETAILS
 
 
 def _readable_schema(conn: sqlite3.Connection) -> None:
@@ -444,6 +447,55 @@ _REPORT_TRIGGERS = (
 )
 
 
+_V8_RESPONSES = """
+DROP VIEW response_details;
+CREATE TABLE responses_v8 (
+    id INTEGER PRIMARY KEY,
+    conversation_key INTEGER NOT NULL REFERENCES conversations (pk) ON DELETE CASCADE,
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    conversation TEXT NOT NULL,
+    turn INTEGER NOT NULL,
+    raw TEXT NOT NULL,
+    answer TEXT NOT NULL,
+    error TEXT,
+    latency_ms REAL NOT NULL DEFAULT 0,
+    tokens INTEGER NOT NULL DEFAULT 0,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    created TEXT NOT NULL,
+    cached INTEGER NOT NULL DEFAULT 0,
+    cut INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (conversation_key, turn)
+);
+INSERT INTO responses_v8 (id, conversation_key, session, conversation, turn, raw, answer, error,
+    latency_ms, tokens, attempts, created, cached, cut)
+SELECT id, conversation_key, session, conversation, turn, raw, answer, error, latency_ms, tokens,
+    attempts, created, cached, cut
+FROM responses ORDER BY id;
+DROP TABLE responses;
+ALTER TABLE responses_v8 RENAME TO responses;
+CREATE INDEX idx_responses_created ON responses (session, created);
+DROP INDEX idx_conversations_relation;
+DROP INDEX idx_verdicts_session;
+CREATE INDEX idx_verdicts_session ON verdicts (session, error)
+"""
+
+
+def _faster_inserts(conn: sqlite3.Connection) -> None:
+    """Version 8, for a run's inserts: a response's turn is unique per conversation key (an
+    integer index) instead of per (session, conversation id, turn), a long text index that
+    cost more to insert than the row itself (a run's answers were stored ~3x slower); the
+    index on conversation_key alone (now the unique one's prefix) and conversations'
+    (session, relation) index (read by no query) go; verdicts are indexed by (session,
+    error), which counts a session's verdicts and errors and finds its first errors without
+    reading the rows (a stored report's check). Every response row is kept (the table is
+    rebuilt and copied, with its triggers and view)."""
+    _execute_script(conn, _V8_RESPONSES)
+    for trigger in _REPORT_TRIGGERS:
+        if " ON responses " in trigger:
+            conn.execute(trigger)
+    _execute_script(conn, _RESPONSE_DETAILS)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -452,6 +504,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_session_leases,
     _readable_schema,
     _add_session_reports,
+    _faster_inserts,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -12,6 +12,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 import sqlite_utils
 
 from kontest_tui.run.session import evaluate_session
@@ -71,7 +72,7 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 7
+        assert store.version == SCHEMA_VERSION == 8
         for session in (COMPLETE, PARTIAL, PLACES):
             expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
             report = evaluate_session(store, session).to_json()
@@ -175,3 +176,60 @@ def test_a_read_only_old_file_is_migrated_in_memory_only(tmp_path, monkeypatch) 
         assert without_new_keys(report) == {**expected, "failed": 0}
     assert path.read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["old.db"]
+
+
+def test_version_8_keeps_responses_and_their_triggers_and_view(tmp_path) -> None:  # noqa: ANN001
+    """Schema 7 -> 8 rebuilds `responses` (a turn unique per conversation key): its rows, the
+    triggers that drop a stale report and the response_details view all come through."""
+    from kontest_tui.store.schema import apply_migrations
+
+    path = tmp_path / "v7.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    apply_migrations(conn, upto=7)
+    conn.executescript(
+        """
+        INSERT INTO kg_snapshots (id, sha256, name, json) VALUES (1, 'x', 'toy', '{}');
+        INSERT INTO sessions (id, created, updated, status, kg_name, kg_snapshot, templates_json,
+            template_ids, model, options_json) VALUES ('s', 'a', 'a', 'done', 'toy', 1, '{}',
+            '[]', 'sim', '{}');
+        INSERT INTO relations (pk, session, id, position, parent, child, parent_label,
+            child_label, type, path) VALUES (1, 's', 'A>B', 0, 'A', 'B', 'Ay', 'Bee', 'contains',
+            '["A", "B"]');
+        INSERT INTO conversations (pk, session, id, position, relation, relation_key, shape,
+            label, test_kind, turns, expected) VALUES (5, 's', 'A>B/t1+t2', 0, 'A>B', 1,
+            'sequential', 'A', 'kontest', '[{"relation": "A>B", "template": "t1", "text": "Q1?"},
+            {"relation": "A>B", "template": "t2", "text": "Q2?"}]', '[]');
+        INSERT INTO responses (id, conversation_key, session, conversation, turn, raw, answer,
+            error, created) VALUES (7, 5, 's', 'A>B/t1+t2', 0, 'Yes', 'yes', NULL, 'c1'),
+            (9, 5, 's', 'A>B/t1+t2', 1, '', 'invalid', 'HTTP 500', 'c2');
+        INSERT INTO session_reports VALUES ('s', 'e', 2, 'c2', 0, '{}', 'c3');
+        """
+    )
+    before = conn.execute("SELECT * FROM responses ORDER BY id").fetchall()
+    conn.close()
+    with Store(path) as store:
+        assert store.version == 8
+    assert table_rows(path, "SELECT * FROM responses ORDER BY id") == before
+    assert table_rows(
+        path, "SELECT question, parent_label, answer, failed FROM response_details ORDER BY response"
+    ) == [("Q1?", "Ay", "yes", 0), ("Q2?", "Ay", "invalid", 1)]
+    plan = " ".join(
+        str(row[-1]) for row in table_rows(
+            path, "EXPLAIN QUERY PLAN SELECT COUNT(*), SUM(error) FROM verdicts WHERE session = 's'"
+        )
+    )
+    assert "COVERING INDEX idx_verdicts_session" in plan
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        with pytest.raises(sqlite3.IntegrityError, match="conversation_key, responses.turn"):
+            conn.execute(
+                "INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer,"
+                " created) VALUES (5, 's', 'A>B/t1+t2', 0, 'No', 'no', 'c4')"
+            )
+        conn.execute("UPDATE responses SET raw = 'Yes!' WHERE id = 7")  # the trigger: stale
+        assert conn.execute("SELECT COUNT(*) FROM session_reports").fetchone() == (0,)
+    finally:
+        conn.close()
+    with Store(path) as store:  # a failed turn is asked again: it and the turns after it go
+        assert store.delete_failed_responses("s") == 1
+        assert list(store.load_responses("s")) == [("A>B/t1+t2", 0)]
