@@ -23,3 +23,26 @@ def paused_gc() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+# Young-generation threshold while a run allocates its per-turn records (the default, 700,
+# runs a collection every few turns, and each full one rescans the run's whole heap).
+RUN_THRESHOLD = (50_000, 50, 100)
+
+
+_rare: list[tuple[int, ...]] = []  # the thresholds before each block still open
+
+
+@contextmanager
+def rare_gc() -> Iterator[None]:
+    """Collect cycles rarely inside the block (a long run: unlike paused_gc, cycles made by
+    failed calls are still collected). Blocks may overlap (runs side by side in one event
+    loop): the thresholds from before the first are restored when the last one ends."""
+    _rare.append(gc.get_threshold())
+    gc.set_threshold(*RUN_THRESHOLD)
+    try:
+        yield
+    finally:
+        before = _rare.pop()
+        if not _rare:
+            gc.set_threshold(*before)

@@ -35,7 +35,7 @@ from kontest_tui.domain.records import (
     TestKind,
 )
 from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
-from kontest_tui.gc_pause import paused_gc
+from kontest_tui.gc_pause import paused_gc, rare_gc
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
@@ -271,22 +271,23 @@ def _store_session(
             timeout=options.timeout,
             system_prompt=options.system_prompt or template_set.system_prompt,
         )
-    return store.create_session(
-        kg_name=kg_name or kg.name,
-        kg_json=graph_to_dict(kg),
-        templates_json=template_set_to_dict(template_set),
-        template_ids=chosen_ids,
-        model=model_spec,
-        options=options_to_dict(options),
-        relations=relations,
-        conversations=conversations,
-        labels={node_id: node.label for node_id, node in kg.nodes.items()},
-        seed=seed,
-        depth=depth,
-        per_path=per_path,
-        kinds=kinds_json,
-        chunks=chunks,
-    )
+    with paused_gc():  # bursts of many small acyclic records
+        return store.create_session(
+            kg_name=kg_name or kg.name,
+            kg_json=graph_to_dict(kg),
+            templates_json=template_set_to_dict(template_set),
+            template_ids=chosen_ids,
+            model=model_spec,
+            options=options_to_dict(options),
+            relations=relations,
+            conversations=conversations,
+            labels={node_id: node.label for node_id, node in kg.nodes.items()},
+            seed=seed,
+            depth=depth,
+            per_path=per_path,
+            kinds=kinds_json,
+            chunks=chunks,
+        )
 
 
 def session_kinds(store: Store, session_id: str) -> tuple[list[TestKind], KindOptions, list[str]]:
@@ -489,6 +490,24 @@ async def run_session(
     Cancelling the calling task (Ctrl-C, SIGTERM in the CLI) marks the session cancelled and
     re-raises.
     """
+    with rare_gc():  # millions of short-lived records per run
+        return await _run_session(
+            store, session_id, model, config=config, events=events, on_executor=on_executor,
+            chunk=chunk, stream=stream,
+        )
+
+
+async def _run_session(
+    store: Store,
+    session_id: str,
+    model: ChatModel,
+    *,
+    config: ExecutorConfig | None,
+    events: ExecutorEvents | None,
+    on_executor: Callable[[Executor], None] | None,
+    chunk: int | None,
+    stream: bool,
+) -> SessionOutcome:
     row = store.get_session(session_id)
     del row["kg_json"]  # not needed by a run (a large KG's snapshot would stay in memory)
     lease = store.acquire_lease(session_id)

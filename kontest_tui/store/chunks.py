@@ -29,9 +29,10 @@ class SessionChunk:
     responses: dict[AnswerKey, Response] = field(default_factory=dict)
 
 
-def _rows(cursor: sqlite3.Cursor) -> list[dict[str, Any]]:
-    columns = [column[0] for column in cursor.description or ()]
-    return [dict(zip(columns, row, strict=True)) for row in cursor]
+def _rows(cursor: sqlite3.Cursor) -> list[sqlite3.Row]:
+    """The cursor's rows, each read by column name (sqlite3.Row: no dict built per row)."""
+    cursor.row_factory = sqlite3.Row
+    return cursor.fetchall()
 
 
 def streamable(conn: sqlite3.Connection, session_id: str) -> bool:

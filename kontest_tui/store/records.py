@@ -132,6 +132,20 @@ def _answer(value: str) -> Answer:
     return found if found is not None else Answer(value)
 
 
+_decode = json.JSONDecoder().decode  # json.loads without its per-call checks
+_EXPECTED_READ: dict[str, tuple[Answer | None, ...]] = {}  # few distinct texts ("[]" mostly)
+
+
+def _expected_answers(text: str) -> tuple[Answer | None, ...]:
+    """A conversation row's `expected` column as the record's tuple (decoded once per text)."""
+    found = _EXPECTED_READ.get(text)
+    if found is None:
+        found = tuple(_answer(value) if value is not None else None for value in _decode(text))
+        if len(_EXPECTED_READ) < 1024:
+            _EXPECTED_READ[text] = found
+    return found
+
+
 def row_to_conversation(
     row: Mapping[str, Any], strings: dict[str, str] | None = None
 ) -> Conversation:
@@ -144,9 +158,9 @@ def row_to_conversation(
             shared.setdefault(t["template"], t["template"]),
             t["text"],
         )
-        for t in json.loads(row["turns"])
+        for t in _decode(row["turns"])
     )
-    expected = tuple(_answer(value) if value is not None else None for value in json.loads(row["expected"]))
+    expected = _expected_answers(row["expected"])
     kind = _TEST_KINDS.get(row["test_kind"])
     return Conversation(
         id=row["id"],
@@ -171,7 +185,7 @@ def row_to_response(row: Mapping[str, Any]) -> Response:
         latency_ms=row["latency_ms"],
         tokens=row["tokens"],
         attempts=row["attempts"],
-        cut=row.get("cut") or 0,
+        cut=row["cut"] or 0,
     )
 
 

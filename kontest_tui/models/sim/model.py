@@ -286,6 +286,21 @@ def split_tokens(text: str, limit: int | None = None) -> list[str]:
     return pieces
 
 
+def received_whole(text: str, limit: int | None = None) -> tuple[str, int]:
+    """(what a client reads, tokens) of an answer received in one piece: its split_tokens
+    pieces as received, joined (a short answer's, one of a profile's few styles: once)."""
+    if len(text) <= 200:
+        return _received_short(text, limit)
+    pieces = split_tokens(text, limit)
+    return "".join(as_received(piece) for piece in pieces), len(pieces)
+
+
+@lru_cache(maxsize=4096)
+def _received_short(text: str, limit: int | None) -> tuple[str, int]:
+    pieces = split_tokens(text, limit)
+    return "".join(as_received(piece) for piece in pieces), len(pieces)
+
+
 def as_received(text: str) -> str:
     """What a client reads after UTF-8 decoding with replacement (invalid bytes -> U+FFFD)."""
     if INVALID_UTF8[0] not in text and INVALID_UTF8[1] not in text:
@@ -371,14 +386,13 @@ class SimulatedModel:
         if delay:
             await asyncio.sleep(delay / 1000)
         text = decide_answer(profile, seed, questions, self.entities, self.patterns.current())
+        if fault != "dropped_stream" and on_token is None and not profile.token_ms:
+            # nothing to stream: the answer arrives in one piece
+            text, tokens = received_whole(text, request.options.max_tokens)
+            elapsed = (time.perf_counter() - started) * 1000
+            return ChatResult(text=text, tokens=tokens, latency_ms=elapsed, first_token_ms=elapsed)
         pieces = split_tokens(text, request.options.max_tokens)
         cut = len(pieces) // 2 if fault == "dropped_stream" else None
-        if cut is None and on_token is None and not profile.token_ms:  # nothing to stream
-            text = "".join(as_received(piece) for piece in pieces)
-            elapsed = (time.perf_counter() - started) * 1000
-            return ChatResult(
-                text=text, tokens=len(pieces), latency_ms=elapsed, first_token_ms=elapsed
-            )
         received: list[str] = []
         first_token_ms: float | None = None
         for index, piece in enumerate(pieces):
