@@ -11,7 +11,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response
 

@@ -7,6 +7,7 @@ without a connection.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Mapping
 from json.encoder import encode_basestring as _quote  # what dump_json quotes strings with
 from typing import Any
@@ -21,6 +22,9 @@ from kontest_tui.domain.records import (
     Verdict,
 )
 from kontest_tui.generate.templates import Template, TemplateSet, parse_template_set
+
+# A row as read: a dict, or an sqlite3.Row (read by column name without a dict per row).
+Row = Mapping[str, Any] | sqlite3.Row
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -47,7 +51,7 @@ def relation_to_row(
     }
 
 
-def row_to_relation(row: Mapping[str, Any]) -> Relation:
+def row_to_relation(row: Row) -> Relation:
     return Relation(
         id=row["id"],
         parent=row["parent"],
@@ -146,9 +150,7 @@ def _expected_answers(text: str) -> tuple[Answer | None, ...]:
     return found
 
 
-def row_to_conversation(
-    row: Mapping[str, Any], strings: dict[str, str] | None = None
-) -> Conversation:
+def row_to_conversation(row: Row, strings: dict[str, str] | None = None) -> Conversation:
     """A conversation row as the record; `strings` (kept by the caller across rows) shares
     one copy of each repeated relation and template id (a large session holds millions)."""
     shared = strings if strings is not None else {}
@@ -175,7 +177,7 @@ def row_to_conversation(
     )
 
 
-def row_to_response(row: Mapping[str, Any]) -> Response:
+def row_to_response(row: Row) -> Response:
     return Response(
         conversation_id=row["conversation"],
         turn=row["turn"],
