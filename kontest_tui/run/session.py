@@ -66,9 +66,11 @@ from kontest_tui.store.schema import now_iso
 _ENGINE_PACKAGES = ("domain", "kinds", "oracles", "probes")
 
 # Relations per chunk of a streamed run, and the session size from which a run streams by
-# default (smaller ones are asked whole, and their outcome holds every verdict for the views).
+# default (smaller ones are asked whole, and their outcome holds every verdict for the views;
+# a whole run of 100k relations peaks at ~850 MB, and its creation keeps the records it
+# stores for the run, so they are not read back).
 CHUNK_RELATIONS = 2_000
-STREAM_ABOVE = 50_000
+STREAM_ABOVE = 120_000
 
 
 @dataclass(slots=True, repr=False)
@@ -287,6 +289,7 @@ def _store_session(
             per_path=per_path,
             kinds=kinds_json,
             chunks=chunks,
+            keep_up_to=STREAM_ABOVE,  # a run asks these whole: kept for it
         )
 
 

@@ -50,9 +50,6 @@ from .records import (
 from .schema import SCHEMA_VERSION, apply_migrations, kg_summary, now_iso, read_version
 
 STATUSES = ("created", "running", "paused", "cancelled", "done", "failed")
-# Sessions up to this many relations keep their records in the Store that created them
-# (Store.create_session), so a run in the same process does not read them back.
-KEEP_CREATED_UP_TO = 50_000
 UNFINISHED = ("created", "running", "paused", "cancelled", "failed")
 
 # The conversation's single-column key is looked up by (session, id) in the same statement;
@@ -207,8 +204,9 @@ class Store:
             self.conn.close()
             raise
         self.db = sqlite_utils.Database(self.conn)
-        # The session this Store created last: (id, relations, conversations) as stored.
-        self._created: tuple[str, list[Relation], list[Conversation]] | None = None
+        # The session this Store created last, and its records as stored, until read once:
+        # (id, {"relations": [...], "conversations": [...]}).
+        self._created: tuple[str, dict[str, list[Any]]] | None = None
 
     def _set_up(self) -> None:
         conn = self.conn
@@ -329,13 +327,16 @@ class Store:
         session_id: str | None = None,
         kinds: Mapping[str, Any] | None = None,
         chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
+        keep_up_to: int = 0,
     ) -> str:
         """Store a new session with its relations and conversations in one transaction.
 
         `kinds` ({"kinds": [...], "options": {...}, "problems": [...]}) records the test kinds
         asked besides KONTEST paraphrases; None means paraphrases only. `chunks` (instead of
         `relations` and `conversations`): pieces of both, each piece's conversations pointing
-        at its own relations, stored as they come (a large session never all in memory)."""
+        at its own relations, stored as they come (a large session never all in memory).
+        A session of at most `keep_up_to` relations keeps its records in this Store, so a run
+        in the same process does not read them back (load_relations, load_conversations)."""
         session_id = session_id or new_session_id()
         stamp = now_iso()
         if chunks is None:
@@ -387,7 +388,7 @@ class Store:
                     )
                     counts[0] += len(part_relations)
                     counts[1] += len(part_conversations)
-                    if kept is not None and counts[0] <= KEEP_CREATED_UP_TO:
+                    if kept is not None and counts[0] <= keep_up_to:
                         kept[0].extend(part_relations)
                         kept[1].extend(part_conversations)
                     else:
@@ -405,21 +406,24 @@ class Store:
             # one line, and nothing half-stored.
             raise StoreError(f"cannot store session {session_id} in {self.path}: {error}") from None
         if kept is not None:
-            self._created = (session_id, *kept)
+            self._created = (session_id, {"relations": kept[0], "conversations": kept[1]})
         return session_id
 
     def _kept(self, session_id: str, table: str) -> list[Any] | None:
-        """A copy of the records of `table` ("relations" or "conversations") this Store kept
-        when it created `session_id`; None when it kept none, or when the stored rows changed
-        since (their count differs: rows added, by another process too)."""
+        """The records of `table` ("relations" or "conversations") this Store kept when it
+        created `session_id`, given once (then read from the file: a long-lived Store does
+        not hold them); None when none are kept, or when the stored rows changed since (their
+        count differs: rows added, by another process too)."""
         created = self._created
         if created is None or created[0] != session_id:
             return None
-        records: list[Any] = created[1] if table == "relations" else created[2]
+        records = created[1].pop(table, None)
+        if records is None:
+            return None
         stored = self.conn.execute(
             f"SELECT COUNT(*) FROM {table} WHERE session = ?", (session_id,)
         ).fetchone()[0]
-        return list(records) if stored == len(records) else None
+        return records if stored == len(records) else None
 
     @classmethod
     def _insert_conversations(

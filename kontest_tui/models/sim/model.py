@@ -179,6 +179,13 @@ def strip_json_postfix(question: str) -> tuple[str, bool]:
     return question, False
 
 
+@lru_cache(maxsize=65536)
+def fact_draw(seed: int, *parts: str) -> float:
+    """draw() for the draws that depend on the fact alone (a relation's fact is drawn again
+    for each of its questions: its atomic and sequential turns, with each template)."""
+    return draw(seed, *parts)
+
+
 def decide_answer(
     profile: SimProfile,
     seed: int,
@@ -210,11 +217,11 @@ def decide_answer(
     else:
         fact = chat[-1]
     says_yes = (
-        draw(seed, "know", fact) < profile.knowledge
-        or draw(seed, "bias", fact) < profile.yes_bias
+        fact_draw(seed, "know", fact) < profile.knowledge
+        or fact_draw(seed, "bias", fact) < profile.yes_bias
     )
     key, rate = template_error_rate(profile, question, parsed)
-    if rate and draw(seed, "template", key, fact) < rate:
+    if rate and fact_draw(seed, "template", key, fact) < rate:
         says_yes = not says_yes
     if found is not None and draw(seed, "wording", chat[-1]) < profile.variant_error:
         says_yes = not says_yes
