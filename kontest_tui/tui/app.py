@@ -8,6 +8,11 @@ sessions, read from the session database.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import os
+import signal
+import sys
 from pathlib import Path
 
 from textual import on, work
@@ -22,6 +27,18 @@ from kontest_tui.tui.sessions import load_session_result
 from kontest_tui.tui.workers import WorkerFailures
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
+TERMINAL_CHECK_S = 1.0  # how often the explorer checks that its terminal is still there
+
+
+def input_terminal() -> int | None:
+    """The file descriptor of the terminal the explorer reads keys from (None: not a terminal).
+    Once the terminal hangs up, isatty() on it turns false."""
+    stream = sys.__stdin__
+    try:
+        fd = stream.fileno() if stream is not None else -1
+    except (OSError, ValueError):
+        return None
+    return fd if fd >= 0 and os.isatty(fd) else None
 
 
 class KontestApp(WorkerFailures, App[None]):
@@ -69,6 +86,19 @@ class KontestApp(WorkerFailures, App[None]):
         if self.kg_name or self.model_spec:
             # `kontest --kg places --model sim`: the wizard opens at its last step, ready to Run.
             self.open_wizard(kg=self.kg_name, model=self.model_spec, start_step="step-model")
+        if not self.is_headless and not self.is_web:
+            self.watch_terminal()
+
+    def watch_terminal(self) -> None:
+        """Quit when the terminal goes away (its window closed, tmux killed, SIGHUP): Textual's
+        input thread would otherwise read the dead terminal in a loop at full CPU. A running
+        session ends as on ctrl+q: cancelled, its answers so far stored."""
+        terminal = input_terminal()
+        if terminal is None:
+            return
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGHUP, self.exit)
+        self.set_interval(TERMINAL_CHECK_S, lambda: None if os.isatty(terminal) else self.exit())
 
     # -- navigation used by screens and the palette -----------------------------------------
 
