@@ -76,18 +76,24 @@ async def test_bad_model_spec_stops_before_the_run_and_keys_move_between_steps(
         suggestions = wizard.query_one("#entity-suggestions", OptionList)
         await wait_until(pilot, lambda: suggestions.option_count > 0, what="suggestions")
         await pilot.press("down")
-        assert app.focused is suggestions and suggestions.highlighted == 0
+        await wait_until(
+            pilot, lambda: app.focused is suggestions and suggestions.highlighted == 0,
+            what="the first suggestion highlighted",
+        )
         # ctrl+pagedown from a field goes to the next step.
         field.focus()
         await wait_until(pilot, lambda: app.focused is field, what="the field focused")
         await pilot.press("ctrl+pagedown")
         tabs = wizard.query_one("#wizard-tabs", TabbedContent)
-        assert tabs.active == "step-templates"
+        await wait_until(pilot, lambda: tabs.active == "step-templates", what="the next step")
         await pilot.press("ctrl+pageup")
-        assert tabs.active == "step-graph"
+        await wait_until(pilot, lambda: tabs.active == "step-graph", what="the step before")
         tabs.active = "step-model"
         wizard.query_one("#model-spec", Input).value = "ssim:s"
         await pilot.press("ctrl+r")
-        await pilot.pause()
+        status = wizard.query_one("#model-status")
+        await wait_until(
+            pilot, lambda: "unknown model kind 'ssim'" in str(status.render()),
+            what="the model error",
+        )
         assert isinstance(app.screen, WizardScreen)
-        assert "unknown model kind 'ssim'" in str(wizard.query_one("#model-status").render())
