@@ -11,8 +11,10 @@ is a replay, identical requests of this run share one model call. A request iden
 for it (single flight) and takes its answer; a conversation whose first turn repeats an earlier
 conversation's (a sequential conversation's first turn is an atomic question) is taken
 `2 x concurrency` conversations after that one, so its first turn is usually answered by then
-and comes from this run's memo (or the cache) without waiting. Answers reused so are stored as
-cached responses. Answers of earlier sessions (the cache table) are reused only with
+and comes from this run's memo (or the cache) without waiting; a later turn whose questions
+so far repeat another conversation's (two relations phrased alike) is answered once too, the
+first to ask it keeping its answer in the memo for the others. Answers reused so are stored
+as cached responses. Answers of earlier sessions (the cache table) are reused only with
 `use_cache=True` (`kontest run --reuse-cache`); they are always written, so a later session
 may opt in. With `share_answers=False` every turn is asked.
 
@@ -255,6 +257,9 @@ class Executor:
         self._memo: dict[str, tuple[str, int]] = {}  # answers of this run asked again later
         self._memo_uses: Counter[str] = Counter()  # how many later asks each memo entry serves
         self._first_keys: dict[str, str] = {}  # conversation id -> its first turn's key
+        # A later turn whose questions so far repeat another conversation's -> how many other
+        # conversations ask it: the first to ask it keeps its answer for them (the memo).
+        self._repeated_turns: dict[AnswerKey, int] = {}
         self._prompt_options: dict[str, ChatOptions] = {}  # a conversation's system prompt's
         # An in-process model that answers without awaiting I/O (the simulated model with no
         # latency) cannot hang: its calls need no timeout.
@@ -353,6 +358,7 @@ class Executor:
         self._memo.clear()
         self._memo_uses.clear()
         self._first_keys.clear()
+        self._repeated_turns.clear()
         pending = [
             conversation
             for conversation in conversations
@@ -385,21 +391,32 @@ class Executor:
     ) -> list[Conversation]:
         """Generation order, except that a conversation whose first turn repeats an earlier
         one's goes `window` places after that one (so it usually finds the answer ready); the
-        memo keeps such first answers until their last repeat has taken them."""
+        memo keeps such first answers until their last repeat has taken them. Later turns
+        whose questions so far repeat another conversation's (two relations phrased alike)
+        are noted too: the first of them to be asked keeps its answer for the others
+        (_repeated_turns), as their requests are the same once the earlier turns are."""
         first_seen: dict[str, int] = {}
         placed: list[tuple[int, int, Conversation]] = []
+        later: dict[tuple[str, ...], list[AnswerKey]] = {}
         for index, conversation in enumerate(pending):
             if (conversation.id, 0) in done or not conversation.turns:
                 placed.append((index, index, conversation))
                 continue
             key = self._key(conversation, (Message("user", conversation.turns[0].text),))
             self._first_keys[conversation.id] = key
+            for turn in range(1, len(conversation.turns)):
+                if (conversation.id, turn) not in done:
+                    texts = tuple(query.text for query in conversation.turns[1 : turn + 1])
+                    later.setdefault((key, *texts), []).append((conversation.id, turn))
             leader = first_seen.setdefault(key, index)
             if leader == index:
                 placed.append((index, index, conversation))
             else:
                 self._memo_uses[key] += 1
                 placed.append((max(index, leader + window), index, conversation))
+        for turns in later.values():
+            if len(turns) > 1:
+                self._repeated_turns.update(dict.fromkeys(turns, len(turns) - 1))
         placed.sort(key=lambda item: (item[0], item[1]))
         return [conversation for _, _, conversation in placed]
 
@@ -471,6 +488,9 @@ class Executor:
             key = (self._first_keys.pop(conversation.id, None) if turn == 0 else None) or cache_key(
                 self.model.spec, options, _with_system(messages, options)
             )
+            repeats = self._repeated_turns.pop((conversation.id, turn), 0) if turn else 0
+            if repeats and key not in self._memo_uses and key not in self._memo:
+                self._memo_uses[key] = repeats  # the first of its repeats: kept for the others
             while True:
                 hit = self._reuse(key)
                 if hit is not None:

@@ -78,6 +78,29 @@ async def test_every_distinct_request_is_asked_once_at_any_concurrency(concurren
             assert first.attempts == 0  # not a call
 
 
+@pytest.mark.parametrize("concurrency", [1, 4])
+async def test_a_later_turn_repeated_by_another_conversation_is_asked_once(concurrency: int) -> None:
+    """Two relations phrased alike (places has four such pairs): their sequential
+    conversations ask the same second turn after the same first one. At concurrency 1 the
+    second conversation came long after the first and asked it again (1056 calls for 1052
+    distinct requests on places)."""
+    q1, q2 = Query("R", "t1", "Does A have a B?"), Query("R", "t2", "Is there a B in A?")
+    conversations = [
+        Conversation("R/t1", "R", "atomic", "Q1", (q1,)),
+        Conversation("R/t1+t2", "R", "sequential", "A", (q1, q2)),
+        *[Conversation(f"S{n}/t1", f"S{n}", "atomic", "Q1", (Query(f"S{n}", "t1", f"Q{n}?"),))
+          for n in range(10)],  # others between, so the twin is not in flight
+        Conversation("R2/t1+t2", "R2", "sequential", "A", (q1, q2)),
+    ]
+    model = ToyModel(echo_answer, delay=0.001)
+    executor = Executor(model, config=ExecutorConfig(concurrency=concurrency))
+    result = await executor.run(conversations)
+    assert len(model.calls) == 2 + 10  # q1 once, (q1, answer, q2) once, the ten others
+    assert result.progress.cached == 3  # both first turns and the twin's second turn
+    assert executor.responses["R2/t1+t2", 1].raw == executor.responses["R/t1+t2", 1].raw
+    assert executor._memo == {} and not executor._memo_uses  # nothing kept after its last use
+
+
 async def test_identical_requests_in_flight_share_one_call() -> None:
     q = Query("R", "t1", "Does A have a B?")
     twins = [Conversation(f"R/{n}", "R", "atomic", "Q1", (q,)) for n in range(3)]
