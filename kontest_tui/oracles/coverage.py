@@ -119,7 +119,27 @@ def compute_gap(
         else:
             status[relation.id] = PENDING
             pending += 1
-    total = len(relations)
+    return gap_report(
+        len(relations), template_ids, missing, answered, pending_t,
+        intersection=intersection, covered=covered, pending=pending, status=status,
+    )
+
+
+def gap_report(
+    total: int,
+    template_ids: Sequence[str],
+    missing: Mapping[str, int],
+    answered: Mapping[str, int],
+    pending_t: Mapping[str, int],
+    *,
+    intersection: int,
+    covered: int,
+    pending: int,
+    status: dict[str, str] | None = None,
+) -> GapReport:
+    """The GapReport of these counts over `total` relations (per template: atomic answers
+    missing, answered and pending; relations in the intersection, covered and pending),
+    percentages made here."""
     per_template = {
         template_id: TemplateGap(
             template_id,
@@ -132,14 +152,14 @@ def compute_gap(
     }
     return GapReport(
         relations=total,
-        templates=template_ids,
+        templates=list(template_ids),
         per_template=per_template,
         intersection=intersection,
         intersection_pct=percent(intersection, total),
         covered=covered,
         covered_pct=percent(covered, total),
         pending=pending,
-        status=status,
+        status=status if status is not None else {},
     )
 
 

@@ -251,6 +251,19 @@ def group_verdicts_by_oracle(
     return grouped
 
 
+def count_verdicts(
+    verdicts: Iterable[Verdict], tests: dict[str, int], errors: dict[str, int]
+) -> None:
+    """Add the verdicts to the tests and errors per oracle (an oracle seen gets an errors
+    entry, 0 when none of its verdicts is an error)."""
+    for verdict in verdicts:
+        tests[verdict.oracle] = tests.get(verdict.oracle, 0) + 1
+        if verdict.error:
+            errors[verdict.oracle] = errors.get(verdict.oracle, 0) + 1
+        else:
+            errors.setdefault(verdict.oracle, 0)
+
+
 def count_executions(
     conversations: Iterable[Conversation], answers: Mapping[AnswerKey, Answer]
 ) -> tuple[int, int, int, int, int]:
@@ -374,12 +387,7 @@ def _evaluate(
     verdicts.extend(extra_verdicts)
     tests = dict.fromkeys(ORACLES, 0)
     errors = dict.fromkeys(ORACLES, 0)
-    for verdict in verdicts:
-        tests[verdict.oracle] = tests.get(verdict.oracle, 0) + 1
-        if verdict.error:
-            errors[verdict.oracle] = errors.get(verdict.oracle, 0) + 1
-        else:
-            errors.setdefault(verdict.oracle, 0)
+    count_verdicts(verdicts, tests, errors)
     gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
     queries, executions, valid, invalid, planned = count_executions(conversations, answers)
     return Evaluation(

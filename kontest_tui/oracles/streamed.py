@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.oracles.conversation_index import index_conversations, ordered_templates
-from kontest_tui.oracles.coverage import GapReport, TemplateGap, compute_gap, percent
-from kontest_tui.oracles.evaluate import ORACLES, Evaluation, count_executions
+from kontest_tui.oracles.coverage import compute_gap, gap_report
+from kontest_tui.oracles.evaluate import ORACLES, Evaluation, count_executions, count_verdicts
 from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, relation_scope
 
@@ -88,10 +88,7 @@ class StreamedEvaluation:
                 self.pending_t[template_id] = 0
         planned = dict.fromkeys(ORACLES, 0)
         verdicts = find_metamorphic_verdicts(conversations, answers, index=index, planned=planned)
-        for verdict in verdicts:
-            self.tests[verdict.oracle] = self.tests.get(verdict.oracle, 0) + 1
-            if verdict.error:
-                self.errors[verdict.oracle] = self.errors.get(verdict.oracle, 0) + 1
+        count_verdicts(verdicts, self.tests, self.errors)
         gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
         for template_id, part in gap.per_template.items():
             self.missing[template_id] += part.missing
@@ -258,10 +255,7 @@ class StreamedEvaluation:
                     f"missing edge {parent} -> {child} (answered no); {_PATH_MARK}"
                     + " -> ".join(names[node] for node in path),
                 ))
-        for verdict in verdicts:
-            self.tests["ontological"] += 1
-            if verdict.error:
-                self.errors["ontological"] += 1
+        count_verdicts(verdicts, self.tests, self.errors)
         return verdicts
 
     def evaluation(self) -> Evaluation:
@@ -269,25 +263,9 @@ class StreamedEvaluation:
         they are stored chunk by chunk; its `to_json()` is the whole session's report)."""
         total = self.relations
         templates = list(self.templates)
-        per_template = {
-            template_id: TemplateGap(
-                template_id,
-                self.missing[template_id],
-                percent(self.missing[template_id], total),
-                self.answered[template_id],
-                self.pending_t[template_id],
-            )
-            for template_id in templates
-        }
-        gap = GapReport(
-            relations=total,
-            templates=templates,
-            per_template=per_template,
-            intersection=self.intersection,
-            intersection_pct=percent(self.intersection, total),
-            covered=self.covered,
-            covered_pct=percent(self.covered, total),
-            pending=self.pending,
+        gap = gap_report(
+            total, templates, self.missing, self.answered, self.pending_t,
+            intersection=self.intersection, covered=self.covered, pending=self.pending,
         )
         return Evaluation(
             session=self.session,
