@@ -859,9 +859,7 @@ class Store:
             keys = dict(
                 conn.execute("SELECT id, pk FROM relations WHERE session = ?", (session_id,))
             )
-            self._insert_verdicts(
-                conn, (verdict_values(session_id, keys, verdict) for verdict in verdicts)
-            )
+            self._insert_verdicts(conn, session_id, keys, verdicts)
         count = int(
             conn.execute("SELECT COUNT(*) FROM verdicts WHERE session = ?", (session_id,))
             .fetchone()[0]
@@ -883,9 +881,7 @@ class Store:
         """Store more verdicts of the session (`relation_keys`: relation id -> row key of
         the relations they name) in one transaction."""
         with self.transaction() as conn:
-            self._insert_verdicts(
-                conn, (verdict_values(session_id, relation_keys, v) for v in verdicts)
-            )
+            self._insert_verdicts(conn, session_id, relation_keys, verdicts)
 
     def streamable(self, session_id: str) -> bool:
         """Can the session be asked and evaluated in chunks of relations (store.chunks)?"""
@@ -905,9 +901,18 @@ class Store:
         return chunks.conversation_ids(self.conn, keys)
 
     @staticmethod
-    def _insert_verdicts(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -> None:
-        """Verdict rows (store.records.verdict_values), streamed into one statement."""
-        conn.executemany(_VERDICT_INSERT, rows)
+    def _insert_verdicts(
+        conn: sqlite3.Connection,
+        session_id: str,
+        relation_keys: Mapping[str, int],
+        verdicts: Iterable[Verdict],
+    ) -> None:
+        """The session's verdicts as rows (store.records.verdict_values; `relation_keys`:
+        relation id -> row key), streamed into one statement."""
+        conn.executemany(
+            _VERDICT_INSERT,
+            (verdict_values(session_id, relation_keys, verdict) for verdict in verdicts),
+        )
 
     def read_report(
         self, session_id: str, *, engine: str, limit: int = 20

@@ -139,8 +139,8 @@ async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> Non
         session = store_session(store, relations, conversations)
         real = Store._insert_verdicts
 
-        def broken(conn, rows):  # noqa: ANN001, ANN202
-            real(conn, rows)
+        def broken(conn, *rows):  # noqa: ANN001, ANN002, ANN202
+            real(conn, *rows)
             raise StoreError("disk full (simulated, after the verdict rows)")
 
         monkeypatch.setattr(Store, "_insert_verdicts", staticmethod(broken))

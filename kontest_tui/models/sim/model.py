@@ -296,16 +296,15 @@ def split_tokens(text: str, limit: int | None = None) -> list[str]:
 def received_whole(text: str, limit: int | None = None) -> tuple[str, int]:
     """(what a client reads, tokens) of an answer received in one piece: its split_tokens
     pieces as received, joined (a short answer's, one of a profile's few styles: once)."""
-    if len(text) <= 200:
-        return _received_short(text, limit)
+    return (_received_short if len(text) <= 200 else _received)(text, limit)
+
+
+def _received(text: str, limit: int | None) -> tuple[str, int]:
     pieces = split_tokens(text, limit)
     return "".join(as_received(piece) for piece in pieces), len(pieces)
 
 
-@lru_cache(maxsize=4096)
-def _received_short(text: str, limit: int | None) -> tuple[str, int]:
-    pieces = split_tokens(text, limit)
-    return "".join(as_received(piece) for piece in pieces), len(pieces)
+_received_short = lru_cache(maxsize=4096)(_received)
 
 
 def as_received(text: str) -> str:
