@@ -30,6 +30,7 @@ test: setup-test
 
 lint: setup-test
 	$(BIN)/ruff check kontest_tui tests scripts benchmarks
+	$(BIN)/ruff format --check kontest_tui tests scripts benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 

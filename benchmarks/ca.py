@@ -93,8 +93,10 @@ def main() -> None:
         ap = allpairs_size(levels) if t == 2 else None
         ap_size, ap_time = (f"{ap[0]}", f"{ap[1]:.2f}") if ap else ("-", "-")
         ratio = f"{len(array.rows) / best:.2f}" if best else "-"
-        print(f"{name:<24}{t:>2}{len(array.rows):>9}{elapsed:>7.2f}{ap_size:>10}{ap_time:>7}"
-              f"{best or '-':>6}{lower_bound(levels, t):>7}{ratio:>8}")
+        print(
+            f"{name:<24}{t:>2}{len(array.rows):>9}{elapsed:>7.2f}{ap_size:>10}{ap_time:>7}"
+            f"{best or '-':>6}{lower_bound(levels, t):>7}{ratio:>8}"
+        )
 
 
 if __name__ == "__main__":

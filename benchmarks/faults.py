@@ -155,15 +155,44 @@ class Scenario:
     def start(self, resume: bool) -> subprocess.Popen[str]:
         self.runs += 1
         if resume:
-            args = ["run", "--resume", "--retry-errors", "--db", str(self.db), "-q",
-                    "--concurrency", "8", "--timeout", str(TIMEOUT_S), "--no-cache"]
+            args = [
+                "run",
+                "--resume",
+                "--retry-errors",
+                "--db",
+                str(self.db),
+                "-q",
+                "--concurrency",
+                "8",
+                "--timeout",
+                str(TIMEOUT_S),
+                "--no-cache",
+            ]
         else:
-            args = ["run", "--kg", "places", "--limit", str(self.limit), "--model",
-                    f"openai:sim@{self.url}/v1", "--db", str(self.db), "-q",
-                    "--concurrency", "8", "--timeout", str(TIMEOUT_S), "--no-cache"]
+            args = [
+                "run",
+                "--kg",
+                "places",
+                "--limit",
+                str(self.limit),
+                "--model",
+                f"openai:sim@{self.url}/v1",
+                "--db",
+                str(self.db),
+                "-q",
+                "--concurrency",
+                "8",
+                "--timeout",
+                str(TIMEOUT_S),
+                "--no-cache",
+            ]
         return subprocess.Popen(
-            kontest_command(args), cwd=ROOT, env=environment(), text=True,
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            kontest_command(args),
+            cwd=ROOT,
+            env=environment(),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
 
     def finish(self, process: subprocess.Popen[str], kill_after: float | None) -> int:
@@ -191,7 +220,9 @@ class Scenario:
             return None
         conn = sqlite3.connect(self.db)
         try:
-            row = conn.execute("SELECT status FROM sessions ORDER BY created DESC LIMIT 1").fetchone()
+            row = conn.execute(
+                "SELECT status FROM sessions ORDER BY created DESC LIMIT 1"
+            ).fetchone()
         except sqlite3.Error:
             return None
         finally:
@@ -216,7 +247,12 @@ class Scenario:
     def report(self) -> dict[str, object]:
         done = subprocess.run(
             kontest_command(["report", "--db", str(self.db), "--format", "json"]),
-            cwd=ROOT, env=environment(), text=True, capture_output=True, timeout=120, check=True,
+            cwd=ROOT,
+            env=environment(),
+            text=True,
+            capture_output=True,
+            timeout=120,
+            check=True,
         )
         self.output.append(done.stdout + done.stderr)
         report = json.loads(done.stdout)
@@ -225,7 +261,11 @@ class Scenario:
         for fmt in ("jsonl", "csv"):
             exported = subprocess.run(
                 kontest_command(["export", "--db", str(self.db), "--format", fmt]),
-                cwd=ROOT, env=environment(), text=True, capture_output=True, timeout=120,
+                cwd=ROOT,
+                env=environment(),
+                text=True,
+                capture_output=True,
+                timeout=120,
             )
             self.output.append(exported.stdout + exported.stderr)
         return report
@@ -235,7 +275,9 @@ class Scenario:
         conn = sqlite3.connect(self.db)
         try:
             planned = conn.execute("SELECT planned FROM sessions").fetchone()[0]
-            answered = conn.execute("SELECT COUNT(*) FROM responses WHERE error IS NULL").fetchone()[0]
+            answered = conn.execute(
+                "SELECT COUNT(*) FROM responses WHERE error IS NULL"
+            ).fetchone()[0]
             duplicates = conn.execute(
                 "SELECT COUNT(*) - COUNT(DISTINCT session || '/' || conversation || '/' || turn)"
                 " FROM responses"
@@ -283,18 +325,28 @@ def main() -> None:
 
     injected = ", ".join(f"{name} {server.injected[name]}" for name, _ in FAULTS)
     same = faulty_report == clean_report
-    print(f"places, {args.limit} relations ({planned} turns), concurrency 8, timeout {TIMEOUT_S:g} s")
+    print(
+        f"places, {args.limit} relations ({planned} turns), concurrency 8, timeout {TIMEOUT_S:g} s"
+    )
     print(f"fault-free run: {clean_calls} calls, {clean_time:.1f} s")
-    print(f"faulty run:     {server.calls} calls, {sum(server.injected.values())} faults injected "
-          f"({injected})")
-    print(f"                {faulty.runs} kontest runs, {faulty.kills} killed with SIGKILL, "
-          f"{faulty.failed_turns} turns failed after all attempts (asked again by --resume)")
+    print(
+        f"faulty run:     {server.calls} calls, {sum(server.injected.values())} faults injected "
+        f"({injected})"
+    )
+    print(
+        f"                {faulty.runs} kontest runs, {faulty.kills} killed with SIGKILL, "
+        f"{faulty.failed_turns} turns failed after all attempts (asked again by --resume)"
+    )
     print(f"answers lost: {lost} (must be 0); duplicate rows: {duplicates} (must be 0)")
     print(f"report equals the fault-free run's: {'yes' if same else 'NO'}")
-    print(f"secrets at rest: {at_rest} (database files after every run; must be 0); "
-          f"printed or exported: {printed} (must be 0)")
-    print(f"time: {faulty_time:.1f} s vs {clean_time:.1f} s fault-free "
-          f"(x{faulty_time / max(clean_time, 1e-9):.2f})")
+    print(
+        f"secrets at rest: {at_rest} (database files after every run; must be 0); "
+        f"printed or exported: {printed} (must be 0)"
+    )
+    print(
+        f"time: {faulty_time:.1f} s vs {clean_time:.1f} s fault-free "
+        f"(x{faulty_time / max(clean_time, 1e-9):.2f})"
+    )
     if lost or duplicates or not same or at_rest or printed:
         sys.exit(1)
 

@@ -59,7 +59,9 @@ def bench_build(branching: int) -> None:
     started = time.perf_counter()
     store = make_store(data, fmt="ntriples")
     load_s = time.perf_counter() - started
-    print(f"synthetic graph: {count} nodes, depth 3, branching {branching}; store load {load_s:.2f} s")
+    print(
+        f"synthetic graph: {count} nodes, depth 3, branching {branching}; store load {load_s:.2f} s"
+    )
     with LocalSparqlEndpoint(store) as server:
         client = SparqlClient(server.url, timeout=300)
         started = time.perf_counter()
@@ -80,9 +82,14 @@ def bench_build(branching: int) -> None:
         server.time_out_above(60)
         split = SparqlClient(server.url, timeout=300, use_cache=False)
         started = time.perf_counter()
-        result = build_with_summary("places", ["Q1"], 3, max_nodes=count + 1, client=split, optimizer_hint=True)
+        result = build_with_summary(
+            "places", ["Q1"], 3, max_nodes=count + 1, client=split, optimizer_hint=True
+        )
         split_s = time.perf_counter() - started
-        assert len(result.graph.nodes) == count and not result.timed_out, (len(result.graph.nodes), result.timed_out)
+        assert len(result.graph.nodes) == count and not result.timed_out, (
+            len(result.graph.nodes),
+            result.timed_out,
+        )
         print(
             f"build with timeouts above 60 items (hinted queries): {split_s:.2f} s, {split.requests} requests "
             f"({server.timeouts} timed out, {result.splits} splits; graph complete)"
@@ -109,7 +116,9 @@ def write_big_kg(path: Path, nodes_wanted: int) -> int:
         qid = f"Q{100000 + i}"
         nodes[qid] = Node(qid, f"Place {i}", (), "municipality")
         edges.append(Edge(level2[i % 2000], qid, "contains"))
-    save_graph(KnowledgeGraph("synthetic 200k", "places", nodes, edges, "benchmark", "2026-01-01"), path)
+    save_graph(
+        KnowledgeGraph("synthetic 200k", "places", nodes, edges, "benchmark", "2026-01-01"), path
+    )
     return len(nodes)
 
 
@@ -124,7 +133,17 @@ def measure_load(path: str) -> None:
     paths = find_paths(kg, depth=3)
     total = time.perf_counter() - started
     peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"nodes": len(kg.nodes), "paths": len(paths), "load_s": loaded, "total_s": total, "peak_kib": peak_kib}))
+    print(
+        json.dumps(
+            {
+                "nodes": len(kg.nodes),
+                "paths": len(paths),
+                "load_s": loaded,
+                "total_s": total,
+                "peak_kib": peak_kib,
+            }
+        )
+    )
 
 
 def bench_load(nodes_wanted: int) -> None:
@@ -151,7 +170,9 @@ def bench_load(nodes_wanted: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--branching", type=int, default=46, help="children per node (46 -> 99,499 nodes)")
+    parser.add_argument(
+        "--branching", type=int, default=46, help="children per node (46 -> 99,499 nodes)"
+    )
     parser.add_argument("--nodes", type=int, default=200_000, help="nodes in the KG file to load")
     parser.add_argument("--measure-load", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()

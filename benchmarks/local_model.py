@@ -103,8 +103,10 @@ def main() -> None:
     print(f"llama.cpp server (xllamacpp, 4 slots) at {batched}; places --limit {args.limit}")
     if not args.skip_chat:
         for mode in ("chat", "completions"):
-            report(f"openai{'' if mode == 'chat' else '-completions'} (c=2)",
-                   run_places(batched, mode, args.limit, 2, args.timeout))
+            report(
+                f"openai{'' if mode == 'chat' else '-completions'} (c=2)",
+                run_places(batched, mode, args.limit, 2, args.timeout),
+            )
     if args.skip_repro:
         return
     for slots, url in ((4, batched), (1, start_server(gguf, slots=1))):

@@ -96,19 +96,42 @@ def timed_child(command: list[str]) -> tuple[float, float, str]:
 
 
 def measure(
-    relations: int, folder: Path, concurrency: int, re_evaluate: bool = False,
-    chunk: int | None = None, whole: bool = False,
+    relations: int,
+    folder: Path,
+    concurrency: int,
+    re_evaluate: bool = False,
+    chunk: int | None = None,
+    whole: bool = False,
 ) -> dict[str, float]:
     _, _, out = timed_child(
-        [sys.executable, __file__, "--one", str(relations), "--folder", str(folder),
-         "--concurrency", str(concurrency), *(["--chunk", str(chunk)] if chunk else []),
-         *(["--whole"] if whole else [])]
+        [
+            sys.executable,
+            __file__,
+            "--one",
+            str(relations),
+            "--folder",
+            str(folder),
+            "--concurrency",
+            str(concurrency),
+            *(["--chunk", str(chunk)] if chunk else []),
+            *(["--whole"] if whole else []),
+        ]
     )
     figures = json.loads(out.strip().splitlines()[-1])
     db = Path(figures["db"])
     report, report_rss, _ = timed_child(
-        [sys.executable, "-m", "kontest_tui.cli", "report", figures["session"], "--db", str(db),
-         "--format", "json", *(["--re-evaluate"] if re_evaluate else [])]
+        [
+            sys.executable,
+            "-m",
+            "kontest_tui.cli",
+            "report",
+            figures["session"],
+            "--db",
+            str(db),
+            "--format",
+            "json",
+            *(["--re-evaluate"] if re_evaluate else []),
+        ]
     )
     figures["report"] = report
     figures["report_rss"] = report_rss
@@ -124,30 +147,55 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,10000,100000")
     parser.add_argument("--million", action="store_true", help="add 1,000,000 relations")
-    parser.add_argument("--re-evaluate", action="store_true",
-                        help="time `kontest report --re-evaluate` instead of the stored report")
+    parser.add_argument(
+        "--re-evaluate",
+        action="store_true",
+        help="time `kontest report --re-evaluate` instead of the stored report",
+    )
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--chunk", type=int, default=None,
-                        help="stream every size in chunks of N relations")
+    parser.add_argument(
+        "--chunk", type=int, default=None, help="stream every size in chunks of N relations"
+    )
     parser.add_argument("--whole", action="store_true", help="stream no size (one chunk)")
-    parser.add_argument("--folder", type=Path, default=None,
-                        help="where the KG files and databases go (default: a temporary folder)")
+    parser.add_argument(
+        "--folder",
+        type=Path,
+        default=None,
+        help="where the KG files and databases go (default: a temporary folder)",
+    )
     parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
     if arguments.one is not None:
-        print(json.dumps(one_size(arguments.one, arguments.folder, arguments.concurrency,
-                                  arguments.chunk, arguments.whole)))
+        print(
+            json.dumps(
+                one_size(
+                    arguments.one,
+                    arguments.folder,
+                    arguments.concurrency,
+                    arguments.chunk,
+                    arguments.whole,
+                )
+            )
+        )
         return
-    print(f"{'relations':>9} {'turns':>8} {'calls':>8} {'generate':>9} {'run':>8} {'report':>8} "
-          f"{'total':>8} {'turns/s':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} "
-          f"{'B/answer':>8}")
+    print(
+        f"{'relations':>9} {'turns':>8} {'calls':>8} {'generate':>9} {'run':>8} {'report':>8} "
+        f"{'total':>8} {'turns/s':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} "
+        f"{'B/answer':>8}"
+    )
     sizes = [int(part) for part in arguments.sizes.split(",")]
     if arguments.million:
         sizes.append(1_000_000)
     with tempfile.TemporaryDirectory(dir=arguments.folder) as folder:
         for size in sizes:
-            f = measure(size, Path(folder), arguments.concurrency, arguments.re_evaluate,
-                        arguments.chunk, arguments.whole)
+            f = measure(
+                size,
+                Path(folder),
+                arguments.concurrency,
+                arguments.re_evaluate,
+                arguments.chunk,
+                arguments.whole,
+            )
             total = f["generate"] + f["run"] + f["report"]
             print(
                 f"{f['relations']:>9,} {f['turns']:>8,} {f['calls']:>8,} {f['generate']:>8.2f}s "

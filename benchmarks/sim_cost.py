@@ -97,8 +97,10 @@ def main() -> None:
         print(f"{size:>9,} {built:>7.2f}s {template:>9.1f}us {free:>7.1f}us", flush=True)
     if arguments.profile:
         elapsed, share = profile_run(arguments.profile)
-        print(f"profiled run of {arguments.profile:,} relations: {elapsed:.1f} s, "
-              f"{share:.1%} of it in decide_answer")
+        print(
+            f"profiled run of {arguments.profile:,} relations: {elapsed:.1f} s, "
+            f"{share:.1%} of it in decide_answer"
+        )
 
 
 if __name__ == "__main__":

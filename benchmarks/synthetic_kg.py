@@ -23,8 +23,28 @@ from kontest_tui.kg.io import save_graph  # noqa: E402
 
 BRANCHING = 4  # per country: 4 + 2*16 + 3*64 = 228 relations
 LEVELS = ("country", "region", "district", "locality")
-SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "zen", "dor", "bel", "gar", "hal",
-             "quin", "fel", "mor", "tas", "wen", "yor", "lin")
+SYLLABLES = (
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "ti",
+    "vo",
+    "zen",
+    "dor",
+    "bel",
+    "gar",
+    "hal",
+    "quin",
+    "fel",
+    "mor",
+    "tas",
+    "wen",
+    "yor",
+    "lin",
+)
 
 
 def _relations_per_country(branching: int) -> int:
@@ -58,7 +78,11 @@ def synthetic_graph(relations: int, seed: int = 0, branching: int = BRANCHING) -
     for country in range(countries):
         add(f"c{country}", 0, None)
     return KnowledgeGraph(
-        f"synthetic-{relations}", "places", nodes, edges, source=f"benchmarks/synthetic_kg.py seed {seed}"
+        f"synthetic-{relations}",
+        "places",
+        nodes,
+        edges,
+        source=f"benchmarks/synthetic_kg.py seed {seed}",
     )
 
 

@@ -217,16 +217,31 @@ async def places_report(url: str, kind: str, folder: Path) -> None:
     c1, calls1, distinct, turns = await run_places(spec, 1, folder / "p1.db")
     c8, calls8, distinct8, _ = await run_places(spec, 8, folder / "p8.db")
     assert distinct == distinct8
-    print(f"places session (atomic + sequential, cache on): {turns} turns, {distinct} distinct requests")
-    print(f"  concurrency 1: {c1:.2f} s, {calls1} model calls ({calls1 / distinct:.2f} per distinct request)")
-    print(f"  concurrency 8: {c8:.2f} s, {calls8} model calls ({calls8 / distinct:.2f} per distinct request)")
+    print(
+        f"places session (atomic + sequential, cache on): {turns} turns, {distinct} distinct requests"
+    )
+    print(
+        f"  concurrency 1: {c1:.2f} s, {calls1} model calls ({calls1 / distinct:.2f} per distinct request)"
+    )
+    print(
+        f"  concurrency 8: {c8:.2f} s, {calls8} model calls ({calls8 / distinct:.2f} per distinct request)"
+    )
     print(f"  speedup 8 vs 1: {c1 / c8:.2f}x  (target >= 6x)")
 
 
 def start_server() -> tuple[subprocess.Popen[str], str]:
     process = subprocess.Popen(
-        [sys.executable, "-m", "kontest_tui.cli", "sim", "serve", "--port", "0",
-         "--profile", "slow"],
+        [
+            sys.executable,
+            "-m",
+            "kontest_tui.cli",
+            "sim",
+            "serve",
+            "--port",
+            "0",
+            "--profile",
+            "slow",
+        ],
         cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

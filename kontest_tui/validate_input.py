@@ -41,7 +41,9 @@ _TOML_DOTTED = re.compile(r"(?:[\w-]+\s*\.\s*){" + str(MAX_TOML_DEPTH) + ",}")
 ErrorType = Callable[[str], KontestError]
 
 
-def read_input_text(path: str | Path, origin: str | None = None, error: ErrorType = InvalidInputError) -> str:
+def read_input_text(
+    path: str | Path, origin: str | None = None, error: ErrorType = InvalidInputError
+) -> str:
     """A file's UTF-8 text (a leading BOM dropped); one `error` line when it cannot be read."""
     path = Path(path)
     origin = origin or str(path)
@@ -96,8 +98,10 @@ def loads_json(text: str, origin: str, error: ErrorType = InvalidInputError) -> 
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as problem:
-        at = f"line {problem.lineno}, column {problem.colno}" if "\n" in text.rstrip() else (
-            f"column {problem.colno}"
+        at = (
+            f"line {problem.lineno}, column {problem.colno}"
+            if "\n" in text.rstrip()
+            else (f"column {problem.colno}")
         )
         raise error(f"{origin}: not JSON: {problem.msg} at {at}") from None
     except _NumberError as problem:
@@ -151,7 +155,9 @@ def find_lone_surrogate(value: object) -> str | None:
                     return f"{path}.{key!a}".lstrip(".")
                 stack.append((f"{path}.{key}".lstrip("."), child))
         elif isinstance(item, list | tuple):
-            stack.extend((f"{path}[{index}]", child) for index, child in reversed(list(enumerate(item))))
+            stack.extend(
+                (f"{path}[{index}]", child) for index, child in reversed(list(enumerate(item)))
+            )
     return None
 
 
@@ -185,7 +191,11 @@ def loads_toml(text: str, origin: str, error: ErrorType = InvalidInputError) -> 
 def _find_bad_number(value: object, path: str = "") -> str | None:
     if isinstance(value, float) and not math.isfinite(value):
         return path or "value"
-    if isinstance(value, int) and not isinstance(value, bool) and not INT64_MIN <= value <= INT64_MAX:
+    if (
+        isinstance(value, int)
+        and not isinstance(value, bool)
+        and not INT64_MIN <= value <= INT64_MAX
+    ):
         return path or "value"
     if isinstance(value, dict):
         for key, child in value.items():

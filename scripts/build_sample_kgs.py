@@ -161,7 +161,7 @@ def short_name(label: str) -> str | None:
     """The label without its administrative words, or None when it has none."""
     for prefix in ADMIN_PREFIXES:
         if label.startswith(prefix) and len(label) > len(prefix):
-            return label[len(prefix):]
+            return label[len(prefix) :]
     for suffix in ADMIN_SUFFIXES:
         if label.endswith(suffix) and len(label) > len(suffix):
             return label[: -len(suffix)]
@@ -176,7 +176,9 @@ def place_aliases(chain: tuple[str, ...]) -> tuple[str, ...]:
     country = pycountry.countries.lookup(chain[0])
     found: list[str] = []
     if len(chain) == 1:
-        found += [getattr(country, key, None) or "" for key in ("name", "official_name", "common_name")]
+        found += [
+            getattr(country, key, None) or "" for key in ("name", "official_name", "common_name")
+        ]
     else:
         short = short_name(label)
         if short:
@@ -317,7 +319,9 @@ def build_all() -> dict[str, KnowledgeGraph]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "kontest_tui" / "sample_kgs", help="output folder")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "kontest_tui" / "sample_kgs", help="output folder"
+    )
     parser.add_argument("--check", action="store_true", help="compare with --out, write nothing")
     args = parser.parse_args(argv)
     stale = []

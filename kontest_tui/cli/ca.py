@@ -31,7 +31,11 @@ def read_ipm_file(path: Path) -> tuple[list[tuple[str, list[str]]], list[dict[st
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise InvalidInputError(f'{path}: parameter {i} needs a string "name"')
         values = item.get("values")
-        if not isinstance(values, list) or not values or not all(isinstance(v, str) for v in values):
+        if (
+            not isinstance(values, list)
+            or not values
+            or not all(isinstance(v, str) for v in values)
+        ):
             raise InvalidInputError(
                 f'{path}: parameter {item["name"]!r} needs a non-empty "values" list of strings'
             )
@@ -40,7 +44,8 @@ def read_ipm_file(path: Path) -> tuple[list[tuple[str, list[str]]], list[dict[st
         parameters.append((item["name"], list(values)))
     forbidden = data.get("forbidden", [])
     if not isinstance(forbidden, list) or not all(
-        isinstance(rule, dict) and all(isinstance(v, str) for v in rule.values()) for rule in forbidden
+        isinstance(rule, dict) and all(isinstance(v, str) for v in rule.values())
+        for rule in forbidden
     ):
         raise InvalidInputError(f'{path}: "forbidden" must be a list of {{name: value}} objects')
     return parameters, forbidden
@@ -68,16 +73,36 @@ def add_variants(
 
 
 VARIANT_OPTIONS = [
-    click.Option(["--variants"], is_flag=True,
-                 help="Add covering-array variants of every query (synonyms, aliases)."),
-    click.Option(["--strength"], type=click.IntRange(1, 4), default=2, show_default=True,
-                 help="Covering-array strength t for --variants."),
-    click.Option(["--variant-seed"], type=int, default=0, show_default=True,
-                 help="Seed of the covering arrays."),
-    click.Option(["--variant-limit"], type=click.IntRange(min=1), default=None,
-                 help="At most N variants per query (the original included)."),
-    click.Option(["--postfix"], is_flag=True,
-                 help='Variants end with "? Return a JSON Boolean." (true/false/undefined).'),
+    click.Option(
+        ["--variants"],
+        is_flag=True,
+        help="Add covering-array variants of every query (synonyms, aliases).",
+    ),
+    click.Option(
+        ["--strength"],
+        type=click.IntRange(1, 4),
+        default=2,
+        show_default=True,
+        help="Covering-array strength t for --variants.",
+    ),
+    click.Option(
+        ["--variant-seed"],
+        type=int,
+        default=0,
+        show_default=True,
+        help="Seed of the covering arrays.",
+    ),
+    click.Option(
+        ["--variant-limit"],
+        type=click.IntRange(min=1),
+        default=None,
+        help="At most N variants per query (the original included).",
+    ),
+    click.Option(
+        ["--postfix"],
+        is_flag=True,
+        help='Variants end with "? Return a JSON Boolean." (true/false/undefined).',
+    ),
 ]
 
 
@@ -86,13 +111,28 @@ def register(cli: click.Group) -> None:
     add_generate_extension(VARIANT_OPTIONS, add_variants)
 
     @cli.command("ca")
-    @click.option("--ipm", "ipm_path", required=True, type=click.Path(path_type=Path),
-                  help="IPM JSON file: {\"parameters\": [{\"name\", \"values\"}, ...]}.")
-    @click.option("--strength", "-t", default=2, show_default=True, type=int,
-                  help="Interaction strength t (1-4).")
+    @click.option(
+        "--ipm",
+        "ipm_path",
+        required=True,
+        type=click.Path(path_type=Path),
+        help='IPM JSON file: {"parameters": [{"name", "values"}, ...]}.',
+    )
+    @click.option(
+        "--strength",
+        "-t",
+        default=2,
+        show_default=True,
+        type=int,
+        help="Interaction strength t (1-4).",
+    )
     @click.option("--seed", default=0, show_default=True, type=int, help="Random seed.")
-    @click.option("--effort", default=None, type=click.IntRange(min=0),
-                  help="Annealing budget (0 = greedy only).")
+    @click.option(
+        "--effort",
+        default=None,
+        type=click.IntRange(min=0),
+        help="Annealing budget (0 = greedy only).",
+    )
     def ca_command(ipm_path: Path, strength: int, seed: int, effort: int | None) -> None:
         """Print a t-way covering array for an input-parameter model as JSON rows."""
         from kontest_tui.generate.covering import DEFAULT_EFFORT, build_value_rows
@@ -101,7 +141,10 @@ def register(cli: click.Group) -> None:
         if not parameters:
             raise InvalidInputError(f"{ipm_path}: no parameters")
         rows = build_value_rows(
-            parameters, strength, seed, forbidden,
+            parameters,
+            strength,
+            seed,
+            forbidden,
             effort=DEFAULT_EFFORT if effort is None else effort,
         )
         click.echo(json.dumps({"rows": rows}, ensure_ascii=False))

@@ -9,15 +9,24 @@ from kontest_tui.report.compare import COMPARE_FORMATS
 
 @click.command("compare")
 @click.argument("sessions", nargs=-1)
-@click.option("--kg", "kg", default=None,
-              help="Compare every finished session on this KG (as `kontest sessions` names it).")
+@click.option(
+    "--kg",
+    "kg",
+    default=None,
+    help="Compare every finished session on this KG (as `kontest sessions` names it).",
+)
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
-@click.option("--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="text",
-              show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="text", show_default=True
+)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to this file.")
 @click.pass_context
 def compare_command(
-    ctx: click.Context, sessions: tuple[str, ...], kg: str | None, db: str | None, fmt: str,
+    ctx: click.Context,
+    sessions: tuple[str, ...],
+    kg: str | None,
+    db: str | None,
+    fmt: str,
     out: str | None,
 ) -> None:
     """Put sessions side by side: with no ids, every finished session on --kg (or on the

@@ -42,7 +42,11 @@ def summary_line(path: Path, result: BuildResult, requests: int, cached: int, la
     notes: list[str] = []
     if result.unlabelled:
         them = "it" if len(result.unlabelled) == 1 else "them"
-        below = f" and {_plural(result.dropped_below, 'item')} below {them}" if result.dropped_below else ""
+        below = (
+            f" and {_plural(result.dropped_below, 'item')} below {them}"
+            if result.dropped_below
+            else ""
+        )
         notes.append(
             f"skipped {_plural(len(result.unlabelled), 'item')} without a label in {lang!r} "
             f"({_some(result.unlabelled)}){below}"
@@ -50,7 +54,9 @@ def summary_line(path: Path, result: BuildResult, requests: int, cached: int, la
     elif result.dropped_below:
         notes.append(f"skipped {_plural(result.dropped_below, 'item')} below unnamed items")
     if result.splits:
-        notes.append(f"{_plural(result.splits, 'query', 'queries')} split in halves after a timeout")
+        notes.append(
+            f"{_plural(result.splits, 'query', 'queries')} split in halves after a timeout"
+        )
     if result.timed_out:
         notes.append(
             f"gave up on {_plural(len(result.timed_out), 'item')} whose query timed out alone "
@@ -75,13 +81,42 @@ def _progress_printer(enabled: bool):
 
 @click.command("build")
 @click.option("--domain", required=True, help="Domain name (places, music) or a domain .toml file.")
-@click.option("--seed", "seeds", multiple=True, required=True, metavar="QID", help="Seed entity, e.g. Q27 (repeatable).")
-@click.option("--depth", type=click.IntRange(1, MAX_DEPTH), default=2, show_default=True, help="Longest path in edges.")
-@click.option("--endpoint", default=None, metavar="URL", help="SPARQL endpoint (default: query.wikidata.org).")
+@click.option(
+    "--seed",
+    "seeds",
+    multiple=True,
+    required=True,
+    metavar="QID",
+    help="Seed entity, e.g. Q27 (repeatable).",
+)
+@click.option(
+    "--depth",
+    type=click.IntRange(1, MAX_DEPTH),
+    default=2,
+    show_default=True,
+    help="Longest path in edges.",
+)
+@click.option(
+    "--endpoint", default=None, metavar="URL", help="SPARQL endpoint (default: query.wikidata.org)."
+)
 @click.option("--lang", default="en", show_default=True, help="Language of labels and aliases.")
-@click.option("--out", "out", default=None, metavar="FILE", help="KG JSON file (default: DOMAIN-SEEDS-dN.json).")
-@click.option("--refresh", is_flag=True, help="Ignore cached query results and ask the endpoint again.")
-@click.option("--max-nodes", type=click.IntRange(min=1), default=DEFAULT_MAX_NODES, show_default=True, help="Stop with an error when the graph would grow beyond this.")
+@click.option(
+    "--out",
+    "out",
+    default=None,
+    metavar="FILE",
+    help="KG JSON file (default: DOMAIN-SEEDS-dN.json).",
+)
+@click.option(
+    "--refresh", is_flag=True, help="Ignore cached query results and ask the endpoint again."
+)
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(min=1),
+    default=DEFAULT_MAX_NODES,
+    show_default=True,
+    help="Stop with an error when the graph would grow beyond this.",
+)
 @click.option("--name", default=None, help="KG name (default: domain, seed labels and depth).")
 @click.option(
     "--contact",
@@ -129,7 +164,14 @@ def build_command(
     show = _progress_printer(sys.stderr.isatty())
     try:
         result = build_with_summary(
-            dom, qids, depth, lang=lang, max_nodes=max_nodes, client=client, progress=show, name=name,
+            dom,
+            qids,
+            depth,
+            lang=lang,
+            max_nodes=max_nodes,
+            client=client,
+            progress=show,
+            name=name,
             optimizer_hint=optimizer_hint,
         )
     finally:
@@ -147,11 +189,21 @@ def build_command(
 @click.command("search")
 @click.argument("text")
 @click.option("--offline", is_flag=True, help="Only search bundled and previously built KGs.")
-@click.option("--limit", type=click.IntRange(1, 50), default=10, show_default=True, help="Most matches to show.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1, 50),
+    default=10,
+    show_default=True,
+    help="Most matches to show.",
+)
 @click.option("--lang", default="en", show_default=True, help="Language of the Wikidata search.")
-@click.option("--api-url", default=None, metavar="URL", help="Wikidata API URL (default: www.wikidata.org).")
+@click.option(
+    "--api-url", default=None, metavar="URL", help="Wikidata API URL (default: www.wikidata.org)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
-def search_command(text: str, offline: bool, limit: int, lang: str, api_url: str | None, as_json: bool) -> None:
+def search_command(
+    text: str, offline: bool, limit: int, lang: str, api_url: str | None, as_json: bool
+) -> None:
     """Find seed entities by name: Wikidata's search online, fuzzy matching over local KGs offline."""
     from kontest_tui.kg.search import search_entities
 

@@ -23,9 +23,11 @@ def _with_kinds(
     kinds = parse_kinds(chosen)  # type: ignore[arg-type]
     options = KindOptions(seed=int(cast("int | str", request.extras.get("kind_seed") or 0)))
     others = [k for k in kinds if k != TestKind.KONTEST]
-    kept = conversations if TestKind.KONTEST in kinds else [
-        c for c in conversations if c.test_kind != TestKind.KONTEST
-    ]
+    kept = (
+        conversations
+        if TestKind.KONTEST in kinds
+        else [c for c in conversations if c.test_kind != TestKind.KONTEST]
+    )
     return kept + build_kind_conversations(suite, request.kg, others, options)
 
 
@@ -40,7 +42,10 @@ def register(cli: click.Group) -> None:
                 "default kontest).",
             ),
             click.Option(
-                ["--kind-seed"], type=int, default=0, show_default=True,
+                ["--kind-seed"],
+                type=int,
+                default=0,
+                show_default=True,
                 help="Seed for distractors and option order (factcheck).",
             ),
         ],

@@ -73,8 +73,9 @@ def bounded_type(kind: click.ParamType) -> click.ParamType:
     if isinstance(kind, FiniteFloatRange):
         return kind
     if isinstance(kind, click.FloatRange):
-        return FiniteFloatRange(kind.min, kind.max, min_open=kind.min_open,
-                                max_open=kind.max_open, clamp=kind.clamp)
+        return FiniteFloatRange(
+            kind.min, kind.max, min_open=kind.min_open, max_open=kind.max_open, clamp=kind.clamp
+        )
     if type(kind) is click.types.FloatParamType:
         return FiniteFloatRange()
     return kind

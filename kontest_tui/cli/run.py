@@ -151,7 +151,9 @@ def _announce(store: Store, started: dict[str, str]) -> Callable[[str], None]:
 
     def created(session_id: str) -> None:
         started["id"] = session_id
-        click.echo(f"session {session_id}: model {store.get_session(session_id)['model']}", err=True)
+        click.echo(
+            f"session {session_id}: model {store.get_session(session_id)['model']}", err=True
+        )
 
     return created
 
@@ -172,58 +174,134 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
 
 
 @click.command("run")
-@click.option("--kg", "kg_source", default=None, help="KG file or sample name (places, music, ...).")
+@click.option(
+    "--kg", "kg_source", default=None, help="KG file or sample name (places, music, ...)."
+)
 @click.option("--model", "model_spec", default=None, help="Model spec (default sim).")
 @_db_option
 @click.option("--depth", type=click.IntRange(min=1), default=None, help="Maximum path length.")
 @entity_option
 @click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables).")
 @click.option("--templates", default=None, help="Template set: a domain name or a .toml file.")
-@click.option("--template-ids", default=None, help="Comma-separated template ids (default: first two).")
+@click.option(
+    "--template-ids", default=None, help="Comma-separated template ids (default: first two)."
+)
 @click.option("--concurrency", type=click.IntRange(min=1), default=4, show_default=True)
-@click.option("--limit", type=click.IntRange(min=1), default=None, help="Only the first N relations.")
-@click.option("--sample", "sample", default=None, metavar="N|P%",
-              help="Ask a seeded random sample of N relations (or P% of them), stratified by "
-              "relation type and depth; the report gives every rate a 95% interval.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed (simulated model, options).")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=None, help="Only the first N relations."
+)
+@click.option(
+    "--sample",
+    "sample",
+    default=None,
+    metavar="N|P%",
+    help="Ask a seeded random sample of N relations (or P% of them), stratified by "
+    "relation type and depth; the report gives every rate a 95% interval.",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="Seed (simulated model, options)."
+)
 @click.option("--temperature", type=float, default=None, help="Default: the template set's (0).")
 @click.option("--system-prompt", default=None, help="Default: the template set's prompt.")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None)
 @click.option("--timeout", type=click.FloatRange(min=0.001), default=60.0, show_default=True)
-@click.option("--max-attempts", type=click.IntRange(min=1), default=4, show_default=True,
-              help="Calls per turn when the model fails with a retryable error.")
-@click.option("--rate-limit", type=click.FloatRange(min=0.001), default=None,
-              help="At most this many model calls per second.")
-@click.option("--reuse-cache", is_flag=True,
-              help="Reuse answers earlier sessions got for the same chat (default: ask the model).")
-@click.option("--no-cache", is_flag=True,
-              help="Ask every turn, even a request this session already asked (no reuse at all).")
-@click.option("--resume", "resume", is_flag=False, flag_value="", default=None, metavar="[SESSION]",
-              help="Go on with a session (the latest unfinished one when no id is given).")
-@click.option("--retry-errors", is_flag=True,
-              help="With --resume: also take a done session (--resume always asks failed "
-              "turns again).")
-@click.option("--add-template", "add_template_id", default=None, metavar="ID",
-              help="With --resume SESSION: ask the session one more template (ID of "
-              "--templates FILE, or of your copy of the domain's set) and store its answers.")
-@click.option("--kind", "kinds", multiple=True, metavar="KIND[,KIND]",
-              help="Test kinds to ask: kontest, variant, factcheck, logic (repeat or "
-              "comma-separate; default kontest).")
-@click.option("--variants", is_flag=True, help="Also ask covering-array variants (= --kind variant).")
-@click.option("--strength", type=click.IntRange(1, 4), default=2, show_default=True,
-              help="Covering-array strength t of the variants.")
-@click.option("--variant-limit", type=click.IntRange(min=1), default=None,
-              help="At most this many variants per question.")
-@click.option("--postfix", is_flag=True,
-              help='Variants end with "? Return a JSON Boolean." and answers are read as JSON.')
-@click.option("--questions", "questions", type=click.Path(dir_okay=False), default=None,
-              help="A JSONL file of BoolQ-style annotated questions to ask (with variants).")
-@click.option("--batch-out", "batch_out", type=click.Path(file_okay=False), default=None,
-              help="Batch mode: write the pending requests as OpenAI Batch API JSONL into this "
-              "folder instead of asking the model.")
-@click.option("--batch-in", "batch_in", type=click.Path(dir_okay=False), default=None,
-              help="With --resume: store a batch engine's results file, then write the next "
-              "phase's requests (or finish the session).")
+@click.option(
+    "--max-attempts",
+    type=click.IntRange(min=1),
+    default=4,
+    show_default=True,
+    help="Calls per turn when the model fails with a retryable error.",
+)
+@click.option(
+    "--rate-limit",
+    type=click.FloatRange(min=0.001),
+    default=None,
+    help="At most this many model calls per second.",
+)
+@click.option(
+    "--reuse-cache",
+    is_flag=True,
+    help="Reuse answers earlier sessions got for the same chat (default: ask the model).",
+)
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Ask every turn, even a request this session already asked (no reuse at all).",
+)
+@click.option(
+    "--resume",
+    "resume",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[SESSION]",
+    help="Go on with a session (the latest unfinished one when no id is given).",
+)
+@click.option(
+    "--retry-errors",
+    is_flag=True,
+    help="With --resume: also take a done session (--resume always asks failed turns again).",
+)
+@click.option(
+    "--add-template",
+    "add_template_id",
+    default=None,
+    metavar="ID",
+    help="With --resume SESSION: ask the session one more template (ID of "
+    "--templates FILE, or of your copy of the domain's set) and store its answers.",
+)
+@click.option(
+    "--kind",
+    "kinds",
+    multiple=True,
+    metavar="KIND[,KIND]",
+    help="Test kinds to ask: kontest, variant, factcheck, logic (repeat or "
+    "comma-separate; default kontest).",
+)
+@click.option(
+    "--variants", is_flag=True, help="Also ask covering-array variants (= --kind variant)."
+)
+@click.option(
+    "--strength",
+    type=click.IntRange(1, 4),
+    default=2,
+    show_default=True,
+    help="Covering-array strength t of the variants.",
+)
+@click.option(
+    "--variant-limit",
+    type=click.IntRange(min=1),
+    default=None,
+    help="At most this many variants per question.",
+)
+@click.option(
+    "--postfix",
+    is_flag=True,
+    help='Variants end with "? Return a JSON Boolean." and answers are read as JSON.',
+)
+@click.option(
+    "--questions",
+    "questions",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="A JSONL file of BoolQ-style annotated questions to ask (with variants).",
+)
+@click.option(
+    "--batch-out",
+    "batch_out",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Batch mode: write the pending requests as OpenAI Batch API JSONL into this "
+    "folder instead of asking the model.",
+)
+@click.option(
+    "--batch-in",
+    "batch_in",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="With --resume: store a batch engine's results file, then write the next "
+    "phase's requests (or finish the session).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.pass_context
 def run_command(
@@ -266,7 +344,9 @@ def run_command(
         raise InvalidInputError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
     batching = batch_out is not None or batch_in is not None
     if sample is not None and resume is not None:
-        raise InvalidInputError("--sample draws a new session's relations; a resumed one keeps its own")
+        raise InvalidInputError(
+            "--sample draws a new session's relations; a resumed one keeps its own"
+        )
     if batch_in is not None and resume is None:
         raise InvalidInputError("--batch-in needs --resume SESSION (the session it answers)")
     store = _open_store(ctx, db)
@@ -324,7 +404,9 @@ def run_command(
             else:
                 kg, depth = apply_scope(load_graph(kg_source), entities, depth)
                 template_set = (
-                    load_template_set(templates) if templates else template_set_for_domain(kg.domain)
+                    load_template_set(templates)
+                    if templates
+                    else template_set_for_domain(kg.domain)
                 )
             options = ChatOptions(
                 temperature=template_set.temperature if temperature is None else temperature,
@@ -358,7 +440,9 @@ def run_command(
                 from kontest_tui.models.specs import parse_model_spec
 
                 created = create_spec_session(store, spec, parse_model_spec(spec.model).spec)
-                click.echo(f"session {created}: model {store.get_session(created)['model']}", err=True)
+                click.echo(
+                    f"session {created}: model {store.get_session(created)['model']}", err=True
+                )
                 _batch_phase(ctx, db, store, created, None, batch_out)
                 return
 
@@ -393,8 +477,7 @@ def run_command(
             err=True,
         )
         shown = (  # a streamed run's verdicts are in the store, not in its outcome
-            session_report(store, session_id) if outcome.evaluation.streamed
-            else outcome.evaluation
+            session_report(store, session_id) if outcome.evaluation.streamed else outcome.evaluation
         )
         click.echo(render_report(shown, "text"), nl=False)
         failed = outcome.evaluation.failed
@@ -428,7 +511,9 @@ def _batch_phase(
     )
     if phase.ingested is not None:
         ingested = phase.ingested
-        ignored = f" ({ingested.ignored} lines for no pending turn ignored)" if ingested.ignored else ""
+        ignored = (
+            f" ({ingested.ignored} lines for no pending turn ignored)" if ingested.ignored else ""
+        )
         click.echo(
             f"session {session_id}: stored {ingested.answered} answers and {ingested.failed} "
             f"failed turns from {batch_in}{ignored}",
@@ -479,9 +564,7 @@ def resume_command(session_id: str, db: str | None) -> str:
     return f"{command} --db {shlex.quote(str(db))}" if db else command
 
 
-def _load_questions(
-    path: str | None, options: KindOptions
-) -> tuple[list[Conversation], list[str]]:
+def _load_questions(path: str | None, options: KindOptions) -> tuple[list[Conversation], list[str]]:
     """Variant conversations of an annotated-questions file; its bad lines, each said once."""
     if path is None:
         return [], []
@@ -497,12 +580,26 @@ def _load_questions(
 @click.command("report")
 @click.argument("session", required=False)
 @_db_option
-@click.option("--format", "fmt", type=click.Choice((*REPORT_FORMATS, "html")), default="text",
-              show_default=True, help="html: a standalone picture of the model's KG with its errors.")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write to this file instead of stdout.")
-@click.option("--re-evaluate", "re_evaluate", is_flag=True,
-              help="Evaluate the stored answers again instead of reading the stored verdicts.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice((*REPORT_FORMATS, "html")),
+    default="text",
+    show_default=True,
+    help="html: a standalone picture of the model's KG with its errors.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to this file instead of stdout.",
+)
+@click.option(
+    "--re-evaluate",
+    "re_evaluate",
+    is_flag=True,
+    help="Evaluate the stored answers again instead of reading the stored verdicts.",
+)
 @click.pass_context
 def report_command(
     ctx: click.Context,
@@ -567,21 +664,33 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
             row["model"],
             f"{row['answered']}/{row['planned']}",
             str(row["failed"]),
-            f"{100 * row['oracle_error_rate']:.1f}%" if row["oracle_error_rate"] is not None else "-",
+            f"{100 * row['oracle_error_rate']:.1f}%"
+            if row["oracle_error_rate"] is not None
+            else "-",
         )
         for row in rows
     ]
     widths = [max(len(str(line[i])) for line in (header, *table)) for i in range(len(header))]
     for line in (header, *table):
-        click.echo("  ".join(str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip())
+        click.echo(
+            "  ".join(
+                str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)
+            ).rstrip()
+        )
 
 
 @click.command("export")
 @click.argument("session", required=False)
 @_db_option
-@click.option("--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), default=None,
-              help="Write to this file instead of stdout.")
+@click.option(
+    "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to this file instead of stdout.",
+)
 @click.pass_context
 def export_command(
     ctx: click.Context, session: str | None, db: str | None, fmt: str, out: str | None
@@ -595,10 +704,18 @@ def export_command(
 @click.command("ensemble")
 @click.argument("sessions", nargs=-1, required=True)
 @_db_option
-@click.option("--k", "k", type=click.IntRange(min=2), default=5, show_default=True,
-              help="Folds of the cross-validation over relations.")
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(min=2),
+    default=5,
+    show_default=True,
+    help="Folds of the cross-validation over relations.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold split.")
-@click.option("--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True)
+@click.option(
+    "--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True
+)
 @click.pass_context
 def ensemble_command(
     ctx: click.Context, sessions: tuple[str, ...], db: str | None, k: int, seed: int, fmt: str
@@ -616,5 +733,11 @@ def ensemble_command(
 
 def register(cli: click.Group) -> None:
     """Attach this module's commands to the main group."""
-    for command in (run_command, report_command, sessions_command, export_command, ensemble_command):
+    for command in (
+        run_command,
+        report_command,
+        sessions_command,
+        export_command,
+        ensemble_command,
+    ):
         cli.add_command(command)

@@ -73,11 +73,19 @@ def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str 
 @sim_group.command(name="batch")
 @click.argument("source", type=click.Path(dir_okay=False))
 @click.argument("target", type=click.Path(dir_okay=False))
-@click.option("--profile", default="default", show_default=True,
-              help="Profile for models that are not a built-in profile's name.")
+@click.option(
+    "--profile",
+    default="default",
+    show_default=True,
+    help="Profile for models that are not a built-in profile's name.",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed when a line has none.")
-@click.option("--kg", "kg_source", default=None,
-              help="KG file or sample: recognise its relations in non-template wording.")
+@click.option(
+    "--kg",
+    "kg_source",
+    default=None,
+    help="KG file or sample: recognise its relations in non-template wording.",
+)
 def batch_command(source: str, target: str, profile: str, seed: int, kg_source: str | None) -> None:
     """Answer an OpenAI Batch API input file SOURCE into TARGET, as a batch engine would."""
     from pathlib import Path

@@ -38,7 +38,9 @@ class AnnotatedQuestion:
         return f"q{self.line}"
 
 
-def parse_annotation_lines(lines: Iterable[str], source: str = "<questions>") -> tuple[list[AnnotatedQuestion], list[str]]:
+def parse_annotation_lines(
+    lines: Iterable[str], source: str = "<questions>"
+) -> tuple[list[AnnotatedQuestion], list[str]]:
     """Parse JSONL lines; returns the good questions and one problem string per bad line."""
     questions: list[AnnotatedQuestion] = []
     problems: list[str] = []
@@ -54,7 +56,11 @@ def parse_annotation_lines(lines: Iterable[str], source: str = "<questions>") ->
         if not isinstance(item, dict):
             problems.append(f"{where}: expected an object")
             continue
-        question, answer, passage = item.get("question"), item.get("answer"), item.get("passage", "")
+        question, answer, passage = (
+            item.get("question"),
+            item.get("answer"),
+            item.get("passage", ""),
+        )
         if not isinstance(question, str) or not question.strip():
             problems.append(f'{where}: "question" must be a non-empty string')
         elif not isinstance(answer, bool):
@@ -98,21 +104,38 @@ def build_annotation_conversations(
     prompt = system_prompt or (JSON_BOOLEAN_PROMPT if postfix else DEFAULT_PROMPT)
     conversations: list[Conversation] = []
     for item in questions:
-        ipm = ipm_for_text(item.question, item.id, domain, max_values=max_values, senses=senses, lists=lists)
+        ipm = ipm_for_text(
+            item.question, item.id, domain, max_values=max_values, senses=senses, lists=lists
+        )
         expected = Answer.YES if item.answer else Answer.NO
         for conversation in variants_for_ipm(
-            ipm, strength=strength, seed=seed, limit=limit, postfix=postfix, system_prompt=prompt,
-            test_kind=TestKind.ANNOTATION, expected=expected, effort=effort,
+            ipm,
+            strength=strength,
+            seed=seed,
+            limit=limit,
+            postfix=postfix,
+            system_prompt=prompt,
+            test_kind=TestKind.ANNOTATION,
+            expected=expected,
+            effort=effort,
         ):
             meta = dict(conversation.meta or {})
-            meta.update(question=item.question, annotation=item.answer, passage=item.passage, line=item.line)
+            meta.update(
+                question=item.question, annotation=item.answer, passage=item.passage, line=item.line
+            )
             conversations.append(_with_meta(conversation, meta))
     return conversations, problems
 
 
 def _with_meta(conversation: Conversation, meta: dict[str, object]) -> Conversation:
     return Conversation(
-        conversation.id, conversation.relation_id, conversation.kind, conversation.label,
-        conversation.turns, conversation.test_kind, conversation.expected,
-        conversation.system_prompt, meta,
+        conversation.id,
+        conversation.relation_id,
+        conversation.kind,
+        conversation.label,
+        conversation.turns,
+        conversation.test_kind,
+        conversation.expected,
+        conversation.system_prompt,
+        meta,
     )

@@ -379,8 +379,7 @@ def _anneal(
         best: list[int] = []
         best_delta = 1 << 30
         close = [
-            r for r in range(1, last + 1)
-            if sum(rows[r][c] != v for c, v in target.items()) == 1
+            r for r in range(1, last + 1) if sum(rows[r][c] != v for c, v in target.items()) == 1
         ]
         picks = rng.sample(close, min(len(close), sample)) if close else []
         picks.append(1 + rng.randrange(last))

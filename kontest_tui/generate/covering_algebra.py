@@ -52,8 +52,10 @@ def _field_tables(q: int) -> tuple[list[list[int]], list[list[int]]]:
     def number(ds: Sequence[int]) -> int:
         return sum(d * p**i for i, d in enumerate(ds))
 
-    add = [[number([(x + y) % p for x, y in zip(digits(a), digits(b), strict=True)])
-            for b in range(q)] for a in range(q)]
+    add = [
+        [number([(x + y) % p for x, y in zip(digits(a), digits(b), strict=True)]) for b in range(q)]
+        for a in range(q)
+    ]
     if m == 1:
         return add, [[(a * b) % p for b in range(q)] for a in range(q)]
     # A monic irreducible polynomial of degree m: no root-free search needed, just check that

@@ -106,7 +106,12 @@ class QueryIPM:
             "template_id": self.template_id,
             "text": self.text,
             "parameters": [
-                {"name": p.name, "values": list(p.values), "kind": p.kind, "sources": list(p.sources)}
+                {
+                    "name": p.name,
+                    "values": list(p.values),
+                    "kind": p.kind,
+                    "sources": list(p.sources),
+                }
                 for p in self.parameters
             ],
         }
@@ -139,7 +144,9 @@ def _word_values(
         candidates += [
             (v, "wordnet") for v in wordnet_synonyms(lower, pos, senses) if v.lower() not in blocked
         ]
-    values, sources = choose_values(word, lists.pins.get(lower, []), candidates, lists.banned(lower), limit)
+    values, sources = choose_values(
+        word, lists.pins.get(lower, []), candidates, lists.banned(lower), limit
+    )
     return Parameter("", word, "word", tuple(values), tuple(sources), pos)
 
 
@@ -167,7 +174,12 @@ def ipm_for_query(
         elif token[:1].isalnum() or token[:1] == "_":
             param = _word_values(token, template, lists, max_values, senses)
             param = Parameter(
-                f"w{len(parameters) + 1}:{token}", token, param.kind, param.values, param.sources, param.pos
+                f"w{len(parameters) + 1}:{token}",
+                token,
+                param.kind,
+                param.values,
+                param.sources,
+                param.pos,
             )
         else:
             pieces.append(token)
@@ -192,8 +204,15 @@ def ipms_for_relations(
     lists = load_synonym_lists(template_set.domain)
     templates = template_set.select(template_ids)
     return [
-        ipm_for_query(kg, relation, template, template_set.domain,
-                      max_values=max_values, senses=senses, lists=lists)
+        ipm_for_query(
+            kg,
+            relation,
+            template,
+            template_set.domain,
+            max_values=max_values,
+            senses=senses,
+            lists=lists,
+        )
         for relation in relations
         for template in templates
     ]
@@ -237,8 +256,9 @@ def ipm_for_text(
         tag = guess_pos(word)
         if tag:
             pos[word] = tag
-    template = Template(id="q", texts={"": text.replace("{", "{{").replace("}", "}}")},
-                        pos=pos, fixed=tuple(fixed))
+    template = Template(
+        id="q", texts={"": text.replace("{", "{{").replace("}", "}}")}, pos=pos, fixed=tuple(fixed)
+    )
     pieces: list[str] = []
     slots: list[int | None] = []
     parameters: list[Parameter] = []
@@ -246,9 +266,16 @@ def ipm_for_text(
         if token[:1].isalnum() or token[:1] == "_":
             param = _word_values(token, template, lists, max_values, senses)
             slots.append(len(parameters))
-            parameters.append(Parameter(
-                f"w{len(parameters) + 1}:{token}", token, param.kind, param.values, param.sources, param.pos
-            ))
+            parameters.append(
+                Parameter(
+                    f"w{len(parameters) + 1}:{token}",
+                    token,
+                    param.kind,
+                    param.values,
+                    param.sources,
+                    param.pos,
+                )
+            )
         else:
             slots.append(None)
         pieces.append(token)

@@ -42,7 +42,9 @@ class SynonymLists:
 
     def blocked(self, word: str) -> set[str]:
         """Values never offered for `word` from WordNet (its own and the global blocklist)."""
-        return {v.lower() for v in self.blocklist.get(word.lower(), []) + self.blocklist.get("*", [])}
+        return {
+            v.lower() for v in self.blocklist.get(word.lower(), []) + self.blocklist.get("*", [])
+        }
 
     def banned(self, word: str) -> set[str]:
         return {v.lower() for v in self.bans.get(word.lower(), [])}
@@ -145,7 +147,7 @@ def _inflect(lemma: str, word: str, base: str) -> str | None:
     """Give `lemma` the regular inflection that turns `base` into `word` (None if irregular)."""
     if word == base:
         return lemma
-    suffix = word[len(base):] if word.startswith(base) else None
+    suffix = word[len(base) :] if word.startswith(base) else None
     # unify -> unifies / unified, but obey -> obeys / obeyed
     consonant_y = len(lemma) > 1 and lemma.endswith("y") and lemma[-2] not in "aeiou"
     if suffix in ("s", "es"):

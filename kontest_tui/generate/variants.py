@@ -78,16 +78,16 @@ def variants_for_ipm(
     for n, row in enumerate(rows):
         values = [p.values[i] for p, i in zip(ipm.parameters, row, strict=True)]
         text = ipm.render(values)
-        changed = {
-            p.name: p.values[i] for p, i in zip(ipm.parameters, row, strict=True) if i != 0
-        }
+        changed = {p.name: p.values[i] for p, i in zip(ipm.parameters, row, strict=True) if i != 0}
         conversations.append(
             Conversation(
                 id=f"{ipm.relation_id}/{ipm.template_id}~v{n}",
                 relation_id=ipm.relation_id,
                 kind="atomic",
                 label=f"{ipm.template_id} v{n}",
-                turns=(Query(ipm.relation_id, ipm.template_id, add_postfix(text) if postfix else text),),
+                turns=(
+                    Query(ipm.relation_id, ipm.template_id, add_postfix(text) if postfix else text),
+                ),
                 test_kind=test_kind,
                 expected=(expected,) if expected is not None else (),
                 system_prompt=system_prompt,
@@ -129,10 +129,26 @@ def build_variant_conversations(
     out: list[Conversation] = []
     for relation in relations:
         for template in template_set.select(template_ids):
-            ipm = ipm_for_query(kg, relation, template, template_set.domain,
-                                max_values=max_values, senses=senses, lists=lists)
-            out.extend(variants_for_ipm(ipm, strength=strength, seed=seed, limit=limit,
-                                        postfix=postfix, system_prompt=prompt, effort=effort))
+            ipm = ipm_for_query(
+                kg,
+                relation,
+                template,
+                template_set.domain,
+                max_values=max_values,
+                senses=senses,
+                lists=lists,
+            )
+            out.extend(
+                variants_for_ipm(
+                    ipm,
+                    strength=strength,
+                    seed=seed,
+                    limit=limit,
+                    postfix=postfix,
+                    system_prompt=prompt,
+                    effort=effort,
+                )
+            )
     return out
 
 
@@ -169,20 +185,25 @@ def variants_for_conversations(
                 continue
             seen.add(key)
             ipm = ipm_for_query(
-                kg, relation, template_set.get(query.template_id), template_set.domain,
+                kg,
+                relation,
+                template_set.get(query.template_id),
+                template_set.domain,
                 max_values=int(options.get("max_values", DEFAULT_MAX_VALUES)),  # type: ignore[call-overload]
                 senses=int(options.get("senses", DEFAULT_SENSES)),  # type: ignore[call-overload]
                 lists=lists,
             )
             limit = options.get("limit")
-            out.extend(variants_for_ipm(
-                ipm,
-                strength=int(options.get("strength", 2)),  # type: ignore[call-overload]
-                seed=int(options.get("seed", 0)),  # type: ignore[call-overload]
-                limit=int(limit) if limit is not None else None,  # type: ignore[call-overload]
-                postfix=postfix,
-                system_prompt=prompt,
-            ))
+            out.extend(
+                variants_for_ipm(
+                    ipm,
+                    strength=int(options.get("strength", 2)),  # type: ignore[call-overload]
+                    seed=int(options.get("seed", 0)),  # type: ignore[call-overload]
+                    limit=int(limit) if limit is not None else None,  # type: ignore[call-overload]
+                    postfix=postfix,
+                    system_prompt=prompt,
+                )
+            )
     return out
 
 

@@ -57,18 +57,31 @@ class QueryCache:
             data = json.loads(self._path(endpoint, query).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return None
-        if not isinstance(data, dict) or data.get("query") != query or not isinstance(data.get("rows"), list):
+        if (
+            not isinstance(data, dict)
+            or data.get("query") != query
+            or not isinstance(data.get("rows"), list)
+        ):
             return None
         return CachedResult(
-            rows=data["rows"], fetched=str(data.get("fetched", "")), timed_out=data.get("timed_out") is True
+            rows=data["rows"],
+            fetched=str(data.get("fetched", "")),
+            timed_out=data.get("timed_out") is True,
         )
 
-    def put(self, endpoint: str, query: str, rows: list[dict[str, str]], *, timed_out: bool = False) -> CachedResult:
+    def put(
+        self, endpoint: str, query: str, rows: list[dict[str, str]], *, timed_out: bool = False
+    ) -> CachedResult:
         """Store the rows of this query (atomically) and return them with their fetch time."""
         fetched = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         path = self._path(endpoint, query)
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload: dict[str, object] = {"endpoint": endpoint, "query": query, "fetched": fetched, "rows": rows}
+        payload: dict[str, object] = {
+            "endpoint": endpoint,
+            "query": query,
+            "fetched": fetched,
+            "rows": rows,
+        }
         if timed_out:
             payload["timed_out"] = True
         handle, temp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

@@ -124,12 +124,16 @@ def _parse_level(raw: object, where: str) -> Level:
         raise DomainError(f"{where}: must be a table")
     prop = raw.get("property")
     if not isinstance(prop, str) or not PID_PATTERN.fullmatch(prop):
-        raise DomainError(f"{where}: 'property' must be a Wikidata property id like P131, got {prop!r}")
+        raise DomainError(
+            f"{where}: 'property' must be a Wikidata property id like P131, got {prop!r}"
+        )
     direction = raw.get("direction", "child_to_parent")
     if direction not in DIRECTIONS:
         raise DomainError(f"{where}: 'direction' must be one of {', '.join(DIRECTIONS)}")
     instance_of = _id_list(raw.get("instance_of", []), QID_PATTERN, f"{where}: instance_of")
-    excludes = _id_list(raw.get("exclude_properties", []), PID_PATTERN, f"{where}: exclude_properties")
+    excludes = _id_list(
+        raw.get("exclude_properties", []), PID_PATTERN, f"{where}: exclude_properties"
+    )
     node_type = raw.get("node_type", [])
     node_types = (node_type,) if isinstance(node_type, str) else node_type
     if not isinstance(node_types, list | tuple) or not all(isinstance(t, str) for t in node_types):
@@ -146,6 +150,8 @@ def _parse_level(raw: object, where: str) -> Level:
 def _id_list(value: object, pattern: re.Pattern[str], where: str) -> tuple[str, ...]:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) and pattern.fullmatch(v) for v in value):
+    if not isinstance(value, list) or not all(
+        isinstance(v, str) and pattern.fullmatch(v) for v in value
+    ):
         raise DomainError(f"{where}: expected a list of Wikidata ids, got {value!r}")
     return tuple(value)

@@ -24,7 +24,6 @@ def printable(text: str) -> str:
     return text if text.isprintable() else clean_text(text)
 
 
-
 @dataclass(frozen=True, slots=True)
 class Node:
     """One entity: a Wikidata QID (or another stable id), its label, aliases and type."""

@@ -55,14 +55,21 @@ def search_entities(
     limit = max(1, min(int(limit), MAX_LIMIT))
     lang = validate_lang(lang)
     if online:
-        found = search_online(query, api_url=api_url or WIKIDATA_API, limit=limit, lang=lang, timeout=timeout)
+        found = search_online(
+            query, api_url=api_url or WIKIDATA_API, limit=limit, lang=lang, timeout=timeout
+        )
         if found is not None:
             return found
     return search_offline(query, limit=limit)
 
 
 def search_online(
-    query: str, *, api_url: str = WIKIDATA_API, limit: int = 10, lang: str = "en", timeout: float = 10.0
+    query: str,
+    *,
+    api_url: str = WIKIDATA_API,
+    limit: int = 10,
+    lang: str = "en",
+    timeout: float = 10.0,
 ) -> list[EntityMatch] | None:
     """Matches from the wbsearchentities API, or None when it is unreachable or unusable."""
     params = {
@@ -75,7 +82,9 @@ def search_online(
         "format": "json",
     }
     try:
-        response = httpx.get(api_url, params=params, timeout=timeout, headers={"User-Agent": default_user_agent()})
+        response = httpx.get(
+            api_url, params=params, timeout=timeout, headers={"User-Agent": default_user_agent()}
+        )
         response.raise_for_status()
         hits = response.json()["search"]
         return [
@@ -126,7 +135,9 @@ def _entries_of(path: Path, source: str) -> list[_Entry]:
         except KontestError:
             return []
         _INDEX_CACHE[key] = [
-            _Entry(node.id, node.label, node.aliases, f"{node.type or 'entity'} in {kg.name}", source)
+            _Entry(
+                node.id, node.label, node.aliases, f"{node.type or 'entity'} in {kg.name}", source
+            )
             for node in kg.nodes.values()
         ]
     return _INDEX_CACHE[key]
@@ -151,15 +162,25 @@ def search_offline(query: str, *, limit: int = 10) -> list[EntityMatch]:
             owners.append(index)
     best: dict[str, tuple[float, int]] = {}
     hits = process.extract(
-        query, names, scorer=fuzz.WRatio, processor=normalise_name, limit=None, score_cutoff=_MIN_SCORE
+        query,
+        names,
+        scorer=fuzz.WRatio,
+        processor=normalise_name,
+        limit=None,
+        score_cutoff=_MIN_SCORE,
     )
     for _name, score, position in hits:
         entry = entries[owners[position]]
         if entry.id not in best or score > best[entry.id][0]:
             best[entry.id] = (score, owners[position])
-    ranked = sorted(best.values(), key=lambda item: (-item[0], entries[item[1]].label.casefold(), entries[item[1]].id))
+    ranked = sorted(
+        best.values(),
+        key=lambda item: (-item[0], entries[item[1]].label.casefold(), entries[item[1]].id),
+    )
     return [
-        EntityMatch(entry.id, entry.label, entry.description, entry.aliases, entry.source, round(score, 1))
+        EntityMatch(
+            entry.id, entry.label, entry.description, entry.aliases, entry.source, round(score, 1)
+        )
         for score, index in ranked[:limit]
         for entry in (entries[index],)
     ]

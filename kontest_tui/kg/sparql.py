@@ -40,7 +40,9 @@ def validate_qid(text: str) -> str:
     """Return `text` stripped if it is a Wikidata item id (Q42), else raise InvalidInputError."""
     qid = text.strip() if isinstance(text, str) else ""
     if not QID_PATTERN.fullmatch(qid):
-        raise InvalidInputError(f"not a Wikidata item id (expected Q followed by digits, e.g. Q27): {text!r}")
+        raise InvalidInputError(
+            f"not a Wikidata item id (expected Q followed by digits, e.g. Q27): {text!r}"
+        )
     return qid
 
 
@@ -74,7 +76,9 @@ def _head(optimizer_hint: bool) -> str:
     return PREFIXES + HINT_PREFIX if optimizer_hint else PREFIXES
 
 
-def build_children_query(level: Level, parents: list[str], limit: int, *, optimizer_hint: bool = True) -> str:
+def build_children_query(
+    level: Level, parents: list[str], limit: int, *, optimizer_hint: bool = True
+) -> str:
     """One query for the children of a chunk of parents: `?parent ?child` rows.
 
     The patterns are written in the order Blazegraph should join them (see the module
@@ -105,7 +109,9 @@ def build_children_query(level: Level, parents: list[str], limit: int, *, optimi
     return "".join(lines)
 
 
-def build_labels_query(items: list[str], lang: str, limit: int, *, optimizer_hint: bool = True) -> str:
+def build_labels_query(
+    items: list[str], lang: str, limit: int, *, optimizer_hint: bool = True
+) -> str:
     """One query for the labels and aliases of a chunk of items: `?item ?kind ?text` rows."""
     lang = validate_lang(lang)
     return (

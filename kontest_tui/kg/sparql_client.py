@@ -147,7 +147,9 @@ class SparqlClient:
         contact: str | None = None,
     ) -> None:
         if not endpoint.startswith(("http://", "https://")):
-            raise WikidataError(f"the SPARQL endpoint must be an http(s) URL, got {display_endpoint(endpoint)!r}")
+            raise WikidataError(
+                f"the SPARQL endpoint must be an http(s) URL, got {display_endpoint(endpoint)!r}"
+            )
         self.endpoint = endpoint
         self.cache = (cache or QueryCache()) if use_cache else None
         self.refresh = refresh
@@ -177,13 +179,17 @@ class SparqlClient:
                 self.cache_hits += 1
                 self.fetched.append(cached.fetched)
                 if cached.timed_out:
-                    raise QueryTimeoutError(f"SPARQL endpoint {self.shown}: the query timed out (cached)")
+                    raise QueryTimeoutError(
+                        f"SPARQL endpoint {self.shown}: the query timed out (cached)"
+                    )
                 return cached.rows
         try:
             rows = self._fetch(query)
         except QueryTimeoutError:
             if self.cache is not None:
-                self.fetched.append(self.cache.put(self.endpoint, query, [], timed_out=True).fetched)
+                self.fetched.append(
+                    self.cache.put(self.endpoint, query, [], timed_out=True).fetched
+                )
             raise
         if self.cache is not None:
             self.fetched.append(self.cache.put(self.endpoint, query, rows).fetched)
@@ -224,7 +230,9 @@ class SparqlClient:
         wrapper.setMethod(POST)
         wrapper.setRequestMethod(URLENCODED)
         wrapper.setReturnFormat(JSON)
-        wrapper.setTimeout(max(1, int(self.timeout)))  # whole seconds; 0 would mean no timeout at all
+        wrapper.setTimeout(
+            max(1, int(self.timeout))
+        )  # whole seconds; 0 would mean no timeout at all
         self.requests += 1
         try:
             response = wrapper.query().response
@@ -235,15 +243,24 @@ class SparqlClient:
                 raise WikidataError(self._forbidden_message()) from None
             if error.code in _RETRY_STATUSES:
                 if _is_timeout_text(body):
-                    raise self._timeout(f"HTTP {error.code}, the server's {SERVER_TIME_LIMIT:.0f} s limit") from None
-                raise _Retryable(_status_reason(error.code, body), parse_retry_after(error.headers.get("Retry-After"))) from None
-            raise WikidataError(f"SPARQL endpoint {self.shown} answered {_status_reason(error.code, body)}") from None
+                    raise self._timeout(
+                        f"HTTP {error.code}, the server's {SERVER_TIME_LIMIT:.0f} s limit"
+                    ) from None
+                raise _Retryable(
+                    _status_reason(error.code, body),
+                    parse_retry_after(error.headers.get("Retry-After")),
+                ) from None
+            raise WikidataError(
+                f"SPARQL endpoint {self.shown} answered {_status_reason(error.code, body)}"
+            ) from None
         except SPARQLWrapperException as error:
             name = type(error).__name__
             body = _response_text(error)
             if name == "EndPointInternalError":
                 if _is_timeout_text(body):
-                    raise self._timeout(f"HTTP 500, the server's {SERVER_TIME_LIMIT:.0f} s limit") from None
+                    raise self._timeout(
+                        f"HTTP 500, the server's {SERVER_TIME_LIMIT:.0f} s limit"
+                    ) from None
                 raise _Retryable(_status_reason(500, body, "internal error"), None) from None
             if name == "QueryBadFormed":
                 raise WikidataError(
@@ -258,7 +275,9 @@ class SparqlClient:
             raise self._timeout(f"no answer within the client's {self.timeout:g} s") from None
         except (urllib.error.URLError, ConnectionError, OSError) as error:
             reason = getattr(error, "reason", None) or error
-            raise _Retryable(f"cannot reach the endpoint ({scrub_endpoint_text(str(reason))})", None) from None
+            raise _Retryable(
+                f"cannot reach the endpoint ({scrub_endpoint_text(str(reason))})", None
+            ) from None
 
     def _forbidden_message(self) -> str:
         named = self.user_agent != USER_AGENT
@@ -319,8 +338,7 @@ def parse_results(raw: bytes, endpoint: str = "endpoint") -> list[dict[str, str]
         if not isinstance(variables, list) or not isinstance(bindings, list):
             raise TypeError("vars/bindings are not lists")
         return [
-            {name: str(cell["value"]) for name, cell in binding.items()}
-            for binding in bindings
+            {name: str(cell["value"]) for name, cell in binding.items()} for binding in bindings
         ]
     except (ValueError, KeyError, TypeError, AttributeError) as error:
         raise WikidataError(

@@ -163,7 +163,11 @@ def build_with_summary(
             if len(types) + len(pending) > max_nodes:
                 raise MaxNodesError(_too_many(len(types) + len(pending), max_nodes, level_depth))
             done = min(start + chunk_size, len(frontier))
-            report(BuildProgress("children", level_depth, done, len(frontier), len(types) + len(pending)))
+            report(
+                BuildProgress(
+                    "children", level_depth, done, len(frontier), len(types) + len(pending)
+                )
+            )
         next_frontier: list[str] = []
         for parent, child in sorted(pairs, key=lambda pair: (rank[pair[0]], qid_number(pair[1]))):
             if child in types:
@@ -177,7 +181,9 @@ def build_with_summary(
         return build_labels_query(part, lang, result_limit, optimizer_hint=hint)
 
     children_timeouts = len(tally.timed_out)
-    labels, aliases = _fetch_labels(client, list(types), labels_query, label_chunk_size, result_limit, report, tally)
+    labels, aliases = _fetch_labels(
+        client, list(types), labels_query, label_chunk_size, result_limit, report, tally
+    )
     label_timeouts = set(tally.timed_out[children_timeouts:])
     unnamed = {qid for qid in types if qid not in labels}
     left_out = _with_descendants(unnamed, edges)
@@ -198,10 +204,17 @@ def build_with_summary(
             "check the seeds or choose another --lang"
         )
     edges = [edge for edge in edges if edge.child in nodes]
-    title = name or f"{dom.name}: {', '.join(nodes[qid].label for qid in kept_seeds)} (depth {depth})"
+    title = (
+        name or f"{dom.name}: {', '.join(nodes[qid].label for qid in kept_seeds)} (depth {depth})"
+    )
     built = max(client.fetched)[:10] if client.fetched else ""
     graph = KnowledgeGraph(
-        name=title, domain=dom.name, nodes=nodes, edges=edges, source=f"wikidata:{client.endpoint}", built=built
+        name=title,
+        domain=dom.name,
+        nodes=nodes,
+        edges=edges,
+        source=f"wikidata:{client.endpoint}",
+        built=built,
     )
     return BuildResult(
         graph=graph,
@@ -273,7 +286,9 @@ def _fetch_labels(
     aliases: dict[str, set[str]] = {}
     wanted = set(items)
     for start in range(0, len(items), chunk_size):
-        rows = _select_splitting(client, items[start : start + chunk_size], make_query, limit, tally)
+        rows = _select_splitting(
+            client, items[start : start + chunk_size], make_query, limit, tally
+        )
         for row in rows:
             qid = qid_from_iri(row.get("item", ""))
             text = " ".join(row.get("text", "").split())
@@ -284,7 +299,9 @@ def _fetch_labels(
                 labels[qid] = min(labels.get(qid, text), text)
             elif row.get("kind") == "alias":
                 aliases.setdefault(qid, set()).add(text)
-        report(BuildProgress("labels", 0, min(start + chunk_size, len(items)), len(items), len(items)))
+        report(
+            BuildProgress("labels", 0, min(start + chunk_size, len(items)), len(items), len(items))
+        )
     return labels, aliases
 
 
@@ -302,5 +319,3 @@ def _too_many(count: int, max_nodes: int, level: int) -> str:
         f"the graph would have at least {count} nodes {where}, more than --max-nodes {max_nodes}; "
         "lower --depth, use fewer seeds or raise --max-nodes"
     )
-
-

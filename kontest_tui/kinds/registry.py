@@ -44,7 +44,9 @@ class KindOptions:
 
     def to_json(self) -> dict[str, object]:
         return {
-            "seed": self.seed, "strength": self.strength, "variant_limit": self.variant_limit,
+            "seed": self.seed,
+            "strength": self.strength,
+            "variant_limit": self.variant_limit,
             "postfix": self.postfix,
             "question_types": list(self.question_types) if self.question_types else None,
             "rules": list(self.rules) if self.rules else None,
@@ -267,9 +269,7 @@ def parse_kinds(values: Iterable[str]) -> tuple[TestKind, ...]:
                 "annotated questions come from a file: use --questions FILE.jsonl"
             )
         if name not in known:
-            raise InvalidInputError(
-                f"unknown test kind {name!r} (choose from {', '.join(known)})"
-            )
+            raise InvalidInputError(f"unknown test kind {name!r} (choose from {', '.join(known)})")
     return tuple(kind for kind in KINDS if kind.value in names)
 
 

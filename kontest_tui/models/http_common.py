@@ -225,7 +225,9 @@ async def send_bounded(
             return 0
         if isinstance(error, httpx.TimeoutException):
             raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
-        raise ModelError(f"{service} at {url} timed out after {timeout:g} s", retryable=True) from None
+        raise ModelError(
+            f"{service} at {url} timed out after {timeout:g} s", retryable=True
+        ) from None
     except httpx.HTTPError as error:
         raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
 

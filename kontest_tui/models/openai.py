@@ -191,7 +191,12 @@ class OpenAIModel:
 
     async def _get_json(self, path: str, timeout: float) -> object:
         return await get_json(
-            self._client, path, timeout=timeout, service=SERVICE, url=self.base_url, model=self.model
+            self._client,
+            path,
+            timeout=timeout,
+            service=SERVICE,
+            url=self.base_url,
+            model=self.model,
         )
 
     def build_payload(self, request: ChatRequest) -> tuple[str, dict[str, object]]:
@@ -317,9 +322,7 @@ class OpenAIModel:
         if isinstance(data, dict) and data.get("error"):
             error = data["error"]
             message = error.get("message", error) if isinstance(error, dict) else error
-            raise ModelError(
-                f"{self.base_url}: {quote(str(message))}", retryable=True
-            )
+            raise ModelError(f"{self.base_url}: {quote(str(message))}", retryable=True)
 
 
 def _finish_reason(data: object) -> object:

@@ -80,7 +80,9 @@ class ModelPool:
         if not good:
             first = results[0]
             raise first if isinstance(first, BaseException) else ModelError(str(first))
-        down = [e.url for e, r in zip(self.endpoints, results, strict=True) if not isinstance(r, str)]
+        down = [
+            e.url for e, r in zip(self.endpoints, results, strict=True) if not isinstance(r, str)
+        ]
         note = f"; not answering: {', '.join(down)}" if down else ""
         return f"{len(good)} of {len(self.endpoints)} endpoints ready: {good[0]}{note}"
 

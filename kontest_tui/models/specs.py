@@ -115,7 +115,9 @@ def parse_model_spec(spec: str) -> ModelSpec:
     if at and not url.strip():
         raise ModelSpecError(f"empty URL after '@' in model spec {text!r}")
     if "," in url:
-        return ModelSpec(kind, name, ",".join(_pool_url(kind, part, text) for part in url.split(",")))
+        return ModelSpec(
+            kind, name, ",".join(_pool_url(kind, part, text) for part in url.split(","))
+        )
     if kind == "ollama":
         return ModelSpec(
             "ollama", name, _check_url(url.strip(), text) if at else DEFAULT_OLLAMA_URL
@@ -158,8 +160,11 @@ def open_model(
             url, star, cap = part.partition("*")
             one = ModelSpec(parsed.kind, parsed.name, url)
             endpoints.append(
-                Endpoint(url, open_model(one, kg=kg, options=options, seed=seed, stream=stream),
-                         int(cap) if star else None)
+                Endpoint(
+                    url,
+                    open_model(one, kg=kg, options=options, seed=seed, stream=stream),
+                    int(cap) if star else None,
+                )
             )
         return ModelPool(parsed.spec, endpoints)
     if parsed.kind == "sim":

@@ -92,7 +92,9 @@ def evaluate_annotations(
 ) -> AnnotationEvaluation:
     """Both oracles over the ANNOTATION conversations of a run."""
     annotated = [c for c in conversations if c.test_kind is TestKind.ANNOTATION]
-    verdicts = find_annotation_verdicts(annotated, answers) + find_variant_verdicts(annotated, answers)
+    verdicts = find_annotation_verdicts(annotated, answers) + find_variant_verdicts(
+        annotated, answers
+    )
     executed = [get_answer(answers, (c.id, 0)) for c in annotated]
     executed = [a for a in executed if a is not None]
     valid = sum(1 for a in executed if a in (Answer.YES, Answer.NO))

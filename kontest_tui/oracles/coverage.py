@@ -120,8 +120,15 @@ def compute_gap(
             status[relation.id] = PENDING
             pending += 1
     return gap_report(
-        len(relations), template_ids, missing, answered, pending_t,
-        intersection=intersection, covered=covered, pending=pending, status=status,
+        len(relations),
+        template_ids,
+        missing,
+        answered,
+        pending_t,
+        intersection=intersection,
+        covered=covered,
+        pending=pending,
+        status=status,
     )
 
 

@@ -157,10 +157,14 @@ class Evaluation:
             valid = int(annotation["valid"])
             refusals = int(annotation.get("refusals", 0))
             found["annotation"] = {
-                "asked": asked, "valid": valid, "correct": correct,
-                "errors": valid - correct, "refusals": refusals,
+                "asked": asked,
+                "valid": valid,
+                "correct": correct,
+                "errors": valid - correct,
+                "refusals": refusals,
                 "invalid": asked - valid - refusals,
-                "accuracy": _ratio(correct, asked), "error_rate": _ratio(valid - correct, valid),
+                "accuracy": _ratio(correct, asked),
+                "error_rate": _ratio(valid - correct, valid),
             }
         return found
 

@@ -116,7 +116,10 @@ def estimate_share(hits: int, total: int) -> RateEstimate:
 
 
 def sample_section(
-    sample: Mapping[str, object], verdicts: Iterable[Verdict], gap: Mapping[str, int], relations: int
+    sample: Mapping[str, object],
+    verdicts: Iterable[Verdict],
+    gap: Mapping[str, int],
+    relations: int,
 ) -> dict[str, object]:
     """The report's "sample" section: what was sampled and every rate with its interval
     (`gap`: template -> relations it misses, out of `relations` sampled ones)."""
@@ -134,7 +137,9 @@ def sample_section(
     }
 
 
-def evaluation_sample_section(sample: Mapping[str, object], evaluation: Evaluation) -> dict[str, object]:
+def evaluation_sample_section(
+    sample: Mapping[str, object], evaluation: Evaluation
+) -> dict[str, object]:
     """`sample_section` of an evaluated sampled session (`sample`: generate.sample.Sample.to_json)."""
     gap = {tid: gap.missing for tid, gap in evaluation.gap.per_template.items()}
     gap["intersection"] = evaluation.gap.intersection

@@ -237,24 +237,46 @@ class StreamedEvaluation:
             own_key: AnswerKey = (ids[own], 0)
             parent, child = relation.parent, relation.child
             if code == _YES_CODE:
-                verdicts.append(Verdict("ontological", relation.id, template_id, False,
-                                        (own_key,), (Answer.YES,), f"yes to {parent} -> {child}"))
+                verdicts.append(
+                    Verdict(
+                        "ontological",
+                        relation.id,
+                        template_id,
+                        False,
+                        (own_key,),
+                        (Answer.YES,),
+                        f"yes to {parent} -> {child}",
+                    )
+                )
             elif path is None:
-                verdicts.append(Verdict(
-                    "ontological", relation.id, template_id, False, (own_key,), (Answer.NO,),
-                    f"no to {parent} -> {child}, and no yes-path implies it",
-                ))
+                verdicts.append(
+                    Verdict(
+                        "ontological",
+                        relation.id,
+                        template_id,
+                        False,
+                        (own_key,),
+                        (Answer.NO,),
+                        f"no to {parent} -> {child}, and no yes-path implies it",
+                    )
+                )
             else:
                 edge_keys = tuple(
                     (ids[found[self._key(scope, u, v)] >> 2], 0)
                     for u, v in zip(path, path[1:], strict=False)
                 )
-                verdicts.append(Verdict(
-                    "ontological", relation.id, template_id, True, (own_key, *edge_keys),
-                    (Answer.NO, *([Answer.YES] * len(edge_keys))),
-                    f"missing edge {parent} -> {child} (answered no); {_PATH_MARK}"
-                    + " -> ".join(names[node] for node in path),
-                ))
+                verdicts.append(
+                    Verdict(
+                        "ontological",
+                        relation.id,
+                        template_id,
+                        True,
+                        (own_key, *edge_keys),
+                        (Answer.NO, *([Answer.YES] * len(edge_keys))),
+                        f"missing edge {parent} -> {child} (answered no); {_PATH_MARK}"
+                        + " -> ".join(names[node] for node in path),
+                    )
+                )
         count_verdicts(verdicts, self.tests, self.errors)
         return verdicts
 
@@ -264,8 +286,14 @@ class StreamedEvaluation:
         total = self.relations
         templates = list(self.templates)
         gap = gap_report(
-            total, templates, self.missing, self.answered, self.pending_t,
-            intersection=self.intersection, covered=self.covered, pending=self.pending,
+            total,
+            templates,
+            self.missing,
+            self.answered,
+            self.pending_t,
+            intersection=self.intersection,
+            covered=self.covered,
+            pending=self.pending,
         )
         return Evaluation(
             session=self.session,

@@ -68,8 +68,12 @@ def group_variants(
                 # Most common valid answer; ties go to the answer seen first.
                 best = max(counts.values())
                 reference = next(a for a in valid if a is not None and counts[a] == best)
-                reference_id = next(c.id for c, a in zip(members, valid, strict=True) if a is reference)
-        out.append(VariantGroup(relation_id, template_id, tuple(members), valid, reference, reference_id))
+                reference_id = next(
+                    c.id for c, a in zip(members, valid, strict=True) if a is reference
+                )
+        out.append(
+            VariantGroup(relation_id, template_id, tuple(members), valid, reference, reference_id)
+        )
     return out
 
 
@@ -79,7 +83,7 @@ def _changes(conversation: Conversation) -> dict[str, str]:
 
 
 def describe_changes(changed: Mapping[str, str]) -> str:
-    """"have -> contain, Ireland -> Éire" from a {parameter name: value} mapping."""
+    """ "have -> contain, Ireland -> Éire" from a {parameter name: value} mapping."""
     if not changed:
         return "original wording"
     return ", ".join(f"{name.split(':', 1)[-1]} -> {value}" for name, value in changed.items())
@@ -120,7 +124,8 @@ def find_variant_verdicts(
                 own = [c for c in suspects if changed.get(c.parameter) == c.value]
                 if own:
                     detail += "; always flips with " + ", ".join(
-                        f"{c.parameter.split(':', 1)[-1]} -> {c.value} ({c.flips}/{c.uses})" for c in own
+                        f"{c.parameter.split(':', 1)[-1]} -> {c.value} ({c.flips}/{c.uses})"
+                        for c in own
                     )
             verdicts.append(
                 Verdict(

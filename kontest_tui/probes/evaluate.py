@@ -50,8 +50,12 @@ class Tally:
 
     def to_json(self) -> dict[str, float | int]:
         return {
-            "asked": self.asked, "valid": self.valid, "correct": self.correct,
-            "errors": self.errors, "refusals": self.refusals, "invalid": self.invalid,
+            "asked": self.asked,
+            "valid": self.valid,
+            "correct": self.correct,
+            "errors": self.errors,
+            "refusals": self.refusals,
+            "invalid": self.invalid,
             "accuracy": self.accuracy,
         }
 
@@ -137,7 +141,11 @@ def _judge_factcheck(
         if letter is None:
             return Answer.INVALID, False, "no option letter or label found"
         correct = letter == meta.get("answer")
-        return (Answer.YES if correct else Answer.NO), correct, f"chose {letter}, expected {meta.get('answer')}"
+        return (
+            (Answer.YES if correct else Answer.NO),
+            correct,
+            f"chose {letter}, expected {meta.get('answer')}",
+        )
     if qtype == "wh":
         accepted = [str(a) for a in cast("Iterable[object]", meta.get("accepted", []))]
         if not raw.strip():
@@ -217,8 +225,15 @@ def evaluate_probes(
         _count(tallies, parsed, correct)
         if parsed in VALID:  # tests are over valid answers only
             result.verdicts.append(
-                Verdict(oracle, conversation.relation_id, template_id, not correct,
-                        (key,), (parsed,), detail)
+                Verdict(
+                    oracle,
+                    conversation.relation_id,
+                    template_id,
+                    not correct,
+                    (key,),
+                    (parsed,),
+                    detail,
+                )
             )
     return result
 
@@ -240,7 +255,7 @@ def _count(tallies: Iterable[Tally], parsed: Answer, correct: bool) -> None:
 
 
 def classify_logic_error(premises: Sequence[str], answers: Mapping[str, Answer]) -> str:
-    """"knowledge" when the model denied a premise, "inference" when it affirmed all of them,
+    """ "knowledge" when the model denied a premise, "inference" when it affirmed all of them,
     else "unclassified" (no premise asked, or one unanswered, refused or unreadable)."""
     said = [answers.get(cid) for cid in premises]
     if any(answer == Answer.NO for answer in said):
@@ -262,5 +277,5 @@ def stated_reason(raw: str) -> str:
     match = _REASON_START.match(text)
     if match is None:
         return ""
-    reason = text[match.end():].strip(" *_`\"'")
+    reason = text[match.end() :].strip(" *_`\"'")
     return reason[:REASON_CHARS] if re.search(r"\w", reason) else ""

@@ -70,14 +70,16 @@ class Lineage:
         """Is any entity labelled like `candidate` inside `parent` (or `parent` itself)?"""
         label = kg.label(candidate).casefold()
         return any(
-            other == parent or self.is_true(parent, other) for other in self.ids_by_label.get(label, ())
+            other == parent or self.is_true(parent, other)
+            for other in self.ids_by_label.get(label, ())
         )
 
     def label_is_true_parent(self, kg: KnowledgeGraph, child: str, candidate: str) -> bool:
         """Is any entity labelled like `candidate` an ancestor of `child` (or `child` itself)?"""
         label = kg.label(candidate).casefold()
         return any(
-            other == child or self.is_true(other, child) for other in self.ids_by_label.get(label, ())
+            other == child or self.is_true(other, child)
+            for other in self.ids_by_label.get(label, ())
         )
 
 
@@ -199,13 +201,25 @@ def build_factcheck_conversations(
                 prompt = templates.prompt("yes_no")
                 base = {"question_type": "yes_no", "hops": 1}
                 conversations.append(
-                    _question(relation, "yes_no", fill(texts["yes_no"], values), Answer.YES, prompt,
-                              {**base, "expected_text": "yes"})
+                    _question(
+                        relation,
+                        "yes_no",
+                        fill(texts["yes_no"], values),
+                        Answer.YES,
+                        prompt,
+                        {**base, "expected_text": "yes"},
+                    )
                 )
                 wrong = {**values, "child": kg.label(distractor)}
                 conversations.append(
-                    _question(relation, "yes_no:distractor", fill(texts["yes_no"], wrong), Answer.NO,
-                              prompt, {**base, "expected_text": "no", "distractor": distractor})
+                    _question(
+                        relation,
+                        "yes_no:distractor",
+                        fill(texts["yes_no"], wrong),
+                        Answer.NO,
+                        prompt,
+                        {**base, "expected_text": "no", "distractor": distractor},
+                    )
                 )
         if direct and "multiple_choice" in question_types and "multiple_choice" in texts:
             distractors = _pick_distractor_parents(
@@ -214,9 +228,14 @@ def build_factcheck_conversations(
             if distractors:
                 conversations.append(
                     _choice_question(
-                        kg, relation, "multiple_choice",
-                        fill(texts["multiple_choice"], values), [relation.parent, *distractors],
-                        seed, templates.prompt("multiple_choice"), {"hops": 1},
+                        kg,
+                        relation,
+                        "multiple_choice",
+                        fill(texts["multiple_choice"], values),
+                        [relation.parent, *distractors],
+                        seed,
+                        templates.prompt("multiple_choice"),
+                        {"hops": 1},
                     )
                 )
         unique = len(parents_of_child.get((relation.type, relation.child), ())) == 1
@@ -224,26 +243,53 @@ def build_factcheck_conversations(
             node = kg.nodes.get(relation.parent)
             accepted = [kg.label(relation.parent), *(node.aliases if node else ())]
             conversations.append(
-                _question(relation, "wh", fill(texts["wh"], values), None, templates.prompt("wh"),
-                          {"question_type": "wh", "hops": 1, "expected_text": accepted[0],
-                           "accepted": accepted})
+                _question(
+                    relation,
+                    "wh",
+                    fill(texts["wh"], values),
+                    None,
+                    templates.prompt("wh"),
+                    {
+                        "question_type": "wh",
+                        "hops": 1,
+                        "expected_text": accepted[0],
+                        "accepted": accepted,
+                    },
+                )
             )
         if len(relation.between) == 1 and "two_hop" in question_types and "two_hop" in texts:
             distractors = _pick_distractor_parents(
-                kg, lineage, relation, parents_pool.get(relation.type) or all_parents, 1, seed,
+                kg,
+                lineage,
+                relation,
+                parents_pool.get(relation.type) or all_parents,
+                1,
+                seed,
                 "2hop",
             )
             if distractors:
                 prompt = templates.prompt("yes_no")
                 base = {"question_type": "two_hop", "hops": 2, "middle": relation.between[0]}
                 conversations.append(
-                    _question(relation, "two_hop", fill(texts["two_hop"], values), Answer.YES, prompt,
-                              {**base, "expected_text": "yes"})
+                    _question(
+                        relation,
+                        "two_hop",
+                        fill(texts["two_hop"], values),
+                        Answer.YES,
+                        prompt,
+                        {**base, "expected_text": "yes"},
+                    )
                 )
                 wrong = {**values, "parent": kg.label(distractors[0])}
                 conversations.append(
-                    _question(relation, "two_hop:distractor", fill(texts["two_hop"], wrong), Answer.NO,
-                              prompt, {**base, "expected_text": "no", "distractor": distractors[0]})
+                    _question(
+                        relation,
+                        "two_hop:distractor",
+                        fill(texts["two_hop"], wrong),
+                        Answer.NO,
+                        prompt,
+                        {**base, "expected_text": "no", "distractor": distractors[0]},
+                    )
                 )
         if (
             len(relation.between) == 1
@@ -251,14 +297,23 @@ def build_factcheck_conversations(
             and "two_hop_choice" in texts
         ):
             distractors = _pick_distractor_parents(
-                kg, lineage, relation, parents_pool.get(relation.type) or all_parents, 3, seed,
+                kg,
+                lineage,
+                relation,
+                parents_pool.get(relation.type) or all_parents,
+                3,
+                seed,
                 "2hop-mc",
             )
             if distractors:
                 conversations.append(
                     _choice_question(
-                        kg, relation, "two_hop_choice", fill(texts["two_hop_choice"], values),
-                        [relation.parent, *distractors], seed,
+                        kg,
+                        relation,
+                        "two_hop_choice",
+                        fill(texts["two_hop_choice"], values),
+                        [relation.parent, *distractors],
+                        seed,
                         templates.prompt("multiple_choice"),
                         {"hops": 2, "middle": relation.between[0]},
                     )
@@ -278,14 +333,26 @@ def _choice_question(
 ) -> Conversation:
     """A multiple-choice question: options shuffled per relation, the right one recorded."""
     right = options[0]
-    _rng(seed, relation.id, "shuffle" if key == "multiple_choice" else f"shuffle:{key}").shuffle(options)
+    _rng(seed, relation.id, "shuffle" if key == "multiple_choice" else f"shuffle:{key}").shuffle(
+        options
+    )
     letter = LETTERS[options.index(right)]
     listed = "\n".join(f"{LETTERS[i]}) {kg.label(o)}" for i, o in enumerate(options))
     return _question(
-        relation, key, f"{text}\n{listed}", None, prompt,
-        {"question_type": key, **meta, "answer": letter, "expected_text": letter,
-         "options": [{"letter": LETTERS[i], "id": o, "label": kg.label(o)}
-                     for i, o in enumerate(options)]},
+        relation,
+        key,
+        f"{text}\n{listed}",
+        None,
+        prompt,
+        {
+            "question_type": key,
+            **meta,
+            "answer": letter,
+            "expected_text": letter,
+            "options": [
+                {"letter": LETTERS[i], "id": o, "label": kg.label(o)} for i, o in enumerate(options)
+            ],
+        },
     )
 
 

@@ -76,7 +76,9 @@ def derived_facts(
     base = Fact(relation.parent, relation.child, relation.type)
     if not relation.between:
         if "negation" in rules:
-            found.append(("negation", Fact(base.container, base.contained, base.type, negated=True)))
+            found.append(
+                ("negation", Fact(base.container, base.contained, base.type, negated=True))
+            )
         if "symmetric" in rules and forms.symmetric:
             found.append(("symmetric", Fact(base.contained, base.container, base.type)))
         if "inverse" in rules:
@@ -91,8 +93,18 @@ def derived_facts(
     if "composite" in rules:
         for steps in COMPOSITE_STEPS:
             label = "composite:" + "+".join(steps)
-            found.append((label, Fact(base.container, base.contained, base.type,
-                                      inverse="inverse" in steps, negated="negation" in steps)))
+            found.append(
+                (
+                    label,
+                    Fact(
+                        base.container,
+                        base.contained,
+                        base.type,
+                        inverse="inverse" in steps,
+                        negated="negation" in steps,
+                    ),
+                )
+            )
     return found
 
 
@@ -143,9 +155,14 @@ def build_logic_conversations(
             premise_ids.append(cid)
             conversations.append(
                 Conversation(
-                    id=cid, relation_id=relation.id, kind="atomic", label=PREMISE,
+                    id=cid,
+                    relation_id=relation.id,
+                    kind="atomic",
+                    label=PREMISE,
                     turns=(Query(relation.id, f"lr:{PREMISE}", text),),
-                    test_kind=TestKind.LOGIC, expected=(Answer.YES,), system_prompt=prompt,
+                    test_kind=TestKind.LOGIC,
+                    expected=(Answer.YES,),
+                    system_prompt=prompt,
                     meta={"rule": PREMISE, "expected_text": "yes", "fact": [parent, child]},
                 )
             )

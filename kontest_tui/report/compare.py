@@ -101,8 +101,7 @@ def compare_sessions(left: AnsweredSession, right: AnsweredSession) -> SessionCo
     differences = []
     for relation in shared:
         pairs = {
-            tid: (mine.get((relation.id, tid)), theirs.get((relation.id, tid)))
-            for tid in templates
+            tid: (mine.get((relation.id, tid)), theirs.get((relation.id, tid))) for tid in templates
         }
         difference = AnswerDifference(relation, pairs)
         if difference.differing_templates:
@@ -356,11 +355,13 @@ def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
         rows = []
         for row in sorted(counts[oracle]):
             cell = counts[oracle][row]
-            rows.append({
-                "row": row,
-                "label": row_label(row),
-                "sessions": {name: rate_json(*cell.get(name, [0, 0])) for name in names},
-            })
+            rows.append(
+                {
+                    "row": row,
+                    "label": row_label(row),
+                    "sessions": {name: rate_json(*cell.get(name, [0, 0])) for name in names},
+                }
+            )
         total = {
             name: rate_json(
                 sum(c.get(name, [0, 0])[0] for c in counts[oracle].values()),
@@ -375,18 +376,20 @@ def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
             if not all(cid in entry.variant_answers for entry in entries):
                 continue
             row = entries[0].variant_rows.get(cid, 0)
-            questions.append({
-                "conversation": cid,
-                "row": row,
-                "label": row_label(row),
-                "question": text,
-                "expected": entries[0].variant_expected.get(cid),
-                "answers": {entry.session: entry.variant_answers[cid][1] for entry in entries},
-                "failed": {
-                    oracle: {name: failed.get((name, oracle, cid)) for name in names}
-                    for oracle in oracles
-                },
-            })
+            questions.append(
+                {
+                    "conversation": cid,
+                    "row": row,
+                    "label": row_label(row),
+                    "question": text,
+                    "expected": entries[0].variant_expected.get(cid),
+                    "answers": {entry.session: entry.variant_answers[cid][1] for entry in entries},
+                    "failed": {
+                        oracle: {name: failed.get((name, oracle, cid)) for name in names}
+                        for oracle in oracles
+                    },
+                }
+            )
     return {"oracles": oracles, "questions": questions}
 
 
@@ -420,8 +423,9 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
             total_tests = sum(tests.get(o, 0) for o in ORACLES)
             cells.append(_cell(errors.get("total", 0), total_tests))
             rows.append((_label(report), *cells))
-        tables.append(("KONTEST errors / valid tests per oracle (Tables 3, 10; 95% Wilson)",
-                       header, rows))
+        tables.append(
+            ("KONTEST errors / valid tests per oracle (Tables 3, 10; 95% Wilson)", header, rows)
+        )
         templates = sorted({t for r in reports for t in r.get("gap", {}).get("per_template", {})})
         header = ("model", *(f"gap {t}" for t in templates), "gap all", "coverage")
         rows = []
@@ -429,13 +433,16 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
             gap, relations = report["gap"], report["relations"]
             cells = [
                 _cell(gap["per_template"][t]["missing"], relations)
-                if t in gap["per_template"] else "-"
+                if t in gap["per_template"]
+                else "-"
                 for t in templates
             ]
             cells.append(_cell(gap["intersection"]["missing"], relations))
             cells.append(_cell(report["coverage"]["covered"], relations))
             rows.append((_label(report), *cells))
-        tables.append(("Knowledge gap and coverage, of relations (Table 5; 95% Wilson)", header, rows))
+        tables.append(
+            ("Knowledge gap and coverage, of relations (Table 5; 95% Wilson)", header, rows)
+        )
     factcheck = [r for r in reports if r.get("factcheck")]
     if factcheck:
         types = sorted({t for r in factcheck for t in r["factcheck"]["per_type"]})
@@ -448,8 +455,9 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
                 cell = section if qtype == "total" else section.get("per_type", {}).get(qtype)
                 cells.append(_cell(cell["correct"], cell["asked"]) if cell else "-")
             rows.append((qtype, *cells))
-        tables.append(("FactChecker accuracy, correct / asked (Tables 5, 6; 95% Wilson)",
-                       header, rows))
+        tables.append(
+            ("FactChecker accuracy, correct / asked (Tables 5, 6; 95% Wilson)", header, rows)
+        )
     logic = [r for r in reports if r.get("logic")]
     if logic:
         rules = sorted({rule for r in logic for rule in r["logic"]["per_rule"]})
@@ -469,10 +477,14 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
                 )
                 cells.append(_cell(cell["errors"], cell["valid"]) + split)
             rows.append((rule, *cells))
-        tables.append((
-            "Logic hallucination rate, errors / valid answers (HalluVault Fig. 11; 95% Wilson; "
-            "k = error-knowledge, i = error-inference, u = unclassified)", header, rows,
-        ))
+        tables.append(
+            (
+                "Logic hallucination rate, errors / valid answers (HalluVault Fig. 11; 95% Wilson; "
+                "k = error-knowledge, i = error-inference, u = unclassified)",
+                header,
+                rows,
+            )
+        )
     consistency = [r for r in reports if (r.get("consistency") or {}).get("variant")]
     annotated = [r for r in reports if r.get("annotation")]
     if consistency or annotated:
@@ -497,11 +509,17 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
         names = [report.get("session") for report in reports]
         header = ("error type", "errors", *(f"only {label}" for label in labels), "all")
         rows = [
-            (oracle, str(cell["errors"]), *(str(cell["unique"].get(n, 0)) for n in names),
-             str(cell["all"]))
+            (
+                oracle,
+                str(cell["errors"]),
+                *(str(cell["unique"].get(n, 0)) for n in names),
+                str(cell["all"]),
+            )
             for oracle, cell in overlap.items()
         ]
-        tables.append(("Errors found by exactly one model or by all (KONTEST Fig. 4)", header, rows))
+        tables.append(
+            ("Errors found by exactly one model or by all (KONTEST Fig. 4)", header, rows)
+        )
     timing = data.get("timing") or []
     if timing:
         header = ("model", "calls", "wall s", "s / call", "tokens", "cached")
@@ -537,11 +555,14 @@ def _variant_tables(
             (row["label"], *(_rate_cell(row["sessions"].get(name)) for name in names))
             for row in [*block["rows"], {"label": "total", "sessions": block["total"]}]
         ]
-        tables.append((
-            f"Variant x model, {oracle} oracle ({ORACLE_TITLES.get(oracle, oracle)}): failure "
-            "rate per covering-array row, q1 = original (thesis Table 4; 95% Wilson)",
-            ("row", *labels), rows,
-        ))
+        tables.append(
+            (
+                f"Variant x model, {oracle} oracle ({ORACLE_TITLES.get(oracle, oracle)}): failure "
+                "rate per covering-array row, q1 = original (thesis Table 4; 95% Wilson)",
+                ("row", *labels),
+                rows,
+            )
+        )
     questions = table.get("questions") or []
     if questions:
         rows = []
@@ -556,13 +577,17 @@ def _variant_tables(
             rows.append((item["label"], item["question"], item.get("expected") or "-", *cells))
         more = (
             f", first {MAX_VARIANT_ROWS} of {len(questions)}"
-            if len(questions) > MAX_VARIANT_ROWS else ""
+            if len(questions) > MAX_VARIANT_ROWS
+            else ""
         )
-        tables.append((
-            f"Variant x model answers (thesis Table 4{more}; * = fails the annotation, "
-            "~ = flips from the original answer)",
-            ("row", "variant", "expected", *labels), rows,
-        ))
+        tables.append(
+            (
+                f"Variant x model answers (thesis Table 4{more}; * = fails the annotation, "
+                "~ = flips from the original answer)",
+                ("row", "variant", "expected", *labels),
+                rows,
+            )
+        )
     return tables
 
 
@@ -614,8 +639,10 @@ def _md(text: str) -> str:
 
 
 def _markdown_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(_md(h) for h in header) + " |",
-             "|" + "|".join(["---"] * len(header)) + "|"]
+    lines = [
+        "| " + " | ".join(_md(h) for h in header) + " |",
+        "|" + "|".join(["---"] * len(header)) + "|",
+    ]
     lines += ["| " + " | ".join(_md(cell) for cell in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
@@ -668,8 +695,10 @@ def _bars(data: Mapping[str, Any]) -> str:
             )
     if not rows:
         return ""
-    return ("<h2>Rates per model (bar = rate, grey = 95% Wilson interval width)</h2><table>"
-            "<tr><th>model</th><th>measure</th><th>rate</th></tr>" + "".join(rows) + "</table>")
+    return (
+        "<h2>Rates per model (bar = rate, grey = 95% Wilson interval width)</h2><table>"
+        "<tr><th>model</th><th>measure</th><th>rate</th></tr>" + "".join(rows) + "</table>"
+    )
 
 
 def _overlap_svg(data: Mapping[str, Any]) -> str:
@@ -685,9 +714,13 @@ def _overlap_svg(data: Mapping[str, Any]) -> str:
         for i, (subset, count) in enumerate(cell["by_subset"].items()):
             width = 600 * count / total
             colour = palette[i % len(palette)]
-            rects.append(f"<rect x='{x:.1f}' y='0' width='{width:.1f}' height='18' fill='{colour}'>"
-                         f"<title>{html.escape(subset)}: {count}</title></rect>")
-            legend.append(f"<span style='color:{colour}'>&#9632;</span> {html.escape(subset)} {count}")
+            rects.append(
+                f"<rect x='{x:.1f}' y='0' width='{width:.1f}' height='18' fill='{colour}'>"
+                f"<title>{html.escape(subset)}: {count}</title></rect>"
+            )
+            legend.append(
+                f"<span style='color:{colour}'>&#9632;</span> {html.escape(subset)} {count}"
+            )
             x += width
         parts.append(
             f"<p><b>{html.escape(oracle)}</b> ({cell['errors']} errors, found by all: {cell['all']})"
@@ -700,12 +733,18 @@ def _overlap_svg(data: Mapping[str, Any]) -> str:
 def _html(title: str, data: Mapping[str, Any], tables: Sequence[Table]) -> str:
     body = [f"<h1>{html.escape(title)}</h1>", _bars(data), _overlap_svg(data)]
     for name, header, rows in tables:
-        body.append(f"<h2>{html.escape(name)}</h2><table><tr>"
-                    + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>")
-        body += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows]
+        body.append(
+            f"<h2>{html.escape(name)}</h2><table><tr>"
+            + "".join(f"<th>{html.escape(h)}</th>" for h in header)
+            + "</tr>"
+        )
+        body += [
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+        ]
         body.append("</table>")
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
-        + "".join(body) + "</body></html>\n"
+        + "".join(body)
+        + "</body></html>\n"
     )

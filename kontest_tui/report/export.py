@@ -19,9 +19,27 @@ from kontest_tui.store.database import Store
 
 EXPORT_FORMATS = ("jsonl", "csv")
 EXPORT_COLUMNS = (
-    "session", "conversation", "relation", "kind", "test_kind", "label", "turn", "template",
-    "question", "messages", "answer", "parsed", "expected", "correct_option", "error",
-    "latency_ms", "tokens", "attempts", "cached", "cut", "created",
+    "session",
+    "conversation",
+    "relation",
+    "kind",
+    "test_kind",
+    "label",
+    "turn",
+    "template",
+    "question",
+    "messages",
+    "answer",
+    "parsed",
+    "expected",
+    "correct_option",
+    "error",
+    "latency_ms",
+    "tokens",
+    "attempts",
+    "cached",
+    "cut",
+    "created",
 )
 
 

@@ -58,9 +58,7 @@ def render_picture(
             if node_id in seen:
                 continue  # a node with two parents is drawn under each, its subtree once
             seen.add(node_id)
-            children = [
-                child for child in kg.children(node_id) if keep is None or child in keep
-            ]
+            children = [child for child in kg.children(node_id) if keep is None or child in keep]
             stack.extend((child, node_id, level + 1) for child in reversed(children))
 
     # Pre-order: a node's children come right after it, so its last place is theirs.
@@ -71,8 +69,10 @@ def render_picture(
         if parent is not None:
             px, py = position.get(parent, (x - COLUMN, y))
             relation = by_pair.get((parent, node_id))
-            gap = relation is not None and templates and all(
-                atomic.get((relation.id, t)) not in (None, Answer.YES) for t in templates
+            gap = (
+                relation is not None
+                and templates
+                and all(atomic.get((relation.id, t)) not in (None, Answer.YES) for t in templates)
             )
             dash = ' stroke-dasharray="4 3"' if gap else ""
             parts.append(
@@ -111,7 +111,7 @@ def render_picture(
     total = sum(len(found) for found in errors_into.values())
     heading = escape(clean_text(title or kg.name))
     return (
-        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
         f"<title>{heading}</title>"
         "<style>body{font-family:system-ui,sans-serif;margin:1em}"
         "svg{font:13px ui-monospace,monospace}</style></head><body>"

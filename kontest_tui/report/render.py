@@ -246,7 +246,15 @@ def _tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
 
 SectionTable = tuple[str, tuple[str, ...], list[tuple[str, ...]]]
 ACCURACY_HEADER = (
-    "kind", "asked", "valid", "correct", "errors", "refusals", "invalid", "accuracy", "error rate"
+    "kind",
+    "asked",
+    "valid",
+    "correct",
+    "errors",
+    "refusals",
+    "invalid",
+    "accuracy",
+    "error rate",
 )
 
 
@@ -298,11 +306,14 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
         rows.append(logic_row("total", logic))
         if logic.get("premises"):
             rows.append(logic_row("premises", logic["premises"]))
-        tables.append((
-            "Logic rules ('I don't know' is a refusal, not an error; an error is error-knowledge "
-            "when a premise was denied, error-inference when all were affirmed)",
-            ("rule", *TALLY_HEADER, "knowledge", "inference", "unclassified"), rows,
-        ))
+        tables.append(
+            (
+                "Logic rules ('I don't know' is a refusal, not an error; an error is error-knowledge "
+                "when a premise was denied, error-inference when all were affirmed)",
+                ("rule", *TALLY_HEADER, "knowledge", "inference", "unclassified"),
+                rows,
+            )
+        )
     variants = report.get("variants")
     if variants:
         title = (
@@ -327,8 +338,12 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
             + " (an undefined answer fails)"
         )
         rows = [
-            (name, str(annotation["tests"][name]), str(annotation["errors"][name]),
-             _rate(annotation["errors"][name], annotation["tests"][name]))
+            (
+                name,
+                str(annotation["tests"][name]),
+                str(annotation["errors"][name]),
+                _rate(annotation["errors"][name], annotation["tests"][name]),
+            )
             for name in ("annotation", "variant")
         ]
         tables.append((title, ("oracle", "tests", "errors", "rate"), rows))
@@ -358,8 +373,14 @@ def sample_table(sample: Mapping[str, Any]) -> SectionTable:
         if not cell.get("estimated", True):
             interval = "not estimated"
             population_of = "none: biased low on a sample (paths lack unsampled relations)"
-        return (name, str(cell["tests"]), str(cell["errors"]), f"{100 * cell['rate']:.1f}%",
-                interval, population_of)
+        return (
+            name,
+            str(cell["tests"]),
+            str(cell["errors"]),
+            f"{100 * cell['rate']:.1f}%",
+            interval,
+            population_of,
+        )
 
     rows = [
         row(

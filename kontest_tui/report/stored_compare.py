@@ -79,7 +79,9 @@ def session_timing(store: Store, session_id: str) -> dict[str, Any]:
     }
 
 
-def comparison_entries(store: Store, ids: Sequence[str], kg: str | None = None) -> list[CompareEntry]:
+def comparison_entries(
+    store: Store, ids: Sequence[str], kg: str | None = None
+) -> list[CompareEntry]:
     """One CompareEntry per chosen session (see the module docstring)."""
     chosen = pick_sessions(store, ids, kg)
     identities = [session_identity(store, session_id) for session_id in chosen]
@@ -96,7 +98,8 @@ def comparison_entries(store: Store, ids: Sequence[str], kg: str | None = None) 
                 answer = answers.get((conversation.id, 0))
                 if answer is not None:
                     entry.variant_answers[conversation.id] = (
-                        conversation.turns[0].text, answer.value
+                        conversation.turns[0].text,
+                        answer.value,
                     )
                 row = (conversation.meta or {}).get("variant")
                 if isinstance(row, int):

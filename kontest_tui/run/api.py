@@ -188,7 +188,9 @@ async def resume_session(
     row = store.get_session(session_id)
     if row["status"] == "done" and not row["failed"]:
         raise InvalidInputError(f"session {session_id} is already done")
-    chat = open_session_model(model or row["model"], session_graph(store, session_id), seed=row["seed"])
+    chat = open_session_model(
+        model or row["model"], session_graph(store, session_id), seed=row["seed"]
+    )
     resumed: str = session_id
     return await _run(
         store,
@@ -270,7 +272,12 @@ async def _run(
         if on_created is not None:
             on_created(session_id)
         return await run_session(
-            store, session_id, model, config=config, events=events, on_executor=on_executor,
+            store,
+            session_id,
+            model,
+            config=config,
+            events=events,
+            on_executor=on_executor,
             stream=stream,
         )
     finally:

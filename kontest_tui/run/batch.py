@@ -109,8 +109,10 @@ def write_batch(path: Path, pending: Sequence[PendingTurn], spec: str) -> int:
     """Write one request line per distinct pending chat; return how many lines."""
     parsed = parse_model_spec(spec)
     host = httpx.URL(parsed.url).host if parsed.url else "api.openai.com"
-    field = "max_completion_tokens" if parsed.kind == "openai" and host == "api.openai.com" else (
-        "max_tokens"
+    field = (
+        "max_completion_tokens"
+        if parsed.kind == "openai" and host == "api.openai.com"
+        else ("max_tokens")
     )
     seen: set[str] = set()
     try:
@@ -121,7 +123,9 @@ def write_batch(path: Path, pending: Sequence[PendingTurn], spec: str) -> int:
                     seen.add(turn.key)
                     out.write(json.dumps(request_line(turn, parsed.name, field)) + "\n")
     except OSError as error:
-        raise InvalidInputError(f"cannot write batch file {path}: {error.strerror or error}") from None
+        raise InvalidInputError(
+            f"cannot write batch file {path}: {error.strerror or error}"
+        ) from None
     return len(seen)
 
 
@@ -174,7 +178,9 @@ def _read_result(data: Mapping[str, Any]) -> BatchResult:
     tokens = usage.get("completion_tokens") if isinstance(usage, dict) else 0
     # stored as the store keeps it, so the next turn's chat (and key) is the stored one
     return BatchResult(
-        storable_text(str(text or "")), tokens if isinstance(tokens, int) and tokens > 0 else 0, None
+        storable_text(str(text or "")),
+        tokens if isinstance(tokens, int) and tokens > 0 else 0,
+        None,
     )
 
 
@@ -214,7 +220,13 @@ def ingest_results(
                 answer = parse_reply(conversation, result.text)
                 attempts = 1 if first else 0
                 response = Response(
-                    conversation.id, turn.turn, result.text, answer, None, 0.0, result.tokens,
+                    conversation.id,
+                    turn.turn,
+                    result.text,
+                    answer,
+                    None,
+                    0.0,
+                    result.tokens,
                     attempts,
                 )
                 answered += 1
@@ -243,7 +255,9 @@ def next_turns(
             Message("assistant", result.text),
             Message("user", conversation.turns[following].text),
         )
-        yield PendingTurn(conversation, following, chat, turn.options, cache_key(spec, turn.options, chat))
+        yield PendingTurn(
+            conversation, following, chat, turn.options, cache_key(spec, turn.options, chat)
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,7 +272,9 @@ class BatchPhase:
     evaluation: Evaluation | None  # when no turn is left
 
 
-def _pending(store: Store, session_id: str, conversations: Sequence[Conversation]) -> list[PendingTurn]:
+def _pending(
+    store: Store, session_id: str, conversations: Sequence[Conversation]
+) -> list[PendingTurn]:
     row = store.get_session(session_id)
     responses = store.load_responses(session_id)
     done = {key: response.raw for key, response in responses.items() if response.error is None}
@@ -296,7 +312,10 @@ def batch_phase(
             path = folder / f"{session_id}-turn{min(turn.turn for turn in left) + 1}.jsonl"
             lines = write_batch(path, left, spec)
             store.finish_run(
-                session_id, lease=lease, status="paused", elapsed_s=elapsed,
+                session_id,
+                lease=lease,
+                status="paused",
+                elapsed_s=elapsed,
                 message=f"waiting for batch results of {path}",
             )
             return BatchPhase(session_id, ingested, path, lines, len(left), None)
@@ -306,7 +325,9 @@ def batch_phase(
             session_id,
             lease=lease,
             status=status,
-            message=f"{evaluation.failed} turns failed in batch mode" if evaluation.failed else None,
+            message=f"{evaluation.failed} turns failed in batch mode"
+            if evaluation.failed
+            else None,
             elapsed_s=elapsed,
             verdicts=evaluation.verdicts,
             oracle_error_rate=round(evaluation.error_rate, 6),

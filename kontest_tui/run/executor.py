@@ -155,8 +155,9 @@ def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> s
 @lru_cache(maxsize=64)
 def _key_prefix(spec: str, options: ChatOptions) -> str:
     """The JSON text of `[spec, shaping, ` (what every key of these options starts with)."""
-    text = json.dumps([spec, _shaping(options), 0], ensure_ascii=False, separators=(",", ":"),
-                      sort_keys=True)
+    text = json.dumps(
+        [spec, _shaping(options), 0], ensure_ascii=False, separators=(",", ":"), sort_keys=True
+    )
     return text[: -len("0]")]
 
 
@@ -434,7 +435,9 @@ class Executor:
             return with_prompt
         return options
 
-    async def _work(self, queue: asyncio.Queue[Conversation], done: Mapping[AnswerKey, str]) -> None:
+    async def _work(
+        self, queue: asyncio.Queue[Conversation], done: Mapping[AnswerKey, str]
+    ) -> None:
         pace = _Pace()
         while not queue.empty() and not self._cancelled:
             conversation = queue.get_nowait()
@@ -505,7 +508,9 @@ class Executor:
                 if shared is not None:
                     self._forget(key)
                     return self._finish_reused(conversation, turn, shared)
-            future: asyncio.Future[tuple[str, int] | None] = asyncio.get_running_loop().create_future()
+            future: asyncio.Future[tuple[str, int] | None] = (
+                asyncio.get_running_loop().create_future()
+            )
             self._inflight[key] = future
             try:
                 response = await self._ask_model(conversation, turn, messages, options)
@@ -555,12 +560,16 @@ class Executor:
         else:
             self._memo_uses[key] = uses - 1
 
-    def _finish_reused(self, conversation: Conversation, turn: int, hit: tuple[str, int]) -> Response:
+    def _finish_reused(
+        self, conversation: Conversation, turn: int, hit: tuple[str, int]
+    ) -> Response:
         """Record an answer taken from the memo, the cache or a call in flight."""
         raw, tokens = hit
         if self.events.on_token is not None:
             self.events.on_token(conversation.id, turn, raw)  # the live view shows it
-        response = Response(conversation.id, turn, raw, parse_reply(conversation, raw), None, 0.0, tokens, 0)
+        response = Response(
+            conversation.id, turn, raw, parse_reply(conversation, raw), None, 0.0, tokens, 0
+        )
         self._finish(response, cached=True)
         return response
 
@@ -620,8 +629,15 @@ class Executor:
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
             raw, cut = cut_answer(result.text)
             return Response(
-                conversation.id, turn, raw, parse_reply(conversation, raw), None, latency,
-                result.tokens, attempt, cut,
+                conversation.id,
+                turn,
+                raw,
+                parse_reply(conversation, raw),
+                None,
+                latency,
+                result.tokens,
+                attempt,
+                cut,
             )
 
     async def _call(

@@ -177,8 +177,20 @@ def create_session(
         if first is None:
             raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
         return _store_session(
-            store, kg, model_spec, kg_name, depth, per_path, template_set, chosen_ids,
-            options, seed, [], [], None, itertools.chain([first], chunks),
+            store,
+            kg,
+            model_spec,
+            kg_name,
+            depth,
+            per_path,
+            template_set,
+            chosen_ids,
+            options,
+            seed,
+            [],
+            [],
+            None,
+            itertools.chain([first], chunks),
         )
     if sample is not None:
         if limit is not None:
@@ -214,15 +226,30 @@ def create_session(
     if not chosen:
         raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
     asked = sorted({c.test_kind for c in chosen}, key=list(TestKind).index)
-    kinds_json = None if asked == [TestKind.KONTEST] and drawn is None else {
-        "kinds": [kind.value for kind in asked],
-        "options": kind_options.to_json(),
-        "problems": list(problems),
-        **({"sample": drawn.to_json()} if drawn is not None else {}),
-    }
+    kinds_json = (
+        None
+        if asked == [TestKind.KONTEST] and drawn is None
+        else {
+            "kinds": [kind.value for kind in asked],
+            "options": kind_options.to_json(),
+            "problems": list(problems),
+            **({"sample": drawn.to_json()} if drawn is not None else {}),
+        }
+    )
     return _store_session(
-        store, kg, model_spec, kg_name, depth, per_path, template_set, chosen_ids, options,
-        seed, chosen_relations, chosen, kinds_json,
+        store,
+        kg,
+        model_spec,
+        kg_name,
+        depth,
+        per_path,
+        template_set,
+        chosen_ids,
+        options,
+        seed,
+        chosen_relations,
+        chosen,
+        kinds_json,
     )
 
 
@@ -495,8 +522,14 @@ async def run_session(
     """
     with rare_gc():  # millions of short-lived records per run
         return await _run_session(
-            store, session_id, model, config=config, events=events, on_executor=on_executor,
-            chunk=chunk, stream=stream,
+            store,
+            session_id,
+            model,
+            config=config,
+            events=events,
+            on_executor=on_executor,
+            chunk=chunk,
+            stream=stream,
         )
 
 
@@ -591,7 +624,8 @@ async def _run_session(
                     store.load_relations(session_id),
                     conversations if streamed is None else store.load_conversations(session_id),
                     (executor.responses if not stored else {**stored, **executor.responses})
-                    if streamed is None else store.load_responses(session_id),
+                    if streamed is None
+                    else store.load_responses(session_id),
                     session=session_id,
                     model=row["model"],
                     problems=row["kinds_json"].get("problems", ()),

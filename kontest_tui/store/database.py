@@ -99,9 +99,7 @@ def storable_text(text: str) -> str:
     return text
 
 
-def _response_values(
-    session_id: str, response: Response, cached: bool, created: str
-) -> list[Any]:
+def _response_values(session_id: str, response: Response, cached: bool, created: str) -> list[Any]:
     """The parameters of _RESPONSE_INSERT for one response."""
     return [
         session_id,
@@ -311,8 +309,7 @@ class Store:
             return
         columns = list(rows[0])
         sql = (
-            f"INSERT INTO {table} ({', '.join(columns)}) "
-            f"VALUES ({', '.join('?' for _ in columns)})"
+            f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
         )
         conn.executemany(sql, [tuple(row[c] for c in columns) for row in rows])
 
@@ -499,9 +496,7 @@ class Store:
             ids = self.session_ids()
             known = ", ".join(ids[-10:]) if ids else "none yet"
             more = f" (and {len(ids) - 10} older)" if len(ids) > 10 else ""
-            raise StoreError(
-                f"no session {session_id!r} in {self.path} (sessions: {known}{more})"
-            )
+            raise StoreError(f"no session {session_id!r} in {self.path} (sessions: {known}{more})")
         row = rows[0]
         with self._damaged_rows("sessions", session_id):
             for column in ("kg_json", "templates_json", "template_ids", "options_json"):
@@ -861,8 +856,9 @@ class Store:
             )
             self._insert_verdicts(conn, session_id, keys, verdicts)
         count = int(
-            conn.execute("SELECT COUNT(*) FROM verdicts WHERE session = ?", (session_id,))
-            .fetchone()[0]
+            conn.execute(
+                "SELECT COUNT(*) FROM verdicts WHERE session = ?", (session_id,)
+            ).fetchone()[0]
         )
         if report is not None:
             reports.write_report(conn, session_id, engine=engine, report=report, verdicts=count)

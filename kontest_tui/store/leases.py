@@ -65,9 +65,7 @@ def is_stale(host: str, pid: int, renewed: str, *, stale_after: float = STALE_AF
     return host == socket.gethostname() and not _process_alive(pid)
 
 
-def acquire(
-    conn: sqlite3.Connection, session: str, *, stale_after: float = STALE_AFTER_S
-) -> Lease:
+def acquire(conn: sqlite3.Connection, session: str, *, stale_after: float = STALE_AFTER_S) -> Lease:
     """Take the session's lease inside the caller's write transaction; SessionBusyError
     when another live process holds it."""
     host, pid = socket.gethostname(), os.getpid()

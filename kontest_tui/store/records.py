@@ -86,8 +86,18 @@ def conversation_to_row(session: str, position: int, conversation: Conversation)
 
 # The conversation columns in the order of `conversation_values`.
 CONVERSATION_COLUMNS = (
-    "session", "id", "position", "relation", "relation_key", "shape", "label", "test_kind",
-    "turns", "expected", "system_prompt", "meta",
+    "session",
+    "id",
+    "position",
+    "relation",
+    "relation_key",
+    "shape",
+    "label",
+    "test_kind",
+    "turns",
+    "expected",
+    "system_prompt",
+    "meta",
 )
 _EXPECTED: dict[tuple[Answer | None, ...], str] = {}  # expected answers -> JSON text
 

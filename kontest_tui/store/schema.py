@@ -116,7 +116,7 @@ def _create_core_tables(conn: sqlite3.Connection) -> None:
             detail TEXT NOT NULL DEFAULT ''
         );
         CREATE INDEX idx_verdicts_session ON verdicts (session, oracle);
-        """
+        """,
     )
 
 
@@ -134,7 +134,7 @@ def _add_response_cache(conn: sqlite3.Connection) -> None:
         );
         ALTER TABLE responses ADD COLUMN cached INTEGER NOT NULL DEFAULT 0;
         CREATE INDEX idx_responses_created ON responses (session, created);
-        """
+        """,
     )
 
 
@@ -430,20 +430,27 @@ def _add_session_reports(conn: sqlite3.Connection) -> None:
 _STALE = "DELETE FROM session_reports WHERE session IN ({})"
 _REPORT_TRIGGERS = (
     "CREATE TRIGGER session_reports_response_updated AFTER UPDATE ON responses BEGIN "
-    + _STALE.format("old.session, new.session") + "; END",
+    + _STALE.format("old.session, new.session")
+    + "; END",
     "CREATE TRIGGER session_reports_response_deleted AFTER DELETE ON responses BEGIN "
-    + _STALE.format("old.session") + "; END",
+    + _STALE.format("old.session")
+    + "; END",
     "CREATE TRIGGER session_reports_conversation_updated AFTER UPDATE ON conversations BEGIN "
-    + _STALE.format("old.session, new.session") + "; END",
+    + _STALE.format("old.session, new.session")
+    + "; END",
     "CREATE TRIGGER session_reports_relation_updated AFTER UPDATE ON relations BEGIN "
-    + _STALE.format("old.session, new.session") + "; END",
+    + _STALE.format("old.session, new.session")
+    + "; END",
     "CREATE TRIGGER session_reports_verdict_updated AFTER UPDATE ON verdicts BEGIN "
-    + _STALE.format("old.session, new.session") + "; END",
+    + _STALE.format("old.session, new.session")
+    + "; END",
     "CREATE TRIGGER session_reports_session_updated AFTER UPDATE OF model, kinds_json,"
     " templates_json, template_ids, options_json, kg_snapshot ON sessions BEGIN "
-    + _STALE.format("old.id, new.id") + "; END",
+    + _STALE.format("old.id, new.id")
+    + "; END",
     "CREATE TRIGGER session_reports_kg_updated AFTER UPDATE ON kg_snapshots BEGIN "
-    + _STALE.format("SELECT id FROM sessions WHERE kg_snapshot = old.id") + "; END",
+    + _STALE.format("SELECT id FROM sessions WHERE kg_snapshot = old.id")
+    + "; END",
 )
 
 

@@ -254,6 +254,7 @@ class KontestApp(WorkerFailures, App[None]):
             self.StoredSessionLoaded(load_session_result(self.db_path, session_id), resume=False)
         )
 
+
 def make_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> KontestApp:
     """The one factory the CLI and the tests use."""
     return KontestApp(kg=kg, model=model, db=db)

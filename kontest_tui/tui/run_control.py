@@ -122,12 +122,18 @@ async def run_plan(
                 # The same engine resume as `kontest run --resume ID`: only missing turns
                 # are asked.
                 outcome = await resume_session(
-                    store, plan.resume_id, events=events, on_executor=control.attach,
+                    store,
+                    plan.resume_id,
+                    events=events,
+                    on_executor=control.attach,
                     stream=False,
                 )
             else:
                 outcome = await start_session(
-                    store, _session_spec(plan), events=events, on_executor=control.attach,
+                    store,
+                    _session_spec(plan),
+                    events=events,
+                    on_executor=control.attach,
                     stream=False,
                 )
         finally:

@@ -17,12 +17,14 @@ def write(tmp_path, data) -> str:
 
 
 def test_ca_prints_rows(tmp_path, capsys) -> None:
-    ipm = {"parameters": [
-        {"name": "have", "values": ["have", "contain", "include"]},
-        {"name": "Ireland", "values": ["Ireland", "Éire"]},
-        {"name": "a", "values": ["a"]},
-        {"name": "Ulster", "values": ["Ulster", "Cúige Uladh", "Ulaidh"]},
-    ]}
+    ipm = {
+        "parameters": [
+            {"name": "have", "values": ["have", "contain", "include"]},
+            {"name": "Ireland", "values": ["Ireland", "Éire"]},
+            {"name": "a", "values": ["a"]},
+            {"name": "Ulster", "values": ["Ulster", "Cúige Uladh", "Ulaidh"]},
+        ]
+    }
     code = run_cli(["ca", "--ipm", write(tmp_path, ipm), "--strength", "2", "--seed", "4"])
     assert code == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
@@ -35,22 +37,30 @@ def test_ca_prints_rows(tmp_path, capsys) -> None:
 
 
 def test_ca_forbidden(tmp_path, capsys) -> None:
-    ipm = {"parameters": [{"name": "x", "values": ["a", "b"]}, {"name": "y", "values": ["c", "d"]}],
-           "forbidden": [{"x": "b", "y": "d"}]}
+    ipm = {
+        "parameters": [{"name": "x", "values": ["a", "b"]}, {"name": "y", "values": ["c", "d"]}],
+        "forbidden": [{"x": "b", "y": "d"}],
+    }
     assert run_cli(["ca", "--ipm", write(tmp_path, ipm)]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
     assert ["b", "d"] not in rows
     assert sorted(rows) == [["a", "c"], ["a", "d"], ["b", "c"]]
 
 
-@pytest.mark.parametrize(("content", "message"), [
-    ("{not json", "not JSON"),
-    ({"params": []}, "parameters"),
-    ({"parameters": [{"name": "x", "values": []}]}, "non-empty"),
-    ({"parameters": [{"name": "x", "values": ["a", "a"]}]}, "repeats"),
-    ({"parameters": [{"values": ["a"]}]}, "name"),
-    ({"parameters": [{"name": "x", "values": ["a"]}], "forbidden": [{"x": "z"}]}, "unknown value"),
-])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not JSON"),
+        ({"params": []}, "parameters"),
+        ({"parameters": [{"name": "x", "values": []}]}, "non-empty"),
+        ({"parameters": [{"name": "x", "values": ["a", "a"]}]}, "repeats"),
+        ({"parameters": [{"values": ["a"]}]}, "name"),
+        (
+            {"parameters": [{"name": "x", "values": ["a"]}], "forbidden": [{"x": "z"}]},
+            "unknown value",
+        ),
+    ],
+)
 def test_ca_bad_files(tmp_path, capsys, content, message) -> None:
     assert run_cli(["ca", "--ipm", write(tmp_path, content)]) == 2
     err = capsys.readouterr().err
@@ -67,8 +77,22 @@ def test_ca_missing_file_and_strength(tmp_path, capsys) -> None:
 
 
 def test_generate_variants(capsys) -> None:
-    assert run_cli(["generate", "--kg", "places", "--variants", "--strength", "2",
-                    "--variant-limit", "2", "--postfix"]) == 0
+    assert (
+        run_cli(
+            [
+                "generate",
+                "--kg",
+                "places",
+                "--variants",
+                "--strength",
+                "2",
+                "--variant-limit",
+                "2",
+                "--postfix",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     variants = [d for d in lines if d["test_kind"] == "variant"]
     kontest = [d for d in lines if d["test_kind"] == "kontest"]
@@ -79,7 +103,10 @@ def test_generate_variants(capsys) -> None:
     second = variants[1]
     assert second["id"].endswith("/t1~v1")
     # Luxembourg's first variant: its ISO official name, and "have" -> "contain"
-    assert second["meta"]["changed"] == {"parent": "Grand Duchy of Luxembourg", "w3:have": "contain"}
+    assert second["meta"]["changed"] == {
+        "parent": "Grand Duchy of Luxembourg",
+        "w3:have": "contain",
+    }
     # --variant-limit 2: never more than v0, v1 per query.
     assert not any("~v2" in d["id"] for d in variants)
 

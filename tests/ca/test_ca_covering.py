@@ -40,9 +40,13 @@ def test_thesis_example_nine_rows() -> None:
 
 def test_thesis_example_values() -> None:
     parameters = [
-        ("p1", ["can"]), ("p2", ["you"]), ("p3", ["drink", "drinking", "booze"]),
-        ("p4", ["alcohol", "alcoholic drink", "alcoholic beverage"]), ("p5", ["in"]),
-        ("p6", ["public", "populace", "world"]), ("p7", ["in"]),
+        ("p1", ["can"]),
+        ("p2", ["you"]),
+        ("p3", ["drink", "drinking", "booze"]),
+        ("p4", ["alcohol", "alcoholic drink", "alcoholic beverage"]),
+        ("p5", ["in"]),
+        ("p6", ["public", "populace", "world"]),
+        ("p7", ["in"]),
         ("p8", ["denmark", "kingdom of denmark", "danmark"]),
     ]
     rows = build_value_rows(parameters, 2, seed=3)
@@ -53,10 +57,16 @@ def test_thesis_example_values() -> None:
     assert len(pairs) == 9
 
 
-@pytest.mark.parametrize(("levels", "strength", "best"), [
-    ((3,) * 4, 2, 9), ((3,) * 13, 2, 15), ((5,) + (3,) * 8 + (2,) * 2, 2, 15),
-    ((2,) * 10, 3, 12), ((3,) * 4, 3, 27),
-])
+@pytest.mark.parametrize(
+    ("levels", "strength", "best"),
+    [
+        ((3,) * 4, 2, 9),
+        ((3,) * 13, 2, 15),
+        ((5,) + (3,) * 8 + (2,) * 2, 2, 15),
+        ((2,) * 10, 3, 12),
+        ((3,) * 4, 3, 27),
+    ],
+)
 def test_known_sizes(levels, strength, best) -> None:
     array = build_covering_array(levels, strength, seed=0)
     assert len(array.rows) <= best
@@ -103,8 +113,11 @@ levels_strategy = st.lists(st.integers(min_value=1, max_value=4), min_size=1, ma
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(levels=levels_strategy, strength=st.integers(min_value=1, max_value=3),
-       seed=st.integers(min_value=0, max_value=2**16))
+@given(
+    levels=levels_strategy,
+    strength=st.integers(min_value=1, max_value=3),
+    seed=st.integers(min_value=0, max_value=2**16),
+)
 def test_property_covers_everything(levels, strength, seed) -> None:
     array = build_covering_array(levels, strength, seed, effort=20_000)
     assert array.rows[0] == (0,) * len(levels)
@@ -120,8 +133,13 @@ def test_property_constraints(data) -> None:
     levels = data.draw(st.lists(st.integers(min_value=2, max_value=3), min_size=2, max_size=5))
     rules = []
     for _ in range(data.draw(st.integers(min_value=0, max_value=3))):
-        a, b = data.draw(st.lists(st.integers(0, len(levels) - 1), min_size=2, max_size=2, unique=True))
-        rule = {a: data.draw(st.integers(1, levels[a] - 1)), b: data.draw(st.integers(0, levels[b] - 1))}
+        a, b = data.draw(
+            st.lists(st.integers(0, len(levels) - 1), min_size=2, max_size=2, unique=True)
+        )
+        rule = {
+            a: data.draw(st.integers(1, levels[a] - 1)),
+            b: data.draw(st.integers(0, levels[b] - 1)),
+        }
         rules.append(rule)
     array = build_covering_array(levels, 2, seed=data.draw(st.integers(0, 99)), forbidden=rules)
     assert array.rows[0] == (0,) * len(levels)
@@ -149,10 +167,17 @@ def test_constraints_that_chain() -> None:
         assert array.uncoverable == 2 + 1 + 1  # (x1,y1), (x1,y2), (y0,z1), (x1,z1) by implication
 
 
-@pytest.mark.parametrize(("levels", "strength", "size"), [
-    ((4,) * 5, 2, 16), ((5,) * 6, 2, 25), ((4,) * 6, 3, 64), ((5,) * 6, 3, 125),
-    ((7,) * 8, 2, 49), ((3,) * 4, 3, 27),
-])
+@pytest.mark.parametrize(
+    ("levels", "strength", "size"),
+    [
+        ((4,) * 5, 2, 16),
+        ((5,) * 6, 2, 25),
+        ((4,) * 6, 3, 64),
+        ((5,) * 6, 3, 125),
+        ((7,) * 8, 2, 49),
+        ((3,) * 4, 3, 27),
+    ],
+)
 def test_orthogonal_arrays_are_optimal(levels, strength, size) -> None:
     for seed in (0, 1):
         array = build_covering_array(levels, strength, seed=seed)

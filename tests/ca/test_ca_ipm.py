@@ -19,9 +19,24 @@ from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 
 # Drifted senses that must never be offered for the sample templates' words.
 DRIFTED = {
-    "capital letter", "have got", "experience", "receive", "feature", "vocal", "strain",
-    "execute", "executed", "relinquished", "freed", "telephoned", "phoned", "placed", "turned",
-    "let go", "turn up", "record album",
+    "capital letter",
+    "have got",
+    "experience",
+    "receive",
+    "feature",
+    "vocal",
+    "strain",
+    "execute",
+    "executed",
+    "relinquished",
+    "freed",
+    "telephoned",
+    "phoned",
+    "placed",
+    "turned",
+    "let go",
+    "turn up",
+    "record album",
 }
 
 
@@ -60,7 +75,10 @@ def test_places_t1_ipm() -> None:
     assert ipm.levels == (1, 3, 3, 3, 2)
     values = ["Does", "Éire", "contain", "a", "Cúige Uladh"]
     assert ipm.render(values) == "Does Éire contain a Cúige Uladh?"
-    assert ipm.render(["Does", "Ireland", "include", "any", "Ulster"]) == "Does Ireland include any Ulster?"
+    assert (
+        ipm.render(["Does", "Ireland", "include", "any", "Ulster"])
+        == "Does Ireland include any Ulster?"
+    )
 
 
 def test_a_sample_places_question_varies_four_words_in_nine_rows() -> None:
@@ -73,11 +91,15 @@ def test_a_sample_places_question_varies_four_words_in_nine_rows() -> None:
 
     kg = load_graph("places")
     suite = build_suite(kg)
-    relation = next(r for r in suite.relations if r.id == "luxembourg>luxembourg.canton-of-capellen")
+    relation = next(
+        r for r in suite.relations if r.id == "luxembourg>luxembourg.canton-of-capellen"
+    )
     ipm = ipm_for_query(kg, relation, suite.template_set.get("t1"), "places")
     varying = [p.word for p in ipm.parameters if len(p.values) > 1]
     assert varying == ["Luxembourg", "have", "a", "Canton of Capellen"]
-    assert {p.word: p.values for p in ipm.parameters}["Luxembourg"][1] == "Grand Duchy of Luxembourg"
+    assert {p.word: p.values for p in ipm.parameters}["Luxembourg"][
+        1
+    ] == "Grand Duchy of Luxembourg"
     rows = build_variant_conversations(kg, [relation], suite.template_set, ["t1", "t2"], strength=2)
     per_template = {t: sum(1 for c in rows if c.turns[0].template_id == t) for t in ("t1", "t2")}
     assert min(per_template.values()) >= 9
@@ -134,8 +156,11 @@ def test_sample_templates_have_no_drifted_synonyms() -> None:
 
 
 def test_wordnet_used_when_no_curated_list() -> None:
-    template = Template("tx", {"contains": "Is {child} a district located in {parent}?"},
-                        pos={"district": "n", "located": "v"})
+    template = Template(
+        "tx",
+        {"contains": "Is {child} a district located in {parent}?"},
+        pos={"district": "n", "located": "v"},
+    )
     ipm = ipm_for_query(ireland_kg(), REL, template, "nodomain", max_values=3, senses=2)
     by_word = {p.word: p for p in ipm.parameters}
     assert by_word["located"].values == ("located", "situated")

@@ -60,7 +60,9 @@ def test_limit_seed_and_postfix() -> None:
 
 
 def test_build_variant_conversations_for_relations() -> None:
-    conversations = build_variant_conversations(kg(), [REL], load_template_set("places"), ["t1", "t2"])
+    conversations = build_variant_conversations(
+        kg(), [REL], load_template_set("places"), ["t1", "t2"]
+    )
     ids = [c.id for c in conversations]
     assert ids[0] == "Q27>Q1/t1~v0"
     assert "Q27>Q1/t2~v0" in ids
@@ -74,13 +76,25 @@ def test_add_postfix() -> None:
     assert add_postfix("Is it? ") == "Is it? Return a JSON Boolean."
 
 
-@pytest.mark.parametrize(("text", "answer"), [
-    ("True", Answer.YES), ("true", Answer.YES), (" false\n", Answer.NO), ("`true`", Answer.YES),
-    ("```json\nfalse\n```", Answer.NO), ("True.", Answer.YES), ('"false"', Answer.NO),
-    ('{"response":{"canDrinkAlc":true,"message":"Yes, you can"}}', Answer.INVALID),
-    ("Yes", Answer.INVALID), ("undefined", Answer.INVALID), ("", Answer.INVALID),
-    ("true false", Answer.INVALID), ("null", Answer.INVALID), ("1", Answer.INVALID),
-])
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("True", Answer.YES),
+        ("true", Answer.YES),
+        (" false\n", Answer.NO),
+        ("`true`", Answer.YES),
+        ("```json\nfalse\n```", Answer.NO),
+        ("True.", Answer.YES),
+        ('"false"', Answer.NO),
+        ('{"response":{"canDrinkAlc":true,"message":"Yes, you can"}}', Answer.INVALID),
+        ("Yes", Answer.INVALID),
+        ("undefined", Answer.INVALID),
+        ("", Answer.INVALID),
+        ("true false", Answer.INVALID),
+        ("null", Answer.INVALID),
+        ("1", Answer.INVALID),
+    ],
+)
 def test_parse_json_boolean(text: str, answer: Answer) -> None:
     assert parse_json_boolean(text) is answer
 

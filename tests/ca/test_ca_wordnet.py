@@ -45,7 +45,11 @@ def test_loads_without_nltk_data(tmp_path) -> None:
         "print(load_wordnet().synsets('capital', 'n')[0].name())"
     )
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
         cwd=str(WORDNET_DIR.parent.parent.parent),
     )
     assert done.stdout.strip() == "capital.n.01"

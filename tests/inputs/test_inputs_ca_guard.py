@@ -15,18 +15,26 @@ from kontest_tui.generate.covering import MAX_TUPLES, check_size, count_tuples
 
 def ipm(tmp_path, parameters: int, values: int) -> str:
     path = tmp_path / "ipm.json"
-    data = {"parameters": [{"name": f"p{i}", "values": [f"v{j}" for j in range(values)]}
-                           for i in range(parameters)]}
+    data = {
+        "parameters": [
+            {"name": f"p{i}", "values": [f"v{j}" for j in range(values)]} for i in range(parameters)
+        ]
+    }
     path.write_text(json.dumps(data), encoding="utf-8")
     return str(path)
 
 
-@pytest.mark.parametrize(("parameters", "values", "strength", "tuples"), [
-    (50, 50, 2, "3,062,500"),
-    (10, 10, 4, "2,100,000"),
-    (2000, 2, 3, "10,650,672,000"),
-])
-def test_ca_refuses_models_too_large(tmp_path, capsys, parameters, values, strength, tuples) -> None:
+@pytest.mark.parametrize(
+    ("parameters", "values", "strength", "tuples"),
+    [
+        (50, 50, 2, "3,062,500"),
+        (10, 10, 4, "2,100,000"),
+        (2000, 2, 3, "10,650,672,000"),
+    ],
+)
+def test_ca_refuses_models_too_large(
+    tmp_path, capsys, parameters, values, strength, tuples
+) -> None:
     code = run_cli(["ca", "--ipm", ipm(tmp_path, parameters, values), "-t", str(strength)])
     err = capsys.readouterr().err
     assert code == 2

@@ -116,8 +116,13 @@ def test_depth_above_int64_kg_info(capsys) -> None:
 
 @pytest.mark.parametrize(
     ("option", "value"),
-    [("--timeout", "nan"), ("--timeout", "inf"), ("--temperature", "nan"),
-     ("--temperature", "-inf"), ("--rate-limit", "nan")],
+    [
+        ("--timeout", "nan"),
+        ("--timeout", "inf"),
+        ("--temperature", "nan"),
+        ("--temperature", "-inf"),
+        ("--rate-limit", "nan"),
+    ],
 )
 def test_floats_must_be_finite(tmp_path, capsys, option, value) -> None:
     fails_with_one_line(capsys, run_args(tmp_path, option, value), option, "not a finite number")
@@ -131,13 +136,22 @@ def test_surrogate_escaped_argument(tmp_path, capsys) -> None:
 
 def test_non_utf8_bytes_in_system_prompt_subprocess(tmp_path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "kontest_tui.cli", *run_args(tmp_path), "--system-prompt",
-         b"Be brief \xff\xfe"],
-        capture_output=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "kontest_tui.cli",
+            *run_args(tmp_path),
+            "--system-prompt",
+            b"Be brief \xff\xfe",
+        ],
+        capture_output=True,
+        timeout=120,
     )
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 2, err
-    assert err.strip().splitlines() == ["kontest: error: the value of --system-prompt is not valid UTF-8 text"]
+    assert err.strip().splitlines() == [
+        "kontest: error: the value of --system-prompt is not valid UTF-8 text"
+    ]
 
 
 @pytest.mark.parametrize("argv", [["--model", ""], ["--model="]])
@@ -149,8 +163,9 @@ def test_empty_model_is_an_error(tmp_path, capsys, argv) -> None:
 
 
 def test_empty_model_on_the_group(tmp_path, capsys) -> None:
-    fails_with_one_line(capsys, ["--model", "", "sessions", "--db", str(tmp_path / "s.db")],
-                        "empty model spec")
+    fails_with_one_line(
+        capsys, ["--model", "", "sessions", "--db", str(tmp_path / "s.db")], "empty model spec"
+    )
 
 
 # -- domains are names, never paths -------------------------------------------------------
@@ -160,14 +175,21 @@ def test_kg_domain_is_not_a_path(tmp_path, capsys) -> None:
     data = places()
     data["domain"] = "/proc/self/environ"
     kg = write(tmp_path / "kg.json", json.dumps(data))
-    line = fails_with_one_line(capsys, ["run", "--kg", kg, "--db", str(tmp_path / "s.db"), "-q"],
-                               "'domain'", "/proc/self/environ")
+    line = fails_with_one_line(
+        capsys,
+        ["run", "--kg", kg, "--db", str(tmp_path / "s.db"), "-q"],
+        "'domain'",
+        "/proc/self/environ",
+    )
     assert "TOML" not in line  # the file was not read as a template file
 
 
 def test_template_file_domain_must_be_a_name(tmp_path, capsys) -> None:
-    toml = write(tmp_path / "t.toml", 'domain = "../../evil"\n[[templates]]\nid = "t1"\n'
-                 '[templates.texts]\ncontains = "Does {parent} have {child}?"\n')
+    toml = write(
+        tmp_path / "t.toml",
+        'domain = "../../evil"\n[[templates]]\nid = "t1"\n'
+        '[templates.texts]\ncontains = "Does {parent} have {child}?"\n',
+    )
     argv = run_args(tmp_path, "--templates", toml)
     fails_with_one_line(capsys, argv, "t.toml", "not a name")
 
@@ -180,7 +202,9 @@ def test_csv_import_domain_must_be_a_name(tmp_path, capsys) -> None:
 
 # -- template TOML files -----------------------------------------------------------------------
 
-GOOD_TEMPLATE = '[[templates]]\nid = "t1"\n[templates.texts]\ncontains = "Does {parent} have {child}?"\n'
+GOOD_TEMPLATE = (
+    '[[templates]]\nid = "t1"\n[templates.texts]\ncontains = "Does {parent} have {child}?"\n'
+)
 
 
 @pytest.mark.parametrize(

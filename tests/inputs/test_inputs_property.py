@@ -59,19 +59,57 @@ DEEP_MARK, BIG_MARK = "@@deep@@", "@@big@@"
 # numbers, NaN / Infinity, lone surrogates written as "\ud800" escapes, a path as a domain),
 # half any JSON value at all.
 nasty = st.sampled_from(
-    [DEEP_MARK, BIG_MARK, "\ud800", "a\udfff", "/proc/self/environ", "", " ", "{parent}",
-     float("nan"), float("inf"), 2**63, -(2**63) - 1, 10**45, None, [], {}, True]
+    [
+        DEEP_MARK,
+        BIG_MARK,
+        "\ud800",
+        "a\udfff",
+        "/proc/self/environ",
+        "",
+        " ",
+        "{parent}",
+        float("nan"),
+        float("inf"),
+        2**63,
+        -(2**63) - 1,
+        10**45,
+        None,
+        [],
+        {},
+        True,
+    ]
 )
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
 anything = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 values = nasty | anything
 breakers = st.sampled_from(
-    ["[", "]", "{", "}", '"', ",", ":", "\\", "\\ud800", "\\udc00", "NaN", "-Infinity", "1e999",
-     BIG, DEEP, "\x00", "é", "\ufeff", "\n"]
+    [
+        "[",
+        "]",
+        "{",
+        "}",
+        '"',
+        ",",
+        ":",
+        "\\",
+        "\\ud800",
+        "\\udc00",
+        "NaN",
+        "-Infinity",
+        "1e999",
+        BIG,
+        DEEP,
+        "\x00",
+        "é",
+        "\ufeff",
+        "\n",
+    ]
 )
 
 

@@ -39,9 +39,7 @@ def graphs(draw: st.DrawFn) -> KnowledgeGraph:
     pairs = [(ids[i], ids[j]) for i in range(len(ids)) for j in range(i + 1, len(ids))]
     chosen = draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=10, unique=True))
     edges = [Edge(parent, child, draw(st.text(max_size=6))) for parent, child in chosen]
-    return KnowledgeGraph(
-        draw(text), draw(domains), nodes, edges, draw(st.text(max_size=10)), ""
-    )
+    return KnowledgeGraph(draw(text), draw(domains), nodes, edges, draw(st.text(max_size=10)), "")
 
 
 @settings(max_examples=40, deadline=None)

@@ -203,7 +203,9 @@ def test_music_alias_file_refuses_an_unknown_chain(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="repeats a name"):
         read_aliases(tsv, [["Muse", "The 2nd Law"]])
     tsv.write_text("Muse > The 2nd Law\tThe Second Law\tspelling\n", encoding="utf-8")
-    assert read_aliases(tsv, [["Muse", "The 2nd Law"]]) == {("Muse", "The 2nd Law"): ("The Second Law",)}
+    assert read_aliases(tsv, [["Muse", "The 2nd Law"]]) == {
+        ("Muse", "The 2nd Law"): ("The Second Law",)
+    }
 
 
 def test_build_script_reproduces_the_committed_samples(tmp_path: Path) -> None:

@@ -66,7 +66,12 @@ def test_a_shared_label_asks_for_the_id_and_case_is_forgiven() -> None:
 def test_ireland_depth_one_on_places() -> None:
     kg = load_graph("places")
     scoped = scope_graph(kg, ["Ireland"], depth=1)
-    assert [kg.label(node) for node in scoped.nodes] == ["Ireland", "Ulster", "Connacht", "Leinster"]
+    assert [kg.label(node) for node in scoped.nodes] == [
+        "Ireland",
+        "Ulster",
+        "Connacht",
+        "Leinster",
+    ]
     assert len(extract_relations(scoped)) == 3
 
 

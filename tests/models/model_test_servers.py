@@ -280,14 +280,19 @@ class ProxyHandler(BaseHTTPRequestHandler):
             return json.dumps({**body, "done": done, **extra}).encode() + b"\n"
 
         if model == "generate-proxy":
-            lines = [json.dumps({"model": model, "response": "Yes", "done": False}).encode() + b"\n",
-                     json.dumps({"model": model, "response": "", "done": True}).encode() + b"\n"]
+            lines = [
+                json.dumps({"model": model, "response": "Yes", "done": False}).encode() + b"\n",
+                json.dumps({"model": model, "response": "", "done": True}).encode() + b"\n",
+            ]
         elif model == "slow":
             self._stream([message("Yes", False)], hang=3.0)
             return
         elif model == "length":
-            lines = [message("Yes", False), message(", because", False),
-                     message("", True, done_reason="length", eval_count=2)]
+            lines = [
+                message("Yes", False),
+                message(", because", False),
+                message("", True, done_reason="length", eval_count=2),
+            ]
         elif model == "empty":
             lines = [message("", True, done_reason="stop", eval_count=0)]
         else:

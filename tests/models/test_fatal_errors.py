@@ -18,17 +18,36 @@ def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str
 
 @pytest.mark.parametrize(
     ("model", "said"),
-    [("status-401", "unauthorized (HTTP 401)"), ("status-403", "unauthorized (HTTP 403)"),
-     ("status-404", "unknown model 'status-404'")],
+    [
+        ("status-401", "unauthorized (HTTP 401)"),
+        ("status-403", "unauthorized (HTTP 403)"),
+        ("status-404", "unknown model 'status-404'"),
+    ],
 )
 def test_three_fatal_failures_in_a_row_stop_the_run(
-    model: str, said: str, bad_url: str, tmp_path, capsys, monkeypatch  # noqa: ANN001
+    model: str,
+    said: str,
+    bad_url: str,
+    tmp_path,
+    capsys,
+    monkeypatch,  # noqa: ANN001
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "good-key")  # the connection check passes
     before = MisbehavingHandler.posts[model]
     code, _, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "10", "--model", f"openai:{model}@{bad_url}/v1",
-        "--db", tmp_path / "s.db", "--concurrency", "1", "-q",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "10",
+        "--model",
+        f"openai:{model}@{bad_url}/v1",
+        "--db",
+        tmp_path / "s.db",
+        "--concurrency",
+        "1",
+        "-q",
     )
     assert code == 1
     lines = [line for line in err.splitlines() if line.startswith("kontest: error:")]
@@ -40,14 +59,28 @@ def test_three_fatal_failures_in_a_row_stop_the_run(
 
 
 def test_fatal_failures_between_answers_do_not_stop_the_run(
-    bad_url: str, tmp_path, capsys, monkeypatch  # noqa: ANN001
+    bad_url: str,
+    tmp_path,
+    capsys,
+    monkeypatch,  # noqa: ANN001
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "good-key")
     MisbehavingHandler.posts["alternate-401"] = 0
     code, _, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "2", "--model",
-        f"openai:alternate-401@{bad_url}/v1", "--db", tmp_path / "s.db", "--concurrency", "1",
-        "--no-cache", "-q",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "2",
+        "--model",
+        f"openai:alternate-401@{bad_url}/v1",
+        "--db",
+        tmp_path / "s.db",
+        "--concurrency",
+        "1",
+        "--no-cache",
+        "-q",
     )
     assert "run stopped" not in err and "Traceback" not in err
     asked = MisbehavingHandler.posts["alternate-401"]

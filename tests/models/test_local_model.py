@@ -96,7 +96,9 @@ async def test_llama_cpp_chat_without_max_tokens_finishes() -> None:
     try:
         for question in QUESTIONS[:2]:
             pieces: list[str] = []
-            result = await model.chat(ChatRequest((Message("user", question),), options), pieces.append)
+            result = await model.chat(
+                ChatRequest((Message("user", question),), options), pieces.append
+            )
             assert result.stopped != "timeout"
             assert len(pieces) <= DEFAULT_CHAT_MAX_TOKENS  # one streamed piece per token
     finally:

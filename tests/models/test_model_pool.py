@@ -23,7 +23,11 @@ def second_sim_url() -> Iterator[str]:
 def questions(count: int) -> list[Conversation]:
     return [
         Conversation(
-            f"R{i}/t1", f"R{i}", "atomic", "Q1", (Query(f"R{i}", "t1", f"Does Realm{i} have a Fort{i}?"),)
+            f"R{i}/t1",
+            f"R{i}",
+            "atomic",
+            "Q1",
+            (Query(f"R{i}", "t1", f"Does Realm{i} have a Fort{i}?"),),
         )
         for i in range(count)
     ]
@@ -43,9 +47,13 @@ async def test_calls_spread_over_endpoints_within_their_caps(sim_url, second_sim
     assert isinstance(pool, ModelPool)
     conversations = questions(40)
     try:
-        spread = Executor(pool, config=ExecutorConfig(concurrency=8, use_cache=False, share_answers=False))
+        spread = Executor(
+            pool, config=ExecutorConfig(concurrency=8, use_cache=False, share_answers=False)
+        )
         await spread.run(conversations)
-        alone = Executor(single, config=ExecutorConfig(concurrency=4, use_cache=False, share_answers=False))
+        alone = Executor(
+            single, config=ExecutorConfig(concurrency=4, use_cache=False, share_answers=False)
+        )
         await alone.run(conversations)
     finally:
         await pool.aclose()
@@ -64,7 +72,9 @@ async def test_calls_spread_over_endpoints_within_their_caps(sim_url, second_sim
 async def test_a_dead_endpoint_rests_and_the_run_goes_on(sim_url, refused_url) -> None:  # noqa: ANN001
     pool = open_model(f"ollama:default@{refused_url},{sim_url}", stream=False)
     assert isinstance(pool, ModelPool)
-    config = ExecutorConfig(concurrency=2, use_cache=False, share_answers=False, backoff_base=0.001, backoff_max=0.01)
+    config = ExecutorConfig(
+        concurrency=2, use_cache=False, share_answers=False, backoff_base=0.001, backoff_max=0.01
+    )
     try:
         assert "1 of 2 endpoints ready" in await pool.check()
         executor = Executor(pool, config=config)

@@ -43,15 +43,29 @@ async def test_a_stream_without_message_is_a_failed_call(proxy_url: str, stream:
 
 def test_a_run_through_a_generate_proxy_stores_no_answer(proxy_url: str, tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "p.db"
-    code = run_cli(["run", "--kg", "places", "--limit", "3", "--model",
-                    f"ollama:generate-proxy@{proxy_url}", "--db", str(db), "-q"])
+    code = run_cli(
+        [
+            "run",
+            "--kg",
+            "places",
+            "--limit",
+            "3",
+            "--model",
+            f"ollama:generate-proxy@{proxy_url}",
+            "--db",
+            str(db),
+            "-q",
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 1 and "Traceback" not in err
     assert "kontest: error: run stopped: 3 calls in a row failed with ollama at" in err
     conn = sqlite3.connect(db)
     try:
         answers = conn.execute("SELECT count(*) FROM responses WHERE error IS NULL").fetchone()[0]
-        failed = conn.execute("SELECT count(*) FROM responses WHERE error IS NOT NULL").fetchone()[0]
+        failed = conn.execute("SELECT count(*) FROM responses WHERE error IS NOT NULL").fetchone()[
+            0
+        ]
     finally:
         conn.close()
     assert answers == 0 and failed >= 3
@@ -130,14 +144,33 @@ async def test_the_length_limit_is_recorded(kind: str, proxy_url: str) -> None:
 
 @pytest.mark.parametrize("kind", ["ollama", "openai"])
 def test_a_run_keeps_partial_answers_asks_each_turn_once_and_caches_none(
-    kind: str, proxy_url: str, tmp_path, capsys  # noqa: ANN001
+    kind: str,
+    proxy_url: str,
+    tmp_path,
+    capsys,  # noqa: ANN001
 ) -> None:
     ProxyHandler.payloads.clear()
     spec = f"ollama:slow@{proxy_url}" if kind == "ollama" else f"openai:slow@{proxy_url}/v1"
     db = tmp_path / "t.db"
     for _ in range(2):  # the second run finds nothing in the cache: cut answers are not cached
-        code = run_cli(["run", "--kg", "places", "--limit", "1", "--model", spec, "--db", str(db),
-                        "--timeout", "0.5", "--concurrency", "4", "-q"])
+        code = run_cli(
+            [
+                "run",
+                "--kg",
+                "places",
+                "--limit",
+                "1",
+                "--model",
+                spec,
+                "--db",
+                str(db),
+                "--timeout",
+                "0.5",
+                "--concurrency",
+                "4",
+                "-q",
+            ]
+        )
         err = capsys.readouterr().err
         assert code == 0, err
     conn = sqlite3.connect(db)

@@ -79,22 +79,47 @@ def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str
 
 
 def test_an_echoed_key_never_rests_or_prints(
-    leaky_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    leaky_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     db = tmp_path / "leak.db"
     printed: list[str] = []
     # the connection check: a 401 whose body quotes the Authorization header
     code, out, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "2", "--model",
-        f"openai:leaky@{leaky_url}/deny/v1", "--db", db, "-q",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "2",
+        "--model",
+        f"openai:leaky@{leaky_url}/deny/v1",
+        "--db",
+        db,
+        "-q",
     )
     printed += [out, err]
     assert code != 0 and "unauthorized (HTTP 401)" in err and "Traceback" not in err
     # a run whose calls fail with the key in 401 / 500 / 400 bodies and in-stream errors
     code, out, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "2", "--model", f"openai:leaky@{leaky_url}/v1",
-        "--db", db, "--max-attempts", "1", "--concurrency", "1", "--no-cache",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "2",
+        "--model",
+        f"openai:leaky@{leaky_url}/v1",
+        "--db",
+        db,
+        "--max-attempts",
+        "1",
+        "--concurrency",
+        "1",
+        "--no-cache",
     )
     printed += [out, err]
     assert "Traceback" not in err

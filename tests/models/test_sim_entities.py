@@ -122,8 +122,24 @@ def regex_names(finder: EntityFinder, text: str) -> list[str]:
 
 
 def exotic_kg() -> KnowledgeGraph:
-    labels = ["İzmir", "Straße", "Σίσυφος", "ſtar", "Kelvin K", "Ω", "東京", "ab", "a", "ab c",
-              "Ab Cd", "x_y", "Ireland", "Ire", "DŽemal", "ᲀ city"]
+    labels = [
+        "İzmir",
+        "Straße",
+        "Σίσυφος",
+        "ſtar",
+        "Kelvin K",
+        "Ω",
+        "東京",
+        "ab",
+        "a",
+        "ab c",
+        "Ab Cd",
+        "x_y",
+        "Ireland",
+        "Ire",
+        "DŽemal",
+        "ᲀ city",
+    ]
     nodes = {f"Q{i}": Node(f"Q{i}", label, (), "place") for i, label in enumerate(labels)}
     edges = [Edge("Q0", f"Q{i}") for i in range(1, len(labels))]
     return KnowledgeGraph("exotic", "places", nodes, edges)

@@ -154,7 +154,10 @@ def test_unknown_facts_are_declined_where_the_prompt_allows_it() -> None:
         raw = said[(conversation.id, 0)]
         if conversation.test_kind == TestKind.LOGIC and conversation.label != "symmetric":
             assert parse_logic_answer(raw) == Answer.REFUSAL, raw
-        elif conversation.label.startswith(("yes_no", "two_hop")) and "options" not in conversation.meta:
+        elif (
+            conversation.label.startswith(("yes_no", "two_hop"))
+            and "options" not in conversation.meta
+        ):
             assert parse_answer(raw) in (Answer.YES, Answer.NO)  # its prompt asks for yes or no
 
 

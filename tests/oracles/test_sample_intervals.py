@@ -116,7 +116,9 @@ def test_interval_coverage_over_many_seeded_samples() -> None:
     full = evaluate(relations, conversations, answers)
     truth = {name: full.errors[name] / full.tests[name] for name in full.tests}
     metamorphic = [name for name in truth if name != "ontological"]
-    truth["total"] = sum(full.errors[n] for n in metamorphic) / sum(full.tests[n] for n in metamorphic)
+    truth["total"] = sum(full.errors[n] for n in metamorphic) / sum(
+        full.tests[n] for n in metamorphic
+    )
     by_relation: dict[str, list] = {}
     for conversation in conversations:
         by_relation.setdefault(conversation.relation_id, []).append(conversation)
@@ -152,8 +154,12 @@ def test_run_sample_reports_every_rate_with_its_interval(tmp_path, capsys) -> No
     for cell in [*sample["rates"].values(), *sample["gap"].values()]:
         assert 0 <= cell["low"] <= cell["rate"] <= cell["high"] <= 1
     assert sample["rates"]["ontological"]["estimated"] is False
-    for bad in (["--sample", "5", "--limit", "3"], ["--sample", "5x"], ["--sample", "0%"],
-                ["--sample", "5", "--resume"]):
+    for bad in (
+        ["--sample", "5", "--limit", "3"],
+        ["--sample", "5x"],
+        ["--sample", "0%"],
+        ["--sample", "5", "--resume"],
+    ):
         assert run_cli(["run", "--kg", "places", *bad, "--db", str(db)]) == 2
         err = capsys.readouterr().err
         assert err.startswith("kontest: error: --sample") and err.count("\n") == 1, err
@@ -173,8 +179,15 @@ def reference_sample(relations: list, spec: SampleSpec) -> list[str]:  # noqa: A
     return [r.id for r in relations if r.id in chosen]
 
 
-@pytest.mark.parametrize("spec", [SampleSpec(percent=7, seed=4), SampleSpec(count=40, seed=5),
-                                  SampleSpec(percent=100), SampleSpec(count=1)])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        SampleSpec(percent=7, seed=4),
+        SampleSpec(count=40, seed=5),
+        SampleSpec(percent=100),
+        SampleSpec(count=1),
+    ],
+)
 def test_one_pass_sample_is_the_defined_one(spec: SampleSpec) -> None:
     kg = places_kg(3)
     relations = list(iter_relations(kg))

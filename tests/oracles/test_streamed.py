@@ -49,7 +49,9 @@ def streamed(
     return verdicts, totals.evaluation().to_json()
 
 
-def whole(relations: Sequence[Relation], answers: Mapping[AnswerKey, Answer]) -> tuple[list[Verdict], dict[str, object]]:
+def whole(
+    relations: Sequence[Relation], answers: Mapping[AnswerKey, Answer]
+) -> tuple[list[Verdict], dict[str, object]]:
     conversations = [c for rel in relations for c in conversations_of(rel)]
     evaluation = evaluate(relations, conversations, answers, session="s", model="m")
     return evaluation.verdicts, evaluation.to_json()
@@ -74,16 +76,21 @@ def test_an_ontological_error_whose_yes_path_lies_in_other_chunks() -> None:
     assert [(v.template_id, v.error) for v in ontological] == [("t1", True), ("t2", True)]
     assert ontological[0].refs == (("A>C/t1", 0), ("A>B/t1", 0), ("B>C/t1", 0))
     assert ontological[0].detail.endswith("implied by yes-path A -> B -> C")
-    assert ontological == find_ontological_verdicts([ac, ab, bc], [
-        c for rel in (ac, ab, bc) for c in conversations_of(rel)], answers)
+    assert ontological == find_ontological_verdicts(
+        [ac, ab, bc], [c for rel in (ac, ab, bc) for c in conversations_of(rel)], answers
+    )
     assert (verdicts, report) == whole([ac, ab, bc], answers)
 
 
 def test_a_test_waits_for_an_answer_in_a_later_chunk_and_yes_is_no_error() -> None:
     ac, ab, bc = relation("A", "C", "B"), relation("A", "B"), relation("B", "C")
-    answers = {atomic(ac, "t1"): Answer.NO, atomic(ab, "t1"): Answer.YES,
-               atomic(ac, "t2"): Answer.YES, atomic(ab, "t2"): Answer.YES,
-               atomic(bc, "t2"): Answer.NO}
+    answers = {
+        atomic(ac, "t1"): Answer.NO,
+        atomic(ab, "t1"): Answer.YES,
+        atomic(ac, "t2"): Answer.YES,
+        atomic(ab, "t2"): Answer.YES,
+        atomic(bc, "t2"): Answer.NO,
+    }
     verdicts, report = streamed([[ac, ab], [bc]], answers)
     # t1: B -> C has no answer yet, so A -> C is not tested; t2: yes to A -> C, no error.
     assert [(v.oracle, v.template_id, v.error) for v in verdicts if v.oracle == "ontological"] == [

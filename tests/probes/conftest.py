@@ -14,10 +14,21 @@ PATHS = [
     ["lu", "cp", "gc", "gv"],
 ]
 LABELS = {
-    "ie": "Ireland", "ul": "Ulster", "cv": "County Cavan", "kw": "Kinawley",
-    "cn": "Connacht", "mo": "County Mayo", "cb": "Castlebar",
-    "no": "Norway", "nl": "Nordland", "sf": "Sørfold", "rg": "Rago National Park",
-    "lu": "Luxembourg", "cp": "Canton of Capellen", "gc": "Garnich", "gv": "Garnich",
+    "ie": "Ireland",
+    "ul": "Ulster",
+    "cv": "County Cavan",
+    "kw": "Kinawley",
+    "cn": "Connacht",
+    "mo": "County Mayo",
+    "cb": "Castlebar",
+    "no": "Norway",
+    "nl": "Nordland",
+    "sf": "Sørfold",
+    "rg": "Rago National Park",
+    "lu": "Luxembourg",
+    "cp": "Canton of Capellen",
+    "gc": "Garnich",
+    "gv": "Garnich",
 }
 TYPES = ("country", "region", "district", "locality")
 
@@ -42,7 +53,9 @@ def relations_of(paths: list[list[str]], relation_type: str = "contains") -> lis
         for i in range(len(path)):
             for j in range(i + 1, len(path)):
                 rid = f"{path[i]}>{path[j]}"
-                seen.setdefault(rid, Relation(rid, path[i], path[j], relation_type, tuple(path[i : j + 1])))
+                seen.setdefault(
+                    rid, Relation(rid, path[i], path[j], relation_type, tuple(path[i : j + 1]))
+                )
     return list(seen.values())
 
 

@@ -30,7 +30,9 @@ def test_yes_and_no_questions_are_balanced_and_distractors_false(places_kg, plac
 
 
 def test_yes_no_texts_use_the_template(places_kg, places_relations):
-    convs = build_factcheck_conversations(places_kg, places_relations, load_probe_templates("places"))
+    convs = build_factcheck_conversations(
+        places_kg, places_relations, load_probe_templates("places")
+    )
     by_id = {c.id: c for c in convs}
     assert by_id["ul>cv/fc:yes_no"].turns[0].text == "Is County Cavan located in Ulster?"
     assert by_id["ul>cv/fc:yes_no"].expected == (Answer.YES,)
@@ -51,7 +53,10 @@ def test_garnich_commune_never_gets_garnich_village_as_distractor(places_kg, pla
 def test_multiple_choice_has_one_right_option_of_the_parents_type(places_kg, places_relations):
     lineage = Lineage.of(places_kg)
     convs = build_factcheck_conversations(
-        places_kg, places_relations, load_probe_templates("places"), seed=3,
+        places_kg,
+        places_relations,
+        load_probe_templates("places"),
+        seed=3,
         question_types=("multiple_choice",),
     )
     # Only regions have >= 3 other same-type parents (Ulster, Connacht, Nordland, Capellen)...
@@ -81,8 +86,16 @@ def test_multiple_choice_shuffle_is_seeded(places_kg, places_relations):
     again = build_factcheck_conversations(places_kg, places_relations, templates, seed=7)
     assert [c.turns for c in first] == [c.turns for c in again]
     letters = {
-        seed: [c.meta["answer"] for c in build_factcheck_conversations(
-            places_kg, places_relations, templates, seed=seed, question_types=("multiple_choice",))]
+        seed: [
+            c.meta["answer"]
+            for c in build_factcheck_conversations(
+                places_kg,
+                places_relations,
+                templates,
+                seed=seed,
+                question_types=("multiple_choice",),
+            )
+        ]
         for seed in range(6)
     }
     assert len({tuple(v) for v in letters.values()}) > 1
@@ -104,7 +117,9 @@ def test_wh_only_where_the_answer_is_unique() -> None:
         Relation("y>t", "y", "t", "album->song", ("y", "t")),
         Relation("a>x", "a", "x", "artist->album", ("a", "x")),
     ]
-    convs = build_factcheck_conversations(kg, relations, load_probe_templates("music"), question_types=("wh",))
+    convs = build_factcheck_conversations(
+        kg, relations, load_probe_templates("music"), question_types=("wh",)
+    )
     # "Shared Song" is on two albums: no WH question for it; the others are unique.
     assert sorted(c.relation_id for c in convs) == ["a>x", "y>t"]
     wh = {c.relation_id: c for c in convs}

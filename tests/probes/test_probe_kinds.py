@@ -19,13 +19,18 @@ from kontest_tui.kinds.registry import KINDS, build_kind_conversations, parse_ki
 
 def kontest(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "kontest_tui.cli", *args], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "kontest_tui.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_parse_kinds_keeps_registry_order_and_rejects_unknown() -> None:
     assert parse_kinds(["logic,kontest", "factcheck"]) == (
-        TestKind.KONTEST, TestKind.FACTCHECK, TestKind.LOGIC,
+        TestKind.KONTEST,
+        TestKind.FACTCHECK,
+        TestKind.LOGIC,
     )
     with pytest.raises(InvalidInputError, match="unknown test kind 'quiz'"):
         parse_kinds(["quiz"])
@@ -39,7 +44,9 @@ def test_every_registered_kind_builds_conversations_of_its_kind() -> None:
     full = build_suite(kg)
     kept = full.relations[:12]
     ids = {relation.id for relation in kept}
-    suite = replace(full, relations=kept, conversations=[c for c in full.conversations if c.relation_id in ids])
+    suite = replace(
+        full, relations=kept, conversations=[c for c in full.conversations if c.relation_id in ids]
+    )
     for kind, info in KINDS.items():
         if info.build is None:  # annotated questions come from a file
             assert kind is TestKind.ANNOTATION
@@ -58,7 +65,10 @@ def test_generate_kind_cli() -> None:
     # 48 artist->song chains (two different predicates: no transitive rule) get their two
     # premises and two composite rules (inverse; inverse + negation).
     assert Counter(line["label"] for line in lines) == {
-        "premise": 98 + 2 * 48, "negation": 98, "inverse": 98, "composite": 2 * 48,
+        "premise": 98 + 2 * 48,
+        "negation": 98,
+        "inverse": 98,
+        "composite": 2 * 48,
     }
     assert all(line["expected"][0] in ("yes", "no") for line in lines)
 
@@ -78,7 +88,9 @@ def test_one_kind_for_relations_is_the_kind_over_their_suite() -> None:
     full = build_suite(kg, template_ids=["t1", "t3"])
     kept = full.relations[:6]
     ids = {relation.id for relation in kept}
-    suite = replace(full, relations=kept, conversations=[c for c in full.conversations if c.relation_id in ids])
+    suite = replace(
+        full, relations=kept, conversations=[c for c in full.conversations if c.relation_id in ids]
+    )
     kontest = build_kind_for_relations(kg, kept, full.template_set, ["t1", "t3"], TestKind.KONTEST)
     assert [c.id for c in kontest] == [c.id for c in suite.conversations]
     logic = build_kind_for_relations(kg, kept, full.template_set, ["t1", "t3"], TestKind.LOGIC)

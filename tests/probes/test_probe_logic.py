@@ -19,7 +19,11 @@ def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     # 3 edges: premise + negation + inverse (containment is not symmetric: Def. 4.2 not asked).
     # 3 chains (ie>cv, ul>kw: 2 links; ie>kw: 3 links): premises + transitive + 2 composite.
     assert Counter(c.label for c in convs) == {
-        "premise": 3 + 2 + 2 + 3, "negation": 3, "inverse": 3, "transitive": 3, "composite": 6,
+        "premise": 3 + 2 + 2 + 3,
+        "negation": 3,
+        "inverse": 3,
+        "transitive": 3,
+        "composite": 6,
     }
     assert all(c.test_kind == TestKind.LOGIC for c in convs)
     by_id = {c.id: c for c in convs}
@@ -30,7 +34,10 @@ def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     assert by_id["ul>kw/lr:transitive"].expected == (Answer.YES,)
     assert text["ie>kw/lr:transitive"] == "Is it true that Kinawley is located in Ireland?"
     # The premises are asked too, one question per KG link, and named by the derived question.
-    assert by_id["ul>kw/lr:transitive"].meta["premises"] == ["ul>kw/lr:premise:0", "ul>kw/lr:premise:1"]
+    assert by_id["ul>kw/lr:transitive"].meta["premises"] == [
+        "ul>kw/lr:premise:0",
+        "ul>kw/lr:premise:1",
+    ]
     assert text["ul>kw/lr:premise:0"] == "Is it true that County Cavan is located in Ulster?"
     assert text["ul>kw/lr:premise:1"] == "Is it true that Kinawley is located in County Cavan?"
     assert len(by_id["ie>kw/lr:transitive"].meta["premises"]) == 3
@@ -50,7 +57,9 @@ def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     assert "ie>ul/lr:symmetric" not in by_id
 
 
-def test_symmetric_rule_derives_the_swapped_fact_for_a_symmetric_relation(places_kg, kinawley_relations, tmp_path):
+def test_symmetric_rule_derives_the_swapped_fact_for_a_symmetric_relation(
+    places_kg, kinawley_relations, tmp_path
+):
     """Def. 4.2: R(s,o) gives R(o,s), expected yes, for a relation declared symmetric."""
     path = tmp_path / "borders.toml"
     path.write_text(
@@ -67,7 +76,9 @@ def test_symmetric_rule_derives_the_swapped_fact_for_a_symmetric_relation(places
 
 def test_logic_forms_are_checked(tmp_path):
     path = tmp_path / "bad.toml"
-    path.write_text('[logic.contains]\nfact = "Is {child} in {parent}?"\nexpected = "no"\n', encoding="utf-8")
+    path.write_text(
+        '[logic.contains]\nfact = "Is {child} in {parent}?"\nexpected = "no"\n', encoding="utf-8"
+    )
     with pytest.raises(TemplateError, match="unknown key 'expected'"):
         load_probe_templates(path)
 
@@ -77,7 +88,9 @@ def test_rule_selection(places_kg, kinawley_relations):
         places_kg, kinawley_relations, load_probe_templates("places"), rules=("inverse",)
     )
     assert [c.id for c in convs if c.label != "premise"] == [
-        "ie>ul/lr:inverse", "ul>cv/lr:inverse", "cv>kw/lr:inverse",
+        "ie>ul/lr:inverse",
+        "ul>cv/lr:inverse",
+        "cv>kw/lr:inverse",
     ]
 
 
@@ -109,16 +122,29 @@ def test_answer_oracle_splits_knowledge_and_inference_errors(places_kg, kinawley
     logic = result.to_json()["logic"]
     transitive = logic["per_rule"]["transitive"]
     assert (transitive["asked"], transitive["valid"], transitive["errors"]) == (3, 3, 3)
-    assert (transitive["error_knowledge"], transitive["error_inference"],
-            transitive["error_unclassified"]) == (1, 1, 1)
+    assert (
+        transitive["error_knowledge"],
+        transitive["error_inference"],
+        transitive["error_unclassified"],
+    ) == (1, 1, 1)
     negation = logic["per_rule"]["negation"]
     assert (negation["errors"], negation["error_inference"]) == (1, 1)
     inverse = logic["per_rule"]["inverse"]
-    assert (inverse["asked"], inverse["valid"], inverse["correct"], inverse["refusals"]) == (2, 1, 1, 1)
+    assert (inverse["asked"], inverse["valid"], inverse["correct"], inverse["refusals"]) == (
+        2,
+        1,
+        1,
+        1,
+    )
     assert (logic["errors"], logic["error_knowledge"], logic["error_inference"]) == (4, 1, 2)
     # Premises are facts the rules rest on: counted apart, not as rule tests.
     assert logic["premises"] == {
-        "asked": 8, "valid": 7, "correct": 6, "errors": 1, "refusals": 1, "invalid": 0,
+        "asked": 8,
+        "valid": 7,
+        "correct": 6,
+        "errors": 1,
+        "refusals": 1,
+        "invalid": 0,
         "accuracy": 75.0,
     }
     assert "premise" not in logic["per_rule"]

@@ -83,18 +83,50 @@ def test_logic_answers(raw: str, answer: Answer) -> None:
 
 
 def _conv(cid: str, kind: TestKind, expected: Answer | None, meta: dict) -> Conversation:
-    return Conversation(cid, cid.split("/")[0], "atomic", cid, (Query(cid, "x", "q"),), kind,
-                        (expected,), None, meta)
+    return Conversation(
+        cid,
+        cid.split("/")[0],
+        "atomic",
+        cid,
+        (Query(cid, "x", "q"),),
+        kind,
+        (expected,),
+        None,
+        meta,
+    )
 
 
 def test_evaluation_counts_errors_and_refusals_separately() -> None:
     convs = [
-        _conv("r1/yn", TestKind.FACTCHECK, Answer.YES, {"question_type": "yes_no", "relation_type": "contains"}),
-        _conv("r1/yn:d", TestKind.FACTCHECK, Answer.NO, {"question_type": "yes_no", "relation_type": "contains"}),
-        _conv("r1/mc", TestKind.FACTCHECK, None, {"question_type": "multiple_choice", "answer": "B",
-                                                  "options": OPTIONS, "relation_type": "contains"}),
-        _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Ulster"],
-                                                  "relation_type": "contains"}),
+        _conv(
+            "r1/yn",
+            TestKind.FACTCHECK,
+            Answer.YES,
+            {"question_type": "yes_no", "relation_type": "contains"},
+        ),
+        _conv(
+            "r1/yn:d",
+            TestKind.FACTCHECK,
+            Answer.NO,
+            {"question_type": "yes_no", "relation_type": "contains"},
+        ),
+        _conv(
+            "r1/mc",
+            TestKind.FACTCHECK,
+            None,
+            {
+                "question_type": "multiple_choice",
+                "answer": "B",
+                "options": OPTIONS,
+                "relation_type": "contains",
+            },
+        ),
+        _conv(
+            "r1/wh",
+            TestKind.FACTCHECK,
+            None,
+            {"question_type": "wh", "accepted": ["Ulster"], "relation_type": "contains"},
+        ),
         _conv("r1/neg", TestKind.LOGIC, Answer.NO, {"rule": "negation"}),
         _conv("r1/inv", TestKind.LOGIC, Answer.YES, {"rule": "inverse"}),
         _conv("r1/tr", TestKind.LOGIC, Answer.YES, {"rule": "transitive"}),
@@ -115,12 +147,23 @@ def test_evaluation_counts_errors_and_refusals_separately() -> None:
     assert report["factcheck"]["correct"] == 2
     assert report["factcheck"]["errors"] == 2
     assert report["factcheck"]["per_type"]["yes_no"] == {
-        "asked": 2, "valid": 2, "correct": 1, "errors": 1, "refusals": 0, "invalid": 0,
+        "asked": 2,
+        "valid": 2,
+        "correct": 1,
+        "errors": 1,
+        "refusals": 0,
+        "invalid": 0,
         "accuracy": 50.0,
     }
     assert report["factcheck"]["per_relation_type"]["contains"]["accuracy"] == 50.0
     logic = report["logic"]
-    assert (logic["asked"], logic["valid"], logic["correct"], logic["errors"], logic["refusals"]) == (3, 1, 1, 0, 1)
+    assert (
+        logic["asked"],
+        logic["valid"],
+        logic["correct"],
+        logic["errors"],
+        logic["refusals"],
+    ) == (3, 1, 1, 0, 1)
     assert logic["invalid"] == 1
     # Tests are over valid answers only: the refusal and "Maybe" give no verdict.
     assert sorted(v.template_id for v in result.verdicts if v.oracle == "logic") == ["negation"]
@@ -140,20 +183,45 @@ def test_embedding_similarity_when_the_extra_is_installed() -> None:
 
 
 def test_refusal_is_a_refusal_for_every_question_type() -> None:
-    """"I don't know" to a WH, a yes/no and a multiple-choice question: three refusals,
+    """ "I don't know" to a WH, a yes/no and a multiple-choice question: three refusals,
     no test, no error; accuracy 0 of 3 (a refusal is not correct)."""
     convs = [
-        _conv("r1/yn", TestKind.FACTCHECK, Answer.YES, {"question_type": "yes_no", "relation_type": "contains"}),
-        _conv("r1/mc", TestKind.FACTCHECK, None, {"question_type": "multiple_choice", "answer": "B",
-                                                  "options": OPTIONS, "relation_type": "contains"}),
-        _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Ulster"],
-                                                  "relation_type": "contains"}),
+        _conv(
+            "r1/yn",
+            TestKind.FACTCHECK,
+            Answer.YES,
+            {"question_type": "yes_no", "relation_type": "contains"},
+        ),
+        _conv(
+            "r1/mc",
+            TestKind.FACTCHECK,
+            None,
+            {
+                "question_type": "multiple_choice",
+                "answer": "B",
+                "options": OPTIONS,
+                "relation_type": "contains",
+            },
+        ),
+        _conv(
+            "r1/wh",
+            TestKind.FACTCHECK,
+            None,
+            {"question_type": "wh", "accepted": ["Ulster"], "relation_type": "contains"},
+        ),
     ]
     raw = {(c.id, 0): "I don't know." for c in convs}
     result = evaluate_probes(convs, raw)
     factcheck = result.to_json()["factcheck"]
-    assert {k: factcheck[k] for k in ("asked", "valid", "correct", "errors", "refusals", "invalid")} == {
-        "asked": 3, "valid": 0, "correct": 0, "errors": 0, "refusals": 3, "invalid": 0,
+    assert {
+        k: factcheck[k] for k in ("asked", "valid", "correct", "errors", "refusals", "invalid")
+    } == {
+        "asked": 3,
+        "valid": 0,
+        "correct": 0,
+        "errors": 0,
+        "refusals": 3,
+        "invalid": 0,
     }
     assert factcheck["per_type"]["wh"]["refusals"] == 1
     assert result.verdicts == []
@@ -172,7 +240,9 @@ def test_refusal_is_a_refusal_for_every_question_type() -> None:
         ("Irland", ["Ireland"], True, "spelling"),
     ],
 )
-def test_wh_matching_is_strict_and_says_how(raw: str, accepted: list[str], matched: bool, how: str) -> None:
+def test_wh_matching_is_strict_and_says_how(
+    raw: str, accepted: list[str], matched: bool, how: str
+) -> None:
     found = match_wh(raw, accepted)
     assert (found.matched, found.how) == (matched, how)
 
@@ -186,8 +256,12 @@ def test_a_letter_followed_by_a_word_is_an_article() -> None:
 
 
 def test_wh_verdicts_say_which_matcher_judged() -> None:
-    conv = _conv("r1/wh", TestKind.FACTCHECK, None, {"question_type": "wh", "accepted": ["Luxembourg"],
-                                                     "relation_type": "contains"})
+    conv = _conv(
+        "r1/wh",
+        TestKind.FACTCHECK,
+        None,
+        {"question_type": "wh", "accepted": ["Luxembourg"], "relation_type": "contains"},
+    )
     result = evaluate_probes([conv], {("r1/wh", 0): "Luxembourg City"})
     (verdict,) = result.verdicts
     assert verdict.error and verdict.detail.startswith("matcher rules (none)")

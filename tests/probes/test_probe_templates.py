@@ -24,8 +24,10 @@ def test_samples_load() -> None:
         ('[factcheck.contains]\nyes_no = "Is {chld} in {parent}?"', "unknown placeholder {chld}"),
         ('[factcheck.contains]\nyes_no = "Is it in {parent}?"', "missing {child}"),
         ('[factcheck.contains]\nquiz = "Is {child} in {parent}?"', "unknown question type 'quiz'"),
-        ('[logic.contains]\nfact = "Is {child} in {parent}?"\nsymmetric = "maybe"',
-         "expected true or false"),
+        (
+            '[logic.contains]\nfact = "Is {child} in {parent}?"\nsymmetric = "maybe"',
+            "expected true or false",
+        ),
         ('[logic.contains]\nreverse = "{child} {parent}"', "unknown key 'reverse'"),
         ('[logic.contains]\nnegated = "Is {child} not in it?"', "missing {parent}"),
         ('[factcheck.contains]\nwh = "Is {child} in {parent}?"', "must not contain {parent}"),

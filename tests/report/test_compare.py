@@ -52,8 +52,19 @@ def replay(tmp_path: Path, which: int) -> Path:
 def two_sessions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, list[str]]:
     db = tmp_path / "k.db"
     for which in (0, 1):
-        code, _, err = kontest(capsys, "run", "--db", db, "--kg", KG, "--model",
-                               f"replay:{replay(tmp_path, which)}", "--kind", "kontest,logic", "-q")
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--db",
+            db,
+            "--kg",
+            KG,
+            "--model",
+            f"replay:{replay(tmp_path, which)}",
+            "--kind",
+            "kontest,logic",
+            "-q",
+        )
         assert code == 0, err
     code, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
     return db, [row["id"] for row in json.loads(out)]
@@ -77,12 +88,16 @@ def test_every_number_of_compare_json_matches_the_session_reports(
     # Overlap: per error type, the subsets partition the distinct errors, and each session's
     # errors are those of the subsets that contain it.
     overlap = data["overlap"]
-    assert set(overlap) == {o for r in reports for o, n in r["errors"].items() if n and o != "total"}
+    assert set(overlap) == {
+        o for r in reports for o, n in r["errors"].items() if n and o != "total"
+    }
     for oracle, cell in overlap.items():
         assert cell["errors"] == sum(cell["by_subset"].values())
         assert cell["all"] == cell["by_subset"].get("+".join(ids), 0)
         for session_id, report in zip(ids, reports, strict=True):
-            found = sum(n for subset, n in cell["by_subset"].items() if session_id in subset.split("+"))
+            found = sum(
+                n for subset, n in cell["by_subset"].items() if session_id in subset.split("+")
+            )
             assert found == report["errors"][oracle], (oracle, session_id)
             assert cell["unique"][session_id] == cell["by_subset"].get(session_id, 0)
     # Worked by hand: model B says Ireland has Kinawley (t1) and denies it under t2, model A
@@ -121,8 +136,9 @@ def test_sessions_on_different_kgs_are_refused(
     two_sessions: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
 ) -> None:
     db, ids = two_sessions
-    code, _, err = kontest(capsys, "run", "--db", db, "--kg", "places", "--model", "sim",
-                           "--limit", "3", "-q")
+    code, _, err = kontest(
+        capsys, "run", "--db", db, "--kg", "places", "--model", "sim", "--limit", "3", "-q"
+    )
     assert code == 0, err
     _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
     other = json.loads(out)[-1]["id"]

@@ -41,18 +41,35 @@ def compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, 
     questions = tmp_path / "q.jsonl"
     questions.write_text(
         json.dumps({"question": "can you drink alcohol in public in denmark", "answer": True})
-        + "\n" + json.dumps({"question": "is the sun a planet", "answer": False}) + "\n",
+        + "\n"
+        + json.dumps({"question": "is the sun a planet", "answer": False})
+        + "\n",
         encoding="utf-8",
     )
     db = tmp_path / "t.db"
     for name, answers in (("a", ANSWERS_A), ("b", ANSWERS_B)):
         replay = tmp_path / f"{name}.jsonl"
         replay.write_text(
-            "".join(json.dumps({"query": q, "answer": a}) + "\n" for q, a in zip(QUESTIONS, answers, strict=True)),
+            "".join(
+                json.dumps({"query": q, "answer": a}) + "\n"
+                for q, a in zip(QUESTIONS, answers, strict=True)
+            ),
             encoding="utf-8",
         )
-        code, _, err = kontest(capsys, "run", "--db", db, "--questions", questions, "--postfix",
-                               "--variant-limit", "4", "--model", f"replay:{replay}", "-q")
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--db",
+            db,
+            "--questions",
+            questions,
+            "--postfix",
+            "--variant-limit",
+            "4",
+            "--model",
+            f"replay:{replay}",
+            "-q",
+        )
         assert code == 0, err
     _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
     return db, [row["id"] for row in json.loads(out)]
@@ -61,7 +78,10 @@ def compared(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Path, 
 def cells(block: dict, ids: list[str]) -> dict[str, list[tuple[int, int]]]:
     """row label -> [(failed, tests) per session], the total last."""
     rows = [*block["rows"], {"label": "total", "sessions": block["total"]}]
-    return {row["label"]: [(row["sessions"][i]["count"], row["sessions"][i]["of"]) for i in ids] for row in rows}
+    return {
+        row["label"]: [(row["sessions"][i]["count"], row["sessions"][i]["of"]) for i in ids]
+        for row in rows
+    }
 
 
 def test_variant_x_model_matrix_worked_by_hand(
@@ -101,14 +121,20 @@ def test_variant_x_model_matrix_worked_by_hand(
     assert [round(x, 4) for x in annotation["total"][ids[0]]["ci95"]] == [0.0362, 0.6245]
     assert [round(x, 4) for x in annotation["total"][ids[1]]["ci95"]] == [0.2307, 0.8824]
     assert table["oracles"]["variant"]["rows"][1]["sessions"][ids[0]] == {
-        "count": 0, "of": 0, "rate": None, "ci95": None,
+        "count": 0,
+        "of": 0,
+        "rate": None,
+        "ci95": None,
     }
     # Each total is that oracle's tests and errors in the session's own report.
     for report in data["sessions"]:
         section = report["annotation"]
         for oracle in ("annotation", "variant"):
             total = table["oracles"][oracle]["total"][report["session"]]
-            assert (total["count"], total["of"]) == (section["errors"][oracle], section["tests"][oracle])
+            assert (total["count"], total["of"]) == (
+                section["errors"][oracle],
+                section["tests"][oracle],
+            )
     # The Table itself: one line per variant, each model's class and what failed.
     lines = table["questions"]
     assert [line["label"] for line in lines] == ["q1", "q2", "q3", "q4", "q1"]
@@ -116,7 +142,13 @@ def test_variant_x_model_matrix_worked_by_hand(
     assert [line["expected"] for line in lines] == ["yes"] * 4 + ["no"]
     assert [line["answers"][ids[0]] for line in lines] == ["yes", "yes", "invalid", "yes", "no"]
     assert [line["answers"][ids[1]] for line in lines] == ["no", "yes", "yes", "no", "yes"]
-    assert [line["failed"]["annotation"][ids[1]] for line in lines] == [True, False, False, True, True]
+    assert [line["failed"]["annotation"][ids[1]] for line in lines] == [
+        True,
+        False,
+        False,
+        True,
+        True,
+    ]
     assert [line["failed"]["variant"][ids[1]] for line in lines] == [None, True, True, False, None]
 
 
@@ -130,7 +162,9 @@ def test_text_markdown_csv_show_the_matrix(compared: tuple[Path, list[str]], cap
     _, markdown, _ = kontest(capsys, "compare", "--db", db, "--format", "markdown")
     assert "| total | 1/5 20.0% [3.6-62.4] | 3/5 60.0% [23.1-88.2] |" in markdown
     _, table, _ = kontest(capsys, "compare", "--db", db, "--format", "csv")
-    assert any(line.startswith('"Variant x model, variant oracle') and ",q3,0/0 -," in line
-               for line in table.splitlines())
+    assert any(
+        line.startswith('"Variant x model, variant oracle') and ",q3,0/0 -," in line
+        for line in table.splitlines()
+    )
     _, page, _ = kontest(capsys, "compare", "--db", db, "--format", "html")
     assert "Variant x model, annotation oracle" in page

@@ -34,9 +34,12 @@ def test_the_papers_kinawley_error_is_red_with_its_yes_path() -> None:
     kg, relations = kinawley()
     yes, no = Answer.YES, Answer.NO
     atomic = {
-        ("ie>ul", "t1"): yes, ("ie>ul", "t2"): yes,
-        ("ul>ki", "t1"): yes, ("ul>ki", "t2"): yes,
-        ("ie>ki", "t1"): no, ("ie>ki", "t2"): no,
+        ("ie>ul", "t1"): yes,
+        ("ie>ul", "t2"): yes,
+        ("ul>ki", "t1"): yes,
+        ("ul>ki", "t2"): yes,
+        ("ie>ki", "t1"): no,
+        ("ie>ki", "t2"): no,
     }
     error = Verdict(
         "ontological", "ie>ki", "t1", True, (), (no,), "implied by yes-path ie -> ul -> ki"
@@ -47,7 +50,9 @@ def test_the_papers_kinawley_error_is_red_with_its_yes_path() -> None:
     assert "\x1b" not in page
     assert "3 relations, 1 error verdicts on 1 nodes" in page
     # Kinawley is red with the verdict in its tooltip, by label.
-    assert "ontological (t1): answered no, implied by the yes-path Ireland → Ulster → Kinawley" in page
+    assert (
+        "ontological (t1): answered no, implied by the yes-path Ireland → Ulster → Kinawley" in page
+    )
     assert 'fill="#cf222e" font-weight="bold">Kinawley' in page
     assert ">✗1<" in page
     # Errors only keeps Kinawley and the way to it; a node without errors below goes.

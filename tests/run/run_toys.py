@@ -67,7 +67,10 @@ class ToyModel:
 
 
 def make_relations(count: int) -> list[Relation]:
-    return [Relation(f"P{i}>C{i}", f"P{i}", f"C{i}", "contains", (f"P{i}", f"C{i}")) for i in range(count)]
+    return [
+        Relation(f"P{i}>C{i}", f"P{i}", f"C{i}", "contains", (f"P{i}", f"C{i}"))
+        for i in range(count)
+    ]
 
 
 def make_conversations(relations: Sequence[Relation]) -> list[Conversation]:
@@ -85,7 +88,12 @@ def make_conversations(relations: Sequence[Relation]) -> list[Conversation]:
     return conversations
 
 
-def store_session(store, relations: Sequence[Relation], conversations: Sequence[Conversation], model: str = "toy:model") -> str:  # noqa: ANN001
+def store_session(
+    store,
+    relations: Sequence[Relation],
+    conversations: Sequence[Conversation],
+    model: str = "toy:model",
+) -> str:  # noqa: ANN001
     """A stored session over toy records (no KG file needed)."""
     return store.create_session(
         kg_name="toy",

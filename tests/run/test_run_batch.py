@@ -26,8 +26,9 @@ def only(folder: Path, pattern: str) -> Path:
 
 def test_batch_phases_give_the_report_of_a_direct_run(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "b.db"
-    code, _, err = kontest(capsys, "run", "--kg", "places", "--limit", "10", "--db", db,
-                           "--batch-out", tmp_path)
+    code, _, err = kontest(
+        capsys, "run", "--kg", "places", "--limit", "10", "--db", db, "--batch-out", tmp_path
+    )
     assert code == 0, err
     first = only(tmp_path, "*-turn1.jsonl")
     session = first.name.removesuffix("-turn1.jsonl")
@@ -38,32 +39,42 @@ def test_batch_phases_give_the_report_of_a_direct_run(tmp_path, capsys) -> None:
     with Store(db) as store:
         assert store.get_session(session)["status"] == "paused"
     assert kontest(capsys, "sim", "batch", first, tmp_path / "out1.jsonl")[0] == 0
-    code, _, err = kontest(capsys, "run", "--resume", session, "--batch-in",
-                           tmp_path / "out1.jsonl", "--db", db)
+    code, _, err = kontest(
+        capsys, "run", "--resume", session, "--batch-in", tmp_path / "out1.jsonl", "--db", db
+    )
     assert code == 0, err
     assert "stored 40 answers" in err  # 10 relations x (Q1, Q2, A1, B1)
     second = only(tmp_path, "*-turn2.jsonl")
     turns = [json.loads(line)["body"]["messages"] for line in second.read_text().splitlines()]
-    assert all([m["role"] for m in chat] == ["system", "user", "assistant", "user"] for chat in turns)
+    assert all(
+        [m["role"] for m in chat] == ["system", "user", "assistant", "user"] for chat in turns
+    )
     assert kontest(capsys, "sim", "batch", second, tmp_path / "out2.jsonl")[0] == 0
-    code, batch_report, err = kontest(capsys, "run", "--resume", session, "--batch-in",
-                                      tmp_path / "out2.jsonl", "--db", db)
+    code, batch_report, err = kontest(
+        capsys, "run", "--resume", session, "--batch-in", tmp_path / "out2.jsonl", "--db", db
+    )
     assert code == 0, err
-    code, direct_report, _ = kontest(capsys, "run", "--kg", "places", "--limit", "10",
-                                     "--db", tmp_path / "d.db", "-q")
+    code, direct_report, _ = kontest(
+        capsys, "run", "--kg", "places", "--limit", "10", "--db", tmp_path / "d.db", "-q"
+    )
     assert code == 0
 
     def body(text: str) -> list[str]:
         # the cache line may differ: a batch phase asks each distinct chat once, while the
         # direct run shares a repeated second turn only when both are in flight at once
         # (here two relations ending at a "Garnich" ask one identical chat)
-        return [line for line in text.splitlines()
-                if not line.startswith(("Session", "Answers from cache"))]
+        return [
+            line
+            for line in text.splitlines()
+            if not line.startswith(("Session", "Answers from cache"))
+        ]
 
     assert body(batch_report) == body(direct_report)
     with Store(db) as batch, Store(tmp_path / "d.db") as direct:
         assert batch.get_session(session)["status"] == "done"
-        assert len(batch.load_verdicts(session)) == len(direct.load_verdicts(direct.session_ids()[0]))
+        assert len(batch.load_verdicts(session)) == len(
+            direct.load_verdicts(direct.session_ids()[0])
+        )
 
         def answers(store: Store, session_id: str) -> dict:
             return {key: r.raw for key, r in store.load_responses(session_id).items()}
@@ -73,18 +84,26 @@ def test_batch_phases_give_the_report_of_a_direct_run(tmp_path, capsys) -> None:
 
 def test_failed_batch_lines_are_failed_turns_and_stray_lines_ignored(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "b.db"
-    assert kontest(capsys, "run", "--kg", "places", "--limit", "2", "--db", db,
-                   "--batch-out", tmp_path)[0] == 0
+    assert (
+        kontest(
+            capsys, "run", "--kg", "places", "--limit", "2", "--db", db, "--batch-out", tmp_path
+        )[0]
+        == 0
+    )
     first = only(tmp_path, "*-turn1.jsonl")
     session = first.name.removesuffix("-turn1.jsonl")
     assert kontest(capsys, "sim", "batch", first, tmp_path / "out.jsonl")[0] == 0
     results = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
-    results[0] = {"custom_id": results[0]["custom_id"], "response": None,
-                  "error": {"code": "server_error", "message": "engine failed"}}
+    results[0] = {
+        "custom_id": results[0]["custom_id"],
+        "response": None,
+        "error": {"code": "server_error", "message": "engine failed"},
+    }
     results.append({"custom_id": "not-ours", "response": {"status_code": 200, "body": {}}})
     (tmp_path / "out.jsonl").write_text("".join(json.dumps(r) + "\n" for r in results))
-    code, _, err = kontest(capsys, "run", "--resume", session, "--batch-in", tmp_path / "out.jsonl",
-                           "--db", db)
+    code, _, err = kontest(
+        capsys, "run", "--resume", session, "--batch-in", tmp_path / "out.jsonl", "--db", db
+    )
     assert code == 0, err
     assert "failed turns" in err and "1 lines for no pending turn ignored" in err
     with Store(db) as store:
@@ -95,24 +114,34 @@ def test_failed_batch_lines_are_failed_turns_and_stray_lines_ignored(tmp_path, c
 def test_bad_batch_input_is_one_error_line(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "b.db"
     (tmp_path / "r.jsonl").write_text("")
-    code, _, err = kontest(capsys, "run", "--kg", "places", "--batch-in", tmp_path / "r.jsonl",
-                           "--db", db)
-    assert code == 2 and err == "kontest: error: --batch-in needs --resume SESSION (the session it answers)\n"
-    assert kontest(capsys, "run", "--kg", "places", "--limit", "2", "--db", db,
-                   "--batch-out", tmp_path)[0] == 0
+    code, _, err = kontest(
+        capsys, "run", "--kg", "places", "--batch-in", tmp_path / "r.jsonl", "--db", db
+    )
+    assert (
+        code == 2
+        and err == "kontest: error: --batch-in needs --resume SESSION (the session it answers)\n"
+    )
+    assert (
+        kontest(
+            capsys, "run", "--kg", "places", "--limit", "2", "--db", db, "--batch-out", tmp_path
+        )[0]
+        == 0
+    )
     first = only(tmp_path, "*-turn1.jsonl")
     session = first.name.removesuffix("-turn1.jsonl")
     good = json.dumps({"custom_id": "x", "response": None, "error": None})
     for bad in ["{not json", "[1, 2]", '{"custom_id": 3}', good + "\n{", "\udcff"]:
         (tmp_path / "bad.jsonl").write_text(bad, encoding="utf-8", errors="surrogateescape")
-        code, out, err = kontest(capsys, "run", "--resume", session, "--batch-in",
-                                 tmp_path / "bad.jsonl", "--db", db)
+        code, out, err = kontest(
+            capsys, "run", "--resume", session, "--batch-in", tmp_path / "bad.jsonl", "--db", db
+        )
         assert code == 2 and err.startswith("kontest: error: ") and err.count("\n") == 1, err
         for request_file in (tmp_path / "bad.jsonl", tmp_path / "missing.jsonl"):
             code, _, err = kontest(capsys, "sim", "batch", request_file, tmp_path / "o.jsonl")
             assert code == 2 and err.startswith("kontest: error: ") and err.count("\n") == 1, err
-    code, _, err = kontest(capsys, "run", "--resume", session, "--batch-in",
-                           tmp_path / "missing.jsonl", "--db", db)
+    code, _, err = kontest(
+        capsys, "run", "--resume", session, "--batch-in", tmp_path / "missing.jsonl", "--db", db
+    )
     assert code == 2 and "cannot read batch results" in err
     with Store(db) as store:  # nothing stored from the bad files
         assert list(store.iter_responses(session)) == []
@@ -122,8 +151,10 @@ def test_bad_batch_input_is_one_error_line(tmp_path, capsys) -> None:  # noqa: A
 def test_result_lines_of_the_engines(tmp_path: Path) -> None:
     from kontest_tui.run.batch import BatchResult, read_results
 
-    completion = {"choices": [{"message": {"role": "assistant", "content": "Yes."}}],
-                  "usage": {"completion_tokens": 2}}
+    completion = {
+        "choices": [{"message": {"role": "assistant", "content": "Yes."}}],
+        "usage": {"completion_tokens": 2},
+    }
     lines = [
         {"custom_id": "a", "response": {"status_code": 200, "body": completion}, "error": None},
         {"custom_id": "b", "response": completion},  # the completion without an envelope
@@ -159,15 +190,21 @@ def test_next_phase_without_the_store_is_the_store_s(tmp_path: Path) -> None:
         pending = _pending(store, session, conversations)
         keys = sorted({turn.key for turn in pending})
         completion = {"choices": [{"message": {"content": "Yes \udcff"}}]}  # a lone surrogate
-        lines = [{"custom_id": key, "response": {"status_code": 200, "body": completion}}
-                 for key in keys[1:]]  # keys[0]: no line, stays pending
+        lines = [
+            {"custom_id": key, "response": {"status_code": 200, "body": completion}}
+            for key in keys[1:]
+        ]  # keys[0]: no line, stays pending
         lines[0]["response"] = {"status_code": 500}  # keys[1]: a failed turn
         (tmp_path / "r.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
         results = read_results(tmp_path / "r.jsonl")
         assert results[keys[2]] == BatchResult("Yes \ufffd", 0, None)  # as the store keeps it
         ingest_results(store, session, pending, results, "sim")
-        following = [(t.conversation.id, t.turn, t.messages, t.key)
-                     for t in next_turns(pending, results, "sim")]
-        stored = [(t.conversation.id, t.turn, t.messages, t.key)
-                  for t in _pending(store, session, conversations)]
+        following = [
+            (t.conversation.id, t.turn, t.messages, t.key)
+            for t in next_turns(pending, results, "sim")
+        ]
+        stored = [
+            (t.conversation.id, t.turn, t.messages, t.key)
+            for t in _pending(store, session, conversations)
+        ]
         assert following == stored and {turn for _, turn, _, _ in stored} == {0, 1}

@@ -30,15 +30,24 @@ async def test_a_long_answer_is_cut_and_the_cut_recorded(tmp_path) -> None:  # n
 
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
-        outcome = await run_session(store, session, ToyModel(answer),
-                                    config=ExecutorConfig(concurrency=1, use_cache=False, share_answers=False))
+        outcome = await run_session(
+            store,
+            session,
+            ToyModel(answer),
+            config=ExecutorConfig(concurrency=1, use_cache=False, share_answers=False),
+        )
         rows = list(store.iter_responses(session))
         assert len(rows) == 6
         assert all(len(row["raw"]) == MAX_ANSWER_CHARS for row in rows)
         assert all(row["cut"] == len(LONG) - MAX_ANSWER_CHARS for row in rows)
         assert all(row["answer"] == "yes" for row in rows)
-        assert store.load_responses(session)[rows[0]["conversation"], 0].cut == len(LONG) - MAX_ANSWER_CHARS
+        assert (
+            store.load_responses(session)[rows[0]["conversation"], 0].cut
+            == len(LONG) - MAX_ANSWER_CHARS
+        )
     assert outcome.evaluation.valid == 6
     # the second turn of a sequential conversation sees the kept text, as a resume would
     second = [request for request in seen if len(request.messages) == 3]
-    assert second and all(len(request.messages[1].content) == MAX_ANSWER_CHARS for request in second)
+    assert second and all(
+        len(request.messages[1].content) == MAX_ANSWER_CHARS for request in second
+    )

@@ -77,7 +77,12 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
         session = store.latest_session()
         assert report["session"] == session
         row = store.get_session(session)
-        assert (row["status"], row["answered"], row["planned"], row["failed"]) == ("done", 18, 18, 0)
+        assert (row["status"], row["answered"], row["planned"], row["failed"]) == (
+            "done",
+            18,
+            18,
+            0,
+        )
         assert (row["oracle_error_rate"], row["oracle_errors"]) == (round(4 / 15, 6), 4)
         verdicts = store.load_verdicts(session)
         assert len(verdicts) == 15 and sum(v.error for v in verdicts) == 4
@@ -174,11 +179,26 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
 def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     code, _, err = kontest(capsys, "run", "--db", db)
-    assert code == 2 and err.strip() == "kontest: error: --kg or --questions is required (or --resume a session)"
+    assert (
+        code == 2
+        and err.strip() == "kontest: error: --kg or --questions is required (or --resume a session)"
+    )
     code, _, err = kontest(capsys, "run", "--resume", "--db", db)
     assert code == 1 and "no unfinished session" in err
-    assert kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}",
-                   "--db", db, "-q")[0] == 0
+    assert (
+        kontest(
+            capsys,
+            "run",
+            "--kg",
+            KINAWLEY_KG,
+            "--model",
+            f"replay:{KINAWLEY_REPLAY}",
+            "--db",
+            db,
+            "-q",
+        )[0]
+        == 0
+    )
     with Store(db) as store:
         session = store.latest_session()
     code, _, err = kontest(capsys, "report", "nope", "--db", db)
@@ -193,8 +213,9 @@ def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
     assert len(err.strip().splitlines()) == 1
     code, _, err = kontest(capsys, "ensemble", session, "--db", db)
     assert code == 2 and "at least two" in err
-    code, _, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", "replay:nope.jsonl",
-                           "--db", db)
+    code, _, err = kontest(
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", "replay:nope.jsonl", "--db", db
+    )
     assert code == 2 and "nope.jsonl" in err
 
 
@@ -224,13 +245,18 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
     assert len(kept) == len(lines) - 2
     partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
     db = tmp_path / "k.db"
-    code, out, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}",
-                             "--db", db, "-q")
+    code, out, err = kontest(
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}", "--db", db, "-q"
+    )
     with Store(db) as store:
         session = store.latest_session()
-        failed = [(r["conversation"], r["turn"]) for r in store.iter_responses(session) if r["error"]]
+        failed = [
+            (r["conversation"], r["turn"]) for r in store.iter_responses(session) if r["error"]
+        ]
         assert failed == [
-            ("Q27>Q6410645/t1", 0), ("Q27>Q6410645/t1+t2", 0), ("Q27>Q6410645/t1+t2", 1)
+            ("Q27>Q6410645/t1", 0),
+            ("Q27>Q6410645/t1+t2", 0),
+            ("Q27>Q6410645/t1+t2", 1),
         ]
         errors = [r["error"] for r in store.iter_responses(session) if r["error"]]
         assert "no recorded answer" in errors[0] and errors[2].startswith("not asked:")
@@ -242,13 +268,21 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
         "kontest: error: 3 turns failed after all attempts (no answer); ask them again with: "
         f"kontest run --resume {session} --db {db}"
     )
-    assert "executions 15 (valid 14, invalid 1, of which refusals 1)  failed 3" in out  # "I'm not sure."
+    assert (
+        "executions 15 (valid 14, invalid 1, of which refusals 1)  failed 3" in out
+    )  # "I'm not sure."
     report = report_json(capsys, db)
     assert {key: report[key] for key in ("executions", "valid", "invalid", "failed")} == {
-        "executions": 15, "valid": 14, "invalid": 1, "failed": 3
+        "executions": 15,
+        "valid": 14,
+        "invalid": 1,
+        "failed": 3,
     }
     assert report["tests"] == {
-        "atomic": 2, "sequential_intra": 4, "sequential_inter": 3, "ontological": 1
+        "atomic": 2,
+        "sequential_intra": 4,
+        "sequential_inter": 3,
+        "ontological": 1,
     }
     assert report["errors"]["total"] == 0
     assert report["gap"]["per_template"]["t1"] == {"missing": 0, "pct": 0.0}
@@ -260,8 +294,9 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
     code, out, _ = kontest(capsys, "sessions", "--db", db)
     assert out.splitlines()[0].split()[5:7] == ["answered", "failed"]
     assert out.splitlines()[-1].split()[6:8] == ["15/18", "3"]
-    code, _, err = kontest(capsys, "run", "--resume", "--model", f"replay:{KINAWLEY_REPLAY}",
-                           "--db", db, "-q")
+    code, _, err = kontest(
+        capsys, "run", "--resume", "--model", f"replay:{KINAWLEY_REPLAY}", "--db", db, "-q"
+    )
     assert code == 0, err
     with Store(db) as store:
         rows = list(store.iter_responses(session))
@@ -280,13 +315,27 @@ def test_a_model_that_never_answers_fails_every_turn(tmp_path, capsys) -> None: 
     empty = tmp_path / "empty.jsonl"
     empty.write_text("", encoding="utf-8")
     db = tmp_path / "k.db"
-    code, out, err = kontest(capsys, "run", "--kg", "places", "--limit", "30", "--model",
-                             f"replay:{empty}", "--db", db, "-q")
+    code, out, err = kontest(
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "30",
+        "--model",
+        f"replay:{empty}",
+        "--db",
+        db,
+        "-q",
+    )
     assert code == 1
     assert "kontest: error: 180 turns failed" in err.splitlines()[-1]
     report = report_json(capsys, db)
     assert (report["valid"], report["invalid"], report["failed"], report["executions"]) == (
-        0, 0, 180, 0
+        0,
+        0,
+        180,
+        0,
     )
     assert report["gap"]["intersection"] == {"missing": 0, "pct": 0.0}
     assert report["coverage"]["covered"] == 0 and report["pending_relations"] == 30
@@ -300,8 +349,16 @@ def test_progress_line_shows_counts_errors_rate_and_eta(monkeypatch) -> None:  #
     from kontest_tui.run.executor import Progress
 
     monkeypatch.setattr("kontest_tui.run.executor.time.monotonic", lambda: 110.0)
-    progress = Progress(total=100, done=40, skipped=10, errors=Counter({"429": 2, "5xx": 1}),
-                        retries=4, invalid=3, cached=5, started=100.0)
+    progress = Progress(
+        total=100,
+        done=40,
+        skipped=10,
+        errors=Counter({"429": 2, "5xx": 1}),
+        retries=4,
+        invalid=3,
+        cached=5,
+        started=100.0,
+    )
     # 40 answered in 10 s = 4/s; 50 left -> 12.5 s -> 0:12
     assert cli_run.format_progress(progress, width=10) == (
         "[#####.....] 50/100 | errors 429x2 5xxx1 | invalid 3 | retries 4 | cached 5"
@@ -311,8 +368,9 @@ def test_progress_line_shows_counts_errors_rate_and_eta(monkeypatch) -> None:  #
 
 def test_db_given_before_the_subcommand(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
-    code, _, err = kontest(capsys, "--db", db, "run", "--kg", KINAWLEY_KG, "--model",
-                           f"replay:{KINAWLEY_REPLAY}", "-q")
+    code, _, err = kontest(
+        capsys, "--db", db, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "-q"
+    )
     assert code == 0, err
     code, out, _ = kontest(capsys, "--db", db, "sessions", "--json")
     assert code == 0 and json.loads(out)[0]["oracle_error_rate"] == round(4 / 15, 6)

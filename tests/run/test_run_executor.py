@@ -22,7 +22,12 @@ from kontest_tui.run.session import run_session
 from kontest_tui.store import Store
 
 FAST = ExecutorConfig(
-    concurrency=4, backoff_base=0.001, backoff_max=0.01, jitter_seed=1, use_cache=False, share_answers=False
+    concurrency=4,
+    backoff_base=0.001,
+    backoff_max=0.01,
+    jitter_seed=1,
+    use_cache=False,
+    share_answers=False,
 )
 
 
@@ -35,7 +40,9 @@ async def test_sequential_turns_in_order_with_earlier_answers_as_context() -> No
     conversations = make_conversations(make_relations(6))
     model = ToyModel(echo_answer, delay=0.002)
     # no reuse: every turn is a call here (reuse is tested below)
-    executor = Executor(model, config=ExecutorConfig(concurrency=8, use_cache=False, share_answers=False))
+    executor = Executor(
+        model, config=ExecutorConfig(concurrency=8, use_cache=False, share_answers=False)
+    )
     await executor.run(conversations)
     assert model.prepared == 1
     assert len(model.calls) == 6 * 6
@@ -79,7 +86,9 @@ async def test_every_distinct_request_is_asked_once_at_any_concurrency(concurren
 
 
 @pytest.mark.parametrize("concurrency", [1, 4])
-async def test_a_later_turn_repeated_by_another_conversation_is_asked_once(concurrency: int) -> None:
+async def test_a_later_turn_repeated_by_another_conversation_is_asked_once(
+    concurrency: int,
+) -> None:
     """Two relations phrased alike (places has four such pairs): their sequential
     conversations ask the same second turn after the same first one. At concurrency 1 the
     second conversation came long after the first and asked it again (1056 calls for 1052
@@ -88,8 +97,10 @@ async def test_a_later_turn_repeated_by_another_conversation_is_asked_once(concu
     conversations = [
         Conversation("R/t1", "R", "atomic", "Q1", (q1,)),
         Conversation("R/t1+t2", "R", "sequential", "A", (q1, q2)),
-        *[Conversation(f"S{n}/t1", f"S{n}", "atomic", "Q1", (Query(f"S{n}", "t1", f"Q{n}?"),))
-          for n in range(10)],  # others between, so the twin is not in flight
+        *[
+            Conversation(f"S{n}/t1", f"S{n}", "atomic", "Q1", (Query(f"S{n}", "t1", f"Q{n}?"),))
+            for n in range(10)
+        ],  # others between, so the twin is not in flight
         Conversation("R2/t1+t2", "R2", "sequential", "A", (q1, q2)),
     ]
     model = ToyModel(echo_answer, delay=0.001)
@@ -169,7 +180,9 @@ async def test_permanent_failure_is_recorded_as_failed_and_the_run_completes(tmp
             ("P1>C1/t1+t2", 0): [ModelError("HTTP 404 unknown model", retryable=False)],
         }
     )
-    config = ExecutorConfig(max_attempts=3, backoff_base=0.001, backoff_max=0.01, use_cache=False, share_answers=False)
+    config = ExecutorConfig(
+        max_attempts=3, backoff_base=0.001, backoff_max=0.01, use_cache=False, share_answers=False
+    )
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
         outcome = await run_session(store, session, model, config=config)
@@ -497,7 +510,9 @@ def test_cache_key_is_the_sha256_of_the_documented_json() -> None:
     shaping = {"temperature": 0.0, "seed": 3, "max_tokens": 8, "system_prompt": "Say yes or no."}
     text = json.dumps(
         ["sim", shaping, [[m.role, m.content] for m in messages]],
-        ensure_ascii=False, separators=(",", ":"), sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        sort_keys=True,
     )
     expected = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     assert cache_key("sim", options, messages) == expected

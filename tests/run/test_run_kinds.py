@@ -73,8 +73,19 @@ def test_run_with_logic_and_factcheck_kinds(
 ) -> None:
     db = tmp_path / "k.db"
     code, out, err = kontest(
-        capsys, "run", "--db", db, "--kg", KINAWLEY_KG, "--model", f"replay:{replay_file}",
-        "--kind", "kontest,logic", "--kind", "factcheck", "-q",
+        capsys,
+        "run",
+        "--db",
+        db,
+        "--kg",
+        KINAWLEY_KG,
+        "--model",
+        f"replay:{replay_file}",
+        "--kind",
+        "kontest,logic",
+        "--kind",
+        "factcheck",
+        "-q",
     )
     assert code == 0, err
     assert "Logic rules" in out and "FactChecker questions" in out
@@ -86,28 +97,52 @@ def test_run_with_logic_and_factcheck_kinds(
     assert report["executions"] == 18 and report["valid"] == 17
     assert report["kinds"] == ["kontest", "factcheck", "logic"]
     assert report["tests"] == {
-        "atomic": 3, "sequential_intra": 5, "sequential_inter": 5, "ontological": 2,
-        "factcheck": 2, "logic": 5,  # tests over valid answers only
+        "atomic": 3,
+        "sequential_intra": 5,
+        "sequential_inter": 5,
+        "ontological": 2,
+        "factcheck": 2,
+        "logic": 5,  # tests over valid answers only
     }
     assert report["errors"]["logic"] == 2 and report["errors"]["factcheck"] == 1
     # Consistency (KONTEST) and accuracy (FactChecker, logic) are reported apart.
     assert report["errors"]["total"] == 4
     assert report["error_rate"] == round(4 / 15, 6)
-    assert report["consistency"] == {"kontest": {"tests": 15, "errors": 4, "rate": round(4 / 15, 6)}}
+    assert report["consistency"] == {
+        "kontest": {"tests": 15, "errors": 4, "rate": round(4 / 15, 6)}
+    }
     assert report["accuracy"]["logic"] == {
-        "asked": 7, "valid": 5, "correct": 3, "errors": 2, "refusals": 1, "invalid": 1,
-        "accuracy": round(3 / 7, 6), "error_rate": round(2 / 5, 6),
+        "asked": 7,
+        "valid": 5,
+        "correct": 3,
+        "errors": 2,
+        "refusals": 1,
+        "invalid": 1,
+        "accuracy": round(3 / 7, 6),
+        "error_rate": round(2 / 5, 6),
     }
     logic = report["logic"]
     assert {k: logic[k] for k in ("asked", "valid", "correct", "errors", "refusals")} == {
-        "asked": 7, "valid": 5, "correct": 3, "errors": 2, "refusals": 1,
+        "asked": 7,
+        "valid": 5,
+        "correct": 3,
+        "errors": 2,
+        "refusals": 1,
     }
     assert (logic["error_knowledge"], logic["error_inference"]) == (2, 0)
     assert logic["accuracy"] == 42.86
     assert logic["per_rule"]["transitive"]["refusals"] == 1
     assert logic["per_rule"]["inverse"] == {
-        "asked": 2, "valid": 1, "correct": 1, "errors": 0, "refusals": 0, "invalid": 1,
-        "accuracy": 50.0, "error_knowledge": 0, "error_inference": 0, "error_unclassified": 0,
+        "asked": 2,
+        "valid": 1,
+        "correct": 1,
+        "errors": 0,
+        "refusals": 0,
+        "invalid": 1,
+        "accuracy": 50.0,
+        "error_knowledge": 0,
+        "error_inference": 0,
+        "error_unclassified": 0,
     }
     assert logic["premises"]["asked"] == 4 and logic["premises"]["errors"] == 2
     factcheck = report["factcheck"]
@@ -138,8 +173,20 @@ def test_variants_with_json_postfix_are_parsed_as_json(
 ) -> None:
     db = tmp_path / "k.db"
     code, out, err = kontest(
-        capsys, "run", "--db", db, "--kg", "places", "--limit", "3", "--model", "sim",
-        "--kind", "variant", "--postfix", "-q",
+        capsys,
+        "run",
+        "--db",
+        db,
+        "--kg",
+        "places",
+        "--limit",
+        "3",
+        "--model",
+        "sim",
+        "--kind",
+        "variant",
+        "--postfix",
+        "-q",
     )
     assert code == 0, err
     with Store(db, create=False) as store:
@@ -180,8 +227,17 @@ def test_run_questions_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     )
     db = tmp_path / "k.db"
     code, out, err = kontest(
-        capsys, "run", "--db", db, "--questions", questions, "--variant-limit", "1",
-        "--model", f"replay:{replay}", "-q",
+        capsys,
+        "run",
+        "--db",
+        db,
+        "--questions",
+        questions,
+        "--variant-limit",
+        "1",
+        "--model",
+        f"replay:{replay}",
+        "-q",
     )
     assert code == 0, err
     assert f"{questions}:3:" in err and f"{questions}:4:" in err  # skipped, said, not silent
@@ -227,7 +283,11 @@ def test_given_conversations_are_stored_as_given(tmp_path: Path) -> None:
     given = [*suite.conversations, *logic]
     with Store(tmp_path / "k.db") as store:
         session_id = create_session(
-            store, kg, "sim", relations=suite.relations, conversations=given,
+            store,
+            kg,
+            "sim",
+            relations=suite.relations,
+            conversations=given,
             kinds=(TestKind.LOGIC,),
         )
         stored = store.load_conversations(session_id)

@@ -87,8 +87,18 @@ def test_kill_9_midway_then_resume(tmp_path, capsys) -> None:  # noqa: ANN001
     args = ["--kg", "places", "--model", "sim:slow", "--limit", "30", "--seed", "7"]
     killed = tmp_path / "killed.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "kontest_tui.cli", "run", *args, "--db", str(killed),
-         "--concurrency", "2", "-q"],
+        [
+            sys.executable,
+            "-m",
+            "kontest_tui.cli",
+            "run",
+            *args,
+            "--db",
+            str(killed),
+            "--concurrency",
+            "2",
+            "-q",
+        ],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -121,7 +131,9 @@ def test_kill_9_midway_then_resume(tmp_path, capsys) -> None:  # noqa: ANN001
 
 
 def test_http_clients_give_the_same_report_as_in_process_sim(
-    tmp_path, capsys, sim_server  # noqa: ANN001
+    tmp_path,
+    capsys,
+    sim_server,  # noqa: ANN001
 ) -> None:
     args = ["--kg", "places", "--limit", "8", "--seed", "3", "-q"]
     reports = {}
@@ -144,8 +156,16 @@ def test_api_key_never_reaches_the_database(tmp_path, capsys, sim_server, monkey
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     db = tmp_path / "key.db"
     code, out, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "3", "--model",
-        f"openai:default@{sim_server}/v1", "--db", db,
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "3",
+        "--model",
+        f"openai:default@{sim_server}/v1",
+        "--db",
+        db,
     )
     assert code == 0, err
     assert secret not in out and secret not in err
@@ -159,8 +179,19 @@ def test_api_key_never_reaches_the_database(tmp_path, capsys, sim_server, monkey
 def test_flaky_model_retries_are_stored(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "flaky.db"
     code, _, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "10", "--model", "sim:flaky",
-        "--db", db, "--concurrency", "8", "--no-cache",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "10",
+        "--model",
+        "sim:flaky",
+        "--db",
+        db,
+        "--concurrency",
+        "8",
+        "--no-cache",
     )
     assert code == 0, err
     rows = response_rows(db)
@@ -174,8 +205,20 @@ def test_flaky_model_retries_are_stored(tmp_path, capsys) -> None:  # noqa: ANN0
     # one attempt only: every fault is now a recorded error and the run still completes
     db1 = tmp_path / "flaky1.db"
     code, _, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "10", "--model", "sim:flaky",
-        "--db", db1, "--max-attempts", "1", "--no-cache", "-q",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "10",
+        "--model",
+        "sim:flaky",
+        "--db",
+        db1,
+        "--max-attempts",
+        "1",
+        "--no-cache",
+        "-q",
     )
     rows = response_rows(db1)
     failed = [row for row in rows if row[3] is not None]
@@ -189,8 +232,17 @@ def test_flaky_model_retries_are_stored(tmp_path, capsys) -> None:  # noqa: ANN0
 def test_hostile_answers_are_stored_raw(tmp_path, capsys, sim_server) -> None:  # noqa: ANN001
     db = tmp_path / "hostile.db"
     code, _, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "4", "--model",
-        f"ollama:hostile@{sim_server}", "--db", db, "-q",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "4",
+        "--model",
+        f"ollama:hostile@{sim_server}",
+        "--db",
+        db,
+        "-q",
     )
     assert code == 0, err
     assert len(response_rows(db)) == 24
@@ -207,8 +259,17 @@ def test_local_model_session(tmp_path, capsys) -> None:  # noqa: ANN001
             pytest.skip(f"the [local] extra is not installed ({module})")
     db = tmp_path / "local.db"
     code, _, err = kontest(
-        capsys, "run", "--kg", "places", "--limit", "20", "--model", "local:gemma3-270m",
-        "--db", db, "-q",
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "20",
+        "--model",
+        "local:gemma3-270m",
+        "--db",
+        db,
+        "-q",
     )
     assert code == 0, err
     conn = sqlite3.connect(db)

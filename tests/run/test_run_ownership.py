@@ -72,8 +72,12 @@ def test_a_live_owner_refuses_a_second_run_and_a_dead_one_is_taken_over(tmp_path
     plant_lease(db, session, pid=os.getpid(), renewed=now_iso())
     code, out, err = kontest(capsys, "run", "--resume", session, "--db", db, "-q")
     assert code == 1 and out == ""
-    assert err.strip().splitlines()[-1].startswith(
-        f"kontest: error: session {session} is being run by another kontest (pid {os.getpid()}"
+    assert (
+        err.strip()
+        .splitlines()[-1]
+        .startswith(
+            f"kontest: error: session {session} is being run by another kontest (pid {os.getpid()}"
+        )
     )
     with Store(db) as store:
         assert list(store.iter_responses(session)) == []
@@ -89,8 +93,9 @@ def test_a_live_owner_refuses_a_second_run_and_a_dead_one_is_taken_over(tmp_path
 def test_a_lease_not_renewed_for_a_minute_is_stale_on_any_host(tmp_path) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     session = kinawley_session(db)
-    plant_lease(db, session, pid=os.getpid(), renewed="2020-01-01T00:00:00.000+00:00",
-                host="elsewhere")
+    plant_lease(
+        db, session, pid=os.getpid(), renewed="2020-01-01T00:00:00.000+00:00", host="elsewhere"
+    )
     with Store(db) as store:
         lease = store.acquire_lease(session)
         assert lease.pid == os.getpid() and lease.owner.startswith(socket.gethostname())
@@ -99,8 +104,9 @@ def test_a_lease_not_renewed_for_a_minute_is_stale_on_any_host(tmp_path) -> None
         assert store.renew_lease(lease)
         store.release_lease(lease)
         assert not store.renew_lease(lease)  # given back: no longer ours
-    plant_lease(db, session, pid=os.getpid(), renewed="2999-01-01T00:00:00.000+00:00",
-                host="elsewhere")
+    plant_lease(
+        db, session, pid=os.getpid(), renewed="2999-01-01T00:00:00.000+00:00", host="elsewhere"
+    )
     with Store(db) as store, pytest.raises(SessionBusyError):
         store.acquire_lease(session)  # another host, recently renewed: its pid says nothing
 
@@ -116,8 +122,9 @@ async def test_two_runs_of_one_session_at_once(tmp_path) -> None:  # noqa: ANN00
         second_model = ToyModel()
 
         async def first() -> None:
-            await run_session(store, session, first_model, events=None,
-                              on_executor=lambda executor: gate.set())
+            await run_session(
+                store, session, first_model, events=None, on_executor=lambda executor: gate.set()
+            )
 
         task = asyncio.create_task(first())
         await gate.wait()
@@ -159,10 +166,25 @@ async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> Non
 
 def test_sigterm_stops_a_run_like_ctrl_c(tmp_path) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
-    command = [sys.executable, "-m", "kontest_tui.cli", "run", "--kg", "places", "--limit", "40",
-               "--model", "sim:slow", "--db", str(db), "--no-cache", "-q"]
-    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
-                               cwd=Path(__file__).resolve().parents[2])
+    command = [
+        sys.executable,
+        "-m",
+        "kontest_tui.cli",
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "40",
+        "--model",
+        "sim:slow",
+        "--db",
+        str(db),
+        "--no-cache",
+        "-q",
+    ]
+    process = subprocess.Popen(
+        command, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2]
+    )
     assert process.stderr is not None
     first = process.stderr.readline()  # "session ID: model sim:slow" once the run starts
     assert first.startswith("session "), first
@@ -184,8 +206,20 @@ def test_a_read_only_database_can_be_reported_on(tmp_path, capsys, monkeypatch) 
     """Opened without writing: no WAL switch, no -wal/-shm files, the file unchanged; an older
     schema is migrated in memory only; writes fail with one line."""
     db = tmp_path / "k.db"
-    assert kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}",
-                   "--db", db, "-q")[0] == 0
+    assert (
+        kontest(
+            capsys,
+            "run",
+            "--kg",
+            KINAWLEY_KG,
+            "--model",
+            f"replay:{KINAWLEY_REPLAY}",
+            "--db",
+            db,
+            "-q",
+        )[0]
+        == 0
+    )
     code, expected, _ = kontest(capsys, "report", "--db", db, "--format", "json")
     with Store(db) as store:
         store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -201,8 +235,9 @@ def test_a_read_only_database_can_be_reported_on(tmp_path, capsys, monkeypatch) 
     assert code == 0 and "done" in out
     code, out, err = kontest(capsys, "export", "--db", db)
     assert code == 0 and len(out.splitlines()) == 18
-    code, _, err = kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model",
-                           f"replay:{KINAWLEY_REPLAY}", "--db", db, "-q")
+    code, _, err = kontest(
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "--db", db, "-q"
+    )
     assert code == 1 and len(err.strip().splitlines()) == 1 and "readonly" in err
     assert db.read_bytes() == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["k.db"]

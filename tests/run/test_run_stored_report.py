@@ -51,7 +51,9 @@ def assert_stored_equals_fresh(store: Store, session_id: str) -> None:
 
 
 @pytest.mark.parametrize("sampled", [False, True])
-def test_a_run_evaluates_from_memory_and_stores_the_report_once(store: Store, sampled: bool) -> None:
+def test_a_run_evaluates_from_memory_and_stores_the_report_once(
+    store: Store, sampled: bool
+) -> None:
     spec = sim_spec(limit=None, sample=SampleSpec(count=12, seed=2)) if sampled else sim_spec()
     outcome = asyncio.run(start_session(store, spec))
     assert ("sample" in outcome.evaluation.to_json()) is sampled
@@ -65,9 +67,7 @@ def test_a_resumed_run_evaluates_stored_and_new_answers(store: Store) -> None:
     first = asyncio.run(start_session(store, sim_spec()))
     session_id = first.session_id
     with store.transaction() as conn:  # a run killed after a third of its answers
-        conn.execute(
-            "DELETE FROM responses WHERE session = ? AND id % 3 != 0", (session_id,)
-        )
+        conn.execute("DELETE FROM responses WHERE session = ? AND id % 3 != 0", (session_id,))
         conn.execute("UPDATE sessions SET status = 'cancelled' WHERE id = ?", (session_id,))
     assert store.read_report(session_id, engine=evaluation_engine()) is None  # stale now
     resumed = asyncio.run(resume_session(store, session_id))

@@ -19,8 +19,14 @@ from kontest_tui.run.session import (
 from kontest_tui.store import Store
 
 
-def run(db: Path, chunk: int | None, *, per_path: bool = False, limit: int | None = 60,
-        model: str = "sim:forgetful") -> tuple[list[object], dict[str, object], dict[str, object]]:
+def run(
+    db: Path,
+    chunk: int | None,
+    *,
+    per_path: bool = False,
+    limit: int | None = 60,
+    model: str = "sim:forgetful",
+) -> tuple[list[object], dict[str, object], dict[str, object]]:
     """(stored verdicts, stored report, the outcome's report) of a places session."""
     kg = load_graph("places")
     with Store(db) as store:

@@ -67,8 +67,9 @@ async def test_a_run_commits_in_few_transactions_and_keeps_every_answer(tmp_path
     with Store(tmp_path / "w.db") as store:
         session = store_session(store, relations, conversations)
         writer = BatchWriter(store, session, flush_after=600.0, max_rows=50)
-        executor = Executor(ToyModel(), config=ExecutorConfig(concurrency=4), sink=writer,
-                            cache=writer)
+        executor = Executor(
+            ToyModel(), config=ExecutorConfig(concurrency=4), sink=writer, cache=writer
+        )
         result = await executor.run(conversations)
         writer.close()
         turns = sum(len(c.turns) for c in conversations)

@@ -18,9 +18,15 @@ def test_values_are_the_row_of_conversation_to_row() -> None:
     conversations = [
         Conversation("r/t1", "r", "atomic", "Q1", (Query("r", "t1", "Is A in B?"),)),
         Conversation(
-            f"{ODD}/a+b", ODD, "sequential", "A",
+            f"{ODD}/a+b",
+            ODD,
+            "sequential",
+            "A",
             (Query(ODD, "t1", ODD), Query(ODD, "t2", f"{ODD}?")),
-            TestKind.LOGIC, (Answer.YES, None, Answer.NO), "system: 🌍", {"rule": ODD, "n": [1]},
+            TestKind.LOGIC,
+            (Answer.YES, None, Answer.NO),
+            "system: 🌍",
+            {"rule": ODD, "n": [1]},
         ),
         Conversation("x", "r", "atomic", "F", (), TestKind.FACTCHECK, (None,)),
     ]

@@ -70,7 +70,9 @@ def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
         assert labels == [("Ä", "Bee"), ("Ä", "C")]
         response = Response("A>B/t1+t2", 1, "Yes.", Answer.YES, None, 12.5, 2, 3)
         store.save_response(session, response)
-        store.save_response(session, Response("A>B/t1", 0, "", Answer.INVALID, "HTTP 500", 1.0, 0, 4))
+        store.save_response(
+            session, Response("A>B/t1", 0, "", Answer.INVALID, "HTTP 500", 1.0, 0, 4)
+        )
         assert store.load_responses(session)[("A>B/t1+t2", 1)] == response
         assert store.load_answers(session) == {
             ("A>B/t1", 0): Answer.INVALID,
@@ -78,7 +80,15 @@ def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
         }
         assert [r["conversation"] for r in store.iter_responses(session)] == ["A>B/t1", "A>B/t1+t2"]
         assert store.refresh_counts(session) == {"answered": 1, "failed": 1, "retries": 5}
-        verdict = Verdict("atomic", "A>B", None, True, (("A>B/t1", 0), ("A>B/t2", 0)), (Answer.YES, Answer.NO), "x")
+        verdict = Verdict(
+            "atomic",
+            "A>B",
+            None,
+            True,
+            (("A>B/t1", 0), ("A>B/t2", 0)),
+            (Answer.YES, Answer.NO),
+            "x",
+        )
         assert store.replace_verdicts(session, [verdict, verdict]) == 2
         assert store.replace_verdicts(session, [verdict]) == 1
         assert store.load_verdicts(session) == [verdict]
@@ -104,16 +114,24 @@ def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
         store.save_response(session, Response("A>B/t1", 0, "No", Answer.NO))
     db = sqlite_utils.Database(path)
     assert db.journal_mode == "wal"
-    assert {"sessions", "relations", "conversations", "responses", "verdicts", "response_cache",
-            "schema_version"} <= set(db.table_names())
+    assert {
+        "sessions",
+        "relations",
+        "conversations",
+        "responses",
+        "verdicts",
+        "response_cache",
+        "schema_version",
+    } <= set(db.table_names())
     # every foreign key is one column pointing at a one-column key (what Datasette follows)
     keys = {(fk.column, fk.other_table, fk.other_column) for fk in db["responses"].foreign_keys}
     assert keys == {("conversation_key", "conversations", "pk"), ("session", "sessions", "id")}
-    assert {(fk.column, fk.other_table, fk.other_column) for fk in db["conversations"].foreign_keys} == {
-        ("relation_key", "relations", "pk"), ("session", "sessions", "id")
-    }
+    assert {
+        (fk.column, fk.other_table, fk.other_column) for fk in db["conversations"].foreign_keys
+    } == {("relation_key", "relations", "pk"), ("session", "sessions", "id")}
     assert {(fk.column, fk.other_table) for fk in db["verdicts"].foreign_keys} == {
-        ("session", "sessions"), ("relation_key", "relations")
+        ("session", "sessions"),
+        ("relation_key", "relations"),
     }
     assert [(fk.column, fk.other_table) for fk in db["sessions"].foreign_keys] == [
         ("kg_snapshot", "kg_snapshots")
@@ -123,7 +141,9 @@ def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
     assert {"response_details", "verdict_details"} <= set(db.view_names())
     assert db["responses"].count == 1
     assert any(index.unique for index in db["responses"].indexes)
-    assert [row["version"] for row in db["schema_version"].rows] == list(range(1, SCHEMA_VERSION + 1))
+    assert [row["version"] for row in db["schema_version"].rows] == list(
+        range(1, SCHEMA_VERSION + 1)
+    )
 
 
 def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001

@@ -26,7 +26,6 @@ PARTIAL = "20261123-230524-87aa6d"  # 2 failed calls, then counted as invalid an
 PLACES = "20261123-230530-964e88"
 
 
-
 # Report keys added after these files were recorded (consistency and accuracy apart,
 # refusals, answers from cache): derived from the same answers, so left out of the equality.
 NEW_REPORT_KEYS = ("refusals", "answers_from_cache", "consistency", "accuracy")
@@ -34,6 +33,7 @@ NEW_REPORT_KEYS = ("refusals", "answers_from_cache", "consistency", "accuracy")
 
 def without_new_keys(report: dict) -> dict:
     return {key: value for key, value in report.items() if key not in NEW_REPORT_KEYS}
+
 
 def make_v4_file(path: Path) -> None:
     conn = sqlite3.connect(path)
@@ -63,12 +63,14 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
         " attempts, created, cached FROM responses ORDER BY id",
     )
     verdicts = table_rows(
-        path, "SELECT id, session, oracle, relation, template, error, refs, answers, detail"
-        " FROM verdicts ORDER BY id"
+        path,
+        "SELECT id, session, oracle, relation, template, error, refs, answers, detail"
+        " FROM verdicts ORDER BY id",
     )
     conversations = table_rows(
-        path, "SELECT session, id, position, relation, kind, label, test_kind, turns, expected,"
-        " system_prompt, meta FROM conversations ORDER BY session, position"
+        path,
+        "SELECT session, id, position, relation, kind, label, test_kind, turns, expected,"
+        " system_prompt, meta FROM conversations ORDER BY session, position",
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
@@ -88,23 +90,36 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
         assert (row["answered"], row["failed"], row["oracle_errors"]) == (16, 2, 0)
     for table, count in counts.items():
         assert table_rows(path, f"SELECT COUNT(*) FROM {table}")[0][0] == count, table
-    assert table_rows(
-        path,
-        "SELECT id, session, conversation, turn, raw, answer, error, latency_ms, tokens,"
-        " attempts, created, cached FROM responses ORDER BY id",
-    ) == responses
-    assert table_rows(
-        path, "SELECT id, session, oracle, relation, template, error, refs, answers, detail"
-        " FROM verdicts ORDER BY id"
-    ) == verdicts
-    assert table_rows(
-        path, "SELECT session, id, position, relation, shape, label, test_kind, turns, expected,"
-        " system_prompt, meta FROM conversations ORDER BY session, position"
-    ) == conversations
+    assert (
+        table_rows(
+            path,
+            "SELECT id, session, conversation, turn, raw, answer, error, latency_ms, tokens,"
+            " attempts, created, cached FROM responses ORDER BY id",
+        )
+        == responses
+    )
+    assert (
+        table_rows(
+            path,
+            "SELECT id, session, oracle, relation, template, error, refs, answers, detail"
+            " FROM verdicts ORDER BY id",
+        )
+        == verdicts
+    )
+    assert (
+        table_rows(
+            path,
+            "SELECT session, id, position, relation, shape, label, test_kind, turns, expected,"
+            " system_prompt, meta FROM conversations ORDER BY session, position",
+        )
+        == conversations
+    )
     # the two Kinawley sessions share one KG snapshot
     assert table_rows(path, "SELECT COUNT(*) FROM kg_snapshots") == [(2,)]
     assert table_rows(path, "PRAGMA foreign_key_check") == []
-    assert table_rows(path, "SELECT COUNT(*) FROM responses WHERE conversation_key IS NULL") == [(0,)]
+    assert table_rows(path, "SELECT COUNT(*) FROM responses WHERE conversation_key IS NULL") == [
+        (0,)
+    ]
 
 
 def test_views_join_questions_labels_and_models(tmp_path) -> None:  # noqa: ANN001
@@ -114,26 +129,34 @@ def test_views_join_questions_labels_and_models(tmp_path) -> None:  # noqa: ANN0
     make_v4_file(path)
     Store(path).close()
     db = sqlite_utils.Database(path)
-    rows = list(db.query(
-        "SELECT * FROM response_details WHERE session = ? AND conversation = ? ORDER BY turn_number",
-        [COMPLETE, "Q27>Q6410645/t1+t2"],
-    ))
+    rows = list(
+        db.query(
+            "SELECT * FROM response_details WHERE session = ? AND conversation = ? ORDER BY turn_number",
+            [COMPLETE, "Q27>Q6410645/t1+t2"],
+        )
+    )
     assert [(r["turn_number"], r["question"], r["template"], r["answer"]) for r in rows] == [
         (1, "Does Ireland have a Kinawley?", "t1", "no"),
         (2, "Is there a Kinawley in Ireland?", "t2", "yes"),
     ]
     first = rows[0]
     assert (first["parent_label"], first["child_label"], first["shape"], first["test_kind"]) == (
-        "Ireland", "Kinawley", "sequential", "kontest"
+        "Ireland",
+        "Kinawley",
+        "sequential",
+        "kontest",
     )
     assert first["model"].startswith("replay:") and first["failed"] == 0
     failed = list(db.query("SELECT question, failure FROM response_details WHERE failed"))
     assert len(failed) == 2 and all("no recorded answer" in r["failure"] for r in failed)
     assert all(r["question"] == "Does Ireland have a Kinawley?" for r in failed)
-    errors = list(db.query(
-        "SELECT oracle, parent_label, child_label, template FROM verdict_details"
-        " WHERE session = ? AND inconsistent ORDER BY verdict", [COMPLETE],
-    ))
+    errors = list(
+        db.query(
+            "SELECT oracle, parent_label, child_label, template FROM verdict_details"
+            " WHERE session = ? AND inconsistent ORDER BY verdict",
+            [COMPLETE],
+        )
+    )
     assert [(e["oracle"], e["parent_label"], e["child_label"]) for e in errors] == [
         ("atomic", "Ireland", "Kinawley"),
         ("sequential_intra", "Ireland", "Kinawley"),
@@ -155,7 +178,9 @@ def test_status_updates_never_rewrite_the_kg_snapshot(tmp_path) -> None:  # noqa
         changes = store.conn.total_changes
         store.update_session(one, status="running", message="x")
         assert store.conn.total_changes - changes == 1  # one small sessions row
-        assert "kg_json" not in {row[1] for row in store.conn.execute("PRAGMA table_info(sessions)")}
+        assert "kg_json" not in {
+            row[1] for row in store.conn.execute("PRAGMA table_info(sessions)")
+        }
         store.delete_session(one)
         assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 1
         store.delete_session(two)
@@ -211,10 +236,12 @@ def test_version_8_keeps_responses_and_their_triggers_and_view(tmp_path) -> None
         assert store.version == 8
     assert table_rows(path, "SELECT * FROM responses ORDER BY id") == before
     assert table_rows(
-        path, "SELECT question, parent_label, answer, failed FROM response_details ORDER BY response"
+        path,
+        "SELECT question, parent_label, answer, failed FROM response_details ORDER BY response",
     ) == [("Q1?", "Ay", "yes", 0), ("Q2?", "Ay", "invalid", 1)]
     plan = " ".join(
-        str(row[-1]) for row in table_rows(
+        str(row[-1])
+        for row in table_rows(
             path, "EXPLAIN QUERY PLAN SELECT COUNT(*), SUM(error) FROM verdicts WHERE session = 's'"
         )
     )

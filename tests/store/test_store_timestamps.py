@@ -20,8 +20,15 @@ def test_iso_at_equals_datetime(epoch: float) -> None:
 
 
 def test_iso_at_at_second_and_rounding_edges() -> None:
-    for epoch in (0.0, 1_700_000_000.0, 1_700_000_000.9999996, 1_700_000_000.0004999,
-                  1_700_000_000.9995, 1_700_000_001.0, 1_699_999_999.999):
+    for epoch in (
+        0.0,
+        1_700_000_000.0,
+        1_700_000_000.9999996,
+        1_700_000_000.0004999,
+        1_700_000_000.9995,
+        1_700_000_001.0,
+        1_699_999_999.999,
+    ):
         assert iso_at(epoch) == expected(epoch), epoch
     # the cached seconds part moves on with the clock, also backwards
     assert iso_at(1_700_000_005.25) == "2023-11-14T22:13:25.250+00:00"

@@ -12,8 +12,12 @@ ODD = 'Ünïcode "quoted" back\\slash\ttab\nnewline \x01 \u2028 \ud83c\udf0d 東
 
 def test_refs_and_answers_are_the_json_text_of_dump_json() -> None:
     verdicts = [
-        Verdict("atomic", "A>B", "t1", True, (("A>B/t1", 0), ("A>B/t2", 0)), (Answer.YES, Answer.NO)),
-        Verdict("ontological", f"{ODD}>x", None, False, ((f"{ODD}/t1", 3),), (Answer.INVALID,), ODD),
+        Verdict(
+            "atomic", "A>B", "t1", True, (("A>B/t1", 0), ("A>B/t2", 0)), (Answer.YES, Answer.NO)
+        ),
+        Verdict(
+            "ontological", f"{ODD}>x", None, False, ((f"{ODD}/t1", 3),), (Answer.INVALID,), ODD
+        ),
         Verdict("sequential_intra", "r", "t2", False, (), (), None),
     ]
     for verdict in verdicts:
@@ -21,6 +25,15 @@ def test_refs_and_answers_are_the_json_text_of_dump_json() -> None:
         assert values[6] == dump_json([list(ref) for ref in verdict.refs])
         assert values[7] == dump_json([str(answer) for answer in verdict.answers])
         assert json.loads(values[6]) == [list(ref) for ref in verdict.refs]
-        columns = ("session", "oracle", "relation", "relation_key", "template", "error",
-                   "refs", "answers", "detail")
+        columns = (
+            "session",
+            "oracle",
+            "relation",
+            "relation_key",
+            "template",
+            "error",
+            "refs",
+            "answers",
+            "detail",
+        )
         assert row_to_verdict(dict(zip(columns, values, strict=True))) == verdict

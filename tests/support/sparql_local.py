@@ -25,7 +25,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlparse
 
-HINT_TRIPLE = ("http://www.bigdata.com/queryHints#Query", "http://www.bigdata.com/queryHints#optimizer", "None")
+HINT_TRIPLE = (
+    "http://www.bigdata.com/queryHints#Query",
+    "http://www.bigdata.com/queryHints#optimizer",
+    "None",
+)
 # What the Wikidata Query Service answers (HTTP 500) when a query runs past its 60 s limit.
 TIMEOUT_BODY = (
     b"SPARQL-QUERY: queryStr=...\n"
@@ -38,7 +42,9 @@ _VALUES = re.compile(r"VALUES\s+\?(?!class\b)\w+\s*\{([^}]*)\}")
 
 def values_items(query: str) -> list[str]:
     """The QIDs of a query's VALUES lists (the `?class` list not counted), in order."""
-    return [token.removeprefix("wd:") for block in _VALUES.findall(query) for token in block.split()]
+    return [
+        token.removeprefix("wd:") for block in _VALUES.findall(query) for token in block.split()
+    ]
 
 
 @dataclass
@@ -72,7 +78,13 @@ class LocalSparqlEndpoint:
         import pyoxigraph
 
         subject, predicate, value = HINT_TRIPLE
-        store.add(pyoxigraph.Quad(pyoxigraph.NamedNode(subject), pyoxigraph.NamedNode(predicate), pyoxigraph.Literal(value)))
+        store.add(
+            pyoxigraph.Quad(
+                pyoxigraph.NamedNode(subject),
+                pyoxigraph.NamedNode(predicate),
+                pyoxigraph.Literal(value),
+            )
+        )
         self.store = store
         self.requests = 0
         self.queries: list[str] = []
@@ -95,14 +107,26 @@ class LocalSparqlEndpoint:
         assert isinstance(host, str)
         return f"http://{host}:{port}/sparql"
 
-    def inject(self, status: int = 200, *, headers: dict[str, str] | None = None, body: bytes = b"", times: int = 1) -> None:
+    def inject(
+        self,
+        status: int = 200,
+        *,
+        headers: dict[str, str] | None = None,
+        body: bytes = b"",
+        times: int = 1,
+    ) -> None:
         """Answer the next `times` requests with this status/headers/body instead of a result."""
         with self._lock:
             for _ in range(times):
                 self._faults.append(Fault(status, dict(headers or {}), body))
 
     def time_out_above(
-        self, values: int | None, *, always_for: Iterable[str] = (), matching: str = "", stall: bool = False
+        self,
+        values: int | None,
+        *,
+        always_for: Iterable[str] = (),
+        matching: str = "",
+        stall: bool = False,
     ) -> None:
         """Time out every query whose VALUES list holds more than `values` items (None: never),
         and every query whose VALUES list holds one of the `always_for` QIDs, however short;
@@ -128,7 +152,10 @@ class LocalSparqlEndpoint:
 
     def start(self) -> LocalSparqlEndpoint:
         self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, name="sparql-local", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="sparql-local",
+            daemon=True,
         )
         self._thread.start()
         return self

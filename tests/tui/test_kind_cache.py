@@ -6,8 +6,14 @@ from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.tui.kind_cache import COUNTING, KindCache, KindChoices
 from kontest_tui.tui.kind_choices import AnnotatedQuestions
 
-CHOICES = KindChoices(("t1", "t2"), strength=2, postfix=False, variant_limit=None,
-                      question_types=("yes-no", "wh"), rules=("negation",))
+CHOICES = KindChoices(
+    ("t1", "t2"),
+    strength=2,
+    postfix=False,
+    variant_limit=None,
+    question_types=("yes-no", "wh"),
+    rules=("negation",),
+)
 
 
 def conversation(conversation_id: str) -> Conversation:
@@ -21,8 +27,9 @@ def test_a_key_holds_what_the_kind_depends_on_and_nothing_else() -> None:
     assert cache.key("factcheck", CHOICES) == ("factcheck", 0, ("t1", "t2"), ("yes-no", "wh"))
     assert cache.key("logic", CHOICES) == ("logic", 0, ("t1", "t2"), ("negation",))
     # Another strength changes the variants' key only.
-    stronger = KindChoices(("t1", "t2"), strength=3, question_types=("yes-no", "wh"),
-                           rules=("negation",))
+    stronger = KindChoices(
+        ("t1", "t2"), strength=3, question_types=("yes-no", "wh"), rules=("negation",)
+    )
     assert cache.key("variant", stronger) != cache.key("variant", CHOICES)
     assert cache.key("logic", stronger) == cache.key("logic", CHOICES)
     # A questions file depends on its path and the variant options, not on the KG.

@@ -38,9 +38,11 @@ async def open_session(pilot, session_id: str) -> ResultsScreen:
     app.open_stored_session(session_id)
     await wait_until(
         pilot,
-        lambda: isinstance(app.screen, ResultsScreen)
-        and app.screen.ready
-        and app.screen.result.session_id == session_id,
+        lambda: (
+            isinstance(app.screen, ResultsScreen)
+            and app.screen.ready
+            and app.screen.result.session_id == session_id
+        ),
         what="the stored session's results",
     )
     return app.screen
@@ -88,8 +90,9 @@ async def test_compare_with_a_stored_session_shows_the_engines_figures(
         view = results.query_one("#compare-view")
         await wait_until(
             pilot,
-            lambda: "Atomic answers differ" in widget_text(view)
-            and "forgetful" in widget_text(view),
+            lambda: (
+                "Atomic answers differ" in widget_text(view) and "forgetful" in widget_text(view)
+            ),
             what="the comparison",
         )
         shown = widget_text(view)

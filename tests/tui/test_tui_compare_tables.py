@@ -75,20 +75,31 @@ async def test_ticked_sessions_show_the_numbers_of_kontest_compare(
         lines = shown.splitlines()
         # KONTEST errors / tests per oracle: each model's row shows its report's numbers.
         for report in expected["sessions"]:
-            row = next(line for line in lines if line.startswith(f"{report['model']} ({report['session']})"))
+            row = next(
+                line
+                for line in lines
+                if line.startswith(f"{report['model']} ({report['session']})")
+            )
             for oracle in ORACLES:
                 assert f"{report['errors'][oracle]}/{report['tests'][oracle]} " in row, oracle
         # The thesis's Table 4: failure rate per covering-array row, each model's count/of.
         block = expected["variant_table"]["oracles"]["variant"]
-        start = next(i for i, line in enumerate(lines) if line.startswith("Variant x model, variant"))
+        start = next(
+            i for i, line in enumerate(lines) if line.startswith("Variant x model, variant")
+        )
         for row in [*block["rows"], {"label": "total", "sessions": block["total"]}]:
             line = next(line for line in lines[start:] if line.startswith(f"{row['label']} "))
-            cells = [f"{row['sessions'][i]['count']}/{row['sessions'][i]['of']}" for i in (first, forgetful)]
+            cells = [
+                f"{row['sessions'][i]['count']}/{row['sessions'][i]['of']}"
+                for i in (first, forgetful)
+            ]
             assert [part for part in line.split() if "/" in part] == cells, row["label"]
 
         # Showing the Ensemble tab (which lists the sessions again) keeps the ticks.
         await pilot.press("m")
-        await wait_until(pilot, lambda: bool(results.query("#ensemble-select")), what="the ensemble tab")
+        await wait_until(
+            pilot, lambda: bool(results.query("#ensemble-select")), what="the ensemble tab"
+        )
         await pilot.press("c")
         assert tuple(ticks.selected) == (first, forgetful) and tables.data is not None
         ticks.focus()

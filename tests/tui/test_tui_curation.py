@@ -90,10 +90,13 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
         await wait_for_screen(pilot, WizardScreen)
         await wait_until(
             pilot,
-            lambda: table.row_count == len(after.rows)
-            and all(
-                str(cell) != banned for row in range(table.row_count)
-                for cell in table.get_row_at(row)
+            lambda: (
+                table.row_count == len(after.rows)
+                and all(
+                    str(cell) != banned
+                    for row in range(table.row_count)
+                    for cell in table.get_row_at(row)
+                )
             ),
             what="the updated preview",
         )

@@ -64,8 +64,10 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
         await pilot.pause()
         await wait_until(
             pilot,
-            lambda: len(wizard.kind_totals()) == 3
-            and all(total[1] is not None for total in wizard.kind_totals()),
+            lambda: (
+                len(wizard.kind_totals()) == 3
+                and all(total[1] is not None for total in wizard.kind_totals())
+            ),
             what="the kind counts",
         )
 
@@ -77,7 +79,10 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
         logic = build_kind_conversations(suite, kg, [TestKind.LOGIC], options)
         assert factcheck and logic
         assert {c.label for c in factcheck} == {"wh"}
-        assert {c.label for c in logic} == {"negation", "premise"}  # a rule is asked with its premises
+        assert {c.label for c in logic} == {
+            "negation",
+            "premise",
+        }  # a rule is asked with its premises
 
         counted = {kind: (n, calls) for kind, n, calls, _ in wizard.kind_totals()}
         assert counted["factcheck"] == (len(factcheck), sum(len(c.turns) for c in factcheck))
@@ -204,7 +209,8 @@ async def test_missing_questions_file_is_one_notification(db_path: str, tmp_path
         field.focus()
         await pilot.press("enter")  # the Load button is under the first toast now
         await wait_until(
-            pilot, lambda: any("no usable questions" in m for m in notifications(app)),
+            pilot,
+            lambda: any("no usable questions" in m for m in notifications(app)),
             what="the second load",
         )
         assert wizard.questions_path is None

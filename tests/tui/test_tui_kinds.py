@@ -56,12 +56,15 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         kinds.select("logic")
         await wait_until(
             pilot,
-            lambda: all(total[1] is not None for total in wizard.kind_totals())
-            and len(wizard.kind_totals()) == 3,
+            lambda: (
+                all(total[1] is not None for total in wizard.kind_totals())
+                and len(wizard.kind_totals()) == 3
+            ),
             what="the kind counts",
         )
-        counted = {kind: (conversations, calls) for kind, conversations, calls, _ in
-                   wizard.kind_totals()}
+        counted = {
+            kind: (conversations, calls) for kind, conversations, calls, _ in wizard.kind_totals()
+        }
         assert counted["kontest"] == (1060, 1590)
         shown = widget_text(wizard.query_one("#kind-counts"))
         for kind, (conversations, calls) in counted.items():
@@ -164,8 +167,11 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         app.open_stored_session(results.result.session_id)
         await wait_until(
             pilot,
-            lambda: isinstance(app.screen, ResultsScreen) and app.screen is not results
-            and app.screen.ready,
+            lambda: (
+                isinstance(app.screen, ResultsScreen)
+                and app.screen is not results
+                and app.screen.ready
+            ),
             what="the reopened session",
         )
         assert app.screen.result.plan.kinds == ("kontest",)

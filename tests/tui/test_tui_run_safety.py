@@ -77,7 +77,8 @@ async def test_bad_model_spec_stops_before_the_run_and_keys_move_between_steps(
         await wait_until(pilot, lambda: suggestions.option_count > 0, what="suggestions")
         await pilot.press("down")
         await wait_until(
-            pilot, lambda: app.focused is suggestions and suggestions.highlighted == 0,
+            pilot,
+            lambda: app.focused is suggestions and suggestions.highlighted == 0,
             what="the first suggestion highlighted",
         )
         # ctrl+pagedown from a field goes to the next step.
@@ -93,7 +94,8 @@ async def test_bad_model_spec_stops_before_the_run_and_keys_move_between_steps(
         await pilot.press("ctrl+r")
         status = wizard.query_one("#model-status")
         await wait_until(
-            pilot, lambda: "unknown model kind 'ssim'" in str(status.render()),
+            pilot,
+            lambda: "unknown model kind 'ssim'" in str(status.render()),
             what="the model error",
         )
         assert isinstance(app.screen, WizardScreen)

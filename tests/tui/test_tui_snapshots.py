@@ -150,9 +150,7 @@ def test_wizard_kinds_step(snap_compare, db_path: str) -> None:
         wizard = await open_wizard(pilot, "step-kinds")
         wizard.query_one("#kind-select").select("factcheck")
         wizard.query_one("#kind-select").select("logic")
-        await wait_until(
-            pilot, lambda: all(total[1] is not None for total in wizard.kind_totals())
-        )
+        await wait_until(pilot, lambda: all(total[1] is not None for total in wizard.kind_totals()))
         await settle(pilot)
 
     assert snap_compare(

@@ -39,7 +39,10 @@ def test_the_explorer_exits_when_its_terminal_hangs_up() -> None:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 36, 120, 0, 0))
     process = subprocess.Popen(
         [sys.executable, "-m", "kontest_tui.cli", "--kg", "places", "--model", "sim"],
-        stdin=slave, stdout=slave, stderr=slave, close_fds=True,
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        close_fds=True,
         env={**os.environ, "TERM": "xterm-256color"},
     )
     os.close(slave)

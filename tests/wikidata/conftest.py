@@ -40,7 +40,9 @@ def synthetic_turtle(children: int) -> bytes:
     for i in range(children):
         child, grandchild = 1000 + i, 100000 + i
         lines.append(f'wd:Q{child} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q1 ; rdfs:label "C{i}"@en .')
-        lines.append(f'wd:Q{grandchild} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q{child} ; rdfs:label "G{i}"@en .')
+        lines.append(
+            f'wd:Q{grandchild} wdt:P31 wd:Q56061 ; wdt:P131 wd:Q{child} ; rdfs:label "G{i}"@en .'
+        )
     return "\n".join(lines).encode()
 
 

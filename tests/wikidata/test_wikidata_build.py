@@ -31,7 +31,13 @@ DEPTH3_NODES = [
     ("Q30002", "Loopville", (), "municipality"),
 ]
 DEPTH1_EDGES = [("Q27", "Q20"), ("Q27", "Q100"), ("Q27", "Q300")]
-DEPTH2_EDGES = [("Q20", "Q2001"), ("Q20", "Q2002"), ("Q100", "Q1001"), ("Q100", "Q1002"), ("Q300", "Q3001")]
+DEPTH2_EDGES = [
+    ("Q20", "Q2001"),
+    ("Q20", "Q2002"),
+    ("Q100", "Q1001"),
+    ("Q100", "Q1002"),
+    ("Q300", "Q3001"),
+]
 DEPTH3_EDGES = [("Q1001", "Q10001"), ("Q3001", "Q30001"), ("Q3001", "Q30002")]
 
 
@@ -48,7 +54,12 @@ def edge_rows(kg) -> list[tuple]:
     [
         (1, DEPTH1_NODES, DEPTH1_EDGES, 2),
         (2, DEPTH1_NODES + DEPTH2_NODES, DEPTH1_EDGES + DEPTH2_EDGES, 3),
-        (3, DEPTH1_NODES + DEPTH2_NODES + DEPTH3_NODES, DEPTH1_EDGES + DEPTH2_EDGES + DEPTH3_EDGES, 4),
+        (
+            3,
+            DEPTH1_NODES + DEPTH2_NODES + DEPTH3_NODES,
+            DEPTH1_EDGES + DEPTH2_EDGES + DEPTH3_EDGES,
+            4,
+        ),
     ],
 )
 def test_places_graph_is_exact_at_each_depth(endpoint, make_client, depth, nodes, edges, requests):
@@ -120,7 +131,12 @@ def test_labels_in_another_language(endpoint, make_client):
 def test_several_seeds_keep_their_order_and_share_queries(endpoint, make_client):
     kg = build_graph("places", ["Q300", "Q100", "Q300"], 1, client=make_client())
     assert kg.roots() == ["Q300", "Q100"]
-    assert edge_rows(kg) == [("Q300", "Q3001"), ("Q100", "Q1001"), ("Q100", "Q1002"), ("Q100", "Q2002")]
+    assert edge_rows(kg) == [
+        ("Q300", "Q3001"),
+        ("Q100", "Q1001"),
+        ("Q100", "Q1002"),
+        ("Q100", "Q2002"),
+    ]
     assert endpoint.requests == 2
 
 
@@ -163,7 +179,9 @@ def test_two_fresh_builds_of_the_same_data_are_identical(endpoint, make_client, 
 
 
 def test_max_nodes_guard(endpoint, make_client):
-    with pytest.raises(MaxNodesError, match=r"at least 10 nodes at depth 2, more than --max-nodes 9"):
+    with pytest.raises(
+        MaxNodesError, match=r"at least 10 nodes at depth 2, more than --max-nodes 9"
+    ):
         build_graph("places", ["Q27"], 3, max_nodes=9, client=make_client())
     # stopped before the depth-3 and label queries
     assert endpoint.requests == 2

@@ -20,7 +20,22 @@ def no_sleep(monkeypatch):
 
 def test_build_writes_the_kg_file(endpoint, tmp_path, capsys):
     out = tmp_path / "ireland.json"
-    code = run_cli(["kg", "build", "--domain", "places", "--seed", "Q27", "--depth", "2", "--endpoint", endpoint.url, "--out", str(out)])
+    code = run_cli(
+        [
+            "kg",
+            "build",
+            "--domain",
+            "places",
+            "--seed",
+            "Q27",
+            "--depth",
+            "2",
+            "--endpoint",
+            endpoint.url,
+            "--out",
+            str(out),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0, captured.err
     assert captured.out == (
@@ -28,12 +43,39 @@ def test_build_writes_the_kg_file(endpoint, tmp_path, capsys):
     )
     assert captured.err == ""
     kg = load_graph(out)
-    assert [e.child for e in kg.edges] == ["Q20", "Q100", "Q300", "Q2001", "Q2002", "Q1001", "Q1002", "Q3001"]
+    assert [e.child for e in kg.edges] == [
+        "Q20",
+        "Q100",
+        "Q300",
+        "Q2001",
+        "Q2002",
+        "Q1001",
+        "Q1002",
+        "Q3001",
+    ]
     assert "Q3002" not in kg.nodes
     assert (built_kgs_dir() / "ireland.json").read_bytes() == out.read_bytes()
     # rebuild: all from the cache, identical file
     again = tmp_path / "again.json"
-    assert run_cli(["kg", "build", "--domain", "places", "--seed", "Q27", "--depth", "2", "--endpoint", endpoint.url, "--out", str(again)]) == 0
+    assert (
+        run_cli(
+            [
+                "kg",
+                "build",
+                "--domain",
+                "places",
+                "--seed",
+                "Q27",
+                "--depth",
+                "2",
+                "--endpoint",
+                endpoint.url,
+                "--out",
+                str(again),
+            ]
+        )
+        == 0
+    )
     assert "(0 requests, 3 cached)" in capsys.readouterr().out
     assert again.read_bytes() == out.read_bytes()
     assert endpoint.requests == 3
@@ -41,7 +83,23 @@ def test_build_writes_the_kg_file(endpoint, tmp_path, capsys):
 
 def test_build_default_out_name(endpoint, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert run_cli(["kg", "build", "--domain", "music", "--seed", "Q5000", "--depth", "2", "--endpoint", endpoint.url]) == 0
+    assert (
+        run_cli(
+            [
+                "kg",
+                "build",
+                "--domain",
+                "music",
+                "--seed",
+                "Q5000",
+                "--depth",
+                "2",
+                "--endpoint",
+                endpoint.url,
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "music-Q5000-d2.json").is_file()
 
 
@@ -68,7 +126,20 @@ def test_bad_input_exits_2_with_one_line(endpoint, capsys, tmp_path, args, messa
 
 
 def test_endpoint_down_exits_1_with_one_line(dead_url, no_sleep, capsys, tmp_path):
-    code = run_cli(["kg", "build", "--domain", "places", "--seed", "Q27", "--endpoint", dead_url, "--out", str(tmp_path / "x.json")])
+    code = run_cli(
+        [
+            "kg",
+            "build",
+            "--domain",
+            "places",
+            "--seed",
+            "Q27",
+            "--endpoint",
+            dead_url,
+            "--out",
+            str(tmp_path / "x.json"),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1
     assert captured.err.count("\n") == 1
@@ -77,7 +148,24 @@ def test_endpoint_down_exits_1_with_one_line(dead_url, no_sleep, capsys, tmp_pat
 
 
 def test_max_nodes_exits_1_with_one_line(endpoint, capsys, tmp_path):
-    code = run_cli(["kg", "build", "--domain", "places", "--seed", "Q27", "--depth", "3", "--max-nodes", "5", "--endpoint", endpoint.url, "--out", str(tmp_path / "x.json")])
+    code = run_cli(
+        [
+            "kg",
+            "build",
+            "--domain",
+            "places",
+            "--seed",
+            "Q27",
+            "--depth",
+            "3",
+            "--max-nodes",
+            "5",
+            "--endpoint",
+            endpoint.url,
+            "--out",
+            str(tmp_path / "x.json"),
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 1
     assert captured.err == (

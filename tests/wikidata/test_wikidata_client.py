@@ -69,7 +69,9 @@ def test_endpoint_down_is_one_clear_error(dead_url, make_client, sleeps):
 
 
 def test_malformed_json_is_a_clear_error_and_not_cached(endpoint, make_client):
-    endpoint.inject(200, headers={"Content-Type": "application/sparql-results+json"}, body=b'{"head": {"vars"')
+    endpoint.inject(
+        200, headers={"Content-Type": "application/sparql-results+json"}, body=b'{"head": {"vars"'
+    )
     with pytest.raises(WikidataError, match="malformed JSON"):
         make_client().select(QUERY)
     # nothing was cached: the next client asks again and gets the real answer
@@ -82,7 +84,9 @@ def test_json_without_bindings_is_malformed():
         parse_results(b'{"head": {"vars": []}, "results": {}}')
     with pytest.raises(WikidataError, match="malformed JSON"):
         parse_results(b"<html>busy</html>")
-    assert parse_results(b'{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "literal", "value": "1"}}, {}]}}') == [
+    assert parse_results(
+        b'{"head": {"vars": ["x"]}, "results": {"bindings": [{"x": {"type": "literal", "value": "1"}}, {}]}}'
+    ) == [
         {"x": "1"},
         {},
     ]

@@ -62,9 +62,13 @@ def test_queries_carry_the_optimizer_hint_before_the_values_list():
         assert body.startswith(HINT_LINE + "  VALUES ?")
     # Blazegraph joins in the order written: parents, link, class path from the bound child
     lines = [line.strip() for line in children.splitlines()]
-    assert lines.index("?child wdt:P131 ?parent .") < lines.index("?child wdt:P31/wdt:P279* wd:Q56061 .")
+    assert lines.index("?child wdt:P131 ?parent .") < lines.index(
+        "?child wdt:P31/wdt:P279* wd:Q56061 ."
+    )
     plain = build_children_query(load_domain("places").level(1), ["Q27"], 10, optimizer_hint=False)
-    assert "hint:" not in plain and "hint:" not in build_labels_query(["Q27"], "en", 10, optimizer_hint=False)
+    assert "hint:" not in plain and "hint:" not in build_labels_query(
+        ["Q27"], "en", 10, optimizer_hint=False
+    )
 
 
 @pytest.mark.parametrize(
@@ -85,9 +89,13 @@ def test_hint_goes_only_to_blazegraph_endpoints(url, blazegraph):
 
 def test_hinted_build_gives_the_same_graph_on_the_local_store(endpoint, make_client):
     plain = build_graph("places", ["Q27"], 6, client=make_client(use_cache=False))
-    assert not any("hint:" in query for query in endpoint.queries)  # auto: 127.0.0.1 is no Blazegraph
+    assert not any(
+        "hint:" in query for query in endpoint.queries
+    )  # auto: 127.0.0.1 is no Blazegraph
     sent = len(endpoint.queries)
-    hinted = build_graph("places", ["Q27"], 6, client=make_client(use_cache=False), optimizer_hint=True)
+    hinted = build_graph(
+        "places", ["Q27"], 6, client=make_client(use_cache=False), optimizer_hint=True
+    )
     assert all(HINT_LINE in query for query in endpoint.queries[sent:])
     assert without_built(hinted) == without_built(plain)
     assert len(hinted.nodes) == 13
@@ -101,14 +109,20 @@ def test_a_timed_out_chunk_is_split_in_halves_and_the_graph_is_complete(wide, ma
     wide.queries.clear()
     wide.requests = 0
     wide.time_out_above(60)
-    result = build_with_summary("places", ["Q1"], 2, client=make_client(wide.url), optimizer_hint=True)
+    result = build_with_summary(
+        "places", ["Q1"], 2, client=make_client(wide.url), optimizer_hint=True
+    )
     # level 1: 1 parent; level 2: 200 -> 100 -> 50 + 50, 100 -> 50 + 50, then the last 50
     assert sizes(wide.queries, "?parent ?child") == [1, 200, 100, 50, 50, 100, 50, 50, 50]
     # labels of 501 items: 500 -> 250 -> 125 -> 63 -> 32 + 31, 62 -> 31 + 31, ... then 1
     labels = sizes(wide.queries, "?kind")
     assert labels[:6] == [500, 250, 125, 63, 32, 31] and labels[-1] == 1
-    assert sum(size for size in labels if size <= 60) == 501  # every item asked once in a chunk that answered
-    assert wide.timeouts == 3 + labels.count(500) + labels.count(250) + labels.count(125) + labels.count(63) + labels.count(62)
+    assert (
+        sum(size for size in labels if size <= 60) == 501
+    )  # every item asked once in a chunk that answered
+    assert wide.timeouts == 3 + labels.count(500) + labels.count(250) + labels.count(
+        125
+    ) + labels.count(63) + labels.count(62)
     assert len(set(wide.queries)) == len(wide.queries)  # no query was sent twice
     assert sleeps == []  # and none waited for a retry
     assert without_built(result.graph) == without_built(reference)
@@ -117,11 +131,33 @@ def test_a_timed_out_chunk_is_split_in_halves_and_the_graph_is_complete(wide, ma
 
 
 def test_an_item_that_times_out_alone_is_given_up_and_counted(wide, make_client):
-    wide.time_out_above(None, always_for=["Q1005"], matching="?parent ?child")  # its label query answers
+    wide.time_out_above(
+        None, always_for=["Q1005"], matching="?parent ?child"
+    )  # its label query answers
     result = build_with_summary("places", ["Q1"], 2, client=make_client(wide.url))
     # Q1005 is the 6th of the first 200 parents: 200 -> 100 -> 50 -> 25 -> 13 -> 7 -> 4 (answers)
     # + 3 -> 2 -> Q1004 (answers) + Q1005 (given up); then Q1006, and the other halves answer
-    assert sizes(wide.queries, "?parent ?child") == [1, 200, 100, 50, 25, 13, 7, 4, 3, 2, 1, 1, 1, 6, 12, 25, 50, 100, 50]
+    assert sizes(wide.queries, "?parent ?child") == [
+        1,
+        200,
+        100,
+        50,
+        25,
+        13,
+        7,
+        4,
+        3,
+        2,
+        1,
+        1,
+        1,
+        6,
+        12,
+        25,
+        50,
+        100,
+        50,
+    ]
     assert result.splits == 8 and wide.timeouts == 9
     assert result.timed_out == ("Q1005",)
     kg = result.graph
@@ -148,7 +184,12 @@ def test_a_client_timeout_splits_too(endpoint, make_client):
     result = build_with_summary("places", ["Q27"], 1, client=make_client(timeout=1))
     # labels of 4 items: 4 (no answer within 1 s) -> 2 + 2
     assert sizes(endpoint.queries, "?kind") == [4, 2, 2]
-    assert [node.label for node in result.graph.nodes.values()] == ["Ireland", "Munster", "Leinster", "Ulster"]
+    assert [node.label for node in result.graph.nodes.values()] == [
+        "Ireland",
+        "Munster",
+        "Leinster",
+        "Ulster",
+    ]
     assert result.splits == 1 and endpoint.timeouts == 1
 
 
@@ -191,7 +232,9 @@ def test_user_agent_names_the_contact(endpoint, make_client, monkeypatch):
     ]
 
 
-@pytest.mark.parametrize("contact", ["me@example.org\r\nX-Evil: 1", "a (b)", "", "  ", "naïve@example.org", "x" * 201])
+@pytest.mark.parametrize(
+    "contact", ["me@example.org\r\nX-Evil: 1", "a (b)", "", "  ", "naïve@example.org", "x" * 201]
+)
 def test_bad_contacts_are_rejected(contact):
     with pytest.raises(InvalidInputError, match="contact"):
         validate_contact(contact)
@@ -204,17 +247,32 @@ def test_403_asks_for_a_contact_and_is_not_retried(endpoint, make_client, sleeps
         make_client().select(QUERY)
     message = str(caught.value)
     assert "refused the request (HTTP 403 Forbidden)" in message
-    assert "set KONTEST_CONTACT" in message and "--contact" in message and USER_AGENT_POLICY in message
+    assert (
+        "set KONTEST_CONTACT" in message and "--contact" in message and USER_AGENT_POLICY in message
+    )
     assert endpoint.requests == 1 and sleeps == []
     endpoint.inject(403)
-    with pytest.raises(WikidataError, match=r"the User-Agent sent was .*me@example\.org.* may be blocking") as caught:
+    with pytest.raises(
+        WikidataError, match=r"the User-Agent sent was .*me@example\.org.* may be blocking"
+    ) as caught:
         make_client(contact="me@example.org").select(QUERY)
 
 
 def test_cli_contact_and_403(endpoint, tmp_path, capsys, monkeypatch):
     monkeypatch.delenv("KONTEST_CONTACT", raising=False)
     endpoint.inject(403)
-    args = ["kg", "build", "--domain", "places", "--seed", "Q27", "--depth", "1", "--endpoint", endpoint.url]
+    args = [
+        "kg",
+        "build",
+        "--domain",
+        "places",
+        "--seed",
+        "Q27",
+        "--depth",
+        "1",
+        "--endpoint",
+        endpoint.url,
+    ]
     assert run_cli([*args, "--out", str(tmp_path / "a.json")]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "KONTEST_CONTACT" in err
@@ -239,7 +297,18 @@ def test_items_without_a_label_are_skipped_and_counted(endpoint, make_client):
 def test_build_summary_counts_the_skipped_items(endpoint, tmp_path, capsys):
     endpoint.time_out_above(2)
     out = tmp_path / "x.json"
-    args = ["kg", "build", "--domain", "places", "--seed", "Q27", "--depth", "3", "--endpoint", endpoint.url]
+    args = [
+        "kg",
+        "build",
+        "--domain",
+        "places",
+        "--seed",
+        "Q27",
+        "--depth",
+        "3",
+        "--endpoint",
+        endpoint.url,
+    ]
     assert run_cli([*args, "--out", str(out)]) == 0
     line = capsys.readouterr().out
     assert line.startswith(f"wrote {out}: 12 nodes, 11 edges (")
@@ -266,14 +335,18 @@ def test_secrets_in_endpoint_error_text_are_masked(endpoint, make_client, monkey
 
 
 def test_endpoint_error_text_is_one_short_line_and_credentials_are_masked(endpoint, make_client):
-    body = b"SPARQL-QUERY: queryStr=PREFIX wd: ...\norg.openrdf.query.MalformedQueryException: Encountered \" \"}\"\n\tat x\n"
+    body = b'SPARQL-QUERY: queryStr=PREFIX wd: ...\norg.openrdf.query.MalformedQueryException: Encountered " "}"\n\tat x\n'
     endpoint.inject(400, body=body)
     with pytest.raises(WikidataError) as caught:
         make_client().select(QUERY)
     assert "org.openrdf.query.MalformedQueryException: Encountered" in str(caught.value)
     assert "queryStr" not in str(caught.value)
     assert len(scrub_endpoint_text("x" * 500)) == 200 and scrub_endpoint_text("a\nb\tc") == "a b c"
-    assert display_endpoint("https://me:s3cret@example.org/sparql") == "https://***@example.org/sparql"
+    assert (
+        display_endpoint("https://me:s3cret@example.org/sparql") == "https://***@example.org/sparql"
+    )
     with pytest.raises(WikidataError) as caught:
-        SparqlClient("http://me:s3cret@127.0.0.1:9/sparql", retries=0, use_cache=False).select(QUERY)
+        SparqlClient("http://me:s3cret@127.0.0.1:9/sparql", retries=0, use_cache=False).select(
+            QUERY
+        )
     assert "s3cret" not in str(caught.value)

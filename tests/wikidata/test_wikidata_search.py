@@ -16,7 +16,12 @@ from kontest_tui.kg.io import save_graph
 from kontest_tui.kg.search import EntityMatch, search_entities
 
 HITS = [
-    {"id": "Q27", "label": "Ireland", "description": "country in north-western Europe", "aliases": ["Éire"]},
+    {
+        "id": "Q27",
+        "label": "Ireland",
+        "description": "country in north-western Europe",
+        "aliases": ["Éire"],
+    },
     {"id": "Q22890", "label": "Ireland", "description": "island in north-western Europe"},
     {"id": "Q1234", "description": "no label here"},
 ]
@@ -52,7 +57,9 @@ class FakeApi:
 @pytest.fixture
 def api() -> Iterator[FakeApi]:
     fake = FakeApi()
-    thread = threading.Thread(target=fake.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread = threading.Thread(
+        target=fake.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     yield fake
     fake.server.shutdown()
@@ -81,14 +88,21 @@ def built_kg() -> KnowledgeGraph:
         "Q27": Node("Q27", "Ireland", ("Republic of Ireland", "Éire"), "country"),
         "Q30001": Node("Q30001", "Kinawley", (), "municipality"),
     }
-    return KnowledgeGraph("places: Ireland (depth 1)", "places", nodes, [Edge("Q27", "Q30001", "contains")])
+    return KnowledgeGraph(
+        "places: Ireland (depth 1)", "places", nodes, [Edge("Q27", "Q30001", "contains")]
+    )
 
 
 def test_offline_fallback_when_api_unreachable(dead_url):
     save_graph(built_kg(), built_kgs_dir() / "ireland.json")
     matches = search_entities("kinawley", api_url=dead_url)
     assert matches[0] == EntityMatch(
-        "Q30001", "Kinawley", "municipality in places: Ireland (depth 1)", (), "built:ireland", 100.0
+        "Q30001",
+        "Kinawley",
+        "municipality in places: Ireland (depth 1)",
+        (),
+        "built:ireland",
+        100.0,
     )
 
 

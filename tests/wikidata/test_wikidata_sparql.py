@@ -80,7 +80,11 @@ def test_shipped_domains():
     places = load_domain("places")
     assert places.seed_type == "country" and places.templates == "places"
     assert [places.level(d).node_type(d) for d in (1, 2, 3, 4, 7)] == [
-        "region", "district", "municipality", "locality", "locality",
+        "region",
+        "district",
+        "municipality",
+        "locality",
+        "locality",
     ]
     music = load_domain("music")
     assert [lvl.property for lvl in music.levels] == ["P175", "P361"]

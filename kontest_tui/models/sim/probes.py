@@ -90,7 +90,9 @@ def _template(text: str, reading: ProbeReading) -> _Template:
 def _logic_reading(form: str) -> ProbeReading:
     """A logic statement form (probes.templates.FACT_FORMS): it asserts the fact (parent
     contains child), in the relation's or the inverse relation's words, or negates it."""
-    return ProbeReading("logic", form, "statement", (("parent", "child"),), form.endswith("negated"))
+    return ProbeReading(
+        "logic", form, "statement", (("parent", "child"),), form.endswith("negated")
+    )
 
 
 def _factcheck_reading(question_type: str) -> ProbeReading:

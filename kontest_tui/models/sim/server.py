@@ -168,7 +168,9 @@ class SimServer:
         if handler is None and request.method == "GET" and request.path.startswith("/v1/models/"):
             handler = self._openai_model
         if handler is None:
-            await reply.send(404, encode_json({"error": f"no route {request.method} {request.path}"}))
+            await reply.send(
+                404, encode_json({"error": f"no route {request.method} {request.path}"})
+            )
             return
         await handler(request, reply)
 
@@ -193,9 +195,7 @@ class SimServer:
         questions = [message.content for message in messages if message.role == "user"]
         attempt = self._attempts.next(profile.name, questions)
         fault = decide_fault(profile, use_seed, questions, attempt)
-        text = decide_answer(
-            profile, use_seed, questions, self.entities, self.patterns.current()
-        )
+        text = decide_answer(profile, use_seed, questions, self.entities, self.patterns.current())
         limit = (
             max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         )

@@ -436,7 +436,9 @@ class SynonymEditorScreen(Screen[None]):
         self.array_size = len(preview.rows)
         words = ", ".join(
             f"{word}: {len(set(values))}"
-            for word, values in zip(preview.parameters, zip(*preview.rows, strict=True), strict=True)
+            for word, values in zip(
+                preview.parameters, zip(*preview.rows, strict=True), strict=True
+            )
             if len(set(values)) > 1
         )
         status.update(

@@ -252,9 +252,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             if conversation is not None
             else ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
         )
-        text.append(
-            clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic"
-        )
+        text.append(clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic")
         text.append(f" → {word}", style=style)
         if response.error:
             text.append(f" ({clean_text(response.error)})", style="red")

@@ -391,9 +391,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             return [
                 SelectionList[str](id="ensemble-select", classes="pane"),
                 Static(LOOKING, id="ensemble-note", classes="note", markup=False),
-                VerticalScroll(
-                    Static("", id="ensemble-view", markup=False), id="ensemble-scroll"
-                ),
+                VerticalScroll(Static("", id="ensemble-view", markup=False), id="ensemble-scroll"),
             ]
         if pane_id == "tab-kinds":
             return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
@@ -602,8 +600,14 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         gap_list.clear_options()
         options: list[Option] = []
         for group, relation_ids in gap_relations(self.result).items():
-            title = "intersection (no template answered yes)" if group == INTERSECTION else f"gap {group} (not answered yes under {group})"
-            options.append(Option(Text(f"{title}: {len(relation_ids)}", style="bold"), disabled=True))
+            title = (
+                "intersection (no template answered yes)"
+                if group == INTERSECTION
+                else f"gap {group} (not answered yes under {group})"
+            )
+            options.append(
+                Option(Text(f"{title}: {len(relation_ids)}", style="bold"), disabled=True)
+            )
             for relation_id in relation_ids:
                 view = self.views.get(relation_id)
                 name = self.names.relation(view.relation) if view else relation_id
@@ -679,8 +683,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.query_one("#compare-note", Static).update(" ".join((note, left_out)).strip())
             this = self.result.session_id
             self.query_one(CompareTables).offer(
-                [*([(f"this session · {self.result.plan.model_spec}", this)] if this else []),
-                 *((choice.describe(total), choice.id) for choice in offered)]
+                [
+                    *([(f"this session · {self.result.plan.model_spec}", this)] if this else []),
+                    *((choice.describe(total), choice.id) for choice in offered),
+                ]
             )
         if "tab-ensemble" in self.built_panes and self.query("#ensemble-select"):
             choices = self.query_one("#ensemble-select", SelectionList)
@@ -751,9 +757,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.ensemble_asked = chosen
         view = self.query_one("#ensemble-view", Static)
         if len(chosen) < 2:
-            view.update(
-                Text("The ensemble needs two or more ticked sessions.", style="italic")
-            )
+            view.update(Text("The ensemble needs two or more ticked sessions.", style="italic"))
             return
         view.update(
             Text(f"Cross-validating the ensemble of {len(chosen)} sessions…", style="italic")

@@ -102,7 +102,8 @@ class StartScreen(WorkerFailures, Screen[None]):
         session_id, status = str(row[0]), str(row[4])
         if status == "done":
             self.notify(
-                f"Session {session_id} is done: nothing to resume.", severity="warning",
+                f"Session {session_id} is done: nothing to resume.",
+                severity="warning",
                 markup=False,
             )
             return

@@ -361,7 +361,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
         except KontestError:
             samples = []
         presets = [
-            f"sim:{name}" if name != "default" else "sim" for name in (list_profiles() or ["default"])
+            f"sim:{name}" if name != "default" else "sim"
+            for name in (list_profiles() or ["default"])
         ]
         self.post_message(self.ChoicesListed(samples, presets))
 
@@ -863,7 +864,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
         path = str(event.key[1])
         if event.loaded is None:
             if event.announce:  # a Load that failed: the file is not in the plan
-                self.notify(event.error, title="Annotated questions", severity="error", markup=False)
+                self.notify(
+                    event.error, title="Annotated questions", severity="error", markup=False
+                )
                 self.kinds_step.show_questions_status(f"Not loaded: {event.error}")
                 if self.questions_path == path:
                     self.questions_path = None
@@ -914,7 +917,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     def show_kind_counts(self) -> None:
         if not self.asked_kinds():
-            self.kinds_step.show_counts("Tick at least one test kind (or load annotated questions).")
+            self.kinds_step.show_counts(
+                "Tick at least one test kind (or load annotated questions)."
+            )
             return
         text = Text()
         totals = self.kind_totals()
@@ -1029,7 +1034,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
                 markup=False,
             )
             return
-        blocked = [f"{kind}: {self.kind_blocked(kind)}" for kind in self.kinds if self.kind_blocked(kind)]
+        blocked = [
+            f"{kind}: {self.kind_blocked(kind)}" for kind in self.kinds if self.kind_blocked(kind)
+        ]
         if blocked:
             self.notify("; ".join(blocked) + " (step 4).", severity="warning", markup=False)
             return

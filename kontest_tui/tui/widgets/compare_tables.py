@@ -95,7 +95,9 @@ class CompareTables(Vertical):
 
     @on(SelectionList.SelectedChanged, "#compare-ticks")
     def ticked(self) -> None:
-        chosen = tuple(str(value) for value in self.query_one("#compare-ticks", SelectionList).selected)
+        chosen = tuple(
+            str(value) for value in self.query_one("#compare-ticks", SelectionList).selected
+        )
         if chosen == self.asked:
             return
         self.asked = chosen
@@ -118,7 +120,9 @@ class CompareTables(Vertical):
             self.post_message(self.Refused(chosen, str(error), error.title))
             return
         except Exception as error:  # an engine bug must not crash the results
-            self.post_message(self.Refused(chosen, f"{type(error).__name__}: {error}", "Compare failed"))
+            self.post_message(
+                self.Refused(chosen, f"{type(error).__name__}: {error}", "Compare failed")
+            )
             return
         if not worker.is_cancelled:
             self.post_message(self.Built(chosen, data, text))

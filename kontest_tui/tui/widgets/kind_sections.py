@@ -21,8 +21,18 @@ from kontest_tui.report.render import section_tables
 SECTIONS = ("factcheck", "logic", "variants", "annotation")
 # Columns whose non-zero counts are errors (red) or refusals (yellow).
 ERROR_COLUMNS = ("errors", "flips")
-RIGHT_ALIGNED = ("asked", "valid", "correct", "errors", "refusals", "accuracy", "flips", "uses",
-                 "tests", "rate")
+RIGHT_ALIGNED = (
+    "asked",
+    "valid",
+    "correct",
+    "errors",
+    "refusals",
+    "accuracy",
+    "flips",
+    "uses",
+    "tests",
+    "rate",
+)
 
 
 def has_kind_sections(report: Mapping[str, Any]) -> bool:
@@ -51,7 +61,9 @@ def section_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table
         table.add_column(column, justify="right" if column in RIGHT_ALIGNED else "left")
     for row in rows:
         row_style = "bold" if row[0] == "total" else ""
-        table.add_row(*(_cell(column, value, row_style) for column, value in zip(header, row, strict=True)))
+        table.add_row(
+            *(_cell(column, value, row_style) for column, value in zip(header, row, strict=True))
+        )
     return table
 
 

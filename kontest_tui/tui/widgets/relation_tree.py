@@ -355,8 +355,6 @@ class RelationTree(Tree[str]):
             return True
         for depth, (a, b) in enumerate(zip(path, here, strict=False)):
             if a != b:
-                siblings = (
-                    self.kg.roots() if depth == 0 else self.shown_children(path[depth - 1])
-                )
+                siblings = self.kg.roots() if depth == 0 else self.shown_children(path[depth - 1])
                 return siblings.index(a) > siblings.index(b)
         return len(path) > len(here)

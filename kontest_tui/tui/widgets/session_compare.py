@@ -73,9 +73,7 @@ def render_comparison(
         text.append(theirs + "\n", style="bold" if mine != theirs else "")
     text.append("\n")
     differences = comparison.differences
-    per_template = ", ".join(
-        f"{tid} {comparison.differing(tid)}" for tid in comparison.templates
-    )
+    per_template = ", ".join(f"{tid} {comparison.differing(tid)}" for tid in comparison.templates)
     text.append(
         f"Atomic answers differ on {len(differences)} of {comparison.shared} shared relations",
         style="bold",

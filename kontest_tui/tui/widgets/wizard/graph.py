@@ -189,7 +189,9 @@ class GraphStep(TabPane):
     def entity_chosen(self, event: OptionList.OptionSelected) -> None:
         self.query_one("#entity-suggestions", OptionList).display = False
         self.focus_search()  # the next name is typed at once (the hidden list kept the focus)
-        self.post_message(self.EntityPicked(int((event.option.id or "entity--1").rsplit("-", 1)[-1])))
+        self.post_message(
+            self.EntityPicked(int((event.option.id or "entity--1").rsplit("-", 1)[-1]))
+        )
 
     # -- what the screen shows -------------------------------------------------------------
 

@@ -99,9 +99,7 @@ class KindsStep(TabPane):
 
     def ticked_names(self, prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
         """The sub-selection ticked in an option row (`qtype-…`, `rule-…`), in engine order."""
-        return tuple(
-            name for name in names if self.query_one(f"#{prefix}-{name}", Checkbox).value
-        )
+        return tuple(name for name in names if self.query_one(f"#{prefix}-{name}", Checkbox).value)
 
     def variant_limit(self) -> int | None:
         """Max variants per question; None (the whole covering array) when blank or 0."""

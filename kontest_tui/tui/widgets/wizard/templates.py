@@ -48,7 +48,9 @@ class TemplatesStep(TabPane):
         selection = self.query_one("#template-select", SelectionList)
         selection.clear_options()
         for index, template_id in enumerate(template_ids):
-            selection.add_option((describe_template(template_set, template_id), template_id, index < 2))
+            selection.add_option(
+                (describe_template(template_set, template_id), template_id, index < 2)
+            )
         return list(selection.selected)
 
     @on(SelectionList.SelectedChanged, "#template-select")
