@@ -26,7 +26,7 @@ run: setup
 	$(BIN)/kontest --kg places --model sim
 
 test: setup-test
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q --durations=15
 
 lint: setup-test
 	$(BIN)/ruff check kontest_tui tests scripts benchmarks

@@ -13,6 +13,8 @@ trap 'rm -rf "$WORK"' EXIT
     || { cat "$WORK/build.log"; exit 1; }
 WHEEL="$(ls "$WORK"/dist/*.whl)"
 echo "wheel: $(basename "$WHEEL"), $(unzip -l "$WHEEL" | tail -1 | awk '{print $2}') files"
+# Typed package (PEP 561): type checkers of projects that import kontest_tui read its hints.
+unzip -l "$WHEEL" | grep -q 'kontest_tui/py.typed' || { echo "py.typed missing from the wheel"; exit 1; }
 
 "$PYTHON" -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install --quiet "$WHEEL"

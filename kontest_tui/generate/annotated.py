@@ -21,7 +21,6 @@ from kontest_tui.generate.variants import JSON_BOOLEAN_PROMPT, variants_for_ipm
 from kontest_tui.validate_input import loads_json, read_input_text
 
 DEFAULT_PROMPT = "Be concise as possible. Answer with a yes or no response."
-ANNOTATION_TEMPLATE = "q"
 
 
 @dataclass(frozen=True, slots=True)

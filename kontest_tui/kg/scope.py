@@ -114,9 +114,3 @@ def scope_graph(
         source=kg.source,
         built=kg.built,
     )
-
-
-def describe_scope(kg: KnowledgeGraph, entities: Sequence[str], depth: int | None) -> str:
-    """`Ireland, Ulster (depth 2)`: what a scope keeps, by label."""
-    labels = ", ".join(kg.label(resolve_entity(kg, name)) for name in entities)
-    return f"{labels} (depth {depth if depth is not None else 'all'})"

@@ -95,12 +95,6 @@ def start_server(gguf: Path, slots: int = PARALLEL_SLOTS) -> str:
         return str(server.listening_address).rstrip("/")
 
 
-def stop_servers() -> None:
-    """Drop every local server (they also stop when the process ends)."""
-    with _lock:
-        _servers.clear()
-
-
 class LocalModel:
     """A ChatModel over a local llama.cpp server, asked in completions mode."""
 

@@ -356,15 +356,6 @@ def open_session_model(
     return open_model(spec, kg=kg, options=options, seed=seed)
 
 
-def split_failed(
-    responses: Mapping[AnswerKey, Response],
-) -> tuple[dict[AnswerKey, Response], int]:
-    """The responses that are answers, and how many turns failed (an `error` row: no answer
-    after all attempts, or not asked because an earlier turn of its conversation failed)."""
-    answered = {key: response for key, response in responses.items() if response.error is None}
-    return answered, len(responses) - len(answered)
-
-
 @cache
 def evaluation_engine() -> str:
     """The version of the evaluating code: kontest's version and a digest of the source of

@@ -201,19 +201,6 @@ def row_to_response(row: Row) -> Response:
     )
 
 
-def verdict_to_row(session: str, verdict: Verdict) -> dict[str, Any]:
-    return {
-        "session": session,
-        "oracle": verdict.oracle,
-        "relation": verdict.relation_id,
-        "template": verdict.template_id,
-        "error": int(verdict.error),
-        "refs": dump_json([list(ref) for ref in verdict.refs]),
-        "answers": dump_json([str(answer) for answer in verdict.answers]),
-        "detail": verdict.detail,
-    }
-
-
 def verdict_values(
     session: str, relation_keys: Mapping[str, int], verdict: Verdict
 ) -> tuple[Any, ...]:
