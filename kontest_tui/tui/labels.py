@@ -1,51 +1,8 @@
-"""How the explorer names KG nodes and relations: labels, cleaned, told apart by the parent.
-
-A label is shown as it is unless another node has the same label; then the first parent's
-label is added (`Garnich (in Capellen)`), and the id when even that is shared. Labels are
-cleaned like model output (escape codes and control characters removed), so a KG file
-cannot draw on the terminal.
-"""
+"""How the explorer names KG nodes and relations: the engine's `kg.names.NodeNames`
+(the explanation cards and exports name nodes the same way)."""
 
 from __future__ import annotations
 
-from collections import Counter
+from kontest_tui.kg.names import NodeNames
 
-from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.records import Relation
-from kontest_tui.kg.graph import KnowledgeGraph
-
-
-class NodeNames:
-    """Display names of one KG's nodes (made once per screen; lookups are dict reads)."""
-
-    def __init__(self, kg: KnowledgeGraph) -> None:
-        self.kg = kg
-        parent_of: dict[str, str] = {}
-        for edge in kg.edges:
-            parent_of.setdefault(edge.child, edge.parent)
-        labels = {node_id: clean_text(node.label) for node_id, node in kg.nodes.items()}
-        shared = {label for label, count in Counter(labels.values()).items() if count > 1}
-        names: dict[str, str] = {}
-        for node_id, label in labels.items():
-            if label in shared:
-                parent = parent_of.get(node_id)
-                label = f"{label} (in {labels[parent]})" if parent in labels else label
-            names[node_id] = label
-        still = {name for name, count in Counter(names.values()).items() if count > 1}
-        self.names = {
-            node_id: f"{name} [{node_id}]" if name in still else name
-            for node_id, name in names.items()
-        }
-        self.plain = labels
-
-    def label(self, node_id: str) -> str:
-        """The cleaned label alone (where the parent is shown next to it anyway)."""
-        return self.plain.get(node_id, clean_text(node_id))
-
-    def name(self, node_id: str) -> str:
-        """The cleaned label, told apart from equal labels by the parent (or the id)."""
-        return self.names.get(node_id, clean_text(node_id))
-
-    def relation(self, relation: Relation) -> str:
-        """`Ireland ⊃ Kinawley`."""
-        return f"{self.name(relation.parent)} ⊃ {self.name(relation.child)}"
+__all__ = ["NodeNames"]

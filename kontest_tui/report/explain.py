@@ -1,0 +1,625 @@
+"""Explanation cards: one error verdict told in plain sentences, for a person who never saw
+the method.
+
+A card names the fact tested by its labels, shows every question in full (each KONTEST
+question with the template it was filled from, by the template's text), the model's reply
+as it came and what was read from it, and why the oracle calls the answers an error:
+atomic (two phrasings alone disagree), sequential within one conversation (the chat is
+shown whole), sequential between conversations (the question alone vs after its other
+phrasing), ontological (the yes-answers that imply a fact, and the no to it), variant (which
+words changed), annotation, FactChecker and logic rules (the expected answer, the rule and
+its premises). The paper's codes (Q1, A2, B1, t1) never appear in a card.
+
+`build_card(verdict, evidence)` is a plain function over records; `CardEvidence` holds only
+what the verdict refers to (its conversations, their answers, the relations, node names),
+read from the store by `report.explain_store` or taken from a session already in memory.
+Renderers are in `report.explain_render`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, Verdict
+from kontest_tui.errors import KontestError
+from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.kg.names import NodeNames
+from kontest_tui.oracles.ontological import error_path
+from kontest_tui.probes.matching import match_wh, parse_choice
+
+RAW_CHARS = 2000  # how much of one reply a card shows
+
+# What each oracle's card is called: a few plain words, never the paper's code.
+CARD_TITLES: dict[str, str] = {
+    "atomic": "Two phrasings, opposite answers",
+    "sequential_intra": "A contradiction within one conversation",
+    "sequential_inter": "The answer changed after a rephrasing",
+    "ontological": "Its yes-answers imply a fact it denied",
+    "variant": "Changing a few words flipped the answer",
+    "annotation": "An annotated question answered against its annotation",
+    "factcheck": "A fact-check question answered wrongly",
+    "logic": "A fact derived by a logic rule answered wrongly",
+}
+
+# How an answer reads in a sentence.
+_READ = {
+    Answer.YES: "yes",
+    Answer.NO: "no",
+    Answer.INVALID: "neither yes nor no",
+    Answer.REFUSAL: "a refusal (I don't know)",
+}
+
+_RULES = {
+    "negation": "Negation: the knowledge graph states the fact, so the statement that it is "
+    "not so is false.",
+    "symmetric": "Symmetry: the relation holds both ways, so the fact stated the other way "
+    "round is true too.",
+    "inverse": "Inverse: the fact stated from the other side (the container includes the "
+    "place) is true too.",
+    "transitive": "Transitivity: the facts below chain into the fact asked, so it is true.",
+    "composite": "Composite: the facts below chain into one fact, which is then stated from "
+    "the other side{negated}.",
+}
+
+_QUESTION_TYPES = {
+    "yes_no": "a yes-or-no question about one fact of the knowledge graph",
+    "multiple_choice": "a multiple-choice question with one right option, from the knowledge graph",
+    "wh": "an open question whose answer is one name from the knowledge graph",
+    "two_hop": "a yes-or-no question about a fact two steps apart in the knowledge graph",
+    "two_hop_choice": "a multiple-choice question about a fact two steps apart in the "
+    "knowledge graph",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class CardTurn:
+    """One question and the model's reply: the text asked, the template it was filled from
+    (its text, None for questions of other kinds), the reply and what was read from it."""
+
+    question: str
+    phrasing: str | None
+    raw: str | None  # None: no reply stored (not asked yet, or the call failed)
+    read: str  # what was read, in words: "yes", "no", "neither yes nor no", ...
+    compared: bool = False  # one of the answers the oracle compared
+
+
+@dataclass(frozen=True, slots=True)
+class CardChat:
+    """One conversation as the model saw it: a heading in words, its turns in order."""
+
+    heading: str
+    turns: tuple[CardTurn, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ExplanationCard:
+    """One error in plain sentences (see the module docstring)."""
+
+    oracle: str
+    title: str  # CARD_TITLES[oracle]
+    fact: str  # the fact tested, by labels: "Canton of Grevenmacher contains Junglinster"
+    headline: str  # one sentence: what the model said
+    chats: tuple[CardChat, ...]
+    reasons: tuple[str, ...]  # why the oracle calls it an error, sentence by sentence
+    expected: str | None = None  # the right answer, where the test kind knows it
+    session: str | None = None
+    model: str | None = None
+    error: bool = True  # False: the card of a test that passed (shown for a probe's context)
+
+
+@dataclass(slots=True)
+class CardEvidence:
+    """What cards of one session need: the conversations a verdict refers to (and a logic
+    rule's premises), their responses, the relations, the template texts and node names."""
+
+    conversations: Mapping[str, Conversation]
+    responses: Mapping[AnswerKey, Response]
+    relations: Mapping[str, Relation]
+    names: NodeNames
+    template_set: TemplateSet | None = None
+    session: str | None = None
+    model: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+
+class CardError(KontestError):
+    """A card cannot be made (the verdict refers to a conversation the session lacks)."""
+
+
+def conversations_needed(verdict: Verdict) -> set[str]:
+    """The conversation ids a verdict's card shows (its refs; premises come after)."""
+    return {conversation_id for conversation_id, _turn in verdict.refs if conversation_id}
+
+
+def premises_needed(conversations: Iterable[Conversation]) -> set[str]:
+    """The premise conversations of the logic-rule conversations among `conversations`."""
+    found: set[str] = set()
+    for conversation in conversations:
+        premises = (conversation.meta or {}).get("premises")
+        if isinstance(premises, list):
+            found.update(str(premise) for premise in premises)
+    return found
+
+
+def relations_needed(verdict: Verdict, conversations: Iterable[Conversation]) -> set[str]:
+    """The relation ids a card names: the verdict's and those of the conversations shown."""
+    return {verdict.relation_id, *(conversation.relation_id for conversation in conversations)}
+
+
+def evidence_from_records(
+    verdicts: Iterable[Verdict],
+    conversations: Iterable[Conversation],
+    responses: Mapping[AnswerKey, Response],
+    relations: Iterable[Relation],
+    names: NodeNames,
+    *,
+    template_set: TemplateSet | None = None,
+    session: str | None = None,
+    model: str | None = None,
+) -> CardEvidence:
+    """Evidence for the cards of `verdicts` from a session held in memory (only the records
+    those cards show are kept)."""
+    by_id = {conversation.id: conversation for conversation in conversations}
+    wanted: set[str] = set()
+    for verdict in verdicts:
+        wanted |= conversations_needed(verdict)
+    wanted |= premises_needed(by_id[cid] for cid in wanted if cid in by_id)
+    kept = {cid: by_id[cid] for cid in wanted if cid in by_id}
+    kept_responses = {key: response for key, response in responses.items() if key[0] in kept}
+    return CardEvidence(
+        conversations=kept,
+        responses=kept_responses,
+        relations={relation.id: relation for relation in relations},
+        names=names,
+        template_set=template_set,
+        session=session,
+        model=model,
+    )
+
+
+# -- words -----------------------------------------------------------------------------------
+
+
+def read_word(answer: Answer | None) -> str:
+    """How a parsed answer reads in a sentence ("no answer" when there is none)."""
+    return _READ.get(answer, "no answer") if answer is not None else "no answer"
+
+
+def describe_fact(relation: Relation | None, names: NodeNames, relation_id: str = "") -> str:
+    """The fact a relation states, by labels: "Ireland contains Kinawley"; "Abbey Road has
+    the song Something" for typed relations such as album->song."""
+    if relation is None:
+        return clean_text(relation_id) or "an unknown fact"
+    parent, child = names.name(relation.parent), names.name(relation.child)
+    kind = relation.type
+    if "->" in kind:
+        child_type = kind.split("->", 1)[1].strip()
+        return f"{parent} has the {child_type} {child}"
+    if not kind or kind == "contains":
+        return f"{parent} contains {child}"
+    return f"{parent} {kind.replace('_', ' ')} {child}"
+
+
+def quoted(text: str) -> str:
+    """Text in typographic quotes."""
+    return f"“{text}”"
+
+
+def _phrasing(evidence: CardEvidence, template_id: str, relation_type: str | None) -> str | None:
+    """The template's text ("Does {parent} have a {child}?") a question was filled from."""
+    template_set = evidence.template_set
+    if template_set is None or relation_type is None:
+        return None
+    for template in template_set.templates:
+        if template.id == template_id:
+            text = template.texts.get(relation_type)
+            return clean_text(text) if text is not None else None
+    return None
+
+
+def _strings(value: object) -> list[str]:
+    """A JSON list of a conversation's meta as strings ([] when it is not a list)."""
+    return [str(item) for item in value] if isinstance(value, list) else []
+
+
+def _conversation(evidence: CardEvidence, conversation_id: str) -> Conversation:
+    found = evidence.conversations.get(conversation_id)
+    if found is None:
+        raise CardError(f"the session has no conversation {conversation_id!r} to explain")
+    return found
+
+
+def _response(evidence: CardEvidence, key: AnswerKey) -> Response | None:
+    response = evidence.responses.get(key)
+    return response if response is not None and response.error is None else None
+
+
+def _answer_of(evidence: CardEvidence, key: AnswerKey) -> Answer | None:
+    response = _response(evidence, key)
+    return response.answer if response is not None else None
+
+
+def _chat(
+    evidence: CardEvidence,
+    conversation_id: str,
+    heading: str,
+    compared: Sequence[int] = (),
+    read: Mapping[int, str] | None = None,
+) -> CardChat:
+    """A conversation as a card shows it: every turn, its template's text, reply and reading."""
+    conversation = _conversation(evidence, conversation_id)
+    relation = evidence.relations.get(conversation.relation_id)
+    relation_type = relation.type if relation is not None else None
+    turns = []
+    for index, query in enumerate(conversation.turns):
+        response = _response(evidence, (conversation.id, index))
+        raw = None if response is None else _shorten(response.raw)
+        if read is not None and index in read:
+            word = read[index]
+        else:
+            word = read_word(response.answer if response is not None else None)
+        phrasing = (
+            _phrasing(evidence, query.template_id, relation_type)
+            if str(conversation.test_kind) in ("kontest", "variant")
+            else None
+        )
+        turns.append(CardTurn(clean_text(query.text), phrasing, raw, word, index in compared))
+    return CardChat(heading, tuple(turns))
+
+
+def _shorten(raw: str) -> str:
+    text = clean_text(raw).strip()
+    if len(text) > RAW_CHARS:
+        return text[:RAW_CHARS] + f" … ({len(text) - RAW_CHARS} more characters)"
+    return text
+
+
+def _template_name(evidence: CardEvidence, conversation_id: str, turn: int = 0) -> str:
+    """`the phrasing “Does {parent} have a {child}?”`, or `another phrasing` without the set."""
+    conversation = _conversation(evidence, conversation_id)
+    relation = evidence.relations.get(conversation.relation_id)
+    text = _phrasing(
+        evidence,
+        conversation.turns[turn].template_id,
+        relation.type if relation is not None else None,
+    )
+    return f"the phrasing {quoted(text)}" if text else "another phrasing"
+
+
+# -- the cards -------------------------------------------------------------------------------
+
+
+def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
+    """The card of one verdict (an error, or a passed test: its card says so)."""
+    relation = evidence.relations.get(verdict.relation_id)
+    fact = describe_fact(relation, evidence.names, verdict.relation_id)
+    builder = _BUILDERS.get(verdict.oracle, _other_card)
+    headline, chats, reasons, expected = builder(verdict, evidence, fact)
+    if not verdict.error:
+        reasons = [*reasons, "The oracle found no error here: the answers agree."]
+    return ExplanationCard(
+        oracle=verdict.oracle,
+        title=CARD_TITLES.get(verdict.oracle, f"{verdict.oracle} error"),
+        fact=fact,
+        headline=headline,
+        chats=tuple(chats),
+        reasons=tuple(reasons),
+        expected=expected,
+        session=evidence.session,
+        model=evidence.model,
+        error=verdict.error,
+    )
+
+
+_Built = tuple[str, list[CardChat], list[str], str | None]
+
+
+def _pair(verdict: Verdict) -> tuple[AnswerKey, AnswerKey, str, str]:
+    if len(verdict.refs) < 2 or len(verdict.answers) < 2:
+        raise CardError(f"a {verdict.oracle} verdict compares two answers; this one has fewer")
+    left, right = verdict.refs[0], verdict.refs[1]
+    return left, right, read_word(verdict.answers[0]), read_word(verdict.answers[1])
+
+
+def _atomic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    left, right, first, second = _pair(verdict)
+    chats = [
+        _chat(evidence, left[0], "Asked alone, in a fresh chat", (left[1],)),
+        _chat(evidence, right[0], "Asked alone, in another fresh chat", (right[1],)),
+    ]
+    headline = (
+        f"Asked the same thing in two phrasings, each alone, the model said {first} to one "
+        f"and {second} to the other."
+    )
+    reasons = [
+        f"Both questions ask whether {fact}, in different words: the first with "
+        f"{_template_name(evidence, left[0])}, the second with "
+        f"{_template_name(evidence, right[0])}.",
+        "Each was asked in a fresh chat, so neither saw the other.",
+        f"A consistent model gives both the same answer. This one said {first} and "
+        f"{second}, so one of the two answers is wrong.",
+    ]
+    return headline, chats, reasons, None
+
+
+def _intra_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    left, right, first, second = _pair(verdict)
+    chats = [
+        _chat(
+            evidence,
+            left[0],
+            "One conversation: the second question came right after the first answer",
+            (left[1], right[1]),
+        )
+    ]
+    headline = (
+        f"In one conversation the model said {first}, then {second} to the same question "
+        "in other words."
+    )
+    reasons = [
+        f"Both questions of this conversation ask whether {fact}: first with "
+        f"{_template_name(evidence, left[0], left[1])}, then with "
+        f"{_template_name(evidence, right[0], right[1])}.",
+        "The second question was asked right after the model's first answer, with that "
+        "answer in view.",
+        f"It answered {first}, then {second}: it contradicted itself within one conversation.",
+    ]
+    return headline, chats, reasons, None
+
+
+def _inter_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    left, right, alone, after = _pair(verdict)
+    chats = [
+        _chat(evidence, left[0], "The question asked alone, in a fresh chat", (left[1],)),
+        _chat(
+            evidence,
+            right[0],
+            "The same question asked second, right after its other phrasing",
+            (right[1],),
+        ),
+    ]
+    headline = (
+        f"Asked alone, the question got {alone}; asked again right after another "
+        f"phrasing of it, it got {after}."
+    )
+    reasons = [
+        f"The question asks whether {fact}, with {_template_name(evidence, left[0])}.",
+        "It was asked twice: once alone, once as the second question of a conversation that "
+        "first asked the same thing in other words.",
+        f"The words of the question were the same both times; only what came before "
+        f"differed. The answer changed from {alone} to {after}.",
+    ]
+    return headline, chats, reasons, None
+
+
+def _ontological_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    path = error_path(verdict)
+    names = evidence.names
+    own = verdict.refs[0] if verdict.refs else None
+    if len(path) < 3 or own is None:
+        return _other_card(verdict, evidence, fact)
+    steps = list(zip(path, path[1:], strict=False))
+    chats: list[CardChat] = []
+    step_facts: list[str] = []
+    for (parent, child), key in zip(steps, verdict.refs[1:], strict=False):
+        asked = evidence.conversations.get(key[0])
+        step_relation = evidence.relations.get(asked.relation_id) if asked else None
+        step = (
+            describe_fact(step_relation, names)
+            if step_relation is not None
+            else f"{names.name(parent)} contains {names.name(child)}"
+        )
+        step_facts.append(step)
+        chats.append(_chat(evidence, key[0], f"A step it said yes to: {step}", (key[1],)))
+    chats.append(_chat(evidence, own[0], f"The fact these steps imply: {fact}", (own[1],)))
+    said = " and ".join(quoted(step) for step in step_facts)
+    headline = f"The model said yes to {said}, but no to {quoted(fact)}."
+    reasons = [
+        "What is contained carries over: if a first entity contains a second and the second "
+        "contains a third, the first contains the third.",
+        f"Every question here was asked alone, with {_template_name(evidence, own[0])}.",
+        f"The model's yes-answers chain {' → '.join(names.name(node) for node in path)}, "
+        f"which means {fact}; yet it answered no to that. Its answers cannot all be right.",
+    ]
+    return headline, chats, reasons, None
+
+
+def _changed_words(conversation: Conversation, evidence: CardEvidence) -> list[str]:
+    """`have → include`, `Canton of Capellen → Capellen` for a variant's changed words."""
+    meta = conversation.meta or {}
+    changed = meta.get("changed") or {}
+    if not isinstance(changed, dict):
+        return []
+    relation = evidence.relations.get(conversation.relation_id)
+    words = []
+    for parameter, value in changed.items():
+        name = str(parameter)
+        if name in ("parent", "child") and relation is not None:
+            node = relation.parent if name == "parent" else relation.child
+            was = evidence.names.label(node)
+        else:
+            was = name.split(":", 1)[-1]
+        words.append(f"{clean_text(was)} → {clean_text(str(value))}")
+    return words
+
+
+def _variant_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    left, right, first, second = _pair(verdict)
+    variant = _conversation(evidence, right[0])
+    words = _changed_words(variant, evidence)
+    reference = _conversation(evidence, left[0])
+    original = (reference.meta or {}).get("variant") == 0
+    chats = [
+        _chat(
+            evidence,
+            left[0],
+            "The original question" if original else "The answer most variants got",
+            (left[1],),
+        ),
+        _chat(evidence, right[0], "A variant with some words replaced", (right[1],)),
+    ]
+    changes = ", ".join(quoted(word) for word in words) if words else "no word changed"
+    headline = (
+        f"The {'original question' if original else 'usual answer'} was {first}; the variant "
+        f"with {changes} got {second}."
+    )
+    reasons = [
+        f"Both questions ask whether {fact}. The variant swaps words for synonyms or "
+        f"other names of the same place: {changes}.",
+        "Words that carry the meaning (the template's fixed words) are never replaced, so "
+        "both questions mean the same.",
+        f"The answers differ ({first} and {second}): the wording, not the fact, changed "
+        "what the model said.",
+    ]
+    marker = "; always flips with "
+    if marker in verdict.detail:
+        reasons.append(
+            "Among this question's variants, the answer flipped every time one of these "
+            "changes was used: " + clean_text(verdict.detail.split(marker, 1)[1]) + "."
+        )
+    return headline, chats, reasons, None
+
+
+def _annotation_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    key = verdict.refs[0]
+    conversation = _conversation(evidence, key[0])
+    meta = conversation.meta or {}
+    expected = conversation.expected[0] if conversation.expected else None
+    got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
+    words = _changed_words(conversation, evidence)
+    chats = [_chat(evidence, key[0], "The annotated question as asked", (key[1],))]
+    headline = f"The annotation says {read_word(expected)}; the model said {got}."
+    reasons = [
+        f"This question comes from an annotated file (line {meta.get('line', '?')}), whose "
+        f"answer is {read_word(expected)}.",
+    ]
+    if words:
+        reasons.append("It was asked with some words replaced: " + ", ".join(words) + ".")
+    passage = clean_text(str(meta.get("passage") or "")).strip()
+    if passage:
+        reasons.append(f"The passage the annotation rests on: {quoted(passage[:600])}.")
+    reasons.append(f"An answer other than {read_word(expected)} fails the test.")
+    return headline, chats, reasons, read_word(expected)
+
+
+def _option_text(meta: Mapping[str, object], letter: str | None) -> str:
+    options = meta.get("options")
+    if letter is None:
+        return "no option"
+    if isinstance(options, list):
+        for option in options:
+            if isinstance(option, dict) and option.get("letter") == letter:
+                return f"{letter}) {clean_text(str(option.get('label', '')))}"
+    return str(letter)
+
+
+def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    key = verdict.refs[0]
+    conversation = _conversation(evidence, key[0])
+    meta = conversation.meta or {}
+    qtype = str(meta.get("question_type", "yes_no"))
+    response = _response(evidence, key)
+    raw = response.raw if response is not None else ""
+    reasons = [f"This is {_QUESTION_TYPES.get(qtype, 'a question with a known answer')}."]
+    read: dict[int, str] = {}
+    if qtype in ("multiple_choice", "two_hop_choice"):
+        options = meta.get("options")
+        option_list = options if isinstance(options, list) else []
+        chosen = parse_choice(raw, option_list) if raw else None
+        expected = _option_text(meta, str(meta.get("answer")))
+        got = _option_text(meta, chosen)
+        read[key[1]] = f"option {got}" if chosen else "no option"
+        headline = f"The right option is {expected}; the model chose {got}."
+    elif qtype == "wh":
+        accepted = [clean_text(label) for label in _strings(meta.get("accepted"))]
+        expected = " or ".join(quoted(label) for label in accepted) or "unknown"
+        found = match_wh(raw, accepted) if accepted else None
+        read[key[1]] = "names the right entity" if found and found.matched else "another name"
+        headline = f"The right answer is {expected}; the model's reply does not name it."
+        if found is not None:
+            reasons.append(
+                f"The reply was compared with the name and its aliases: the closest is "
+                f"{quoted(clean_text(found.against))} (similarity {found.score:.0f} of 100), "
+                "not close enough to count as the same name."
+            )
+    else:
+        expected = read_word(conversation.expected[0] if conversation.expected else None)
+        got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
+        headline = f"The right answer is {expected}; the model said {got}."
+        distractor = meta.get("distractor")
+        if distractor and expected == "no":
+            reasons.append(
+                f"The question names {evidence.names.name(str(distractor))} in place of a "
+                "real member: the knowledge graph says it is not there, so the answer is no."
+            )
+        middle = meta.get("middle")
+        if middle and qtype == "two_hop":
+            reasons.append(
+                f"The step in between is {evidence.names.name(str(middle))}, from the fact {fact}."
+            )
+    reasons.append(f"The knowledge graph gives the answer {expected}; the model's differs.")
+    chats = [_chat(evidence, key[0], "The question, asked alone", (key[1],), read)]
+    return headline, chats, reasons, expected
+
+
+def _logic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    key = verdict.refs[0]
+    conversation = _conversation(evidence, key[0])
+    meta = conversation.meta or {}
+    rule = str(meta.get("rule", "rule"))
+    steps = str(meta.get("steps", rule))
+    expected = read_word(conversation.expected[0] if conversation.expected else None)
+    got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
+    premises = _strings(meta.get("premises"))
+    chats = [
+        _chat(evidence, premise, "A fact from the knowledge graph the rule starts from")
+        for premise in premises
+        if premise in evidence.conversations
+    ]
+    chats.append(_chat(evidence, key[0], "The question the rule derives", (key[1],)))
+    headline = f"The rule gives the answer {expected}; the model said {got}."
+    rule_text = _RULES.get(rule, f"The rule {rule}.").format(
+        negated=", then negated" if "negation" in steps else ""
+    )
+    reasons = [rule_text, f"From {quoted(fact)} it follows that the answer is {expected}."]
+    said = [_answer_of(evidence, (premise, 0)) for premise in premises]
+    if any(answer is Answer.NO for answer in said):
+        reasons.append(
+            "The model denied a fact the rule starts from: it does not know the fact "
+            "(an error of knowledge)."
+        )
+    elif said and all(answer is Answer.YES for answer in said):
+        reasons.append(
+            "The model affirmed every fact the rule starts from and still got the derived "
+            "fact wrong (an error of reasoning)."
+        )
+    return headline, chats, reasons, expected
+
+
+def _other_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+    """A verdict of an oracle without its own card: its answers and the oracle's words."""
+    chats = [
+        _chat(evidence, cid, "A question the test compared", (turn,))
+        for cid, turn in verdict.refs
+        if cid in evidence.conversations
+    ]
+    answers = " and ".join(read_word(answer) for answer in verdict.answers) or "no answer"
+    headline = f"The answers compared were {answers}."
+    reasons = [f"The test concerns whether {fact}."]
+    if verdict.detail:
+        reasons.append(clean_text(verdict.detail))
+    return headline, chats, reasons, None
+
+
+_BUILDERS = {
+    "atomic": _atomic_card,
+    "sequential_intra": _intra_card,
+    "sequential_inter": _inter_card,
+    "ontological": _ontological_card,
+    "variant": _variant_card,
+    "annotation": _annotation_card,
+    "factcheck": _factcheck_card,
+    "logic": _logic_card,
+}

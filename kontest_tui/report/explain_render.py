@@ -1,0 +1,265 @@
+"""An explanation card as text, Markdown, standalone HTML (escaped, no script) or SVG.
+
+All four show the same things in the same order: the title and the fact tested, the one-line
+headline, every conversation (each question in full with the template's text it was filled
+from, the reply as it came and what was read from it; the answers the test compared are
+marked), why it is an error, and the session it comes from. Text from the model or the KG is
+escaped for each format (Markdown punctuation, HTML entities, Rich markup never parsed).
+The SVG is Rich's console export of `card_to_rich`, which the explorer shows too.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import textwrap
+from collections.abc import Sequence
+from html import escape
+
+from rich.console import Console
+from rich.text import Text
+
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.report.explain import CardChat, ExplanationCard
+
+CARD_FORMATS = ("text", "markdown", "html", "svg")
+WIDTH = 88  # text and SVG width in columns
+MARK = "◀ compared"  # marks the answers the test compared
+
+
+def render_card(card: ExplanationCard, fmt: str = "text", *, width: int = WIDTH) -> str:
+    """The card in one of CARD_FORMATS."""
+    if fmt == "text":
+        return card_text(card, width=width)
+    if fmt == "markdown":
+        return cards_markdown([card])
+    if fmt == "html":
+        return cards_html([card])
+    if fmt == "svg":
+        return card_svg(card, width=width)
+    raise InvalidInputError(f"unknown card format {fmt!r} (formats: {', '.join(CARD_FORMATS)})")
+
+
+def render_cards(cards: Sequence[ExplanationCard], fmt: str = "text") -> str:
+    """Several cards in one document (one SVG per card is joined only for text formats)."""
+    if fmt == "markdown":
+        return cards_markdown(cards)
+    if fmt == "html":
+        return cards_html(cards)
+    if fmt == "svg":
+        if len(cards) != 1:
+            raise InvalidInputError("an SVG holds one card: choose one with --error N")
+        return card_svg(cards[0])
+    return "\n".join(card_text(card) for card in cards)
+
+
+def _source(card: ExplanationCard) -> str:
+    parts = []
+    if card.model:
+        parts.append(f"model {card.model}")
+    if card.session:
+        parts.append(f"session {card.session}")
+    return ", ".join(parts)
+
+
+def _answer_line(read: str, compared: bool) -> str:
+    return f"{read}  {MARK}" if compared else read
+
+
+# -- text ------------------------------------------------------------------------------------
+
+
+def card_text(card: ExplanationCard, *, width: int = WIDTH) -> str:
+    """The card as plain text wrapped at `width` columns."""
+    lines = [card.title, "=" * min(len(card.title), width), f"Fact tested: {card.fact}", ""]
+    lines += textwrap.wrap(card.headline, width) + [""]
+    for chat in card.chats:
+        lines.append(chat.heading)
+        for turn in chat.turns:
+            lines += _field("Question", turn.question, width)
+            if turn.phrasing:
+                lines += _field("Template", turn.phrasing, width)
+            lines += _field("Reply", turn.raw if turn.raw is not None else "(no reply)", width)
+            lines += _field("Read as", _answer_line(turn.read, turn.compared), width)
+        lines.append("")
+    lines.append("Why this is an error" if card.error else "Why this passed")
+    for reason in card.reasons:
+        lines += textwrap.wrap(reason, width, initial_indent="- ", subsequent_indent="  ")
+    if card.expected:
+        lines += ["", f"Right answer: {card.expected}"]
+    source = _source(card)
+    if source:
+        lines += ["", f"From {source}."]
+    return "\n".join(lines) + "\n"
+
+
+def _field(name: str, value: str, width: int) -> list[str]:
+    head = f"  {name + ':':<10}"
+    out: list[str] = []
+    for index, paragraph in enumerate(value.splitlines() or [""]):
+        wrapped = textwrap.wrap(paragraph, max(20, width - len(head))) or [""]
+        for number, line in enumerate(wrapped):
+            prefix = head if index == 0 and number == 0 else " " * len(head)
+            out.append(prefix + line)
+    return out
+
+
+# -- Markdown --------------------------------------------------------------------------------
+
+_MARKDOWN_SPECIAL = "\\`*_[]<>#|~&"
+_LINE_START = re.compile(r"^(\s*)([-+=]|\d+[.)])")
+
+
+def escape_markdown(text: str) -> str:
+    """Text shown literally in Markdown: the characters that format escaped (and a line
+    that would start a list or a heading), lines kept as line breaks."""
+    escaped = "".join(f"\\{char}" if char in _MARKDOWN_SPECIAL else char for char in text)
+    lines = [_LINE_START.sub(r"\1\\\2", line) for line in escaped.splitlines()]
+    return "  \n".join(lines)
+
+
+def cards_markdown(cards: Sequence[ExplanationCard], *, level: int = 2) -> str:
+    """Cards as Markdown (headings at `level`)."""
+    parts = [_card_markdown(card, level) for card in cards]
+    return "\n".join(parts)
+
+
+def _card_markdown(card: ExplanationCard, level: int) -> str:
+    head = "#" * level
+    out = [
+        f"{head} {escape_markdown(card.title)}",
+        "",
+        f"**Fact tested:** {escape_markdown(card.fact)}",
+        "",
+        escape_markdown(card.headline),
+        "",
+    ]
+    for chat in card.chats:
+        out += [f"{head}# {escape_markdown(chat.heading)}", ""]
+        for turn in chat.turns:
+            out.append(f"- **Question:** {escape_markdown(turn.question)}")
+            if turn.phrasing:
+                out.append(f"  - Template: {escape_markdown(turn.phrasing)}")
+            reply = turn.raw if turn.raw is not None else "(no reply)"
+            out.append(f"  - Reply: {escape_markdown(reply)}")
+            read = escape_markdown(turn.read)
+            out.append(f"  - Read as: **{read}**" + (" (compared)" if turn.compared else ""))
+        out.append("")
+    out += [f"{head}# {'Why this is an error' if card.error else 'Why this passed'}", ""]
+    out += [f"- {escape_markdown(reason)}" for reason in card.reasons]
+    if card.expected:
+        out += ["", f"Right answer: **{escape_markdown(card.expected)}**"]
+    source = _source(card)
+    if source:
+        out += ["", f"_From {escape_markdown(source)}._"]
+    return "\n".join(out) + "\n"
+
+
+# -- HTML ------------------------------------------------------------------------------------
+
+CARD_CSS = (
+    "body{font-family:system-ui,sans-serif;margin:1.5em;max-width:60em;color:#24292f}"
+    ".card{border:1px solid #d0d7de;border-radius:8px;padding:1em 1.5em;margin-bottom:1.5em}"
+    ".fact{font-weight:600}.chat{border-left:3px solid #8c959f;padding-left:1em;margin:1em 0}"
+    ".chat h3{font-size:1em;margin:.2em 0}"
+    ".turn{margin:.4em 0}.q{font-weight:600}.phrasing,.source{color:#57606a}"
+    ".reply{white-space:pre-wrap;background:#f6f8fa;padding:.2em .4em;border-radius:4px}"
+    ".compared{color:#cf222e;font-weight:600}"
+)
+
+
+def cards_html(cards: Sequence[ExplanationCard], *, title: str | None = None) -> str:
+    """A standalone HTML page of cards: no script, no network, everything escaped."""
+    heading = title or (cards[0].title if len(cards) == 1 else "Explained errors")
+    body = "".join(card_html(card) for card in cards)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{escape(heading)}</title><style>{CARD_CSS}</style></head>"
+        f"<body>{body}</body></html>\n"
+    )
+
+
+def card_html(card: ExplanationCard, *, level: int = 2) -> str:
+    """One card as an HTML fragment (a `section`), escaped."""
+    parts = [
+        '<section class="card">',
+        f"<h{level}>{escape(card.title)}</h{level}>",
+        f'<p class="fact">Fact tested: {escape(card.fact)}</p>',
+        f"<p>{escape(card.headline)}</p>",
+    ]
+    parts += [_chat_html(chat) for chat in card.chats]
+    why = "Why this is an error" if card.error else "Why this passed"
+    parts.append(f"<h{level + 1}>{why}</h{level + 1}><ul>")
+    parts += [f"<li>{escape(reason)}</li>" for reason in card.reasons]
+    parts.append("</ul>")
+    if card.expected:
+        parts.append(f"<p>Right answer: <b>{escape(card.expected)}</b></p>")
+    source = _source(card)
+    if source:
+        parts.append(f'<p class="source">From {escape(source)}.</p>')
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _chat_html(chat: CardChat) -> str:
+    parts = [f'<div class="chat"><h3>{escape(chat.heading)}</h3>']
+    for turn in chat.turns:
+        parts.append('<div class="turn">')
+        parts.append(f'<div>Question: <span class="q">{escape(turn.question)}</span></div>')
+        if turn.phrasing:
+            parts.append(f'<div class="phrasing">Template: {escape(turn.phrasing)}</div>')
+        reply = turn.raw if turn.raw is not None else "(no reply)"
+        parts.append(f'<div>Reply: <span class="reply">{escape(reply)}</span></div>')
+        mark = f' <span class="compared">{escape(MARK)}</span>' if turn.compared else ""
+        parts.append(f"<div>Read as: <b>{escape(turn.read)}</b>{mark}</div>")
+        parts.append("</div>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+# -- Rich and SVG ----------------------------------------------------------------------------
+
+
+def card_to_rich(card: ExplanationCard) -> Text:
+    """The card as Rich Text (no markup is parsed: model text is appended as it is)."""
+    text = Text()
+    text.append(card.title + "\n", style="bold red" if card.error else "bold green")
+    text.append("Fact tested: ", style="dim")
+    text.append(card.fact + "\n", style="bold")
+    text.append(card.headline + "\n\n")
+    for chat in card.chats:
+        text.append(chat.heading + "\n", style="bold cyan")
+        for turn in chat.turns:
+            text.append("  Question: ", style="dim")
+            text.append(turn.question + "\n")
+            if turn.phrasing:
+                text.append("  Template: ", style="dim")
+                text.append(turn.phrasing + "\n", style="italic")
+            text.append("  Reply:    ", style="dim")
+            text.append((turn.raw if turn.raw is not None else "(no reply)") + "\n")
+            text.append("  Read as:  ", style="dim")
+            style = {"yes": "green", "no": "red"}.get(turn.read, "yellow")
+            text.append(turn.read, style=f"bold {style}")
+            if turn.compared:
+                text.append(f"  {MARK}", style="bold magenta")
+            text.append("\n")
+        text.append("\n")
+    text.append(("Why this is an error" if card.error else "Why this passed") + "\n", style="bold")
+    for reason in card.reasons:
+        text.append(f"• {reason}\n")
+    if card.expected:
+        text.append("Right answer: ", style="dim")
+        text.append(card.expected + "\n", style="bold")
+    source = _source(card)
+    if source:
+        text.append(f"From {source}.\n", style="dim")
+    return text
+
+
+def card_svg(card: ExplanationCard, *, width: int = WIDTH) -> str:
+    """The card drawn as an SVG (Rich's console export), titled with the card's title."""
+    console = Console(
+        record=True, width=width, file=io.StringIO(), color_system="truecolor", force_terminal=True
+    )
+    console.print(card_to_rich(card))
+    return console.export_svg(title=f"kontest · {card.title}")

@@ -1,0 +1,151 @@
+"""Explanation cards of a stored session: which error to explain, and the evidence its card
+needs, read from the store a few rows at a time (store.lookups), never the whole session.
+
+`kontest explain` and the explorer call `stored_cards`; `choose_errors` picks the verdicts
+(the N-th error, a relation's errors, one oracle's), `stored_evidence` reads what their
+cards show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kontest_tui.domain.records import Verdict
+from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.kg.names import NodeNames
+from kontest_tui.report.explain import (
+    CardEvidence,
+    ExplanationCard,
+    build_card,
+    conversations_needed,
+    premises_needed,
+    relations_needed,
+)
+from kontest_tui.run.session import session_graph, session_report
+from kontest_tui.store import lookups
+from kontest_tui.store.database import Store
+from kontest_tui.store.records import template_set_from_dict
+
+# The oracles a card explains, as `--kind` accepts them.
+CARD_KINDS = (
+    "atomic",
+    "sequential_intra",
+    "sequential_inter",
+    "ontological",
+    "variant",
+    "annotation",
+    "factcheck",
+    "logic",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenErrors:
+    """The error verdicts asked for, where they stand in the order, and how many there are."""
+
+    session: str
+    verdicts: list[Verdict]
+    first: int  # 1-based position of verdicts[0] among the errors matching the filters
+    total: int
+
+
+def choose_errors(
+    store: Store,
+    session_id: str,
+    *,
+    number: int | None = None,
+    relation: str | None = None,
+    kind: str | None = None,
+) -> ChosenErrors:
+    """The error to explain: the `number`-th (1-based, in the errors' order) among those of
+    `relation` and of oracle `kind`; with `relation` and no number, every error of it.
+
+    The session's verdicts are the stored ones (evaluated and stored first when there are
+    none or they are stale, as `kontest report` does). One readable line when nothing fits."""
+    if kind is not None and kind not in CARD_KINDS:
+        raise InvalidInputError(f"unknown error kind {kind!r} (kinds: {', '.join(CARD_KINDS)})")
+    if number is not None and number < 1:
+        raise InvalidInputError(f"--error counts from 1, not {number}")
+    report = session_report(store, session_id, errors=0)
+    conn = store.conn
+    if relation is not None and not lookups.relations_by_id(conn, session_id, [relation]):
+        raise InvalidInputError(f"session {session_id} has no relation {relation!r}")
+    total = lookups.count_error_verdicts(conn, session_id, oracle=kind, relation=relation)
+    where = _describe_filter(kind, relation)
+    if total == 0:
+        if report.total_errors == 0:
+            raise InvalidInputError(f"session {session_id} has no errors to explain")
+        raise InvalidInputError(f"session {session_id} has no {where}errors")
+    if number is not None and number > total:
+        raise InvalidInputError(
+            f"session {session_id} has {total} {where}error{'s' if total != 1 else ''}, "
+            f"not {number}"
+        )
+    if number is None and relation is not None:
+        verdicts = lookups.error_verdicts(
+            conn, session_id, oracle=kind, relation=relation, limit=total
+        )
+        return ChosenErrors(session_id, verdicts, 1, total)
+    first = number or 1
+    verdicts = lookups.error_verdicts(
+        conn, session_id, oracle=kind, relation=relation, offset=first - 1, limit=1
+    )
+    return ChosenErrors(session_id, verdicts, first, total)
+
+
+def _describe_filter(kind: str | None, relation: str | None) -> str:
+    words = []
+    if kind is not None:
+        words.append(kind.replace("_", " "))
+    if relation is not None:
+        words.append(f"relation {relation}")
+    return (" ".join(words) + " ") if words else ""
+
+
+def stored_evidence(
+    store: Store, session_id: str, verdicts: Sequence[Verdict], names: NodeNames | None = None
+) -> CardEvidence:
+    """What the cards of `verdicts` show, read by id from the store. `names` (the explorer
+    keeps one per screen) saves reading the session's KG again."""
+    conn = store.conn
+    wanted: set[str] = set()
+    for verdict in verdicts:
+        wanted |= conversations_needed(verdict)
+    conversations = lookups.conversations_by_id(conn, session_id, wanted)
+    premises = premises_needed(conversations.values()) - set(conversations)
+    if premises:
+        conversations.update(lookups.conversations_by_id(conn, session_id, premises))
+    relation_ids: set[str] = set()
+    for verdict in verdicts:
+        relation_ids |= relations_needed(verdict, conversations.values())
+    row = store.get_session(session_id)
+    try:
+        template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
+    except KontestError:
+        template_set = None
+    return CardEvidence(
+        conversations=conversations,
+        responses=lookups.responses_of(conn, session_id, conversations),
+        relations=lookups.relations_by_id(conn, session_id, relation_ids),
+        names=names if names is not None else NodeNames(session_graph(store, session_id)),
+        template_set=template_set,
+        session=session_id,
+        model=str(row.get("model") or "") or None,
+    )
+
+
+def stored_cards(
+    store: Store,
+    session_id: str | None = None,
+    *,
+    number: int | None = None,
+    relation: str | None = None,
+    kind: str | None = None,
+    names: NodeNames | None = None,
+) -> list[ExplanationCard]:
+    """The cards of the chosen errors of a stored session (the latest when None)."""
+    session_id = store.resolve_session(session_id)
+    chosen = choose_errors(store, session_id, number=number, relation=relation, kind=kind)
+    evidence = stored_evidence(store, session_id, chosen.verdicts, names)
+    return [build_card(verdict, evidence) for verdict in chosen.verdicts]

@@ -1,0 +1,134 @@
+"""Reading a few rows of a session by id: the relations, conversations and responses one
+explanation card or one relation's detail shows, without loading the whole session.
+
+Each function is one indexed query per chunk of ids (SQLite's variable limit is respected),
+so a card costs the same in a 100-relation session as in a 100,000-relation one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response, Verdict
+from kontest_tui.errors import StoreError
+
+from .records import row_to_conversation, row_to_relation, row_to_response, row_to_verdict
+
+_CHUNK = 500  # ids per query (SQLite allows 999 variables in old builds)
+
+
+def _rows(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> Iterator[dict[str, Any]]:
+    try:
+        cursor = conn.execute(sql, params)
+    except sqlite3.Error as error:
+        raise StoreError(f"session database: {error}") from None
+    columns = [column[0] for column in cursor.description or ()]
+    for row in cursor:
+        yield dict(zip(columns, row, strict=True))
+
+
+def _chunks(ids: Iterable[str]) -> Iterator[list[str]]:
+    unique = sorted(set(ids))
+    for start in range(0, len(unique), _CHUNK):
+        yield unique[start : start + _CHUNK]
+
+
+def _damaged(table: str, session_id: str, error: Exception) -> StoreError:
+    return StoreError(f"session {session_id} has a damaged row in {table}: {error}")
+
+
+def relations_by_id(
+    conn: sqlite3.Connection, session_id: str, ids: Iterable[str]
+) -> dict[str, Relation]:
+    """The session's relations with these ids (ids it lacks are left out)."""
+    found: dict[str, Relation] = {}
+    for chunk in _chunks(ids):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT * FROM relations WHERE session = ? AND id IN ({marks})"
+        try:
+            for row in _rows(conn, sql, (session_id, *chunk)):
+                relation = row_to_relation(row)
+                found[relation.id] = relation
+        except (ValueError, TypeError, KeyError) as error:
+            raise _damaged("relations", session_id, error) from None
+    return found
+
+
+def conversations_by_id(
+    conn: sqlite3.Connection, session_id: str, ids: Iterable[str]
+) -> dict[str, Conversation]:
+    """The session's conversations with these ids (ids it lacks are left out)."""
+    found: dict[str, Conversation] = {}
+    for chunk in _chunks(ids):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT * FROM conversations WHERE session = ? AND id IN ({marks})"
+        try:
+            for row in _rows(conn, sql, (session_id, *chunk)):
+                conversation = row_to_conversation(row)
+                found[conversation.id] = conversation
+        except (ValueError, TypeError, KeyError, IndexError) as error:
+            raise _damaged("conversations", session_id, error) from None
+    return found
+
+
+def responses_of(
+    conn: sqlite3.Connection, session_id: str, conversation_ids: Iterable[str]
+) -> dict[AnswerKey, Response]:
+    """Every stored response (all turns) of these conversations."""
+    found: dict[AnswerKey, Response] = {}
+    for chunk in _chunks(conversation_ids):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT * FROM responses WHERE session = ? AND conversation IN ({marks})"
+        try:
+            for row in _rows(conn, sql, (session_id, *chunk)):
+                found[(row["conversation"], row["turn"])] = row_to_response(row)
+        except (ValueError, TypeError, KeyError) as error:
+            raise _damaged("responses", session_id, error) from None
+    return found
+
+
+def error_verdicts(
+    conn: sqlite3.Connection,
+    session_id: str,
+    *,
+    oracle: str | None = None,
+    relation: str | None = None,
+    offset: int = 0,
+    limit: int = 1,
+) -> list[Verdict]:
+    """Stored error verdicts in the order they were stored, filtered by oracle and relation."""
+    sql = "SELECT * FROM verdicts WHERE session = ? AND error = 1"
+    params: list[object] = [session_id]
+    if oracle is not None:
+        sql += " AND oracle = ?"
+        params.append(oracle)
+    if relation is not None:
+        sql += " AND relation = ?"
+        params.append(relation)
+    sql += " ORDER BY id LIMIT ? OFFSET ?"
+    params += [limit, offset]
+    try:
+        return [row_to_verdict(row) for row in _rows(conn, sql, params)]
+    except (ValueError, TypeError, KeyError) as error:
+        raise _damaged("verdicts", session_id, error) from None
+
+
+def count_error_verdicts(
+    conn: sqlite3.Connection,
+    session_id: str,
+    *,
+    oracle: str | None = None,
+    relation: str | None = None,
+) -> int:
+    """How many stored error verdicts `error_verdicts` would page through."""
+    sql = "SELECT COUNT(*) AS n FROM verdicts WHERE session = ? AND error = 1"
+    params: list[object] = [session_id]
+    if oracle is not None:
+        sql += " AND oracle = ?"
+        params.append(oracle)
+    if relation is not None:
+        sql += " AND relation = ?"
+        params.append(relation)
+    return int(next(_rows(conn, sql, params))["n"])
