@@ -33,7 +33,7 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import StoreError
 
-from . import chunks, leases, reports
+from . import chunks, leases, reports, rollups
 from .leases import Lease
 from .records import (
     CONVERSATION_COLUMNS,
@@ -862,6 +862,7 @@ class Store:
         )
         if report is not None:
             reports.write_report(conn, session_id, engine=engine, report=report, verdicts=count)
+            rollups.write_result_views(conn, session_id)  # the explorer's views (store.views)
         return count
 
     def clear_evaluation(self, session_id: str) -> None:

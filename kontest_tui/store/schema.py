@@ -503,6 +503,88 @@ def _faster_inserts(conn: sqlite3.Connection) -> None:
     _execute_script(conn, _RESPONSE_DETAILS)
 
 
+_V9_TABLES = """
+CREATE TABLE result_views (
+    session TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    report_created TEXT,
+    templates TEXT NOT NULL
+);
+CREATE TABLE result_nodes (
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    node TEXT NOT NULL,
+    name TEXT NOT NULL,
+    label TEXT NOT NULL,
+    preorder INTEGER NOT NULL,
+    way TEXT NOT NULL,
+    children INTEGER NOT NULL,
+    own TEXT NOT NULL,
+    subtree TEXT NOT NULL,
+    PRIMARY KEY (session, node)
+) WITHOUT ROWID;
+CREATE TABLE result_edges (
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    parent TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    child TEXT NOT NULL,
+    relation TEXT,
+    answers TEXT NOT NULL,
+    PRIMARY KEY (session, parent, position)
+) WITHOUT ROWID;
+CREATE TABLE result_errors (
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    clear_rank INTEGER NOT NULL,
+    tree_rank INTEGER NOT NULL,
+    oracle TEXT NOT NULL,
+    oracle_clear_rank INTEGER NOT NULL,
+    oracle_tree_rank INTEGER NOT NULL,
+    verdict INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    node TEXT NOT NULL,
+    PRIMARY KEY (session, clear_rank)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX idx_result_errors_tree ON result_errors (session, tree_rank);
+CREATE UNIQUE INDEX idx_result_errors_oracle_clear
+    ON result_errors (session, oracle, oracle_clear_rank);
+CREATE UNIQUE INDEX idx_result_errors_oracle_tree
+    ON result_errors (session, oracle, oracle_tree_rank);
+CREATE INDEX idx_result_errors_verdict ON result_errors (session, verdict);
+CREATE TABLE result_gaps (
+    session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    grp TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    relation TEXT NOT NULL,
+    PRIMARY KEY (session, grp, position)
+) WITHOUT ROWID;
+CREATE INDEX idx_relations_child ON relations (session, child)
+"""
+# A report that goes (stale, replaced by hand, its session changed) takes its views along.
+_V9_TRIGGER = (
+    "CREATE TRIGGER result_views_report_deleted AFTER DELETE ON session_reports BEGIN "
+    + "; ".join(
+        f"DELETE FROM {table} WHERE session = old.session"
+        for table in (
+            "result_errors",
+            "result_gaps",
+            "result_edges",
+            "result_nodes",
+            "result_views",
+        )
+    )
+    + "; END"
+)
+
+
+def _add_result_views(conn: sqlite3.Connection) -> None:
+    """Version 9, for the explorer's views over a session (store.views): tables derived from
+    the stored report and verdicts (store.rollups writes them with the report; a session
+    stored before is given them when its results are first opened): the results tree's nodes
+    with their roll-ups and its edges, every error ranked in each order, the gap lists
+    numbered; relations indexed by child (the relations into a node)."""
+    _execute_script(conn, _V9_TABLES)
+    conn.execute(_V9_TRIGGER)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -512,6 +594,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _readable_schema,
     _add_session_reports,
     _faster_inserts,
+    _add_result_views,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -35,11 +35,11 @@ from textual.worker import get_current_worker
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Verdict
 from kontest_tui.errors import KontestError
+from kontest_tui.kg.names import NodeNames
 from kontest_tui.oracles.coverage import INTERSECTION
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
 from kontest_tui.tui.export import export_session
-from kontest_tui.tui.labels import NodeNames
 from kontest_tui.tui.plan import SessionResult, evaluated
 from kontest_tui.tui.sessions import (
     describe_ensemble,

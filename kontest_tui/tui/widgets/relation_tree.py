@@ -15,7 +15,7 @@ from textual.widgets.tree import TreeNode
 
 from kontest_tui.domain.records import Answer, Conversation
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.tui.labels import NodeNames
+from kontest_tui.kg.names import NodeNames
 from kontest_tui.tui.views import RelationView
 
 ANSWER_STYLES: dict[Answer | None, tuple[str, str]] = {

@@ -1,0 +1,307 @@
+"""The explorer's store views (store.views over store.rollups) on a hand-made session.
+
+The session: KG Alpha -> Be -> Ce, Alpha -> Delta, Alpha -> Echo; relations A>B, A>C, B>C,
+A>D, A>E (positions 0-4), atomic questions under t1 and t2 answered
+
+    A>B yes/yes   A>C no/yes   B>C yes/invalid   A>D no/no   A>E yes/yes
+
+and seven hand-made verdicts, six of them errors (ids in this order):
+v1 atomic A>C (no, yes); v2 ontological A>C t1 via the yes-path A -> B -> C; v3 atomic A>B
+(no error); v4 variant A>D (invalid, yes); v5 sequential_intra B>C (yes, no); v6 atomic B>C
+(yes, no); v7 atomic A>B (yes, invalid).
+
+Worked out by hand:
+- clearest first: v6 (atomic, valid, "Be"+"Ce" = 4 characters), v1 (atomic, valid, 7),
+  v7 (atomic, an invalid answer), v5 (sequential intra), v2 (ontological), v4 (variant);
+- graph order (node pre-order A B C D E, then relation position, then id): v7 (into B),
+  v1 v2 (A>C), v5 v6 (B>C), v4 (into D);
+- gap t1: A>C, A>D; gap t2: B>C (invalid), A>D; intersection: A>D;
+- roll-ups: B's own 1 relation 1 error; C's own 2 relations, 4 errors (atomic 2, ontological
+  1, sequential intra 1); A's subtree 5 relations, 6 errors; B's subtree 3 relations, 5
+  errors (4 below it).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from kontest_tui.domain.records import Answer, Conversation, Query, Relation, Response, Verdict
+from kontest_tui.store import Store
+from kontest_tui.store.rollups import _clear_key
+from kontest_tui.store.schema import apply_migrations
+from kontest_tui.store.view_records import TREE
+from kontest_tui.store.views import ResultViews
+
+LABELS = {"A": "Alpha", "B": "Be", "C": "Ce", "D": "Delta", "E": "Echo"}
+KG = {
+    "name": "toy",
+    "domain": "places",
+    "nodes": [{"id": node, "label": label} for node, label in LABELS.items()],
+    "edges": [
+        {"parent": "A", "child": "B", "relation": "contains"},
+        {"parent": "B", "child": "C", "relation": "contains"},
+        {"parent": "A", "child": "D", "relation": "contains"},
+        {"parent": "A", "child": "E", "relation": "contains"},
+    ],
+}
+PATHS = {
+    "A>B": ("A", "B"),
+    "A>C": ("A", "B", "C"),
+    "B>C": ("B", "C"),
+    "A>D": ("A", "D"),
+    "A>E": ("A", "E"),
+}
+ANSWERS = {
+    "A>B": ("yes", "yes"),
+    "A>C": ("no", "yes"),
+    "B>C": ("yes", "invalid"),
+    "A>D": ("no", "no"),
+    "A>E": ("yes", "yes"),
+}
+
+
+def verdict(oracle: str, relation: str, answers: tuple[str, ...], error: bool = True) -> Verdict:
+    detail = "missing edge A -> C (answered no); implied by yes-path A -> B -> C"
+    return Verdict(
+        oracle=oracle,
+        relation_id=relation,
+        template_id="t1" if oracle == "ontological" else None,
+        error=error,
+        refs=(),
+        answers=tuple(Answer(answer) for answer in answers),
+        detail=detail if oracle == "ontological" else "",
+    )
+
+
+VERDICTS = [
+    verdict("atomic", "A>C", ("no", "yes")),
+    verdict("ontological", "A>C", ("no",)),
+    verdict("atomic", "A>B", ("yes", "yes"), error=False),
+    verdict("variant", "A>D", ("invalid", "yes")),
+    verdict("sequential_intra", "B>C", ("yes", "no")),
+    verdict("atomic", "B>C", ("yes", "no")),
+    verdict("atomic", "A>B", ("yes", "invalid")),
+]
+
+
+def store_session(store: Store, *, report: bool = True) -> str:
+    relations = [
+        Relation(relation_id, path[0], path[-1], "contains", path)
+        for relation_id, path in PATHS.items()
+    ]
+    conversations = [
+        Conversation(
+            f"{relation_id}/{template}",
+            relation_id,
+            "atomic",
+            label,
+            (Query(relation_id, template, f"Does {relation_id} hold under {template}?"),),
+        )
+        for relation_id in PATHS
+        for template, label in (("t1", "Q1"), ("t2", "Q2"))
+    ]
+    session_id = store.create_session(
+        kg_name="toy",
+        kg_json=KG,
+        templates_json={"domain": "places"},
+        template_ids=["t1", "t2"],
+        model="sim",
+        options={},
+        relations=relations,
+        conversations=conversations,
+        labels=LABELS,
+        kinds={"kinds": ["kontest", "variants"]},
+    )
+    for relation_id, answers in ANSWERS.items():
+        for template, answer in zip(("t1", "t2"), answers, strict=True):
+            store.save_response(
+                session_id,
+                Response(f"{relation_id}/{template}", 0, f"{answer.title()}.", Answer(answer)),
+            )
+    gap = {"per_template": {"t1": {"missing": 2}, "t2": {"missing": 2}}}
+    store.replace_verdicts(
+        session_id,
+        VERDICTS,
+        report={"gap": gap} if report else None,
+        engine="test",
+        oracle_error_rate=0.25,
+    )
+    return session_id
+
+
+@pytest.fixture
+def session(tmp_path: Path) -> tuple[ResultViews, str]:
+    store = Store(tmp_path / "s.db")
+    session_id = store_session(store)
+    return ResultViews(store.conn), session_id
+
+
+def ids(rows: list) -> list[int]:  # noqa: ANN001
+    return [row.verdict_id for row in rows]
+
+
+def test_the_clearest_error_comes_first_and_the_order_pages(session) -> None:  # noqa: ANN001
+    views, session_id = session
+    assert views.count_errors(session_id) == 6
+    assert ids(views.errors(session_id, limit=10)) == [6, 1, 7, 5, 2, 4]
+    assert ids(views.errors(session_id, offset=2, limit=2)) == [7, 5]
+    assert ids(views.errors(session_id, offset=4, limit=10)) == [2, 4]
+    assert views.errors(session_id, offset=6, limit=10) == []
+    first = views.error_at(session_id, 0)
+    assert first is not None and first.verdict_id == 6
+    assert (first.parent_name, first.child_name) == ("Be", "Ce")
+    assert first.way == ("A", "B", "C")
+
+
+def test_graph_order_and_oracle_filter(session) -> None:  # noqa: ANN001
+    views, session_id = session
+    assert ids(views.errors(session_id, limit=10, order=TREE)) == [7, 1, 2, 5, 6, 4]
+    assert ids(views.errors(session_id, limit=10, oracle="atomic")) == [6, 1, 7]
+    assert ids(views.errors(session_id, offset=1, limit=1, oracle="atomic", order=TREE)) == [1]
+    assert views.count_errors(session_id, "atomic") == 3
+    assert views.error_oracles(session_id) == [
+        "atomic",
+        "sequential_intra",
+        "ontological",
+        "variant",
+    ]
+    ontological = views.errors(session_id, limit=1, oracle="ontological")[0]
+    assert ontological.path_names == ("Alpha", "Be", "Ce")
+
+
+def test_next_and_previous_error_wrap_around(session) -> None:  # noqa: ANN001
+    views, session_id = session
+    assert views.step_error(session_id, None, 1).verdict_id == 6
+    assert views.step_error(session_id, None, -1).verdict_id == 4
+    assert views.step_error(session_id, 5, 1).verdict_id == 6
+    assert views.step_error(session_id, 0, -1).verdict_id == 4
+    assert views.step_error(session_id, 2, 1, oracle="atomic").verdict_id == 6
+    assert views.error_index(session_id, 2) == 4
+    assert views.error_index(session_id, 2, order=TREE) == 2
+    assert views.error_index(session_id, 2, oracle="atomic") is None
+    assert views.error_index(session_id, 3) is None  # not an error
+
+
+def test_tree_children_carry_their_rollups(session) -> None:  # noqa: ANN001
+    views, session_id = session
+    roots = views.children(session_id, None)
+    assert [node.node for node in roots] == ["A"]
+    alpha = roots[0]
+    assert (alpha.subtree.relations, alpha.subtree.error_total, alpha.errors_below) == (5, 6, 6)
+    assert alpha.subtree.answers == {
+        "t1": {"yes": 3, "no": 2},
+        "t2": {"yes": 3, "invalid": 1, "no": 1},
+    }
+    children = views.children(session_id, "A")
+    assert [node.node for node in children] == ["B", "D", "E"]
+    be = children[0]
+    assert be.relation == "A>B" and be.answers == {"t1": Answer.YES, "t2": Answer.YES}
+    assert (be.own.relations, be.own.errors) == (1, {"atomic": 1})
+    assert (be.subtree.relations, be.subtree.error_total, be.errors_below) == (3, 5, 4)
+    ce = views.children(session_id, "B")[0]
+    assert ce.own.errors == {"atomic": 2, "ontological": 1, "sequential_intra": 1}
+    assert ce.own.relations == 2 and ce.children == 0
+    assert [node.node for node in views.children(session_id, "A", errors_only=True)] == ["B", "D"]
+    assert views.way(session_id, "C") == ("A", "B", "C")
+
+
+def test_gap_lists_page_per_template(session) -> None:  # noqa: ANN001
+    views, session_id = session
+    assert views.gap_groups(session_id) == [("t1", 2), ("t2", 2), ("intersection", 1)]
+    assert [row.relation_id for row in views.gap_page(session_id, "t1")] == ["A>C", "A>D"]
+    assert [row.relation_id for row in views.gap_page(session_id, "t2")] == ["B>C", "A>D"]
+    assert [row.relation_id for row in views.gap_page(session_id, "t2", offset=1)] == ["A>D"]
+    assert [row.relation_id for row in views.gap_page(session_id, "intersection")] == ["A>D"]
+    assert views.gap_page(session_id, "t1", offset=2) == []
+
+
+def test_relation_detail_reads_one_relation(session) -> None:  # noqa: ANN001
+    views, session_id = session
+    detail = views.relation_detail(session_id, "A>C")
+    assert detail is not None
+    assert detail.name == "Alpha ⊃ Ce" and detail.path_names == ("Alpha", "Be", "Ce")
+    assert detail.answers == {"t1": Answer.NO, "t2": Answer.YES}
+    assert [v.oracle for v in detail.errors] == ["atomic", "ontological"]
+    assert [c.conversation.label for c in detail.conversations] == ["Q1", "Q2"]
+    assert detail.conversations[0].turns[0].raw == "No."
+    into = views.relations_into(session_id, "C")
+    assert [d.relation.id for d in into] == ["A>C", "B>C"]
+    assert views.relation_detail(session_id, "nope") is None
+
+
+def test_summaries_come_from_stored_columns(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        first = store_session(store)
+        store.conn.execute(
+            "UPDATE sessions SET created = '2000-01-01T00:00:00' WHERE id = ?", (first,)
+        )
+        second = store_session(store)
+        summaries = ResultViews(store.conn).summaries()
+    assert [s.id for s in summaries] == [second, first]
+    assert summaries[1].date == "2000-01-01 00:00"
+    assert summaries[0].error_rate == 0.25 and summaries[0].kinds == ("kontest", "variants")
+    assert summaries[0].relations == 5 and summaries[0].kg == "toy"
+
+
+def test_clearest_key_puts_distinct_short_labels_first() -> None:
+    assert _clear_key("atomic", ["yes", "no"], "Garnich", "Garnich") > _clear_key(
+        "atomic", ["yes", "no"], "Luxembourg", "Capellen"
+    )
+    assert _clear_key("atomic", ["yes", "invalid"], "A", "B") > _clear_key(
+        "atomic", ["yes", "no"], "Long name", "Other long name"
+    )
+    assert _clear_key("ontological", ["no"], "A", "B") > _clear_key(
+        "sequential_inter", ["no", "yes"], "Long", "Longer"
+    )
+
+
+def test_views_follow_the_stored_report(tmp_path: Path) -> None:
+    with Store(tmp_path / "s.db") as store:
+        session_id = store_session(store)
+        views = ResultViews(store.conn)
+        assert views.ready(session_id)
+        # An answer changed in place makes the report stale: the views go with it.
+        store.conn.execute("UPDATE responses SET answer = 'no' WHERE conversation = 'A>E/t1'")
+        assert not views.ready(session_id)
+        assert views.count_errors(session_id) == 0
+        with pytest.raises(Exception, match="no stored report"):
+            views.ensure(session_id)
+        store.replace_verdicts(session_id, VERDICTS, report={}, engine="test")
+        assert views.ready(session_id)
+        # A gap of A>E under t1 now (it was answered no); no report gap: templates from answers
+        assert [row.relation_id for row in views.gap_page(session_id, "t1")] == [
+            "A>C",
+            "A>D",
+            "A>E",
+        ]
+
+
+def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    with Store(path) as store:
+        session_id = store_session(store)
+    conn = sqlite3.connect(path, isolation_level=None)
+    # Back to version 8: the tables of version 9 dropped as a version-8 file never had them.
+    conn.execute("DROP TRIGGER result_views_report_deleted")
+    for table in ("result_views", "result_nodes", "result_edges", "result_errors", "result_gaps"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("DROP INDEX idx_relations_child")
+    conn.execute("DELETE FROM schema_version WHERE version = 9")
+    before = conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+    conn.close()
+    with Store(path) as store:
+        assert store.version == 9
+        assert store.conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] == before
+        views = ResultViews(store.conn)
+        assert not views.ready(session_id)
+        views.ensure(session_id)
+        assert views.ready(session_id)
+        assert ids(views.errors(session_id, limit=3)) == [6, 1, 7]
+        # Deleting the report by hand takes the views along (the trigger).
+        store.conn.execute("DELETE FROM session_reports")
+        assert store.conn.execute("SELECT COUNT(*) FROM result_errors").fetchone()[0] == 0
+    conn = sqlite3.connect(":memory:")
+    assert apply_migrations(conn) == 9
