@@ -15,7 +15,7 @@ import click
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.validate_input import check_argv
 
-from . import ca, compare, explain, generate, kg, kg_wikidata, kinds, run, sim
+from . import ca, compare, explain, generate, kg, kg_wikidata, kinds, probe, run, sim
 from .params import bound_numbers
 
 
@@ -63,7 +63,7 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, compare, explain):
+for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, compare, explain, probe):
     _module.register(cli)
 bound_numbers(cli)  # every integer option fits in 64 bits, every float is finite
 

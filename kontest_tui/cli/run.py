@@ -28,7 +28,7 @@ from kontest_tui.generate.templates import TemplateSet, load_template_set, templ
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kinds.registry import KindOptions, build_annotated_questions, parse_kinds
 from kontest_tui.models.base import ChatOptions
-from kontest_tui.report.export import EXPORT_FORMATS, export_session
+from kontest_tui.report.export import EXPORT_FORMATS, export_probes, export_session
 from kontest_tui.run.api import (
     SessionOutcome,
     SessionSpec,
@@ -691,13 +691,23 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
     default=None,
     help="Write to this file instead of stdout.",
 )
+@click.option(
+    "--probes",
+    is_flag=True,
+    help="The questions asked by hand about its relations (kontest probe, the explorer).",
+)
 @click.pass_context
 def export_command(
-    ctx: click.Context, session: str | None, db: str | None, fmt: str, out: str | None
+    ctx: click.Context,
+    session: str | None,
+    db: str | None,
+    fmt: str,
+    out: str | None,
+    probes: bool,
 ) -> None:
     """Export every response of a session (the latest when none is given) as JSONL or CSV."""
     with _open_store(ctx, db, create=False) as store:
-        text = export_session(store, session, fmt)
+        text = export_probes(store, session, fmt) if probes else export_session(store, session, fmt)
     _write(text, out)
 
 

@@ -1,4 +1,5 @@
-"""`kontest export`: every stored response of a session as JSONL or CSV rows.
+"""`kontest export`: every stored response of a session as JSONL or CSV rows (`--probes`:
+the questions asked by hand about its relations instead).
 
 Each row carries its question and all user turns so far, so a JSONL export (`messages`,
 `kind`, `answer`) is also a replay file for `--model replay:FILE`.
@@ -9,13 +10,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import StoreError
 from kontest_tui.probes.factcheck import correct_option, expected_answer
 from kontest_tui.store.database import Store
+from kontest_tui.store.probes import iter_probes
 
 EXPORT_FORMATS = ("jsonl", "csv")
 EXPORT_COLUMNS = (
@@ -93,16 +95,62 @@ def _expected(conversation: Conversation, turn: int) -> str | None:
     return expected_answer(conversation)
 
 
-def render_export(rows: Iterable[dict[str, Any]], fmt: str) -> str:
+def render_export(
+    rows: Iterable[dict[str, Any]], fmt: str, columns: Sequence[str] = EXPORT_COLUMNS
+) -> str:
     """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows."""
     if fmt == "jsonl":
         return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=EXPORT_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        writer.writerow({**row, "messages": json.dumps(row["messages"], ensure_ascii=False)})
+        if "messages" in row:
+            row = {**row, "messages": json.dumps(row["messages"], ensure_ascii=False)}
+        writer.writerow(row)
     return buffer.getvalue()
+
+
+PROBE_COLUMNS = (
+    "session",
+    "probe",
+    "relation",
+    "model",
+    "question",
+    "template",
+    "answer",
+    "parsed",
+    "error",
+    "latency_ms",
+    "promoted",
+    "created",
+)
+
+
+def iter_probe_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
+    """One dict per question asked by hand about a relation of the session (probe mode).
+    Apart from the responses: a probe is no turn of the session's plan."""
+    for probe in iter_probes(store, session_id):
+        yield {
+            "session": probe.session,
+            "probe": probe.id,
+            "relation": probe.relation,
+            "model": probe.model,
+            "question": probe.question,
+            "template": probe.template,
+            "answer": probe.raw,
+            "parsed": probe.answer.value,
+            "error": probe.error,
+            "latency_ms": probe.latency_ms,
+            "promoted": probe.promoted,
+            "created": probe.created,
+        }
+
+
+def export_probes(store: Store, session_id: str | None, fmt: str) -> str:
+    """A session's probes (the latest session when `session_id` is None) as `fmt` text."""
+    rows = iter_probe_rows(store, store.resolve_session(session_id))
+    return render_export(rows, fmt, PROBE_COLUMNS)
 
 
 def export_session(store: Store, session_id: str | None, fmt: str) -> str:

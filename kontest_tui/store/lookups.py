@@ -80,7 +80,10 @@ def responses_of(
     found: dict[AnswerKey, Response] = {}
     for chunk in _chunks(conversation_ids):
         marks = ",".join("?" * len(chunk))
-        sql = f"SELECT * FROM responses WHERE session = ? AND conversation IN ({marks})"
+        sql = (
+            "SELECT r.* FROM conversations c JOIN responses r ON r.conversation_key = c.pk"
+            f" WHERE c.session = ? AND c.id IN ({marks})"
+        )
         try:
             for row in _rows(conn, sql, (session_id, *chunk)):
                 found[(row["conversation"], row["turn"])] = row_to_response(row)
@@ -105,8 +108,8 @@ def error_verdicts(
         sql += " AND oracle = ?"
         params.append(oracle)
     if relation is not None:
-        sql += " AND relation = ?"
-        params.append(relation)
+        sql += _OF_RELATION
+        params += [session_id, relation]
     sql += " ORDER BY id LIMIT ? OFFSET ?"
     params += [limit, offset]
     try:
@@ -129,6 +132,24 @@ def count_error_verdicts(
         sql += " AND oracle = ?"
         params.append(oracle)
     if relation is not None:
-        sql += " AND relation = ?"
-        params.append(relation)
+        sql += _OF_RELATION
+        params += [session_id, relation]
     return int(next(_rows(conn, sql, params))["n"])
+
+
+def conversations_of_relation(
+    conn: sqlite3.Connection, session_id: str, relation_id: str
+) -> list[Conversation]:
+    """Every conversation about one relation, in the session's order."""
+    sql = (
+        "SELECT c.* FROM relations r JOIN conversations c ON c.relation_key = r.pk"
+        " WHERE r.session = ? AND r.id = ? ORDER BY c.position"
+    )
+    try:
+        return [row_to_conversation(row) for row in _rows(conn, sql, (session_id, relation_id))]
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        raise _damaged("conversations", session_id, error) from None
+
+
+# A verdict's relation through its key (verdicts are indexed by relation_key).
+_OF_RELATION = " AND relation_key = (SELECT pk FROM relations WHERE session = ? AND id = ?)"

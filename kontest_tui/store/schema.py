@@ -585,6 +585,34 @@ def _add_result_views(conn: sqlite3.Connection) -> None:
     conn.execute(_V9_TRIGGER)
 
 
+def _add_probes(conn: sqlite3.Connection) -> None:
+    """Version 10: questions asked by hand about one relation (probe mode, run.probe): the question, the
+    template text it was filled from (NULL when typed), the model's reply and what was read
+    from it. A probe belongs to the session it was asked from (deleted with it). No oracle
+    reads this table, so probes change no metric; `promoted` says what a probe became
+    ('template' or 'synonym'), which is then asked as part of the session."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE probes (
+            id INTEGER PRIMARY KEY,
+            session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            relation TEXT NOT NULL,
+            model TEXT NOT NULL,
+            question TEXT NOT NULL,
+            template TEXT,
+            raw TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            error TEXT,
+            latency_ms REAL NOT NULL DEFAULT 0,
+            created TEXT NOT NULL,
+            promoted TEXT
+        );
+        CREATE INDEX idx_probes_session ON probes (session, relation)
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -595,6 +623,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_session_reports,
     _faster_inserts,
     _add_result_views,
+    _add_probes,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

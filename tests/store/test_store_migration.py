@@ -74,7 +74,7 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 9
+        assert store.version == SCHEMA_VERSION == 10
         for session in (COMPLETE, PARTIAL, PLACES):
             expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
             report = evaluate_session(store, session).to_json()
@@ -233,7 +233,7 @@ def test_version_8_keeps_responses_and_their_triggers_and_view(tmp_path) -> None
     before = conn.execute("SELECT * FROM responses ORDER BY id").fetchall()
     conn.close()
     with Store(path) as store:
-        assert store.version == 9
+        assert store.version == SCHEMA_VERSION
     assert table_rows(path, "SELECT * FROM responses ORDER BY id") == before
     assert table_rows(
         path,

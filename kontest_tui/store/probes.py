@@ -1,0 +1,130 @@
+"""Probes stored with their session: questions asked by hand about one relation (run.probe).
+
+The `probes` table (schema migration 10) is read by no oracle: a probe changes no metric
+until it is promoted (a rephrasing made a template, or its word a synonym), and then what is
+asked is the session's own conversations. Exports list probes apart from the responses.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kontest_tui.domain.records import Answer
+from kontest_tui.errors import InvalidInputError, StoreError
+
+from .database import Store
+from .schema import now_iso
+
+PROMOTIONS = ("template", "synonym")
+
+
+@dataclass(frozen=True, slots=True)
+class StoredProbe:
+    """One question asked by hand, as stored."""
+
+    id: int
+    session: str
+    relation: str
+    model: str
+    question: str
+    template: str | None  # the template text it was filled from; None: typed by hand
+    raw: str
+    answer: Answer
+    error: str | None
+    latency_ms: float
+    created: str
+    promoted: str | None = None
+
+
+def save_probe(
+    store: Store,
+    session_id: str,
+    relation_id: str,
+    *,
+    model: str,
+    question: str,
+    template: str | None,
+    raw: str,
+    answer: Answer,
+    error: str | None = None,
+    latency_ms: float = 0.0,
+) -> StoredProbe:
+    """Store one probe of a session (committed at once); the stored record."""
+    created = now_iso()
+    with store.transaction() as conn:
+        cursor = conn.execute(
+            "INSERT INTO probes (session, relation, model, question, template, raw, answer,"
+            " error, latency_ms, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                relation_id,
+                model,
+                question,
+                template,
+                raw,
+                answer.value,
+                error,
+                latency_ms,
+                created,
+            ),
+        )
+        probe_id = int(cursor.lastrowid or 0)
+    return StoredProbe(
+        probe_id,
+        session_id,
+        relation_id,
+        model,
+        question,
+        template,
+        raw,
+        answer,
+        error,
+        latency_ms,
+        created,
+    )
+
+
+def iter_probes(
+    store: Store, session_id: str, relation_id: str | None = None
+) -> Iterator[StoredProbe]:
+    """A session's probes (of one relation), oldest first."""
+    sql = (
+        "SELECT id, session, relation, model, question, template, raw, answer, error,"
+        " latency_ms, created, promoted FROM probes WHERE session = ?"
+    )
+    params: tuple[str, ...] = (session_id,)
+    if relation_id is not None:
+        sql += " AND relation = ?"
+        params = (session_id, relation_id)
+    try:
+        rows = store.conn.execute(sql + " ORDER BY id", params).fetchall()
+    except sqlite3.Error as error:
+        raise StoreError(f"{store.path}: {error}") from None
+    for row in rows:
+        answer = Answer(row[7]) if row[7] in Answer._value2member_map_ else Answer.INVALID
+        yield StoredProbe(
+            int(row[0]),
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            row[5],
+            row[6],
+            answer,
+            row[8],
+            float(row[9]),
+            row[10],
+            row[11],
+        )
+
+
+def mark_promoted(store: Store, probe_id: int, promotion: str) -> None:
+    """Record what a probe became: 'template' or 'synonym'."""
+    if promotion not in PROMOTIONS:
+        raise InvalidInputError(
+            f"a probe is promoted to a template or a synonym, not {promotion!r}"
+        )
+    with store.transaction() as conn:
+        conn.execute("UPDATE probes SET promoted = ? WHERE id = ?", (promotion, probe_id))
