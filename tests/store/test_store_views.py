@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, Response, Verdict
-from kontest_tui.store import Store
+from kontest_tui.store import SCHEMA_VERSION, Store
 from kontest_tui.store.rollups import _clear_key
 from kontest_tui.store.schema import apply_migrations
 from kontest_tui.store.view_records import TREE
@@ -284,7 +284,10 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     with Store(path) as store:
         session_id = store_session(store)
     conn = sqlite3.connect(path, isolation_level=None)
-    # Back to version 8: the tables of version 9 dropped as a version-8 file never had them.
+    # Back to version 8: the tables of versions 9 and 10 dropped as a version-8 file never
+    # had them.
+    conn.execute("DROP TABLE probes")
+    conn.execute("DELETE FROM schema_version WHERE version = 10")
     conn.execute("DROP TRIGGER result_views_report_deleted")
     for table in ("result_views", "result_nodes", "result_edges", "result_errors", "result_gaps"):
         conn.execute(f"DROP TABLE {table}")
@@ -293,7 +296,7 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     before = conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
     conn.close()
     with Store(path) as store:
-        assert store.version == 9
+        assert store.version == SCHEMA_VERSION
         assert store.conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] == before
         views = ResultViews(store.conn)
         assert not views.ready(session_id)
@@ -304,4 +307,4 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
         store.conn.execute("DELETE FROM session_reports")
         assert store.conn.execute("SELECT COUNT(*) FROM result_errors").fetchone()[0] == 0
     conn = sqlite3.connect(":memory:")
-    assert apply_migrations(conn) == 9
+    assert apply_migrations(conn) == SCHEMA_VERSION
