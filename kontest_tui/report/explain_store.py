@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kontest_tui.domain.records import Verdict
-from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.report.explain import (
     CardEvidence,
@@ -26,6 +26,8 @@ from kontest_tui.run.session import session_graph, session_report
 from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
+from kontest_tui.store.view_records import CLEAREST
+from kontest_tui.store.views import ResultViews
 
 # The oracles a card explains, as `--kind` accepts them.
 CARD_KINDS = (
@@ -58,8 +60,9 @@ def choose_errors(
     relation: str | None = None,
     kind: str | None = None,
 ) -> ChosenErrors:
-    """The error to explain: the `number`-th (1-based, in the errors' order) among those of
-    `relation` and of oracle `kind`; with `relation` and no number, every error of it.
+    """The error to explain: the `number`-th (1-based) among those of oracle `kind`, clearest
+    first (store.views' order: atomic errors with both answers valid and short distinct
+    labels come first); of one `relation`: every error of it, or its `number`-th.
 
     The session's verdicts are the stored ones (evaluated and stored first when there are
     none or they are stale, as `kontest report` does). One readable line when nothing fits."""
@@ -88,10 +91,27 @@ def choose_errors(
         )
         return ChosenErrors(session_id, verdicts, 1, total)
     first = number or 1
+    if relation is None:
+        clearest = _clearest(store, session_id, first - 1, kind)
+        if clearest is not None:
+            return ChosenErrors(session_id, [clearest], first, total)
     verdicts = lookups.error_verdicts(
         conn, session_id, oracle=kind, relation=relation, offset=first - 1, limit=1
     )
     return ChosenErrors(session_id, verdicts, first, total)
+
+
+def _clearest(store: Store, session_id: str, index: int, kind: str | None) -> Verdict | None:
+    """The error at `index` of the clearest-first list (store.views, the order the
+    explorer's `n` and Errors tab use); None when the views cannot be built (a read-only
+    database without them): the stored order is used then."""
+    views = ResultViews(store.conn, store.path)
+    try:
+        views.ensure(session_id)
+    except StoreError:
+        return None
+    row = views.error_at(session_id, index, oracle=kind, order=CLEAREST)
+    return row.verdict if row is not None else None
 
 
 def _describe_filter(kind: str | None, relation: str | None) -> str:

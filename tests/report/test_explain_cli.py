@@ -113,3 +113,21 @@ def test_store_evidence_gives_the_cards_the_whole_session_gives(db) -> None:
         model=session.model,
     )
     assert paged == [build_card(verdict, evidence) for verdict in wrong]
+
+
+def test_the_clearest_error_comes_first(capsys, db) -> None:
+    """Clearest first (store.views): atomic, then within one conversation, then between
+    conversations, then ontological: the four errors of the relation in that order."""
+    titles = []
+    for number in ("1", "2", "3", "4"):
+        code, out, _ = explain(capsys, db, "--error", number)
+        assert code == 0
+        titles.append(out.splitlines()[0])
+    code, out, _ = explain(capsys, db)
+    assert code == 0 and out.splitlines()[0] == titles[0]
+    assert titles == [
+        "Two phrasings, opposite answers",
+        "A contradiction within one conversation",
+        "The answer changed after a rephrasing",
+        "Its yes-answers imply a fact it denied",
+    ]
