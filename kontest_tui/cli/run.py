@@ -586,7 +586,7 @@ def _load_questions(path: str | None, options: KindOptions) -> tuple[list[Conver
     type=click.Choice((*REPORT_FORMATS, "html")),
     default="text",
     show_default=True,
-    help="html: a standalone picture of the model's KG with its errors.",
+    help="html: the session explained on one standalone page, with the picture of the model's KG.",
 )
 @click.option(
     "--out",
@@ -600,6 +600,19 @@ def _load_questions(path: str | None, options: KindOptions) -> tuple[list[Conver
     is_flag=True,
     help="Evaluate the stored answers again instead of reading the stored verdicts.",
 )
+@click.option(
+    "--errors-only",
+    "errors_only",
+    is_flag=True,
+    help="html: draw only the nodes with errors and the way down to them.",
+)
+@entity_option
+@click.option(
+    "--depth",
+    type=click.IntRange(min=1),
+    default=None,
+    help="html with --entity: how far below each entity to draw.",
+)
 @click.pass_context
 def report_command(
     ctx: click.Context,
@@ -608,21 +621,29 @@ def report_command(
     fmt: str,
     out: str | None,
     re_evaluate: bool,
+    errors_only: bool,
+    entities: tuple[str, ...],
+    depth: int | None,
 ) -> None:
     """Print a session's report (the latest session when none is given): the verdicts its
     run stored, evaluated again only with --re-evaluate or when they are stale (other
-    evaluating code, or answers stored after them)."""
+    evaluating code, or answers stored after them). html: the session explained on one
+    standalone page (counts, templates, legend, the picture of the model's KG, every error
+    with its questions and replies), read from the store."""
     from kontest_tui.report.render import render_report
 
+    if (errors_only or entities or depth) and fmt != "html":
+        raise InvalidInputError("--errors-only, --entity and --depth go with --format html")
     with _open_store(ctx, db, create=False) as store:
-        if fmt == "html":  # the picture needs the KG and the whole evaluation
-            from kontest_tui.report.picture import render_session_picture
+        if fmt == "html":
+            from kontest_tui.report.session_page import build_session_document, document_html
 
-            loaded = load_session(store, session)
-            text = render_session_picture(
-                loaded.kg,
-                loaded.evaluation,
-                title=f"{loaded.model} on {loaded.kg_name} · session {loaded.id}",
+            if re_evaluate:
+                session_report(store, store.resolve_session(session), re_evaluate=True)
+            text = document_html(
+                build_session_document(
+                    store, session, errors_only=errors_only, entities=entities, depth=depth
+                )
             )
         else:
             session_id = store.resolve_session(session)

@@ -107,14 +107,18 @@ def _field(name: str, value: str, width: int) -> list[str]:
 # -- Markdown --------------------------------------------------------------------------------
 
 _MARKDOWN_SPECIAL = "\\`*_[]<>#|~&"
-_LINE_START = re.compile(r"^(\s*)([-+=]|\d+[.)])")
+# What starts a list item or a heading underline at the start of a line.
+_LINE_START = re.compile(r"^(\s*)([-+](?=\s|$)|=+(?=\s*$))")
+_NUMBERED = re.compile(r"^(\s*\d+)([.)])(?=\s|$)")
 
 
 def escape_markdown(text: str) -> str:
     """Text shown literally in Markdown: the characters that format escaped (and a line
     that would start a list or a heading), lines kept as line breaks."""
     escaped = "".join(f"\\{char}" if char in _MARKDOWN_SPECIAL else char for char in text)
-    lines = [_LINE_START.sub(r"\1\\\2", line) for line in escaped.splitlines()]
+    lines = [
+        _NUMBERED.sub(r"\1\\\2", _LINE_START.sub(r"\1\\\2", line)) for line in escaped.splitlines()
+    ]
     return "  \n".join(lines)
 
 

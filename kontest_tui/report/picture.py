@@ -12,28 +12,42 @@ the explorer's export write it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.report.legend import error_marks
 
 ROW = 22  # pixels per leaf row
 COLUMN = 260  # pixels per tree level
 COLOURS = {Answer.YES: "#1a7f37", Answer.NO: "#cf222e", Answer.INVALID: "#9a6700"}
+WORDS = {Answer.YES: "yes", Answer.NO: "no", Answer.INVALID: "?", Answer.REFUSAL: "idk"}
 
 
-def render_picture(
+@dataclass(frozen=True, slots=True)
+class Picture:
+    """The SVG of a KG with a session's answers and errors, and what it counts."""
+
+    svg: str
+    relations: int
+    errors: int  # error verdicts on relations drawn
+    nodes_with_errors: int
+
+
+def draw_picture(
     kg: KnowledgeGraph,
     relations: list[Relation],
     atomic: Mapping[tuple[str, str], Answer | None],
     verdicts: list[Verdict],
     *,
-    title: str = "",
     errors_only: bool = False,
-) -> str:
-    """The standalone HTML page (inline SVG) of `kg` with the session's answers and errors."""
+    templates: list[str] | None = None,
+) -> Picture:
+    """The inline SVG of `kg` (a left-to-right tree) with each node's answers and error
+    marks (report.legend); `templates` orders the answers (default: sorted ids)."""
     by_pair = {(relation.parent, relation.child): relation for relation in relations}
     relation_by_id = {relation.id: relation for relation in relations}
     errors_into: dict[str, list[Verdict]] = {}
@@ -41,7 +55,8 @@ def render_picture(
         relation = relation_by_id.get(verdict.relation_id)
         if verdict.error and relation is not None:
             errors_into.setdefault(relation.child, []).append(verdict)
-    templates = sorted({template_id for _, template_id in atomic})
+    if templates is None:
+        templates = sorted({template_id for _, template_id in atomic})
     keep = _with_errors_below(kg, set(errors_into)) if errors_only else None
 
     placed: list[tuple[str, str | None, int, int]] = []  # node, parent, level, row
@@ -95,20 +110,40 @@ def render_picture(
         if relation is not None:
             for template_id in templates:
                 answer = atomic.get((relation.id, template_id))
-                word = answer.value if answer is not None else "·"
+                word = WORDS.get(answer, "·") if answer is not None else "·"
                 fill = COLOURS.get(answer, "#8c959f") if answer is not None else "#8c959f"
                 parts.append(
                     f'<tspan fill="#8c959f" dx="6">{escape(template_id)}:</tspan>'
                     f'<tspan fill="{fill}">{escape(word)}</tspan>'
                 )
-        if errors:
-            parts.append(f'<tspan dx="6" fill="#cf222e">✗{len(errors)}</tspan>')
+        marks = error_marks(errors).text()
+        if marks:
+            parts.append(f'<tspan dx="6" fill="#cf222e">{escape(marks)}</tspan>')
         parts.append("</text></g>")
 
     levels = max((level for _, _, level, _ in placed), default=0)
     width = 10 + (levels + 1) * COLUMN + 200
     height = 20 + max(row, 1) * ROW
     total = sum(len(found) for found in errors_into.values())
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+        + "".join(parts)
+        + "</svg>"
+    )
+    return Picture(svg, len(relations), total, len(errors_into))
+
+
+def render_picture(
+    kg: KnowledgeGraph,
+    relations: list[Relation],
+    atomic: Mapping[tuple[str, str], Answer | None],
+    verdicts: list[Verdict],
+    *,
+    title: str = "",
+    errors_only: bool = False,
+) -> str:
+    """The standalone HTML page (inline SVG) of `kg` with the session's answers and errors."""
+    picture = draw_picture(kg, relations, atomic, verdicts, errors_only=errors_only)
     heading = escape(clean_text(title or kg.name))
     return (
         '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
@@ -116,13 +151,12 @@ def render_picture(
         "<style>body{font-family:system-ui,sans-serif;margin:1em}"
         "svg{font:13px ui-monospace,monospace}</style></head><body>"
         f"<h1>{heading}</h1>"
-        f"<p>{len(relations)} relations, {total} error verdicts on "
-        f"{len(errors_into)} nodes (red; hover for the verdicts). Dashed: no template "
+        f"<p>{picture.relations} relations, {picture.errors} error verdicts on "
+        f"{picture.nodes_with_errors} nodes (red; hover for the verdicts). Dashed: no template "
         "answered yes (the gap)."
         f"{' Only nodes with errors and the way to them.' if errors_only else ''}</p>"
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
-        + "".join(parts)
-        + "</svg></body></html>\n"
+        + picture.svg
+        + "</body></html>\n"
     )
 
 

@@ -54,7 +54,7 @@ def test_the_papers_kinawley_error_is_red_with_its_yes_path() -> None:
         "ontological (t1): answered no, implied by the yes-path Ireland → Ulster → Kinawley" in page
     )
     assert 'fill="#cf222e" font-weight="bold">Kinawley' in page
-    assert ">✗1<" in page
+    assert ">⚠1<" in page  # one ontological error (report.legend: the tree's marks)
     # Errors only keeps Kinawley and the way to it; a node without errors below goes.
     assert "Ulster" in render_picture(kg, relations, atomic, [error], errors_only=True)
 
