@@ -10,7 +10,7 @@ into a sentence with the original spacing and capitalisation.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from nltk.tokenize import RegexpTokenizer
@@ -22,7 +22,7 @@ from kontest_tui.generate.synonyms import (
     load_synonym_lists,
     wordnet_synonyms,
 )
-from kontest_tui.generate.templates import Template, TemplateSet, clean_label
+from kontest_tui.generate.templates import Template, TemplateSet, clean_label, template_words
 from kontest_tui.kg.graph import KnowledgeGraph
 
 # Words (with inner hyphens/apostrophes), placeholders, runs of other non-space, and spaces.
@@ -234,6 +234,21 @@ def guess_pos(word: str) -> str | None:
             if count > best_count:
                 best, best_count = pos, count
     return best
+
+
+def tag_words(text: str, known: Mapping[str, str], skip: Collection[str] = ()) -> dict[str, str]:
+    """The part of speech of each word of a template text: a word `known` tags keeps its tag,
+    a new word gets WordNet's guess (`guess_pos`; none when WordNet lacks it), a word no
+    longer in the text drops out, a word in `skip` (stop words, fixed words; lower case) is
+    left untagged. An edited template keeps varying its new words."""
+    tags: dict[str, str] = {}
+    for word in template_words(text):
+        tag = known.get(word) or known.get(word.lower())
+        if tag is None and word.lower() not in skip:
+            tag = guess_pos(word)
+        if tag:
+            tags[word] = tag
+    return tags
 
 
 def ipm_for_text(

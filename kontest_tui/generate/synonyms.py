@@ -140,7 +140,45 @@ def ban_value(domain: str, word: str, value: str) -> Path:
 
 
 def unpin_value(domain: str, word: str, value: str) -> Path:
+    """Take a pin back: `value` is offered for `word` only if another source has it."""
     return _edit_user_file(domain, "pins", word, value, add=False)
+
+
+def unban_value(domain: str, word: str, value: str) -> Path:
+    """Take a ban back: `value` may be offered for `word` again."""
+    return _edit_user_file(domain, "bans", word, value, add=False)
+
+
+@dataclass(frozen=True, slots=True)
+class SynonymChoice:
+    """One pin or ban of the user's file: `kind` is "pin" or "ban"."""
+
+    kind: str
+    word: str
+    value: str
+
+
+def list_user_choices(domain: str) -> list[SynonymChoice]:
+    """The user's pins then bans for a domain, by word (what `undo_choice` takes back)."""
+    path = user_synonyms_path(domain)
+    data = _read_toml(path)
+    found: list[SynonymChoice] = []
+    for table, kind in (("pins", "pin"), ("bans", "ban")):
+        entries: dict[str, list[str]] = {}
+        _merge(entries, data.get(table), path, table)
+        found += [
+            SynonymChoice(kind, word, value)
+            for word, values in sorted(entries.items())
+            for value in values
+        ]
+    return found
+
+
+def undo_choice(domain: str, choice: SynonymChoice) -> Path:
+    """Take back one pin or ban."""
+    if choice.kind == "pin":
+        return unpin_value(domain, choice.word, choice.value)
+    return unban_value(domain, choice.word, choice.value)
 
 
 def _inflect(lemma: str, word: str, base: str) -> str | None:

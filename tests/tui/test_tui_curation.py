@@ -192,6 +192,11 @@ async def test_edit_t1_mark_a_fixed_word_save_a_copy_run_it_and_restore(
         await pilot.press("e")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
         editor.query_one("#restore-templates").press()
+        from kontest_tui.tui.screens.confirm import ConfirmScreen
+
+        await wait_for_screen(pilot, ConfirmScreen)  # deleting the copy asks first
+        assert copy.exists()
+        await pilot.press("y")
         await wait_until(pilot, lambda: not copy.exists(), what="the copy removed")
         assert load_template_set("places").get("t1").texts["contains"] == (
             "Does {parent} have a {child}?"

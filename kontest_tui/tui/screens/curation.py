@@ -6,6 +6,7 @@ its gap then appears next to the other templates' in the session's evaluation.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -23,14 +24,24 @@ from textual.widgets import (
     Header,
     Input,
     Label,
+    OptionList,
     Select,
     SelectionList,
     Static,
 )
+from textual.widgets.option_list import Option
 
 from kontest_tui.domain.records import Relation
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.synonyms import ban_value, pin_value
+from kontest_tui.generate.ipm import tag_words
+from kontest_tui.generate.synonyms import (
+    SynonymChoice,
+    ban_value,
+    list_user_choices,
+    load_synonym_lists,
+    pin_value,
+    undo_choice,
+)
 from kontest_tui.generate.templates import (
     Template,
     TemplateSet,
@@ -39,6 +50,7 @@ from kontest_tui.generate.templates import (
     restore_builtin_templates,
     save_template_set,
     template_words,
+    user_template_path,
     validate_text,
     with_template,
 )
@@ -46,6 +58,7 @@ from kontest_tui.generate.variants import preview_variants
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.tui.plan import SessionResult
 from kontest_tui.tui.run_control import ask_extra_template
+from kontest_tui.tui.screens.confirm import ConfirmScreen
 from kontest_tui.tui.views import report_of
 from kontest_tui.tui.widgets.gap_bars import render_gap
 from kontest_tui.tui.workers import WorkerFailures
@@ -149,6 +162,11 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             self.query_one("#template-gap", Static).update(f"✗ asking the template failed: {error}")
 
     def show_template_set(self) -> None:
+        self.show_template_list(choose=NEW_TEMPLATE)
+        self.start_new()
+
+    def show_template_list(self, choose: str) -> None:
+        """The set's templates by text, and the choice of which to edit (`choose` selected)."""
         template_set = self.template_set
         assert template_set is not None
         self.relation_types = list(template_set.relation_types)
@@ -161,11 +179,11 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             lines.append("Run a session first to preview on its relations and ask a template.")
         self.query_one("#template-existing", Static).update("\n".join(lines))
         choice = self.query_one("#template-choice", Select)
-        choice.set_options(
-            [("new template", NEW_TEMPLATE)] + [(t.id, t.id) for t in template_set.templates]
-        )
-        choice.value = NEW_TEMPLATE
-        self.start_new()
+        with self.prevent(Select.Changed):
+            choice.set_options(
+                [("new template", NEW_TEMPLATE)] + [(t.id, t.id) for t in template_set.templates]
+            )
+            choice.value = choose
 
     def start_new(self) -> None:
         assert self.template_set is not None
@@ -227,10 +245,14 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         editing = self.editing
         if template_id in self.template_set.ids and (editing is None or editing.id != template_id):
             raise KontestError(f"template id {template_id} already exists", title="Templates")
+        words = set(template_words(text))
+        old_tags = dict(editing.pos) if editing is not None else {}
         return Template(
             id=template_id,
             texts=dict.fromkeys(self.relation_types, text),
-            pos=dict(editing.pos) if editing is not None else {},
+            # The tags of the words still in the text; new words are tagged on Save / Run
+            # (tag_template: WordNet's guess, in a worker), so an edited word varies too.
+            pos={word: tag for word, tag in old_tags.items() if word in words},
             fixed=self.fixed_words(),
         )
 
@@ -259,24 +281,73 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
     def action_save_template(self) -> None:
         try:
             template = self.typed_template()
-            assert self.template_set is not None
-            self.template_set = with_template(self.template_set, template)
-            path = save_template_set(self.template_set)
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
+        assert self.template_set is not None
+        old_tags = dict(self.editing.pos) if self.editing is not None else {}
+        self.save_worker(self.template_set, template, old_tags)
+
+    class TemplateSaved(Message):
+        """A template was tagged and saved in the user's copy of the set."""
+
+        def __init__(self, template_set: TemplateSet, template: Template, path: str) -> None:
+            super().__init__()
+            self.template_set = template_set
+            self.template = template
+            self.path = path
+
+    @work(thread=True, exclusive=True, group="curation-save", exit_on_error=False)
+    def save_worker(
+        self, template_set: TemplateSet, template: Template, old_tags: dict[str, str]
+    ) -> None:
+        try:
+            tagged = tag_template(template, old_tags, template_set.domain)
+            saved = with_template(template_set, tagged)
+            path = save_template_set(saved)
+        except KontestError as error:
+            self.app.call_from_thread(
+                self.notify, str(error), title=error.title, severity="error", markup=False
+            )
+            return
+        self.post_message(self.TemplateSaved(saved, tagged, str(path)))
+
+    @on(TemplateSaved)
+    def template_saved(self, event: TemplateSaved) -> None:
+        """The list of templates and the choice show the saved one at once."""
+        self.template_set = event.template_set
+        self.editing = event.template
+        self.show_template_list(choose=event.template.id)
         self.notify(
-            f"{template.id} saved in your copy {path}; the built-in set is kept "
+            f"{event.template.id} saved in your copy {event.path}; the built-in set is kept "
             "(Restore built-in goes back to it)",
             markup=False,
         )
 
     @on(Button.Pressed, "#restore-templates")
     def restore_builtin(self) -> None:
+        """Ask first: restoring deletes the user's copy of the set."""
         assert self.template_set is not None
+        domain = self.template_set.domain
+
+        def answered(restore: bool | None) -> None:
+            if restore:
+                self.restore_confirmed(domain)
+
+        self.app.push_screen(
+            ConfirmScreen(
+                f"Delete your copy of the {domain} templates ({user_template_path(domain)})? "
+                "The built-in templates are used again; your own templates in it are lost.",
+                yes="Delete my copy",
+                no="Keep it",
+            ),
+            answered,
+        )
+
+    def restore_confirmed(self, domain: str) -> None:
         try:
-            removed = restore_builtin_templates(self.template_set.domain)
-            self.template_set = load_template_set(self.template_set.domain)
+            removed = restore_builtin_templates(domain)
+            self.template_set = load_template_set(domain)
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
@@ -320,6 +391,9 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
     async def rerun_worker(self, template: Template) -> None:
         result = self.result
         assert result is not None
+        old_tags = dict(self.editing.pos) if self.editing is not None else {}
+        domain = self.template_set.domain if self.template_set else result.plan.kg.domain
+        template = await asyncio.to_thread(tag_template, template, old_tags, domain)
         # A failure (KontestError or not) is notified and shown by `worker_failed`.
         updated = await ask_extra_template(result, template, getattr(self.app, "db_path", None))
         self.result = updated
@@ -328,6 +402,15 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         self.query_one("#template-gap", Static).update(render_gap(report))
         stored = " and stored in the session" if updated.session_id else ""
         self.notify(f"Template {template.id} asked{stored}; its gap is shown", markup=False)
+
+
+def tag_template(template: Template, old_tags: dict[str, str], domain: str) -> Template:
+    """The template with a part of speech for each word that may vary (generate.ipm.tag_words:
+    kept for unchanged words, WordNet's guess for new ones). Reads WordNet: call it in a
+    worker thread."""
+    text = next(iter(template.texts.values()), "")
+    skip = load_synonym_lists(domain).stopwords | {word.lower() for word in template.fixed}
+    return replace(template, pos=tag_words(text, old_tags, skip))
 
 
 class SessionExtended(Message):
@@ -353,7 +436,16 @@ class SynonymEditorScreen(Screen[None]):
     covering-array size update at once. Pins and bans are saved in the user config, which
     every later session (and the wizard, when you go back) reads."""
 
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back", id="synonyms_back", tooltip="Back")]
+    BINDINGS = [
+        Binding(
+            "delete",
+            "undo_choice",
+            "Undo pin/ban",
+            id="synonyms_undo",
+            tooltip="Take back the pin or ban highlighted in the list",
+        ),
+        Binding("escape", "app.pop_screen", "Back", id="synonyms_back", tooltip="Back"),
+    ]
 
     def __init__(
         self,
@@ -367,6 +459,7 @@ class SynonymEditorScreen(Screen[None]):
         self.domain = result.plan.kg.domain if result else domain
         self.preview = preview or self.source_of(result)
         self.array_size: int | None = None
+        self.choices: list[SynonymChoice] = []  # the pins and bans listed, in order
 
     @staticmethod
     def source_of(result: SessionResult | None) -> VariantSource | None:
@@ -388,12 +481,55 @@ class SynonymEditorScreen(Screen[None]):
         with Horizontal(classes="buttons"):
             yield Button("Pin", id="pin-value", variant="success")
             yield Button("Ban", id="ban-value", variant="error")
+            yield Button("Undo", id="undo-choice")
         yield Static("", id="synonym-status", markup=False)
-        yield Static("", id="synonym-preview", classes="pane", markup=False)
+        with Horizontal(id="synonym-body"):
+            yield OptionList(id="synonym-choices", classes="pane")
+            yield Static("", id="synonym-preview", classes="pane", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.show_array_size("")
+        self.show_choices()
+
+    def show_choices(self) -> None:
+        """The user's pins and bans for the domain; the highlighted one is what Undo takes
+        back."""
+        choices = self.query_one("#synonym-choices", OptionList)
+        choices.clear_options()
+        try:
+            found = list_user_choices(self.domain)
+        except KontestError as error:
+            choices.add_option(Option(Text(f"✗ {error}"), disabled=True))
+            return
+        self.choices = found
+        if not found:
+            choices.add_option(Option(Text("No pins or bans yet.", style="italic"), disabled=True))
+            return
+        choices.add_options(
+            Option(Text(f"{choice.kind} {choice.word} → {choice.value}"), id=str(index))
+            for index, choice in enumerate(found)
+        )
+        choices.border_title = f"Your pins and bans ({len(found)})"
+
+    @on(Button.Pressed, "#undo-choice")
+    def action_undo_choice(self) -> None:
+        choices = self.query_one("#synonym-choices", OptionList)
+        index = choices.highlighted
+        option = choices.get_option_at_index(index) if index is not None else None
+        if option is None or option.id is None:
+            self.notify("Highlight a pin or ban in the list first", markup=False)
+            return
+        choice = self.choices[int(option.id)]
+        try:
+            path = undo_choice(self.domain, choice)
+        except KontestError as error:
+            self.notify(str(error), title=error.title, severity="error", markup=False)
+            return
+        self.show_choices()
+        self.show_array_size(
+            f"took back the {choice.kind} of {choice.value!r} for {choice.word!r} in {path}"
+        )
 
     @on(Button.Pressed, "#pin-value")
     def pin_pressed(self) -> None:
@@ -414,6 +550,7 @@ class SynonymEditorScreen(Screen[None]):
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
+        self.show_choices()
         self.show_array_size(f"{done} {value!r} for {word!r} in {path}")
 
     def show_array_size(self, note: str) -> None:

@@ -1,0 +1,102 @@
+"""The curation screens driven by keys as a user drives them (issue 24, defects 1, 5, 9): the
+synonym editor's fields typed into at 80x24, pins and bans listed and taken back, a saved
+template listed at once, an edited template's new word tagged so it varies, and Restore
+built-in asking first."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.widgets import Input, OptionList, Select, SelectionList
+
+from kontest_tui.generate.relations import extract_relations
+from kontest_tui.generate.synonyms import list_user_choices, user_synonyms_path
+from kontest_tui.generate.templates import load_template_set, user_template_path
+from kontest_tui.generate.variants import preview_variants
+from kontest_tui.kg.io import load_graph
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.confirm import ConfirmScreen
+from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
+from tests.support.tui import settle, wait_for_screen, wait_until, widget_text
+
+
+async def type_text(pilot, text: str) -> None:
+    for char in text:
+        await pilot.press("space" if char == " " else char)
+
+
+async def test_the_synonym_fields_are_on_screen_and_typed_into_at_80x24(db_path: str) -> None:
+    app = make_app(db=db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.push_screen(SynonymEditorScreen(domain="places"))
+        editor = await wait_for_screen(pilot, SynonymEditorScreen)
+        await settle(pilot)
+        for field in ("#synonym-word", "#synonym-value"):
+            region = editor.query_one(field, Input).region
+            assert region.width >= 10 and region.right <= 80, (field, region)
+        await pilot.click("#synonym-word")
+        await type_text(pilot, "have")
+        await pilot.click("#synonym-value")  # off-screen before: the click failed
+        await type_text(pilot, "contain")
+        assert editor.query_one("#synonym-value", Input).value == "contain"
+        await pilot.click("#pin-value")
+        path = user_synonyms_path("places")
+        await wait_until(pilot, path.is_file, what="the pin saved")
+        assert 'have = ["contain"]' in path.read_text(encoding="utf-8")
+        # The pin is listed, and taken back with the delete key.
+        choices = editor.query_one("#synonym-choices", OptionList)
+        await wait_until(pilot, lambda: choices.option_count == 1, what="the pin listed")
+        assert "pin have → contain" in str(choices.get_option_at_index(0).prompt)
+        choices.focus()
+        choices.highlighted = 0
+        await pilot.press("delete")
+        await wait_until(pilot, lambda: not list_user_choices("places"), what="the pin undone")
+        assert "No pins or bans" in str(choices.get_option_at_index(0).prompt)
+
+
+async def test_a_saved_template_is_listed_and_its_new_word_varies(
+    tmp_path: Path, db_path: str
+) -> None:
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        app.push_screen(TemplateEditorScreen(None))
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        await wait_until(pilot, lambda: editor.template_set is not None, what="the templates")
+        editor.query_one("#template-choice", Select).value = "t1"
+        text = editor.query_one("#template-text", Input)
+        await wait_until(pilot, lambda: text.value == "Does {parent} have a {child}?", what="t1")
+        text.focus()
+        await pilot.press("ctrl+a", "ctrl+k")
+        await type_text(pilot, "Does {parent} contain a {child}?")
+        words = editor.query_one("#template-words", SelectionList)
+        await wait_until(pilot, lambda: "contain" in editor.words_shown, what="the new word")
+        assert "contain" in words.selected  # a new word may vary
+        await pilot.press("ctrl+s")
+        copy = user_template_path("places")
+        await wait_until(pilot, copy.is_file, what="the user's copy")
+        saved = load_template_set("places").get("t1")
+        # The old word's tag went with it; the new word got one (WordNet: a verb).
+        assert saved.pos == {"contain": "v"}
+        # The list and the choice show the saved template at once.
+        existing = editor.query_one("#template-existing")
+        await wait_until(
+            pilot,
+            lambda: "t1: Does {parent} contain a {child}?" in widget_text(existing),
+            what="the list refreshed",
+        )
+        assert editor.query_one("#template-choice", Select).value == "t1"
+        # Its covering array varies the new word (WordNet: incorporate, comprise; untagged, it
+        # had no value but itself).
+        kg = load_graph("places")
+        relation = extract_relations(kg)[0]
+        preview = preview_variants(kg, relation, saved, "places", 2)
+        column = preview.parameters.index("contain")
+        assert len({row[column] for row in preview.rows}) > 1
+        # Restore built-in asks first; "no" keeps the copy.
+        editor.query_one("#restore-templates").press()
+        await wait_for_screen(pilot, ConfirmScreen)
+        await pilot.press("n")
+        await wait_for_screen(pilot, TemplateEditorScreen)
+        assert copy.is_file()
