@@ -29,7 +29,10 @@ from .params import bound_numbers
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
 @click.option("--web", is_flag=True, help="Serve the explorer to a browser (textual-serve).")
 @click.option(
-    "--host", default="127.0.0.1", show_default=True, help="With --web: address to listen on."
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="With --web: address to listen on (another than loopback is warned about).",
 )
 @click.option(
     "--port",

@@ -283,14 +283,15 @@ def serve_app(
     host: str = "127.0.0.1",
     port: int = 8000,
 ) -> None:
-    """The same app in a browser (textual-serve runs `kontest` with the same options)."""
+    """The same app in a browser: textual-serve runs `kontest` with the same options for each
+    tab, behind a per-launch token and an Origin check (`tui/web.py`)."""
     import shlex
     import sys
 
-    from textual_serve.server import Server
+    from kontest_tui.tui.web import serve
 
     command = [sys.executable, "-m", "kontest_tui.cli"]
     for option, value in (("--kg", kg), ("--model", model), ("--db", db)):
         if value:
             command += [option, value]
-    Server(shlex.join(command), host=host, port=port, title="kontest-tui").serve()
+    serve(shlex.join(command), host=host, port=port)

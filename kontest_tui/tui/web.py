@@ -1,0 +1,124 @@
+"""`kontest --web`: the explorer served to a browser by textual-serve, behind a token.
+
+A served explorer runs models with the user's API keys, so the server admits only who holds
+the token printed with its URL (a fresh random one per launch, as Jupyter does):
+
+- the page (`/`) and the download route need `?token=TOKEN` or the cookie the page sets
+  (`HttpOnly`, `SameSite=Strict`, so another site's page never sends it);
+- the websocket needs the token too, and an `Origin` that is the server's own (the `Host`
+  the request names): a page on another origin that found the port gets 403, with or
+  without the token;
+- on a loopback address the `Host` header must name loopback (`127.0.0.1`, `localhost`,
+  `[::1]`), so a DNS-rebound name cannot pass as the server's own origin.
+
+Static files (the terminal's JavaScript and fonts, the same for everyone) need no token. The
+hook is one aiohttp middleware added to textual-serve's own application (`_make_app`); the
+rest of textual-serve (the page, the process per tab, downloads) is used as it is.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import secrets
+from collections.abc import Awaitable, Callable
+from urllib.parse import urlsplit
+
+from aiohttp import web
+from textual_serve.server import Server
+
+from kontest_tui.errors import KontestError
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+COOKIE = "kontest_token"
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (a name or an address, IPv6 with or without brackets) is this machine only."""
+    name = host.strip("[]").lower()
+    if name in LOOPBACK_NAMES or name.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(netloc: str) -> str:
+    """The host part of `host[:port]` or `[v6]:port`."""
+    return urlsplit(f"//{netloc}").hostname or ""
+
+
+class WebServeError(KontestError):
+    """The browser server could not start (the port is taken, the address is not ours)."""
+
+
+class TokenServer(Server):
+    """textual-serve's Server with a per-launch token and an Origin check on every route."""
+
+    def __init__(self, command: str, host: str, port: int, token: str | None = None) -> None:
+        shown = f"[{host}]" if ":" in host else host
+        super().__init__(command, host=host, port=port, title="kontest-tui")
+        self.public_url = f"http://{shown}:{port}"
+        self.token = token or secrets.token_urlsafe(24)
+        self.loopback_only = is_loopback(host)
+
+    @property
+    def url(self) -> str:
+        """The address to open, token included."""
+        return f"{self.public_url}/?token={self.token}"
+
+    def refusal(self, request: web.Request) -> str | None:
+        """Why `request` is refused, or None when it may go on."""
+        if request.path.startswith("/static/"):
+            return None
+        host = request.headers.get("Host", "")
+        if self.loopback_only and not is_loopback(host_name(host)):
+            return "this server answers only to a loopback Host"
+        origin = request.headers.get("Origin")
+        if origin is not None and urlsplit(origin).netloc.lower() != host.lower():
+            return "a page on another origin may not use this server"
+        given = request.query.get("token") or request.cookies.get(COOKIE) or ""
+        if not hmac.compare_digest(given.encode(), self.token.encode()):
+            return "open the address with its token, as printed when the server started"
+        return None
+
+    @web.middleware
+    async def guard(self, request: web.Request, handler: Handler) -> web.StreamResponse:
+        """Refuse requests without the token or from another origin (403, one line)."""
+        reason = self.refusal(request)
+        if reason is not None:
+            raise web.HTTPForbidden(text=f"kontest: forbidden: {reason}\n")
+        response = await handler(request)
+        if request.query.get("token") and request.path == "/":
+            response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict")
+        return response
+
+    async def _make_app(self) -> web.Application:
+        app = await super()._make_app()
+        app.middlewares.append(self.guard)
+        return app
+
+    async def on_startup(self, app: web.Application) -> None:
+        self.console.print(f"kontest-tui in a browser: {self.url}", highlight=False, markup=False)
+        if not self.loopback_only:
+            self.console.print(
+                f"warning: listening on {self.host}, not only this machine: anyone who can "
+                "reach it and has the token runs models with your keys",
+                style="bold yellow",
+                highlight=False,
+                markup=False,
+            )
+        self.console.print("Press Ctrl+C to quit", highlight=False, markup=False)
+
+
+def serve(command: str, host: str, port: int) -> None:
+    """Serve `command` (the explorer) on host:port until Ctrl+C; a taken port is one line."""
+    server = TokenServer(command, host=host, port=port)
+    try:
+        server.serve()
+    except OSError as error:
+        raise WebServeError(
+            f"--web: cannot listen on {host}:{port}: {error.strerror or error}"
+        ) from None

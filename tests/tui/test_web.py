@@ -1,0 +1,164 @@
+"""`kontest --web`: the page and the websocket are refused without the per-launch token and
+from a foreign Origin, over real HTTP on 127.0.0.1 (textual-serve's own application with the
+token middleware, and the real `kontest --web` process)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import socket
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+
+from kontest_tui.tui.web import TokenServer, is_loopback
+
+TOKEN = "test-token-0123456789"
+
+
+@pytest.fixture
+async def served() -> AsyncIterator[tuple[str, TokenServer]]:
+    """A TokenServer on a free loopback port, its page and socket real HTTP."""
+    command = shlex.join([sys.executable, "-c", "import time; time.sleep(30)"])
+    server = TokenServer(command, host="127.0.0.1", port=0, token=TOKEN)
+    app = await server._make_app()
+    app.on_startup.clear()  # the banner: printed by `kontest --web`, tested below
+    test_server = TestServer(app, host="127.0.0.1", port=0)
+    await test_server.start_server()
+    server.public_url = f"http://127.0.0.1:{test_server.port}"  # the page names the real port
+    try:
+        yield f"127.0.0.1:{test_server.port}", server
+    finally:
+        await test_server.close()
+
+
+async def status_of(url: str, headers: dict[str, str] | None = None) -> int:
+    async with (
+        aiohttp.ClientSession() as client,
+        client.get(url, headers=headers or {}, allow_redirects=False) as response,
+    ):
+        return response.status
+
+
+async def socket_status(url: str, headers: dict[str, str]) -> int:
+    """101 when the websocket opened, else the HTTP status it was refused with."""
+    async with aiohttp.ClientSession() as client:
+        try:
+            async with client.ws_connect(url, headers=headers) as ws:
+                await ws.close()
+                return 101
+        except aiohttp.WSServerHandshakeError as refused:
+            return refused.status
+
+
+async def test_page_needs_the_token(served: tuple[str, TokenServer]) -> None:
+    address, _ = served
+    assert await status_of(f"http://{address}/") == 403
+    assert await status_of(f"http://{address}/?token=wrong") == 403
+    assert await status_of(f"http://{address}/?token={TOKEN}") == 200
+    # the page's own static files are the same for everyone
+    assert await status_of(f"http://{address}/static/js/textual.js") == 200
+
+
+async def test_page_sets_a_strict_cookie_that_opens_the_socket(
+    served: tuple[str, TokenServer],
+) -> None:
+    address, _ = served
+    jar = aiohttp.CookieJar(unsafe=True)  # keep cookies of an IP address, as a browser does
+    async with aiohttp.ClientSession(cookie_jar=jar) as client:
+        async with client.get(f"http://{address}/?token={TOKEN}") as page:
+            cookie = page.headers["Set-Cookie"]
+            body = await page.text()
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+        assert f"ws://{address}/ws" in body
+        origin = {"Origin": f"http://{address}"}
+        async with client.ws_connect(f"ws://{address}/ws?width=80&height=24", headers=origin):
+            pass  # the cookie the page set is the token
+
+
+async def test_socket_refused_without_token_or_from_another_origin(
+    served: tuple[str, TokenServer],
+) -> None:
+    address, _ = served
+    own = {"Origin": f"http://{address}"}
+    evil = {"Origin": "http://evil.example"}
+    assert await socket_status(f"ws://{address}/ws", own) == 403
+    assert await socket_status(f"ws://{address}/ws?token=nope", own) == 403
+    assert await socket_status(f"ws://{address}/ws?token={TOKEN}", evil) == 403
+    cookie = {**evil, "Cookie": f"kontest_token={TOKEN}"}
+    assert await socket_status(f"ws://{address}/ws", cookie) == 403
+    assert await socket_status(f"ws://{address}/ws?token={TOKEN}", own) == 101
+
+
+async def test_rebound_host_name_is_refused_on_loopback(served: tuple[str, TokenServer]) -> None:
+    address, _ = served
+    port = address.rsplit(":", 1)[1]
+    rebound = {"Host": f"evil.example:{port}", "Origin": f"http://evil.example:{port}"}
+    assert await status_of(f"http://{address}/?token={TOKEN}", rebound) == 403
+
+
+def test_loopback_names() -> None:
+    assert is_loopback("127.0.0.1") and is_loopback("localhost") and is_loopback("[::1]")
+    assert is_loopback("127.5.0.1")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.0.2.1")
+    assert not is_loopback("example.org")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def kontest(*args: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "kontest_tui.cli", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+async def test_kontest_web_prints_a_fresh_token_and_refuses_without_it() -> None:
+    port = free_port()
+    process = kontest("--web", "--port", str(port))
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        found = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]{20,})", line)
+        assert found, line
+        assert int(found.group(1)) == port
+        assert await status_of(f"http://127.0.0.1:{port}/") == 403
+        assert await status_of(found.group(0)) == 200
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+
+
+async def test_kontest_web_warns_off_loopback_and_says_a_taken_port_in_one_line() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        process = kontest("--web", "--port", str(port))
+        _, err = process.communicate(timeout=60)
+    assert process.returncode == 1
+    assert err.startswith("kontest: error: --web: cannot listen on 127.0.0.1:")
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+    process = kontest("--web", "--host", "0.0.0.0", "--port", str(free_port()))
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline(), process.stdout.readline()]
+    finally:
+        process.terminate()
+        process.communicate(timeout=30)
+    assert "token=" in lines[0]
+    assert lines[1].startswith("warning: listening on 0.0.0.0")
