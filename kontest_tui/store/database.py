@@ -15,6 +15,7 @@ import os
 import re
 import secrets
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -162,6 +163,20 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=10.0)
 
 
+def _switch_to_wal(conn: sqlite3.Connection, patience_s: float = 10.0) -> str:
+    """`PRAGMA journal_mode = WAL`, tried again while another process holds the lock: the
+    switch does not wait on the busy timeout, and processes opening a new DB together
+    collide on it."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        try:
+            return str(conn.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 class Store:
     """The session database at `path` (default: paths.default_db_path()), migrated on open.
 
@@ -230,7 +245,7 @@ class Store:
                 apply_migrations(conn)
             conn.execute("PRAGMA foreign_keys = ON")
             return
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _switch_to_wal(conn)
         if str(mode).lower() != "wal":
             raise StoreError(f"cannot switch {self.path} to WAL mode (got {mode})")
         # NORMAL in WAL mode: a commit survives a killed process (not a power cut) and

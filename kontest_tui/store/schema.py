@@ -659,21 +659,33 @@ def read_version(conn: sqlite3.Connection) -> int | None:
 
 
 def apply_migrations(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> int:
-    """Bring the DB from its version up to `upto`, each migration in its own transaction."""
+    """Bring the DB from its version up to `upto`, each migration in its own transaction.
+
+    Processes may open a new DB at the same time: each step takes the write lock
+    (`BEGIN IMMEDIATE`) and reads the version inside it, so a step another process applied
+    meanwhile is skipped, never applied twice; `schema_version` is created in the same
+    transaction as the first migration, so no reader sees a half-made schema."""
     version = read_version(conn) or 0
     if version >= upto:
         return version
     # Tables are rebuilt by some migrations: no cascades while they are dropped (this pragma
     # is a no-op inside a transaction, so it is set here); the keys are checked after each.
     conn.execute("PRAGMA foreign_keys = OFF")
-    if version == 0:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version"
-            " (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
-        )
-    for number in range(version + 1, upto + 1):
+    while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
+            found = read_version(conn)
+            if found is None:
+                raise sqlite3.DatabaseError("it holds other tables")
+            if found >= upto:
+                conn.execute("COMMIT")
+                return found
+            number = found + 1
+            if number == 1:
+                conn.execute(
+                    "CREATE TABLE IF NOT EXISTS schema_version"
+                    " (version INTEGER PRIMARY KEY, applied TEXT NOT NULL)"
+                )
             MIGRATIONS[number - 1](conn)
             broken = conn.execute("PRAGMA foreign_key_check").fetchall()
             if broken:
@@ -689,4 +701,3 @@ def apply_migrations(conn: sqlite3.Connection, upto: int = SCHEMA_VERSION) -> in
                 conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
-    return max(version, upto)

@@ -260,3 +260,37 @@ def test_version_8_keeps_responses_and_their_triggers_and_view(tmp_path) -> None
     with Store(path) as store:  # a failed turn is asked again: it and the turns after it go
         assert store.delete_failed_responses("s") == 1
         assert list(store.load_responses("s")) == [("A>B/t1+t2", 0)]
+
+
+def test_processes_opening_a_new_db_at_once_all_get_it_migrated(tmp_path) -> None:  # noqa: ANN001
+    """Twelve processes open one new file together: the version is read inside each step's
+    write lock, so none applies a migration another already did (before: some failed with
+    "not a kontest session database")."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "raced.db"
+    script = (
+        "import sys, time\n"
+        "from kontest_tui.store.database import Store\n"
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\n"
+        "Store(sys.argv[1]).close()\n"
+    )
+    import time
+
+    start = time.time() + 1.5  # all of them past their imports, then open together
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(path), str(start)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(12)
+    ]
+    errors = [process.communicate(timeout=120)[1][-300:] for process in processes]
+    assert [process.returncode for process in processes] == [0] * 12, errors
+    from kontest_tui.store.schema import SCHEMA_VERSION
+
+    conn = sqlite3.connect(path)
+    versions = [row[0] for row in conn.execute("SELECT version FROM schema_version")]
+    assert versions == list(range(1, SCHEMA_VERSION + 1))
