@@ -201,7 +201,18 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
 @click.option(
     "--seed", type=int, default=0, show_default=True, help="Seed (simulated model, options)."
 )
-@click.option("--temperature", type=float, default=None, help="Default: the template set's (0).")
+@click.option(
+    "--temperature",
+    type=click.FloatRange(0.0, 2.0),
+    default=None,
+    help="0 to 2 (what OpenAI's API takes). Default: the template set's (0).",
+)
+@click.option(
+    "--think",
+    is_flag=True,
+    help="Let a thinking model (Ollama: qwen3, deepseek-r1) think before it answers; "
+    'without it Ollama requests say "think": false.',
+)
 @click.option("--system-prompt", default=None, help="Default: the template set's prompt.")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None)
 @click.option("--timeout", type=click.FloatRange(min=0.001), default=60.0, show_default=True)
@@ -319,6 +330,7 @@ def run_command(
     sample: str | None,
     seed: int,
     temperature: float | None,
+    think: bool,
     system_prompt: str | None,
     max_tokens: int | None,
     timeout: float,
@@ -414,6 +426,7 @@ def run_command(
                 max_tokens=max_tokens,
                 timeout=timeout,
                 system_prompt=system_prompt,
+                think=think,
             )
             spec = SessionSpec(
                 kg,
@@ -675,7 +688,17 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
     if not rows:
         click.echo("no sessions yet")
         return
-    header = ("id", "status", "created", "kg", "model", "answered", "failed", "error rate")
+    header = (
+        "id",
+        "status",
+        "created",
+        "kg",
+        "model",
+        "answered",
+        "failed",
+        "stopped",
+        "error rate",
+    )
     table = [
         (
             row["id"],
@@ -685,6 +708,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
             row["model"],
             f"{row['answered']}/{row['planned']}",
             str(row["failed"]),
+            stopped_cell(row["stopped_length"], row["stopped_timeout"]),
             f"{100 * row['oracle_error_rate']:.1f}%"
             if row["oracle_error_rate"] is not None
             else "-",
@@ -698,6 +722,13 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
                 str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)
             ).rstrip()
         )
+
+
+def stopped_cell(length: int, timeout: int) -> str:
+    """Answers cut by the token limit and by the timeout, "-" when none was."""
+    parts = [f"{length} length"] if length else []
+    parts += [f"{timeout} timeout"] if timeout else []
+    return ", ".join(parts) or "-"
 
 
 @click.command("export")

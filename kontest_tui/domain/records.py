@@ -96,6 +96,7 @@ class Response:
     tokens: int = 0
     attempts: int = 1
     cut: int = 0  # characters dropped past domain.answers.MAX_ANSWER_CHARS (0 = kept whole)
+    stopped: str | None = None  # why it ended early: "length", "timeout" (None: it did not)
 
 
 # (conversation id, turn index) -> parsed answer: what every oracle reads.

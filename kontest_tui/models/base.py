@@ -29,6 +29,9 @@ class ChatOptions:
     max_tokens: int | None = None
     timeout: float = 60.0
     system_prompt: str | None = None
+    # Let a thinking model (qwen3, deepseek-r1 on Ollama) think first (`--think`); off, the
+    # request says `"think": false` so the token budget goes to the answer.
+    think: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +58,7 @@ class ChatResult:
     latency_ms: float = 0.0
     first_token_ms: float | None = None
     stopped: str | None = None
+    dropped: int = 0  # characters a stream sent past what is kept (never held in memory)
 
 
 TokenCallback = Callable[[str], None]

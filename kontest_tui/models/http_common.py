@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 
+from kontest_tui.domain.answers import MAX_ANSWER_CHARS
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import TokenCallback
 from kontest_tui.models.http_client import ShardedClient
@@ -232,11 +233,26 @@ async def send_bounded(
         raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
 
 
+# Characters of a streamed answer held in memory: what the store keeps, and room for a key
+# that straddles the limit to be masked whole before the answer is cut.
+KEEP_CHARS = MAX_ANSWER_CHARS + 1024
+
+
 class StreamCollector:
     """Collects streamed pieces, forwarding each to the token callback and timing the first;
-    `stopped` says why the answer ended early ("timeout", "length"), None when it did not."""
+    `stopped` says why the answer ended early ("timeout", "length"), None when it did not.
+    Past KEEP_CHARS pieces are only counted (`dropped`), so memory per answer is bounded."""
 
-    __slots__ = ("pieces", "on_token", "started", "first_token_ms", "stopped")
+    __slots__ = (
+        "pieces",
+        "on_token",
+        "started",
+        "first_token_ms",
+        "stopped",
+        "thinking",
+        "kept",
+        "dropped",
+    )
 
     def __init__(self, on_token: TokenCallback | None, started: float) -> None:
         self.pieces: list[str] = []
@@ -244,13 +260,20 @@ class StreamCollector:
         self.started = started
         self.first_token_ms: float | None = None
         self.stopped: str | None = None
+        self.thinking = False  # the model sent thinking (Ollama's `message.thinking`)
+        self.kept = 0  # characters held in `pieces`
+        self.dropped = 0  # characters received past KEEP_CHARS, never held
 
     def add(self, piece: str) -> None:
         if not piece:
             return
         if self.first_token_ms is None:
             self.first_token_ms = (time.perf_counter() - self.started) * 1000
-        self.pieces.append(piece)
+        if self.kept < KEEP_CHARS:
+            self.pieces.append(piece)
+            self.kept += len(piece)
+        else:  # the store keeps MAX_ANSWER_CHARS: an endless answer costs no memory
+            self.dropped += len(piece)
         if self.on_token is not None:
             self.on_token(piece)
 

@@ -1,7 +1,10 @@
 """Ollama client (`ollama:MODEL[@URL]`): /api/chat with NDJSON token streaming, /api/tags.
 
 Options map to Ollama's: temperature, seed, num_predict (max tokens, default
-`DEFAULT_CHAT_MAX_TOKENS`); the system prompt is the first message. The check needs
+`DEFAULT_CHAT_MAX_TOKENS`); the system prompt is the first message. Requests say
+`"think": false` unless `--think`: a thinking model (qwen3, deepseek-r1) otherwise spends the
+token budget thinking; an answer that ends inside the thinking (no content) is a failed call
+saying so, never an empty answer. The check needs
 /api/tags listing the model by name ("no Ollama API at URL" without it); an /api/chat answer
 with no `message` object (a proxy sending `{"response": ...}` lines) is a failed call, never
 an empty answer. One pooled httpx client per instance, closed by `aclose()`.
@@ -114,6 +117,7 @@ class OllamaModel:
             "messages": build_messages(request),
             "stream": self.stream,
             "options": build_options(request.options),
+            "think": request.options.think,
         }
         collector = StreamCollector(on_token, started)
         tokens = await send_bounded(
@@ -123,12 +127,21 @@ class OllamaModel:
             service=SERVICE,
             url=self.url,
         )
+        if collector.thinking and not collector.text.strip():
+            # A thinking model that spent the answer's budget (or time) thinking said nothing.
+            raise ModelError(
+                f"ollama at {self.url}: the answer ended inside the model's thinking "
+                f"({collector.stopped or 'done'}, no answer given); try --max-tokens higher "
+                "or leave out --think",
+                retryable=False,
+            )
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=collector.first_token_ms,
             stopped=collector.stopped,
+            dropped=collector.dropped,
         )
 
     async def _send(
@@ -151,6 +164,7 @@ class OllamaModel:
         if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
             raise self._no_message(data, 1)
         collector.add(_content(data))
+        collector.thinking = collector.thinking or _thinks(data)
         if data.get("done_reason") == "length":
             collector.stopped = "length"
         return int(data.get("eval_count") or 0)
@@ -177,6 +191,7 @@ class OllamaModel:
                 if isinstance(data, dict) and isinstance(data.get("message"), dict):
                     messages += 1
                 collector.add(_content(data))
+                collector.thinking = collector.thinking or _thinks(data)
                 if isinstance(data, dict) and data.get("done"):
                     done = int(data.get("eval_count") or 0)
                     if data.get("done_reason") == "length":
@@ -218,6 +233,12 @@ def _content(data: object) -> str:
         content = message.get("content")
         return content if isinstance(content, str) else ""
     return ""
+
+
+def _thinks(data: object) -> bool:
+    """Whether an /api/chat line carries the model's thinking (`message.thinking`)."""
+    message = data.get("message") if isinstance(data, dict) else None
+    return isinstance(message, dict) and bool(message.get("thinking"))
 
 
 def _model_key(name: str) -> str:

@@ -244,6 +244,7 @@ class OpenAIModel:
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=collector.first_token_ms,
             stopped=collector.stopped,
+            dropped=collector.dropped,
         )
 
     async def _send(

@@ -74,6 +74,8 @@ class Evaluation:
     # Turns with no answer after all attempts (failed calls and the later turns of their
     # conversations): in no count above, no test, gap or coverage (set by run.session).
     failed: int = 0
+    # Answers the token limit ("length") or the timeout ("timeout") cut (set by run.session).
+    stopped: dict[str, int] = field(default_factory=lambda: {"length": 0, "timeout": 0})
     refusals: int = 0  # KONTEST answers that decline ("I don't know"), part of `invalid`
     from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
     # Evaluated chunk by chunk (oracles.streamed): the counts and report are the session's,
@@ -123,6 +125,11 @@ class Evaluation:
         Consistency errors of other kinds (variants) and factual errors (FactChecker, logic
         rules, annotations) are never added in: see `consistency_json` and `accuracy_json`."""
         return self.error_total / self.test_total if self.test_total else 0.0
+
+    @property
+    def listed_error_rate(self) -> float | None:
+        """The error rate a session list shows: None (shown "-") when no KONTEST test ran."""
+        return round(self.error_rate, 6) if self.test_total else None
 
     def consistency_json(self) -> dict[str, dict[str, float | int | None]]:
         """Consistency, answers held to other answers: KONTEST's oracles together and the
@@ -202,6 +209,7 @@ class Evaluation:
             "valid": self.valid,
             "invalid": self.invalid,
             "failed": self.failed,
+            "stopped": dict(self.stopped),
             "tests": dict(self.tests),
             # "total" and "error_rate" are KONTEST's; other kinds' errors are in their sections.
             "errors": {**self.errors, "total": self.error_total},

@@ -41,6 +41,7 @@ EXPORT_COLUMNS = (
     "attempts",
     "cached",
     "cut",
+    "stopped",
     "created",
 )
 
@@ -82,6 +83,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
             "attempts": row["attempts"],
             "cached": bool(row["cached"]),
             "cut": row["cut"],
+            "stopped": row["stopped"],
             "created": row["created"],
         }
 

@@ -227,6 +227,12 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
             f"Failed: {failed} turns got no answer after all attempts (in no test, gap or "
             "coverage; kontest run --resume asks them again)"
         )
+    stopped = report.get("stopped") or {}
+    if stopped.get("length") or stopped.get("timeout"):
+        lines.append(
+            f"Stopped early: {stopped.get('length', 0)} answers cut by the token limit, "
+            f"{stopped.get('timeout', 0)} by the timeout (kept as far as they went)"
+        )
     if report.get("answers_from_cache"):
         lines.append(
             f"Answers from cache: {report['answers_from_cache']} (repeats of this session's requests, and earlier sessions' answers with --reuse-cache)"

@@ -330,7 +330,7 @@ def batch_phase(
             else None,
             elapsed_s=elapsed,
             verdicts=evaluation.verdicts,
-            oracle_error_rate=round(evaluation.error_rate, 6),
+            oracle_error_rate=evaluation.listed_error_rate,
             oracle_errors=evaluation.error_total,
             report=evaluation.to_json(),  # what `kontest report` reads (store.reports)
             engine=evaluation_engine(),

@@ -70,6 +70,15 @@ class ResponseCache(Protocol):
     def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None: ...
 
 
+# An answer reused within a run: (raw text, tokens, why it stopped early or None).
+Reused = tuple[str, int, str | None]
+
+
+class AnswerCutError(ModelError):
+    """The call's timeout cut the answer before it could be read (a stream that stalled
+    after "Ye"): a failed turn, asked again while attempts remain, never an invalid answer."""
+
+
 @dataclass(slots=True)
 class ExecutorConfig:
     """How to ask: concurrency, retries, rate limit, cache use."""
@@ -165,6 +174,8 @@ def _key_prefix(spec: str, options: ChatOptions) -> str:
 def _shaping_items(options: ChatOptions) -> tuple[tuple[str, object], ...]:
     shaping = asdict(options)
     shaping.pop("timeout", None)
+    if not shaping.get("think"):  # the keys of answers stored before `think` existed
+        shaping.pop("think", None)
     return tuple(shaping.items())
 
 
@@ -254,8 +265,8 @@ class Executor:
         self._loop: asyncio.AbstractEventLoop | None = None
         self.progress = Progress(total=0)
         self.calls = 0  # model calls made (attempts included)
-        self._inflight: dict[str, asyncio.Future[tuple[str, int] | None]] = {}
-        self._memo: dict[str, tuple[str, int]] = {}  # answers of this run asked again later
+        self._inflight: dict[str, asyncio.Future[Reused | None]] = {}
+        self._memo: dict[str, Reused] = {}  # answers of this run asked again later
         self._memo_uses: Counter[str] = Counter()  # how many later asks each memo entry serves
         self._first_keys: dict[str, str] = {}  # conversation id -> its first turn's key
         # A later turn whose questions so far repeat another conversation's -> how many other
@@ -508,14 +519,12 @@ class Executor:
                 if shared is not None:
                     self._forget(key)
                     return self._finish_reused(conversation, turn, shared)
-            future: asyncio.Future[tuple[str, int] | None] = (
-                asyncio.get_running_loop().create_future()
-            )
+            future: asyncio.Future[Reused | None] = asyncio.get_running_loop().create_future()
             self._inflight[key] = future
             try:
                 response = await self._ask_model(conversation, turn, messages, options)
                 answered = (
-                    (response.raw, response.tokens)
+                    (response.raw, response.tokens, response.stopped)
                     if response.error is None and (conversation.id, turn) not in self._uncacheable
                     else None
                 )
@@ -529,7 +538,7 @@ class Executor:
             if (
                 answered is not None
                 and self.cache is not None
-                and (conversation.id, turn) not in self._uncacheable
+                and response.stopped is None  # the cache keeps whole answers only
             ):
                 self.cache.cache_put(key, self.model.spec, response.raw, response.tokens)
             self._finish(response)
@@ -540,11 +549,12 @@ class Executor:
         self._stop_if_hopeless()
         return response
 
-    def _reuse(self, key: str) -> tuple[str, int] | None:
+    def _reuse(self, key: str) -> Reused | None:
         """An answer to this request from this run's memo or the cache, or None."""
         hit = self._memo.get(key)
         if hit is None and self.cache is not None and self.read_cache:
-            hit = self.cache.cache_get(key)
+            cached = self.cache.cache_get(key)
+            hit = None if cached is None else (*cached, None)
         if hit is not None:
             self._forget(key)
         return hit
@@ -560,15 +570,22 @@ class Executor:
         else:
             self._memo_uses[key] = uses - 1
 
-    def _finish_reused(
-        self, conversation: Conversation, turn: int, hit: tuple[str, int]
-    ) -> Response:
-        """Record an answer taken from the memo, the cache or a call in flight."""
-        raw, tokens = hit
+    def _finish_reused(self, conversation: Conversation, turn: int, hit: Reused) -> Response:
+        """Record an answer taken from the memo, the cache or a call in flight (an answer
+        the token limit cut is as cut when reused)."""
+        raw, tokens, stopped = hit
         if self.events.on_token is not None:
             self.events.on_token(conversation.id, turn, raw)  # the live view shows it
         response = Response(
-            conversation.id, turn, raw, parse_reply(conversation, raw), None, 0.0, tokens, 0
+            conversation.id,
+            turn,
+            raw,
+            parse_reply(conversation, raw),
+            None,
+            0.0,
+            tokens,
+            0,
+            stopped=stopped,
         )
         self._finish(response, cached=True)
         return response
@@ -605,6 +622,16 @@ class Executor:
             self.calls += 1
             try:
                 result = await self._call(request, on_token)
+                if result.stopped is not None:
+                    raw, cut = cut_answer(result.text)
+                    cut += result.dropped
+                    parsed = parse_reply(conversation, raw)
+                    if result.stopped == "timeout" and parsed is Answer.INVALID:
+                        raise AnswerCutError(
+                            f"the timeout ({request.options.timeout:g} s) cut the answer after "
+                            f"{len(result.text)} characters, before it could be read",
+                            retryable=True,
+                        )
             except ModelError as error:
                 message = str(error) or type(error).__name__
                 if error.retryable and attempt < self.config.max_attempts:
@@ -619,25 +646,37 @@ class Executor:
                     self._fatal_streak += 1
                     self._fatal_message = message
                 return Response(
-                    conversation.id, turn, "", Answer.INVALID, message, latency, 0, attempt
+                    conversation.id,
+                    turn,
+                    "",
+                    Answer.INVALID,
+                    message,
+                    latency,
+                    0,
+                    attempt,
+                    stopped="timeout" if isinstance(error, AnswerCutError) else None,
                 )
             self._fatal_streak = 0
-            if result.stopped is not None:
+            latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
+            if result.stopped is None:
+                raw, cut = cut_answer(result.text)
+                cut += result.dropped
+                parsed = parse_reply(conversation, raw)
+            else:
                 self.progress.stopped[result.stopped] += 1
                 if result.stopped == "timeout":  # depends on the machine's speed: not cached
                     self._uncacheable.add((conversation.id, turn))
-            latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
-            raw, cut = cut_answer(result.text)
             return Response(
                 conversation.id,
                 turn,
                 raw,
-                parse_reply(conversation, raw),
+                parsed,
                 None,
                 latency,
                 result.tokens,
                 attempt,
                 cut,
+                result.stopped,
             )
 
     async def _call(

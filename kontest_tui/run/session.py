@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import itertools
 import time
@@ -293,11 +294,9 @@ def _store_session(
     prompt when they have none, and `seed` when they have no seed."""
     options = options or ChatOptions(temperature=template_set.temperature)
     if options.system_prompt is None or options.seed is None:
-        options = ChatOptions(
-            temperature=options.temperature,
+        options = dataclasses.replace(
+            options,
             seed=seed if options.seed is None else options.seed,
-            max_tokens=options.max_tokens,
-            timeout=options.timeout,
             system_prompt=options.system_prompt or template_set.system_prompt,
         )
     with paused_gc():  # bursts of many small acyclic records
@@ -376,19 +375,23 @@ def evaluation_engine() -> str:
 
 def split_answers(
     responses: Mapping[AnswerKey, Response],
-) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], int]:
-    """The parsed answers and raw texts of the responses that are answers, and how many
-    failed (a failed turn is no answer), in one pass with no intermediate copies."""
+) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], int, dict[str, int]]:
+    """The parsed answers and raw texts of the responses that are answers, how many failed
+    (a failed turn is no answer) and how many the token limit or the timeout cut
+    ({"length": N, "timeout": M}), in one pass with no intermediate copies."""
     answers: dict[AnswerKey, Answer] = {}
     raw: dict[AnswerKey, str] = {}
     failed = 0
+    stopped = {"length": 0, "timeout": 0}
     for key, response in responses.items():
         if response.error is None:
             answers[key] = response.answer
             raw[key] = response.raw
         else:
             failed += 1
-    return answers, raw, failed
+        if response.stopped is not None:
+            stopped[response.stopped] = stopped.get(response.stopped, 0) + 1
+    return answers, raw, failed, stopped
 
 
 def evaluate_responses(
@@ -405,7 +408,7 @@ def evaluate_responses(
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals."""
-    answers, raw, failed = split_answers(responses)
+    answers, raw, failed, stopped = split_answers(responses)
     evaluation = evaluate_all(
         relations,
         conversations,
@@ -416,6 +419,7 @@ def evaluate_responses(
         problems=problems,
     )
     evaluation.failed = failed
+    evaluation.stopped = stopped
     if sample:  # a sampled session: every rate with its interval
         evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
     evaluation.from_cache = from_cache
@@ -448,7 +452,7 @@ def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> N
         evaluation.verdicts,
         report=evaluation.to_json(),
         engine=evaluation_engine(),
-        oracle_error_rate=round(evaluation.error_rate, 6),
+        oracle_error_rate=evaluation.listed_error_rate,
         oracle_errors=evaluation.error_total,
     )
 
@@ -634,7 +638,7 @@ async def _run_session(
                 message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
                 elapsed_s=elapsed + time.monotonic() - clock,
                 verdicts=None if evaluation.streamed else evaluation.verdicts,
-                oracle_error_rate=round(evaluation.error_rate, 6),
+                oracle_error_rate=evaluation.listed_error_rate,
                 oracle_errors=evaluation.error_total,
                 report=evaluation.to_json(),
                 engine=evaluation_engine(),
@@ -672,6 +676,7 @@ async def _ask_streamed(
     store.clear_evaluation(session_id)
     totals: StreamedEvaluation | None = StreamedEvaluation(session=session_id, model=row["model"])
     failed = 0
+    stopped = {"length": 0, "timeout": 0}
     for chunk in store.iter_chunks(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
@@ -680,8 +685,10 @@ async def _ask_streamed(
         if totals is None:
             continue
         with paused_gc():
-            answers, raw, chunk_failed = split_answers(responses)
+            answers, raw, chunk_failed, chunk_stopped = split_answers(responses)
             failed += chunk_failed
+            for reason, count in chunk_stopped.items():
+                stopped[reason] = stopped.get(reason, 0) + count
             try:
                 verdicts = totals.add_chunk(
                     chunk.relations, chunk.conversations, answers, chunk.conversation_keys
@@ -702,6 +709,7 @@ async def _ask_streamed(
                 store.append_verdicts(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
     evaluation.failed = failed
+    evaluation.stopped = stopped
     return evaluation
 
 

@@ -59,9 +59,9 @@ UNFINISHED = ("created", "running", "paused", "cancelled", "failed")
 # an unknown conversation leaves it NULL, which NOT NULL refuses.
 _RESPONSE_INSERT = (
     "INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer, error,"
-    " latency_ms, tokens, attempts, created, cached, cut) VALUES"
+    " latency_ms, tokens, attempts, created, cached, cut, stopped) VALUES"
     " ((SELECT pk FROM conversations WHERE session = ?1 AND id = ?2),"
-    " ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)"
+    " ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
 )
 _CONVERSATION_INSERT = (
     f"INSERT INTO conversations ({', '.join(CONVERSATION_COLUMNS)})"
@@ -74,6 +74,27 @@ _VERDICT_INSERT = (
 _CACHE_INSERT = (
     "INSERT OR REPLACE INTO response_cache (key, model, raw, tokens, created)"
     " VALUES (?, ?, ?, ?, ?)"
+)
+_FAILED_ROWS = (
+    "(SELECT COUNT(*) FROM responses r INDEXED BY idx_responses_failed"
+    " WHERE r.session = s.id AND r.error IS NOT NULL)"
+)
+_STOPPED_ROWS = (
+    "(SELECT COUNT(*) FROM responses r INDEXED BY idx_responses_stopped"
+    " WHERE r.session = s.id AND r.stopped = '{}')"
+)
+_SESSION_LIST = (
+    "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
+    " planned,"
+    " CASE WHEN status = 'done' THEN answered ELSE"
+    " (SELECT COUNT(*) FROM responses r WHERE r.session = s.id) - " + _FAILED_ROWS + " END"
+    " AS answered,"
+    " CASE WHEN status = 'done' THEN failed ELSE " + _FAILED_ROWS + " END AS failed,"
+    " retries, started, finished, elapsed_s, message, oracle_error_rate, oracle_errors, "
+    + _STOPPED_ROWS.format("length")
+    + " AS stopped_length, "
+    + _STOPPED_ROWS.format("timeout")
+    + " AS stopped_timeout FROM sessions s ORDER BY created, rowid"
 )
 # user:password@ in a URL (never stored).
 _URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
@@ -115,6 +136,7 @@ def _response_values(session_id: str, response: Response, cached: bool, created:
         created,
         int(cached),
         response.cut,
+        response.stopped,
     ]
 
 
@@ -488,12 +510,15 @@ class Store:
         return int(cursor.lastrowid or 0)
 
     def iter_sessions(self) -> Iterator[dict[str, Any]]:
-        """Every session, oldest first, without the large snapshot columns."""
-        yield from self._query(
-            "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
-            " planned, answered, failed, retries, started, finished, elapsed_s, message,"
-            " oracle_error_rate, oracle_errors FROM sessions ORDER BY created, rowid"
-        )
+        """Every session, oldest first, without the large snapshot columns.
+
+        `answered` and `failed` of a session that is not done (running, paused, cancelled,
+        crashed) are counted from its stored rows, so they are true during a run and after
+        a kill; a done session's were counted when it finished, in the transaction that
+        closed it. `stopped_length` and `stopped_timeout` count the answers the token limit
+        and the timeout cut. Every count reads an index (the failed and stopped rows have
+        partial ones), never the answers themselves."""
+        yield from self._query(_SESSION_LIST)
 
     def session_ids(self) -> list[str]:
         return [row["id"] for row in self._query("SELECT id FROM sessions ORDER BY created, rowid")]

@@ -198,6 +198,7 @@ def row_to_response(row: Row) -> Response:
         tokens=row["tokens"],
         attempts=row["attempts"],
         cut=row["cut"] or 0,
+        stopped=row["stopped"],
     )
 
 

@@ -613,6 +613,32 @@ def _add_probes(conn: sqlite3.Connection) -> None:
     )
 
 
+_RESPONSE_DETAILS_V11 = _RESPONSE_DETAILS.replace(
+    "r.cut AS cut_chars,", "r.cut AS cut_chars, r.stopped,"
+)
+
+
+def _add_response_stopped(conn: sqlite3.Connection) -> None:
+    """Version 11: `responses.stopped`, why an answer ended before the model finished
+    ("length": the token limit, "timeout": the call's time ran out; NULL: it did not), and
+    two partial indexes, on the rows that failed and on the rows that were stopped, so a
+    session's counts are read from its rows while it runs (or after a crash) without
+    reading every answer. The rows they index are few: an answer that ends normally costs
+    nothing more to insert."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE responses ADD COLUMN stopped TEXT
+            CHECK (stopped IS NULL OR stopped IN ('length', 'timeout'));
+        CREATE INDEX idx_responses_failed ON responses (session) WHERE error IS NOT NULL;
+        CREATE INDEX idx_responses_stopped ON responses (session, stopped)
+            WHERE stopped IS NOT NULL;
+        DROP VIEW response_details
+        """,
+    )
+    _execute_script(conn, _RESPONSE_DETAILS_V11)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -624,6 +650,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _faster_inserts,
     _add_result_views,
     _add_probes,
+    _add_response_stopped,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

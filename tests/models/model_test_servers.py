@@ -207,13 +207,14 @@ class ProxyHandler(BaseHTTPRequestHandler):
     Ollama (/api/...): GET /api/tags lists the models below; POST /api/show answers 200 for
     any name (a lying proxy); under /none/ every path is 404 (no Ollama API there).
     Models: generate-proxy (`{"response": ..., "done": ...}` lines, no `message`), slow ("Yes"
-    then a 3 s hang), length (done_reason "length"), empty (an empty `message`), anything else
-    answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
+    then a 3 s hang), stall ("Ye" then a 3 s hang), length (done_reason "length"), empty (an
+    empty `message`), thinker (Ollama: it thinks until the length limit unless the request
+    says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
     """
 
     protocol_version = "HTTP/1.1"
     payloads: list[dict[str, object]] = []
-    TAGS = ("generate-proxy", "slow", "length", "empty", "good")
+    TAGS = ("generate-proxy", "slow", "stall", "length", "empty", "thinker", "good")
 
     def log_message(self, format: str, *args: object) -> None:  # silence
         return
@@ -268,13 +269,15 @@ class ProxyHandler(BaseHTTPRequestHandler):
         type(self).payloads.append(data)
         model = str(data.get("model", "")).removesuffix(":latest")
         if self.path == "/api/chat":
-            self._ollama(model, bool(data.get("stream", True)))
+            self._ollama(model, data)
         elif self.path == "/v1/chat/completions":
             self._openai(model)
         else:
             self._send(404, b'{"error": "not found"}')
 
-    def _ollama(self, model: str, stream: bool) -> None:
+    def _ollama(self, model: str, data: dict[str, object]) -> None:
+        stream = bool(data.get("stream", True))
+
         def message(text: str, done: bool, **extra: object) -> bytes:
             body = {"model": model, "message": {"role": "assistant", "content": text}}
             return json.dumps({**body, "done": done, **extra}).encode() + b"\n"
@@ -284,9 +287,15 @@ class ProxyHandler(BaseHTTPRequestHandler):
                 json.dumps({"model": model, "response": "Yes", "done": False}).encode() + b"\n",
                 json.dumps({"model": model, "response": "", "done": True}).encode() + b"\n",
             ]
-        elif model == "slow":
-            self._stream([message("Yes", False)], hang=3.0)
+        elif model in ("slow", "stall"):
+            self._stream([message("Yes" if model == "slow" else "Ye", False)], hang=3.0)
             return
+        elif model == "thinker" and data.get("think") is not False:
+            thought = {"role": "assistant", "content": "", "thinking": "Ireland is an island"}
+            lines = [
+                json.dumps({"model": model, "message": thought, "done": False}).encode() + b"\n",
+                message("", True, done_reason="length", eval_count=64),
+            ]
         elif model == "length":
             lines = [
                 message("Yes", False),
@@ -307,8 +316,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
             body = {"choices": [{"delta": {"content": text}, "finish_reason": finish}]}
             return f"data: {json.dumps(body)}\n\n".encode()
 
-        if model == "slow":
-            self._stream([chunk("Yes")], hang=3.0)
+        if model in ("slow", "stall"):
+            self._stream([chunk("Yes" if model == "slow" else "Ye")], hang=3.0)
         elif model == "length":
             self._stream([chunk("Yes"), chunk(", because", "length"), b"data: [DONE]\n\n"])
         else:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -180,3 +181,98 @@ def test_a_run_keeps_partial_answers_asks_each_turn_once_and_caches_none(
         conn.close()
     assert rows and all(row == ("Yes", "yes", None, 1) for row in rows)
     assert len(ProxyHandler.payloads) == len(rows)  # no turn asked again from scratch
+
+
+def run_one(spec: str, db, *extra: str) -> int:  # noqa: ANN001
+    return run_cli(
+        ["run", "--kg", "places", "--limit", "1", "--model", spec, "--db", str(db), "-q", *extra]
+    )
+
+
+@pytest.mark.parametrize("kind", ["ollama", "openai"])
+def test_a_stall_that_cut_the_answer_before_it_could_be_read_is_a_failed_turn(
+    kind: str,
+    proxy_url: str,
+    tmp_path,
+    capsys,  # noqa: ANN001
+) -> None:
+    """A stream that stalls after "Ye" until the timeout: not an invalid answer (which would
+    count in the gap) but a failed turn saying why, its row marked stopped = timeout."""
+    spec = f"ollama:stall@{proxy_url}" if kind == "ollama" else f"openai:stall@{proxy_url}/v1"
+    db = tmp_path / "t.db"
+    code = run_one(spec, db, "--timeout", "0.3", "--max-attempts", "2", "--concurrency", "6")
+    assert code == 1, capsys.readouterr().err
+    capsys.readouterr()
+    conn = sqlite3.connect(db)
+    try:
+        rows = conn.execute("SELECT answer, error, attempts, stopped FROM responses").fetchall()
+    finally:
+        conn.close()
+    cut = [row for row in rows if row[3] == "timeout"]
+    assert cut and all(row[0] == "invalid" and row[2] == 2 for row in cut)
+    assert all("cut the answer after 2 characters, before it could be read" in r[1] for r in cut)
+    assert not [row for row in rows if row[1] is None]  # nothing counted as an answer
+    assert run_cli(["report", "--db", str(db), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["invalid"] == 0 and report["failed"] == len(rows)
+    assert report["stopped"] == {"length": 0, "timeout": len(cut)}
+
+
+def test_answers_cut_by_the_length_limit_are_stored_reported_exported_and_listed(
+    proxy_url: str,
+    tmp_path,
+    capsys,  # noqa: ANN001
+) -> None:
+    db = tmp_path / "t.db"
+    assert run_one(f"ollama:length@{proxy_url}", db) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    conn = sqlite3.connect(db)
+    try:
+        stopped = [row[0] for row in conn.execute("SELECT stopped FROM responses")]
+    finally:
+        conn.close()
+    assert stopped and set(stopped) == {"length"}
+    assert run_cli(["report", "--db", str(db), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["stopped"] == {"length": len(stopped), "timeout": 0}
+    assert run_cli(["report", "--db", str(db)]) == 0
+    assert (
+        f"Stopped early: {len(stopped)} answers cut by the token limit" in capsys.readouterr().out
+    )
+    assert run_cli(["export", "--db", str(db)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["stopped"] for line in lines] == stopped
+    assert run_cli(["sessions", "--db", str(db)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "stopped" in table[0] and f"{len(stopped)} length" in table[1]
+
+
+def test_ollama_asks_without_thinking_unless_told(proxy_url: str, tmp_path, capsys) -> None:  # noqa: ANN001
+    """`"think": false` is sent by default (the thinker then answers); with --think it
+    thinks until the length limit, which is a failed turn saying so, not an empty answer."""
+    ProxyHandler.payloads.clear()
+    db = tmp_path / "t.db"
+    assert run_one(f"ollama:thinker@{proxy_url}", db) == 0, capsys.readouterr().err
+    assert ProxyHandler.payloads and all(p["think"] is False for p in ProxyHandler.payloads)
+    ProxyHandler.payloads.clear()
+    assert run_one(f"ollama:thinker@{proxy_url}", tmp_path / "think.db", "--think") == 1
+    capsys.readouterr()
+    assert all(p["think"] is True for p in ProxyHandler.payloads)
+    conn = sqlite3.connect(tmp_path / "think.db")
+    try:
+        errors = [row[0] for row in conn.execute("SELECT error FROM responses")]
+    finally:
+        conn.close()
+    asked = [error for error in errors if not error.startswith("not asked")]
+    assert asked and all("ended inside the model's thinking (length" in e for e in asked)
+
+
+async def test_a_stream_longer_than_the_kept_size_is_not_held(proxy_url: str) -> None:
+    """A streamed answer past the stored size is counted, not held: memory per answer is
+    bounded (the pieces kept stop at KEEP_CHARS)."""
+    from kontest_tui.models.http_common import KEEP_CHARS, StreamCollector
+
+    collector = StreamCollector(None, 0.0)
+    for _ in range(1000):
+        collector.add("x" * 1000)
+    assert collector.kept < KEEP_CHARS + 1000 and sum(map(len, collector.pieces)) == collector.kept
+    assert collector.kept + collector.dropped == 1_000_000

@@ -28,7 +28,7 @@ PLACES = "20261123-230530-964e88"
 
 # Report keys added after these files were recorded (consistency and accuracy apart,
 # refusals, answers from cache): derived from the same answers, so left out of the equality.
-NEW_REPORT_KEYS = ("refusals", "answers_from_cache", "consistency", "accuracy")
+NEW_REPORT_KEYS = ("refusals", "answers_from_cache", "consistency", "accuracy", "stopped")
 
 
 def without_new_keys(report: dict) -> dict:
@@ -74,7 +74,7 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 10
+        assert store.version == SCHEMA_VERSION == 11
         for session in (COMPLETE, PARTIAL, PLACES):
             expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
             report = evaluate_session(store, session).to_json()
@@ -233,8 +233,9 @@ def test_version_8_keeps_responses_and_their_triggers_and_view(tmp_path) -> None
     before = conn.execute("SELECT * FROM responses ORDER BY id").fetchall()
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION
-    assert table_rows(path, "SELECT * FROM responses ORDER BY id") == before
+        assert store.version >= 8
+    after = table_rows(path, "SELECT * FROM responses ORDER BY id")
+    assert [row[: len(before[0])] for row in after] == before  # later versions add columns
     assert table_rows(
         path,
         "SELECT question, parent_label, answer, failed FROM response_details ORDER BY response",
@@ -294,3 +295,51 @@ def test_processes_opening_a_new_db_at_once_all_get_it_migrated(tmp_path) -> Non
     conn = sqlite3.connect(path)
     versions = [row[0] for row in conn.execute("SELECT version FROM schema_version")]
     assert versions == list(range(1, SCHEMA_VERSION + 1))
+
+
+def test_version_11_adds_stopped_and_counts_a_session_from_indexes(tmp_path) -> None:  # noqa: ANN001
+    """Schema 10 -> 11: `responses.stopped` (NULL for the rows before it), in the
+    response_details view; a session list counts failed and stopped rows through their
+    partial indexes, never reading the answers."""
+    from kontest_tui.store.schema import apply_migrations
+
+    path = tmp_path / "v10.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    apply_migrations(conn, upto=10)
+    conn.executescript(
+        """
+        INSERT INTO kg_snapshots (id, sha256, name, json) VALUES (1, 'x', 'toy', '{}');
+        INSERT INTO sessions (id, created, updated, status, kg_name, kg_snapshot, templates_json,
+            template_ids, model, options_json, planned) VALUES ('s', 'a', 'a', 'running', 'toy',
+            1, '{}', '[]', 'sim', '{}', 4);
+        INSERT INTO conversations (pk, session, id, position, relation, relation_key, shape,
+            label, test_kind, turns, expected) VALUES (5, 's', 'c', 0, 'A>B', NULL,
+            'sequential', 'A', 'kontest', '[{"text": "Q1?"}, {"text": "Q2?"}]', '[]');
+        INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer,
+            error, created) VALUES (5, 's', 'c', 0, 'Yes', 'yes', NULL, 'c1'),
+            (5, 's', 'c', 1, '', 'invalid', 'HTTP 500', 'c2');
+        """
+    )
+    conn.close()
+    with Store(path) as store:
+        assert store.version == 11
+        store.conn.execute("UPDATE responses SET stopped = 'length' WHERE turn = 0")
+        (row,) = list(store.iter_sessions())
+        assert (row["answered"], row["failed"]) == (1, 1)  # from the rows: the run is going on
+        assert (row["stopped_length"], row["stopped_timeout"]) == (1, 0)
+        with pytest.raises(sqlite3.IntegrityError):
+            store.conn.execute("UPDATE responses SET stopped = 'bored'")
+        plan = " ".join(
+            str(line[-1]) for line in store.conn.execute("EXPLAIN QUERY PLAN " + _session_list())
+        )
+    assert "idx_responses_failed" in plan and "idx_responses_stopped" in plan
+    assert table_rows(path, "SELECT turn_number, stopped FROM response_details") == [
+        (1, "length"),
+        (2, None),
+    ]
+
+
+def _session_list() -> str:
+    from kontest_tui.store import database
+
+    return database._SESSION_LIST
