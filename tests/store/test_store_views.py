@@ -284,8 +284,19 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     with Store(path) as store:
         session_id = store_session(store)
     conn = sqlite3.connect(path, isolation_level=None)
-    # Back to version 8: the tables of versions 9 and 10 dropped as a version-8 file never
+    # Back to version 8: the tables of versions 9 to 11 dropped as a version-8 file never
     # had them.
+    from kontest_tui.store.schema import _RESPONSE_DETAILS
+
+    for statement in (
+        "DROP INDEX idx_responses_failed",
+        "DROP INDEX idx_responses_stopped",
+        "DROP VIEW response_details",
+        "ALTER TABLE responses DROP COLUMN stopped",
+        _RESPONSE_DETAILS,
+        "DELETE FROM schema_version WHERE version = 11",
+    ):
+        conn.execute(statement)
     conn.execute("DROP TABLE probes")
     conn.execute("DELETE FROM schema_version WHERE version = 10")
     conn.execute("DROP TRIGGER result_views_report_deleted")

@@ -4,6 +4,7 @@ token middleware, and the real `kontest --web` process)."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import shlex
@@ -115,6 +116,20 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+async def until_listening(port: int) -> None:
+    """Wait (bounded) for the server to accept connections: it prints its address as it
+    starts, a moment before its socket listens."""
+    for _ in range(200):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return
+    raise AssertionError(f"nothing listens on port {port}")
+
+
 def kontest(*args: str) -> subprocess.Popen[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200"}
     return subprocess.Popen(
@@ -135,6 +150,7 @@ async def test_kontest_web_prints_a_fresh_token_and_refuses_without_it() -> None
         found = re.search(r"http://127\.0\.0\.1:(\d+)/\?token=([\w-]{20,})", line)
         assert found, line
         assert int(found.group(1)) == port
+        await until_listening(port)
         assert await status_of(f"http://127.0.0.1:{port}/") == 403
         assert await status_of(found.group(0)) == 200
     finally:
