@@ -119,7 +119,7 @@ class KontestApp(WorkerFailures, App[None]):
     def action_help(self) -> None:
         from kontest_tui.tui.screens.help import HelpScreen
 
-        self.push_screen(HelpScreen())
+        self.push_screen(HelpScreen(self.screen))
 
     def action_go_home(self) -> None:
         from kontest_tui.tui.screens.start import StartScreen

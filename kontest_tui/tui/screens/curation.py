@@ -438,7 +438,7 @@ class SynonymEditorScreen(Screen[None]):
 
     BINDINGS = [
         Binding(
-            "delete",
+            "ctrl+z",
             "undo_choice",
             "Undo pin/ban",
             id="synonyms_undo",
