@@ -116,6 +116,20 @@ class KontestApp(WorkerFailures, App[None]):
     def action_new_session(self) -> None:
         self.open_wizard()
 
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """Screenshots (the palette's, `action_screenshot`) go to the exports folder, beside
+        the session exports, not to ~/Downloads (which may not exist)."""
+        if path is None and not self.is_web:
+            from kontest_tui.tui.export import export_folder
+
+            path = str(export_folder())
+        return super().deliver_screenshot(filename, path, time_format)
+
     def action_help(self) -> None:
         from kontest_tui.tui.screens.help import HelpScreen
 

@@ -37,3 +37,21 @@ async def test_help_lists_every_binding_of_the_screen_under_it(db_path: str) -> 
             assert help_screen.query_one(Markdown).source == text
             await pilot.press("escape")
             assert app.screen is under
+
+
+async def test_the_palette_screenshot_goes_to_the_exports_folder(db_path: str) -> None:
+    from kontest_tui.tui.export import export_folder
+    from tests.support.tui import wait_until
+
+    app = make_app(db=db_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for_screen(pilot, StartScreen)
+        before = set(export_folder().glob("*.svg"))
+        app.deliver_screenshot()  # what the palette's "Save screenshot" calls
+        await wait_until(  # the delivery is complete (the file written whole)
+            pilot,
+            lambda: any("Saved screenshot" in str(n.message) for n in app._notifications),
+            what="the notification",
+        )
+        (saved,) = set(export_folder().glob("*.svg")) - before
+        assert saved.read_text(encoding="utf-8").startswith("<svg")
