@@ -100,3 +100,27 @@ async def test_a_saved_template_is_listed_and_its_new_word_varies(
         await pilot.press("n")
         await wait_for_screen(pilot, TemplateEditorScreen)
         assert copy.is_file()
+
+
+async def test_ticked_and_unticked_words_differ_by_a_glyph(db_path: str) -> None:
+    from kontest_tui.tui.widgets.ticks import TICKED, TickBox
+
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        app.push_screen(TemplateEditorScreen(None))
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        await wait_until(pilot, lambda: editor.template_set is not None, what="the templates")
+        editor.query_one("#template-choice", Select).value = "t1"
+        await wait_until(pilot, lambda: editor.words_shown == ["Does", "have", "a"], what="t1")
+        await settle(pilot)
+        words = editor.query_one("#template-words", SelectionList)
+        lines = [words.render_line(y).text for y in range(3)]
+        # t1 fixes "Does" (unticked); "have" and "a" may vary (ticked).
+        assert [TICKED in line[:3] for line in lines] == [False, True, True], lines
+        assert [line.split()[-1] for line in lines] == ["Does", "have", "a"]
+        box = TickBox("x", value=True)
+        await editor.mount(box)
+        assert TICKED in box.render().plain
+        box.value = False
+        assert TICKED not in box.render().plain

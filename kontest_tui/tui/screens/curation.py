@@ -61,6 +61,7 @@ from kontest_tui.tui.run_control import ask_extra_template
 from kontest_tui.tui.screens.confirm import ConfirmScreen
 from kontest_tui.tui.views import report_of
 from kontest_tui.tui.widgets.gap_bars import render_gap
+from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
 
 PREVIEW_ROWS = 12
@@ -121,7 +122,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         with Horizontal(id="template-body"):
             with Vertical(id="template-words-box"):
                 yield Label("Words that may vary")
-                yield SelectionList[str](id="template-words")
+                yield TickList[str](id="template-words")
             yield DataTable(id="template-preview", zebra_stripes=True)
         with Horizontal(classes="buttons"):
             yield Button("Run template", id="run-template", variant="success")
