@@ -34,6 +34,25 @@ class SessionSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionHeader:
+    """What the results screen names a session by (its stored columns, not its records)."""
+
+    id: str
+    model: str
+    kg_name: str  # the KG's source as the session names it (a sample, a file)
+    kg_title: str  # the name inside the KG snapshot
+    template_ids: tuple[str, ...]
+    kinds: tuple[str, ...]
+    relations: int
+    status: str
+
+    @property
+    def kg_names(self) -> tuple[str, ...]:
+        """The names a stored session on this KG has (report.compare matches on them)."""
+        return tuple(dict.fromkeys(name for name in (self.kg_name, self.kg_title) if name))
+
+
+@dataclass(frozen=True, slots=True)
 class Rollup:
     """Counts over a set of relations: how many, their error verdicts by oracle, and their
     atomic answers per template (template -> answer value -> count)."""
@@ -125,6 +144,7 @@ class RelationDetail:
     errors: tuple[Verdict, ...]
     conversations: tuple[ConversationRecord, ...]
     path_names: tuple[str, ...] = ()  # the relation's KG path, by name
+    error_ids: tuple[int, ...] = ()  # the verdict ids of `errors`
 
     @property
     def name(self) -> str:

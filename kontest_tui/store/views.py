@@ -36,6 +36,7 @@ from .view_records import (
     GapRow,
     RelationDetail,
     Rollup,
+    SessionHeader,
     SessionSummary,
     TreeNode,
     TurnRecord,
@@ -112,6 +113,32 @@ class ResultViews:
             )
             for row in rows
         ]
+
+    def header(self, session_id: str) -> SessionHeader:
+        """The session's model, KG names, templates, kinds and size (StoreError when unknown)."""
+        rows = self._rows(
+            "SELECT s.id, s.model, s.kg_name, k.name, s.template_ids, s.kinds_json, s.relations,"
+            " s.status FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot"
+            " WHERE s.id = ?",
+            (session_id,),
+        )
+        if not rows:
+            raise StoreError(f"no session {session_id!r} in {self.path}")
+        row = rows[0]
+        try:
+            template_ids = tuple(str(t) for t in json.loads(row[4]))
+        except (ValueError, TypeError):
+            template_ids = ()
+        return SessionHeader(
+            id=str(row[0]),
+            model=str(row[1] or ""),
+            kg_name=str(row[2] or ""),
+            kg_title=str(row[3] or ""),
+            template_ids=template_ids,
+            kinds=_kinds(row[5]),
+            relations=int(row[6] or 0),
+            status=str(row[7] or ""),
+        )
 
     # -- whether the derived tables are there ------------------------------------------------
 
@@ -442,10 +469,8 @@ class ResultViews:
             "SELECT * FROM verdicts WHERE relation_key = ? AND error = 1 ORDER BY id", (pk,)
         )
         verdict_columns = [column[0] for column in verdict_rows.description or ()]
-        errors = tuple(
-            row_to_verdict(dict(zip(verdict_columns, values, strict=True)))
-            for values in verdict_rows.fetchall()
-        )
+        found = [dict(zip(verdict_columns, values, strict=True)) for values in verdict_rows]
+        errors = tuple(row_to_verdict(row) for row in found)
         return RelationDetail(
             relation=relation,
             parent_name=names.get(relation.parent, rows[0][6]),
@@ -454,4 +479,5 @@ class ResultViews:
             errors=errors,
             conversations=tuple(conversations),
             path_names=tuple(names.get(node, node) for node in relation.path),
+            error_ids=tuple(int(row["id"]) for row in found),
         )

@@ -146,12 +146,11 @@ class KontestApp(WorkerFailures, App[None]):
 
         self.push_screen(LiveRunScreen(plan))
 
-    def show_results(self, result: SessionResult) -> None:
+    def show_results(self, session_id: str) -> None:
+        """The results of a stored session (read through the store's views)."""
         from kontest_tui.tui.screens.results import ResultsScreen
 
-        if result not in self.results:
-            self.results.append(result)
-        self.push_screen(ResultsScreen(result))
+        self.push_screen(ResultsScreen(session_id))
 
     def on_session_extended(self, message: SessionExtended) -> None:
         """A template was asked in a session: later views of it show the new answers."""
@@ -165,13 +164,24 @@ class KontestApp(WorkerFailures, App[None]):
         if session_id:
             self.extended_results[session_id] = message.result
 
-    def switch_screen_to_results(self, result: SessionResult) -> None:
-        """Replace the live run with its results."""
+    def switch_screen_to_results(
+        self, session_id: str, result: SessionResult | None = None
+    ) -> None:
+        """Replace the live run with its stored session's results (`result`: what the run
+        held, kept for the curation screens)."""
         from kontest_tui.tui.screens.results import ResultsScreen
+
+        if result is not None and result not in self.results:
+            self.results.append(result)
+        self.switch_screen(ResultsScreen(session_id))
+
+    def edit_templates_of(self, result: SessionResult) -> None:
+        """The template editor on a stored session's records (from its results)."""
+        from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
         if result not in self.results:
             self.results.append(result)
-        self.switch_screen(ResultsScreen(result))
+        self.push_screen(TemplateEditorScreen(result))
 
     def action_edit_synonyms(self) -> None:
         from kontest_tui.tui.screens.curation import SynonymEditorScreen, VariantSource
@@ -247,8 +257,6 @@ class KontestApp(WorkerFailures, App[None]):
     def stored_session_loaded(self, event: StoredSessionLoaded) -> None:
         if event.resume:
             self.show_resumed_run(event.result)
-        else:
-            self.show_results(event.result)
 
     def show_resumed_run(self, result: SessionResult) -> None:
         import dataclasses
@@ -259,14 +267,8 @@ class KontestApp(WorkerFailures, App[None]):
         self.push_screen(LiveRunScreen(plan, resumed=result))
 
     def open_stored_session(self, session_id: str) -> None:
-        self.load_stored_session(session_id)
-
-    @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
-    def load_stored_session(self, session_id: str) -> None:
-        """Read the session (a failure is notified by `on_worker_state_changed`)."""
-        self.post_message(
-            self.StoredSessionLoaded(load_session_result(self.db_path, session_id), resume=False)
-        )
+        """A stored session's results, opened by id (nothing is loaded here)."""
+        self.show_results(session_id)
 
 
 def make_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> KontestApp:

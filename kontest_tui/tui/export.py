@@ -13,7 +13,9 @@ from pathlib import Path
 from kontest_tui.paths import data_dir
 from kontest_tui.report.picture import render_session_picture
 from kontest_tui.report.render import render_report
-from kontest_tui.tui.plan import SessionResult, evaluated
+from kontest_tui.run.api import load_session
+from kontest_tui.run.session import session_report
+from kontest_tui.tui.sessions import open_store
 
 FORMATS = {"json": "json", "markdown": "md", "csv": "csv"}
 
@@ -25,21 +27,28 @@ def export_folder() -> Path:
     return folder
 
 
-def export_session(result: SessionResult, folder: Path | None = None) -> list[Path]:
-    """Write the session's report (JSON, Markdown, CSV) and KG picture (HTML); their paths."""
-    evaluation = evaluated(result).evaluation
+def export_stored_session(
+    db: str | Path | None, session_id: str, folder: Path | None = None
+) -> list[Path]:
+    """Write a stored session's report (JSON, Markdown, CSV: its stored report, as `kontest
+    report` prints it) and KG picture (HTML, as `kontest report --format html` writes it:
+    from the whole evaluation); their paths. Call it in a worker thread."""
     folder = folder or export_folder()
-    stem = result.session_id or "unsaved"
     written: list[Path] = []
-    for fmt, suffix in FORMATS.items():
-        path = folder / f"kontest-{stem}.{suffix}"
-        path.write_text(render_report(evaluation, fmt), encoding="utf-8")
-        written.append(path)
-    plan = result.plan
-    picture = folder / f"kontest-{stem}.html"
+    store = open_store(db)
+    try:
+        stored = session_report(store, session_id)
+        for fmt, suffix in FORMATS.items():
+            path = folder / f"kontest-{session_id}.{suffix}"
+            path.write_text(render_report(stored, fmt), encoding="utf-8")
+            written.append(path)
+        loaded = load_session(store, session_id)  # TODO(issue 23): the picture from stored views
+    finally:
+        store.close()
+    picture = folder / f"kontest-{session_id}.html"
     picture.write_text(
         render_session_picture(
-            plan.kg, evaluation, title=f"{plan.model_spec} on {plan.kg.name} · {stem}"
+            loaded.kg, loaded.evaluation, title=f"{loaded.model} on {loaded.kg.name} · {session_id}"
         ),
         encoding="utf-8",
     )

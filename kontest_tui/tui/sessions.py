@@ -1,5 +1,5 @@
-"""Stored sessions for the explorer: the recent-sessions list, loading one for the results
-screen, finding others to compare with, and the ensemble across them.
+"""Stored sessions for the explorer: the recent-sessions list, opening one's results over the
+store's views (store.views), finding others to compare with, and the ensemble across them.
 
 Each function opens the store in the thread that calls it (a worker) and closes it.
 """
@@ -7,20 +7,24 @@ Each function opens the store in the thread that calls it (a worker) and closes 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kontest_tui.errors import KontestError
+from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.mitigate.ensemble import cross_validate
+from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.paths import default_db_path
 from kontest_tui.report import compare
 from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.render import render_ensemble
-from kontest_tui.run.api import load_session
-from kontest_tui.run.session import evaluate_session, session_kinds
+from kontest_tui.run.api import StoredSession, load_session
+from kontest_tui.run.session import session_kinds, session_report
 from kontest_tui.store import Store
+from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
+from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.plan import SessionPlan, SessionResult
 
 _STORE_OPENING = threading.Lock()
@@ -36,47 +40,89 @@ def open_store(path: str | Path | None) -> Store:
         return Store(Path(path) if path else default_db_path())
 
 
-@dataclass
-class SessionSummary:
-    """One row of the start screen's recent-sessions table."""
-
-    id: str
-    model: str
-    kg: str
-    date: str
-    status: str
-    error_rate: float | None
-    kinds: tuple[str, ...] = ("kontest",)  # the test kinds the session asked
-
-
-def summarize_session_row(row: Mapping[str, Any]) -> SessionSummary:
-    """A store sessions row (a dict) as the start screen shows it."""
-    rate = row.get("oracle_error_rate", row.get("error_rate"))
-    return SessionSummary(
-        id=str(row.get("id", "")),
-        model=str(row.get("model") or row.get("model_spec") or ""),
-        kg=str(row.get("kg") or row.get("kg_name") or ""),
-        date=str(row.get("created") or row.get("updated") or "")[:16].replace("T", " "),
-        status=str(row.get("status") or ""),
-        error_rate=float(rate) if isinstance(rate, int | float) else None,
-    )
+@contextmanager
+def open_views(path: str | Path | None) -> Iterator[ResultViews]:
+    """The store's explorer views (store.views) on `path`, open for the calling thread."""
+    store = open_store(path)
+    try:
+        yield ResultViews(store.conn, store.path)
+    finally:
+        store.close()
 
 
 def list_sessions(db: str | Path | None, limit: int = 30) -> list[SessionSummary]:
-    """Recent sessions, newest first, each with its error rate from run.session's evaluation."""
+    """Recent sessions, newest first, from stored columns (one query, no evaluation)."""
+    with open_views(db) as views:
+        return views.summaries(limit)
+
+
+@dataclass(frozen=True)
+class OpenedResults:
+    """What the results screen shows first: the session, its stored report, the tree's
+    roots and how many errors it has."""
+
+    header: SessionHeader
+    report: dict[str, Any]
+    roots: list[TreeNode]
+    errors: int
+    oracles: list[str]
+    children: dict[str, list[TreeNode]]  # the levels that start open (node id -> children)
+
+
+EXPAND_BUDGET = 300  # nodes shown open at first; deeper levels are read when opened
+
+
+def read_open_levels(
+    views: ResultViews, session_id: str, roots: list[TreeNode], budget: int = EXPAND_BUDGET
+) -> dict[str, list[TreeNode]]:
+    """The children of the first levels, as many whole levels as fit in `budget` nodes."""
+    shown = len(roots)
+    level = roots
+    found: dict[str, list[TreeNode]] = {}
+    while level:
+        below = {row.node: views.children(session_id, row.node) for row in level if row.children}
+        count = sum(len(rows) for rows in below.values())
+        if not count or shown + count > budget:
+            break
+        found.update(below)
+        shown += count
+        level = [row for rows in below.values() for row in rows]
+    return found
+
+
+def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
+    """A session's stored report (run.session.session_report: evaluated and stored only when
+    there is none or it is stale) and the first level of its views (built when missing)."""
     store = open_store(db)
     try:
-        rows = list(store.iter_sessions())[-limit:]
-        summaries: list[SessionSummary] = []
-        for row in reversed(rows):
-            summary = summarize_session_row(row)
-            try:
-                summary.error_rate = float(evaluate_session(store, summary.id).error_rate)
-            except KontestError:
-                summary.error_rate = None
-            summary.kinds = session_kinds_of(store, summary.id)
-            summaries.append(summary)
-        return summaries
+        views = ResultViews(store.conn, store.path)
+        header = views.header(session_id)
+        if store.session_leased(session_id):
+            raise StoreError(
+                f"session {session_id} is being run by another process: open it when it ends"
+            )
+        report = session_report(store, session_id, errors=0).report
+        if not views.ready(session_id):
+            views.ensure(session_id)
+        roots = views.children(session_id, None)
+        return OpenedResults(
+            header=header,
+            report=report,
+            roots=roots,
+            errors=views.count_errors(session_id),
+            oracles=views.error_oracles(session_id),
+            children=read_open_levels(views, session_id, roots),
+        )
+    finally:
+        store.close()
+
+
+def load_stored(db: str | Path | None, session_id: str) -> StoredSession:
+    """A whole stored session with its evaluation (Compare and Ensemble read these).
+    TODO(issue 23): read stored reports once report.compare does (the `numbers` work)."""
+    store = open_store(db)
+    try:
+        return load_session(store, session_id)
     finally:
         store.close()
 
@@ -121,21 +167,18 @@ def load_session_result(db: str | Path | None, session_id: str) -> SessionResult
 
 
 def find_comparable_sessions(
-    db: str | Path | None,
-    kg_names: Sequence[str],
-    relation_ids: Collection[str],
-    exclude: str | None = None,
+    db: str | Path | None, kg_names: Sequence[str], session_id: str
 ) -> ComparableSessions:
-    """Stored sessions worth comparing with the current one (report.compare)."""
+    """Stored sessions worth comparing with `session_id` (report.compare)."""
     store = open_store(db)
     try:
-        return compare.find_comparable_sessions(store, kg_names, relation_ids, exclude)
+        relation_ids = {str(row["id"]) for row in store.iter_relations(session_id)}
+        return compare.find_comparable_sessions(store, kg_names, relation_ids, session_id)
     finally:
         store.close()
 
 
-def describe_ensemble(results: Sequence[SessionResult], k: int = 5) -> str:
+def describe_ensemble(evaluations: Sequence[Evaluation], k: int = 5) -> str:
     """The weighted ensemble across sessions on one KG (cross-validated over relations, as
     `kontest ensemble` does), rendered by the report module as text."""
-    evaluations = [result.evaluation for result in results if result.evaluation is not None]
-    return str(render_ensemble(cross_validate(evaluations, k=k), "text"))
+    return str(render_ensemble(cross_validate(list(evaluations), k=k), "text"))

@@ -99,3 +99,17 @@ def write_kinawley(tmp_path: Path) -> tuple[Path, Path]:
         encoding="utf-8",
     )
     return kg_path, replay
+
+
+async def paged_rows(pilot: Pilot, table, upto: int | None = None) -> list[tuple]:  # noqa: ANN001
+    """The rows of a PagedTable (its first `upto`), paged in as a user scrolling would:
+    the cursor moves over them and each page is waited for (it is read in a worker)."""
+    await wait_until(pilot, lambda: table.row_count == 0 or table.row(0) is not None, what="rows")
+    count = table.row_count if upto is None else min(upto, table.row_count)
+    rows: list[tuple] = []
+    for index in range(count):
+        if table.row(index) is None:
+            table.move_cursor(index)
+            await wait_until(pilot, lambda i=index: table.row(i) is not None, what=f"row {index}")
+        rows.append(tuple(str(cell) for cell in table.row(index)))
+    return rows

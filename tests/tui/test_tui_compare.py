@@ -12,9 +12,7 @@ from textual.widgets import Select, SelectionList
 from kontest_tui.mitigate.ensemble import cross_validate
 from kontest_tui.report.compare import compare_sessions
 from kontest_tui.report.render import render_ensemble
-from kontest_tui.run.session import (
-    evaluate_session,
-)
+from kontest_tui.run.session import evaluate_session, session_graph
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
@@ -41,7 +39,7 @@ async def open_session(pilot, session_id: str) -> ResultsScreen:
         lambda: (
             isinstance(app.screen, ResultsScreen)
             and app.screen.ready
-            and app.screen.result.session_id == session_id
+            and app.screen.session_id == session_id
         ),
         what="the stored session's results",
     )
@@ -129,7 +127,8 @@ async def test_compare_with_a_stored_session_shows_the_engines_figures(
         }
         assert differing, "the two profiles should disagree somewhere on 40 relations"
         assert f"Atomic answers differ on {len(differing)} of {LIMIT} shared relations" in shown
-        kg = results.result.plan.kg
+        with Store(db_path) as store:
+            kg = session_graph(store, first)
         for relation_id in differing:
             relation = mine.relation(relation_id)
             assert f"{kg.label(relation.parent)} ⊃ {kg.label(relation.child)}" in shown
@@ -197,8 +196,7 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
     )
     (other,) = store_sessions(db_path, ["sim"], kg_name="music", limit=5)
     mine = load_session_result(db_path, full)
-    relation_ids = {relation.id for relation in mine.plan.relations}
-    found = find_comparable_sessions(db_path, ["places"], relation_ids, exclude=full)
+    found = find_comparable_sessions(db_path, ["places"], full)
     assert [choice.id for choice in found.offered] == [part]
     (choice,) = found.offered
     assert (choice.shared, choice.relations) == (LIMIT // 2, LIMIT // 2)

@@ -1,20 +1,23 @@
-"""Every error findable: next/previous error, errors only, rolled-up counts, Errors tab enter."""
+"""Every error findable through the store's views: next/previous error (the clearest first),
+errors only, rolled-up counts, the Errors tab paged and its enter, the gap lists paged."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import DataTable, TabbedContent
+from textual.widgets import Select, TabbedContent
 
 from kontest_tui.kg.io import load_graph, save_graph
 from kontest_tui.kg.scope import scope_graph
 from kontest_tui.run.session import evaluate_session
 from kontest_tui.store import Store
+from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable
 from kontest_tui.tui.widgets.relation_tree import RelationTree
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import paged_rows, wait_for_screen, wait_until, widget_text
 
 # Three countries of the subdivisions sample, with two and three levels below them.
 ENTITIES = ("BE", "ES", "LU")
@@ -24,96 +27,147 @@ def write_subdivisions(tmp_path: Path) -> Path:
     return save_graph(scope_graph(load_graph("subdivisions"), ENTITIES), tmp_path / "sub.json")
 
 
-async def test_next_error_visits_every_error_the_engine_found(tmp_path: Path, db_path: str) -> None:
+async def run_to_results(pilot, tmp_path: Path) -> ResultsScreen:  # noqa: ANN001
+    await wait_for_screen(pilot, WizardScreen)
+    await pilot.press("ctrl+r")
+    return await wait_for_screen(pilot, ResultsScreen)
+
+
+async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str) -> None:
     app = make_app(kg=str(write_subdivisions(tmp_path)), model="sim:forgetful", db=db_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for_screen(pilot, WizardScreen)
-        await pilot.press("ctrl+r")
-        results = await wait_for_screen(pilot, ResultsScreen)
+        results = await run_to_results(pilot, tmp_path)
         with Store(db_path) as store:
-            verdicts = evaluate_session(store, results.result.session_id).verdicts
-        relations = {relation.id: relation for relation in results.result.plan.relations}
+            verdicts = evaluate_session(store, results.session_id).verdicts
+            relations = {
+                relation.id: relation for relation in store.load_relations(results.session_id)
+            }
+            ordered = ResultViews(store.conn).errors(results.session_id, limit=10_000)
         errors = [verdict for verdict in verdicts if verdict.error]
-        expected = {relations[verdict.relation_id].child for verdict in errors}
-        assert len(expected) > 5  # sim:forgetful errs on many relations
+        assert len(errors) > PAGE  # enough for the Errors tab to page
+        assert sorted(row.verdict.relation_id for row in ordered) == sorted(
+            verdict.relation_id for verdict in errors
+        )
+        # The clearest error first: an atomic one whose two answers are valid.
+        assert ordered[0].verdict.oracle == "atomic"
+        assert {answer.value for answer in ordered[0].verdict.answers} == {"yes", "no"}
 
         tree = results.query_one("#relation-tree", RelationTree)
-        # Collapsed nodes carry the errors below them: the roots together carry them all.
-        rolled = sum(tree.errors_below[root.data] for root in tree.root.children)
-        own = sum(tree.own_errors.get(root.data, 0) for root in tree.root.children)
-        assert rolled + own == len(errors)
+        # Collapsed roots carry the errors below them: together they carry them all.
+        assert sum(line.data.subtree.error_total for line in tree.root.children) == len(errors)
 
-        visited: list[str] = []
-        for _ in range(len(expected)):
-            await pilot.press("n")
-            await pilot.pause()
-            node = tree.cursor_node
-            assert node is not None and node.data is not None
-            visited.append(node.data)
-            detail = widget_text(results.query_one("#detail-text"))
-            # The node's own relation (from the tree parent) and its verdicts come first.
-            first = detail.splitlines()[0]
-            assert first.startswith(results.names.name(node.parent.data)), first
-            assert "✗" in detail.split("Transcripts")[0]
-        assert set(visited) == expected
-        assert len(visited) == len(set(visited))
-        await pilot.press("n")  # wraps around to the first
-        assert tree.cursor_node.data == visited[0]
-        await pilot.press("p")
-        assert tree.cursor_node.data == visited[-1]
+        async def step(key: str, index: int) -> None:
+            await pilot.press(key)
+            row = ordered[index]
+            child = relations[row.verdict.relation_id].child
+            await wait_until(
+                pilot,
+                lambda: (
+                    results.error_index == index
+                    and tree.cursor_node is not None
+                    and tree.cursor_node.data.node == child
+                    and "▶" in widget_text(results.query_one("#detail-text"))
+                ),
+                what=f"error {index}",
+            )
 
-        # Errors only: exactly the nodes with errors and the way to them.
+        for index in range(8):
+            await step("n", index)
+        detail = widget_text(results.query_one("#detail-text"))
+        assert "and below:" in detail.splitlines()[0]  # the node's roll-ups head the pane
+        await step("p", 6)
+        results.error_index = 0
+        await step("p", len(ordered) - 1)  # wraps around to the last
+        await step("n", 0)
+
+        # Errors only: only the nodes with errors into them or below them.
         await pilot.press("f")
-        shown: set[str] = set()
-        stack = list(tree.root.children)
-        while stack:
-            node = stack.pop()
-            shown.add(node.data)
-            stack.extend(node.children)
-        assert expected <= shown
-        assert all(tree.errors_below.get(n, 0) or tree.own_errors.get(n, 0) for n in shown)
+        await wait_until(pilot, lambda: tree.errors_only, what="errors only")
+        assert tree.root.children
+        assert all(line.data.subtree.error_total for line in tree.root.children)
         await pilot.press("f")
+        await wait_until(pilot, lambda: not tree.errors_only, what="the whole graph")
 
-        # Enter on an Errors tab row selects its relation in the graph.
+        # The Errors tab pages; enter on its last row selects that relation in the graph.
         await pilot.press("x")
-        table = results.query_one("#error-table", DataTable)
+        await wait_until(pilot, lambda: bool(results.query("#error-table")), what="errors")
+        table = results.query_one("#error-table", PagedTable)
         await wait_until(pilot, lambda: table.row_count == len(errors), what="error rows")
-        table.move_cursor(row=len(errors) - 1)
+        rows = await paged_rows(pilot, table, upto=3)
+        assert [row[1] for row in rows] == [r.verdict.oracle for r in ordered[:3]]
+        assert set(table.pages) == {0}  # only the page drawn is held
+        table.move_cursor(len(errors) - 1)
+        await wait_until(pilot, lambda: table.row(len(errors) - 1) is not None, what="last page")
+        assert (len(errors) - 1) // PAGE in table.pages and len(table.pages) <= 3
         await pilot.press("enter")
-        await pilot.pause()
-        assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
-        relation = relations[errors[-1].relation_id]
-        assert tree.cursor_node.data == relation.child
-        assert relation.parent in tree.current_path()
+        last = relations[ordered[-1].verdict.relation_id]
+        await wait_until(
+            pilot,
+            lambda: (
+                results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
+                and tree.cursor_node is not None
+                and tree.cursor_node.data.node == last.child
+            ),
+            what="the last error's node",
+        )
+        assert results.error_index == len(errors) - 1
+
+        # Filtered to one oracle: the table and n follow the filter.
+        await pilot.press("x")
+        results.query_one("#error-filter", Select).value = "ontological"
+        ontological = [row for row in ordered if row.verdict.oracle == "ontological"]
+        await wait_until(pilot, lambda: table.row_count == len(ontological), what="filtered")
+        await step_filtered(
+            pilot, results, tree, relations[ontological[0].verdict.relation_id].child
+        )
 
 
-async def test_gap_tab_lists_the_relations_of_each_gap(tmp_path: Path, db_path: str) -> None:
-    from textual.widgets import OptionList
+async def step_filtered(pilot, results, tree, child: str) -> None:  # noqa: ANN001
+    await pilot.press("n")
+    await wait_until(
+        pilot,
+        lambda: (
+            results.error_index == 0
+            and tree.cursor_node is not None
+            and tree.cursor_node.data.node == child
+        ),
+        what="the first ontological error",
+    )
 
+
+async def test_gap_lists_page_per_template(tmp_path: Path, db_path: str) -> None:
     app = make_app(kg=str(write_subdivisions(tmp_path)), model="sim:forgetful", db=db_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for_screen(pilot, WizardScreen)
-        await pilot.press("ctrl+r")
-        results = await wait_for_screen(pilot, ResultsScreen)
+        results = await run_to_results(pilot, tmp_path)
         report = results.report
         await pilot.press("g")
-        gap_list = results.query_one("#gap-list", OptionList)
-        await wait_until(pilot, lambda: gap_list.option_count > 0, what="the gap list")
-        groups: dict[str, list[str]] = {}
-        for option in gap_list.options:
-            if option.id:
-                group, relation_id = option.id.split("\t", 1)
-                groups.setdefault(group, []).append(relation_id)
-        for template_id, figures in report["gap"]["per_template"].items():
-            assert len(groups.get(template_id, [])) == figures["missing"]
-        assert len(groups.get("intersection", [])) == report["gap"]["intersection"]["missing"]
+        await wait_until(pilot, lambda: bool(results.query("#gap-table")), what="the gap tab")
+        table = results.query_one("#gap-table", PagedTable)
+        select = results.query_one("#gap-select", Select)
+        groups = {**report["gap"]["per_template"], "intersection": report["gap"]["intersection"]}
+        for group, figures in groups.items():
+            select.value = group
+            await wait_until(
+                pilot,
+                lambda f=figures, g=group: (
+                    results.gap_group == g and table.row_count == f["missing"]
+                ),
+                what=f"gap {group}",
+            )
+        with Store(db_path) as store:
+            intersection = ResultViews(store.conn).gap_page(results.session_id, "intersection")
+        rows = await paged_rows(pilot, table, upto=2)
+        assert rows[0][1] == f"{intersection[0].parent_name} ⊃ {intersection[0].child_name}"
         # Choosing one selects it in the graph.
-        chosen = next(i for i, option in enumerate(gap_list.options) if option.id)
-        gap_list.highlighted = chosen
+        table.move_cursor(1)
         await pilot.press("enter")
-        await pilot.pause()
-        relation_id = gap_list.options[chosen].id.split("\t", 1)[1]
-        relation = next(r for r in results.result.plan.relations if r.id == relation_id)
         tree = results.query_one("#relation-tree", RelationTree)
-        assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
-        assert tree.cursor_node.data == relation.child
+        await wait_until(
+            pilot,
+            lambda: (
+                results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
+                and tree.cursor_node is not None
+                and tree.cursor_node.data.node == intersection[1].way[-1]
+            ),
+            what="the gap relation's node",
+        )

@@ -11,6 +11,7 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from kontest_tui.tui.widgets.paged_table import PagedTable
 from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
@@ -35,7 +36,7 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         results = await wait_for_screen(pilot, ResultsScreen)
         shown = widget_text(results.query_one("#result-counts"))
 
-        session_id = results.result.session_id
+        session_id = results.session_id
         assert session_id
         with Store(db_path) as store:
             report = evaluate_session(store, session_id).to_json()
@@ -59,8 +60,11 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
 
         # The error table lists exactly the error verdicts, and filters by type.
         await pilot.press("x")
-        table = results.query_one("#error-table", DataTable)
-        assert table.row_count == report["errors"]["total"]
+        await wait_until(pilot, lambda: bool(results.query("#error-table")), what="errors")
+        table = results.query_one("#error-table", PagedTable)
+        await wait_until(
+            pilot, lambda: table.row_count == report["errors"]["total"], what="the error count"
+        )
 
         # Home: the session is listed with its model.
         await pilot.press("escape")
@@ -84,7 +88,7 @@ async def test_reopen_a_stored_session(db_path: str) -> None:
         await pilot.press("ctrl+r")
         first = await wait_for_screen(pilot, ResultsScreen)
         first_counts = widget_text(first.query_one("#result-counts"))
-        session_id = first.result.session_id
+        session_id = first.session_id
         await pilot.press("escape")
         await wait_for_screen(pilot, StartScreen)
         app.open_stored_session(session_id)
@@ -98,7 +102,7 @@ async def test_reopen_a_stored_session(db_path: str) -> None:
             what="the reopened session",
         )
         reopened = app.screen
-        assert reopened.result.session_id == session_id
+        assert reopened.session_id == session_id
         assert widget_text(reopened.query_one("#result-counts")) == first_counts
 
 

@@ -34,9 +34,12 @@ async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) ->
 
         # Ireland (cursor) -> Ulster -> Kinawley: the relations into Kinawley.
         await pilot.press("down", "down")
-        await pilot.pause()
+        await wait_until(
+            pilot,
+            lambda: "Ireland ⊃ Kinawley" in widget_text(results.query_one("#detail-text")),
+            what="Kinawley's detail",
+        )
         detail = widget_text(results.query_one("#detail-text"))
-        assert "Ireland ⊃ Kinawley" in detail
         assert MARKUP in detail  # markup shown as typed, not interpreted
         # The paper's example: yes to Ireland > Ulster and Ulster > Kinawley, no to
         # "Is there a Kinawley in Ireland?" (t2) is one ontological error, shown by label.
@@ -46,7 +49,11 @@ async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) ->
         ) in detail
 
         await pilot.press("up")
-        await pilot.pause()
+        await wait_until(
+            pilot,
+            lambda: "Kinawley" not in widget_text(results.query_one("#detail-text")).split("\n")[0],
+            what="Ulster's detail",
+        )
         detail = widget_text(results.query_one("#detail-text"))
         assert "Yes, indeed." in detail  # escape codes removed, the words kept
         assert "pwned" not in detail

@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import DataTable, Static, Tree
+from textual.widgets import Static, Tree
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_for_workers, wait_until
+from kontest_tui.tui.widgets.paged_table import PagedTable
+from tests.support.tui import paged_rows, wait_for_screen, wait_for_workers, wait_until
 
 ULSTER = "\x1b[31mUlster\x1b[0m\x1b]0;pwned\x07"
 
@@ -76,11 +77,8 @@ async def test_escape_codes_in_labels_are_removed_in_every_tree(
         detail = str(results.query_one("#detail-text", Static).render())
         assert "\x1b" not in detail and "pwned" not in detail
         await pilot.press("x")
-        table = await wait_until_table(pilot, results)
-        rows = [str(cell) for row in range(table.row_count) for cell in table.get_row_at(row)]
+        await wait_until(pilot, lambda: bool(results.query("#error-table")), what="the errors")
+        table = results.query_one("#error-table", PagedTable)
+        await wait_until(pilot, lambda: table.row_count > 0, what="error rows")
+        rows = ["".join(row) for row in await paged_rows(pilot, table)]
         assert "\x1b" not in "".join(rows) and "pwned" not in "".join(rows)
-
-
-async def wait_until_table(pilot, results: ResultsScreen) -> DataTable:  # noqa: ANN001
-    await wait_until(pilot, lambda: bool(results.query("#error-table")), what="the errors")
-    return results.query_one("#error-table", DataTable)

@@ -163,8 +163,8 @@ async def test_annotated_questions_file_to_results(db_path: str, tmp_path: Path)
 
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen, timeout=180)
-        assert results.result.plan.kinds == ("kontest", "annotation")
-        session_id = results.result.session_id
+        assert results.header.kinds == ("kontest", "annotation")
+        session_id = results.session_id
         with Store(db_path) as store:
             report = evaluate_session(store, session_id).to_json()
             asked, _options, stored_problems = session_kinds(store, session_id)

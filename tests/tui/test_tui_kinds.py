@@ -9,17 +9,19 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-from textual.widgets import DataTable, RichLog, Select, SelectionList, Static, TabbedContent
+from textual.widgets import RichLog, Select, SelectionList, Static, TabbedContent
 
 from kontest_tui.domain.records import TestKind
 from kontest_tui.run.session import evaluate_session, session_kinds
 from kontest_tui.store import Store
+from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.counts import ORACLES
+from kontest_tui.tui.widgets.paged_table import PagedTable
 from tests.support.tui import wait_for_screen, wait_until, widget_text
 
 SIZE = (100, 32)
@@ -132,8 +134,14 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         # The error table filters by the new oracles too.
         await pilot.press("x")
         await wait_until(pilot, lambda: bool(results.query("#error-table")), what="errors")
-        table = results.query_one("#error-table", DataTable)
-        assert table.row_count == sum(n for name, n in report["errors"].items() if name != "total")
+        table = results.query_one("#error-table", PagedTable)
+        await wait_until(
+            pilot,
+            lambda: (
+                table.row_count == sum(n for name, n in report["errors"].items() if name != "total")
+            ),
+            what="the error rows",
+        )
         choices = [value for _, value in results.query_one("#error-filter", Select)._options]
         assert "factcheck" in choices and "logic" in choices
         results.query_one("#error-filter", Select).value = "logic"
@@ -142,8 +150,15 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         )
 
         # The detail pane of a relation lists its probe conversations and their raw answers.
-        relation = results.result.plan.relations[0]
-        results.node_selected(results.query_one("#relation-tree").NodeSelected(relation.child))
+        with Store(db_path) as store:
+            relation = store.load_relations(results.session_id)[0]
+            way = ResultViews(store.conn).way(results.session_id, relation.child)
+        results.select_way(way)
+        await wait_until(
+            pilot,
+            lambda: "factcheck yes_no" in widget_text(results.query_one("#detail-text")),
+            what="the probe conversations",
+        )
         detail = widget_text(results.query_one("#detail-text"))
         assert "factcheck yes_no" in detail
         assert "logic negation" in detail
@@ -156,7 +171,7 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         await wait_for_screen(pilot, WizardScreen)
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen)
-        assert results.result.plan.kinds == ("kontest",)
+        assert results.header.kinds == ("kontest",)
         assert not results.query("#tab-kinds")
         header = widget_text(results.query_one("#result-counts"))
         assert header.count("\n") == 1  # one line of counts, one of KONTEST oracles
@@ -164,7 +179,7 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         await pilot.press("k")  # no Kinds tab: the key does nothing
         assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
         # Reopened from the store, it is the same.
-        app.open_stored_session(results.result.session_id)
+        app.open_stored_session(results.session_id)
         await wait_until(
             pilot,
             lambda: (
@@ -174,5 +189,5 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
             ),
             what="the reopened session",
         )
-        assert app.screen.result.plan.kinds == ("kontest",)
+        assert app.screen.header.kinds == ("kontest",)
         assert not app.screen.query("#tab-kinds")

@@ -49,7 +49,7 @@ async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:
             lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready,
             what="the resumed run's results",
         )
-        assert app.screen.result.session_id == session_id
+        assert app.screen.session_id == session_id
         # Let the live screen's removal finish before the pilot closes the app: its Header's
         # title callback, still queued, failed with NoMatches at teardown now and then.
         await settle(pilot)

@@ -78,3 +78,23 @@ def test_synonym_editor_at_80x24(snap_compare, db_path: str) -> None:
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
     )
+
+
+def test_results_first_error_at_120x36(snap_compare, db_path: str, tmp_path) -> None:  # noqa: ANN001
+    """The paper's Kinawley example (3 relations): `n` from the top selects its error."""
+    from tests.support.tui import write_kinawley
+
+    kg_path, _ = write_kinawley(tmp_path)
+
+    async def run_before(pilot: Pilot) -> None:
+        results = await run_places(pilot)
+        await pilot.press("n")
+        await wait_until(pilot, lambda: results.error_index == 0, what="the first error")
+        await wait_for_workers(pilot)
+        await pilot.pause(0.2)
+
+    assert snap_compare(
+        make_app(kg=str(kg_path), model="sim", db=db_path),
+        terminal_size=(120, 36),
+        run_before=run_before,
+    )

@@ -5,12 +5,12 @@ from __future__ import annotations
 from textual.widgets import Input
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.records import Answer, Relation
+from kontest_tui.domain.records import Answer
+from kontest_tui.store.view_records import Rollup, TreeNode
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.screens.curation import TemplateEditorScreen
 from kontest_tui.tui.screens.start import StartScreen
-from kontest_tui.tui.views import RelationView
 from kontest_tui.tui.widgets.counts import render_counts
 from kontest_tui.tui.widgets.gap_bars import render_bar, render_gap
 from kontest_tui.tui.widgets.relation_tree import render_node_label
@@ -61,13 +61,30 @@ def test_gap_bars_are_proportional() -> None:
     assert text.splitlines()[-1].count("█") == 8  # coverage 80% of 10 cells
 
 
+def tree_row(own: dict[str, int], below: dict[str, int]) -> TreeNode:
+    errors = {oracle: own.get(oracle, 0) + below.get(oracle, 0) for oracle in {*own, *below}}
+    return TreeNode(
+        node="B",
+        parent="A",
+        name="[red]B[/red]",
+        label="[red]B[/red]",
+        children=2,
+        relation="A>B",
+        answers={"t1": Answer.YES, "t2": Answer.NO},
+        own=Rollup(1, own, {}),
+        subtree=Rollup(3, errors, {}),
+    )
+
+
 def test_node_label_is_plain_text_with_answers_and_marks() -> None:
-    relation = Relation("A>B", "A", "B", "contains", ("A", "B"))
-    view = RelationView(relation, {"t1": Answer.YES, "t2": Answer.NO}, [], [])
-    label = render_node_label("[red]B[/red]", view, [view], ["t1", "t2"])
+    label = render_node_label(tree_row({}, {}), ["t1", "t2"], expanded=False)
     assert label.plain.startswith("[red]B[/red]")  # a label is never read as markup
     assert "t1:yes" in label.plain and "t2:no" in label.plain
-    assert "≠" not in label.plain and "⚠" not in label.plain
+    assert "≠" not in label.plain and "⚠" not in label.plain and "▸" not in label.plain
+    row = tree_row({"atomic": 1, "ontological": 2, "logic": 1}, {"atomic": 4})
+    collapsed = render_node_label(row, ["t1", "t2"], expanded=False).plain
+    assert collapsed.endswith("≠ ⚠2 ✗1 ▸4")  # own errors by kind, then the 4 below it
+    assert render_node_label(row, ["t1", "t2"], expanded=True).plain.endswith("≠ ⚠2 ✗1")
 
 
 def test_clean_text_removes_escapes() -> None:
@@ -117,8 +134,7 @@ async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path:
         await wait_for_screen(pilot, WizardScreen)
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen)
-        asked = len(results.result.answers)
-        assert asked == 18  # 3 relations x 6 calls
+        assert results.report["executions"] == 18  # 3 relations x 6 calls
         await pilot.press("e")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
         editor.query_one("#template-text", Input).value = "Is {child} part of {parent}?"

@@ -358,7 +358,14 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
 
     def action_open_results(self) -> None:
         if self.finished:
-            self.app.switch_screen_to_results(self.result)  # type: ignore[attr-defined]
+            self.open_results(self.result)
+
+    def open_results(self, result: SessionResult) -> None:
+        """The stored session's results, opened by id (a run that stored nothing has none)."""
+        if result.session_id is None:
+            self.notify("Nothing was stored: no results to show.", severity="warning", markup=False)
+            return
+        self.app.switch_screen_to_results(result.session_id, result)  # type: ignore[attr-defined]
 
     def describe_state(self) -> str:
         """One line: running / paused / cancelled / failed / finished, and the counts."""
@@ -377,4 +384,4 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     def run_finished(self, event: RunFinished) -> None:
         self.query_one("#run-state", Static).update(self.describe_state())
         if self.auto_results and not event.cancelled:
-            self.app.switch_screen_to_results(event.result)  # type: ignore[attr-defined]
+            self.open_results(event.result)

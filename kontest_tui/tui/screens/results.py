@@ -1,13 +1,15 @@
-"""Results: the model's knowledge graph with errors, detail, gap bars, error table, compare, ensemble.
+"""Results: one stored session explored through the store's views, a page at a time.
 
-Everything shown comes from the session's Evaluation (oracles.evaluate) and its answers;
-this screen only arranges it. A session that asked other test kinds (variants, FactChecker,
-logic rules) gets a Kinds tab with their report sections; a KONTEST-only one looks as before.
+Opened from a session id. The header is the stored report (run.session.session_report); the
+graph tree reads a node's children when it is opened, the detail pane one node's relations
+when it is selected, the Errors tab and the gap lists a page of rows when it is drawn, and
+`n` / `p` one error (store.views). Nothing here holds or walks the whole session, so a
+100,000-relation session opens as fast as a 10-relation one. Compare and Ensemble load the
+sessions they compare when their tab is shown.
 """
 
 from __future__ import annotations
 
-import gc
 from pathlib import Path
 from typing import Any
 
@@ -19,54 +21,43 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import (
-    DataTable,
-    Header,
-    OptionList,
-    Select,
-    SelectionList,
-    Static,
-    TabbedContent,
-    TabPane,
-)
-from textual.widgets.option_list import Option
+from textual.widgets import Header, Select, SelectionList, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.records import Answer, Verdict
+from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.kg.names import NodeNames
-from kontest_tui.oracles.coverage import INTERSECTION
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
-from kontest_tui.tui.export import export_session
-from kontest_tui.tui.plan import SessionResult, evaluated
+from kontest_tui.run.api import StoredSession
+from kontest_tui.store.view_records import (
+    CLEAREST,
+    INTERSECTION,
+    TREE,
+    ErrorRow,
+    GapRow,
+    RelationDetail,
+    SessionHeader,
+    TreeNode,
+)
+from kontest_tui.tui.export import export_stored_session
 from kontest_tui.tui.sessions import (
+    OpenedResults,
     describe_ensemble,
     find_comparable_sessions,
     load_session_result,
+    load_stored,
+    open_results,
+    open_views,
 )
-from kontest_tui.tui.views import (
-    KIND_ORACLES,
-    RelationView,
-    build_relation_views,
-    conversation_label,
-    fill_conversation_views,
-    gap_relations,
-    is_kontest,
-    report_of,
-    verdicts_of,
-)
+from kontest_tui.tui.views import KIND_ORACLES
 from kontest_tui.tui.widgets.compare_tables import CompareTables
-from kontest_tui.tui.widgets.counts import ReportCounts, report_oracles
+from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
-from kontest_tui.tui.widgets.relation_tree import (
-    ANSWER_STYLES,
-    RelationTree,
-    describe_answer,
-)
+from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable, Row
+from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, RelationTree, describe_answer
 from kontest_tui.tui.widgets.session_compare import SessionCompare
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -75,23 +66,30 @@ LOOKING = "Looking for stored sessions on the same KG…"
 THIS = "this"  # the ensemble list's value for the session on screen
 ENSEMBLE_PRESELECT = 4  # stored sessions ticked at first (newest), besides this one
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
+ERROR_COLUMNS = (
+    ("#", 5),
+    ("Oracle", 16),
+    ("Relation", 30),
+    ("Tmpl", 5),
+    ("Answers", 10),
+    ("Detail", 12),
+)
+GAP_COLUMNS = (("#", 6), ("Relation", 60))
+ORDER_CHOICES = (("clearest first", CLEAREST), ("graph order", TREE))
 
 
-def describe_answer_word(answer: Answer | None) -> tuple[str, str]:
-    """yes/no/?/idk/· and its style, for an atomic answer."""
-    return ANSWER_STYLES.get(answer, ANSWER_STYLES[None])
-
-
-def describe_verdict(verdict: Verdict, names: NodeNames) -> Text:
-    """One error verdict as a line: oracle, template, answers, and what it means (by label)."""
+def describe_verdict(verdict: Verdict, names: dict[str, str] | None = None) -> Text:
+    """One error verdict as a line: oracle, template, answers, and what it means (by name)."""
+    names = names or {}
     text = Text()
     path = error_path(verdict)
     if len(path) >= 3:
+        named = [names.get(node, clean_text(node)) for node in path]
         text.append("✗ ontological", style="bold red")
         text.append(f" ({verdict.template_id}): missing edge ")
-        text.append(f"{names.name(path[0])} → {names.name(path[-1])}", style="bold red reverse")
+        text.append(f"{named[0]} → {named[-1]}", style="bold red reverse")
         text.append(" (answered no), implied by the yes-path ")
-        text.append(" → ".join(names.name(node_id) for node_id in path), style="bold")
+        text.append(" → ".join(named), style="bold")
         return text
     style = {"ontological": "bold red"}.get(
         verdict.oracle,
@@ -106,59 +104,81 @@ def describe_verdict(verdict: Verdict, names: NodeNames) -> Text:
     return text
 
 
-def order_views(views: list[RelationView], parent_id: str | None) -> list[RelationView]:
+def describe_rollup(row: TreeNode) -> Text:
+    """`Below Ulster: 120 relations, 14 errors (atomic 3, ontological 11); t1 yes 100 no 20`."""
+    text = Text()
+    sub = row.subtree
+    text.append(f"{row.name}", style="bold")
+    text.append(f" and below: {sub.relations} relation{'s' if sub.relations != 1 else ''}")
+    if sub.errors:
+        parts = ", ".join(f"{oracle} {count}" for oracle, count in sorted(sub.errors.items()))
+        text.append(f", {sub.error_total} error{'s' if sub.error_total != 1 else ''} ({parts})")
+    else:
+        text.append(", no errors")
+    for template_id, counts in sub.answers.items():
+        text.append(f"; {template_id} ", style="dim")
+        text.append(" ".join(f"{answer} {count}" for answer, count in sorted(counts.items())))
+    text.append("\n\n")
+    return text
+
+
+def order_details(details: list[RelationDetail], parent_id: str | None) -> list[RelationDetail]:
     """The relation from the tree parent first, then the others by path length."""
     return sorted(
-        views,
-        key=lambda view: (view.relation.parent != parent_id, len(view.relation.path)),
+        details, key=lambda detail: (detail.relation.parent != parent_id, len(detail.relation.path))
     )
 
 
 def render_relation_detail(
-    result: SessionResult,
-    views: list[RelationView],
-    names: NodeNames | None = None,
+    details: list[RelationDetail],
+    template_ids: list[str] | tuple[str, ...] = (),
     parent_id: str | None = None,
+    current: int | None = None,
+    row: TreeNode | None = None,
 ) -> Text:
-    """Every relation into a node: first each one's answers and error verdicts (the
-    relation from the tree parent on top), then each conversation's turns."""
-    names = names or NodeNames(result.plan.kg)
-    text = Text()
-    if not views:
-        return Text("A root entity: no relation ends here. Move to a child node.", style="italic")
-    ordered = order_views(views, parent_id)
-    for view in ordered:
-        relation = view.relation
-        text.append(names.relation(relation), style="bold")
+    """Every relation into a node: first each one's answers and error verdicts (the one from
+    the tree parent on top; `current`, a verdict id, marked ▶), then each conversation's
+    turns. `row`: the node's roll-ups, on top."""
+    text = describe_rollup(row) if row is not None else Text()
+    if not details:
+        text.append("A root entity: no relation ends here. Move to a child node.", style="italic")
+        return text
+    ordered = order_details(details, parent_id)
+    for detail in ordered:
+        relation = detail.relation
+        names = dict(zip(relation.path, detail.path_names, strict=False))
+        text.append(detail.name, style="bold")
         text.append(f"  [{relation.type}]  ", style="dim")
-        for template_id, answer in view.answers.items():
-            word, style = describe_answer_word(answer)
+        for template_id in template_ids or list(detail.answers):
+            word, style = ANSWER_STYLES.get(detail.answers.get(template_id), ANSWER_STYLES[None])
             text.append(f"{template_id}:", style="dim")
             text.append(word + " ", style=style)
         text.append("\n")
         if relation.between:
-            text.append(
-                "  via " + " > ".join(names.name(node) for node in relation.path) + "\n",
-                style="dim",
-            )
-        if not view.errors:
+            text.append("  via " + " > ".join(detail.path_names) + "\n", style="dim")
+        if not detail.errors:
             text.append("  no errors\n", style="green")
-        for verdict in view.errors:
-            text.append("  ")
+        for verdict_id, verdict in zip(detail.error_ids, detail.errors, strict=False):
+            text.append("▶ " if verdict_id == current else "  ", style="bold")
             text.append_text(describe_verdict(verdict, names))
             text.append("\n")
     text.append("\nTranscripts\n", style="bold underline")
-    for view in ordered:
-        text.append(names.relation(view.relation), style="bold")
-        text.append(f"  {view.relation.id}\n", style="dim")
-        for conversation_view in view.conversations:
-            conversation = conversation_view.conversation
-            text.append(f"  {conversation_label(conversation)}", style="cyan")
+    for detail in ordered:
+        text.append(detail.name, style="bold")
+        text.append(f"  {detail.relation.id}\n", style="dim")
+        for record in detail.conversations:
+            conversation = record.conversation
+            label = (
+                f"{conversation.label} {conversation.kind}"
+                if str(conversation.test_kind) == "kontest"
+                else f"{conversation.test_kind} {conversation.label}"
+            )
+            text.append(f"  {label}", style="cyan")
             expected = (conversation.meta or {}).get("expected_text")
-            if expected is not None and not is_kontest(conversation):
+            if expected is not None and str(conversation.test_kind) != "kontest":
                 text.append(f"  expected: {expected}", style="dim")
             text.append("\n")
-            for turn in conversation_view.turns:
+            for turn in record.turns:
                 text.append("    Q: ", style="dim")
                 text.append(turn.question + "\n")
                 text.append("    A: ", style="dim")
@@ -176,8 +196,28 @@ def render_relation_detail(
     return text
 
 
+def error_cells(row: ErrorRow) -> Row:
+    """One error as the Errors tab's row."""
+    verdict = row.verdict
+    detail = (
+        "yes-path " + " → ".join(row.path_names) if row.path_names else clean_text(verdict.detail)
+    )
+    return (
+        str(row.index + 1),
+        verdict.oracle,
+        Text(f"{row.parent_name} ⊃ {row.child_name}" if row.child_name else row.parent_name),
+        verdict.template_id or "",
+        "/".join(answer.value for answer in verdict.answers),
+        Text(detail),
+    )
+
+
+def gap_cells(row: GapRow) -> Row:
+    return (str(row.index + 1), Text(f"{row.parent_name} ⊃ {row.child_name}"))
+
+
 class ResultsScreen(WorkerFailures, Screen[None]):
-    """One finished (or stopped) session, explored."""
+    """One finished (or stopped) session, explored through the store's views."""
 
     AUTO_FOCUS = "#relation-tree"  # focus it once: each focus change recomposes the footer
     BINDINGS = [
@@ -235,7 +275,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Next error",
             id="results_next_error",
             priority=True,
-            tooltip="Expand the way to the next node with errors and select it",
+            tooltip="The next error of the Errors tab's list (the clearest first), "
+            "selected in the graph",
         ),
         Binding(
             "p",
@@ -243,7 +284,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Prev error",
             id="results_previous_error",
             priority=True,
-            tooltip="Expand the way to the previous node with errors and select it",
+            tooltip="The previous error of the Errors tab's list",
         ),
         Binding(
             "f",
@@ -263,7 +304,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         ),
         Binding(
             "e",
-            "app.edit_templates",
+            "edit_templates",
             "Templates",
             id="results_templates",
             priority=True,
@@ -273,6 +314,65 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "escape", "app.go_home", "Home", id="results_home", tooltip="Back to the start screen"
         ),
     ]
+
+    class ResultsOpened(Message):
+        """The stored report and the tree's roots were read."""
+
+        def __init__(self, opened: OpenedResults) -> None:
+            super().__init__()
+            self.opened = opened
+
+    class ChildrenLoaded(Message):
+        """Children of some nodes were read; `way` and `error`: a node to select (an error's)."""
+
+        def __init__(
+            self,
+            children: dict[str, list[TreeNode]],
+            way: tuple[str, ...] = (),
+            error: ErrorRow | None = None,
+        ) -> None:
+            super().__init__()
+            self.children = children
+            self.way = way
+            self.error = error
+
+    class RootsLoaded(Message):
+        """The tree's roots were read again (errors only, or everything)."""
+
+        def __init__(self, roots: list[TreeNode], errors_only: bool) -> None:
+            super().__init__()
+            self.roots = roots
+            self.errors_only = errors_only
+
+    class DetailLoaded(Message):
+        """The relations into a node were read."""
+
+        def __init__(self, row: TreeNode, details: list[RelationDetail]) -> None:
+            super().__init__()
+            self.row = row
+            self.details = details
+
+    class PageLoaded(Message):
+        """A page of a paged table's rows was read."""
+
+        def __init__(self, table_id: str, generation: int, page: int, rows: list[Row]) -> None:
+            super().__init__()
+            self.table_id = table_id
+            self.generation = generation
+            self.page = page
+            self.rows = rows
+
+    class ListCounted(Message):
+        """A list (errors of a filter, a gap group) was counted: its table starts again."""
+
+        def __init__(self, table_id: str, count: int, key: tuple[str, ...]) -> None:
+            super().__init__()
+            self.table_id = table_id
+            self.count = count
+            self.key = key
+
+    class NoErrorFound(Message):
+        """`n` / `p` found no error in the list."""
 
     class SessionsListed(Message):
         """The stored sessions on the same KG were looked up."""
@@ -285,7 +385,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         """This session and a stored one were compared."""
 
         def __init__(
-            self, session_id: str, other: SessionResult, comparison: SessionComparison
+            self, session_id: str, other: StoredSession, comparison: SessionComparison
         ) -> None:
             super().__init__()
             self.session_id = session_id
@@ -315,29 +415,41 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.text = text
             self.title = title
 
-    def __init__(self, result: SessionResult) -> None:
+    def __init__(self, session_id: str, db: str | None = None) -> None:
         super().__init__()
-        # The session's records (hundreds of thousands of objects) live as long as this
-        # screen: keep them out of the collector's full scans while it is up, so opening it
-        # does not pay one (~60 ms at 12,000 answers). Unfrozen when the screen goes.
-        gc.freeze()
-        self.result = result
-        self.views: dict[str, RelationView] = {}
-        self.by_child: dict[str, list[RelationView]] = {}
+        self.session_id = session_id
+        self._db = db
+        self.header: SessionHeader | None = None
         self.report: dict[str, Any] = {}
-        self.ready = False  # every view filled (tests and the benchmark wait on it)
-        self.error_filter: str | None = None  # what the error table shows (None: not filled)
+        self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
+        self.error_count = 0
+        self.oracles: list[str] = []
+        self.error_filter: str | None = None  # the Errors tab's oracle (None: all)
+        self.error_order = CLEAREST
+        self.error_index: int | None = None  # where n / p stand in the error list
+        self.current_error: ErrorRow | None = None
+        self.gap_group: str | None = None
         self.built_panes: set[str] = set()
-        self.names = NodeNames(result.plan.kg)
-        self.error_rows: list[str] = []  # the error table's rows: relation id of each
-        self.has_kinds = tuple(result.plan.kinds) != ("kontest",)  # other test kinds asked
+        self.shown_node: TreeNode | None = None
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
-        self.loaded: dict[str, SessionResult] = {}  # stored sessions loaded (by id)
+        self.loaded: dict[str, StoredSession] = {}  # stored sessions loaded (by id)
         self.ensemble_asked: tuple[str, ...] | None = None  # the sessions last ensembled
+
+    @property
+    def db(self) -> str | None:
+        return self._db if self._db is not None else getattr(self.app, "db_path", None)
+
+    @property
+    def has_kinds(self) -> bool:
+        return self.header is not None and tuple(self.header.kinds) != ("kontest",)
+
+    @property
+    def template_ids(self) -> list[str]:
+        return list(self.header.template_ids) if self.header else []
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield ReportCounts("", id="result-counts", classes="counts")
+        yield ReportCounts("Reading the stored report…", id="result-counts", classes="counts")
         with TabbedContent(id="result-tabs"):
             with TabPane("Graph", id="tab-graph"), Horizontal():
                 yield RelationTree(id="relation-tree")
@@ -346,184 +458,173 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             # The other panes are built when first shown, so the graph opens at once.
             yield TabPane("Gap", id="tab-gap")
             yield TabPane("Errors", id="tab-errors")
-            if self.has_kinds:
-                yield TabPane("Kinds", id="tab-kinds")
+            yield TabPane("Kinds", id="tab-kinds")
             yield TabPane("Compare", id="tab-compare")
             yield TabPane("Ensemble", id="tab-ensemble")
         yield KeyFooter()
 
-    def compose_pane(self, pane_id: str) -> list[Widget]:
-        """The widgets of a tab, made the first time it is shown."""
-        if pane_id == "tab-gap":
-            return [
-                GapBars("", id="gap-view"),
-                OptionList(id="gap-list", classes="pane"),
-            ]
-        if pane_id == "tab-errors":
-            table: DataTable = DataTable(id="error-table", cursor_type="row", zebra_stripes=True)
-            table.add_columns("Oracle", "Relation", "Template", "Answers", "Detail")
-            return [
-                Select[str](
-                    [("all errors", ALL), *((name, name) for name in report_oracles(self.report))],
-                    id="error-filter",
-                    value=ALL,
-                    allow_blank=False,
-                ),
-                table,
-            ]
-        if pane_id == "tab-compare":
-            return [
-                Select[str](
-                    [],
-                    id="compare-select",
-                    prompt=f"a stored session on {self.kg_names()[0]}",
-                    allow_blank=True,
-                ),
-                Static(LOOKING, id="compare-note", classes="note", markup=False),
-                VerticalScroll(
-                    SessionCompare("", id="compare-view", markup=False),
-                    id="compare-scroll",
-                    classes="pane",
-                ),
-                CompareTables(self.db, id="compare-tables"),
-            ]
-        if pane_id == "tab-ensemble":
-            return [
-                SelectionList[str](id="ensemble-select", classes="pane"),
-                Static(LOOKING, id="ensemble-note", classes="note", markup=False),
-                VerticalScroll(Static("", id="ensemble-view", markup=False), id="ensemble-scroll"),
-            ]
-        if pane_id == "tab-kinds":
-            return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
-        return []
-
-    async def build_pane(self, pane_id: str) -> None:
-        """Mount and fill a tab's widgets once."""
-        if pane_id in self.built_panes:
-            return
-        self.built_panes.add(pane_id)
-        widgets = self.compose_pane(pane_id)
-        if widgets:
-            await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
-        if pane_id == "tab-gap":
-            self.query_one("#gap-view", GapBars).show_report(self.report)
-            self.fill_gap_list()
-        elif pane_id == "tab-errors":
-            self.fill_error_table(ALL)
-        elif pane_id in ("tab-compare", "tab-ensemble"):
-            if self.sessions is None:
-                self.list_sessions()
-            else:
-                self.show_sessions()
-        elif pane_id == "tab-kinds":
-            self.query_one("#kinds-view", KindSections).show_report(self.report)
-        if self.query_one("#result-tabs", TabbedContent).active == pane_id:
-            self.focus_pane(pane_id)
-
-    def on_unmount(self) -> None:
-        gc.unfreeze()
-
-    def on_screen_resume(self) -> None:
-        """Back from the template editor: a session that got a template's answers meanwhile
-        is shown again from the start, with them."""
-        extended: dict[str, SessionResult] = getattr(self.app, "extended_results", {})
-        newer = extended.pop(self.result.session_id or "", None)
-        if newer is not None and newer is not self.result:
-            self.app.switch_screen(ResultsScreen(newer))
+    # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self.sub_title = f"{self.result.plan.model_spec} on {self.result.plan.kg.name}"
-        self.show_result()
+        self.sub_title = f"session {self.session_id}"
+        self.open_worker(self.db, self.session_id)
 
-    def show_result(self) -> None:
-        """Fill the counts and the graph from the session's evaluation (other tabs on demand)."""
-        self.views = build_relation_views(self.result)
-        self.by_child = {}
-        for view in self.views.values():
-            self.by_child.setdefault(view.relation.child, []).append(view)
-        self.report = report_of(self.result.evaluation)
+    @work(thread=True, exclusive=True, group="results-open", exit_on_error=False)
+    def open_worker(self, db: str | None, session_id: str) -> None:
+        self.post_message(self.ResultsOpened(open_results(db, session_id)))
+
+    @on(ResultsOpened)
+    async def results_opened(self, event: ResultsOpened) -> None:
+        opened = event.opened
+        self.header = opened.header
+        self.report = opened.report
+        self.error_count = opened.errors
+        self.oracles = opened.oracles
+        self.sub_title = (
+            f"{opened.header.model} on {opened.header.kg_title or opened.header.kg_name}"
+        )
+        if not self.has_kinds:
+            tabs = self.query_one("#result-tabs", TabbedContent)
+            await tabs.remove_pane("tab-kinds")
+        self.refresh_bindings()
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
         tree = self.query_one("#relation-tree", RelationTree)
-        tree.show_graph(
-            self.result.plan.kg, self.views, self.result.plan.template_ids, names=self.names
-        )
+        tree.show_roots(opened.roots, self.template_ids, children=opened.children)
         tree.focus()
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
         self.ready = True
 
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "results-open":
+            self.query_one("#result-counts", ReportCounts).update(
+                Text(f"Could not open session {self.session_id}: {error}", style="italic")
+            )
+
+    # -- the tree ---------------------------------------------------------------------------
+
+    @on(RelationTree.ChildrenMissed)
+    def children_missed(self, event: RelationTree.ChildrenMissed) -> None:
+        tree = self.query_one("#relation-tree", RelationTree)
+        self.children_worker((event.node_id,), tree.errors_only)
+
+    @work(thread=True, group="results-children", exit_on_error=False)
+    def children_worker(
+        self,
+        parents: tuple[str, ...],
+        errors_only: bool,
+        way: tuple[str, ...] = (),
+        error: ErrorRow | None = None,
+    ) -> None:
+        with open_views(self.db) as views:
+            children = {
+                parent: views.children(self.session_id, parent, errors_only=errors_only)
+                for parent in parents
+            }
+        self.post_message(self.ChildrenLoaded(children, way, error))
+
+    @on(ChildrenLoaded)
+    def children_loaded(self, event: ChildrenLoaded) -> None:
+        tree = self.query_one("#relation-tree", RelationTree)
+        for parent, rows in event.children.items():
+            tree.add_children(parent, rows)
+        if event.error is not None:
+            self.error_index = event.error.index  # n / p go on from here
+        if event.way:
+            if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
+                self.action_show_tab("tab-graph")
+            self.select_way(event.way, event.error)
+        elif event.error is not None:
+            self.notify("This error's relation is not in the graph.", markup=False)
+
+    def select_way(self, way: tuple[str, ...], error: ErrorRow | None = None) -> None:
+        """Open the way to a node and select it (reading the levels not read yet first)."""
+        tree = self.query_one("#relation-tree", RelationTree)
+        self.current_error = error
+        missing = tree.missing(way)
+        if missing:
+            self.children_worker(tuple(missing), tree.errors_only, way, error)
+            return
+        if tree.reveal(way) is None and tree.errors_only:
+            self.notify("Not among the nodes shown: press f for the whole graph.", markup=False)
+        tree.focus()
+        if error is not None and self.shown_node is not None and self.shown_node.node == way[-1]:
+            self.show_detail(self.shown_node)  # the same node: mark the error now
+
     @on(RelationTree.NodeSelected)
     def node_selected(self, event: RelationTree.NodeSelected) -> None:
-        views = self.by_child.get(event.node_id, [])
-        fill_conversation_views(self.result, views)
-        detail = render_relation_detail(self.result, views, self.names, event.parent_id)
+        self.shown_node = event.row
+        self.show_detail(event.row)
+
+    def show_detail(self, row: TreeNode) -> None:
+        self.detail_worker(row)
+
+    @work(thread=True, exclusive=True, group="results-detail", exit_on_error=False)
+    def detail_worker(self, row: TreeNode) -> None:
+        with open_views(self.db) as views:
+            details = views.relations_into(self.session_id, row.node)
+        if not get_current_worker().is_cancelled:
+            self.post_message(self.DetailLoaded(row, details))
+
+    @on(DetailLoaded)
+    def detail_loaded(self, event: DetailLoaded) -> None:
+        if self.shown_node is not None and self.shown_node.node != event.row.node:
+            return  # another node was selected meanwhile
+        current = self.current_error.verdict_id if self.current_error else None
+        detail = render_relation_detail(
+            event.details, self.template_ids, event.row.parent or None, current, event.row
+        )
         self.query_one("#detail-text", Static).update(detail)
         self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
 
-    # -- export ---------------------------------------------------------------------------
-
-    def action_export(self) -> None:
-        self.notify("Exporting…", markup=False)
-        self.export_worker(self.result)
-
-    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
-    def export_worker(self, result: SessionResult) -> None:
-        try:
-            paths = export_session(result)
-        except (KontestError, OSError) as error:
-            self.post_message(self.SessionWorkFailed("export", str(error), "Export failed"))
-            return
-        self.post_message(self.SessionExported(paths))
-
-    @on(SessionExported)
-    def session_exported(self, event: SessionExported) -> None:
-        folder = event.paths[0].parent
-        names = ", ".join(path.name for path in event.paths)
-        self.notify(f"Wrote {names} to {folder}", title="Export", markup=False, timeout=10)
-
-    # -- finding errors in the graph -------------------------------------------------------
+    # -- finding errors ---------------------------------------------------------------------
 
     def action_step_error(self, offset: int) -> None:
-        """Next/previous node with errors: shown in the graph tab, expanded and selected."""
-        tree = self.query_one("#relation-tree", RelationTree)
-        if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
-            self.action_show_tab("tab-graph")
-        if tree.step_error(offset) is None:
-            self.notify("No errors in this session.", markup=False)
-            return
-        tree.focus()
+        """Next/previous error of the Errors tab's list (its order and filter), selected in
+        the graph with the way to it opened."""
+        self.step_worker(self.error_index, offset, self.error_filter, self.error_order)
+
+    @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
+    def step_worker(self, index: int | None, step: int, oracle: str | None, order: str) -> None:
+        with open_views(self.db) as views:
+            row = views.step_error(self.session_id, index, step, oracle=oracle, order=order)
+        if row is None:
+            self.post_message(self.NoErrorFound())
+        else:
+            self.post_message(self.ChildrenLoaded({}, row.way, row))
+
+    @on(NoErrorFound)
+    def no_error_found(self) -> None:
+        self.notify("No errors in this session.", markup=False)
 
     def action_errors_only(self) -> None:
         tree = self.query_one("#relation-tree", RelationTree)
         if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
             self.action_show_tab("tab-graph")
-        shown = tree.toggle_errors_only()
-        if shown and tree.error_paths:
-            tree.reveal(tree.error_paths[0])
-        elif tree.root.children:
+        self.roots_worker(not tree.errors_only)
+
+    @work(thread=True, exclusive=True, group="results-roots", exit_on_error=False)
+    def roots_worker(self, errors_only: bool) -> None:
+        with open_views(self.db) as views:
+            roots = views.children(self.session_id, None, errors_only=errors_only)
+        self.post_message(self.RootsLoaded(roots, errors_only))
+
+    @on(RootsLoaded)
+    def roots_loaded(self, event: RootsLoaded) -> None:
+        tree = self.query_one("#relation-tree", RelationTree)
+        tree.show_roots(event.roots, self.template_ids, errors_only=event.errors_only)
+        if tree.root.children:
             tree.move_cursor(tree.root.children[0])
+        nodes = sum(1 for row in event.roots if row.subtree.error_total)
         self.notify(
-            f"Errors only: {len(tree.error_paths)} node(s) with errors"
-            if shown
+            f"Errors only: {self.error_count} error(s) under {nodes} root(s)"
+            if event.errors_only
             else "The whole graph",
             markup=False,
         )
+        tree.focus()
 
-    def show_relation(self, relation_id: str) -> None:
-        """The graph tab with a relation's child selected (under the relation's parent)."""
-        view = self.views.get(relation_id)
-        if view is None:
-            return
-        tree = self.query_one("#relation-tree", RelationTree)
-        self.action_show_tab("tab-graph")
-        relation = view.relation
-        path = tree.path_to(relation.child, relation.parent)
-        if path is None and tree.errors_only:
-            tree.toggle_errors_only()
-            path = tree.path_to(relation.child, relation.parent)
-        if path is not None:
-            tree.reveal(path)
-            tree.focus()
+    # -- tabs -------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The Kinds key exists only for sessions that asked other test kinds."""
@@ -545,7 +646,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         target = {
             "tab-graph": "#relation-tree",
             "tab-errors": "#error-table",
-            "tab-gap": "#gap-list",
+            "tab-gap": "#gap-table",
             "tab-compare": "#compare-select",
             "tab-ensemble": "#ensemble-select",
             "tab-kinds": "#kinds-scroll",
@@ -554,98 +655,249 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if found:
             found.first().focus()
 
-    # -- error table ----------------------------------------------------------------------
+    @on(TabbedContent.TabActivated, "#result-tabs")
+    async def tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """Tabs are built when first shown."""
+        if event.pane.id and self.ready:
+            await self.build_pane(event.pane.id)
+
+    def compose_pane(self, pane_id: str) -> list[Widget]:
+        """The widgets of a tab, made the first time it is shown."""
+        if pane_id == "tab-gap":
+            groups = [
+                (
+                    "intersection (no template answered yes)"
+                    if group == INTERSECTION
+                    else f"gap {group} (not answered yes under {group})",
+                    group,
+                )
+                for group in [*self.template_ids_of_gap(), INTERSECTION]
+            ]
+            return [
+                GapBars("", id="gap-view"),
+                Select[str](groups, id="gap-select", allow_blank=False, value=groups[0][1]),
+                PagedTable(GAP_COLUMNS, id="gap-table", classes="pane"),
+            ]
+        if pane_id == "tab-errors":
+            return [
+                Horizontal(
+                    Select[str](
+                        [("all errors", ALL), *((name, name) for name in self.oracles)],
+                        id="error-filter",
+                        value=ALL,
+                        allow_blank=False,
+                    ),
+                    Select[str](
+                        list(ORDER_CHOICES), id="error-order", value=CLEAREST, allow_blank=False
+                    ),
+                    id="error-choices",
+                ),
+                PagedTable(ERROR_COLUMNS, id="error-table", classes="pane"),
+            ]
+        if pane_id == "tab-compare":
+            name = self.header.kg_names[0] if self.header and self.header.kg_names else "this KG"
+            return [
+                Select[str](
+                    [], id="compare-select", prompt=f"a stored session on {name}", allow_blank=True
+                ),
+                Static(LOOKING, id="compare-note", classes="note", markup=False),
+                VerticalScroll(
+                    SessionCompare("", id="compare-view", markup=False),
+                    id="compare-scroll",
+                    classes="pane",
+                ),
+                CompareTables(self.db, id="compare-tables"),
+            ]
+        if pane_id == "tab-ensemble":
+            return [
+                SelectionList[str](id="ensemble-select", classes="pane"),
+                Static(LOOKING, id="ensemble-note", classes="note", markup=False),
+                VerticalScroll(Static("", id="ensemble-view", markup=False), id="ensemble-scroll"),
+            ]
+        if pane_id == "tab-kinds":
+            return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
+        return []
+
+    def template_ids_of_gap(self) -> list[str]:
+        gap = self.report.get("gap") or {}
+        per_template = gap.get("per_template") if isinstance(gap, dict) else None
+        return list(per_template) if isinstance(per_template, dict) else self.template_ids
+
+    async def build_pane(self, pane_id: str) -> None:
+        """Mount and fill a tab's widgets once."""
+        if pane_id in self.built_panes:
+            return
+        self.built_panes.add(pane_id)
+        widgets = self.compose_pane(pane_id)
+        if widgets:
+            await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
+        if pane_id == "tab-gap":
+            self.query_one("#gap-view", GapBars).show_report(self.report)
+            self.choose_gap_group(str(self.query_one("#gap-select", Select).value))
+        elif pane_id == "tab-errors":
+            self.list_errors()
+        elif pane_id in ("tab-compare", "tab-ensemble"):
+            if self.sessions is None:
+                self.list_sessions()
+            else:
+                self.show_sessions()
+        elif pane_id == "tab-kinds":
+            self.query_one("#kinds-view", KindSections).show_report(self.report)
+        if self.query_one("#result-tabs", TabbedContent).active == pane_id:
+            self.focus_pane(pane_id)
+
+    # -- the paged lists: errors and gaps ---------------------------------------------------
+
+    def list_errors(self) -> None:
+        """The Errors tab's list again (filter or order changed)."""
+        self.count_worker("error-table", (self.error_filter or ALL, self.error_order))
+
+    @work(thread=True, exclusive=True, group="results-count", exit_on_error=False)
+    def count_worker(self, table_id: str, key: tuple[str, ...]) -> None:
+        with open_views(self.db) as views:
+            if table_id == "error-table":
+                oracle = key[0] if key[0] != ALL else None
+                count = views.count_errors(self.session_id, oracle)
+            else:
+                count = dict(views.gap_groups(self.session_id)).get(key[0], 0)
+        self.post_message(self.ListCounted(table_id, count, key))
+
+    @on(ListCounted)
+    def list_counted(self, event: ListCounted) -> None:
+        table = self.query_one(f"#{event.table_id}", PagedTable)
+        table.reset(event.count)
+
+    @on(PagedTable.PageMissed)
+    def page_missed(self, event: PagedTable.PageMissed) -> None:
+        table = event.table
+        if table.id == "error-table":
+            key: tuple[str, ...] = (self.error_filter or ALL, self.error_order)
+        else:
+            key = (self.gap_group or "",)
+        self.page_worker(str(table.id), table.generation, event.page, key)
+
+    @work(thread=True, group="results-pages", exit_on_error=False)
+    def page_worker(self, table_id: str, generation: int, page: int, key: tuple[str, ...]) -> None:
+        with open_views(self.db) as views:
+            if table_id == "error-table":
+                oracle = key[0] if key[0] != ALL else None
+                rows: list[Row] = [
+                    error_cells(row)
+                    for row in views.errors(
+                        self.session_id, offset=page * PAGE, limit=PAGE, oracle=oracle, order=key[1]
+                    )
+                ]
+            else:
+                rows = [
+                    gap_cells(row)
+                    for row in views.gap_page(
+                        self.session_id, key[0], offset=page * PAGE, limit=PAGE
+                    )
+                ]
+        self.post_message(self.PageLoaded(table_id, generation, page, rows))
+
+    @on(PageLoaded)
+    def page_loaded(self, event: PageLoaded) -> None:
+        self.query_one(f"#{event.table_id}", PagedTable).add_page(
+            event.page, event.rows, event.generation
+        )
 
     @on(Select.Changed, "#error-filter")
     def filter_changed(self, event: Select.Changed) -> None:
-        if self.error_filter is not None:
-            self.fill_error_table(str(event.value))
+        value = str(event.value)
+        oracle = None if value == ALL else value
+        if oracle != self.error_filter:
+            self.error_filter = oracle
+            self.error_index = None
+            self.list_errors()
 
-    @on(TabbedContent.TabActivated, "#result-tabs")
-    async def tab_shown(self, event: TabbedContent.TabActivated) -> None:
-        """Tabs are built when first shown (the error table can hold thousands of rows)."""
-        if event.pane.id:
-            await self.build_pane(event.pane.id)
+    @on(Select.Changed, "#error-order")
+    def order_changed(self, event: Select.Changed) -> None:
+        order = str(event.value)
+        if order != self.error_order:
+            self.error_order = order
+            self.error_index = None
+            self.list_errors()
 
-    def fill_error_table(self, oracle: str) -> None:
-        if oracle == self.error_filter:
+    @on(PagedTable.RowSelected, "#error-table")
+    def error_row_chosen(self, event: PagedTable.RowSelected) -> None:
+        """Enter on an error: the graph with its relation selected; `n` goes on from it."""
+        self.choose_worker(event.index, self.error_filter, self.error_order)
+
+    @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
+    def choose_worker(self, index: int, oracle: str | None, order: str) -> None:
+        with open_views(self.db) as views:
+            row = views.error_at(self.session_id, index, oracle=oracle, order=order)
+        if row is not None:
+            self.post_message(self.ChildrenLoaded({}, row.way, row))
+
+    @on(Select.Changed, "#gap-select")
+    def gap_group_changed(self, event: Select.Changed) -> None:
+        if "tab-gap" in self.built_panes:
+            self.choose_gap_group(str(event.value))
+
+    def choose_gap_group(self, group: str) -> None:
+        if group != self.gap_group:
+            self.gap_group = group
+            self.count_worker("gap-table", (group,))
+
+    @on(PagedTable.RowSelected, "#gap-table")
+    def gap_row_chosen(self, event: PagedTable.RowSelected) -> None:
+        self.gap_choose_worker(self.gap_group or "", event.index)
+
+    @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
+    def gap_choose_worker(self, group: str, index: int) -> None:
+        with open_views(self.db) as views:
+            rows = views.gap_page(self.session_id, group, offset=index, limit=1)
+        if rows:
+            self.post_message(self.ChildrenLoaded({}, rows[0].way))
+
+    # -- export and templates ---------------------------------------------------------------
+
+    def action_export(self) -> None:
+        self.notify("Exporting…", markup=False)
+        self.export_worker()
+
+    @work(thread=True, exclusive=True, group="results-export", exit_on_error=False)
+    def export_worker(self) -> None:
+        try:
+            paths = export_stored_session(self.db, self.session_id)
+        except (KontestError, OSError) as error:
+            self.post_message(self.SessionWorkFailed("export", str(error), "Export failed"))
             return
-        self.error_filter = oracle
-        table = self.query_one("#error-table", DataTable)
-        table.clear()
-        self.error_rows = []
-        for verdict in verdicts_of(self.result.evaluation):
-            if not verdict.error or (oracle != ALL and verdict.oracle != oracle):
-                continue
-            view = self.views.get(verdict.relation_id)
-            name = self.names.relation(view.relation) if view else verdict.relation_id
-            path = error_path(verdict)
-            detail = (
-                "yes-path " + " → ".join(self.names.name(node_id) for node_id in path)
-                if path
-                else clean_text(verdict.detail)
-            )
-            table.add_row(
-                verdict.oracle,
-                Text(name),
-                verdict.template_id or "",
-                "/".join(answer.value for answer in verdict.answers),
-                Text(detail),
-            )
-            self.error_rows.append(verdict.relation_id)
+        self.post_message(self.SessionExported(paths))
 
-    def fill_gap_list(self) -> None:
-        """The relations in each template's gap and in the intersection; enter selects one."""
-        gap_list = self.query_one("#gap-list", OptionList)
-        gap_list.clear_options()
-        options: list[Option] = []
-        for group, relation_ids in gap_relations(self.result).items():
-            title = (
-                "intersection (no template answered yes)"
-                if group == INTERSECTION
-                else f"gap {group} (not answered yes under {group})"
-            )
-            options.append(
-                Option(Text(f"{title}: {len(relation_ids)}", style="bold"), disabled=True)
-            )
-            for relation_id in relation_ids:
-                view = self.views.get(relation_id)
-                name = self.names.relation(view.relation) if view else relation_id
-                options.append(Option(Text(f"  {name}"), id=f"{group}\t{relation_id}"))
-        gap_list.add_options(options)
+    @on(SessionExported)
+    def session_exported(self, event: SessionExported) -> None:
+        folder = event.paths[0].parent
+        names = ", ".join(path.name for path in event.paths)
+        self.notify(f"Wrote {names} to {folder}", title="Export", markup=False, timeout=10)
 
-    @on(OptionList.OptionSelected, "#gap-list")
-    def gap_relation_chosen(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id:
-            self.show_relation(event.option.id.split("\t", 1)[1])
+    def action_edit_templates(self) -> None:
+        self.templates_worker()
 
-    @on(DataTable.RowSelected, "#error-table")
-    def error_row_chosen(self, event: DataTable.RowSelected) -> None:
-        """Enter on an error: the graph with its relation selected."""
-        if 0 <= event.cursor_row < len(self.error_rows):
-            self.show_relation(self.error_rows[event.cursor_row])
+    @work(thread=True, exclusive=True, group="results-templates", exit_on_error=False)
+    def templates_worker(self) -> None:
+        """The template editor works on the session's records (it asks a new template)."""
+        result = load_session_result(self.db, self.session_id)
+        self.app.call_from_thread(self.app.edit_templates_of, result)  # type: ignore[attr-defined]
 
-    # -- compare and ensemble over stored sessions on the same KG --------------------------
+    def on_screen_resume(self) -> None:
+        """Back from the template editor: a session that got a template's answers meanwhile
+        is shown again from the start, with them."""
+        extended: dict[str, object] = getattr(self.app, "extended_results", {})
+        if extended.pop(self.session_id, None) is not None:
+            self.app.switch_screen(ResultsScreen(self.session_id, self._db))
 
-    @property
-    def db(self) -> str | None:
-        return getattr(self.app, "db_path", None)
-
-    def kg_names(self) -> list[str]:
-        """The names a stored session on this KG has (the source it was loaded from)."""
-        plan = self.result.plan
-        return list(dict.fromkeys(name for name in (plan.kg_source, plan.kg.name) if name))
+    # -- compare and ensemble over stored sessions on the same KG ---------------------------
 
     def list_sessions(self) -> None:
-        relation_ids = frozenset(relation.id for relation in self.result.plan.relations)
-        self.list_sessions_worker(relation_ids)
+        self.list_sessions_worker(self.header.kg_names if self.header else ())
 
     @work(thread=True, exclusive=True, group="results-sessions", exit_on_error=False)
-    def list_sessions_worker(self, relation_ids: frozenset[str]) -> None:
+    def list_sessions_worker(self, kg_names: tuple[str, ...]) -> None:
         try:
-            found = find_comparable_sessions(
-                self.db, self.kg_names(), relation_ids, exclude=self.result.session_id
-            )
+            found = find_comparable_sessions(self.db, kg_names, self.session_id)
         except KontestError as error:
             self.post_message(self.SessionWorkFailed("sessions", str(error), error.title))
             return
@@ -662,12 +914,13 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     def show_sessions(self) -> None:
         """Offer the stored sessions in the built panes (compare: the newest is shown)."""
-        if self.sessions is None:
+        if self.sessions is None or self.header is None:
             return
         offered = self.sessions.offered
-        total = len(self.result.plan.relations)
-        name = self.kg_names()[0]
+        total = self.header.relations
+        name = self.header.kg_names[0] if self.header.kg_names else "this KG"
         left_out = self.describe_left_out()
+        this_line = f"this session · {self.header.model}"
         if "tab-compare" in self.built_panes and self.query("#compare-select"):
             select = self.query_one("#compare-select", Select)
             if offered:
@@ -681,20 +934,19 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 )
                 self.query_one("#compare-view", SessionCompare).update("")
             self.query_one("#compare-note", Static).update(" ".join((note, left_out)).strip())
-            this = self.result.session_id
             self.query_one(CompareTables).offer(
-                [
-                    *([(f"this session · {self.result.plan.model_spec}", this)] if this else []),
-                    *((choice.describe(total), choice.id) for choice in offered),
-                ]
+                [(this_line, self.session_id), *((c.describe(total), c.id) for c in offered)]
             )
         if "tab-ensemble" in self.built_panes and self.query("#ensemble-select"):
             choices = self.query_one("#ensemble-select", SelectionList)
             choices.clear_options()
-            choices.add_option((f"this session · {self.result.plan.model_spec}", THIS, True))
+            choices.add_option((this_line, THIS, True))
+            # Only sessions of the same scope start ticked (issue 24, defect 8): one that asked
+            # other relations is one Compare refuses; it can still be ticked by hand.
+            same_scope = [c for c in offered if c.shared == c.relations == total]
+            ticked = {c.id for c in same_scope[:ENSEMBLE_PRESELECT]}
             choices.add_options(
-                (choice.describe(total), choice.id, index < ENSEMBLE_PRESELECT)
-                for index, choice in enumerate(offered)
+                (choice.describe(total), choice.id, choice.id in ticked) for choice in offered
             )
             if offered:
                 note = "Tick two or more sessions (space); the ensemble follows the ticks."
@@ -706,13 +958,14 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.query_one("#ensemble-note", Static).update(" ".join((note, left_out)).strip())
             self.ensemble_ticked()
 
-    def load_stored(self, session_id: str) -> SessionResult:
-        """A stored session's result, loaded once (call it in a worker thread)."""
-        result = self.loaded.get(session_id)
-        if result is None:
-            result = load_session_result(self.db, session_id)
-            self.loaded[session_id] = result
-        return result
+    def load_stored(self, session_id: str) -> StoredSession:
+        """A stored session with its evaluation, loaded once (call it in a worker thread).
+        TODO(issue 23): compare stored reports once report.compare reads them."""
+        stored = self.loaded.get(session_id)
+        if stored is None:
+            stored = load_stored(self.db, session_id)
+            self.loaded[session_id] = stored
+        return stored
 
     @on(Select.Changed, "#compare-select")
     def compare_chosen(self, event: Select.Changed) -> None:
@@ -726,8 +979,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def compare_worker(self, session_id: str) -> None:
         worker = get_current_worker()
         try:
+            this = self.load_stored(self.session_id)
             other = self.load_stored(session_id)
-            comparison = compare_sessions(evaluated(self.result), evaluated(other))
+            comparison = compare_sessions(this, other)
         except KontestError as error:
             self.post_message(self.SessionWorkFailed("compare", str(error), error.title))
             return
@@ -741,12 +995,12 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def comparison_built(self, event: ComparisonBuilt) -> None:
         if self.query_one("#compare-select", Select).value != event.session_id:
             return  # another session was chosen meanwhile
-        this = self.result.plan.model_spec
-        if self.result.session_id:
-            this += f" · {self.result.session_id}"
-        other = f"{event.other.plan.model_spec} · {event.session_id}"
+        this = self.loaded[self.session_id]
         self.query_one("#compare-view", SessionCompare).show_comparison(
-            event.comparison, self.result.plan.kg, this, other
+            event.comparison,
+            this.kg,
+            f"{this.model} · {self.session_id}",
+            f"{event.other.model} · {event.session_id}",
         )
 
     @on(SelectionList.SelectedChanged, "#ensemble-select")
@@ -768,10 +1022,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def ensemble_worker(self, chosen: tuple[str, ...]) -> None:
         worker = get_current_worker()
         try:
-            results = [
-                self.result if value == THIS else self.load_stored(value) for value in chosen
+            sessions = [
+                self.load_stored(self.session_id if value == THIS else value) for value in chosen
             ]
-            text = describe_ensemble(results)
+            text = describe_ensemble([stored.evaluation for stored in sessions])
         except KontestError as error:
             text = f"Ensemble: {error}"
         except Exception as error:  # an engine bug must not crash the results
