@@ -200,11 +200,12 @@ class KontestApp(WorkerFailures, App[None]):
         result = self.results[-1] if self.results else None
         self.push_screen(SynonymEditorScreen(result=result))
 
-    def action_edit_templates(self) -> None:
+    def action_edit_templates(self, text: str | None = None) -> None:
+        """The template editor (on a new template with `text`, e.g. a probe's rephrasing)."""
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
         result = self.results[-1] if self.results else None
-        self.push_screen(TemplateEditorScreen(result))
+        self.push_screen(TemplateEditorScreen(result, text=text))
 
     async def action_quit(self) -> None:
         """Quit, after asking when a session is running (its answers so far stay stored)."""

@@ -98,3 +98,24 @@ def test_results_first_error_at_120x36(snap_compare, db_path: str, tmp_path) -> 
         terminal_size=(120, 36),
         run_before=run_before,
     )
+
+
+def test_probe_panel_at_80x24(snap_compare, db_path: str) -> None:
+    import asyncio
+
+    from kontest_tui.tui.screens.probe import ProbeScreen
+    from tests.support.sessions import store_sessions
+
+    async def run_before(pilot: Pilot) -> None:
+        (session_id,) = await asyncio.to_thread(store_sessions, db_path, [("sim", 10)])
+        pilot.app.push_screen(
+            ProbeScreen(db_path, session_id, "luxembourg>luxembourg.canton-of-capellen")
+        )
+        screen = await wait_for_screen(pilot, ProbeScreen)
+        await wait_until(pilot, lambda: screen.ready, what="the rows")
+        await pilot.press("ctrl+r")
+        await wait_until(pilot, lambda: len(screen.results) == 3, what="the answers")
+        await wait_for_workers(pilot)
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(db=db_path), terminal_size=SMALL, run_before=run_before)

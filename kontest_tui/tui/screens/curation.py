@@ -99,9 +99,10 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="template_back", tooltip="Back"),
     ]
 
-    def __init__(self, result: SessionResult | None) -> None:
+    def __init__(self, result: SessionResult | None, text: str | None = None) -> None:
         super().__init__()
         self.result = result
+        self.start_text = text  # a new template's text to start from (a probe's rephrasing)
         self.template_set: TemplateSet | None = result.plan.template_set if result else None
         self.relation_types: list[str] = []
         self.editing: Template | None = None  # the existing template being edited
@@ -193,6 +194,9 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         self.query_one("#template-id", Input).value = next(
             f"t{index}" for index in range(1, 100) if f"t{index}" not in ids
         )
+        if self.start_text is not None:
+            self.query_one("#template-text", Input).value = self.start_text
+            self.start_text = None
 
     @on(Select.Changed, "#template-choice")
     def choice_changed(self, event: Select.Changed) -> None:
