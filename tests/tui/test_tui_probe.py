@@ -53,7 +53,7 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
         for char in own:
             await pilot.press("space" if char == " " else char)
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: len(screen.results) == 4, what="the answers")
+        await wait_until(pilot, lambda: len(screen.probe_ids) == 4, what="the answers shown")
         for index, answer in enumerate(expected):
             shown = widget_text(screen.query_one(f"#probe-a-{index}"))
             assert shown.startswith("now: ")

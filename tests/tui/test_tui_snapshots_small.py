@@ -114,7 +114,7 @@ def test_probe_panel_at_80x24(snap_compare, db_path: str) -> None:
         screen = await wait_for_screen(pilot, ProbeScreen)
         await wait_until(pilot, lambda: screen.ready, what="the rows")
         await pilot.press("ctrl+r")
-        await wait_until(pilot, lambda: len(screen.results) == 3, what="the answers")
+        await wait_until(pilot, lambda: len(screen.probe_ids) == 3, what="the answers shown")
         await wait_for_workers(pilot)
         await pilot.pause(0.2)
 
