@@ -22,10 +22,11 @@ class FiniteFloatRange(click.FloatRange):
     name = "float"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        number = super().convert(value, param, ctx)
+        # Finiteness first: a range would call -inf merely "out of range".
+        number = click.FLOAT.convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value!r} is not a finite number.", param, ctx)
-        return number
+        return super().convert(number, param, ctx)
 
 
 class Int64Range(click.IntRange):
