@@ -20,6 +20,7 @@ from typing import Any, TextIO
 
 import click
 
+from kontest_tui.cli.kinds import parse_rules
 from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
@@ -291,6 +292,21 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
     help='Variants end with "? Return a JSON Boolean." and answers are read as JSON.',
 )
 @click.option(
+    "--probes",
+    "probes",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="A probe file (TOML, as assets/probes/<domain>.toml) for the FactChecker and logic "
+    "questions instead of the domain's: e.g. symmetric = true turns the symmetric rule on.",
+)
+@click.option(
+    "--rules",
+    "rules",
+    default=None,
+    metavar="RULE[,RULE]",
+    help="Logic rules to ask: negation, symmetric, inverse, transitive, composite (default all).",
+)
+@click.option(
     "--questions",
     "questions",
     type=click.Path(dir_okay=False),
@@ -346,6 +362,8 @@ def run_command(
     strength: int,
     variant_limit: int | None,
     postfix: bool,
+    probes: str | None,
+    rules: str | None,
     questions: str | None,
     batch_out: str | None,
     batch_in: str | None,
@@ -406,7 +424,12 @@ def run_command(
                 )
             chosen_kinds = parse_kinds([*kinds, *(["variant"] if variants else [])] or ["kontest"])
             kind_options = KindOptions(
-                seed=seed, strength=strength, variant_limit=variant_limit, postfix=postfix
+                seed=seed,
+                strength=strength,
+                variant_limit=variant_limit,
+                postfix=postfix,
+                rules=parse_rules(rules),
+                probes=str(Path(probes).resolve()) if probes else None,
             )
             annotated, problems = _load_questions(questions, kind_options)
             if kg_source is None:

@@ -37,6 +37,9 @@ def evaluate_all(
         relations, kontest, answers, session=session, model=model, extra_verdicts=judged.verdicts
     )
     evaluation.refusals = count_refusals(kontest, raw_answers, answers)
+    for name, cells in judged.rate_cells.items():
+        for relation_id, (errors, tests) in cells.items():
+            evaluation.rate_cells.add(name, relation_id, errors, tests)
     kinds = {c.test_kind for c in conversations}
     evaluation.sections = {"kinds": [kind.value for kind in TestKind if kind in kinds]}
     evaluation.sections.update(judged.sections)

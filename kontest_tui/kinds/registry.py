@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from kontest_tui.domain.answers import is_refusal, parse_answer
 from kontest_tui.domain.records import (
@@ -30,6 +30,9 @@ from kontest_tui.generate.conversations import Suite, build_conversations
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 
+if TYPE_CHECKING:
+    from kontest_tui.probes.templates import ProbeTemplates
+
 
 @dataclass(frozen=True)
 class KindOptions:
@@ -41,6 +44,7 @@ class KindOptions:
     postfix: bool = False  # variants end with "? Return a JSON Boolean."
     question_types: tuple[str, ...] | None = None  # FactChecker subset
     rules: tuple[str, ...] | None = None  # logic-rule subset
+    probes: str | None = None  # a probe file (FactChecker and logic templates) for the domain's
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -50,7 +54,14 @@ class KindOptions:
             "postfix": self.postfix,
             "question_types": list(self.question_types) if self.question_types else None,
             "rules": list(self.rules) if self.rules else None,
+            "probes": self.probes,
         }
+
+    def probe_templates(self, domain: str) -> ProbeTemplates:
+        """The probe templates these options ask with: the probe file, else the domain's."""
+        from kontest_tui.probes.templates import load_probe_templates
+
+        return load_probe_templates(self.probes or domain)
 
     @classmethod
     def from_json(cls, data: Mapping[str, object] | None) -> KindOptions:
@@ -66,10 +77,13 @@ class KindOptions:
 
 @dataclass
 class KindResult:
-    """What judging one kind's answers gives: verdicts and the report section(s)."""
+    """What judging one kind's answers gives: verdicts, the report section(s), and the rates
+    that are not one test per verdict (name -> relation id -> [errors, tests]: the logic
+    rules' hallucination rate, errors of all responses)."""
 
     verdicts: list[Verdict] = field(default_factory=list)
     sections: dict[str, object] = field(default_factory=dict)
+    rate_cells: dict[str, dict[str, list[int]]] = field(default_factory=dict)
 
 
 Builder = Callable[[Suite, KnowledgeGraph, KindOptions], list[Conversation]]
@@ -98,12 +112,12 @@ def _kontest(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Con
 
 def _factcheck(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
     from kontest_tui.probes.factcheck import build_factcheck_conversations
-    from kontest_tui.probes.templates import QUESTION_TYPES, load_probe_templates
+    from kontest_tui.probes.templates import QUESTION_TYPES
 
     return build_factcheck_conversations(
         kg,
         suite.relations,
-        load_probe_templates(suite.template_set.domain),
+        options.probe_templates(suite.template_set.domain),
         seed=options.seed,
         question_types=options.question_types or QUESTION_TYPES,
     )
@@ -111,12 +125,12 @@ def _factcheck(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[C
 
 def _logic(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
     from kontest_tui.probes.logic import build_logic_conversations
-    from kontest_tui.probes.templates import LOGIC_RULES, load_probe_templates
+    from kontest_tui.probes.templates import LOGIC_RULES
 
     return build_logic_conversations(
         kg,
         suite.relations,
-        load_probe_templates(suite.template_set.domain),
+        options.probe_templates(suite.template_set.domain),
         rules=options.rules or LOGIC_RULES,
     )
 
@@ -207,7 +221,8 @@ def _judge_probes(
     from kontest_tui.probes.matching import embedding_similarity
 
     result = evaluate_probes(conversations, raw, similarity=embedding_similarity())
-    return KindResult(result.verdicts, result.to_json())
+    cells = {"hallucination": result.hallucinations} if result.hallucinations else {}
+    return KindResult(result.verdicts, result.to_json(), cells)
 
 
 KINDS: dict[TestKind, KindInfo] = {
@@ -355,4 +370,5 @@ def judge_kinds(
         part = judge(members, raw, answers, problems)
         result.verdicts.extend(part.verdicts)
         result.sections.update(part.sections)
+        result.rate_cells.update(part.rate_cells)
     return result

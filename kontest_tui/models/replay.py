@@ -1,13 +1,15 @@
 """The replay model (`replay:FILE.jsonl`): answers every question from recorded answers.
 
 Each line is `{"messages": [user turns...], "answer": str, "kind": "atomic"|"sequential"}`
-(kind optional) or `{"query": str, "answer": str}`. A turn is looked up most specific first,
-after whitespace normalisation: kind + all user turns so far, then all user turns, then the
-last turn alone (keys of `query` lines and one-message lines). A key recorded several times
-gives its answers in file order: `prepare()` hands the n-th ask of a key, in generation order,
-the n-th answer, so concurrency cannot reorder them. Asked more often than recorded, a key
-repeats its last answer. A turn with no recorded answer raises a non-retryable ModelError
-("no recorded answer ..."), which the executor stores as an invalid answer with that reason.
+(kind optional) or `{"query": str}` (= one user turn, no kind). A turn is looked up after
+whitespace normalisation, most specific first: a line of the turn's conversation kind with
+exactly the user turns asked so far, then a line without a kind with those turns. Each line
+answers one turn: a key recorded several times gives its answers in file order (`prepare()`
+hands the n-th ask of a key, in generation order, the n-th line, so concurrency cannot
+reorder them). A turn with no unused line is *not in the recording*: a non-retryable
+ModelError that the executor stores as a failed turn (the report counts them), never an
+answer taken from another line (the last turn alone, another conversation kind, a line
+already used).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 from kontest_tui.validate_input import loads_json, read_input_text
 
 KINDS = ("atomic", "sequential")
+# The start of a replay failure's text (run.executor counts failed turns by it).
+NOT_RECORDED = "not in the recording"
 
 Key = tuple[str, ...]
 
@@ -33,16 +37,9 @@ def normalise(text: str) -> str:
     return " ".join(text.split())
 
 
-def _kind_key(kind: str, messages: Sequence[str]) -> Key:
-    return ("kind", kind, *messages)
-
-
-def _messages_key(messages: Sequence[str]) -> Key:
-    return ("messages", *messages)
-
-
-def _last_key(message: str) -> Key:
-    return ("last", message)
+def _key(kind: str | None, messages: Sequence[str]) -> Key:
+    """The key of a line: its kind ("" for none) and its user turns."""
+    return (kind or "", *messages)
 
 
 @dataclass
@@ -53,22 +50,14 @@ class Recording:
     answers: dict[Key, list[str]] = field(default_factory=lambda: defaultdict(list))
     lines: int = 0
 
-    def keys_for(self, messages: Sequence[str], kind: str) -> tuple[Key, ...]:
-        """The keys a turn may match, most specific first."""
+    def keys_for(self, messages: Sequence[str], kind: str) -> tuple[Key, Key]:
+        """The keys a turn may match, most specific first: its kind's, then no kind's."""
         normal = [normalise(message) for message in messages]
-        return (_kind_key(kind, normal), _messages_key(normal), _last_key(normal[-1]))
+        return _key(kind, normal), _key(None, normal)
 
-    def find_key(self, messages: Sequence[str], kind: str) -> Key | None:
-        """The most specific key with recorded answers, or None."""
-        for key in self.keys_for(messages, kind):
-            if key in self.answers:
-                return key
-        return None
-
-    def answer(self, key: Key, ask: int) -> str:
-        """The answer to the `ask`-th (0-based) ask of `key`; the last one once exhausted."""
-        answers = self.answers[key]
-        return answers[min(ask, len(answers) - 1)]
+    def count(self, key: Key) -> int:
+        """How many lines hold `key`."""
+        return len(self.answers.get(key, ()))
 
 
 def _bad_line(path: Path, number: int, message: str) -> InvalidInputError:
@@ -111,20 +100,14 @@ def load_recording(path: str | Path) -> Recording:
         if "messages" in record:
             messages = [normalise(m) for m in _read_messages(path, number, record["messages"])]
             kind = record.get("kind")
-            if kind is not None:
-                if kind not in KINDS:
-                    raise _bad_line(
-                        path, number, f'"kind" must be atomic or sequential, not {kind!r}'
-                    )
-                recording.answers[_kind_key(kind, messages)].append(answer)
-            recording.answers[_messages_key(messages)].append(answer)
-            if len(messages) == 1:
-                recording.answers[_last_key(messages[0])].append(answer)
+            if kind is not None and kind not in KINDS:
+                raise _bad_line(path, number, f'"kind" must be atomic or sequential, not {kind!r}')
+            recording.answers[_key(kind, messages)].append(answer)
         elif "query" in record:
             query = record["query"]
             if not isinstance(query, str):
                 raise _bad_line(path, number, '"query" must be a string')
-            recording.answers[_last_key(normalise(query))].append(answer)
+            recording.answers[_key(None, [normalise(query)])].append(answer)
         else:
             raise _bad_line(path, number, 'expected "messages" or "query"')
         recording.lines += 1
@@ -142,12 +125,13 @@ class ReplayModel:
         self.spec = spec or f"replay:{path}"
         self.recording = load_recording(self.path)
         self._assigned: dict[tuple[str, int], str | None] = {}
-        self._asks: dict[Key, int] = {}
+        self._used: dict[Key, int] = {}
 
     def prepare(self, conversations: Sequence[Conversation]) -> None:
-        """Assign a recorded answer (or None) to every turn, in generation order."""
+        """Assign a recorded answer (or None: not in the recording) to every turn, in
+        generation order."""
         self._assigned.clear()
-        self._asks.clear()
+        self._used.clear()
         for conversation in conversations:
             questions = [query.text for query in conversation.turns]
             for turn in range(len(questions)):
@@ -156,12 +140,14 @@ class ReplayModel:
                 )
 
     def _take(self, messages: Sequence[str], kind: str) -> str | None:
-        key = self.recording.find_key(messages, kind)
-        if key is None:
-            return None
-        ask = self._asks.get(key, 0)
-        self._asks[key] = ask + 1
-        return self.recording.answer(key, ask)
+        """The first unused line of the most specific key that has one (see the module
+        docstring), marked used; None when no line is left for this turn."""
+        for key in self.recording.keys_for(messages, kind):
+            used = self._used.get(key, 0)
+            if used < self.recording.count(key):
+                self._used[key] = used + 1
+                return self.recording.answers[key][used]
+        return None
 
     def lookup(self, request: ChatRequest) -> str | None:
         """The answer for a request: the prepared one, else the next one by its messages."""
@@ -178,8 +164,9 @@ class ReplayModel:
         if answer is None:
             question = next((m.content for m in reversed(request.messages) if m.role == "user"), "")
             raise ModelError(
-                f"no recorded answer for {request.conversation_id or 'request'} turn "
-                f"{request.turn}: {normalise(question)!r} in {self.path.name}",
+                f"{NOT_RECORDED}: {request.conversation_id or 'request'} turn "
+                f"{request.turn + 1}, {normalise(question)!r} ({self.path.name} has no unused "
+                f"{request.kind} line with these questions)",
                 retryable=False,
             )
         if on_token is not None:

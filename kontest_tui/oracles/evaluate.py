@@ -27,6 +27,14 @@ from kontest_tui.oracles.conversation_index import (
     ordered_templates,
 )
 from kontest_tui.oracles.coverage import GapReport, compute_gap
+from kontest_tui.oracles.intervals import (
+    NOT_ESTIMATED,
+    TOTAL,
+    ClusterTally,
+    RateCells,
+    rates_json,
+    sample_section,
+)
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import find_ontological_verdicts
 
@@ -74,6 +82,7 @@ class Evaluation:
     # Turns with no answer after all attempts (failed calls and the later turns of their
     # conversations): in no count above, no test, gap or coverage (set by run.session).
     failed: int = 0
+    failed_reasons: dict[str, int] = field(default_factory=dict)  # why, e.g. "not asked"
     # Answers the token limit ("length") or the timeout ("timeout") cut (set by run.session).
     stopped: dict[str, int] = field(default_factory=lambda: {"length": 0, "timeout": 0})
     refusals: int = 0  # KONTEST answers that decline ("I don't know"), part of `invalid`
@@ -81,6 +90,14 @@ class Evaluation:
     # Evaluated chunk by chunk (oracles.streamed): the counts and report are the session's,
     # `verdicts` is empty (they are in the store) and so are the per-relation views.
     streamed: bool = False
+    # The clustered rates' sums (oracles.intervals) when they are not made from `verdicts`
+    # (a streamed evaluation keeps only these), and rates of other kinds that are not
+    # verdicts (the logic rules' hallucination rate: errors of all responses).
+    tallies: dict[str, ClusterTally] | None = None
+    rate_cells: RateCells = field(default_factory=RateCells)
+    # A sampled session: its ontological rate is not estimated (biased low on a sample) and
+    # its total is that of the other KONTEST oracles.
+    sampled: bool = False
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
@@ -145,7 +162,8 @@ class Evaluation:
     def accuracy_json(self) -> dict[str, dict[str, float | int | None]]:
         """Accuracy, answers held to the KG or an annotation: one entry per kind present,
         asked / valid (= tests) / correct / errors / refusals / invalid / accuracy (correct
-        of asked) / error_rate (errors of valid)."""
+        of asked) / error_rate (errors of valid); logic adds hallucination_rate (errors of
+        asked: HalluVault counts a refusal as a normal response)."""
         found: dict[str, dict[str, float | int | None]] = {}
         for name in ("factcheck", "logic"):
             section = self.sections.get(name)
@@ -157,6 +175,8 @@ class Evaluation:
                 }
                 found[name]["accuracy"] = _ratio(correct, asked)
                 found[name]["error_rate"] = _ratio(int(section["errors"]), int(section["valid"]))
+                if name == "logic":  # HalluVault's rate: refusals are normal responses
+                    found[name]["hallucination_rate"] = _ratio(int(section["errors"]), asked)
         annotation = self.sections.get("annotation")
         if isinstance(annotation, Mapping):
             asked = int(annotation["tests"]["annotation"])
@@ -174,6 +194,53 @@ class Evaluation:
                 "error_rate": _ratio(valid - correct, valid),
             }
         return found
+
+    @property
+    def kinds(self) -> list[str]:
+        """The test kinds the session asks (KONTEST alone when no other kind was judged)."""
+        listed = self.sections.get("kinds")
+        return [str(kind) for kind in listed] if isinstance(listed, list) else ["kontest"]
+
+    def headline_json(self) -> dict[str, object]:
+        """The session's headline rate (see `headline_of`)."""
+        return headline_of(
+            {
+                "kinds": self.kinds,
+                "errors": {"total": self.error_total},
+                "tests": {name: self.tests.get(name, 0) for name in ORACLES},
+                "accuracy": self.accuracy_json(),
+                "consistency": self.consistency_json(),
+            }
+        )
+
+    @property
+    def total_oracles(self) -> tuple[str, ...]:
+        """The oracles of the total rate: KONTEST's four, three on a sample."""
+        if self.sampled:
+            return tuple(name for name in ORACLES if name not in NOT_ESTIMATED)
+        return ORACLES
+
+    def rate_tallies(self) -> dict[str, ClusterTally]:
+        """Rate name -> the sums of its clustered interval: each oracle with tests, the total
+        (`total_oracles`) and the other kinds' rates (`rate_cells`)."""
+        if self.tallies is not None:
+            return self.tallies
+        cells = RateCells()
+        cells.add_verdicts(self.verdicts, self.total_oracles)
+        tallies = cells.tallies()
+        total = tallies.pop(TOTAL, None)
+        tallies.update(self.rate_cells.tallies())
+        if total is not None:
+            tallies[TOTAL] = total
+        return tallies
+
+    def rates_json(self) -> dict[str, dict[str, object]]:
+        """The Report JSON's `rates` (oracles.intervals): per oracle (and the total, and the
+        logic rules' hallucination rate) errors, tests, rate and its clustered 95% interval."""
+        rates = rates_json(self.rate_tallies(), NOT_ESTIMATED if self.sampled else ())
+        if TOTAL in rates:
+            rates[TOTAL]["oracles"] = list(self.total_oracles)
+        return rates
 
     def verdicts_by_oracle(self) -> dict[str, list[Verdict]]:
         return group_verdicts_by_oracle(self.verdicts, self.tests)
@@ -209,6 +276,7 @@ class Evaluation:
             "valid": self.valid,
             "invalid": self.invalid,
             "failed": self.failed,
+            **({"failed_reasons": dict(self.failed_reasons)} if self.failed_reasons else {}),
             "stopped": dict(self.stopped),
             "tests": dict(self.tests),
             # "total" and "error_rate" are KONTEST's; other kinds' errors are in their sections.
@@ -223,11 +291,13 @@ class Evaluation:
             "refusals": self.refusals,
             "answers_from_cache": self.from_cache,
             "consistency": self.consistency_json(),
+            "rates": self.rates_json(),
             **self.sections,
         }
         accuracy = self.accuracy_json()
         if accuracy:
             report["accuracy"] = accuracy
+        report["headline"] = self.headline_json()
         if include_relations:
             report["relation_status"] = [
                 {
@@ -249,8 +319,72 @@ class Evaluation:
         return report
 
 
+def evaluation_sample_section(
+    sample: Mapping[str, object], evaluation: Evaluation
+) -> dict[str, object]:
+    """The sample section (oracles.intervals.sample_section) of an evaluated sampled session
+    (`sample`: generate.sample.Sample.to_json)."""
+    gap = {tid: gap.missing for tid, gap in evaluation.gap.per_template.items()}
+    gap["intersection"] = evaluation.gap.intersection
+    return sample_section(sample, evaluation.verdicts, gap, evaluation.relations)
+
+
 def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 6) if whole else None
+
+
+# The headline measure of a session by the kinds it asks, first match: KONTEST's error rate
+# when it asks KONTEST questions; else the logic rules' hallucination rate (HalluVault: errors
+# of all responses); else FactChecker's accuracy; else the variants' flip rate; else the
+# annotated questions' failure rate (thesis: an undefined answer fails).
+HEADLINES: tuple[tuple[str, str], ...] = (
+    ("kontest", "KONTEST error rate"),
+    ("logic", "hallucination rate"),
+    ("factcheck", "FactChecker accuracy"),
+    ("variant", "variant flip rate"),
+    ("annotation", "annotation failure rate"),
+)
+
+
+def headline_of(report: Mapping[str, object]) -> dict[str, object]:
+    """`{"measure", "title", "count", "of", "rate"}` of a Report JSON's headline: the one
+    rate `kontest sessions`, the report's first line and the explorer show for the session
+    (HEADLINES says which; rate None before any test)."""
+    kinds = report.get("kinds") or ["kontest"]
+    assert isinstance(kinds, list)
+    for measure, title in HEADLINES:
+        if measure not in kinds:
+            continue
+        count, of = _headline_counts(measure, report)
+        return {
+            "measure": measure,
+            "title": title,
+            "count": count,
+            "of": of,
+            "rate": _ratio(count, of),
+        }
+    return {"measure": "", "title": "", "count": 0, "of": 0, "rate": None}
+
+
+def _headline_counts(measure: str, report: Mapping[str, object]) -> tuple[int, int]:
+    """(count, of) of one headline measure."""
+    accuracy = report.get("accuracy") or {}
+    consistency = report.get("consistency") or {}
+    assert isinstance(accuracy, Mapping) and isinstance(consistency, Mapping)
+    if measure == "kontest":
+        errors, tests = report.get("errors") or {}, report.get("tests") or {}
+        assert isinstance(errors, Mapping) and isinstance(tests, Mapping)
+        return int(errors.get("total", 0)), sum(int(tests.get(name, 0)) for name in ORACLES)
+    if measure == "variant":
+        cell = consistency.get("variant") or {}
+        return int(cell.get("errors", 0)), int(cell.get("tests", 0))
+    cell = accuracy.get(measure) or {}
+    asked = int(cell.get("asked", 0))
+    if measure == "factcheck":
+        return int(cell.get("correct", 0)), asked
+    if measure == "annotation":  # an undefined answer fails too
+        return asked - int(cell.get("correct", 0)), asked
+    return int(cell.get("errors", 0)), asked
 
 
 def group_verdicts_by_oracle(

@@ -11,12 +11,18 @@ template and (parent, child) pair (ints: node numbers, conversation row key and 
 and `ontological_verdicts` runs Algorithm 2 over it at the end, relation by relation in the
 order of `find_ontological_verdicts` (template, scope, relation), with the same verdicts.
 
+The clustered rates' sums (oracles.intervals) add up per chunk for the metamorphic oracles
+(a relation's verdicts are in its chunk); the ontological and total rates need each
+relation's counts over every template pass, kept in arrays by the relation's place in the
+session (8 bytes per relation and array).
+
 Memory: the map (about 100 bytes per atomic conversation), the node names, the counts; never
 all relations, conversations, answers or verdicts at once.
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +30,7 @@ from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.oracles.conversation_index import index_conversations, ordered_templates
 from kontest_tui.oracles.coverage import compute_gap, gap_report
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation, count_executions, count_verdicts
+from kontest_tui.oracles.intervals import TOTAL, ClusterTally
 from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, relation_scope
 
@@ -68,6 +75,16 @@ class StreamedEvaluation:
     scopes: dict[str, int] = field(default_factory=dict)
     _last_scope: str | None = None
     _parents: tuple[str | None, dict[int, list[int]]] = (None, {})
+    # The clustered rates: the metamorphic oracles' sums, and per relation (by its place in
+    # the session) its metamorphic and ontological errors and tests.
+    _tallies: dict[str, ClusterTally] = field(default_factory=dict)
+    _metamorphic: tuple[array[int], array[int]] = field(
+        default_factory=lambda: (array("I"), array("I"))
+    )
+    _ontological: tuple[array[int], array[int]] = field(
+        default_factory=lambda: (array("I"), array("I"))
+    )
+    _onto_pass: tuple[str | None, int] = (None, 0)  # (template of this pass, next place)
 
     def add_chunk(
         self,
@@ -89,6 +106,7 @@ class StreamedEvaluation:
         planned = dict.fromkeys(ORACLES, 0)
         verdicts = find_metamorphic_verdicts(conversations, answers, index=index, planned=planned)
         count_verdicts(verdicts, self.tests, self.errors)
+        self._add_clusters(relations, verdicts)
         gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
         for template_id, part in gap.per_template.items():
             self.missing[template_id] += part.missing
@@ -111,6 +129,30 @@ class StreamedEvaluation:
         for name, count in planned.items():
             self.planned_tests[name] = self.planned_tests.get(name, 0) + count
         return verdicts
+
+    def _add_clusters(self, relations: Sequence[Relation], verdicts: Sequence[Verdict]) -> None:
+        """The chunk's metamorphic verdicts in the clustered rates' sums (clusters = relations)."""
+        per_oracle: dict[str, dict[str, list[int]]] = {}
+        for verdict in verdicts:
+            cell = per_oracle.setdefault(verdict.oracle, {}).setdefault(verdict.relation_id, [0, 0])
+            cell[0] += verdict.error
+            cell[1] += 1
+        for oracle, cells in per_oracle.items():
+            tally = self._tallies.setdefault(oracle, ClusterTally())
+            for errors, tests in cells.values():
+                tally.add(errors, tests)
+        errors_of, tests_of = self._metamorphic
+        for relation in relations:
+            errors = tests = 0
+            for cells in per_oracle.values():
+                found = cells.get(relation.id)
+                if found is not None:
+                    errors += found[0]
+                    tests += found[1]
+            errors_of.append(errors)
+            tests_of.append(tests)
+        self._ontological[0].extend(array("I", bytes(4 * len(relations))))
+        self._ontological[1].extend(array("I", bytes(4 * len(relations))))
 
     def _node(self, name: str) -> int:
         number = self.nodes.get(name)
@@ -165,6 +207,8 @@ class StreamedEvaluation:
         if self._parents[0] != template_id:
             self._parents = (template_id, self._yes_parents(found))
         parents_of = self._parents[1]
+        first = self._onto_pass[1] if self._onto_pass[0] == template_id else 0
+        self._onto_pass = (template_id, first + len(relations))
         batch: list[tuple[Relation, int, int, int]] = []
         for relation in relations:
             scope = self.scopes.get(relation_scope(relation), 0)
@@ -177,7 +221,14 @@ class StreamedEvaluation:
             if not self._path_answered(scope, relation.path, found):
                 continue  # an answer it depends on is missing: not counted (as the oracle)
             batch.append((relation, scope, value >> 2, value & 3))
-        return self._verdicts(template_id, batch, parents_of, found, conversation_ids)
+        verdicts = self._verdicts(template_id, batch, parents_of, found, conversation_ids)
+        if verdicts:
+            place = {relation.id: first + i for i, relation in enumerate(relations)}
+            errors_of, tests_of = self._ontological
+            for verdict in verdicts:
+                errors_of[place[verdict.relation_id]] += verdict.error
+                tests_of[place[verdict.relation_id]] += 1
+        return verdicts
 
     @staticmethod
     def _yes_parents(found: Mapping[int, int]) -> dict[int, list[int]]:
@@ -312,7 +363,24 @@ class StreamedEvaluation:
             gap=gap,
             refusals=self.refusals,
             streamed=True,
+            tallies=self._rate_tallies(),
         )
+
+    def _rate_tallies(self) -> dict[str, ClusterTally]:
+        """Rate name -> its sums: the metamorphic oracles', the ontological one's and the
+        total's (every KONTEST oracle), as a whole evaluation's `rate_tallies` gives them."""
+        tallies = {name: self._tallies[name] for name in ORACLES if name in self._tallies}
+        ontological, total = ClusterTally(), ClusterTally()
+        for meta_e, meta_t, onto_e, onto_t in zip(
+            *self._metamorphic, *self._ontological, strict=True
+        ):
+            ontological.add(onto_e, onto_t)
+            total.add(meta_e + onto_e, meta_t + onto_t)
+        if ontological.tests:
+            tallies["ontological"] = ontological
+        if total.tests:
+            tallies[TOTAL] = total
+        return tallies
 
 
 class _ScopedParents:

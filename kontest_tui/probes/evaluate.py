@@ -19,6 +19,7 @@ from typing import cast
 
 from kontest_tui.domain.answers import clean_text, is_refusal
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
+from kontest_tui.probes.answer_oracle import ReasonCheck, check_reason, knowledge_points
 from kontest_tui.probes.logic import PREMISE
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
@@ -62,22 +63,54 @@ class Tally:
 
 @dataclass
 class LogicTally(Tally):
-    """A rule's counts plus each error's cause (HalluVault, seed 002, Sec. 5.3.1):
-    error-knowledge = the model denied a premise the rule used; error-inference = it affirmed
-    every premise and still got the derived fact wrong; unclassified = a premise unanswered,
-    refused or unreadable."""
+    """A rule's counts, its hallucination rate and each error's cause (HalluVault, seed 002).
+
+    The hallucination rate is the paper's (Sec. 5.2, Fig. 6/11): errors of all responses, a
+    refusal ("I don't know") being a normal response (Sec. 5.3.1), and so is an unreadable
+    one; `error_rate` (errors of valid yes/no answers) is the secondary figure. Causes, from
+    the answer oracle (probes.answer_oracle, Algorithm 3): error_knowledge, error_inference,
+    error_both (MO_N and MO_E), error_unstated (no reasoning given). A second signal, from the
+    premise questions: premise_knowledge (a premise denied), premise_inference (every premise
+    affirmed), premise_unclassified (a premise unanswered, refused or unreadable)."""
 
     error_knowledge: int = 0
     error_inference: int = 0
-    error_unclassified: int = 0
+    error_both: int = 0
+    error_unstated: int = 0
+    premise_knowledge: int = 0
+    premise_inference: int = 0
+    premise_unclassified: int = 0
+
+    @property
+    def hallucination_rate(self) -> float | None:
+        """Errors of all responses (refusals and unreadable answers are normal ones)."""
+        return round(self.errors / self.asked, 6) if self.asked else None
+
+    @property
+    def error_rate(self) -> float | None:
+        """Errors of valid yes/no answers (the secondary figure)."""
+        return round(self.errors / self.valid, 6) if self.valid else None
 
     def to_json(self) -> dict[str, float | int]:
-        return {
-            **super().to_json(),
-            "error_knowledge": self.error_knowledge,
-            "error_inference": self.error_inference,
-            "error_unclassified": self.error_unclassified,
-        }
+        found: dict[str, float | int] = {**super().to_json()}
+        for key in LOGIC_COUNTS:
+            found[key] = getattr(self, key)
+        if self.hallucination_rate is not None:
+            found["hallucination_rate"] = self.hallucination_rate
+        if self.error_rate is not None:
+            found["error_rate"] = self.error_rate
+        return found
+
+
+LOGIC_COUNTS = (
+    "error_knowledge",
+    "error_inference",
+    "error_both",
+    "error_unstated",
+    "premise_knowledge",
+    "premise_inference",
+    "premise_unclassified",
+)
 
 
 @dataclass
@@ -88,6 +121,8 @@ class ProbeEvaluation:
     logic_by_rule: dict[str, LogicTally] = field(default_factory=lambda: defaultdict(LogicTally))
     premises: Tally = field(default_factory=Tally)  # the facts the logic rules rest on
     wh_matchers: dict[str, int] = field(default_factory=dict)  # which matcher judged WH answers
+    # relation id -> [errors, responses] of the logic rules: the hallucination rate's clusters
+    hallucinations: dict[str, list[int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         """The `factcheck` and `logic` sections of a report (only those with questions)."""
@@ -116,9 +151,8 @@ def _sum(tallies: Iterable[Tally], total: Tally | None = None) -> Tally:
     total = total if total is not None else Tally()
     for tally in tallies:
         if isinstance(total, LogicTally) and isinstance(tally, LogicTally):
-            total.error_knowledge += tally.error_knowledge
-            total.error_inference += tally.error_inference
-            total.error_unclassified += tally.error_unclassified
+            for key in LOGIC_COUNTS:
+                setattr(total, key, getattr(total, key) + getattr(tally, key))
         total.asked += tally.asked
         total.valid += tally.valid
         total.correct += tally.correct
@@ -200,16 +234,15 @@ def evaluate_probes(
             parsed = parse_logic_answer(raw)
             expected = conversation.expected[0] if conversation.expected else None
             correct = parsed == expected
+            cell = result.hallucinations.setdefault(conversation.relation_id, [0, 0])
+            cell[0] += parsed in VALID and not correct
+            cell[1] += 1
             tally = result.logic_by_rule[rule]
             tallies: list[Tally] = [tally]
             oracle, template_id = "logic", str(meta.get("steps", rule))
             detail = f"expected {expected}"
             if parsed in VALID and not correct:
-                cause = classify_logic_error(meta.get("premises", ()), premise_answers)  # type: ignore[arg-type]
-                tally.error_knowledge += cause == "knowledge"
-                tally.error_inference += cause == "inference"
-                tally.error_unclassified += cause == "unclassified"
-                detail += f"; error-{cause}"
+                detail += "; " + _classify(tally, meta, raw, premise_answers)
             reason = stated_reason(raw)
             if reason:
                 detail += f"; reason: {reason}"
@@ -254,6 +287,31 @@ def _count(tallies: Iterable[Tally], parsed: Answer, correct: bool) -> None:
         tally.invalid += not valid and not refusal
 
 
+def _classify(
+    tally: LogicTally, meta: Mapping[str, object], raw: str, premises: Mapping[str, Answer]
+) -> str:
+    """Count a logic error's cause by the answer oracle and by the premise probe; the
+    detail saying both."""
+    check = answer_oracle(meta, raw)
+    if check is not None:
+        setattr(tally, f"error_{check.cause}", getattr(tally, f"error_{check.cause}") + 1)
+    cause = classify_logic_error(cast("Sequence[str]", meta.get("premises", ())), premises)
+    setattr(tally, f"premise_{cause}", getattr(tally, f"premise_{cause}") + 1)
+    found = check.describe() if check is not None else "answer oracle: no knowledge points"
+    return f"{found}; premise probe: error-{cause}"
+
+
+def answer_oracle(meta: Mapping[str, object], raw: str) -> ReasonCheck | None:
+    """The answer oracle's finding for a wrong logic answer (None for a question stored
+    without its knowledge points, before they were recorded)."""
+    points = meta.get("knowledge")
+    if not isinstance(points, list) or not points:
+        return None
+    aliases = cast("Mapping[str, Sequence[str]]", meta.get("aliases") or {})
+    words = cast("Mapping[str, Sequence[str]]", meta.get("words") or {})
+    return check_reason(reasoning(raw), knowledge_points(points), aliases, words)
+
+
 def classify_logic_error(premises: Sequence[str], answers: Mapping[str, Answer]) -> str:
     """ "knowledge" when the model denied a premise, "inference" when it affirmed all of them,
     else "unclassified" (no premise asked, or one unanswered, refused or unreadable)."""
@@ -270,12 +328,18 @@ _REASON_START = re.compile(
 )
 
 
-def stated_reason(raw: str) -> str:
-    """The reason a logic answer gives after its "Yes"/"No"/"I don't know" (the prompt asks
-    for one short sentence), on one line and at most REASON_CHARS long; "" when none."""
-    text = " ".join(clean_text(raw).replace("\u2019", "'").split())
+def reasoning(raw: str) -> str:
+    """What a logic answer says after its "Yes"/"No"/"I don't know": the knowledge it lists
+    (lines kept, for the answer oracle's sentences); "" when nothing."""
+    text = clean_text(raw).replace("\u2019", "'").strip()
     match = _REASON_START.match(text)
     if match is None:
         return ""
-    reason = text[match.end() :].strip(" *_`\"'")
-    return reason[:REASON_CHARS] if re.search(r"\w", reason) else ""
+    reason = text[match.end() :].strip(" *_`")
+    return reason if re.search(r"\w", reason) else ""
+
+
+def stated_reason(raw: str) -> str:
+    """The reasoning of a logic answer on one line and at most REASON_CHARS long (the
+    verdict's detail); "" when none."""
+    return " ".join(reasoning(raw).split())[:REASON_CHARS]

@@ -122,6 +122,29 @@ def _state(kg: KnowledgeGraph, fact: Fact, forms: LogicForms) -> str | None:
     return fill(text, values)
 
 
+def _knowledge_points(
+    kg: KnowledgeGraph,
+    relation: Relation,
+    templates: ProbeTemplates,
+    template_set: TemplateSet | None,
+) -> dict[str, object]:
+    """What the answer oracle (probes.answer_oracle) compares a wrong answer's reasoning with:
+    the knowledge points (each link of the relation's path, `[child, relation type, parent]`
+    by label), the aliases of their entities, and the words naming their relation types."""
+    points: list[list[str]] = []
+    words: dict[str, list[str]] = {}
+    aliases: dict[str, list[str]] = {}
+    for parent, child in _links(relation):
+        link_type = relation_type(kg, parent, child, template_set)
+        points.append([kg.label(child), link_type, kg.label(parent)])
+        forms = templates.logic.get(link_type)
+        words[link_type] = list(forms.words) if forms else []
+        for node in (parent, child):
+            if node in kg.nodes and kg.nodes[node].aliases:
+                aliases[kg.label(node)] = list(kg.nodes[node].aliases)
+    return {"knowledge": points, "aliases": aliases, "words": words}
+
+
 def build_logic_conversations(
     kg: KnowledgeGraph,
     relations: Iterable[Relation],
@@ -129,13 +152,17 @@ def build_logic_conversations(
     *,
     rules: Sequence[str] = LOGIC_RULES,
 ) -> list[Conversation]:
-    """Per relation: its premise questions, then one conversation per derived fact, in order.
+    """Per relation: the premise questions not asked yet, then one conversation per derived
+    fact, in order.
 
-    Premises are asked once per relation that has a derived question (ids
-    `REL/lr:premise:I`); each derived question's meta names them (`premises`)."""
+    Each distinct premise (a KG link a derived question rests on) is asked once per session,
+    with the first relation that uses it (id `REL/lr:premise:I`, I = the link's place on
+    that relation's path); each derived question's meta names its premises (`premises`),
+    wherever they were asked."""
     prompt = templates.prompt("logic")
     template_set = known_relation_types(kg)
     conversations: list[Conversation] = []
+    asked: dict[tuple[str, str], str] = {}  # (parent, child) -> its premise conversation
     for relation in relations:
         derived = [
             (label, fact, text)
@@ -146,12 +173,16 @@ def build_logic_conversations(
             continue
         premise_ids: list[str] = []
         for index, (parent, child) in enumerate(_links(relation)):
+            if (parent, child) in asked:
+                premise_ids.append(asked[parent, child])
+                continue
             link_type = relation_type(kg, parent, child, template_set)
             forms = templates.logic.get(link_type)
             text = _state(kg, Fact(parent, child, link_type), forms) if forms else None
             if text is None:
                 continue
             cid = f"{relation.id}/lr:{PREMISE}:{index}"
+            asked[parent, child] = cid
             premise_ids.append(cid)
             conversations.append(
                 Conversation(
@@ -166,6 +197,7 @@ def build_logic_conversations(
                     meta={"rule": PREMISE, "expected_text": "yes", "fact": [parent, child]},
                 )
             )
+        knowledge = _knowledge_points(kg, relation, templates, template_set)
         for label, fact, text in derived:
             rule = label.split(":", 1)[0]
             conversations.append(
@@ -184,6 +216,7 @@ def build_logic_conversations(
                         "expected_text": fact.expected.value,
                         "form": fact.form,
                         "premises": list(premise_ids),
+                        **knowledge,
                     },
                 )
             )

@@ -6,7 +6,9 @@ a label that itself contains "{child}" or braces is inserted literally.
 Logic rules are not templates of their own: per relation type the file gives the ways to
 state a fact R(parent, child) (`fact`, `negated`, `inverse`, `inverse_negated`) and whether R
 is symmetric; probes.logic applies the HalluVault rules to KG facts and states the derived
-fact with these forms.
+fact with these forms. Two more keys serve the answer oracle (probes.answer_oracle): the fact
+as a declarative knowledge point (`statement`, "{child} is located in {parent}.") and the
+words that name the relation in a model's reasoning (`words`, "located in", "part of", ...).
 """
 
 from __future__ import annotations
@@ -26,14 +28,19 @@ ASKS_FOR_PARENT = frozenset({"multiple_choice", "wh", "two_hop_choice"})
 LOGIC_RULES = ("negation", "symmetric", "inverse", "transitive", "composite")
 # How a fact R(parent, child) is stated: R itself, not R, the inverse relation, not the inverse.
 FACT_FORMS = ("fact", "negated", "inverse", "inverse_negated")
+# The other keys of a relation type's logic table (see the module docstring).
+LOGIC_KEYS = ("symmetric", "statement", "words")
 
 
 @dataclass(frozen=True, slots=True)
 class LogicForms:
-    """The statement forms of one relation type (form -> text) and whether R is symmetric."""
+    """The statement forms of one relation type (form -> text), whether R is symmetric, the
+    fact as a knowledge point (declarative) and the words naming R in a model's reasoning."""
 
     forms: dict[str, str]
     symmetric: bool = False
+    statement: str | None = None
+    words: tuple[str, ...] = ()
 
     def text(self, form: str) -> str | None:
         return self.forms.get(form)
@@ -110,10 +117,10 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
         where = f"{name}: logic.{relation_type}"
         if not isinstance(entry, dict):
             raise TemplateError(f"{where}: expected a table of statement forms")
-        unknown = sorted(set(entry) - {*FACT_FORMS, "symmetric"})
+        unknown = sorted(set(entry) - {*FACT_FORMS, *LOGIC_KEYS})
         if unknown:
             raise TemplateError(
-                f"{where}: unknown key {unknown[0]!r} (use {', '.join(FACT_FORMS)}, symmetric)"
+                f"{where}: unknown key {unknown[0]!r} (use {', '.join((*FACT_FORMS, *LOGIC_KEYS))})"
             )
         symmetric = entry.get("symmetric", False)
         if not isinstance(symmetric, bool):
@@ -123,7 +130,15 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
             for form in FACT_FORMS
             if form in entry
         }
-        logic[relation_type] = LogicForms(forms, symmetric)
+        statement = (
+            _check_text(entry["statement"], f"{where}.statement") if "statement" in entry else None
+        )
+        words = entry.get("words", [])
+        if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+            raise TemplateError(f"{where}.words: expected a list of non-empty texts")
+        logic[relation_type] = LogicForms(
+            forms, symmetric, statement, tuple(" ".join(w.lower().split()) for w in words)
+        )
     return ProbeTemplates(
         domain=str(data.get("domain", path.stem)),
         topic=str(data.get("topic", data.get("domain", path.stem))),

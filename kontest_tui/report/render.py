@@ -12,8 +12,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -23,13 +21,20 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.report.tables import (
+    Table,
+    csv_table,
+    escape_markdown,
+    markdown_table,
+    text_table,
+)
 from kontest_tui.store.reports import StoredReport
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
 # An evaluation, a report read from the store (its first errors only) or a Report JSON.
 ReportInput = Evaluation | StoredReport | Mapping[str, Any]
 # tests = valid tests run; planned = tests the conversations allow; rate = errors / tests.
-ORACLE_HEADER = ("oracle", "tests", "planned", "errors", "rate")
+ORACLE_HEADER = ("oracle", "tests", "planned", "errors", "rate", "95% interval")
 
 
 def check_format(fmt: str) -> str:
@@ -62,7 +67,7 @@ def render_report(
     if fmt == "json":
         return json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
-        return _csv_rows(("metric", "value"), flatten(report))
+        return csv_table(("metric", "value"), flatten(report))
     lines = [_describe(v, evaluation, labels) for v in errors[:max_errors]]
     if fmt == "markdown":
         return _report_markdown(report, lines, total_errors)
@@ -89,10 +94,10 @@ def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") 
     if fmt == "json":
         return json.dumps([dict(zip(header, row, strict=True)) for row in rows], indent=2) + "\n"
     if fmt == "csv":
-        return _csv_rows(header, rows)
+        return csv_table(header, rows)
     if fmt == "markdown":
-        return _markdown_table(header, rows)
-    return _text_table(header, rows)
+        return markdown_table(header, rows)
+    return text_table(header, rows)
 
 
 def render_ensemble(
@@ -110,7 +115,7 @@ def render_ensemble(
     if fmt == "json":
         return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
-        return _csv_rows(("metric", "value"), flatten(data))
+        return csv_table(("metric", "value"), flatten(data))
     if "method" in data:
         return _render_single_ensemble(data, fmt)
     header = ("template", "weighted", "majority", "models (mean)")
@@ -141,10 +146,10 @@ def render_ensemble(
     if fmt == "markdown":
         return (
             f"## {title}\n\nWeights (all relations): {weights}\n\n"
-            + _markdown_table(header, rows)
+            + markdown_table(header, rows)
             + f"\n{note}\n"
         )
-    return f"{title}\nWeights (all relations): {weights}\n\n{_text_table(header, rows)}{note}\n"
+    return f"{title}\nWeights (all relations): {weights}\n\n{text_table(header, rows)}{note}\n"
 
 
 def _render_single_ensemble(data: Mapping[str, Any], fmt: str) -> str:
@@ -165,8 +170,8 @@ def _render_single_ensemble(data: Mapping[str, Any], fmt: str) -> str:
     weights = ", ".join(f"{name} {weight:.3f}" for name, weight in data["weights"].items())
     title = f"{method.capitalize()} ensemble of {len(data['models'])} models, {data['relations']} relations"
     if fmt == "markdown":
-        return f"## {title}\n\nWeights: {weights}\n\n" + _markdown_table(header, rows)
-    return f"{title}\nWeights: {weights}\n\n{_text_table(header, rows)}"
+        return f"## {title}\n\nWeights: {weights}\n\n" + markdown_table(header, rows)
+    return f"{title}\nWeights: {weights}\n\n{text_table(header, rows)}"
 
 
 def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
@@ -183,17 +188,39 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
+def asks_kontest(report: Mapping[str, Any]) -> bool:
+    """Does the session ask KONTEST questions (its report then has KONTEST's tables, gap and
+    coverage)? A report without `kinds` is KONTEST's alone."""
+    return "kontest" in (report.get("kinds") or ["kontest"])
+
+
+def interval_text(cell: Mapping[str, Any] | None) -> str:
+    """`12.0-19.8%` of a `rates` cell, "not estimated" or "-" (no test)."""
+    if not cell or not cell.get("tests"):
+        return "-"
+    interval = cell.get("interval")
+    if interval is None:
+        return "not estimated"
+    return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
+
+
 def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     tests, errors = report["tests"], report["errors"]
     planned = report.get("tests_planned") or {}
+    rates = report.get("rates") or {}
     # KONTEST's oracles only: the other kinds are in their own tables (never summed with these).
     names = [name for name in ORACLES if name in tests]
-    if not report["relations"]:  # annotated questions only: no KONTEST oracle could run
-        names = [name for name in names if tests[name] or planned.get(name)]
 
     def row(name: str, run: int, failed: int, possible: int | None) -> tuple[str, ...]:
         shown = "-" if possible is None else str(possible)
-        return (name, str(run), shown, str(failed), _rate(failed, run))
+        return (
+            name,
+            str(run),
+            shown,
+            str(failed),
+            _rate(failed, run),
+            interval_text(rates.get(name)),
+        )
 
     oracle_rows = [row(name, tests[name], errors.get(name, 0), planned.get(name)) for name in names]
     if names:
@@ -212,20 +239,45 @@ def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list
     return oracle_rows, gap_rows
 
 
+def headline_text(report: Mapping[str, Any]) -> str:
+    """`hallucination rate 29.1% (195 of 671), 95% interval 25.3-33.1%`: the session's headline
+    rate (Report JSON `headline`), its interval where the report has one."""
+    headline = report.get("headline") or {}
+    rate = headline.get("rate")
+    if not headline.get("measure"):
+        return "no test yet"
+    shown = "-" if rate is None else f"{100 * rate:.1f}%"
+    text = f"{headline['title']} {shown} ({headline['count']} of {headline['of']})"
+    rates = report.get("rates") or {}
+    cell = rates.get({"kontest": "total", "logic": "hallucination"}.get(headline["measure"], ""))
+    if cell and cell.get("interval"):
+        text += f", 95% interval {interval_text(cell)}"
+    return text
+
+
 def _headline(report: Mapping[str, Any]) -> list[str]:
-    coverage = report["coverage"]
     lines = [
         f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
-        f"Relations {report['relations']}  queries {report['queries']}  executions "
-        f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']}, "
-        f"of which refusals {report.get('refusals', 0)})  failed {report.get('failed', 0)}",
-        f"Coverage {coverage['covered']} of {report['relations']} relations ({coverage['pct']:.2f}%)",
+        f"Headline: {headline_text(report)}",
     ]
+    kontest = asks_kontest(report)
+    if kontest:
+        coverage = report["coverage"]
+        lines += [
+            f"Relations {report['relations']}  queries {report['queries']}  executions "
+            f"{report['executions']} (valid {report['valid']}, invalid {report['invalid']}, "
+            f"of which refusals {report.get('refusals', 0)})  failed {report.get('failed', 0)}",
+            f"Coverage {coverage['covered']} of {report['relations']} relations "
+            f"({coverage['pct']:.2f}%)",
+        ]
     failed = report.get("failed", 0)
     if failed:
+        reasons = report.get("failed_reasons") or {}
+        why = ", ".join(f"{count} {reason}" for reason, count in reasons.items())
         lines.append(
-            f"Failed: {failed} turns got no answer after all attempts (in no test, gap or "
-            "coverage; kontest run --resume asks them again)"
+            f"Failed: {failed} turns got no answer"
+            + (f" ({why})" if why else " after all attempts")
+            + " and are in no test, gap or coverage"
         )
     stopped = report.get("stopped") or {}
     if stopped.get("length") or stopped.get("timeout"):
@@ -238,7 +290,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
             f"Answers from cache: {report['answers_from_cache']} (repeats of this session's requests, and earlier sessions' answers with --reuse-cache)"
         )
     pending = report.get("pending_relations")
-    if pending:
+    if pending and kontest:
         lines.append(f"Pending: {pending} relations still waiting for answers")
     return lines
 
@@ -250,7 +302,40 @@ def _tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
     return (name, *(str(cell[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
 
 
-SectionTable = tuple[str, tuple[str, ...], list[tuple[str, ...]]]
+LOGIC_HEADER = (
+    "rule",
+    "asked",
+    "valid",
+    "errors",
+    "refusals",
+    "halluc.",
+    "of valid",
+    "know.",
+    "infer.",
+    "both",
+    "unstated",
+    "premise",
+)
+
+
+def _logic_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
+    return (
+        name,
+        *(str(cell[key]) for key in ("asked", "valid", "errors", "refusals")),
+        _percent(cell.get("hallucination_rate")),
+        _percent(cell.get("error_rate")),
+        *(
+            str(cell.get(f"error_{cause}", "-"))
+            for cause in ("knowledge", "inference", "both", "unstated")
+        ),
+        "/".join(
+            str(cell.get(f"premise_{cause}", "-"))
+            for cause in ("knowledge", "inference", "unclassified")
+        ),
+    )
+
+
+SectionTable = Table
 ACCURACY_HEADER = (
     "kind",
     "asked",
@@ -261,6 +346,7 @@ ACCURACY_HEADER = (
     "invalid",
     "accuracy",
     "error rate",
+    "halluc. rate",
 )
 
 
@@ -276,10 +362,15 @@ def accuracy_table(report: Mapping[str, Any]) -> SectionTable | None:
             *(str(cell[key]) for key in ACCURACY_HEADER[1:7]),
             _percent(cell["accuracy"]),
             _percent(cell["error_rate"]),
+            _percent(cell.get("hallucination_rate")),
         )
         for name, cell in accuracy.items()
     ]
-    title = "Accuracy (answers held to the KG or the annotation; not added to KONTEST's errors)"
+    title = (
+        "Accuracy (answers held to the KG or the annotation; not added to KONTEST's errors): "
+        "accuracy = correct of asked, error rate = errors of valid answers, hallucination rate "
+        "= errors of all responses (HalluVault, logic rules)"
+    )
     return title, ACCURACY_HEADER, rows
 
 
@@ -303,23 +394,28 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
         tables.append(("FactChecker by relation type", ("relation type", *TALLY_HEADER), rows))
     logic = report.get("logic")
     if logic:
-        causes = ("error_knowledge", "error_inference", "error_unclassified")
-
-        def logic_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
-            return (*_tally_row(name, cell), *(str(cell.get(key, "-")) for key in causes))
-
-        rows = [logic_row(name, cell) for name, cell in logic["per_rule"].items()]
-        rows.append(logic_row("total", logic))
-        if logic.get("premises"):
-            rows.append(logic_row("premises", logic["premises"]))
+        rows = [_logic_row(name, cell) for name, cell in logic["per_rule"].items()]
+        rows.append(_logic_row("total", logic))
         tables.append(
             (
-                "Logic rules ('I don't know' is a refusal, not an error; an error is error-knowledge "
-                "when a premise was denied, error-inference when all were affirmed)",
-                ("rule", *TALLY_HEADER, "knowledge", "inference", "unclassified"),
+                "Logic rules (HalluVault): halluc. = hallucination rate, errors of all responses "
+                "('I don't know' is a normal response); of valid = errors of yes/no answers. "
+                "Causes by the answer oracle (the stated knowledge vs the rule's knowledge "
+                "points): knowledge, inference, both, unstated; by the premise questions "
+                "(second signal): knowledge/inference/unclassified",
+                LOGIC_HEADER,
                 rows,
             )
         )
+        premises = logic.get("premises")
+        if premises:
+            tables.append(
+                (
+                    "Premises (each distinct KG fact a rule rests on, asked once)",
+                    ("premises", *TALLY_HEADER),
+                    [_tally_row("premises", premises)],
+                )
+            )
     variants = report.get("variants")
     if variants:
         title = (
@@ -404,17 +500,21 @@ def sample_table(sample: Mapping[str, Any]) -> SectionTable:
     return title, header, rows
 
 
+def _title(report: Mapping[str, Any]) -> str:
+    return "KONTEST report" if asks_kontest(report) else "Report"
+
+
 def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
-    parts = ["\n".join(["KONTEST report", *_headline(report)]), ""]
-    if oracle_rows:
-        parts.append(_text_table(ORACLE_HEADER, oracle_rows))
-    if report["relations"]:
-        parts.append(_text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
+    parts = ["\n".join([_title(report), *_headline(report)]), ""]
+    if asks_kontest(report):
+        parts.append(text_table(ORACLE_HEADER, oracle_rows))
+        if report["relations"]:
+            parts.append(text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
     for title, header, rows in section_tables(report):
         parts.append(title)
         if rows:
-            parts.append(_text_table(header, rows))
+            parts.append(text_table(header, rows))
         else:
             parts.append("")
     if errors:
@@ -427,21 +527,21 @@ def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors:
 
 def _report_markdown(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
-    parts = ["# KONTEST report", "", *(f"- {line}" for line in _headline(report)), ""]
-    if oracle_rows:
+    parts = [f"# {_title(report)}", "", *(f"- {line}" for line in _headline(report)), ""]
+    if asks_kontest(report):
         parts.append("## KONTEST tests and errors\n")
-        parts.append(_markdown_table(ORACLE_HEADER, oracle_rows))
-    if report["relations"]:
-        parts.append("## Knowledge gap\n")
-        parts.append(_markdown_table(("template", "missing", "% of relations"), gap_rows))
+        parts.append(markdown_table(ORACLE_HEADER, oracle_rows))
+        if report["relations"]:
+            parts.append("## Knowledge gap\n")
+            parts.append(markdown_table(("template", "missing", "% of relations"), gap_rows))
     for title, header, rows in section_tables(report):
-        parts.append(f"## {_escape_markdown(title)}\n")
+        parts.append(f"## {escape_markdown(title)}\n")
         if rows:
-            parts.append(_markdown_table(header, rows))
+            parts.append(markdown_table(header, rows))
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"## Errors ({shown})\n")
-        parts.extend(f"- {_escape_markdown(line)}" for line in errors)
+        parts.extend(f"- {escape_markdown(line)}" for line in errors)
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -477,38 +577,3 @@ def _count_pct(cell: Mapping[str, Any]) -> str:
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
-
-
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [len(h) for h in header]
-    for row in rows:
-        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
-
-    def line(cells: Sequence[str]) -> str:
-        first = cells[0].ljust(widths[0])
-        rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
-        return "  ".join([first, *rest]).rstrip()
-
-    ruler = "  ".join("-" * w for w in widths)
-    return "\n".join([line(header), ruler, *(line(row) for row in rows)]) + "\n"
-
-
-def _escape_markdown(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
-
-
-def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
-    ]
-    lines += ["| " + " | ".join(_escape_markdown(cell) for cell in row) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def _csv_rows(header: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(rows)
-    return buffer.getvalue()

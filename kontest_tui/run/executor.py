@@ -190,7 +190,7 @@ _ERROR_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("5xx", re.compile(r"\b5\d\d\b|server error", re.I)),
     ("stream", re.compile(r"stream|incomplete|connection (?:closed|reset)|disconnect", re.I)),
     ("connection", re.compile(r"refused|cannot reach|connect", re.I)),
-    ("no answer", re.compile(r"no recorded answer", re.I)),
+    ("not in the recording", re.compile(r"not in the recording|no recorded answer", re.I)),
 )
 
 
@@ -200,6 +200,12 @@ def classify_error(message: str) -> str:
         if pattern.search(message):
             return name
     return "other"
+
+
+def failure_reason(message: str) -> str:
+    """Why a turn failed, for the report: "not asked" (an earlier turn of its conversation
+    failed) or the type of its error (classify_error)."""
+    return "not asked" if message.startswith(NOT_ASKED) else classify_error(message)
 
 
 def is_cacheable(model: ChatModel) -> bool:

@@ -19,6 +19,7 @@ import dataclasses
 import hashlib
 import itertools
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
@@ -46,14 +47,14 @@ from kontest_tui.kg.io import graph_from_dict, graph_to_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions, build_kind_conversations, count_refusals
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.oracles.evaluate import Evaluation
-from kontest_tui.oracles.intervals import evaluation_sample_section
+from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
 from kontest_tui.run.executor import (
     Executor,
     ExecutorConfig,
     ExecutorEvents,
     RunResult,
+    failure_reason,
     is_cacheable,
 )
 from kontest_tui.run.writer import BatchWriter
@@ -375,20 +376,21 @@ def evaluation_engine() -> str:
 
 def split_answers(
     responses: Mapping[AnswerKey, Response],
-) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], int, dict[str, int]]:
-    """The parsed answers and raw texts of the responses that are answers, how many failed
-    (a failed turn is no answer) and how many the token limit or the timeout cut
-    ({"length": N, "timeout": M}), in one pass with no intermediate copies."""
+) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], Counter[str], dict[str, int]]:
+    """The parsed answers and raw texts of the responses that are answers, the failed turns
+    by reason (run.executor.failure_reason: "not asked", "not in the recording", ...) and how
+    many answers the token limit or the timeout cut ({"length": N, "timeout": M}), in one
+    pass with no intermediate copies."""
     answers: dict[AnswerKey, Answer] = {}
     raw: dict[AnswerKey, str] = {}
-    failed = 0
+    failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
     for key, response in responses.items():
         if response.error is None:
             answers[key] = response.answer
             raw[key] = response.raw
         else:
-            failed += 1
+            failed[failure_reason(response.error)] += 1
         if response.stopped is not None:
             stopped[response.stopped] = stopped.get(response.stopped, 0) + 1
     return answers, raw, failed, stopped
@@ -418,9 +420,11 @@ def evaluate_responses(
         model=model,
         problems=problems,
     )
-    evaluation.failed = failed
+    evaluation.failed = failed.total()
+    evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
     if sample:  # a sampled session: every rate with its interval
+        evaluation.sampled = True
         evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
     evaluation.from_cache = from_cache
     return evaluation
@@ -675,7 +679,7 @@ async def _ask_streamed(
     executor.begin(int(row["planned"]), counts["answered"])
     store.clear_evaluation(session_id)
     totals: StreamedEvaluation | None = StreamedEvaluation(session=session_id, model=row["model"])
-    failed = 0
+    failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
     for chunk in store.iter_chunks(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
@@ -686,7 +690,7 @@ async def _ask_streamed(
             continue
         with paused_gc():
             answers, raw, chunk_failed, chunk_stopped = split_answers(responses)
-            failed += chunk_failed
+            failed.update(chunk_failed)
             for reason, count in chunk_stopped.items():
                 stopped[reason] = stopped.get(reason, 0) + count
             try:
@@ -708,7 +712,8 @@ async def _ask_streamed(
                 )
                 store.append_verdicts(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
-    evaluation.failed = failed
+    evaluation.failed = failed.total()
+    evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
     return evaluation
 

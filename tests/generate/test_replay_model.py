@@ -1,5 +1,6 @@
 """The replay model: most specific key first, repeated keys in generation order whatever the
-order of asking, missing answers as a non-retryable ModelError, malformed files named by line."""
+order of asking, each line answering one turn, a turn not in the recording a non-retryable
+ModelError (never another line's answer), malformed files named by line."""
 
 from __future__ import annotations
 
@@ -46,7 +47,11 @@ async def ask_all(model: ReplayModel, conversations: list[Conversation], seed: i
     slots.sort(key=lambda slot: slot[1])  # earlier turns first, conversations shuffled
     answers: dict[tuple[str, int], str] = {}
     for conversation, turn in slots:
-        result = await model.chat(request_for(conversation, turn, answers))
+        try:
+            result = await model.chat(request_for(conversation, turn, answers))
+        except ModelError as error:
+            assert error.retryable is False and "not in the recording" in str(error)
+            continue
         answers[conversation.id, turn] = result.text
     return answers
 
@@ -77,18 +82,20 @@ async def test_kinawley_replay_with_context_dependent_answers(
     assert isinstance(model, ChatModel)
     model.prepare(conversations)
     answers = await ask_all(model, conversations, seed=3)
-    assert len(answers) == 18
     far = "Ireland>Ireland/Ulster/Kinawley"
     assert answers[f"{far}/t1", 0] == "No."
     assert answers[f"{far}/t2", 0] == "Yes, it is."
     assert answers[f"{far}/t1+t2", 0] == "Yes"
     assert answers[f"{far}/t1+t2", 1] == "No"
-    assert answers[f"{far}/t2+t1", 0] == "Yes, it is."
+    # Q2 alone is recorded once, with no kind: the atomic question takes it, so the
+    # sequential conversation asking it first is not in the recording (nor its second turn).
+    assert (f"{far}/t2+t1", 0) not in answers
     assert answers[f"{far}/t2+t1", 1] == "I am not sure."
-    # Sequential second turns with no messages key fall back to the last message alone.
+    # A second turn is never answered by a line holding its question alone.
     near = "Ireland>Ireland/Ulster"
-    assert answers[f"{near}/t1+t2", 1] == "Yes"
-    assert answers[f"{near}/t2+t1", 1] == "Yes."
+    assert answers[f"{near}/t1", 0] == "Yes."
+    assert (f"{near}/t1+t2", 0) not in answers and (f"{near}/t1+t2", 1) not in answers
+    assert (f"{near}/t2+t1", 1) not in answers
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2, 7])
@@ -103,28 +110,36 @@ async def test_repeated_keys_follow_generation_order(tmp_path: Path, seed: int) 
     conversations = [atomic(f"p{n}:r/t1", text) for n in range(4)]
     model.prepare(conversations)
     answers = await ask_all(model, conversations, seed)
-    assert [answers[f"p{n}:r/t1", 0] for n in range(4)] == ["Yes", "No", "Not sure", "Not sure"]
+    assert [answers.get((f"p{n}:r/t1", 0)) for n in range(4)] == ["Yes", "No", "Not sure", None]
 
 
-async def test_most_specific_key_wins(tmp_path: Path) -> None:
+async def test_most_specific_key_wins_and_each_line_answers_once(tmp_path: Path) -> None:
     records = [
-        {"query": "Q?", "answer": "last-only"},
+        {"query": "Q?", "answer": "alone"},
         {"messages": ["P?", "Q?"], "answer": "messages"},
         {"messages": ["P?", "Q?"], "kind": "sequential", "answer": "kind+messages"},
+        {"messages": ["Q?"], "kind": "sequential", "answer": "sequential first turn"},
     ]
     model = ReplayModel(write_jsonl(tmp_path, records))
 
-    async def ask(messages: list[str], kind: str) -> str:
+    async def ask(messages: list[str], kind: str) -> str | None:
         chat: list[Message] = []
         for text in messages:
             chat += [Message("user", text), Message("assistant", "x")]
         request = ChatRequest(messages=tuple(chat[:-1]), kind=kind)
-        return (await model.chat(request)).text
+        try:
+            return (await model.chat(request)).text
+        except ModelError as error:
+            assert "not in the recording" in str(error) and error.retryable is False
+            return None
 
     assert await ask(["P?", "Q?"], "sequential") == "kind+messages"
-    assert await ask(["P?", "Q?"], "atomic") == "messages"
-    assert await ask(["R?", "Q?"], "sequential") == "last-only"
-    assert await ask(["Q?"], "atomic") == "last-only"
+    assert await ask(["P?", "Q?"], "sequential") == "messages"  # the kind's line is used
+    assert await ask(["P?", "Q?"], "atomic") is None  # both lines used
+    assert await ask(["R?", "Q?"], "sequential") is None  # never the last question alone
+    assert await ask(["Q?"], "atomic") == "alone"  # not the sequential line
+    assert await ask(["Q?"], "sequential") == "sequential first turn"
+    assert await ask(["Q?"], "atomic") is None
 
 
 async def test_missing_answer_is_a_non_retryable_model_error(tmp_path: Path) -> None:
@@ -134,7 +149,7 @@ async def test_missing_answer_is_a_non_retryable_model_error(tmp_path: Path) -> 
     with pytest.raises(ModelError) as caught:
         await model.chat(request_for(conversation, 0, {}))
     assert caught.value.retryable is False
-    assert "no recorded answer" in str(caught.value) and "Unknown?" in str(caught.value)
+    assert "not in the recording" in str(caught.value) and "Unknown?" in str(caught.value)
 
 
 async def test_tokens_are_streamed_and_check_summarises(tmp_path: Path) -> None:

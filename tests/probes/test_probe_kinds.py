@@ -7,6 +7,7 @@ import subprocess
 import sys
 from collections import Counter
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -65,7 +66,7 @@ def test_generate_kind_cli() -> None:
     # 48 artist->song chains (two different predicates: no transitive rule) get their two
     # premises and two composite rules (inverse; inverse + negation).
     assert Counter(line["label"] for line in lines) == {
-        "premise": 98 + 2 * 48,
+        "premise": 98,  # every edge once: each chain's links are edges asked already
         "negation": 98,
         "inverse": 98,
         "composite": 2 * 48,
@@ -96,3 +97,39 @@ def test_one_kind_for_relations_is_the_kind_over_their_suite() -> None:
     logic = build_kind_for_relations(kg, kept, full.template_set, ["t1", "t3"], TestKind.LOGIC)
     assert logic == build_kind_conversations(suite, kg, [TestKind.LOGIC])
     assert logic and {c.test_kind for c in logic} == {TestKind.LOGIC}
+
+
+def test_probe_file_turns_the_symmetric_rule_on(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    """`--probes FILE`: the symmetric rule from a user's probe file, without editing the
+    package; `--rules` picks it alone; the file is recorded with the session."""
+    from kontest_tui.cli import run_cli
+    from kontest_tui.resources import asset_path
+    from kontest_tui.store import Store
+
+    def cli(*args: str) -> tuple[int, str, str]:
+        capsys.readouterr()
+        code = run_cli(list(args))
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    text = asset_path("probes", "places.toml").read_text(encoding="utf-8")
+    assert text.count("symmetric = false") == 1
+    probes = tmp_path / "symmetric.toml"
+    probes.write_text(text.replace("symmetric = false", "symmetric = true"), encoding="utf-8")
+    db = str(tmp_path / "s.db")
+    kg = str(Path(__file__).resolve().parents[1] / "data" / "kinawley_kg.json")
+    args = ("--kg", kg, "--kind", "logic", "--probes", str(probes), "--rules", "symmetric")
+    code, _, err = cli("run", *args, "--db", db, "-q")
+    assert code == 0, err
+    code, out, err = cli("report", "--db", db, "--format", "json")
+    report = json.loads(out)
+    # Ireland > Ulster > Kinawley: 2 edges, each asked swapped ("Ireland located in Ulster?").
+    assert list(report["logic"]["per_rule"]) == ["symmetric"]
+    assert report["logic"]["per_rule"]["symmetric"]["asked"] == 2
+    with Store(db, create=False) as store:
+        options = store.get_session(store.resolve_session(None))["kinds_json"]["options"]
+    assert options["probes"] == str(probes.resolve()) and options["rules"] == ["symmetric"]
+    code, out, err = cli("generate", *args, "--format", "text")
+    assert code == 0 and "Is it true that Ireland is located in Ulster?" in out, err
+    code, _, err = cli("run", *args[:-1], "mirror", "--db", db)
+    assert code == 2 and err.count("\n") == 1 and "--rules" in err, err

@@ -16,10 +16,11 @@ from kontest_tui.probes.templates import load_probe_templates
 
 def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     convs = build_logic_conversations(places_kg, kinawley_relations, load_probe_templates("places"))
-    # 3 edges: premise + negation + inverse (containment is not symmetric: Def. 4.2 not asked).
-    # 3 chains (ie>cv, ul>kw: 2 links; ie>kw: 3 links): premises + transitive + 2 composite.
+    # 3 edges: negation + inverse (containment is not symmetric: Def. 4.2 not asked).
+    # 3 chains (ie>cv, ul>kw: 2 links; ie>kw: 3 links): transitive + 2 composite.
+    # Premises: the 3 distinct KG links, each asked once (with the first relation using it).
     assert Counter(c.label for c in convs) == {
-        "premise": 3 + 2 + 2 + 3,
+        "premise": 3,
         "negation": 3,
         "inverse": 3,
         "transitive": 3,
@@ -33,20 +34,33 @@ def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     assert text["ul>kw/lr:transitive"] == "Is it true that Kinawley is located in Ulster?"
     assert by_id["ul>kw/lr:transitive"].expected == (Answer.YES,)
     assert text["ie>kw/lr:transitive"] == "Is it true that Kinawley is located in Ireland?"
-    # The premises are asked too, one question per KG link, and named by the derived question.
+    # The premises are asked too, one question per KG link, once per session, and named by
+    # every derived question resting on them.
     assert by_id["ul>kw/lr:transitive"].meta["premises"] == [
-        "ul>kw/lr:premise:0",
-        "ul>kw/lr:premise:1",
+        "ie>cv/lr:premise:1",
+        "ie>kw/lr:premise:2",
     ]
-    assert text["ul>kw/lr:premise:0"] == "Is it true that County Cavan is located in Ulster?"
-    assert text["ul>kw/lr:premise:1"] == "Is it true that Kinawley is located in County Cavan?"
-    assert len(by_id["ie>kw/lr:transitive"].meta["premises"]) == 3
+    assert text["ie>ul/lr:premise:0"] == "Is it true that Ulster is located in Ireland?"
+    assert text["ie>cv/lr:premise:1"] == "Is it true that County Cavan is located in Ulster?"
+    assert text["ie>kw/lr:premise:2"] == "Is it true that Kinawley is located in County Cavan?"
+    assert by_id["ie>kw/lr:transitive"].meta["premises"] == [
+        "ie>ul/lr:premise:0",
+        "ie>cv/lr:premise:1",
+        "ie>kw/lr:premise:2",
+    ]
+    # The knowledge points the answer oracle compares a wrong answer's reasoning with.
+    assert by_id["ul>kw/lr:transitive"].meta["knowledge"] == [
+        ["County Cavan", "contains", "Ulster"],
+        ["Kinawley", "contains", "County Cavan"],
+    ]
+    assert by_id["ie>ul/lr:negation"].meta["aliases"] == {"Ireland": ["Éire"]}
+    assert "located in" in by_id["ie>ul/lr:negation"].meta["words"]["contains"]
     # Def. 4.1: not-located(Ulster, Ireland) is false; Def. 4.3: include(Ulster's parent, Ulster).
     assert text["ie>ul/lr:negation"] == "Is it true that Ulster is not located in Ireland?"
     assert by_id["ie>ul/lr:negation"].expected == (Answer.NO,)
     assert text["ul>cv/lr:inverse"] == "Does Ulster include County Cavan?"
     assert by_id["ul>cv/lr:inverse"].expected == (Answer.YES,)
-    assert by_id["ul>cv/lr:inverse"].meta["premises"] == ["ul>cv/lr:premise:0"]
+    assert by_id["ul>cv/lr:inverse"].meta["premises"] == ["ie>cv/lr:premise:1"]
     # Def. 4.5: transitive, then inverse (yes), then negation (no), applied to the chain's facts.
     assert text["ie>kw/lr:composite:inverse"] == "Does Ireland include Kinawley?"
     assert by_id["ie>kw/lr:composite:inverse"].expected == (Answer.YES,)
@@ -95,40 +109,58 @@ def test_rule_selection(places_kg, kinawley_relations):
 
 
 def test_answer_oracle_splits_knowledge_and_inference_errors(places_kg, kinawley_relations):
-    """Hand-worked answers:
-    - ul>kw: premises Yes, Yes; transitive "No, ..." -> error-inference (reason kept);
-    - ie>cv: premise Ulster-in-Ireland "No"; transitive "No." -> error-knowledge;
-    - ie>kw: one premise "I don't know"; transitive "No" -> unclassified;
-    - ie>ul: premise Yes; negation "Yes" (wrong: not-located is false) -> error-inference;
-    - ul>cv: inverse "I don't know" -> a refusal, not a test."""
+    """Hand-worked answers (premises: Ulster in Ireland yes, Cavan in Ulster yes, Kinawley in
+    Cavan no). The answer oracle compares each wrong answer's reasoning with its knowledge
+    points (nodes and edges, Jaccard, threshold 0.8); the premises are the second signal.
+    - ul>kw transitive "No" + Kinawley in County Fermanagh, Fermanagh in Ulster: nodes
+      {Kinawley, Fermanagh, Ulster} vs {Kinawley, County Cavan, Ulster} = 2/4 < 0.8, edges all
+      "located in" = 1.0 -> error-knowledge (premise: Kinawley in Cavan denied: knowledge);
+    - ie>cv transitive "No" + the right links: nodes 3/3, edges 1.0 -> error-inference
+      (premises both affirmed: inference);
+    - ie>kw transitive "No" with no reasoning -> unstated (premise: knowledge);
+    - ie>ul negation "Yes" + Ulster not part of Ireland, located in the United Kingdom: nodes
+      2/3, edges {located in, not located in} vs {located in} = 1/2 -> both (premise: inference);
+    - ul>cv inverse "I don't know" -> a refusal: a normal response, no test;
+    - cv>kw inverse "Yes" -> correct.
+    Hallucination rate 4 errors of 6 responses; of valid answers 4 of 5."""
     convs = build_logic_conversations(places_kg, kinawley_relations, load_probe_templates("places"))
     raw = {
-        ("ul>kw/lr:premise:0", 0): "Yes.",
-        ("ul>kw/lr:premise:1", 0): "Yes, it is.",
-        ("ul>kw/lr:transitive", 0): "No, Kinawley is in County Fermanagh.",
-        ("ie>cv/lr:premise:0", 0): "No. Ulster is in the United Kingdom.",
-        ("ie>cv/lr:premise:1", 0): "Yes",
-        ("ie>cv/lr:transitive", 0): "No.",
-        ("ie>kw/lr:premise:0", 0): "Yes",
-        ("ie>kw/lr:premise:1", 0): "I don't know.",
-        ("ie>kw/lr:premise:2", 0): "Yes",
+        ("ie>ul/lr:premise:0", 0): "Yes.",
+        ("ie>cv/lr:premise:1", 0): "Yes, it is.",
+        ("ie>kw/lr:premise:2", 0): "No. Kinawley is in County Fermanagh.",
+        ("ul>kw/lr:transitive", 0): (
+            "No. Kinawley is located in County Fermanagh. County Fermanagh is located in Ulster."
+        ),
+        ("ie>cv/lr:transitive", 0): (
+            "No.\n1. County Cavan is located in Ulster.\n2. Ulster is located in Ireland."
+        ),
         ("ie>kw/lr:transitive", 0): "No",
-        ("ie>ul/lr:premise:0", 0): "Yes",
-        ("ie>ul/lr:negation", 0): "Yes - it is not.",
+        ("ie>ul/lr:negation", 0): (
+            "Yes. Ulster is not part of Ireland; Ulster is located in the United Kingdom."
+        ),
         ("ul>cv/lr:inverse", 0): "I don't know, I have no information.",
         ("cv>kw/lr:inverse", 0): "Yes, Kinawley is a parish in Cavan.",
     }
     result = evaluate_probes(convs, raw)
     logic = result.to_json()["logic"]
+
+    def causes(cell: dict) -> tuple[int, ...]:
+        return tuple(
+            cell[f"error_{cause}"] for cause in ("knowledge", "inference", "both", "unstated")
+        )
+
+    def premise_causes(cell: dict) -> tuple[int, ...]:
+        return tuple(
+            cell[f"premise_{cause}"] for cause in ("knowledge", "inference", "unclassified")
+        )
+
     transitive = logic["per_rule"]["transitive"]
     assert (transitive["asked"], transitive["valid"], transitive["errors"]) == (3, 3, 3)
-    assert (
-        transitive["error_knowledge"],
-        transitive["error_inference"],
-        transitive["error_unclassified"],
-    ) == (1, 1, 1)
+    assert causes(transitive) == (1, 1, 0, 1)
+    assert premise_causes(transitive) == (2, 1, 0)
     negation = logic["per_rule"]["negation"]
-    assert (negation["errors"], negation["error_inference"]) == (1, 1)
+    assert negation["errors"] == 1 and causes(negation) == (0, 0, 1, 0)
+    assert premise_causes(negation) == (0, 1, 0)
     inverse = logic["per_rule"]["inverse"]
     assert (inverse["asked"], inverse["valid"], inverse["correct"], inverse["refusals"]) == (
         2,
@@ -136,24 +168,38 @@ def test_answer_oracle_splits_knowledge_and_inference_errors(places_kg, kinawley
         1,
         1,
     )
-    assert (logic["errors"], logic["error_knowledge"], logic["error_inference"]) == (4, 1, 2)
+    assert (logic["asked"], logic["valid"], logic["errors"]) == (6, 5, 4)
+    assert causes(logic) == (1, 1, 1, 1)
+    # The paper's rate: errors of all responses (the refusal is a normal response).
+    assert logic["hallucination_rate"] == round(4 / 6, 6)
+    assert logic["error_rate"] == round(4 / 5, 6)
     # Premises are facts the rules rest on: counted apart, not as rule tests.
     assert logic["premises"] == {
-        "asked": 8,
-        "valid": 7,
-        "correct": 6,
+        "asked": 3,
+        "valid": 3,
+        "correct": 2,
         "errors": 1,
-        "refusals": 1,
+        "refusals": 0,
         "invalid": 0,
-        "accuracy": 75.0,
+        "accuracy": 66.67,
     }
     assert "premise" not in logic["per_rule"]
     by_ref = {v.refs[0][0]: v for v in result.verdicts}
     assert by_ref["ul>kw/lr:transitive"].detail == (
-        "expected no; error-inference; reason: Kinawley is in County Fermanagh."
-    ).replace("expected no", "expected yes")
-    assert "error-knowledge" in by_ref["ie>cv/lr:transitive"].detail
+        "expected yes; answer oracle: error-knowledge (nodes 0.50 < 0.8, edges 1.00); premise "
+        "probe: error-knowledge; reason: Kinawley is located in County Fermanagh. County "
+        "Fermanagh is located in Ulster."
+    )
+    assert "answer oracle: error-inference (nodes 1.00, edges 1.00)" in (
+        by_ref["ie>cv/lr:transitive"].detail
+    )
+    assert "answer oracle: no reasoning stated" in by_ref["ie>kw/lr:transitive"].detail
+    assert "answer oracle: error-both (nodes 0.67 < 0.8, edges 0.50 < 0.8)" in (
+        by_ref["ie>ul/lr:negation"].detail
+    )
     assert "ul>cv/lr:inverse" not in by_ref
+    # The hallucination rate's clusters: per relation, errors of responses.
+    assert result.hallucinations["ie>cv"] == [1, 1] and result.hallucinations["cv>kw"] == [0, 1]
 
 
 def test_classify_and_reason_helpers():

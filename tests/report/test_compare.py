@@ -108,8 +108,8 @@ def test_every_number_of_compare_json_matches_the_session_reports(
     # Timing: every stored answer is one call of a replay model (no retries, no cache).
     for row, report in zip(data["timing"], reports, strict=True):
         assert row["session"] == report["session"] and row["model"] == report["model"]
-        # 18 KONTEST turns + 11 logic questions (7 derived facts and 4 premises)
-        assert row["calls"] == row["answers"] == report["executions"] + 11 == 29
+        # 18 KONTEST turns + 9 logic questions (7 derived facts and 2 distinct premises)
+        assert row["calls"] == row["answers"] == report["executions"] + 9 == 27
         assert row["cached"] == report["answers_from_cache"] == 0
         assert row["s_per_call"] == pytest.approx(row["wall_s"] / row["calls"], abs=1e-5)
 

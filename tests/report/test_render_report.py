@@ -22,7 +22,13 @@ from kontest_tui.domain.records import Answer, Conversation, Query, Relation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import ModelAnswers, cross_validate
 from kontest_tui.oracles.evaluate import evaluate
-from kontest_tui.report.render import render_ensemble, render_report, render_verdicts
+from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.report.render import (
+    interval_text,
+    render_ensemble,
+    render_report,
+    render_verdicts,
+)
 
 Y, N = Answer.YES, Answer.NO
 
@@ -75,6 +81,11 @@ def test_json_is_sorted_report() -> None:
     assert data["refusals"] == 0 and "accuracy" not in data
 
 
+def interval(oracle: str) -> str:
+    """The `12.0-19.8%` cell of an oracle's clustered interval in the hand-worked report."""
+    return interval_text(build_evaluation().to_json()["rates"][oracle])
+
+
 def test_text_report_table() -> None:
     text = render_report(build_evaluation(), "text")
     lines = text.splitlines()
@@ -85,12 +96,17 @@ def test_text_report_table() -> None:
     for line in lines:
         if line.split():  # table rows first; the error list below repeats oracle names
             row.setdefault(line.split()[0], line.split()[1:])
-    assert row["oracle"] == ["tests", "planned", "errors", "rate"]
-    assert row["atomic"] == ["3", "3", "1", "33.3%"]
-    assert row["sequential_intra"] == ["6", "6", "2", "33.3%"]
-    assert row["sequential_inter"] == ["6", "6", "0", "0.0%"]
-    assert row["ontological"] == ["2", "2", "1", "50.0%"]
-    assert row["total"] == ["17", "17", "4", "23.5%"]
+    assert row["oracle"] == ["tests", "planned", "errors", "rate", "95%", "interval"]
+    assert row["atomic"] == ["3", "3", "1", "33.3%", interval("atomic")]
+    assert row["sequential_intra"] == ["6", "6", "2", "33.3%", interval("sequential_intra")]
+    assert row["sequential_inter"] == ["6", "6", "0", "0.0%", interval("sequential_inter")]
+    assert row["ontological"] == ["2", "2", "1", "50.0%", interval("ontological")]
+    assert row["total"] == ["17", "17", "4", "23.5%", interval("total")]
+    # Atomic by hand: one test per relation, (1, 0, 0) errors: p = 1/3, deff = 1.5 (the
+    # m / (m - 1) correction of 3 clusters), Wilson at 2 tests with 2/3 errors.
+    low, high = wilson_interval(2 / 3, 2)
+    assert interval("atomic") == f"{100 * low:.1f}-{100 * high:.1f}%"
+    assert "Headline: KONTEST error rate 23.5% (4 of 17), 95% interval " + interval("total") in text
     assert row["t1"] == ["1", "33.33%"] and row["intersection"] == ["0", "0.00%"]
     assert "Errors (all):" in text
     assert "ontological a>c [t1]: missing edge a -> c" in text
@@ -102,7 +118,7 @@ def test_text_report_from_plain_json_and_error_limit() -> None:
     assert "Errors" not in from_dict and "total" in from_dict
     old = {k: v for k, v in evaluation.to_json().items() if k != "tests_planned"}
     atomic_row = next(x for x in render_report(old, "text").splitlines() if x.startswith("atomic"))
-    assert atomic_row.split() == ["atomic", "3", "-", "1", "33.3%"]
+    assert atomic_row.split() == ["atomic", "3", "-", "1", "33.3%", interval("atomic")]
     limited = render_report(evaluation, "text", max_errors=1)
     assert "Errors (first 1 of 4):" in limited
 
@@ -110,8 +126,8 @@ def test_text_report_from_plain_json_and_error_limit() -> None:
 def test_markdown_report() -> None:
     text = render_report(build_evaluation(), "markdown")
     assert text.startswith("# KONTEST report\n")
-    assert "| oracle | tests | planned | errors | rate |" in text
-    assert "| atomic | 3 | 3 | 1 | 33.3% |" in text
+    assert "| oracle | tests | planned | errors | rate | 95% interval |" in text
+    assert f"| atomic | 3 | 3 | 1 | 33.3% | {interval('atomic')} |" in text
     assert "| t1 | 1 | 33.33% |" in text
 
 

@@ -259,7 +259,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
             ("Q27>Q6410645/t1+t2", 1),
         ]
         errors = [r["error"] for r in store.iter_responses(session) if r["error"]]
-        assert "no recorded answer" in errors[0] and errors[2].startswith("not asked:")
+        assert "not in the recording" in errors[0] and errors[2].startswith("not asked:")
         row = store.get_session(session)
         assert row["failed"] == 3 and row["status"] == "failed"
         assert row["message"] == "3 turns failed after all attempts"

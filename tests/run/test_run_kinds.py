@@ -4,21 +4,23 @@ Hand-made case on the Kinawley graph (Ireland -> Ulster -> Kinawley), KONTEST an
 tests/data/kinawley_replay.jsonl (15 tests, 4 errors: see test_run_cli.py) plus these
 logic-rule and FactChecker answers, worked out by hand:
 
-logic (8 questions)                                   expected  answer          verdict
+logic (7 derived questions, 2 premises each asked once)  expected  answer          verdict
+  premise    Ulster located in Ireland?               yes       "Yes."          (premise)
+  premise    Kinawley located in Ulster?              yes       "No, ..."       (premise, wrong)
   negation   Ulster is not located in Ireland?        no        "No."           correct
-  symmetric  Ireland located in Ulster?               no        "Yes."          error
-  inverse    Ulster part of Ireland?                  yes       "Yes"           correct
-  transitive Kinawley in Ulster, ... in Ireland?      yes       "I don't know." refusal
-  composite  Kinawley is not part of Ireland?         no        "No"            correct
+  inverse    Ireland includes Ulster?                 yes       "Yes"           correct
   negation   Kinawley is not located in Ulster?       no        "Yes, it is."   error
-  symmetric  Ulster located in Kinawley?              no        "No."           correct
-  inverse    Kinawley part of Ulster?                 yes       "Maybe"         invalid
-  -> asked 8, valid 6, correct 4, errors 2, refusals 1, accuracy 50%.
+  inverse    Ulster includes Kinawley?                yes       "Maybe"         invalid
+  transitive Kinawley located in Ireland?             yes       "I don't know." refusal
+  composite  Ireland includes Kinawley?               yes       "No"            error
+  composite  Ireland does not include Kinawley?       no        "No"            correct
+  -> asked 7, valid 5, correct 3, errors 2, refusals 1; hallucination rate 2/7 (a refusal
+     is a normal response), error rate of valid answers 2/5.
 factcheck (2 WH questions: the KG has no other object for a yes-no distractor)
   In which country is Ulster located?     "Ireland."           correct
   In which province is Kinawley located?  "It is in Connacht." error
   -> asked 2, valid 2, correct 1, errors 1.
-All oracles: tests 15 + 8 + 2 = 25, errors 4 + 2 + 1 = 7.
+All oracles: tests 15 + 5 + 2 = 22, errors 4 + 2 + 1 = 7.
 """
 
 from __future__ import annotations
@@ -120,6 +122,7 @@ def test_run_with_logic_and_factcheck_kinds(
         "invalid": 1,
         "accuracy": round(3 / 7, 6),
         "error_rate": round(2 / 5, 6),
+        "hallucination_rate": round(2 / 7, 6),  # HalluVault: errors of all responses
     }
     logic = report["logic"]
     assert {k: logic[k] for k in ("asked", "valid", "correct", "errors", "refusals")} == {
@@ -129,7 +132,15 @@ def test_run_with_logic_and_factcheck_kinds(
         "errors": 2,
         "refusals": 1,
     }
-    assert (logic["error_knowledge"], logic["error_inference"]) == (2, 0)
+    # Neither wrong answer states its reasoning ("Yes, it is.", "No"): the answer oracle
+    # has nothing to compare; both rest on the denied premise Kinawley-in-Ulster.
+    assert (logic["error_knowledge"], logic["error_inference"], logic["error_unstated"]) == (
+        0,
+        0,
+        2,
+    )
+    assert (logic["premise_knowledge"], logic["premise_inference"]) == (2, 0)
+    assert logic["hallucination_rate"] == round(2 / 7, 6)
     assert logic["accuracy"] == 42.86
     assert logic["per_rule"]["transitive"]["refusals"] == 1
     assert logic["per_rule"]["inverse"] == {
@@ -142,9 +153,16 @@ def test_run_with_logic_and_factcheck_kinds(
         "accuracy": 50.0,
         "error_knowledge": 0,
         "error_inference": 0,
-        "error_unclassified": 0,
+        "error_both": 0,
+        "error_unstated": 0,
+        "premise_knowledge": 0,
+        "premise_inference": 0,
+        "premise_unclassified": 0,
+        "hallucination_rate": 0.0,
+        "error_rate": 0.0,
     }
-    assert logic["premises"]["asked"] == 4 and logic["premises"]["errors"] == 2
+    # Each distinct premise asked once in the session (2 KG links), not once per use.
+    assert logic["premises"]["asked"] == 2 and logic["premises"]["errors"] == 1
     factcheck = report["factcheck"]
     assert (factcheck["asked"], factcheck["correct"], factcheck["errors"]) == (2, 1, 1)
     assert factcheck["per_type"]["wh"]["accuracy"] == 50.0
@@ -165,7 +183,7 @@ def test_run_with_logic_and_factcheck_kinds(
     with Store(db, create=False) as store:
         session = store.get_session(store.resolve_session(None))
         assert session["kinds_json"]["kinds"] == ["kontest", "factcheck", "logic"]
-        assert session["planned"] == 18 + 2 + 11  # KONTEST, FactChecker WH, logic (7 + 4 premises)
+        assert session["planned"] == 18 + 2 + 9  # KONTEST, FactChecker WH, logic (7 + 2 premises)
 
 
 def test_variants_with_json_postfix_are_parsed_as_json(

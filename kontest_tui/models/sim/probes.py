@@ -16,7 +16,13 @@ every question type about it right, and one that does not errs or declines:
   wrong label of the same type from the KG.
 
 Logic prompts allow "I don't know": a statement resting on an unknown fact is declined at
-`refusal_rate`. Like sim.decide_answer this is a pure function of (profile, seed, user turns, KG).
+`refusal_rate`. A logic answer lists the knowledge it used after its Yes/No (HalluVault's
+prompt): each link of the KG path between the statement's two entities, as the model believes
+it: the true link when it knows that fact, else the child placed in a seeded wrong entity of
+the parent's type (its knowledge is wrong there). So an error resting on an unknown link shows
+wrong knowledge, and one where every link is known (a flip, a template's error) shows the right
+knowledge with the wrong conclusion: what the answer oracle tells apart.
+Like sim.decide_answer this is a pure function of (profile, seed, user turns, KG).
 """
 
 from __future__ import annotations
@@ -27,9 +33,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from kontest_tui.errors import KontestError
+from kontest_tui.generate.relations import relation_type
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.profile import SimProfile, draw, normalise, pick, template_error_rate
-from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
+from kontest_tui.probes.templates import FACT_FORMS, ProbeTemplates, fill, load_probe_templates
 from kontest_tui.resources import asset_path
 
 _PLACEHOLDER = re.compile(r"(\{(?:parent|child|middle|parent_type|middle_type)\})")
@@ -326,4 +333,53 @@ def answer_probe(
     if json_boolean:
         return "true" if says_yes else "false"
     styles = profile.yes_styles if says_yes else profile.no_styles
-    return pick(styles, draw(seed, "style", *chat))
+    answer = pick(styles, draw(seed, "style", *chat))
+    if reading.source == "logic":
+        knowledge = _knowledge(mind, probe, chat)
+        if knowledge:
+            answer = f"{answer} {knowledge}"
+    return answer
+
+
+def _knowledge(mind: _Mind, question: ProbeQuestion, chat: Sequence[str]) -> str:
+    """The knowledge a logic answer lists (see the module docstring), "" when the statement
+    is not about two related KG entities."""
+    entities = mind.entities
+    if entities is None:
+        return ""
+    parent, child = question.slots.get("parent", ""), question.slots.get("child", "")
+    pair = entities.find_pair(parent, child) or entities.find_pair(child, parent)
+    if pair is None:
+        return ""
+    top, node = pair
+    kg = entities.kg
+    templates = _statements(kg.domain)
+    points: list[str] = []
+    while node != top:
+        above = [p for p in entities.parents(node) if p == top or entities.is_ancestor(top, p)]
+        if not above:
+            break
+        link_parent = above[0]
+        statement = templates.get(relation_type(kg, link_parent, node))
+        if statement is not None:
+            believed: str | None = kg.label(link_parent)
+            if not mind.knows(kg.label(link_parent), kg.label(node)):
+                believed = _wrong_label(mind, link_parent, node, [*chat, kg.label(node)])
+            if believed is not None:
+                points.append(fill(statement, {"parent": believed, "child": kg.label(node)}))
+        node = link_parent
+    return " ".join(points)
+
+
+@lru_cache(maxsize=8)
+def _statements(domain: str) -> dict[str, str]:
+    """Relation type -> its knowledge-point statement (the domain's probe file)."""
+    try:
+        templates: ProbeTemplates = load_probe_templates(domain)
+    except KontestError:
+        return {}
+    return {
+        relation: forms.statement
+        for relation, forms in templates.logic.items()
+        if forms.statement is not None
+    }
