@@ -53,36 +53,50 @@ def _relations_per_country(branching: int) -> int:
 
 def synthetic_graph(relations: int, seed: int = 0, branching: int = BRANCHING) -> KnowledgeGraph:
     """A places KG with at least `relations` relations (whole countries), seeded labels."""
-    rng = random.Random(seed)
     countries = max(1, -(-relations // _relations_per_country(branching)))
+    return shaped_graph(
+        countries,
+        (branching,) * (len(LEVELS) - 1),
+        seed=seed,
+        name=f"synthetic-{relations}",
+    )
+
+
+def country_graph(seed: int = 0) -> KnowledgeGraph:
+    """One country at depth 3 as Wikidata has them: 20 regions, 400 districts, 4,800 places
+    (20 districts per region, 12 places per district): 15,220 relations."""
+    return shaped_graph(1, (20, 20, 12), seed=seed, name="country-15220")
+
+
+def shaped_graph(
+    countries: int, branching: tuple[int, ...], *, seed: int = 0, name: str = "synthetic"
+) -> KnowledgeGraph:
+    """`countries` trees with `branching[i]` children per node at level i (seeded labels)."""
+    rng = random.Random(seed)
     nodes: dict[str, Node] = {}
     edges: list[Edge] = []
     used: set[str] = set()
 
-    def name(level: int) -> str:
+    def label(level: int) -> str:
         while True:
             word = "".join(rng.choice(SYLLABLES) for _ in range(2 + rng.randrange(3))).title()
-            label = f"{word} {rng.randrange(1000)}" if level else word
-            if label not in used:
-                used.add(label)
-                return label
+            text = f"{word} {rng.randrange(1000)}" if level else word
+            if text not in used:
+                used.add(text)
+                return text
 
     def add(node_id: str, level: int, parent: str | None) -> None:
-        nodes[node_id] = Node(node_id, name(level), (), LEVELS[level])
+        nodes[node_id] = Node(node_id, label(level), (), LEVELS[level])
         if parent is not None:
             edges.append(Edge(parent, node_id))
-        if level + 1 < len(LEVELS):
-            for index in range(branching):
+        if level < len(branching):
+            for index in range(branching[level]):
                 add(f"{node_id}.{index}", level + 1, node_id)
 
     for country in range(countries):
         add(f"c{country}", 0, None)
     return KnowledgeGraph(
-        f"synthetic-{relations}",
-        "places",
-        nodes,
-        edges,
-        source=f"benchmarks/synthetic_kg.py seed {seed}",
+        name, "places", nodes, edges, source=f"benchmarks/synthetic_kg.py seed {seed}"
     )
 
 

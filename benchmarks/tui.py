@@ -1,23 +1,30 @@
-"""Explorer benchmark: launch to the first screen, and the results graph for 2,000 relations.
+"""Explorer benchmark: launch, and the explorer over stored sessions of 1k, 15k and 100k relations.
 
 1. Launch: a fresh `python` process imports the app and runs it headless until the start
    screen is mounted and painted (interpreter start included). Target < 1.5 s.
-2. Results: a synthetic KG with exactly 2,000 relations (1 root, 400 regions, 2 places each:
-   400 + 800 + 800), seeded random answers for all 12,000 calls, evaluated by the engine;
-   time from pushing the results screen to its graph tree, gap and error table painted.
-   Target < 200 ms. Garbage is collected before each push (as `timeit` keeps the collector
-   out of a measurement), so a run does not pay a full collection of the screens before it;
-   `--no-collect` leaves the collector alone, as in real use.
-Run: .venv/bin/python benchmarks/tui.py [--runs 5] [--no-launch] [--no-collect]
+2. Per size (a headless pilot, `App.run_test`), on a DB holding one session run by the engine
+   (run.api.start_session with `sim`, as `kontest run` does) on a synthetic places KG: 1k
+   (5 countries of 228 relations), 15k (one country at depth 3 as Wikidata has them: 20
+   regions, 400 districts, 4,800 places = 15,220 relations) and 100k (439 countries):
+   - start: the start screen's sessions list read again and shown (target < 0.5 s);
+   - open: pushing the results screen to its report and tree shown (target < 1 s at 100k);
+   - n, p: the next / previous error selected in the graph with its detail (target < 100 ms);
+   - f: the errors-only tree shown (and back);
+   - expand: a collapsed node's children read and shown (target < 100 ms).
+   Each figure is the time until the explorer has done it (a stamp taken when the method that
+   shows it returns, so the pilot's polling is not counted; the paint follows within a
+   frame), the median of --runs. The sessions are built once into cached DBs
+   (--cache, default the temp dir's kontest-bench-tui/), so the benchmark is rerunnable;
+   --rebuild builds them again. A measurement is a function `measure_*(pilot, ...)`; a
+   column is added by adding one to MEASURES.
+Run: .venv/bin/python benchmarks/tui.py [--runs 5] [--sizes 1k,15k,100k] [--no-launch]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -65,101 +72,203 @@ def time_launch(runs: int = 5) -> list[float]:
     return figures
 
 
-def build_result(regions: int = 400, places: int = 2):
-    """A finished synthetic session with 2,000 relations and seeded answers."""
-    from kontest_tui.domain.records import Answer
-    from kontest_tui.generate.conversations import build_conversations
-    from kontest_tui.generate.relations import extract_relations
-    from kontest_tui.generate.templates import load_template_set
-    from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
-    from kontest_tui.oracles.evaluate import evaluate
-    from kontest_tui.tui.plan import SessionPlan, SessionResult
-
-    nodes = {"R": Node("R", "Rootland", (), "country")}
-    edges = []
-    for region in range(regions):
-        region_id = f"R{region}"
-        nodes[region_id] = Node(region_id, f"Region {region}", (), "region")
-        edges.append(Edge("R", region_id, "contains"))
-        for place in range(places):
-            place_id = f"R{region}P{place}"
-            nodes[place_id] = Node(place_id, f"Place {region}.{place}", (), "locality")
-            edges.append(Edge(region_id, place_id, "contains"))
-    kg = KnowledgeGraph("bench", "places", nodes, edges)
-    relations = extract_relations(kg)
-    template_set = load_template_set("places")
-    conversations = build_conversations(kg, relations, template_set, ["t1", "t2"])
-    rng = random.Random(7)
-    choices = [Answer.YES] * 7 + [Answer.NO] * 2 + [Answer.INVALID]
-    answers = {
-        (conversation.id, turn): rng.choice(choices)
-        for conversation in conversations
-        for turn in range(len(conversation.turns))
-    }
-    raw = {key: answer.value.capitalize() + "." for key, answer in answers.items()}
-    plan = SessionPlan(
-        kg, "bench", None, relations, conversations, template_set, ["t1", "t2"], "sim"
-    )
-    result = SessionResult(plan=plan, raw=raw, answers=answers)
-    result.evaluation = evaluate(relations, conversations, answers, model="sim")
-    return result
+SIZES = {"1k": 1_000, "15k": 15_220, "100k": 100_000}
+TARGETS = {
+    "start": "< 0.5 s",
+    "open": "< 1 s",
+    "n": "< 100 ms",
+    "p": "< 100 ms",
+    "f": "-",
+    "expand": "< 100 ms",
+}
 
 
-async def time_results(
-    result,
-    runs: int = 5,
-    builds: list[float] | None = None,
-    cpu: list[float] | None = None,
-    collect: bool = True,
-) -> list[float]:
-    """Seconds from pushing the results screen to its views filled and painted; `builds`
-    collects the part spent grouping the answers and building the tree (show_result), `cpu`
-    the process time of each push (steadier than wall time on a shared machine)."""
-    from kontest_tui.tui.app import make_app
+def size_graph(size: str):  # noqa: ANN201
+    """The KG of one size (benchmarks/synthetic_kg.py)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from synthetic_kg import country_graph, synthetic_graph
+
+    return country_graph() if size == "15k" else synthetic_graph(SIZES[size])
+
+
+def build_db(size: str, cache: Path, rebuild: bool = False) -> tuple[Path, str, float]:
+    """The cached DB of one size (run by the engine when missing) and its session id; the
+    seconds spent building it (0 when cached). A stale stored report (other evaluating
+    code) is evaluated and stored again here, untimed."""
+    from kontest_tui.run.api import SessionSpec, start_session
+    from kontest_tui.run.session import session_report
+    from kontest_tui.store import Store
+    from kontest_tui.store.views import ResultViews
+
+    cache.mkdir(parents=True, exist_ok=True)
+    path = cache / f"tui-{size}.db"
+    if rebuild:
+        for stale in cache.glob(f"tui-{size}.db*"):
+            stale.unlink()
+    started = time.perf_counter()
+    built = 0.0
+    with Store(path) as store:
+        session_id = store.latest_session()
+        if session_id is None:
+            outcome = asyncio.run(
+                start_session(store, SessionSpec(kg=size_graph(size), model="sim"))
+            )
+            session_id = outcome.session_id
+            built = time.perf_counter() - started
+        session_report(store, session_id)
+        ResultViews(store.conn).ensure(session_id)
+    return path, session_id, built
+
+
+STAMPS: dict[str, float] = {}  # what the explorer just finished -> when (perf_counter)
+
+
+def stamp_when_done() -> None:
+    """Record when the explorer has done what a measure waits for (the last call of each
+    method below), so a figure is the explorer's time, not the pilot's polling."""
+    from kontest_tui.tui.screens.start import StartScreen
+    from kontest_tui.tui.widgets.relation_tree import RelationTree
+
+    def stamped(owner, name: str, key: str, done=lambda result: True) -> None:  # noqa: ANN001
+        method = getattr(owner, name)
+
+        def wrapper(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+            result = method(*args, **kwargs)
+            if done(result):
+                STAMPS[key] = time.perf_counter()
+            return result
+
+        setattr(owner, name, wrapper)
+
+    stamped(StartScreen, "show_sessions", "start")
+    stamped(RelationTree, "reveal", "reveal", lambda line: line is not None)
+    stamped(RelationTree, "show_roots", "roots")
+    stamped(RelationTree, "add_children", "children")
+
+
+async def until(pilot, key: str, started: float, timeout: float = 120.0) -> float:  # noqa: ANN001
+    """Seconds from `started` to the explorer's stamp `key` (waited for)."""
+    deadline = time.perf_counter() + timeout
+    while STAMPS.get(key, 0.0) < started:
+        if time.perf_counter() > deadline:
+            raise TimeoutError(f"the explorer never did {key}")
+        await pilot.pause(0.002)
+    return STAMPS[key] - started
+
+
+async def measure_start(pilot, session_id: str) -> float:  # noqa: ANN001
+    """The start screen's list read again (one summaries query in a worker) and shown."""
+    from kontest_tui.tui.screens.start import StartScreen
+
+    screen = StartScreen()
+    await pilot.app.push_screen(screen)
+    await until(pilot, "start", 0.0)
+    started = time.perf_counter()
+    screen.action_refresh()
+    elapsed = await until(pilot, "start", started)
+    pilot.app.pop_screen()
+    await pilot.pause()
+    return elapsed
+
+
+async def measure_open(pilot, session_id: str) -> float:  # noqa: ANN001
+    """Pushing the results screen until its report and tree are shown (it stays open)."""
     from kontest_tui.tui.screens.results import ResultsScreen
 
-    show_result = ResultsScreen.show_result
+    while isinstance(pilot.app.screen, ResultsScreen):
+        pilot.app.pop_screen()
+        await pilot.pause()
+    started = time.perf_counter()
+    await pilot.app.push_screen(ResultsScreen(session_id))
+    elapsed = await until(pilot, "roots", started)  # the report, then the tree shown
+    await pilot.pause()
+    return elapsed
 
-    def timed_show_result(screen: ResultsScreen) -> None:
-        started = time.perf_counter()
-        show_result(screen)
-        if builds is not None:
-            builds.append(time.perf_counter() - started)
 
-    ResultsScreen.show_result = timed_show_result  # type: ignore[method-assign]
-    figures = []
-    with tempfile.TemporaryDirectory() as tmp:
-        os.environ["KONTEST_HOME"] = tmp
-        app = make_app(db=str(Path(tmp) / "s.db"))
-        async with app.run_test(size=(100, 32)) as pilot:
-            await pilot.pause(0.2)
-            await app.workers.wait_for_complete()
-            for _ in range(runs):
-                if collect:
-                    gc.collect()
-                started = time.perf_counter()
-                cpu_started = time.process_time()
-                screen = ResultsScreen(result)
-                await app.push_screen(screen)
-                while not screen.ready:
-                    await pilot.pause(0)
-                await pilot.pause()  # one refresh: the tree is painted
-                figures.append(time.perf_counter() - started)
-                if cpu is not None:
-                    cpu.append(time.process_time() - cpu_started)
-                app.pop_screen()
-                await pilot.pause(0.05)
+async def measure_n(pilot, session_id: str) -> float:  # noqa: ANN001
+    """`n`: the next error (the clearest first) selected, the way to it opened."""
+    started = time.perf_counter()
+    await pilot.press("n")
+    return await until(pilot, "reveal", started)
+
+
+async def measure_p(pilot, session_id: str) -> float:  # noqa: ANN001
+    """`p`: the previous error selected."""
+    started = time.perf_counter()
+    await pilot.press("p")
+    return await until(pilot, "reveal", started)
+
+
+async def measure_f(pilot, session_id: str) -> float:  # noqa: ANN001
+    """`f`: the errors-only tree shown (then `f` again, untimed)."""
+    started = time.perf_counter()
+    await pilot.press("f")
+    elapsed = await until(pilot, "roots", started)
+    again = time.perf_counter()
+    await pilot.press("f")
+    await until(pilot, "roots", again)
+    return elapsed
+
+
+async def measure_expand(pilot, session_id: str) -> float:  # noqa: ANN001
+    """A collapsed node whose children are not read yet: opened until they are shown."""
+    tree = pilot.app.screen.query_one("#relation-tree")
+    stack = list(tree.root.children)
+    line = None
+    while stack:
+        candidate = stack.pop(0)
+        if candidate.allow_expand and not candidate.children:
+            line = candidate
+            break
+        stack.extend(candidate.children)
+    if line is None:
+        raise RuntimeError("no collapsed node left to open")
+    started = time.perf_counter()
+    line.expand()
+    return await until(pilot, "children", started)
+
+
+MEASURES = {
+    "start": measure_start,
+    "open": measure_open,
+    "n": measure_n,
+    "p": measure_p,
+    "f": measure_f,
+    "expand": measure_expand,
+}
+
+
+async def measure_size(db: Path, session_id: str, runs: int) -> dict[str, list[float]]:
+    """Every measure `runs` times on one DB (in one headless app)."""
+    from kontest_tui.tui.app import make_app
+
+    stamp_when_done()
+    figures: dict[str, list[float]] = {name: [] for name in MEASURES}
+    app = make_app(db=str(db))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause(0.2)
+        for _ in range(runs):
+            for name, measure in MEASURES.items():
+                figures[name].append(await measure(pilot, session_id))
     return figures
+
+
+def describe(seconds: list[float], name: str) -> str:
+    median = statistics.median(seconds)
+    return f"{median:.2f} s" if name in ("start", "open") else f"{median * 1000:.0f} ms"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="timed runs of each part")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs of each measure")
+    parser.add_argument("--sizes", default="1k,15k,100k", help="of 1k, 15k, 100k")
     parser.add_argument("--no-launch", action="store_true", help="skip the launch timing")
     parser.add_argument(
-        "--no-collect", action="store_true", help="no garbage collection before each push"
+        "--cache", type=Path, default=Path(tempfile.gettempdir()) / "kontest-bench-tui"
     )
+    parser.add_argument("--rebuild", action="store_true", help="run the sessions again")
     args = parser.parse_args()
+    os.environ.setdefault("KONTEST_HOME", str(args.cache / "home"))
     if not args.no_launch:
         launch = time_launch(args.runs)
         print(
@@ -167,27 +276,19 @@ def main() -> None:
             f"(min {min(launch) * 1000:.0f}, max {max(launch) * 1000:.0f}; {len(launch)} runs; "
             "target < 1500 ms)"
         )
-    started = time.perf_counter()
-    result = build_result()
-    setup = time.perf_counter() - started
-    relations = len(result.plan.relations)
-    builds: list[float] = []
-    cpu: list[float] = []
-    figures = asyncio.run(
-        time_results(result, runs=args.runs, builds=builds, cpu=cpu, collect=not args.no_collect)
-    )
-    print(
-        f"results graph{' (no collection before)' if args.no_collect else ''}, "
-        f"{relations} relations / {len(result.answers)} answers "
-        f"(setup {setup:.2f} s): median {statistics.median(figures) * 1000:.0f} ms "
-        f"(min {min(figures) * 1000:.0f}, max {max(figures) * 1000:.0f}; target < 200 ms); "
-        f"CPU time median {statistics.median(cpu) * 1000:.0f} ms"
-    )
-    print(
-        f"  of which grouping answers + building the tree: median "
-        f"{statistics.median(builds) * 1000:.0f} ms; the rest is Textual composing, styling "
-        f"and painting the screen"
-    )
+    print(f"load: {os.getloadavg()[0]:.1f}; medians of {args.runs} runs")
+    rows = []
+    for size in args.sizes.split(","):
+        db, session_id, built = build_db(size, args.cache, args.rebuild)
+        if built:
+            print(f"{size}: session {session_id} run and stored in {built:.1f} s ({db})")
+        figures = asyncio.run(measure_size(db, session_id, args.runs))
+        rows.append((size, {name: describe(values, name) for name, values in figures.items()}))
+    names = list(MEASURES)
+    print(" | ".join(["size", *names]))
+    print(" | ".join(["target", *(TARGETS.get(name, "-") for name in names)]))
+    for size, cells in rows:
+        print(" | ".join([size, *(cells[name] for name in names)]))
 
 
 if __name__ == "__main__":

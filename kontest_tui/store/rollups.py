@@ -27,8 +27,8 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
@@ -49,7 +49,7 @@ CLEAREST_ORACLES = (
     "logic",
     "annotation",
 )
-_VALID = frozenset({"yes", "no"})
+_ORACLE_GROUP = {oracle: index for index, oracle in enumerate(CLEAREST_ORACLES)}
 
 TABLES = ("result_errors", "result_gaps", "result_edges", "result_nodes", "result_views")
 
@@ -60,28 +60,26 @@ def delete_result_views(conn: sqlite3.Connection, session_id: str) -> None:
         conn.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
 
 
-@dataclass(slots=True)
-class _Counts:
-    """Roll-up counts being summed: relations, errors by oracle, answers per template."""
+# Roll-up counts being summed, flat: ("r",) relations, ("e", oracle) errors, ("a", template,
+# answer) atomic answers (a dict of small tuples adds up faster than nested Counters).
+Counts = dict[tuple[str, ...], int]
+_RELATION = ("r",)
 
-    relations: int = 0
-    errors: Counter[str] = field(default_factory=Counter)
-    answers: dict[str, Counter[str]] = field(default_factory=dict)
 
-    def add(self, other: _Counts) -> None:
-        self.relations += other.relations
-        self.errors.update(other.errors)
-        for template_id, counts in other.answers.items():
-            self.answers.setdefault(template_id, Counter()).update(counts)
+def _add(total: Counts, other: Counts) -> None:
+    for key, count in other.items():
+        total[key] = total.get(key, 0) + count
 
-    def to_json(self) -> str:
-        return dump_json(
-            {
-                "relations": self.relations,
-                "errors": dict(self.errors),
-                "answers": {t: dict(counts) for t, counts in self.answers.items()},
-            }
-        )
+
+def _counts_json(counts: Counts) -> str:
+    errors: dict[str, int] = {}
+    answers: dict[str, dict[str, int]] = {}
+    for key, count in counts.items():
+        if key[0] == "e":
+            errors[key[1]] = count
+        elif key[0] == "a":
+            answers.setdefault(key[1], {})[key[2]] = count
+    return dump_json({"relations": counts.get(_RELATION, 0), "errors": errors, "answers": answers})
 
 
 @dataclass(slots=True)
@@ -168,11 +166,9 @@ def _walk(kg: KnowledgeGraph) -> Iterator[tuple[str, tuple[str, ...]]]:
             stack.extend((*path, child) for child in reversed(kg.children(node_id)))
 
 
-def _subtrees(
-    kg: KnowledgeGraph, order: list[str], own: Mapping[str, _Counts]
-) -> dict[str, _Counts]:
+def _subtrees(kg: KnowledgeGraph, order: list[str], own: Mapping[str, Counts]) -> dict[str, Counts]:
     """Each node's own counts plus its children's subtree counts (post-order, iterative)."""
-    total: dict[str, _Counts] = {}
+    total: dict[str, Counts] = {}
     for root in order:
         if root in total:
             continue
@@ -180,29 +176,29 @@ def _subtrees(
         while stack:
             node_id, done = stack.pop()
             if done:
-                counts = _Counts()
-                if node_id in own:
-                    counts.add(own[node_id])
+                counts = dict(own.get(node_id, {}))
                 for child in kg.children(node_id):
                     below = total.get(child)
-                    if below is not None and below is not counts:
-                        counts.add(below)
+                    if below:
+                        _add(counts, below)
                 total[node_id] = counts
                 continue
             if node_id in total:
                 continue
-            total[node_id] = _Counts()  # on the stack: a cycle back to it adds nothing
+            total[node_id] = {}  # on the stack: a cycle back to it adds nothing
             stack.append((node_id, True))
             stack.extend((child, False) for child in kg.children(node_id) if child not in total)
     return total
 
 
 def _clear_key(
-    oracle: str, answers: Iterable[str], parent_label: str, child_label: str
+    oracle: str, answers_json: str, parent_label: str, child_label: str
 ) -> tuple[int, int, int, int]:
-    """The clearest-first key of an error (module docstring), before position and id."""
-    group = CLEAREST_ORACLES.index(oracle) if oracle in CLEAREST_ORACLES else len(CLEAREST_ORACLES)
-    valid = 0 if all(answer in _VALID for answer in answers) else 1
+    """The clearest-first key of an error (module docstring), before position and id;
+    `answers_json` is the verdict row's answers column (a JSON list of answer words)."""
+    group = _ORACLE_GROUP.get(oracle, len(CLEAREST_ORACLES))
+    # Valid when nothing but "yes" and "no" is listed.
+    valid = 0 if not answers_json.replace('"yes"', "").replace('"no"', "").strip("[],") else 1
     same = 1 if parent_label.casefold() == child_label.casefold() else 0
     return group, valid, same, len(parent_label) + len(child_label)
 
@@ -218,17 +214,22 @@ def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
     atomic = read_atomic_answers(conn, session_id)
     templates = _gap_templates(conn, session_id, atomic)
 
-    def name(node_id: str, fallback: str) -> str:
-        return names.name(node_id) if names is not None and node_id in names.kg.nodes else fallback
+    shown = names.names if names is not None else {}
 
-    own: dict[str, _Counts] = {}
+    def name(node_id: str, fallback: str) -> str:
+        return shown.get(node_id, fallback)
+
+    own: dict[str, Counts] = {}
     direct: dict[tuple[str, str], _Relation] = {}
     for relation in relations:
-        counts = own.setdefault(relation.child, _Counts())
-        counts.relations += 1
+        counts = own.get(relation.child)
+        if counts is None:
+            counts = own[relation.child] = {}
+        counts[_RELATION] = counts.get(_RELATION, 0) + 1
         for template_id, answer in atomic.get(relation.id, {}).items():
             if answer is not None:
-                counts.answers.setdefault(template_id, Counter())[answer] += 1
+                key = ("a", template_id, answer)
+                counts[key] = counts.get(key, 0) + 1
         direct.setdefault((relation.parent, relation.child), relation)
     errors = conn.execute(
         "SELECT id, oracle, relation, answers FROM verdicts WHERE session = ? AND error = 1",
@@ -237,7 +238,8 @@ def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
     for _verdict, oracle, relation_id, _answers in errors:
         wrong = by_id.get(relation_id)
         if wrong is not None:
-            own.setdefault(wrong.child, _Counts()).errors[oracle] += 1
+            counts = own.setdefault(wrong.child, {})
+            counts["e", oracle] = counts.get(("e", oracle), 0) + 1
 
     preorder: dict[str, int] = {}
     ways: dict[str, tuple[str, ...]] = {}
@@ -254,12 +256,12 @@ def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
                     session_id,
                     node_id,
                     name(node_id, node_id),
-                    names.label(node_id) if names is not None else node_id,
+                    names.plain.get(node_id, node_id) if names is not None else node_id,
                     index,
                     dump_json(list(ways[node_id])),
                     len(kg.children(node_id)),
-                    own.get(node_id, _Counts()).to_json(),
-                    subtree[node_id].to_json(),
+                    _counts_json(own.get(node_id, {})),
+                    _counts_json(subtree[node_id]),
                 )
                 for node_id, index in preorder.items()
             ),
@@ -313,7 +315,7 @@ def _write_errors(
         parent = name(relation.parent, relation.parent_label) if relation else relation_id
         child = name(relation.child, relation.child_label) if relation else ""
         position = relation.position if relation else 1 << 40
-        clear = (*_clear_key(oracle, json.loads(answers_json), parent, child), position, verdict_id)
+        clear = (*_clear_key(oracle, answers_json, parent, child), position, verdict_id)
         tree = (
             preorder.get(relation.child, unplaced) if relation else unplaced,
             position,

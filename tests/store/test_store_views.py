@@ -247,15 +247,17 @@ def test_summaries_come_from_stored_columns(tmp_path: Path) -> None:
 
 
 def test_clearest_key_puts_distinct_short_labels_first() -> None:
-    assert _clear_key("atomic", ["yes", "no"], "Garnich", "Garnich") > _clear_key(
-        "atomic", ["yes", "no"], "Luxembourg", "Capellen"
+    # The verdict row's answers column, as the store writes it.
+    assert _clear_key("atomic", '["yes","no"]', "Garnich", "Garnich") > _clear_key(
+        "atomic", '["yes","no"]', "Luxembourg", "Capellen"
     )
-    assert _clear_key("atomic", ["yes", "invalid"], "A", "B") > _clear_key(
-        "atomic", ["yes", "no"], "Long name", "Other long name"
+    assert _clear_key("atomic", '["yes","invalid"]', "A", "B") > _clear_key(
+        "atomic", '["no","yes"]', "Long name", "Other long name"
     )
-    assert _clear_key("ontological", ["no"], "A", "B") > _clear_key(
-        "sequential_inter", ["no", "yes"], "Long", "Longer"
+    assert _clear_key("ontological", '["no"]', "A", "B") > _clear_key(
+        "sequential_inter", '["no","yes"]', "Long", "Longer"
     )
+    assert _clear_key("atomic", '["yes","refusal"]', "A", "B")[1] == 1
 
 
 def test_views_follow_the_stored_report(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""The start screen: recent sessions from the store (with the test kinds each asked),
-New session, Open a sample."""
+"""The start screen: recent sessions from the store's summaries (stored columns only, one
+query: store.views), New session, Open a sample."""
 
 from __future__ import annotations
 
@@ -80,9 +80,11 @@ class StartScreen(WorkerFailures, Screen[None]):
             yield Button("Open sample", id="open-sample")
         yield Footer()
 
+    COLUMNS = ("Session", "Model", "KG", "Date", "Status", "Error rate", "Kinds")
+    shown: list[SessionSummary] = []  # the rows on screen (the same list is not shown again)
+
     def on_mount(self) -> None:
-        table = self.query_one("#sessions", DataTable)
-        table.add_columns("Session", "Model", "KG", "Date", "Status", "Error rate", "Kinds")
+        self.fill_table(self.query_one("#sessions", DataTable), [])
         self.action_refresh()
 
     def action_refresh(self) -> None:
@@ -130,19 +132,33 @@ class StartScreen(WorkerFailures, Screen[None]):
 
     def show_sessions(self, sessions: list[SessionSummary], note: str) -> None:
         table = self.query_one("#sessions", DataTable)
-        table.clear()
-        for summary in sessions:
-            rate = "-" if summary.error_rate is None else f"{summary.error_rate * 100:.1f}%"
-            table.add_row(
+        if sessions != self.shown or not sessions:
+            self.shown = list(sessions)
+            self.fill_table(table, sessions)
+        self.describe_sessions(sessions, note)
+
+    def fill_table(self, table: DataTable[str], sessions: list[SessionSummary]) -> None:
+        """The rows, under columns as wide as what they hold (DataTable's own widths lag
+        behind rows added to a table already drawn)."""
+        rows = [
+            (
                 summary.id,
                 summary.model,
                 summary.kg,
                 summary.date,
                 summary.status,
-                rate,
+                "-" if summary.error_rate is None else f"{summary.error_rate * 100:.1f}%",
                 ", ".join(summary.kinds),
-                key=summary.id,
             )
+            for summary in sessions
+        ]
+        table.clear(columns=True)
+        for index, title in enumerate(self.COLUMNS):
+            table.add_column(title, width=max([len(title), *(len(row[index]) for row in rows)]))
+        for row in rows:
+            table.add_row(*row, key=row[0])
+
+    def describe_sessions(self, sessions: list[SessionSummary], note: str) -> None:
         if note:
             self.query_one("#sessions-note", Static).update(f"Sessions: {note}")
         elif not sessions:
