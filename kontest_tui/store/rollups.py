@@ -5,7 +5,8 @@ evaluating the session), in the transaction that stores the report:
 
 - `result_nodes`: each KG node reachable from a root, with its display name, its first tree
   path (`way`), its pre-order, and its roll-ups: relations ending at it (`own`) and at it or
-  below it (`subtree`), each as relations, errors by oracle and atomic answers per template.
+  below it (`subtree`; "" for a leaf, whose subtree is its own), each as relations, errors
+  by oracle and atomic answers per template.
   A node under two parents counts under both (the tree shows it twice).
 - `result_edges`: the tree's edges in KG order, each with the relation parent -> child and
   its atomic answer per template.
@@ -37,7 +38,7 @@ from kontest_tui.kg.names import NodeNames
 from .records import dump_json
 from .view_records import INTERSECTION
 
-VERSION = 1  # of the tables' contents: a different one is built again
+VERSION = 2  # of the tables' contents: a different one is built again
 
 CLEAREST_ORACLES = (
     "atomic",
@@ -176,8 +177,12 @@ def _subtrees(kg: KnowledgeGraph, order: list[str], own: Mapping[str, Counts]) -
         while stack:
             node_id, done = stack.pop()
             if done:
+                children = kg.children(node_id)
+                if not children:  # a leaf: its own counts (read, never changed)
+                    total[node_id] = own.get(node_id, {})
+                    continue
                 counts = dict(own.get(node_id, {}))
-                for child in kg.children(node_id):
+                for child in children:
                     below = total.get(child)
                     if below:
                         _add(counts, below)
@@ -261,7 +266,8 @@ def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
                     dump_json(list(ways[node_id])),
                     len(kg.children(node_id)),
                     _counts_json(own.get(node_id, {})),
-                    _counts_json(subtree[node_id]),
+                    # a leaf's subtree is itself: "" says so (most nodes are leaves)
+                    _counts_json(subtree[node_id]) if kg.children(node_id) else "",
                 )
                 for node_id, index in preorder.items()
             ),

@@ -199,8 +199,8 @@ class ResultViews:
                 children=int(row[5]),
                 relation=row[1],
                 answers={str(t): _answer(a) for t, a in json.loads(row[2]).items()},
-                own=_rollup(row[6]),
-                subtree=_rollup(row[7]),
+                own=(own := _rollup(row[6])),
+                subtree=_rollup(row[7]) if row[7] else own,
             )
             for row in rows
         ]

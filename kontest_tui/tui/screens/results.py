@@ -59,6 +59,7 @@ from kontest_tui.tui.widgets.kind_sections import KindSections
 from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable, Row
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, RelationTree, describe_answer
 from kontest_tui.tui.widgets.session_compare import SessionCompare
+from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
 
 ALL = "all"
@@ -71,7 +72,7 @@ ERROR_COLUMNS = (
     ("Oracle", 16),
     ("Relation", 30),
     ("Tmpl", 5),
-    ("Answers", 10),
+    ("Answers", 11),
     ("Detail", 12),
 )
 GAP_COLUMNS = (("#", 6), ("Relation", 60))
@@ -692,7 +693,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                     ),
                     id="error-choices",
                 ),
-                PagedTable(ERROR_COLUMNS, id="error-table", classes="pane"),
+                PagedTable(
+                    ERROR_COLUMNS, grow=("Relation", "Detail"), id="error-table", classes="pane"
+                ),
             ]
         if pane_id == "tab-compare":
             name = self.header.kg_names[0] if self.header and self.header.kg_names else "this KG"
@@ -710,7 +713,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             ]
         if pane_id == "tab-ensemble":
             return [
-                SelectionList[str](id="ensemble-select", classes="pane"),
+                TickList[str](id="ensemble-select", classes="pane"),
                 Static(LOOKING, id="ensemble-note", classes="note", markup=False),
                 VerticalScroll(Static("", id="ensemble-view", markup=False), id="ensemble-scroll"),
             ]

@@ -27,6 +27,7 @@ from kontest_tui.paths import default_db_path
 from kontest_tui.report.compare import build_comparison, render_comparison
 from kontest_tui.report.stored_compare import comparison_entries
 from kontest_tui.store import Store
+from kontest_tui.tui.widgets.ticks import TickList
 
 TICK_TWO = "Tick two or more sessions (space) for the tables of `kontest compare`."
 
@@ -75,7 +76,7 @@ class CompareTables(Vertical):
         self.data: dict[str, Any] | None = None  # the compare JSON shown (tests read it)
 
     def compose(self) -> ComposeResult:
-        yield SelectionList[str](id="compare-ticks")
+        yield TickList[str](id="compare-ticks")
         yield Static(TICK_TWO, id="compare-tables-note", markup=False)
         with ScrollableContainer(id="compare-tables-scroll"):
             yield Static("", id="compare-tables-view", markup=False)

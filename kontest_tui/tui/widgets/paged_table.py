@@ -87,11 +87,13 @@ class PagedTable(ScrollView, can_focus=True):
         self,
         columns: Sequence[tuple[str, int]],
         *,
+        grow: Sequence[str] = (),
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(id=id, classes=classes)
-        self.columns = list(columns)  # (title, width); the last one takes what is left
+        self.columns = list(columns)  # (title, least width)
+        self.grow = tuple(grow)  # the titles of the columns that share the room left
         self.row_count = 0
         self.cursor_row = 0
         self.pages: dict[int, list[Row]] = {}
@@ -127,10 +129,16 @@ class PagedTable(ScrollView, can_focus=True):
     # -- drawing ----------------------------------------------------------------------------
 
     def _widths(self) -> list[int]:
+        """Each column's width: the minimum given, and the room left over shared by the
+        `grow` columns (the last column when none is named)."""
         widths = [width for _, width in self.columns]
-        if widths:
-            used = sum(widths[:-1]) + len(widths) - 1
-            widths[-1] = max(widths[-1], self.size.width - used)
+        spare = self.size.width - (sum(widths) + len(widths) - 1)
+        growing = [index for index, (title, _) in enumerate(self.columns) if title in self.grow]
+        growing = growing or [len(widths) - 1]
+        if spare > 0 and widths:
+            share, rest = divmod(spare, len(growing))
+            for order, index in enumerate(growing):
+                widths[index] += share + (1 if order < rest else 0)
         return widths
 
     def _total_width(self) -> int:
