@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, Verdict
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import TemplateSet
-from kontest_tui.kg.names import NodeNames
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.probes.matching import match_wh, parse_choice
 
@@ -109,6 +109,28 @@ class ExplanationCard:
     error: bool = True  # False: the card of a test that passed (shown for a probe's context)
 
 
+class Naming(Protocol):
+    """How a card names nodes: `kg.names.NodeNames`, or `MappedNames` of a few names read
+    from the store (the explorer's views)."""
+
+    def name(self, node_id: str) -> str: ...
+
+    def label(self, node_id: str) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MappedNames:
+    """Names of the nodes a card shows, by id (a node not listed is named by its id)."""
+
+    names: Mapping[str, str]
+
+    def name(self, node_id: str) -> str:
+        return clean_text(self.names.get(node_id, node_id))
+
+    def label(self, node_id: str) -> str:
+        return self.name(node_id)
+
+
 @dataclass(slots=True)
 class CardEvidence:
     """What cards of one session need: the conversations a verdict refers to (and a logic
@@ -117,7 +139,7 @@ class CardEvidence:
     conversations: Mapping[str, Conversation]
     responses: Mapping[AnswerKey, Response]
     relations: Mapping[str, Relation]
-    names: NodeNames
+    names: Naming
     template_set: TemplateSet | None = None
     session: str | None = None
     model: str | None = None
@@ -153,7 +175,7 @@ def evidence_from_records(
     conversations: Iterable[Conversation],
     responses: Mapping[AnswerKey, Response],
     relations: Iterable[Relation],
-    names: NodeNames,
+    names: Naming,
     *,
     template_set: TemplateSet | None = None,
     session: str | None = None,
@@ -187,7 +209,7 @@ def read_word(answer: Answer | None) -> str:
     return _READ.get(answer, "no answer") if answer is not None else "no answer"
 
 
-def describe_fact(relation: Relation | None, names: NodeNames, relation_id: str = "") -> str:
+def describe_fact(relation: Relation | None, names: Naming, relation_id: str = "") -> str:
     """The fact a relation states, by labels: "Ireland contains Kinawley"; "Abbey Road has
     the song Something" for typed relations such as album->song."""
     if relation is None:

@@ -15,6 +15,7 @@ import re
 import textwrap
 from collections.abc import Sequence
 from html import escape
+from pathlib import Path
 
 from rich.console import Console
 from rich.text import Text
@@ -224,8 +225,9 @@ def _chat_html(chat: CardChat) -> str:
 # -- Rich and SVG ----------------------------------------------------------------------------
 
 
-def card_to_rich(card: ExplanationCard) -> Text:
-    """The card as Rich Text (no markup is parsed: model text is appended as it is)."""
+def card_to_rich(card: ExplanationCard, *, source: bool = True) -> Text:
+    """The card as Rich Text (no markup is parsed: model text is appended as it is);
+    `source`: end with the model and session it comes from."""
     text = Text()
     text.append(card.title + "\n", style="bold red" if card.error else "bold green")
     text.append("Fact tested: ", style="dim")
@@ -254,9 +256,9 @@ def card_to_rich(card: ExplanationCard) -> Text:
     if card.expected:
         text.append("Right answer: ", style="dim")
         text.append(card.expected + "\n", style="bold")
-    source = _source(card)
-    if source:
-        text.append(f"From {source}.\n", style="dim")
+    origin = _source(card)
+    if origin and source:
+        text.append(f"From {origin}.\n", style="dim")
     return text
 
 
@@ -267,3 +269,19 @@ def card_svg(card: ExplanationCard, *, width: int = WIDTH) -> str:
     )
     console.print(card_to_rich(card))
     return console.export_svg(title=f"kontest · {card.title}")
+
+
+def write_card_files(card: ExplanationCard, folder: Path, stem: str) -> list[Path]:
+    """Write a card as Markdown, SVG and standalone HTML side by side (`stem`.md/.svg/.html
+    in `folder`, made when missing); their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    written = []
+    for suffix, text in (
+        (".md", cards_markdown([card])),
+        (".svg", card_svg(card)),
+        (".html", cards_html([card])),
+    ):
+        path = folder / f"{stem}{suffix}"
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

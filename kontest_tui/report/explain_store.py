@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
+from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.explain import (
     CardEvidence,
     ExplanationCard,
+    MappedNames,
+    Naming,
     build_card,
     conversations_needed,
     premises_needed,
@@ -124,10 +127,10 @@ def _describe_filter(kind: str | None, relation: str | None) -> str:
 
 
 def stored_evidence(
-    store: Store, session_id: str, verdicts: Sequence[Verdict], names: NodeNames | None = None
+    store: Store, session_id: str, verdicts: Sequence[Verdict], names: Naming | None = None
 ) -> CardEvidence:
-    """What the cards of `verdicts` show, read by id from the store. `names` (the explorer
-    keeps one per screen) saves reading the session's KG again."""
+    """What the cards of `verdicts` show, read by id from the store. `names` (e.g. the
+    explorer's views' names of the nodes shown) saves reading the session's KG again."""
     conn = store.conn
     wanted: set[str] = set()
     for verdict in verdicts:
@@ -162,10 +165,36 @@ def stored_cards(
     number: int | None = None,
     relation: str | None = None,
     kind: str | None = None,
-    names: NodeNames | None = None,
+    names: Naming | None = None,
 ) -> list[ExplanationCard]:
     """The cards of the chosen errors of a stored session (the latest when None)."""
     session_id = store.resolve_session(session_id)
     chosen = choose_errors(store, session_id, number=number, relation=relation, kind=kind)
     evidence = stored_evidence(store, session_id, chosen.verdicts, names)
     return [build_card(verdict, evidence) for verdict in chosen.verdicts]
+
+
+def card_nodes(evidence: CardEvidence, verdict: Verdict) -> set[str]:
+    """Every node a verdict's card names: the nodes of the relations it shows, the yes-path
+    of an ontological error, a fact-check question's distractor and middle node."""
+    nodes: set[str] = set()
+    for relation in evidence.relations.values():
+        nodes.update(relation.path)
+        nodes.update((relation.parent, relation.child))
+    nodes.update(error_path(verdict))
+    for conversation in evidence.conversations.values():
+        meta = conversation.meta or {}
+        nodes.update(str(meta[key]) for key in ("distractor", "middle") if meta.get(key))
+    return nodes
+
+
+def explain_verdict(store: Store, session_id: str, verdict: Verdict) -> ExplanationCard:
+    """The card of one stored verdict, its nodes named by the explorer's views (store.views,
+    a few rows) when they are built, else by the session's KG."""
+    evidence = stored_evidence(store, session_id, [verdict], MappedNames({}))
+    views = ResultViews(store.conn, store.path)
+    if views.ready(session_id):
+        evidence.names = MappedNames(views.node_names(session_id, card_nodes(evidence, verdict)))
+    else:
+        evidence.names = NodeNames(session_graph(store, session_id))
+    return build_card(verdict, evidence)

@@ -3,10 +3,11 @@
 The KG is drawn as a left-to-right tree in inline SVG (no script, no network: it opens from
 a USB stick in a talk or attached to a bug report). Each node carries the atomic answers of
 the relation from its parent (`t1:yes t2:no`); a node with error verdicts on relations into
-it is red, with the count and each verdict in its tooltip; an edge the model answered *no*
-to under every template is dashed (a gap); `errors_only` keeps only the nodes with errors
-and the way to them, for graphs too big to read whole. `kontest report --format html` and
-the explorer's export write it.
+it is red, with its error marks (report.legend: `≠ ⚠N ✗N`) and each verdict in its
+tooltip; an edge the model answered *no* to under every template is dashed (a gap);
+`errors_only` keeps only the nodes with errors and the way to them, for graphs too big to
+read whole. `draw_picture` gives the SVG the session page (report.session_page, `kontest
+report --format html`, the explorer's export) embeds.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from html import escape
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.report.legend import error_marks
 
 ROW = 22  # pixels per leaf row
@@ -186,22 +186,3 @@ def _describe(verdict: Verdict, kg: KnowledgeGraph) -> str:
         chain = " → ".join(clean_text(kg.label(node)) for node in path)
         return f"{head}: answered no, implied by the yes-path {chain}"
     return f"{head}: {answers} {clean_text(verdict.detail)}".strip()
-
-
-def render_session_picture(
-    kg: KnowledgeGraph, evaluation: Evaluation, *, title: str = "", errors_only: bool = False
-) -> str:
-    """`render_picture` of one evaluated session (its relations, atomic answers, verdicts)."""
-    relations = [
-        relation
-        for relation_id in evaluation.relation_ids
-        if (relation := evaluation.relation(relation_id)) is not None
-    ]
-    return render_picture(
-        kg,
-        relations,
-        evaluation.atomic_answers(),
-        list(evaluation.verdicts),
-        title=title,
-        errors_only=errors_only,
-    )

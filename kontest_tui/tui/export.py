@@ -1,9 +1,10 @@
-"""In-app export of a session: its report as JSON, Markdown and CSV, and the picture of the
-model's KG with its errors (standalone HTML), written side by side in one folder.
+"""In-app export of a session, written side by side in one folder, `DATA_DIR/exports/`: the
+session explained on one page (HTML, and as Markdown), an errors-only page, its report (JSON,
+CSV) and its probes (CSV).
 
-The files are the engine's renderings (`report.render.render_report`,
-`report.picture.render_session_picture`), the same as `kontest report --format
-json|markdown|csv|html`; the explorer only chooses where they go: `DATA_DIR/exports/`.
+The files are the engine's (`report.session_page.write_session_files`, what `kontest report
+--format html|json|csv` prints), read from the store; the explorer only chooses where they
+go. Explanation cards saved from the results go to the same folder, as do screenshots.
 """
 
 from __future__ import annotations
@@ -11,13 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from kontest_tui.paths import data_dir
-from kontest_tui.report.picture import render_session_picture
-from kontest_tui.report.render import render_report
-from kontest_tui.run.api import load_session
-from kontest_tui.run.session import session_report
+from kontest_tui.report.session_page import write_session_files
 from kontest_tui.tui.sessions import open_store
-
-FORMATS = {"json": "json", "markdown": "md", "csv": "csv"}
 
 
 def export_folder() -> Path:
@@ -30,27 +26,10 @@ def export_folder() -> Path:
 def export_stored_session(
     db: str | Path | None, session_id: str, folder: Path | None = None
 ) -> list[Path]:
-    """Write a stored session's report (JSON, Markdown, CSV: its stored report, as `kontest
-    report` prints it) and KG picture (HTML, as `kontest report --format html` writes it:
-    from the whole evaluation); their paths. Call it in a worker thread."""
-    folder = folder or export_folder()
-    written: list[Path] = []
+    """Write a stored session's exports (report.session_page.write_session_files); their
+    paths. Call it in a worker thread."""
     store = open_store(db)
     try:
-        stored = session_report(store, session_id)
-        for fmt, suffix in FORMATS.items():
-            path = folder / f"kontest-{session_id}.{suffix}"
-            path.write_text(render_report(stored, fmt), encoding="utf-8")
-            written.append(path)
-        loaded = load_session(store, session_id)  # TODO(issue 23): the picture from stored views
+        return write_session_files(store, session_id, folder or export_folder())
     finally:
         store.close()
-    picture = folder / f"kontest-{session_id}.html"
-    picture.write_text(
-        render_session_picture(
-            loaded.kg, loaded.evaluation, title=f"{loaded.model} on {loaded.kg.name} · {session_id}"
-        ),
-        encoding="utf-8",
-    )
-    written.append(picture)
-    return written

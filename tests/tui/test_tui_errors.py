@@ -74,7 +74,11 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
         for index in range(8):
             await step("n", index)
         detail = widget_text(results.query_one("#detail-text"))
-        assert "and below:" in detail.splitlines()[0]  # the node's roll-ups head the pane
+        # The card of the error heads the pane (issue 24), then the node's roll-ups.
+        from kontest_tui.report.explain import CARD_TITLES
+
+        assert detail.splitlines()[0] in CARD_TITLES.values()
+        assert "and below:" in detail.split("─" * 40, 1)[1].strip().splitlines()[0]
         await step("p", 6)
         results.error_index = 0
         await step("p", len(ordered) - 1)  # wraps around to the last

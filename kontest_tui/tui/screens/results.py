@@ -29,6 +29,9 @@ from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import KontestError
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
+from kontest_tui.report.explain import ExplanationCard
+from kontest_tui.report.explain_render import card_to_rich, write_card_files
+from kontest_tui.report.explain_store import explain_verdict
 from kontest_tui.run.api import StoredSession
 from kontest_tui.store.view_records import (
     CLEAREST,
@@ -40,7 +43,8 @@ from kontest_tui.store.view_records import (
     SessionHeader,
     TreeNode,
 )
-from kontest_tui.tui.export import export_stored_session
+from kontest_tui.store.views import ResultViews
+from kontest_tui.tui.export import export_folder, export_stored_session
 from kontest_tui.tui.sessions import (
     OpenedResults,
     describe_ensemble,
@@ -48,6 +52,7 @@ from kontest_tui.tui.sessions import (
     load_session_result,
     load_stored,
     open_results,
+    open_store,
     open_views,
 )
 from kontest_tui.tui.views import KIND_ORACLES
@@ -217,59 +222,42 @@ def gap_cells(row: GapRow) -> Row:
     return (str(row.index + 1), Text(f"{row.parent_name} ⊃ {row.child_name}"))
 
 
+def choose_card_error(
+    views: ResultViews,
+    session_id: str,
+    details: list[RelationDetail],
+    current: ErrorRow | None,
+) -> tuple[int, Verdict] | None:
+    """The error whose card heads a node's detail: the one `n` / `p` / the Errors tab chose
+    when it is among the node's, else the node's clearest (its first in the clearest-first
+    list of store.views); None when the node has no error."""
+    errors = [
+        (verdict_id, verdict)
+        for detail in details
+        for verdict_id, verdict in zip(detail.error_ids, detail.errors, strict=False)
+    ]
+    if not errors:
+        return None
+    if current is not None:
+        for verdict_id, verdict in errors:
+            if verdict_id == current.verdict_id:
+                return verdict_id, verdict
+    ranked = []
+    for verdict_id, verdict in errors:
+        index = views.error_index(session_id, verdict_id, order=CLEAREST)
+        ranked.append((index if index is not None else 1 << 62, verdict_id, verdict))
+    _, verdict_id, verdict = min(ranked, key=lambda item: (item[0], item[1]))
+    return verdict_id, verdict
+
+
 class ResultsScreen(WorkerFailures, Screen[None]):
     """One finished (or stopped) session, explored through the store's views."""
 
     AUTO_FOCUS = "#relation-tree"  # focus it once: each focus change recomposes the footer
+    # The footer shows the keys that matter (n, s, f, w, e and the app's quit and help fit in
+    # 80 columns); the others (p, a, the tab keys, escape) are in the help (f1) and the
+    # palette, and the tabs take the mouse.
     BINDINGS = [
-        Binding(
-            "t",
-            "show_tab('tab-graph')",
-            "Graph",
-            id="results_graph",
-            priority=True,
-            tooltip="The model's knowledge graph",
-        ),
-        Binding(
-            "g",
-            "show_tab('tab-gap')",
-            "Gap",
-            id="results_gap",
-            priority=True,
-            tooltip="Knowledge gap per template",
-        ),
-        Binding(
-            "x",
-            "show_tab('tab-errors')",
-            "Errors",
-            id="results_errors",
-            priority=True,
-            tooltip="Error table",
-        ),
-        Binding(
-            "c",
-            "show_tab('tab-compare')",
-            "Compare",
-            id="results_compare",
-            priority=True,
-            tooltip="This session and another stored one on the same KG, side by side",
-        ),
-        Binding(
-            "m",
-            "show_tab('tab-ensemble')",
-            "Ensemble",
-            id="results_ensemble",
-            priority=True,
-            tooltip="Weighted ensemble vs majority vote over stored sessions on the same KG",
-        ),
-        Binding(
-            "k",
-            "show_tab('tab-kinds')",
-            "Kinds",
-            id="results_kinds",
-            priority=True,
-            tooltip="FactChecker, logic rules and variants of this session",
-        ),
         Binding(
             "n",
             "step_error(1)",
@@ -277,7 +265,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             id="results_next_error",
             priority=True,
             tooltip="The next error of the Errors tab's list (the clearest first), "
-            "selected in the graph",
+            "selected in the graph with its card on top of the right pane",
         ),
         Binding(
             "p",
@@ -285,7 +273,17 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Prev error",
             id="results_previous_error",
             priority=True,
+            show=False,
             tooltip="The previous error of the Errors tab's list",
+        ),
+        Binding(
+            "s",
+            "save_card",
+            "Save",
+            id="results_save_card",
+            priority=True,
+            tooltip="Save the card of the error shown as Markdown, SVG and HTML in the exports "
+            "folder",
         ),
         Binding(
             "f",
@@ -296,12 +294,22 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             tooltip="Show only the nodes with errors and the way to them (again: everything)",
         ),
         Binding(
+            "a",
+            "probe",
+            "Ask",
+            id="results_probe",
+            priority=True,
+            show=False,
+            tooltip="Ask the model about the selected relation now, in your own words (probe)",
+        ),
+        Binding(
             "w",
             "export",
             "Export",
             id="results_export",
             priority=True,
-            tooltip="Write the report (JSON, Markdown, CSV) and the KG picture (HTML)",
+            tooltip="Write the session explained (HTML, Markdown), its report (JSON, CSV) and "
+            "its probes to the exports folder",
         ),
         Binding(
             "e",
@@ -312,7 +320,66 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             tooltip="Edit templates and re-run a new one",
         ),
         Binding(
-            "escape", "app.go_home", "Home", id="results_home", tooltip="Back to the start screen"
+            "t",
+            "show_tab('tab-graph')",
+            "Graph",
+            id="results_graph",
+            priority=True,
+            show=False,
+            tooltip="The model's knowledge graph",
+        ),
+        Binding(
+            "g",
+            "show_tab('tab-gap')",
+            "Gap",
+            id="results_gap",
+            priority=True,
+            show=False,
+            tooltip="Knowledge gap per template",
+        ),
+        Binding(
+            "x",
+            "show_tab('tab-errors')",
+            "Errors",
+            id="results_errors",
+            priority=True,
+            show=False,
+            tooltip="Every error, clearest first (or in the graph's order), filtered by kind",
+        ),
+        Binding(
+            "c",
+            "show_tab('tab-compare')",
+            "Compare",
+            id="results_compare",
+            priority=True,
+            show=False,
+            tooltip="This session and another stored one on the same KG, side by side",
+        ),
+        Binding(
+            "m",
+            "show_tab('tab-ensemble')",
+            "Ensemble",
+            id="results_ensemble",
+            priority=True,
+            show=False,
+            tooltip="Weighted ensemble vs majority vote over stored sessions on the same KG",
+        ),
+        Binding(
+            "k",
+            "show_tab('tab-kinds')",
+            "Kinds",
+            id="results_kinds",
+            priority=True,
+            show=False,
+            tooltip="FactChecker, logic rules and variants of this session",
+        ),
+        Binding(
+            "escape",
+            "app.go_home",
+            "Home",
+            id="results_home",
+            show=False,
+            tooltip="Back to the start screen",
         ),
     ]
 
@@ -346,12 +413,27 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.errors_only = errors_only
 
     class DetailLoaded(Message):
-        """The relations into a node were read."""
+        """The relations into a node were read, and the card of its error (if any)."""
 
-        def __init__(self, row: TreeNode, details: list[RelationDetail]) -> None:
+        def __init__(
+            self,
+            row: TreeNode,
+            details: list[RelationDetail],
+            card: ExplanationCard | None = None,
+            card_error: int | None = None,
+        ) -> None:
             super().__init__()
             self.row = row
             self.details = details
+            self.card = card
+            self.card_error = card_error  # the verdict id the card explains
+
+    class CardSaved(Message):
+        """An error's card was written as Markdown, SVG and HTML."""
+
+        def __init__(self, paths: list[Path]) -> None:
+            super().__init__()
+            self.paths = paths
 
     class PageLoaded(Message):
         """A page of a paged table's rows was read."""
@@ -429,6 +511,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.error_order = CLEAREST
         self.error_index: int | None = None  # where n / p stand in the error list
         self.current_error: ErrorRow | None = None
+        self.shown_card: ExplanationCard | None = None  # the card heading the detail pane
+        self.shown_details: list[RelationDetail] = []  # the relations into the node shown
         self.gap_group: str | None = None
         self.built_panes: set[str] = set()
         self.shown_node: TreeNode | None = None
@@ -462,7 +546,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             yield TabPane("Kinds", id="tab-kinds")
             yield TabPane("Compare", id="tab-compare")
             yield TabPane("Ensemble", id="tab-ensemble")
-        yield KeyFooter()
+        footer = KeyFooter()
+        footer.show_command_palette = False  # ctrl+p still opens it (and f1 says so): the
+        yield footer  # room goes to the keys (help must fit in 80 columns)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -562,21 +648,84 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-detail", exit_on_error=False)
     def detail_worker(self, row: TreeNode) -> None:
+        current = self.current_error
         with open_views(self.db) as views:
             details = views.relations_into(self.session_id, row.node)
+            chosen = choose_card_error(views, self.session_id, details, current)
+        card = None
+        if chosen is not None and not get_current_worker().is_cancelled:
+            store = open_store(self.db)
+            try:
+                card = explain_verdict(store, self.session_id, chosen[1])
+            finally:
+                store.close()
         if not get_current_worker().is_cancelled:
-            self.post_message(self.DetailLoaded(row, details))
+            self.post_message(self.DetailLoaded(row, details, card, chosen[0] if chosen else None))
 
     @on(DetailLoaded)
     def detail_loaded(self, event: DetailLoaded) -> None:
         if self.shown_node is not None and self.shown_node.node != event.row.node:
             return  # another node was selected meanwhile
-        current = self.current_error.verdict_id if self.current_error else None
-        detail = render_relation_detail(
-            event.details, self.template_ids, event.row.parent or None, current, event.row
+        current = event.card_error
+        self.shown_card = event.card
+        self.shown_details = event.details
+        detail = Text()
+        if event.card is not None:
+            detail.append_text(card_to_rich(event.card, source=False))
+            detail.append("─" * 40 + "\n\n", style="dim")
+        detail.append_text(
+            render_relation_detail(
+                event.details, self.template_ids, event.row.parent or None, current, event.row
+            )
         )
         self.query_one("#detail-text", Static).update(detail)
         self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
+
+    # -- the card of the error shown: save and share ----------------------------------------
+
+    def action_save_card(self) -> None:
+        card = self.shown_card
+        if card is None:
+            self.notify("No error shown: press n for the clearest error, then s.", markup=False)
+            return
+        index = self.error_index + 1 if self.error_index is not None else None
+        stem = f"kontest-{self.session_id}-" + (f"error-{index}" if index else "card")
+        self.save_card_worker(card, stem)
+
+    @work(thread=True, exclusive=True, group="results-card", exit_on_error=False)
+    def save_card_worker(self, card: ExplanationCard, stem: str) -> None:
+        try:
+            paths = write_card_files(card, export_folder(), stem)
+        except OSError as error:
+            self.post_message(self.SessionWorkFailed("card", str(error), "Saving the card failed"))
+            return
+        self.post_message(self.CardSaved(paths))
+
+    @on(CardSaved)
+    def card_saved(self, event: CardSaved) -> None:
+        folder = event.paths[0].parent
+        names = ", ".join(path.name for path in event.paths)
+        self.notify(f"Saved {names} in {folder}", title="Card", markup=False, timeout=10)
+
+    # -- probing the selected relation ------------------------------------------------------
+
+    def action_probe(self) -> None:
+        """Ask the model about the selected relation now: the error's relation when the card
+        shows one, else the relation from the node's parent in the tree."""
+        from kontest_tui.tui.screens.probe import ProbeScreen
+
+        details = self.shown_details
+        node = self.shown_node
+        if node is None or not details:
+            self.notify("Select a node below a root first.", markup=False)
+            return
+        shown = {detail.relation.id for detail in details}
+        current = self.current_error
+        if current is not None and current.relation is not None and current.relation.id in shown:
+            relation_id = current.relation.id
+        else:
+            relation_id = order_details(details, node.parent or None)[0].relation.id
+        self.app.push_screen(ProbeScreen(self.db, self.session_id, relation_id))
 
     # -- finding errors ---------------------------------------------------------------------
 
