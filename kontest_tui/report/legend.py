@@ -44,6 +44,9 @@ ERROR_SYMBOLS: tuple[tuple[str, str], ...] = (
     ),
     ("▸N", "N errors on relations further down, under this collapsed node (explorer)"),
 )
+# One line under the explorer's tree (the help, f1, says it all).
+TREE_LEGEND = "≠ phrasings disagree · ⚠N implied fact denied · ✗N other tests · ▸N below"
+
 PICTURE_SYMBOLS: tuple[tuple[str, str], ...] = (
     ("red node", "a node with errors on relations ending at it"),
     ("dashed edge", "no template got a yes for this relation (the knowledge gap)"),

@@ -17,7 +17,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -32,6 +32,7 @@ from kontest_tui.report.compare import ComparableSessions, SessionComparison, co
 from kontest_tui.report.explain import ExplanationCard
 from kontest_tui.report.explain_render import card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
+from kontest_tui.report.legend import TREE_LEGEND
 from kontest_tui.run.api import StoredSession
 from kontest_tui.store.view_records import (
     CLEAREST,
@@ -537,7 +538,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         yield ReportCounts("Reading the stored report…", id="result-counts", classes="counts")
         with TabbedContent(id="result-tabs"):
             with TabPane("Graph", id="tab-graph"), Horizontal():
-                yield RelationTree(id="relation-tree")
+                with Vertical(id="tree-box"):
+                    yield RelationTree(id="relation-tree")
+                    yield Static(TREE_LEGEND, id="tree-legend", classes="hint", markup=False)
                 with VerticalScroll(id="relation-detail", classes="pane"):
                     yield Static("Select a node.", id="detail-text", markup=False)
             # The other panes are built when first shown, so the graph opens at once.
