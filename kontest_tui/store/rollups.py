@@ -1,7 +1,10 @@
 """The explorer's derived tables of one session, written with its report (store.views reads them).
 
 From the stored KG snapshot, relations, atomic answers and error verdicts (never by
-evaluating the session), in the transaction that stores the report:
+evaluating the session), in the transaction that stores the report. The counting, ranking
+and numbering are SQL aggregates and window functions over the stored rows; Python holds
+only the KG's nodes (their tree order and subtree sums), so a million-relation session is
+not read into memory:
 
 - `result_nodes`: each KG node reachable from a root, with its display name, its first tree
   path (`way`), its pre-order, and its roll-ups: relations ending at it (`own`) and at it or
@@ -18,18 +21,18 @@ evaluating the session), in the transaction that stores the report:
 
 The clearest-first order (issue 24), the one `n` and the Errors tab start with: metamorphic
 atomic errors first, then sequential intra, sequential inter, ontological, and the other test
-kinds' oracles (variant, factcheck, logic, annotation); within one oracle, errors whose
-answers are all valid (yes/no) first, then relations whose two labels differ, then the shorter
-labels (parent + child, in characters), then the relation's position and the verdict's id.
+kinds' oracles (variant, factcheck, logic, annotation), then any other oracle by name; within
+one oracle, errors whose
+answers are all valid (yes/no) first, then relations whose two labels differ (compared
+without case, ASCII letters), then the shorter names (parent + child as shown, in
+characters), then the relation's position and the verdict's id.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
@@ -38,7 +41,7 @@ from kontest_tui.kg.names import NodeNames
 from .records import dump_json
 from .view_records import INTERSECTION
 
-VERSION = 2  # of the tables' contents: a different one is built again
+VERSION = 3  # of the tables' contents: a different one is built again
 
 CLEAREST_ORACLES = (
     "atomic",
@@ -50,9 +53,10 @@ CLEAREST_ORACLES = (
     "logic",
     "annotation",
 )
-_ORACLE_GROUP = {oracle: index for index, oracle in enumerate(CLEAREST_ORACLES)}
 
 TABLES = ("result_errors", "result_gaps", "result_edges", "result_nodes", "result_views")
+_NOWHERE = 1 << 40  # the position of a relation that is not stored, the pre-order of a node
+# that is not in the tree: after every other
 
 
 def delete_result_views(conn: sqlite3.Connection, session_id: str) -> None:
@@ -83,17 +87,6 @@ def _counts_json(counts: Counts) -> str:
     return dump_json({"relations": counts.get(_RELATION, 0), "errors": errors, "answers": answers})
 
 
-@dataclass(slots=True)
-class _Relation:
-    pk: int
-    id: str
-    parent: str
-    child: str
-    position: int
-    parent_label: str
-    child_label: str
-
-
 def _read_graph(conn: sqlite3.Connection, session_id: str) -> KnowledgeGraph | None:
     row = conn.execute(
         "SELECT k.json FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot WHERE s.id = ?",
@@ -105,15 +98,17 @@ def _read_graph(conn: sqlite3.Connection, session_id: str) -> KnowledgeGraph | N
     return graph_from_dict(data, origin=f"session {session_id}")
 
 
-def _read_relations(conn: sqlite3.Connection, session_id: str) -> list[_Relation]:
-    return [
-        _Relation(*row)
-        for row in conn.execute(
-            "SELECT pk, id, parent, child, position, parent_label, child_label FROM relations"
-            " WHERE session = ? ORDER BY position",
-            (session_id,),
-        )
-    ]
+# The session's atomic KONTEST answers, one row per (relation row, template): the first
+# conversation's (as the oracles read them); `a` is NULL while asked and not answered.
+_ATOMIC = """
+CREATE TEMP TABLE _atomic AS
+SELECT c.relation_key AS rk, json_extract(c.turns, '$[0].template') AS t,
+    MIN(c.position) AS first, CASE WHEN r.error IS NULL THEN r.answer END AS a
+FROM conversations c LEFT JOIN responses r ON r.conversation_key = c.pk AND r.turn = 0
+WHERE c.session = ? AND c.shape = 'atomic' AND c.test_kind = 'kontest'
+    AND c.relation_key IS NOT NULL
+GROUP BY c.relation_key, t
+"""
 
 
 def read_atomic_answers(
@@ -137,9 +132,7 @@ def read_atomic_answers(
     return found
 
 
-def _gap_templates(
-    conn: sqlite3.Connection, session_id: str, atomic: Mapping[str, Mapping[str, str | None]]
-) -> list[str]:
+def _gap_templates(conn: sqlite3.Connection, session_id: str) -> list[str]:
     """The templates of the report's gap (its order), else those with atomic answers."""
     row = conn.execute(
         "SELECT report FROM session_reports WHERE session = ?", (session_id,)
@@ -149,7 +142,46 @@ def _gap_templates(
         per_template = gap.get("per_template") if isinstance(gap, dict) else None
         if isinstance(per_template, dict) and per_template:
             return [str(template_id) for template_id in per_template]
-    return list(dict.fromkeys(t for per in atomic.values() for t in per))
+    return [
+        str(found[0])
+        for found in conn.execute(
+            "SELECT t FROM _atomic WHERE t IS NOT NULL GROUP BY t ORDER BY MIN(first)"
+        )
+    ]
+
+
+def _own_counts(conn: sqlite3.Connection, session_id: str) -> dict[str, Counts]:
+    """Per node, the relations ending at it, their atomic answers and error verdicts."""
+    own: dict[str, Counts] = {}
+    queries = (
+        (
+            "SELECT child, 'r', '', '', COUNT(*) FROM relations WHERE session = ? GROUP BY child",
+            (session_id,),
+        ),
+        (
+            "SELECT rel.child, 'a', a.t, a.a, COUNT(*) FROM _atomic a"
+            " JOIN relations rel ON rel.pk = a.rk WHERE a.a IS NOT NULL AND a.t IS NOT NULL"
+            " GROUP BY rel.child, a.t, a.a",
+            (),
+        ),
+        (
+            "SELECT rel.child, 'e', v.oracle, '', COUNT(*) FROM verdicts v"
+            " JOIN relations rel ON rel.pk = v.relation_key"
+            " WHERE v.session = ? AND v.error = 1 GROUP BY rel.child, v.oracle",
+            (session_id,),
+        ),
+    )
+    for sql, params in queries:
+        for node, kind, first, second, count in conn.execute(sql, params):
+            key = (
+                _RELATION
+                if kind == "r"
+                else (kind, first)
+                if kind == "e"
+                else (kind, first, second)
+            )
+            own.setdefault(node, {})[key] = int(count)
+    return own
 
 
 def _walk(kg: KnowledgeGraph) -> Iterator[tuple[str, tuple[str, ...]]]:
@@ -196,105 +228,22 @@ def _subtrees(kg: KnowledgeGraph, order: list[str], own: Mapping[str, Counts]) -
     return total
 
 
-def _clear_key(
-    oracle: str, answers_json: str, parent_label: str, child_label: str
-) -> tuple[int, int, int, int]:
-    """The clearest-first key of an error (module docstring), before position and id;
-    `answers_json` is the verdict row's answers column (a JSON list of answer words)."""
-    group = _ORACLE_GROUP.get(oracle, len(CLEAREST_ORACLES))
-    # Valid when nothing but "yes" and "no" is listed.
-    valid = 0 if not answers_json.replace('"yes"', "").replace('"no"', "").strip("[],") else 1
-    same = 1 if parent_label.casefold() == child_label.casefold() else 0
-    return group, valid, same, len(parent_label) + len(child_label)
-
-
 def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
     """Build the session's derived tables (module docstring) inside the caller's transaction,
     for the report stored now."""
     delete_result_views(conn, session_id)
-    kg = _read_graph(conn, session_id)
-    names = NodeNames(kg) if kg is not None else None
-    relations = _read_relations(conn, session_id)
-    by_id = {relation.id: relation for relation in relations}
-    atomic = read_atomic_answers(conn, session_id)
-    templates = _gap_templates(conn, session_id, atomic)
-
-    shown = names.names if names is not None else {}
-
-    def name(node_id: str, fallback: str) -> str:
-        return shown.get(node_id, fallback)
-
-    own: dict[str, Counts] = {}
-    direct: dict[tuple[str, str], _Relation] = {}
-    for relation in relations:
-        counts = own.get(relation.child)
-        if counts is None:
-            counts = own[relation.child] = {}
-        counts[_RELATION] = counts.get(_RELATION, 0) + 1
-        for template_id, answer in atomic.get(relation.id, {}).items():
-            if answer is not None:
-                key = ("a", template_id, answer)
-                counts[key] = counts.get(key, 0) + 1
-        direct.setdefault((relation.parent, relation.child), relation)
-    errors = conn.execute(
-        "SELECT id, oracle, relation, answers FROM verdicts WHERE session = ? AND error = 1",
-        (session_id,),
-    ).fetchall()
-    for _verdict, oracle, relation_id, _answers in errors:
-        wrong = by_id.get(relation_id)
-        if wrong is not None:
-            counts = own.setdefault(wrong.child, {})
-            counts["e", oracle] = counts.get(("e", oracle), 0) + 1
-
-    preorder: dict[str, int] = {}
-    ways: dict[str, tuple[str, ...]] = {}
-    if kg is not None:
-        for index, (node_id, way) in enumerate(_walk(kg)):
-            preorder[node_id] = index
-            ways[node_id] = way
-        subtree = _subtrees(kg, list(preorder), own)
-        conn.executemany(
-            "INSERT INTO result_nodes (session, node, name, label, preorder, way, children,"
-            " own, subtree) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                (
-                    session_id,
-                    node_id,
-                    name(node_id, node_id),
-                    names.plain.get(node_id, node_id) if names is not None else node_id,
-                    index,
-                    dump_json(list(ways[node_id])),
-                    len(kg.children(node_id)),
-                    _counts_json(own.get(node_id, {})),
-                    # a leaf's subtree is itself: "" says so (most nodes are leaves)
-                    _counts_json(subtree[node_id]) if kg.children(node_id) else "",
-                )
-                for node_id, index in preorder.items()
-            ),
-        )
-        edges: list[tuple[object, ...]] = []
-        for parent in ["", *preorder]:
-            children = kg.roots() if parent == "" else kg.children(parent)
-            for position, child in enumerate(children):
-                edge = direct.get((parent, child))
-                edges.append(
-                    (
-                        session_id,
-                        parent,
-                        position,
-                        child,
-                        edge.id if edge is not None else None,
-                        dump_json(atomic.get(edge.id, {})) if edge is not None else "{}",
-                    )
-                )
-        conn.executemany(
-            "INSERT INTO result_edges (session, parent, position, child, relation, answers)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            edges,
-        )
-
-    _write_errors(conn, session_id, errors, by_id, preorder, name)
-    _write_gaps(conn, session_id, relations, atomic, templates)
+    conn.execute("DROP TABLE IF EXISTS temp._atomic")
+    conn.execute(_ATOMIC, (session_id,))
+    conn.execute("CREATE INDEX temp._atomic_rk ON _atomic (rk)")
+    try:
+        templates = _gap_templates(conn, session_id)
+        kg = _read_graph(conn, session_id)
+        if kg is not None:
+            _write_tree(conn, session_id, kg)
+        _write_errors(conn, session_id)
+        _write_gaps(conn, session_id, templates)
+    finally:
+        conn.execute("DROP TABLE IF EXISTS temp._atomic")
     report = conn.execute(
         "SELECT created FROM session_reports WHERE session = ?", (session_id,)
     ).fetchone()
@@ -305,70 +254,117 @@ def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
     )
 
 
-def _write_errors(
-    conn: sqlite3.Connection,
-    session_id: str,
-    errors: list[tuple[int, str, str, str]],
-    by_id: Mapping[str, _Relation],
-    preorder: Mapping[str, int],
-    name: Callable[[str, str], str],
-) -> None:
-    """Every error verdict with its dense rank in each order, overall and per oracle."""
-    unplaced = len(preorder)
-    keyed = []
-    for verdict_id, oracle, relation_id, answers_json in errors:
-        relation = by_id.get(relation_id)
-        parent = name(relation.parent, relation.parent_label) if relation else relation_id
-        child = name(relation.child, relation.child_label) if relation else ""
-        position = relation.position if relation else 1 << 40
-        clear = (*_clear_key(oracle, answers_json, parent, child), position, verdict_id)
-        tree = (
-            preorder.get(relation.child, unplaced) if relation else unplaced,
-            position,
-            verdict_id,
-        )
-        keyed.append(
-            (verdict_id, oracle, relation_id, relation.child if relation else "", clear, tree)
-        )
-    ranks: dict[int, list[int]] = {verdict_id: [0, 0, 0, 0] for verdict_id, *_ in keyed}
-    for slot, key in ((0, 4), (1, 5)):
-        per_oracle: Counter[str] = Counter()
-        for rank, entry in enumerate(sorted(keyed, key=lambda entry: entry[key])):
-            ranks[entry[0]][slot] = rank
-            ranks[entry[0]][slot + 2] = per_oracle[entry[1]]
-            per_oracle[entry[1]] += 1
+def _write_tree(conn: sqlite3.Connection, session_id: str, kg: KnowledgeGraph) -> None:
+    """The tree's nodes with their roll-ups, and its edges with the direct relations."""
+    names = NodeNames(kg)
+    own = _own_counts(conn, session_id)
+    order = {node_id: way for node_id, way in _walk(kg)}
+    subtree = _subtrees(kg, list(order), own)
     conn.executemany(
-        "INSERT INTO result_errors (session, verdict, oracle, relation, node, clear_rank,"
-        " tree_rank, oracle_clear_rank, oracle_tree_rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO result_nodes (session, node, name, label, preorder, way, children,"
+        " own, subtree) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
-            (session_id, verdict_id, oracle, relation_id, node, *ranks[verdict_id])
-            for verdict_id, oracle, relation_id, node, _clear, _tree in keyed
+            (
+                session_id,
+                node_id,
+                names.names.get(node_id, node_id),
+                names.plain.get(node_id, node_id),
+                index,
+                dump_json(list(way)),
+                len(kg.children(node_id)),
+                _counts_json(own.get(node_id, {})),
+                # a leaf's subtree is itself: "" says so (most nodes are leaves)
+                _counts_json(subtree[node_id]) if kg.children(node_id) else "",
+            )
+            for index, (node_id, way) in enumerate(order.items())
         ),
+    )
+    conn.execute("DROP TABLE IF EXISTS temp._edges")
+    conn.execute("CREATE TEMP TABLE _edges (parent TEXT, position INTEGER, child TEXT)")
+    conn.executemany(
+        "INSERT INTO _edges VALUES (?, ?, ?)",
+        (
+            (parent, position, child)
+            for parent in ["", *order]
+            for position, child in enumerate(kg.roots() if parent == "" else kg.children(parent))
+        ),
+    )
+    conn.execute("CREATE INDEX temp._edges_child ON _edges (child, parent)")
+    # Each edge with the first relation parent -> child (by position) and its answers.
+    conn.execute(
+        "INSERT INTO result_edges (session, parent, position, child, relation, answers)"
+        " SELECT ?1, e.parent, e.position, e.child, d.id,"
+        " COALESCE((SELECT json_group_object(a.t, a.a) FROM _atomic a WHERE a.rk = d.pk), '{}')"
+        " FROM _edges e LEFT JOIN (SELECT rel.parent, rel.child, rel.id, rel.pk,"
+        " MIN(rel.position) FROM relations rel JOIN _edges x ON x.child = rel.child"
+        " AND x.parent = rel.parent WHERE rel.session = ?1 GROUP BY rel.parent, rel.child) d"
+        " ON d.parent = e.parent AND d.child = e.child",
+        (session_id,),
+    )
+    conn.execute("DROP TABLE temp._edges")
+
+
+_ORACLE_GROUP = (
+    "CASE v.oracle "
+    + " ".join(f"WHEN '{oracle}' THEN {index}" for index, oracle in enumerate(CLEAREST_ORACLES))
+    + f" ELSE {len(CLEAREST_ORACLES)} END"
+)
+# The clearest-first order's keys (module docstring) and the graph order's, as SQL columns.
+_CLEAREST_KEYS = (
+    f"{_ORACLE_GROUP} AS c1,"
+    " trim(replace(replace(v.answers, '\"yes\"', ''), '\"no\"', ''), '[],') != '' AS c2,"
+    " lower(COALESCE(pn.label, rel.parent_label, ''))"
+    " = lower(COALESCE(cn.label, rel.child_label, '')) AS c3,"
+    " length(COALESCE(pn.name, rel.parent_label, v.relation))"
+    " + length(COALESCE(cn.name, rel.child_label, '')) AS c4,"
+    f" COALESCE(rel.position, {_NOWHERE}) AS c5"
+)
+_GRAPH_KEYS = f"COALESCE(cn.preorder, {_NOWHERE}) AS g1"
+
+
+def _write_errors(conn: sqlite3.Connection, session_id: str) -> None:
+    """Every error verdict with its dense rank in each order, overall and per oracle (the
+    sort keys computed once per error, then ranked four times)."""
+    conn.execute(
+        "INSERT INTO result_errors (session, verdict, oracle, relation, node, clear_rank,"
+        " tree_rank, oracle_clear_rank, oracle_tree_rank)"
+        " WITH keyed AS MATERIALIZED (SELECT v.id, v.oracle, v.relation,"
+        " COALESCE(rel.child, '') AS node, "
+        + _CLEAREST_KEYS
+        + ", "
+        + _GRAPH_KEYS
+        + " FROM verdicts v LEFT JOIN relations rel ON rel.pk = v.relation_key"
+        " LEFT JOIN result_nodes pn ON pn.session = ?1 AND pn.node = rel.parent"
+        " LEFT JOIN result_nodes cn ON cn.session = ?1 AND cn.node = rel.child"
+        " WHERE v.session = ?1 AND v.error = 1)"
+        " SELECT ?1, id, oracle, relation, node,"
+        " ROW_NUMBER() OVER (ORDER BY c1, oracle, c2, c3, c4, c5, id) - 1,"
+        " ROW_NUMBER() OVER (ORDER BY g1, c5, id) - 1,"
+        " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY c1, c2, c3, c4, c5, id) - 1,"
+        " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY g1, c5, id) - 1"
+        " FROM keyed",
+        (session_id,),
     )
 
 
-def _write_gaps(
-    conn: sqlite3.Connection,
-    session_id: str,
-    relations: list[_Relation],
-    atomic: Mapping[str, Mapping[str, str | None]],
-    templates: list[str],
-) -> None:
-    """Each template's gap (answered, not yes) and the intersection (asked under some
-    template, every one answered, none yes), in relation order (oracles.coverage)."""
-    positions: Counter[str] = Counter()
-    rows: list[tuple[str, str, int, str]] = []
-    for relation in relations:
-        answers = atomic.get(relation.id, {})
-        for template_id in templates:
-            answer = answers.get(template_id)
-            if answer is not None and answer != "yes":
-                rows.append((session_id, template_id, positions[template_id], relation.id))
-                positions[template_id] += 1
-        asked = [answers[t] for t in templates if t in answers]
-        if asked and all(answer is not None and answer != "yes" for answer in asked):
-            rows.append((session_id, INTERSECTION, positions[INTERSECTION], relation.id))
-            positions[INTERSECTION] += 1
-    conn.executemany(
-        "INSERT INTO result_gaps (session, grp, position, relation) VALUES (?, ?, ?, ?)", rows
+def _write_gaps(conn: sqlite3.Connection, session_id: str, templates: Sequence[str]) -> None:
+    """Each template's gap (answered, not yes) and the intersection (asked under one of the
+    templates at least, every one answered, none yes), in relation order (oracles.coverage)."""
+    marks = ", ".join("?" for _ in templates)
+    if not templates:
+        return
+    conn.execute(
+        "INSERT INTO result_gaps (session, grp, position, relation)"
+        " SELECT ?, a.t, ROW_NUMBER() OVER (PARTITION BY a.t ORDER BY rel.position) - 1, rel.id"
+        " FROM _atomic a JOIN relations rel ON rel.pk = a.rk"
+        f" WHERE a.t IN ({marks}) AND a.a IS NOT NULL AND a.a != 'yes'",
+        (session_id, *templates),
+    )
+    conn.execute(
+        "INSERT INTO result_gaps (session, grp, position, relation)"
+        " SELECT ?, ?, ROW_NUMBER() OVER (ORDER BY rel.position) - 1, rel.id"
+        " FROM relations rel JOIN (SELECT rk FROM _atomic"
+        f" WHERE t IN ({marks}) GROUP BY rk"
+        " HAVING SUM(a IS NULL) = 0 AND SUM(a = 'yes') = 0) g ON g.rk = rel.pk",
+        (session_id, INTERSECTION, *templates),
     )

@@ -30,7 +30,6 @@ import pytest
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, Response, Verdict
 from kontest_tui.store import SCHEMA_VERSION, Store
-from kontest_tui.store.rollups import _clear_key
 from kontest_tui.store.schema import apply_migrations
 from kontest_tui.store.view_records import TREE
 from kontest_tui.store.views import ResultViews
@@ -246,18 +245,39 @@ def test_summaries_come_from_stored_columns(tmp_path: Path) -> None:
     assert summaries[0].relations == 5 and summaries[0].kg == "toy"
 
 
-def test_clearest_key_puts_distinct_short_labels_first() -> None:
-    # The verdict row's answers column, as the store writes it.
-    assert _clear_key("atomic", '["yes","no"]', "Garnich", "Garnich") > _clear_key(
-        "atomic", '["yes","no"]', "Luxembourg", "Capellen"
-    )
-    assert _clear_key("atomic", '["yes","invalid"]', "A", "B") > _clear_key(
-        "atomic", '["no","yes"]', "Long name", "Other long name"
-    )
-    assert _clear_key("ontological", '["no"]', "A", "B") > _clear_key(
-        "sequential_inter", '["no","yes"]', "Long", "Longer"
-    )
-    assert _clear_key("atomic", '["yes","refusal"]', "A", "B")[1] == 1
+def test_distinct_labels_come_before_shorter_ones(tmp_path: Path) -> None:
+    """Garnich > Garnich (one label twice) after Garnich > Capellen Longer, though shorter."""
+    labels = {"X": "Garnich", "Y": "Garnich", "Z": "Capellen Longer"}
+    relations = [
+        Relation("X>Y", "X", "Y", "contains", ("X", "Y")),
+        Relation("X>Z", "X", "Z", "contains", ("X", "Z")),
+    ]
+    kg = {
+        "name": "same",
+        "domain": "places",
+        "nodes": [{"id": node, "label": label} for node, label in labels.items()],
+        "edges": [{"parent": "X", "child": child} for child in ("Y", "Z")],
+    }
+    with Store(tmp_path / "s.db") as store:
+        session_id = store.create_session(
+            kg_name="same",
+            kg_json=kg,
+            templates_json={},
+            template_ids=["t1", "t2"],
+            model="sim",
+            options={},
+            relations=relations,
+            conversations=[],
+            labels=labels,
+        )
+        store.replace_verdicts(
+            session_id,
+            [verdict("atomic", "X>Y", ("yes", "no")), verdict("atomic", "X>Z", ("no", "yes"))],
+            report={},
+            engine="test",
+        )
+        rows = ResultViews(store.conn).errors(session_id)
+    assert [row.verdict.relation_id for row in rows] == ["X>Z", "X>Y"]
 
 
 def test_views_follow_the_stored_report(tmp_path: Path) -> None:
