@@ -15,33 +15,33 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Coroutine
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
 
 import click
 
 from kontest_tui.cli.kinds import parse_rules
-from kontest_tui.cli.scope_options import apply_scope, entity_option
-from kontest_tui.domain.records import Conversation
+from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.sample import parse_sample
-from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
-from kontest_tui.kg.io import load_graph
-from kontest_tui.kinds.registry import KindOptions, build_annotated_questions, parse_kinds
+from kontest_tui.generate.templates import TemplateSet, load_template_set
+from kontest_tui.kinds.registry import KindOptions, parse_kinds
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.report.export import EXPORT_FORMATS, export_probes, export_session
 from kontest_tui.run.api import (
     SessionOutcome,
     SessionSpec,
     add_template,
-    create_spec_session,
+    create_session,
     load_session,
+    prepare,
     resume_session,
     session_report,
     start_session,
 )
 from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents, Progress
-from kontest_tui.run.session import empty_graph, failed_message
+from kontest_tui.run.session import failed_message
 from kontest_tui.store.database import Store
 
 REPORT_FORMATS = ("text", "json", "markdown", "csv")
@@ -431,51 +431,47 @@ def run_command(
                 rules=parse_rules(rules),
                 probes=str(Path(probes).resolve()) if probes else None,
             )
-            annotated, problems = _load_questions(questions, kind_options)
-            if kg_source is None:
-                kg, kg_source = empty_graph(Path(str(questions)).name), f"questions:{questions}"
-                chosen_kinds = ()
-                template_set = TemplateSet("annotation", (), "question")
-            else:
-                kg, depth = apply_scope(load_graph(kg_source), entities, depth)
-                template_set = (
-                    load_template_set(templates)
-                    if templates
-                    else template_set_for_domain(kg.domain)
-                )
-            options = ChatOptions(
-                temperature=template_set.temperature if temperature is None else temperature,
-                seed=seed,
-                max_tokens=max_tokens,
-                timeout=timeout,
-                system_prompt=system_prompt,
-                think=think,
-            )
             spec = SessionSpec(
-                kg,
+                kg_source,
                 model="sim" if model_spec is None else model_spec,
-                kg_name=kg_source,
+                entities=entities,
                 depth=depth,
                 per_path=per_path,
-                template_set=template_set,
+                template_set=templates,
                 template_ids=_parse_template_ids(template_ids),
-                kinds=chosen_kinds,
+                kinds=chosen_kinds if kg_source is not None else (),
                 kind_options=kind_options,
-                options=options,
+                questions=questions,
                 seed=seed,
                 limit=limit,
                 sample=sample_spec,
-                relations=[] if not chosen_kinds else None,
-                conversations=[] if not chosen_kinds else None,
-                extra_conversations=annotated,
-                problems=problems,
                 config=config,
+            )
+            # The same door as the explorer's: resolve (load, scope, read the questions
+            # file) and check; the first problem is the one line a bad input gets.
+            preparation = prepare(spec, detail=False)
+            for problem in preparation.spec.problems:  # lines the questions file skipped
+                click.echo(f"kontest: skipped {problem}", err=True)
+            if preparation.problems:
+                preparation.problems[0].raise_error()
+            template_set = preparation.spec.template_set
+            assert isinstance(template_set, TemplateSet)
+            spec = replace(
+                preparation.spec,
+                options=ChatOptions(
+                    temperature=template_set.temperature if temperature is None else temperature,
+                    seed=seed,
+                    max_tokens=max_tokens,
+                    timeout=timeout,
+                    system_prompt=system_prompt,
+                    think=think,
+                ),
             )
 
             if batching:
                 from kontest_tui.models.specs import parse_model_spec
 
-                created = create_spec_session(store, spec, parse_model_spec(spec.model).spec)
+                created = create_session(store, spec, parse_model_spec(spec.model).spec)
                 click.echo(
                     f"session {created}: model {store.get_session(created)['model']}", err=True
                 )
@@ -598,16 +594,6 @@ def resume_command(session_id: str, db: str | None) -> str:
     """The command that goes on with a session (its failed turns asked again)."""
     command = f"kontest run --resume {session_id}"
     return f"{command} --db {shlex.quote(str(db))}" if db else command
-
-
-def _load_questions(path: str | None, options: KindOptions) -> tuple[list[Conversation], list[str]]:
-    """Variant conversations of an annotated-questions file; its bad lines, each said once."""
-    if path is None:
-        return [], []
-    conversations, problems = build_annotated_questions(path, options)
-    for problem in problems:
-        click.echo(f"kontest: skipped {problem}", err=True)
-    return conversations, problems
 
 
 # -- kontest report / sessions / export / ensemble -----------------------------------------

@@ -20,7 +20,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from kontest_tui.domain.records import Relation
@@ -53,6 +53,16 @@ class SampleSpec:
 
     def to_json(self) -> dict[str, object]:
         return {"count": self.count, "percent": self.percent, "seed": self.seed}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> SampleSpec:
+        """The spec `to_json` (or a stored Sample's JSON, which starts with it) wrote."""
+        count, percent, seed = data.get("count"), data.get("percent"), data.get("seed")
+        return cls(
+            count=int(count) if isinstance(count, int | float) else None,
+            percent=float(percent) if isinstance(percent, int | float) else None,
+            seed=int(seed) if isinstance(seed, int | float) else 0,
+        )
 
 
 def parse_sample(text: str, seed: int = 0) -> SampleSpec:

@@ -1,16 +1,20 @@
 """The engine's session API, one for every front end (the CLI, the explorer, Python callers).
 
-A `SessionSpec` says what to ask: the KG (already scoped to the chosen entities), the
+A `SessionSpec` (run.spec) says what to ask: the KG source and scope (entities, depth), the
 templates, the test kinds and their options, the model, the chat and run options.
-`start_session` checks the model, stores the session and runs it; `resume_session` goes on
-with a stored one; `load_session` reads one back with its answers and evaluation. They chain
-the steps of run.session (create, run, evaluate) so no front end strings them together itself.
+`prepare(spec)` (run.prepare) says what its run would ask and what blocks it, before anything
+is stored; `create_session` stores it; `start_session` checks the model, stores the session
+and runs it; `resume_session` goes on with a stored one; `stored_spec` gives a stored
+session's spec back (to start another like it); `load_session` reads one back with its
+answers and evaluation. They chain the steps of run.session (create, run, evaluate) so no
+front end strings them together itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from kontest_tui.domain.records import (
     Answer,
@@ -26,59 +30,92 @@ from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
-from kontest_tui.models.base import ChatModel, ChatOptions
+from kontest_tui.models.base import ChatModel
 from kontest_tui.oracles.evaluate import Evaluation
-from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents
+from kontest_tui.run.choices import (
+    LOGIC_RULES,
+    QUESTION_TYPES,
+    KindChoice,
+    build_wikidata_source,
+    list_ollama_models,
+    list_test_kinds,
+    model_presets,
+    sample_sources,
+    source_of_match,
+)
+from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, Progress
+from kontest_tui.run.live import LiveCounts, LiveTally, kontest_per_relation
+from kontest_tui.run.prepare import (
+    KindCount,
+    Preparation,
+    Problem,
+    QueryVariants,
+    RelationPreview,
+    check_model,
+    model_problem,
+    prepare,
+    preview_relation,
+)
 from kontest_tui.run.session import (
     SessionOutcome,
-    create_session,
     evaluate_session,
     open_session_model,
+    options_from_dict,
     run_session,
     session_graph,
     session_kinds,
     session_report,
 )
+from kontest_tui.run.session import create_session as create_stored_session
+from kontest_tui.run.spec import KgSource, SessionSpec, resolve_spec
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
+if TYPE_CHECKING:
+    from kontest_tui.generate.variants import VariantPreview
+
 __all__ = [
+    "LOGIC_RULES",
+    "QUESTION_TYPES",
+    "Executor",
+    "ExecutorConfig",
+    "ExecutorEvents",
+    "KgSource",
+    "KindChoice",
+    "KindOptions",
+    "LiveCounts",
+    "LiveTally",
+    "KindCount",
+    "Preparation",
+    "Problem",
+    "Progress",
+    "QueryVariants",
+    "RelationPreview",
     "SessionOutcome",
     "SessionSpec",
     "StoredSession",
     "add_template",
+    "build_wikidata_source",
+    "check_model",
+    "create_session",
     "extend_session",
+    "kontest_per_relation",
+    "list_ollama_models",
+    "list_test_kinds",
     "load_session",
+    "model_presets",
+    "model_problem",
+    "prepare",
+    "preview_relation",
+    "preview_variants",
+    "resolve_spec",
     "resume_session",
+    "sample_sources",
     "session_report",
+    "source_of_match",
     "start_session",
+    "stored_spec",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class SessionSpec:
-    """Everything a new session needs. Defaults are `kontest run`'s."""
-
-    kg: KnowledgeGraph  # the graph to test, already scoped (kg.scope.scope_graph)
-    model: str = "sim"  # a model spec (models.specs); stored as the opened model names itself
-    kg_name: str | None = None  # how the session names its KG (file or sample); default kg.name
-    depth: int | None = None  # longest path followed (None: every path)
-    per_path: bool = False  # count every pair on every path, as the paper's tables do
-    template_set: TemplateSet | None = None  # default: the KG domain's set
-    template_ids: Sequence[str] | None = None  # default: the set's first two
-    kinds: Sequence[TestKind] = (TestKind.KONTEST,)  # test kinds built from the KG
-    kind_options: KindOptions | None = None  # default: KindOptions(seed=seed)
-    options: ChatOptions | None = None  # default: the template set's prompt and temperature
-    seed: int = 0  # seeds the simulated model, the kinds and the options
-    limit: int | None = None  # only the first N relations
-    sample: SampleSpec | None = None  # a stratified random sample of the relations instead
-    # Relations and conversations built already (the explorer's preview); stored as given.
-    relations: Sequence[Relation] | None = None
-    conversations: Sequence[Conversation] | None = None
-    # Conversations added as given (annotated questions) and the lines their file skipped.
-    extra_conversations: Sequence[Conversation] = ()
-    problems: Sequence[str] = ()
-    config: ExecutorConfig | None = None  # run options: concurrency, retries, rate, cache
 
 
 @dataclass(slots=True)
@@ -118,11 +155,15 @@ class StoredSession:
         }
 
 
-def create_spec_session(store: Store, spec: SessionSpec, model_spec: str | None = None) -> str:
-    """Store the session `spec` describes (nothing is asked); return its id."""
-    return create_session(
+def create_session(store: Store, spec: SessionSpec, model_spec: str | None = None) -> str:
+    """Store the session `spec` describes (nothing is asked); return its id. The spec is
+    resolved first (run.spec.resolve_spec: its KG loaded and scoped) unless it is already;
+    `model_spec` stores the model under the name the opened model gives itself."""
+    spec = resolve_spec(spec)
+    asks_kinds = bool(spec.kinds)
+    return create_stored_session(
         store,
-        spec.kg,
+        spec.graph,
         model_spec or spec.model,
         kg_name=spec.kg_name,
         depth=spec.depth,
@@ -133,12 +174,60 @@ def create_spec_session(store: Store, spec: SessionSpec, model_spec: str | None 
         seed=spec.seed,
         limit=spec.limit,
         sample=spec.sample,
-        relations=spec.relations,
-        conversations=spec.conversations,
+        # No kind built from the KG (annotated questions only): no relation is asked.
+        relations=None if asks_kinds else [],
+        conversations=None if asks_kinds else [],
         kinds=spec.kinds,
         kind_options=spec.kind_options,
         extra_conversations=spec.extra_conversations,
         problems=spec.problems,
+    )
+
+
+def preview_variants(
+    kg: KnowledgeGraph, relation: Relation, template: Template, domain: str, strength: int = 2
+) -> VariantPreview:
+    """One question's covering array (generate.variants.preview_variants; WordNet is read
+    the first time: call it from a worker)."""
+    from kontest_tui.generate.variants import preview_variants as preview
+
+    return preview(kg, relation, template, domain, strength)
+
+
+def stored_spec(store: Store, session_id: str) -> SessionSpec:
+    """The spec of a stored session, to start another like it ("same scope, another
+    model": `replace(stored_spec(store, id), model=...)`). Its source is the KG snapshot the
+    session stored (already scoped), so the new session asks the same relations whatever
+    became of the file or sample since; the same depth, per-path mode, templates, kinds and
+    their options, chat options, seed, the same number of relations (or the same sample)
+    and the same annotated questions."""
+    row = store.get_session(session_id)
+    kinds, kind_options, problems = session_kinds(store, session_id)
+    sample = row["kinds_json"].get("sample")
+    extra = [
+        conversation
+        for conversation in store.load_conversations(session_id)
+        if conversation.test_kind is TestKind.ANNOTATION
+    ]
+    asked = [kind for kind in kinds if kind is not TestKind.ANNOTATION]
+    return SessionSpec(
+        session_graph(store, session_id),
+        model=str(row["model"]),
+        depth=row.get("depth"),
+        per_path=bool(row.get("per_path")),
+        kg_name=str(row["kg_name"]),
+        template_set=template_set_from_dict(row["templates_json"], f"session {session_id}"),
+        template_ids=tuple(row.get("template_ids") or ()) or None,
+        kinds=tuple(asked),
+        kind_options=kind_options,
+        options=options_from_dict(row["options_json"]),
+        seed=int(row.get("seed") or 0),
+        # The first N relations of the same graph are the same relations (Algorithm 1's
+        # order); a sampled session draws the same sample.
+        limit=None if sample or not asked else int(row["relations"]) or None,
+        sample=SampleSpec.from_json(sample) if sample else None,
+        extra_conversations=extra,
+        problems=problems,
     )
 
 
@@ -155,11 +244,12 @@ async def start_session(
     session, ask every turn and evaluate. `on_created` gets the new id before the first
     question; `on_executor` the executor (pause / resume / cancel); `stream=False`: never in
     chunks (run.session.run_session), so the evaluation keeps its verdict list."""
-    model = open_session_model(spec.model, spec.kg, spec.options, spec.seed)
+    spec = resolve_spec(spec)
+    model = open_session_model(spec.model, spec.graph, spec.options, spec.seed)
     return await _run(
         store,
         model,
-        lambda: create_spec_session(store, spec, model.spec),
+        lambda: create_session(store, spec, model.spec),
         config=spec.config,
         events=events,
         on_created=on_created,

@@ -136,7 +136,11 @@ class ExecutorEvents:
     """Callbacks for the TUI and the progress bar (all optional, called in the loop thread)."""
 
     on_token: Callable[[str, int, str], None] | None = None  # (conversation id, turn, text)
+    # the same with the conversation (a live view names it); used when on_token is not set
+    on_stream: Callable[[Conversation, int, str], None] | None = None
     on_response: Callable[[Response], None] | None = None
+    # the same, with the conversation it answers (a live view names it without a lookup)
+    on_answer: Callable[[Conversation, Response], None] | None = None
     on_progress: Callable[[Progress], None] | None = None
     on_retry: Callable[[str, int, int, str], None] | None = None  # (conv, turn, attempt, error)
     on_state: Callable[[str], None] | None = None  # "paused" | "running" | "cancelling"
@@ -494,7 +498,8 @@ class Executor:
             if (conversation.id, turn) in done:
                 continue
             message = f"{NOT_ASKED} turn {failed + 1} of this conversation failed"
-            self._finish(Response(conversation.id, turn, "", Answer.INVALID, message, 0.0, 0, 0))
+            response = Response(conversation.id, turn, "", Answer.INVALID, message, 0.0, 0, 0)
+            self._finish(conversation, response)
 
     async def _ask_turn(
         self,
@@ -547,11 +552,11 @@ class Executor:
                 and response.stopped is None  # the cache keeps whole answers only
             ):
                 self.cache.cache_put(key, self.model.spec, response.raw, response.tokens)
-            self._finish(response)
+            self._finish(conversation, response)
             self._stop_if_hopeless()
             return response
         response = await self._ask_model(conversation, turn, messages, options)
-        self._finish(response)
+        self._finish(conversation, response)
         self._stop_if_hopeless()
         return response
 
@@ -593,7 +598,7 @@ class Executor:
             0,
             stopped=stopped,
         )
-        self._finish(response, cached=True)
+        self._finish(conversation, response, cached=True)
         return response
 
     async def _ask_model(
@@ -618,6 +623,14 @@ class Executor:
 
             def on_token(text: str) -> None:
                 callback(conversation_id, turn, text)
+
+        elif self.events.on_stream is not None and not self._never_waits:
+            # (a model that answers in process has nothing to watch arrive: it would only
+            # be made to split its answer into tokens)
+            stream = self.events.on_stream
+
+            def on_token(text: str) -> None:
+                stream(conversation, turn, text)
 
         attempt = 0
         while True:
@@ -724,7 +737,9 @@ class Executor:
             delay = max(delay, min(retry_after, self.config.backoff_max))
         return delay
 
-    def _finish(self, response: Response, *, cached: bool = False) -> None:
+    def _finish(
+        self, conversation: Conversation, response: Response, *, cached: bool = False
+    ) -> None:
         if self.sink is not None:
             self.sink.save_response(response, cached=cached)
         self.responses[response.conversation_id, response.turn] = response
@@ -738,6 +753,8 @@ class Executor:
             progress.invalid += 1
         if self.events.on_response is not None:
             self.events.on_response(response)
+        if self.events.on_answer is not None:
+            self.events.on_answer(conversation, response)
         self._emit_progress()
 
     def _emit_progress(self) -> None:

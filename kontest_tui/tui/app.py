@@ -13,21 +13,24 @@ import contextlib
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from textual import on, work
 from textual.app import App
 from textual.binding import Binding
-from textual.message import Message
 
 from kontest_tui.tui.commands import KontestCommands
-from kontest_tui.tui.plan import SessionPlan, SessionResult
+from kontest_tui.tui.plan import SessionResult
 from kontest_tui.tui.screens.curation import SessionExtended
-from kontest_tui.tui.sessions import load_session_result
 from kontest_tui.tui.workers import WorkerFailures
+
+if TYPE_CHECKING:
+    from kontest_tui.run.api import SessionSpec
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 TERMINAL_CHECK_S = 1.0  # how often the explorer checks that its terminal is still there
+EXIT_GRACE_S = 1.5  # how long a closing explorer waits for a run's thread before it ends
 
 
 def input_terminal() -> int | None:
@@ -141,10 +144,18 @@ class KontestApp(WorkerFailures, App[None]):
         while len(self.screen_stack) > 2 and not isinstance(self.screen, StartScreen):
             self.pop_screen()
 
-    def start_run(self, plan: SessionPlan) -> None:
+    def start_run(self, spec: SessionSpec) -> None:
+        """Run a new session (a spec the wizard prepared) on the live screen."""
         from kontest_tui.tui.screens.live_run import LiveRunScreen
 
-        self.push_screen(LiveRunScreen(plan))
+        self.push_screen(LiveRunScreen(spec))
+
+    def open_results(self, session_id: str, replace: bool = False) -> None:
+        """Show a stored session's results (`replace`: instead of the screen on top)."""
+        if replace:
+            self.switch_screen_to_results(session_id)
+        else:
+            self.show_results(session_id)
 
     def show_results(self, session_id: str) -> None:
         """The results of a stored session (read through the store's views)."""
@@ -237,39 +248,28 @@ class KontestApp(WorkerFailures, App[None]):
 
     def resume_stored_session(self, session_id: str) -> None:
         """Go on with a cancelled or unfinished session: only its missing turns are asked."""
-        self.resume_session_worker(session_id)
-
-    class StoredSessionLoaded(Message):
-        """A stored session was read for the results screen (or to resume its run)."""
-
-        def __init__(self, result: SessionResult, resume: bool) -> None:
-            super().__init__()
-            self.result = result
-            self.resume = resume
-
-    @work(thread=True, exclusive=True, group="app-session", exit_on_error=False)
-    def resume_session_worker(self, session_id: str) -> None:
-        """Read the session (a failure is notified by `on_worker_state_changed`)."""
-        self.post_message(
-            self.StoredSessionLoaded(load_session_result(self.db_path, session_id), resume=True)
-        )
-
-    @on(StoredSessionLoaded)
-    def stored_session_loaded(self, event: StoredSessionLoaded) -> None:
-        if event.resume:
-            self.show_resumed_run(event.result)
-
-    def show_resumed_run(self, result: SessionResult) -> None:
-        import dataclasses
-
         from kontest_tui.tui.screens.live_run import LiveRunScreen
 
-        plan = dataclasses.replace(result.plan, resume_id=result.session_id)
-        self.push_screen(LiveRunScreen(plan, resumed=result))
+        self.push_screen(LiveRunScreen(resume=session_id))
 
     def open_stored_session(self, session_id: str) -> None:
         """A stored session's results, opened by id (nothing is loaded here)."""
         self.show_results(session_id)
+
+    def on_unmount(self) -> None:
+        """The explorer is closing: a run still busy in its thread (a final evaluation that
+        cannot be interrupted) must not keep the process alive once the screen is gone."""
+        if not self.is_headless:
+            end_process_after(EXIT_GRACE_S, self.return_code or 0)
+
+
+def end_process_after(seconds: float, code: int) -> None:
+    """End this process after `seconds` unless it ends by itself first (a daemon timer: it
+    dies with the process). The answers a run stored are committed; a session cut short is
+    left resumable (its lease is taken over once its process is gone)."""
+    timer = threading.Timer(seconds, os._exit, args=(code,))
+    timer.daemon = True
+    timer.start()
 
 
 def make_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> KontestApp:

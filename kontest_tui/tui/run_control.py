@@ -1,5 +1,5 @@
-"""Running a plan from the explorer: pause / resume / cancel from the UI thread, the run
-itself through the engine's session API (run.api), and asking one extra template.
+"""Running a session from the explorer: pause / resume / cancel / abort from the UI thread,
+the run itself through the engine's session API (run.api), and asking one extra template.
 
 Runs happen in the event loop of a worker thread; nothing here touches a widget.
 """
@@ -7,42 +7,46 @@ Runs happen in the event loop of a worker thread; nothing here touches a widget.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from kontest_tui.domain.records import Answer, AnswerKey
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.templates import Template
-from kontest_tui.kinds.evaluate import evaluate_all
-from kontest_tui.models.base import ChatOptions
-from kontest_tui.models.specs import open_model
-from kontest_tui.oracles.evaluate import Evaluation
-from kontest_tui.run.api import SessionSpec, extend_session, resume_session, start_session
-from kontest_tui.run.executor import Executor, ExecutorEvents
-from kontest_tui.tui.plan import SessionPlan, SessionResult
+from kontest_tui.run.api import (
+    Executor,
+    LiveTally,
+    SessionSpec,
+    extend_session,
+    kontest_per_relation,
+    resume_session,
+    start_session,
+)
+from kontest_tui.tui.plan import SessionResult
 from kontest_tui.tui.sessions import load_session_result, open_store
 
 
 class RunControl:
-    """Pause / resume / cancel for a run that executes in another thread's event loop.
+    """Pause / resume / cancel / abort for a run that executes in another thread's loop.
 
-    The executor is attached from the run thread; every control call is handed to that
-    loop with `call_soon_threadsafe`, so the UI thread never touches it directly.
+    The executor and the run's task are attached from the run thread; every control call is
+    handed to that loop with `call_soon_threadsafe`, so the UI thread never touches them.
+    `cancel` stops asking and lets the engine evaluate the answers so far; `abort` (the
+    explorer quitting, its terminal gone) cancels the run's task: the answers so far stay
+    stored and the session is marked cancelled at once, without evaluating.
     """
 
     def __init__(self) -> None:
-        self.executor: Any = None
+        self.executor: Executor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.task: asyncio.Task[object] | None = None
         self._paused = False
         self._cancelled = False
+        self._aborted = False
         self._lock = threading.Lock()
 
-    def attach(self, executor: Any) -> None:
+    def attach(self, executor: Executor) -> None:
         """Called in the run's loop before it starts."""
         with self._lock:
             self.executor = executor
@@ -52,10 +56,19 @@ class RunControl:
             if self._cancelled:
                 executor.cancel()
 
+    def attach_task(self) -> None:
+        """Called in the run's task when it starts (what `abort` cancels)."""
+        with self._lock:
+            self.loop = asyncio.get_running_loop()
+            self.task = asyncio.current_task()
+            if self._aborted and self.task is not None:
+                self.task.cancel()
+
     def _forward(self, method: str) -> None:
         with self._lock:
-            if self.executor is not None and self.loop is not None and not self.loop.is_closed():
-                self.loop.call_soon_threadsafe(getattr(self.executor, method))
+            executor, loop = self.executor, self.loop
+            if executor is not None and loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(getattr(executor, method))
 
     @property
     def paused(self) -> bool:
@@ -63,7 +76,7 @@ class RunControl:
 
     @property
     def cancelled(self) -> bool:
-        return self._cancelled
+        return self._cancelled or self._aborted
 
     def pause(self) -> None:
         self._paused = True
@@ -77,164 +90,77 @@ class RunControl:
         self._cancelled = True
         self._forward("cancel")
 
-
-TokenHandler = Callable[[str, int, str], None]
-ResponseHandler = Callable[[Any], None]
-
-
-@dataclass
-class RunOutcome:
-    """How a run ended: the stored session (if any), cancelled or not, its evaluation."""
-
-    session_id: str | None
-    cancelled: bool
-    evaluation: Evaluation | None = None
+    def abort(self) -> None:
+        """Stop the run now (see the class docstring)."""
+        with self._lock:
+            self._aborted = True
+            task, loop = self.task, self.loop
+            if task is not None and loop is not None and not loop.is_closed():
+                loop.call_soon_threadsafe(task.cancel)
 
 
-def chat_options_for(plan: SessionPlan) -> ChatOptions:
-    """The session's generation options: the template set's prompt and temperature."""
-    if plan.template_set is None:
-        return ChatOptions(temperature=0.0, system_prompt=None)
-    return ChatOptions(
-        temperature=float(plan.template_set.temperature),
-        system_prompt=plan.template_set.system_prompt,
-    )
+@dataclass(frozen=True, slots=True)
+class RunEnd:
+    """How a run ended: its session, status (done | cancelled | failed) and report."""
+
+    session_id: str
+    status: str
+    report: dict[str, object]
 
 
-async def run_plan(
-    plan: SessionPlan,
-    *,
-    on_token: TokenHandler,
-    on_response: ResponseHandler,
+async def run_live(
+    spec: SessionSpec | None,
+    tally: LiveTally,
     control: RunControl,
+    *,
+    resume: str | None = None,
     db: str | Path | None = None,
-    store_session: bool = True,
-) -> RunOutcome:
-    """Ask the model every conversation of `plan`: a stored session through run.api
-    (when `store_session`), else the executor alone. Call it in the loop of a worker thread."""
-    events = ExecutorEvents(on_token=on_token, on_response=on_response)
-    if store_session:
-        store = open_store(db)
-        try:
-            # Never in chunks (stream=False): the results screen lists every verdict, and the
-            # plan holds the whole session in memory already.
-            if plan.resume_id:
-                # The same engine resume as `kontest run --resume ID`: only missing turns
-                # are asked.
-                outcome = await resume_session(
-                    store,
-                    plan.resume_id,
-                    events=events,
-                    on_executor=control.attach,
-                    stream=False,
-                )
-            else:
-                outcome = await start_session(
-                    store,
-                    _session_spec(plan),
-                    events=events,
-                    on_executor=control.attach,
-                    stream=False,
-                )
-        finally:
-            store.close()
-        return RunOutcome(
-            session_id=outcome.session_id,
-            cancelled=outcome.status == "cancelled",
-            evaluation=outcome.evaluation,
-        )
-    model = open_model(plan.model_spec, kg=plan.kg)
+    on_started: Callable[[str, str], None] | None = None,
+) -> RunEnd:
+    """Run a new session (`spec`) or go on with a stored one (`resume`) through run.api,
+    feeding `tally`; call it in the loop of a worker thread. `on_started` gets the session's
+    id and a line naming it before the first question. The report is the engine's final
+    evaluation, made in this thread."""
+    control.attach_task()
+    store = open_store(db)
+
+    def created(session_id: str) -> None:
+        row = store.get_session(session_id)
+        tally.per_relation = kontest_per_relation(len(row.get("template_ids") or ()))
+        if on_started is not None:
+            on_started(
+                session_id,
+                f"{row['model']} on {row['kg_name']}: {row['relations']:,} relations, "
+                f"{row['conversations']:,} conversations, {row['planned']:,} model calls",
+            )
+
     try:
-        await model.check()
-        executor = Executor(model, chat_options_for(plan), events=events)
-        control.attach(executor)
-        result = await executor.run(plan.conversations)
-        return RunOutcome(session_id=None, cancelled=bool(result.cancelled))
+        events = tally.events()
+        if resume is not None:
+            outcome = await resume_session(
+                store, resume, events=events, on_created=created, on_executor=control.attach
+            )
+        else:
+            assert spec is not None
+            outcome = await start_session(
+                store, spec, events=events, on_created=created, on_executor=control.attach
+            )
     finally:
-        await model.aclose()
+        store.close()
+    tally.finish()
+    return RunEnd(outcome.session_id, outcome.status, dict(outcome.evaluation.to_json()))
 
 
 async def ask_extra_template(
     result: SessionResult, template: Template, db: str | Path | None
 ) -> SessionResult:
-    """Ask only `template`'s atomic questions against the session's model, then re-evaluate
-    the session with them so its gap sits next to the other templates'. A stored session
-    keeps the new answers (run.api.extend_session): its report, gap and ensemble include
-    them when it is opened again."""
-    if result.session_id is not None:
-        store = open_store(db)
-        try:
-            await extend_session(store, result.session_id, template)
-        finally:
-            store.close()
-        return await asyncio.to_thread(load_session_result, db, result.session_id)
-    plan = result.plan
-    if plan.template_set is None:
-        raise KontestError("this session's templates cannot be read; no template can be added")
-    extended_set = dataclasses.replace(
-        plan.template_set, templates=(*plan.template_set.templates, template)
-    )
-    new_conversations = await asyncio.to_thread(
-        build_conversations, plan.kg, plan.relations, extended_set, [template.id]
-    )
-    extra_plan = dataclasses.replace(
-        plan, conversations=new_conversations, template_set=extended_set
-    )
-    raw: dict[AnswerKey, str] = {}
-    answers: dict[AnswerKey, Answer] = {}
-
-    def keep(response: Any) -> None:
-        raw[(response.conversation_id, response.turn)] = response.raw
-        answers[(response.conversation_id, response.turn)] = response.answer
-
-    await run_plan(
-        extra_plan,
-        on_token=lambda *_: None,
-        on_response=keep,
-        control=RunControl(),
-        db=db,
-        store_session=False,
-    )
-    merged_plan = dataclasses.replace(
-        plan,
-        conversations=[*plan.conversations, *new_conversations],
-        template_set=extended_set,
-        template_ids=[*plan.template_ids, template.id],
-    )
-    merged = SessionResult(
-        plan=merged_plan,
-        raw={**result.raw, **raw},
-        answers={**result.answers, **answers},
-        session_id=result.session_id,
-    )
-    merged.evaluation = await asyncio.to_thread(
-        evaluate_all,
-        merged_plan.relations,
-        merged_plan.conversations,
-        merged.answers,
-        merged.raw,
-        session=result.session_id,
-        model=plan.model_spec,
-    )
-    return merged
-
-
-def _session_spec(plan: SessionPlan) -> SessionSpec:
-    """The engine's description of the session the plan asks for."""
-    return SessionSpec(
-        plan.kg,
-        model=plan.model_spec,
-        kg_name=plan.kg_source,
-        depth=plan.depth,
-        per_path=plan.per_path,
-        template_set=plan.template_set,
-        template_ids=plan.template_ids,
-        options=chat_options_for(plan),
-        relations=plan.relations,
-        # Every kind's conversations (annotated questions too) are in the plan already and
-        # are stored as they are; the session's kinds are read from them, the questions
-        # file's skipped lines kept beside them.
-        conversations=plan.conversations,
-        kind_options=plan.kind_options,
-        problems=list(plan.problems),
-    )
+    """Ask `template`'s atomic questions in the stored session (run.api.extend_session: the
+    answers are stored, its report, gap and ensemble include them) and read it again."""
+    if result.session_id is None:
+        raise KontestError("this session is not stored; no template can be added")
+    store = open_store(db)
+    try:
+        await extend_session(store, result.session_id, template)
+    finally:
+        store.close()
+    return await asyncio.to_thread(load_session_result, db, result.session_id)

@@ -23,12 +23,11 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         await wait_for_screen(pilot, StartScreen)
         await pilot.press("n")
         wizard = await wait_for_screen(pilot, WizardScreen)
-        await wait_until(
-            pilot, lambda: wizard.kg is not None and wizard.template_set is not None, what="graph"
-        )
-        assert wizard.kg.name == "places"
-        assert len(wizard.relations) == 265  # the places sample: 265 distinct ancestor pairs
-        assert wizard.template_ids == ["t1", "t2"]
+        await wait_until(pilot, lambda: wizard.preparation is not None, what="graph")
+        assert wizard.kg is not None and wizard.kg.name == "places"
+        # the places sample: 265 distinct ancestor pairs
+        assert wizard.preparation.relations == 265
+        assert wizard.state.chosen_templates() == ("t1", "t2")
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-model"
         wizard.query_one("#model-spec", Input).value = "sim"
         await pilot.pause()
@@ -112,7 +111,7 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         await wait_for_screen(pilot, WizardScreen)
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
-        await wait_until(pilot, lambda: run.answered >= 2, what="first answers")
+        await wait_until(pilot, lambda: run.tally.snapshot().answered >= 2, what="first answers")
         # The UI stays responsive: pause, move focus, look at the help, resume.
         await pilot.press("p")
         assert run.control.paused
@@ -131,13 +130,15 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         await pilot.press("y")
         await wait_until(pilot, lambda: run.finished, what="the cancelled run to stop")
         assert app.screen is run  # a cancelled run stays on screen: enter opens its results
-        assert 0 < run.answered < run.total
+        answered = run.tally.snapshot().answered
+        assert run.end is not None and 0 < answered < run.end.report["relations"] * 6
+        assert run.end.report["executions"] == answered
         assert widget_text(run.query_one("#run-state")).startswith("cancelled")
         with Store(db_path) as store:
-            assert store.get_session(run.result.session_id)["status"] == "cancelled"
+            assert store.get_session(run.session_id)["status"] == "cancelled"
         await pilot.press("enter")
         results = await wait_for_screen(pilot, ResultsScreen)
-        assert f"executions {run.answered}" in widget_text(results.query_one("#result-counts"))
+        assert f"executions {answered}" in widget_text(results.query_one("#result-counts"))
 
 
 async def test_wizard_steps_by_keyboard_even_from_an_input(db_path: str) -> None:

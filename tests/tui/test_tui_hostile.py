@@ -4,19 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import RichLog
-
-from kontest_tui.generate.conversations import build_conversations
-from kontest_tui.generate.relations import extract_relations
-from kontest_tui.generate.templates import load_template_set
-from kontest_tui.kg.io import load_graph
+from kontest_tui.run.api import SessionSpec
 from kontest_tui.tui.app import make_app
-from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from tests.support.tui import (
     MARKUP,
+    settle,
     wait_for_screen,
     wait_until,
     widget_text,
@@ -64,35 +59,17 @@ async def test_hostile_answers_appear_literally(tmp_path: Path, db_path: str) ->
 
 async def test_hostile_answers_in_the_live_log(tmp_path: Path, db_path: str) -> None:
     kg_path, replay = write_kinawley(tmp_path)
-    kg = load_graph(kg_path)
-    relations = extract_relations(kg)
-    template_set = load_template_set("places")
-    plan = SessionPlan(
-        kg=kg,
-        kg_source=str(kg_path),
-        depth=None,
-        relations=relations,
-        conversations=build_conversations(kg, relations, template_set, ["t1", "t2"]),
-        template_set=template_set,
-        template_ids=["t1", "t2"],
-        model_spec=f"replay:{replay}",
-    )
+    spec = SessionSpec(str(kg_path), model=f"replay:{replay}")
     app = make_app(db=db_path)
     async with app.run_test(size=(120, 40)) as pilot:
-        run = LiveRunScreen(plan, auto_results=False)
+        run = LiveRunScreen(spec, auto_results=False)
         await app.push_screen(run)
         await wait_until(pilot, lambda: run.finished, what="the run")
-        assert run.failed is None
-        assert run.answered == 18
-        log = run.query_one("#finished-log", RichLog)
-        # 3 relations x 6 calls (long lines may wrap; a log renders once it has a size)
-        await wait_until(
-            pilot,
-            lambda: len(log.lines) >= 18,
-            what="the answers log",
-        )
-        lines = [line.text for line in log.lines]
-        joined = "".join(line.strip() for line in lines).replace(" ", "")
+        assert run.failed is None and run.end is not None
+        assert run.tally.snapshot().answered == 18  # 3 relations x 6 calls
+        await settle(pilot)
+        shown = widget_text(run.query_one("#finished-log"))
+        joined = "".join(line.strip() for line in shown.splitlines()).replace(" ", "")
         assert MARKUP.replace(" ", "") in joined  # markup shown as typed (lines may wrap)
         assert "Yes,indeed." in joined
         assert "\x1b" not in joined and "pwned" not in joined

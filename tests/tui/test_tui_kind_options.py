@@ -22,7 +22,7 @@ from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import wait_for_screen, wait_for_workers, wait_until, widget_text
 
 SIZE = (100, 32)
 
@@ -40,10 +40,22 @@ def notifications(app) -> list[str]:
 
 async def open_kinds_step(pilot) -> WizardScreen:
     wizard = await wait_for_screen(pilot, WizardScreen)
-    await wait_until(pilot, lambda: wizard.template_set is not None, what="templates")
+    await wait_until(pilot, lambda: wizard.preparation is not None, what="the preparation")
     wizard.query_one("#wizard-tabs", TabbedContent).active = "step-kinds"
     await pilot.pause()
     return wizard
+
+
+async def counted(pilot, wizard: WizardScreen, kinds: int, timeout: float = 60) -> dict:
+    """{kind: (conversations, calls)} once the preparation of the current choices came."""
+    await wait_until(
+        pilot,
+        lambda: wizard.preparation is not None and len(wizard.preparation.counts) == kinds,
+        timeout=timeout,
+        what="the kind counts",
+    )
+    assert wizard.preparation is not None
+    return {c.kind: (c.conversations, c.calls) for c in wizard.preparation.counts}
 
 
 async def test_question_types_and_rules_subsets(db_path: str) -> None:
@@ -65,15 +77,16 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
         await wait_until(
             pilot,
             lambda: (
-                len(wizard.kind_totals()) == 3
-                and all(total[1] is not None for total in wizard.kind_totals())
+                wizard.state.kinds.question_types == ("wh",)
+                and wizard.state.kinds.rules == ("negation",)
             ),
-            what="the kind counts",
+            what="the options",
         )
+        counts = await counted(pilot, wizard, 3)
 
         # The engine, for the same choices.
         kg = load_graph("places")
-        suite = build_suite(kg, template_ids=wizard.template_ids)
+        suite = build_suite(kg, template_ids=wizard.state.chosen_templates())
         options = KindOptions(question_types=("wh",), rules=("negation",))
         factcheck = build_kind_conversations(suite, kg, [TestKind.FACTCHECK], options)
         logic = build_kind_conversations(suite, kg, [TestKind.LOGIC], options)
@@ -84,25 +97,37 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
             "premise",
         }  # a rule is asked with its premises
 
-        counted = {kind: (n, calls) for kind, n, calls, _ in wizard.kind_totals()}
-        assert counted["factcheck"] == (len(factcheck), sum(len(c.turns) for c in factcheck))
-        assert counted["logic"] == (len(logic), sum(len(c.turns) for c in logic))
+        assert counts["factcheck"] == (len(factcheck), sum(len(c.turns) for c in factcheck))
+        assert counts["logic"] == (len(logic), sum(len(c.turns) for c in logic))
         shown = widget_text(wizard.query_one("#kind-counts"))
-        for kind, (conversations, calls) in counted.items():
+        for kind, (conversations, calls) in counts.items():
             assert f"{kind:<10} {conversations:>6} conversations {calls:>6} model calls" in shown
-        built = wizard.kind_conversations("factcheck") + wizard.kind_conversations("logic")
-        assert [c.id for c in built] == [c.id for c in factcheck + logic]
-        chosen = wizard.kind_options()
+        chosen = wizard.state.spec().kind_options
+        assert chosen is not None
         assert chosen.question_types == ("wh",) and chosen.rules == ("negation",)
+        # The first relation's preview holds the kinds' conversations for it, as built.
+        preview = wizard.state.preview
+        assert preview is not None
+        first = preview.relation.id
+        assert [c.id for c in preview.conversations if c.test_kind is TestKind.FACTCHECK] == [
+            c.id for c in factcheck if c.relation_id == first
+        ]
 
-        # No question type ticked: nothing is built and Run says why.
+        # No question type ticked: Run is off and says why.
         wizard.query_one("#qtype-wh", Checkbox).value = False
-        await pilot.pause()
-        assert "tick at least one question type" in widget_text(wizard.query_one("#kind-counts"))
+        await wait_until(
+            pilot,
+            lambda: (
+                "tick at least one question type" in widget_text(wizard.query_one("#kind-counts"))
+            ),
+            what="the reason",
+        )
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert any("question type" in message for message in notifications(app))
         assert isinstance(app.screen, WizardScreen)
+        assert wizard.query_one("#run").disabled
+        assert "question type" in widget_text(wizard.query_one("#run-reason"))
 
 
 async def test_variant_limit_changes_the_counts(db_path: str) -> None:
@@ -113,20 +138,14 @@ async def test_variant_limit_changes_the_counts(db_path: str) -> None:
         await pilot.pause()
         assert wizard.query_one("#variant-options").display
         wizard.query_one("#variant-limit", Input).value = "1"
-        await pilot.pause()
-        await wait_until(
-            pilot,
-            lambda: all(total[1] is not None for total in wizard.kind_totals()),
-            timeout=120,
-            what="the variant counts",
-        )
+        await wait_until(pilot, lambda: wizard.state.kinds.variant_limit == 1, what="the limit")
+        counts = await counted(pilot, wizard, 2, timeout=120)
         kg = load_graph("places")
-        suite = build_suite(kg, template_ids=wizard.template_ids)
+        suite = build_suite(kg, template_ids=wizard.state.chosen_templates())
         expected = build_kind_conversations(
             suite, kg, [TestKind.VARIANT], KindOptions(variant_limit=1)
         )
-        counted = {kind: n for kind, n, _, _ in wizard.kind_totals()}
-        assert counted["variant"] == len(expected)
+        assert counts["variant"][0] == len(expected)
         assert "at most 1 per question" in widget_text(wizard.query_one("#kind-counts"))
 
 
@@ -147,19 +166,13 @@ async def test_annotated_questions_file_to_results(db_path: str, tmp_path: Path)
         wizard = await open_kinds_step(pilot)
         wizard.query_one("#questions-input", Input).value = str(questions)
         await pilot.click("#load-questions")
-        await wait_until(pilot, lambda: wizard.questions_path is not None, what="the questions")
+        counts = await counted(pilot, wizard, 2)
         status = widget_text(wizard.query_one("#questions-status", Static))
         assert f"{questions}: 3 questions, 1 line skipped" in status
         assert f"{questions}:3: not JSON" in status
         assert any("3 questions, 1 line skipped" in m for m in notifications(app))
         assert wizard.query_one("#variant-options").display  # the variant options apply
-        await wait_until(
-            pilot,
-            lambda: all(total[1] is not None for total in wizard.kind_totals()),
-            what="the counts",
-        )
-        counted = {kind: (n, calls) for kind, n, calls, _ in wizard.kind_totals()}
-        assert counted["annotation"] == (len(expected), sum(len(c.turns) for c in expected))
+        assert counts["annotation"] == (len(expected), sum(len(c.turns) for c in expected))
 
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen, timeout=180)
@@ -194,13 +207,15 @@ async def test_missing_questions_file_is_one_notification(db_path: str, tmp_path
         wizard.query_one("#questions-input", Input).value = str(missing)
         await pilot.click("#load-questions")
         await wait_until(
-            pilot, lambda: not wizard.kind_cache.building and notifications(app), what="the load"
+            pilot, lambda: any("no such file" in m for m in notifications(app)), what="the load"
         )
+        await wait_for_workers(pilot)
         errors = [m for m in notifications(app) if "no such file" in m]
         assert len(errors) == 1 and str(missing) in errors[0]
-        assert wizard.questions_path is None
-        assert "annotation" not in wizard.asked_kinds()
         assert "Not loaded" in widget_text(wizard.query_one("#questions-status", Static))
+        # The file stays chosen and Run is off until it is fixed or taken out.
+        ready, reason = wizard.state.run_state()
+        assert not ready and str(missing) in reason
         # A file that is not JSONL at all: one notification too, still no crash.
         bad = tmp_path / "bad.jsonl"
         bad.write_text("nothing here\n", encoding="utf-8")
@@ -213,5 +228,9 @@ async def test_missing_questions_file_is_one_notification(db_path: str, tmp_path
             lambda: any("no usable questions" in m for m in notifications(app)),
             what="the second load",
         )
-        assert wizard.questions_path is None
         assert isinstance(app.screen, WizardScreen)
+        # Blank and Load: taken out of the plan, Run is on again.
+        field.value = ""
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: wizard.state.run_state()[0], what="Run on again")
+        assert wizard.state.questions is None

@@ -9,14 +9,14 @@ from __future__ import annotations
 import io
 
 from rich.console import Console
-from textual.widgets import RichLog, Select, SelectionList, Static, TabbedContent
+from textual.widgets import Select, SelectionList, Static, TabbedContent
 
 from kontest_tui.domain.records import TestKind
+from kontest_tui.run.api import SessionSpec
 from kontest_tui.run.session import evaluate_session, session_kinds
 from kontest_tui.store import Store
 from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app
-from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
@@ -59,7 +59,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=SIZE) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
-        await wait_until(pilot, lambda: wizard.template_set is not None, what="templates")
+        await wait_until(pilot, lambda: wizard.kind_choices != [], what="the kinds")
         offered = [choice.value for choice in wizard.kind_choices]
         assert offered == ["kontest", "variant", "factcheck", "logic"]  # annotation: a file
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-kinds"
@@ -69,15 +69,11 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         kinds.select("logic")
         await wait_until(
             pilot,
-            lambda: (
-                all(total[1] is not None for total in wizard.kind_totals())
-                and len(wizard.kind_totals()) == 3
-            ),
+            lambda: wizard.preparation is not None and len(wizard.preparation.counts) == 3,
             what="the kind counts",
         )
-        counted = {
-            kind: (conversations, calls) for kind, conversations, calls, _ in wizard.kind_totals()
-        }
+        assert wizard.preparation is not None
+        counted = {c.kind: (c.conversations, c.calls) for c in wizard.preparation.counts}
         assert counted["kontest"] == (1060, 1590)
         shown = widget_text(wizard.query_one("#kind-counts"))
         for kind, (conversations, calls) in counted.items():
@@ -85,23 +81,22 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         assert not wizard.query_one("#variant-options").display  # variants not ticked
 
         # Run with a live screen that stays after the run, to read what it streamed.
-        def start_run(plan: SessionPlan) -> None:
-            app.push_screen(LiveRunScreen(plan, auto_results=False))
+        def start_run(spec: SessionSpec) -> None:
+            app.push_screen(LiveRunScreen(spec, auto_results=False))
 
         app.start_run = start_run  # type: ignore[method-assign]
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
-        assert run.plan.kinds == ("kontest", "factcheck", "logic")
-        assert run.total == sum(calls for _, calls in counted.values())
+        assert run.spec is not None
+        assert [kind.value for kind in run.spec.kinds] == ["kontest", "factcheck", "logic"]
         await wait_until(pilot, lambda: run.finished, timeout=180, what="the run")
-        log = run.query_one("#finished-log", RichLog)
-        await wait_until(pilot, lambda: len(log.lines) > 0, what="the answers log")
-        streamed = "\n".join(line.text for line in log.lines)  # the last 2,000 lines
-        assert "factcheck yes_no" in streamed
-        assert "logic negation" in streamed
+        assert run.failed is None and run.end is not None
+        live = run.tally.snapshot()
+        assert live.answered == sum(calls for _, calls in counted.values())
+        assert live.per_kind == {kind: calls for kind, (_, calls) in counted.items()}
         live_counts = widget_text(run.query_one("#run-counts"))
 
-        session_id = run.result.session_id
+        session_id = run.session_id
         with Store(db_path) as store:
             report = evaluate_session(store, session_id).to_json()
             asked, _options, _problems = session_kinds(store, session_id)
@@ -111,9 +106,13 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         assert report["tests"]["factcheck"] == report["factcheck"]["valid"] > 600
         assert report["tests"]["logic"] == report["logic"]["valid"] > 600
 
-        # The live counters end on the engine's figures, new oracles included.
+        # The live counters end on the engine's figures, new oracles included; the live
+        # tally of metamorphic tests is the same as the final evaluation's.
         for oracle in (*ORACLES, "factcheck", "logic"):
             assert f"{oracle} {report['errors'][oracle]}/{report['tests'][oracle]}" in live_counts
+        for oracle in ("atomic", "sequential_intra", "sequential_inter"):
+            assert live.errors[oracle] == report["errors"][oracle]
+            assert live.tests[oracle] == report["tests"][oracle]
 
         await pilot.press("enter")
         results = await wait_for_screen(pilot, ResultsScreen)

@@ -20,7 +20,7 @@ async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:
         await wait_for_screen(pilot, WizardScreen)
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
-        await wait_until(pilot, lambda: run.answered >= 2, what="first answers")
+        await wait_until(pilot, lambda: run.tally.snapshot().answered >= 2, what="first answers")
         await pilot.press("p")  # paused: the run stays unfinished while the test looks
         await pilot.press("escape")
         await wait_for_screen(pilot, ConfirmScreen)
@@ -36,8 +36,8 @@ async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:
         await wait_for_screen(pilot, ConfirmScreen)
         await pilot.press("y")
         await wait_until(pilot, lambda: run.finished, what="the cancelled run")
-        session_id = run.result.session_id
-        assert session_id and run.answered < 1590
+        session_id = run.session_id
+        assert session_id and run.tally.snapshot().answered < 1590
         await pilot.press("escape", "escape")
         start = await wait_for_screen(pilot, StartScreen)
         table = start.query_one("#sessions", DataTable)

@@ -36,7 +36,17 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
         wizard.query_one("#depth-select", Select).value = 2
         await pilot.pause()
         await choose_entity(pilot, wizard, "Ireland", "sample:places")
-        await wait_until(pilot, lambda: wizard.scope == ["ireland"], what="the scope")
+
+        def scope() -> list[str]:
+            return [entity.id for entity in wizard.state.entities]
+
+        def relations() -> list[str] | None:
+            preparation = wizard.preparation
+            if preparation is None or preparation.summary is None:
+                return None
+            return [r.id for r in preparation.listed]
+
+        await wait_until(pilot, lambda: scope() == ["ireland"], what="the scope")
         # The search field has the focus again: the next name can be typed at once.
         await wait_until(
             pilot,
@@ -47,10 +57,10 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
         expected = extract_relations(scope_graph(places, ["ireland"], 2))
         await wait_until(
             pilot,
-            lambda: wizard.kg.name == "places" and len(wizard.relations) == len(expected),
+            lambda: relations() == [r.id for r in expected],
             what="the scoped relations",
         )
-        assert {r.id for r in wizard.relations} == {r.id for r in expected}
+        assert wizard.kg is not None and wizard.kg.name == "places"
         # The selector names the graph loaded, the counts and the scope line say what is kept.
         assert wizard.query_one("#sample-select", Select).value == "places"
         assert f"{len(expected)} relations" in widget_text(wizard.query_one("#kg-counts"))
@@ -60,10 +70,38 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
         assert tree.root.children[0].is_expanded
         # A second entity adds its subtree; Clear scope gives the whole KG back.
         await choose_entity(pilot, wizard, "Qatar", "sample:places")
-        await wait_until(pilot, lambda: len(wizard.scope) == 2, what="two entities")
+        await wait_until(pilot, lambda: len(scope()) == 2, what="two entities")
         both = extract_relations(scope_graph(places, ["ireland", "qatar"], 2))
-        await wait_until(pilot, lambda: len(wizard.relations) == len(both), what="both subtrees")
+        await wait_until(pilot, lambda: relations() == [r.id for r in both], what="both subtrees")
         wizard.query_one("#clear-scope").press()
         whole = extract_relations(places, depth=2)
-        await wait_until(pilot, lambda: len(wizard.relations) == len(whole), what="the whole KG")
-        assert wizard.scope == []
+        await wait_until(
+            pilot,
+            lambda: wizard.preparation is not None and wizard.preparation.relations == len(whole),
+            what="the whole KG",
+        )
+        assert scope() == []
+
+
+async def test_a_leaf_entity_keeps_run_off_and_says_why(db_path: str) -> None:
+    """Defect 6 of issue 24: Kinawley has no children; the wizard says so and Run stays off
+    (before, the run failed on the live screen)."""
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        wizard.query_one("#wizard-tabs").active = "step-graph"
+        await choose_entity(pilot, wizard, "Kinawley", "sample:places")
+        await wait_until(
+            pilot,
+            lambda: wizard.preparation is not None and bool(wizard.preparation.problems),
+            what="the problem",
+        )
+        counts = widget_text(wizard.query_one("#kg-counts"))
+        assert "Kinawley has nothing below it" in counts
+        assert wizard.query_one("#run").disabled
+        assert "Kinawley has nothing below it" in widget_text(wizard.query_one("#run-reason"))
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert isinstance(app.screen, WizardScreen)
+        notes = [str(n.message) for n in app._notifications]
+        assert any(n.startswith("Run is off: Kinawley has nothing below it") for n in notes)

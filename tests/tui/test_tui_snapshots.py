@@ -18,7 +18,7 @@ SIZE = (100, 32)
 
 async def open_wizard(pilot: Pilot, step: str) -> WizardScreen:
     wizard = await wait_for_screen(pilot, WizardScreen)
-    await wait_until(pilot, lambda: wizard.kg is not None and wizard.template_set is not None)
+    await wait_until(pilot, lambda: wizard.state.run_state()[0], what="Run on")
     await wait_for_workers(pilot)
     wizard.query_one("#wizard-tabs", TabbedContent).active = step
     await settle(pilot)
@@ -75,8 +75,8 @@ def test_live_run_paused_before_the_first_answer(snap_compare, db_path: str) -> 
         await wizard.app.workers.wait_for_complete()
         original = pilot.app.start_run
 
-        def start_paused(plan) -> None:
-            screen = LiveRunScreen(plan)
+        def start_paused(spec) -> None:
+            screen = LiveRunScreen(spec)
             screen.control.pause()
             pilot.app.push_screen(screen)
 
@@ -86,7 +86,7 @@ def test_live_run_paused_before_the_first_answer(snap_compare, db_path: str) -> 
         await wait_until(pilot, lambda: run.control.executor is not None, what="the executor")
         state = run.query_one("#run-state")
         await wait_until(pilot, lambda: widget_text(state).startswith("paused"), what="paused")
-        assert run.answered == 0
+        assert run.tally.snapshot().answered == 0
         pilot.app.start_run = original  # type: ignore[method-assign]
 
     assert snap_compare(
@@ -150,7 +150,11 @@ def test_wizard_kinds_step(snap_compare, db_path: str) -> None:
         wizard = await open_wizard(pilot, "step-kinds")
         wizard.query_one("#kind-select").select("factcheck")
         wizard.query_one("#kind-select").select("logic")
-        await wait_until(pilot, lambda: all(total[1] is not None for total in wizard.kind_totals()))
+        await wait_until(
+            pilot,
+            lambda: wizard.preparation is not None and len(wizard.preparation.counts) == 3,
+            what="the counts",
+        )
         await settle(pilot)
 
     assert snap_compare(

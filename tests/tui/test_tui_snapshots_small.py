@@ -18,7 +18,7 @@ SMALL = (80, 24)
 
 async def run_places(pilot: Pilot) -> ResultsScreen:
     wizard = await wait_for_screen(pilot, WizardScreen)
-    await wait_until(pilot, lambda: wizard.kg is not None and wizard.template_set is not None)
+    await wait_until(pilot, lambda: wizard.state.run_state()[0], what="Run on")
     await wait_for_workers(pilot)
     await pilot.press("ctrl+r")
     results = await wait_for_screen(pilot, ResultsScreen)
@@ -117,5 +117,30 @@ def test_probe_panel_at_80x24(snap_compare, db_path: str) -> None:
         await wait_until(pilot, lambda: len(screen.probe_ids) == 3, what="the answers shown")
         await wait_for_workers(pilot)
         await pilot.pause(0.2)
+
+    assert snap_compare(make_app(db=db_path), terminal_size=SMALL, run_before=run_before)
+
+
+def test_live_run_finished_at_80x24(snap_compare, tmp_path, db_path: str) -> None:
+    """The live screen of a finished 3-relation run (18 answers, the simulated model): every
+    pane's text wraps at 80 columns (nothing clipped, the parsed answer first), the footer
+    offers only what is left to do (Results, Back: no Pause or Cancel), the ETA is gone."""
+    from kontest_tui.run.api import SessionSpec
+    from kontest_tui.run.executor import ExecutorConfig
+    from kontest_tui.tui.screens.live_run import LiveRunScreen
+    from tests.support.tui import settle, write_kinawley
+
+    kg_path, _ = write_kinawley(tmp_path)
+    # one call at a time: the answers arrive (and are listed) in the same order every time
+    one = ExecutorConfig(concurrency=1)
+    spec = SessionSpec(str(kg_path), kg_name="kinawley", model="sim", config=one)
+
+    async def run_before(pilot: Pilot) -> None:
+        await wait_for_workers(pilot)
+        run = LiveRunScreen(spec, auto_results=False)
+        await pilot.app.push_screen(run)
+        await wait_until(pilot, lambda: run.finished, what="the run")
+        await settle(pilot)
+        await pilot.pause(0.2)  # one redraw after the end
 
     assert snap_compare(make_app(db=db_path), terminal_size=SMALL, run_before=run_before)

@@ -166,24 +166,46 @@ async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> Non
         assert "Kinawley" in str(first.prompt) and "sample:places" in str(first.prompt)
         suggestions.highlighted = 0
         suggestions.action_select()
-        await wait_until(pilot, lambda: wizard.kg.name == "places", what="the places sample")
-        assert len(wizard.scope) == 1 and wizard.kg.label(wizard.scope[0]) == "Kinawley"
+        await wait_until(
+            pilot,
+            lambda: wizard.preparation is not None and wizard.state.source == "places",
+            what="the places sample",
+        )
+        assert [entity.label for entity in wizard.state.entities] == ["Kinawley"]
+        assert wizard.kg is not None and wizard.kg.name == "places"
 
 
-async def test_an_unreachable_model_is_a_notification_not_a_crash(db_path: str) -> None:
-    from kontest_tui.tui.screens.live_run import LiveRunScreen
+async def test_an_unreachable_model_keeps_run_off_with_the_reason(db_path: str) -> None:
     from kontest_tui.tui.screens.wizard import WizardScreen
 
     # Port 9 on 127.0.0.1: nothing listens there, the connection is refused at once.
     app = make_app(kg="places", model="ollama:none@http://127.0.0.1:9", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
-        await wait_for_screen(pilot, WizardScreen)
-        await pilot.press("ctrl+r")
-        run = await wait_for_screen(pilot, LiveRunScreen)
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await pilot.press("ctrl+r")  # armed: it waits for the check, which fails
+        await wait_until(pilot, lambda: wizard.state.model_checked, what="the model check")
+        await wait_until(pilot, lambda: not wizard.state.preparing, what="the preparation")
+        ready, reason = wizard.state.run_state()
+        assert not ready and reason.startswith("The model does not answer")
+        assert "127.0.0.1:9" in reason
+        assert isinstance(app.screen, WizardScreen) and not wizard.state.armed
+        assert "127.0.0.1:9" in widget_text(wizard.query_one("#model-status"))
+        assert wizard.query_one("#run").disabled
+
+
+async def test_a_run_whose_model_stops_answering_fails_on_the_live_screen(db_path: str) -> None:
+    from kontest_tui.run.api import SessionSpec
+    from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        spec = SessionSpec("places", model="ollama:none@http://127.0.0.1:9")
+        run = LiveRunScreen(spec)
+        await app.push_screen(run)
         await wait_until(pilot, lambda: run.finished, what="the failed run")
         assert run.failed and "127.0.0.1:9" in run.failed
-        assert widget_text(run.query_one("#run-state")).startswith("failed: 0/1590")
-        assert run.answered == 0
+        assert widget_text(run.query_one("#run-state")).startswith("failed: 0 answers")
+        assert run.tally.snapshot().answered == 0
 
 
 async def test_per_path_mode_counts_every_pair_on_every_path(db_path: str) -> None:
@@ -194,8 +216,12 @@ async def test_per_path_mode_counts_every_pair_on_every_path(db_path: str) -> No
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
-        await wait_until(pilot, lambda: len(wizard.relations) == 265, what="265 relations")
+
+        def relations() -> int | None:
+            return wizard.preparation.relations if wizard.preparation is not None else None
+
+        await wait_until(pilot, lambda: relations() == 265, what="265 relations")
         wizard.query_one("#per-path", Checkbox).value = True
         # the places sample: 294 ancestor pairs counted per path (265 distinct)
-        await wait_until(pilot, lambda: len(wizard.relations) == 294, what="294 per-path pairs")
+        await wait_until(pilot, lambda: relations() == 294, what="294 per-path pairs")
         assert "294 relations" in widget_text(wizard.query_one("#kg-counts"))

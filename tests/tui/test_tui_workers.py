@@ -23,7 +23,7 @@ async def test_a_run_that_raises_stops_and_says_why(
     async def broken_run(*args: object, **kwargs: object) -> None:
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(live_run, "run_plan", broken_run)
+    monkeypatch.setattr(live_run, "run_live", broken_run)
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         await wait_for_screen(pilot, WizardScreen)
@@ -32,7 +32,8 @@ async def test_a_run_that_raises_stops_and_says_why(
         await wait_until(pilot, lambda: run.finished, what="the failed run")
         assert ("run failed", "RuntimeError: engine bug") in messages(app)
         state = widget_text(run.query_one("#run-state"))
-        assert state.startswith("failed: 0/1590") and "running" not in state
+        assert state.startswith("failed: 0 answers") and "running" not in state
+        assert "engine bug" in state
         await pilot.press("escape")  # finished: back to the wizard, nothing to confirm
         await wait_for_screen(pilot, WizardScreen)
 
@@ -61,23 +62,20 @@ async def test_a_listing_that_raises_leaves_the_start_screen_usable(
 async def test_a_preview_that_raises_says_so_in_the_step(
     monkeypatch: pytest.MonkeyPatch, db_path: str
 ) -> None:
-    from textual.widgets import DataTable
-
     from kontest_tui.tui.screens import wizard
     from kontest_tui.tui.screens.wizard import WizardScreen
 
-    def broken_build(*args: object, **kwargs: object) -> list[object]:
+    def broken_preview(*args: object, **kwargs: object) -> object:
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setattr(wizard, "build_conversations", broken_build)
+    # The relation browser's previews (the first comes with the preparation, then its
+    # covering arrays are made by the screen's worker: that one fails).
+    monkeypatch.setattr(wizard, "preview_relation", broken_preview)
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await wait_for_screen(pilot, WizardScreen)
-        table = screen.query_one("#query-preview", DataTable)
-
-        def preview_note() -> str:
-            return str(table.get_row_at(0)[0]) if table.row_count else ""
-
-        await wait_until(pilot, lambda: "Preview failed" in preview_note(), what="the note")
+        note = screen.query_one("#conversation-preview")
+        await wait_until(pilot, lambda: "Preview failed" in widget_text(note), what="the note")
         assert ("wizard-preview failed", "ZeroDivisionError: division by zero") in messages(app)
-        assert screen.kg is not None and screen.template_set is not None  # the rest loaded
+        assert "Preview failed" in widget_text(screen.query_one("#variant-tables"))
+        assert screen.kg is not None and screen.state.run_state() == (True, "")  # the rest loaded

@@ -54,8 +54,8 @@ from kontest_tui.generate.templates import (
     validate_text,
     with_template,
 )
-from kontest_tui.generate.variants import preview_variants
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.run.api import preview_variants
 from kontest_tui.tui.plan import SessionResult
 from kontest_tui.tui.run_control import ask_extra_template
 from kontest_tui.tui.screens.confirm import ConfirmScreen

@@ -1,48 +1,59 @@
-"""The live run: answers streaming token by token, progress, live error counters, pause/cancel.
+"""The live run: progress, running counts, the latest answers and errors, pause/cancel.
 
-The run itself is the engine's (run_plan -> run.executor / run.session) in an async
-worker; its callbacks only fill buffers, and a timer flushes them to the widgets ten times a
-second, so a fast model never floods the UI and a slow one never blocks it. Conversations
-of every test kind stream alike, labelled by kind (`Q1 atomic`, `factcheck wh`, `logic
-negation`, `variant t1 v3`); the counters come from the engine's `evaluate_all`, which
-judges the other kinds from the raw replies.
+The run is the engine's (run.api.start_session / resume_session) in a worker thread with its
+own event loop; it goes at engine speed whatever the screen does. Its answers feed the
+engine's `run.live.LiveTally` in that thread (a few counters, the metamorphic tests of each
+relation once its conversations are answered, bounded buffers of the latest answers and
+errors). The screen never receives answers one by one: a timer redraws from a snapshot of
+the tally at most REDRAWS_PER_S times a second, so a run of a million answers costs the
+screen what a run of a hundred does. Ontological errors and the other kinds' verdicts need
+every answer: they come with the engine's final evaluation, made in the run's thread, whose
+report the counts show at the end. The results screen then opens on the session id and reads
+the stored report.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections import deque
-from typing import Any
+from typing import cast
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, ProgressBar, RichLog, Static
+from textual.widgets import Footer, Header, ProgressBar, Static
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.records import Answer, AnswerKey, Response, Verdict
-from kontest_tui.errors import KontestError
-from kontest_tui.kinds.evaluate import evaluate_all
-from kontest_tui.tui.plan import SessionPlan, SessionResult
-from kontest_tui.tui.run_control import RunControl, RunOutcome, run_plan
+from kontest_tui.run.api import (
+    LiveCounts,
+    LiveTally,
+    Progress,
+    SessionSpec,
+    kontest_per_relation,
+)
+from kontest_tui.tui.run_control import RunControl, RunEnd, run_live
 from kontest_tui.tui.screens.confirm import ConfirmScreen
-from kontest_tui.tui.views import KIND_ORACLES, conversation_label, report_of, verdicts_of
+from kontest_tui.tui.views import conversation_label
 from kontest_tui.tui.widgets.counts import ReportCounts
-from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
+from kontest_tui.tui.widgets.relation_tree import describe_answer
 from kontest_tui.tui.workers import WorkerFailures
 
-FLUSH_SECONDS = 0.1
-EVALUATE_SECONDS = 0.5
-STREAM_LINES = 6
+REDRAWS_PER_S = 15
+ANSWERS_SHOWN = 40
+ORACLES_LIVE = ("atomic", "sequential_intra", "sequential_inter")
 
 
 class LiveRunScreen(WorkerFailures, Screen[None]):
-    """One session running: what the model is saying right now and what it got wrong so far."""
+    """One session running: what the model is saying right now and what it got wrong so far.
+
+    `spec`: a new session (a resolved spec from the wizard's `prepare`); `resume`: a stored
+    session's id, whose missing turns are asked. The first line names the session once the
+    engine has stored it.
+    """
 
     BINDINGS = [
         Binding(
@@ -60,6 +71,13 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             tooltip="Cancel the run (answers so far are kept)",
         ),
         Binding(
+            "escape",
+            "leave",
+            "Back",
+            id="run_back",
+            tooltip="Back to the previous screen",
+        ),
+        Binding(
             "enter",
             "open_results",
             "Results",
@@ -68,257 +86,198 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         ),
     ]
 
-    class RunFinished(Message):
-        """The run ended (done or cancelled) with these answers."""
+    class SessionStarted(Message):
+        """The engine stored the session (its id, and a line naming it) and starts asking."""
 
-        def __init__(self, result: SessionResult, cancelled: bool) -> None:
+        def __init__(self, session_id: str, title: str) -> None:
             super().__init__()
-            self.result = result
-            self.cancelled = cancelled
+            self.session_id = session_id
+            self.title = title
 
     class RunEnded(Message):
-        """The run's worker returned (done or cancelled): its outcome."""
+        """The run's worker returned: how the run ended, with the engine's final report."""
 
-        def __init__(self, outcome: RunOutcome) -> None:
+        def __init__(self, end: RunEnd) -> None:
             super().__init__()
-            self.outcome = outcome
-
-    class Evaluated(Message):
-        """A fresh evaluation of the answers so far."""
-
-        def __init__(self, evaluation: Any) -> None:
-            super().__init__()
-            self.evaluation = evaluation
+            self.end = end
 
     def __init__(
         self,
-        plan: SessionPlan,
+        spec: SessionSpec | None = None,
+        *,
+        resume: str | None = None,
         auto_results: bool = True,
-        store_session: bool = True,
-        resumed: SessionResult | None = None,
     ) -> None:
         super().__init__()
-        self.plan = plan
+        if (spec is None) == (resume is None):
+            raise ValueError("a live run needs a spec or a session to resume, not both")
+        self.spec = spec
+        self.resume = resume
+        self.title_line = f"resuming session {resume}…" if resume else "storing the session…"
         self.auto_results = auto_results
-        self.store_session = store_session
-        self.failed: str | None = None
-        self.result = SessionResult(plan=plan)
-        if resumed is not None:  # a stored session going on: its answers so far count
-            self.result.raw.update(resumed.raw)
-            self.result.answers.update(resumed.answers)
+        self.tally = LiveTally(kontest_per_relation(2), recent=ANSWERS_SHOWN)
         self.control = RunControl()
-        self.streaming: dict[tuple[str, int], str] = {}
-        self.pending_done: deque[Response] = deque()
-        self.known_errors: set[tuple[str, str, str | None, tuple[AnswerKey, ...]]] = set()
-        self.answered = len(self.result.answers)
-        self.failed_turns = 0  # turns with no answer after all attempts
-        self.total = sum(len(conversation.turns) for conversation in plan.conversations)
-        self.conversations = {conversation.id: conversation for conversation in plan.conversations}
-        self.last_evaluated = 0.0
-        self.evaluated_count = -1
-        self.finished = False
+        self.session_id: str | None = resume
+        self.end: RunEnd | None = None
+        self.failed: str | None = None
+        self.shown_answered = -1
+        self.started = time.monotonic()
+
+    @property
+    def finished(self) -> bool:
+        """The run is over (done, cancelled or failed)."""
+        return self.end is not None or self.failed is not None
+
+    @property
+    def running(self) -> bool:
+        return not self.finished and not self.control.cancelled
 
     def compose(self) -> ComposeResult:
         yield Header()
-        kinds = "" if tuple(self.plan.kinds) == ("kontest",) else f" ({', '.join(self.plan.kinds)})"
-        yield Static(
-            f"{self.plan.model_spec} on {self.plan.kg.name}: {len(self.plan.relations)} relations, "
-            f"{len(self.plan.conversations)} conversations{kinds}, {self.total} model calls",
-            id="run-title",
-            classes="title",
-            markup=False,
-        )
-        yield ProgressBar(total=self.total or None, id="run-progress", show_eta=True)
+        yield Static(self.title_line, id="run-title", classes="title", markup=False)
+        yield ProgressBar(id="run-progress", show_eta=True)
         yield Static("starting…", id="run-state", classes="hint", markup=False)
         yield ReportCounts("", id="run-counts", classes="counts")
         with Horizontal(id="run-body"):
             with Vertical(id="transcript"):
                 yield Static("", id="streaming", classes="pane", markup=False)
-                yield RichLog(
-                    id="finished-log", classes="pane", wrap=True, markup=False, max_lines=2000
-                )
-            yield RichLog(id="detected", classes="pane", wrap=True, markup=False, max_lines=2000)
+                with VerticalScroll(id="answers-pane", classes="pane"):
+                    yield Static("", id="finished-log", markup=False)
+            with VerticalScroll(id="detected-pane", classes="pane"):
+                yield Static("", id="detected", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#streaming", Static).border_title = "streaming"
-        self.query_one("#finished-log", RichLog).border_title = "answers"
-        self.query_one("#detected", RichLog).border_title = "errors detected"
-        self.set_interval(FLUSH_SECONDS, self.flush_updates)
+        self.query_one("#answers-pane").border_title = "answers (newest first)"
+        self.query_one("#detected-pane").border_title = "errors (newest first)"
+        self.set_interval(1 / REDRAWS_PER_S, self.redraw)
         self.run_worker_task(getattr(self.app, "db_path", None))
 
     def on_unmount(self) -> None:
-        """Leaving the screen (or quitting) stops the run; the answers so far stay stored."""
+        """Leaving the screen (the explorer quitting, its terminal gone) stops the run at
+        once: the answers so far stay stored, the session resumable."""
         if not self.finished:
-            self.control.cancel()
+            self.control.abort()
 
     # -- the run ---------------------------------------------------------------------------
 
     @work(thread=True, exclusive=True, group="run", exit_on_error=False)
     def run_worker_task(self, db: str | None) -> None:
-        """The whole run in this thread's own event loop, so model I/O and the store's
-        commits never wait on the UI and the UI never waits on them."""
-        outcome = asyncio.run(
-            run_plan(
-                self.plan,
-                on_token=self.token_arrived,
-                on_response=self.response_arrived,
-                control=self.control,
+        """The whole run in this thread's own event loop, so model I/O, the store's commits
+        and the final evaluation never wait on the UI and the UI never waits on them."""
+        end = asyncio.run(
+            run_live(
+                self.spec,
+                self.tally,
+                self.control,
+                resume=self.resume,
                 db=db,
-                store_session=self.store_session,
+                on_started=self.announce_start,
             )
         )
         # A failure (KontestError or not) goes to `worker_failed` through the one handler.
-        self.post_message(self.RunEnded(outcome))
+        self.post_message(self.RunEnded(end))
+
+    def announce_start(self, session_id: str, title: str) -> None:
+        """In the run's thread: the engine stored the session."""
+        self.post_message(self.SessionStarted(session_id, title))
+
+    @on(SessionStarted)
+    def session_started(self, event: SessionStarted) -> None:
+        self.session_id = event.session_id
+        self.query_one("#run-title", Static).update(event.title)
 
     @on(RunEnded)
     def run_ended(self, event: RunEnded) -> None:
-        self.finish(event.outcome)
+        self.end = event.end
+        self.session_id = event.end.session_id
+        self.stop_clock()
+        self.redraw()
+        self.query_one("#run-counts", ReportCounts).show_report(event.end.report)
+        if self.auto_results and event.end.status != "cancelled":
+            self.action_open_results()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         """The run failed (already notified): it stops, the answers so far stay."""
         if group == "run":
-            self.failed = str(error)
-            self.finish(RunOutcome(session_id=None, cancelled=True))
+            self.failed = str(error) or type(error).__name__
+            self.stop_clock()
+            self.redraw()
 
-    def finish(self, outcome: RunOutcome) -> None:
-        """Take the engine's final evaluation (or evaluate the answers so far) and hand over."""
-        if self.finished:
+    def stop_clock(self) -> None:
+        """The run is over: no ETA counting on, the footer offers what is left to do."""
+        bar = self.query_one("#run-progress", ProgressBar)
+        for eta in bar.query("#eta"):
+            eta.display = False
+        self.refresh_bindings()
+
+    # -- drawing ---------------------------------------------------------------------------
+
+    def progress(self) -> Progress | None:
+        executor = self.control.executor
+        return executor.progress if executor is not None else None
+
+    def redraw(self) -> None:
+        """Draw from a snapshot of the tally (at most REDRAWS_PER_S times a second)."""
+        counts = self.tally.snapshot()
+        progress = self.progress()
+        if progress is not None and progress.total:
+            self.query_one("#run-progress", ProgressBar).update(
+                total=progress.total, progress=progress.done + progress.skipped
+            )
+        self.query_one("#run-state", Static).update(self.describe_state(counts, progress))
+        streaming = self.query_one("#streaming", Static)
+        streaming.display = bool(counts.streaming)  # (a model that answers at once: never)
+        streaming.update(self.render_streaming(counts))
+        if counts.answered == self.shown_answered:
             return
-        self.flush_updates()
-        self.result.session_id = outcome.session_id
-        evaluation = outcome.evaluation
-        if evaluation is None:
-            try:
-                evaluation = evaluate_all(
-                    self.plan.relations,
-                    self.plan.conversations,
-                    self.result.answers,
-                    session=outcome.session_id,
-                    model=self.plan.model_spec,
-                    raw_answers=self.result.raw,
-                )
-            except KontestError as error:
-                self.notify(str(error), title=error.title, severity="error", markup=False)
-                return
-        self.result.evaluation = evaluation
-        self.finished = True
-        self.show_evaluation(evaluation)
-        self.flush_updates()
-        self.post_message(self.RunFinished(self.result, outcome.cancelled))
+        self.shown_answered = counts.answered
+        if self.end is None:
+            self.query_one("#run-counts", ReportCounts).update(render_live_counts(counts))
+        self.query_one("#finished-log", Static).update(render_answers(counts))
+        self.query_one("#detected", Static).update(render_errors(counts))
 
-    def token_arrived(self, conversation_id: str, turn: int, text: str) -> None:
-        key = (conversation_id, turn)
-        self.streaming[key] = self.streaming.get(key, "") + text
-
-    def response_arrived(self, response: Response) -> None:
-        self.pending_done.append(response)
-
-    # -- batched UI updates ----------------------------------------------------------------
-
-    def flush_updates(self) -> None:
-        done: list[Response] = []
-        while self.pending_done:
-            done.append(self.pending_done.popleft())
-        log = self.query_one("#finished-log", RichLog)
-        for response in done:
-            key = (response.conversation_id, response.turn)
-            self.streaming.pop(key, None)
-            self.result.raw[key] = response.raw
-            if response.error is None:  # a failed turn is no answer
-                self.result.answers[key] = response.answer
-            else:
-                self.failed_turns += 1
-            self.answered += 1
-            log.write(self.render_response(response))
-        if done:
-            self.query_one("#run-progress", ProgressBar).update(progress=self.answered)
-        self.query_one("#streaming", Static).update(self.render_streaming())
-        self.query_one("#run-state", Static).update(self.describe_state())
-        now = time.monotonic()
-        if self.answered != self.evaluated_count and now - self.last_evaluated >= EVALUATE_SECONDS:
-            self.last_evaluated = now
-            self.evaluated_count = self.answered
-            self.evaluate_worker(dict(self.result.answers), dict(self.result.raw))
-
-    def render_response(self, response: Response) -> Text:
-        conversation = self.conversations.get(response.conversation_id)
-        text = Text()
-        if conversation is not None:
-            text.append(f"{conversation_label(conversation)} ", style="cyan")
-            text.append(conversation.turns[response.turn].text + " ")
-        word, style = (
-            describe_answer(conversation, response.answer)
-            if conversation is not None
-            else ANSWER_STYLES.get(response.answer, ANSWER_STYLES[None])
-        )
-        text.append(clean_text(response.raw[:400]).strip()[:200] or "(empty)", style="italic")
-        text.append(f" → {word}", style=style)
-        if response.error:
-            text.append(f" ({clean_text(response.error)})", style="red")
-        return text
-
-    def render_streaming(self) -> Text:
-        if not self.streaming:
+    def render_streaming(self, counts: LiveCounts) -> Text:
+        if not counts.streaming:
             return Text("(waiting for the model)" if not self.finished else "(done)", style="dim")
         text = Text()
-        # A copy first (one step under the GIL): the run's thread adds tokens meanwhile.
-        for (conversation_id, turn), partial in list(self.streaming.copy().items())[-STREAM_LINES:]:
-            conversation = self.conversations.get(conversation_id)
-            label = conversation_label(conversation) if conversation else conversation_id
-            text.append(f"{label} turn {turn + 1}: ", style="cyan")
-            text.append(clean_text(partial[-400:])[-120:] + "\n")
+        for conversation, turn, partial in counts.streaming:
+            text.append(f"{conversation_label(conversation)} turn {turn + 1}: ", style="cyan")
+            text.append(clean_text(partial)[-120:] + "\n")
         return text
 
-    @work(thread=True, exclusive=True, group="run-evaluate", exit_on_error=False)
-    def evaluate_worker(self, answers: dict[AnswerKey, Answer], raw: dict[AnswerKey, str]) -> None:
-        try:
-            evaluation = evaluate_all(
-                self.plan.relations,
-                self.plan.conversations,
-                answers,
-                model=self.plan.model_spec,
-                raw_answers=raw,
-            )
-        except KontestError:
-            return
-        self.post_message(self.Evaluated(evaluation))
-
-    @on(Evaluated)
-    def evaluated(self, event: Evaluated) -> None:
-        if not self.finished:
-            self.show_evaluation(event.evaluation)
-
-    def show_evaluation(self, evaluation: Any) -> None:
-        self.query_one("#run-counts", ReportCounts).show_report(report_of(evaluation))
-        log = self.query_one("#detected", RichLog)
-        for verdict in verdicts_of(evaluation):
-            if not verdict.error:
-                continue
-            key = (verdict.oracle, verdict.relation_id, verdict.template_id, verdict.refs)
-            if key in self.known_errors:
-                continue
-            self.known_errors.add(key)
-            log.write(self.render_verdict(verdict))
-
-    def render_verdict(self, verdict: Verdict) -> Text:
-        kg = self.plan.kg
-        relation = next((r for r in self.plan.relations if r.id == verdict.relation_id), None)
-        name = (
-            f"{kg.label(relation.parent)} ⊃ {kg.label(relation.child)}"
-            if relation
-            else verdict.relation_id
-        )
-        text = Text(f"✗ {verdict.oracle} ", style="bold red")
-        text.append(name)
-        if verdict.template_id:
-            text.append(f" ({verdict.template_id})", style="dim")
-        text.append(" " + "/".join(answer.value for answer in verdict.answers))
-        if verdict.oracle in KIND_ORACLES and verdict.detail:
-            text.append(f": {clean_text(verdict.detail)[:80]}", style="dim")
-        return text
+    def describe_state(self, counts: LiveCounts, progress: Progress | None) -> str:
+        """One line: running / paused / cancelled / failed / finished, and the counts."""
+        done = progress.done + progress.skipped if progress is not None else counts.answered
+        total = progress.total if progress is not None else 0
+        line = f"{done}/{total} answers" if total else f"{done} answers"
+        if counts.failed:
+            line += f" ({counts.failed} failed)"
+        elapsed = time.monotonic() - self.started
+        if not self.finished and counts.answered and elapsed > 1:
+            line += f" · {counts.answered / elapsed:,.0f} answers/s"
+        if self.failed is not None:
+            return f"failed: {line} · {self.failed} · escape back"
+        if self.end is not None:
+            state = {"done": "finished", "cancelled": "cancelled"}.get(self.end.status, "failed")
+            return f"{state}: {line} · enter for results · escape back"
+        if self.control.cancelled:
+            return f"cancelling: {line} · evaluating the answers so far…"
+        state = "paused" if self.control.paused else "running"
+        return f"{state}: {line} · p pause/resume · escape cancel"
 
     # -- controls --------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While running: pause and cancel; once over: results (when stored) and back."""
+        if action in ("toggle_pause", "cancel_run"):
+            return not self.finished and not self.control.cancelled
+        if action == "leave":
+            return self.finished
+        if action == "open_results":
+            return self.end is not None
+        return True
 
     def action_toggle_pause(self) -> None:
         if self.finished:
@@ -329,21 +288,16 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         else:
             self.control.pause()
             self.notify("Paused: answers in flight still arrive", markup=False)
-        self.flush_updates()
-
-    @property
-    def running(self) -> bool:
-        return not self.finished and not self.control.cancelled
+        self.redraw()
 
     def action_cancel_run(self) -> None:
-        if self.finished:
-            self.app.pop_screen()
+        if self.finished or self.control.cancelled:
             return
-        if self.control.cancelled:
-            return
+        progress = self.progress()
+        so_far = f"{progress.done + progress.skipped}/{progress.total}" if progress else "The"
         self.app.push_screen(
             ConfirmScreen(
-                f"Cancel the run? {self.answered}/{self.total} answers are in and stay "
+                f"Cancel the run? {so_far} answers are in and stay "
                 "stored; the rest can be asked later (Resume on the start screen).",
                 yes="Cancel the run",
                 no="Keep running",
@@ -354,34 +308,66 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     def cancel_confirmed(self, answer: bool | None) -> None:
         if answer and not self.finished:
             self.control.cancel()
+            self.refresh_bindings()
             self.notify("Run cancelled; the answers so far are kept", markup=False)
 
-    def action_open_results(self) -> None:
+    def action_leave(self) -> None:
         if self.finished:
-            self.open_results(self.result)
+            self.app.pop_screen()
 
-    def open_results(self, result: SessionResult) -> None:
-        """The stored session's results, opened by id (a run that stored nothing has none)."""
-        if result.session_id is None:
-            self.notify("Nothing was stored: no results to show.", severity="warning", markup=False)
-            return
-        self.app.switch_screen_to_results(result.session_id, result)  # type: ignore[attr-defined]
+    def action_open_results(self) -> None:
+        if self.end is not None:
+            from kontest_tui.tui.app import KontestApp
 
-    def describe_state(self) -> str:
-        """One line: running / paused / cancelled / failed / finished, and the counts."""
-        counts = f"{self.answered}/{self.total} answers"
-        if self.failed_turns:
-            counts += f" ({self.failed_turns} failed)"
-        if not self.finished:
-            state = "paused" if self.control.paused else "running"
-            return f"{state}: {counts} · p pause/resume · escape cancel"
-        if self.failed:
-            return f"failed: {counts} · {self.failed}"
-        state = "cancelled" if self.control.cancelled else "finished"
-        return f"{state}: {counts} · enter for results · escape back"
+            cast(KontestApp, self.app).open_results(self.end.session_id, replace=True)
 
-    @on(RunFinished)
-    def run_finished(self, event: RunFinished) -> None:
-        self.query_one("#run-state", Static).update(self.describe_state())
-        if self.auto_results and not event.cancelled:
-            self.open_results(event.result)
+
+def render_live_counts(counts: LiveCounts) -> Text:
+    """`answered 1,234 · valid … · atomic 3/250 …` from the tally (ontological and the
+    other kinds' oracles come with the final evaluation)."""
+    if not counts.answered:
+        return Text("No answers yet.", style="italic")
+    text = Text()
+    text.append(f"relations judged {counts.relations}", style="bold")
+    text.append(f" · answers {counts.answered} · valid {counts.valid} · invalid {counts.invalid}")
+    if counts.failed:
+        text.append(f" · failed {counts.failed}", style="bold red")
+    text.append("\n")
+    for oracle in ORACLES_LIVE:
+        errors = counts.errors.get(oracle, 0)
+        text.append(f"{oracle} ")
+        text.append(str(errors), style="bold red" if errors else "green")
+        text.append(f"/{counts.tests.get(oracle, 0)}  ")
+    text.append("ontological and other kinds: at the end", style="dim")
+    return text
+
+
+def render_answers(counts: LiveCounts) -> Text:
+    """The latest answers, newest first: label, question, the reply and what it was read as."""
+    text = Text()
+    for live in reversed(counts.recent):
+        conversation, response = live.conversation, live.response
+        word, style = describe_answer(conversation, response.answer)
+        text.append(f"{word:>5} ", style=style)
+        text.append(f"{conversation_label(conversation)} ", style="cyan")
+        if conversation.turns:
+            text.append(clean_text(conversation.turns[response.turn].text)[:200])
+        reply = clean_text(response.raw[:400]).strip()[:160] or "(empty)"
+        text.append(f" · {reply}", style="italic")
+        if response.error:
+            text.append(f" ({clean_text(response.error)[:160]})", style="red")
+        text.append("\n")
+    return text
+
+
+def render_errors(counts: LiveCounts) -> Text:
+    """The latest metamorphic errors, newest first."""
+    if not counts.recent_errors:
+        return Text("(none so far)", style="dim")
+    text = Text()
+    for live in reversed(counts.recent_errors):
+        verdict = live.verdict
+        text.append(f"✗ {verdict.oracle} ", style="bold red")
+        text.append(clean_text(live.question)[:200])
+        text.append(f" · {clean_text(verdict.detail)[:120]}\n", style="dim")
+    return text

@@ -1,17 +1,16 @@
 """The new-session wizard: graph, templates, variants, test kinds, model, then Run.
 
 Each step is a tab and a widget of its own (tui/widgets/wizard/) that posts what the user
-did as messages; this screen holds the choices, runs every engine call (loading,
-relations, conversations, model checks) in a worker whose result comes back as a message,
-and hands the steps what to show. The test kinds step lists the engine's registry
-(kinds.registry.KINDS): KONTEST on, the others opt-in, each with the number of
-conversations it adds; what is built is kept (tui.kind_cache) for the run.
+did; the screen turns it into a transition of its state (tui.wizard_state.WizardState, plain
+Python), asks the engine in workers (`run.api.prepare` for the graph, counts, previews and
+what blocks a run; `run.api.check_model`; `run.api.preview_relation` for the relation
+browsed) and renders the state. It never chains engine steps: Run hands the prepared spec
+to the live run, which stores and asks it through `run.api.start_session`.
 """
 
 from __future__ import annotations
 
-import asyncio
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual import on, work
@@ -22,58 +21,42 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import KontestError
-from kontest_tui.generate.conversations import build_conversations
-from kontest_tui.generate.relations import extract_relations
-from kontest_tui.generate.summary import describe_graph
-from kontest_tui.generate.templates import TemplateSet, load_template_set
-from kontest_tui.generate.variants import VariantPreview, preview_variants
-from kontest_tui.kg.cache import built_kgs_dir
-from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.io import list_samples, load_graph
-from kontest_tui.kg.paths import find_paths
-from kontest_tui.kg.scope import scope_graph
-from kontest_tui.kg.search import search_entities
-from kontest_tui.kg.wikidata import build_graph
-from kontest_tui.kinds.registry import KindOptions, build_kind_for_relations
-from kontest_tui.models.sim import list_profiles, load_profile
-from kontest_tui.models.specs import list_models, open_model, parse_model_spec
-from kontest_tui.probes.templates import LOGIC_RULES, QUESTION_TYPES
-from kontest_tui.tui.kind_cache import Key, KindCache, KindChoices
-from kontest_tui.tui.kind_choices import (
-    AnnotatedQuestions,
+from kontest_tui.kg.search import EntityMatch, search_entities
+from kontest_tui.run.api import (
+    LOGIC_RULES,
+    QUESTION_TYPES,
     KindChoice,
+    Preparation,
+    Problem,
+    RelationPreview,
+    SessionSpec,
+    build_wikidata_source,
+    check_model,
+    list_ollama_models,
     list_test_kinds,
-    load_annotated_questions,
+    model_presets,
+    prepare,
+    preview_relation,
+    sample_sources,
+    source_of_match,
 )
-from kontest_tui.tui.plan import SessionPlan
 from kontest_tui.tui.widgets.wizard.graph import GraphStep
 from kontest_tui.tui.widgets.wizard.kinds import KindsStep
 from kontest_tui.tui.widgets.wizard.model import ModelStep
 from kontest_tui.tui.widgets.wizard.templates import TemplatesStep
 from kontest_tui.tui.widgets.wizard.variants import VariantsStep
+from kontest_tui.tui.wizard_state import Entity, KindChoices, WizardState
 from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
-    from kontest_tui.domain.records import Conversation, Relation
-    from kontest_tui.generate.templates import Template
+    from kontest_tui.domain.records import Relation
+    from kontest_tui.kg.graph import KnowledgeGraph
     from kontest_tui.tui.app import KontestApp
 
 
-def check_model_spec(spec: str) -> None:
-    """ModelSpecError for a spec that does not parse or names an unknown sim profile (no I/O
-    beyond the profile list), so a typo stops the run before the live screen."""
-    parsed = parse_model_spec(spec)
-    if parsed.kind == "sim":
-        load_profile(parsed.name)  # a name or a .toml path; an unknown one says so
-
-
-PREVIEW_ROWS = 40
-
-
 class WizardScreen(WorkerFailures, Screen[None]):
-    """Choose a KG, depth, templates and model; preview what will be asked; run."""
+    """Choose a KG, scope, depth, templates, kinds and model; see what will be asked; run."""
 
     BINDINGS = [
         Binding(
@@ -81,14 +64,14 @@ class WizardScreen(WorkerFailures, Screen[None]):
             "run_session",
             "Run",
             id="run_session",
-            tooltip="Build the conversations and start the run",
+            tooltip="Start the run (or say why it cannot start)",
         ),
         Binding(
             "ctrl+l",
             "load_graph",
             "Load KG",
             id="load_graph",
-            tooltip="Load the chosen KG and preview it",
+            tooltip="Load the chosen KG (or the file typed) again and preview it",
         ),
         Binding(
             "ctrl+k",
@@ -126,58 +109,53 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     # -- what the workers post -------------------------------------------------------------
 
-    class GraphLoaded(Message):
-        """A KG and its relations were loaded for the preview."""
+    class Prepared(Message):
+        """The engine prepared the spec of `version` (run.api.prepare)."""
 
-        def __init__(
-            self,
-            kg: KnowledgeGraph,
-            relations: list[Relation],
-            paths: list[tuple[str, ...]],
-            info: Any,
-            source: str | None = None,
-        ) -> None:
+        def __init__(self, version: int, preparation: Preparation) -> None:
             super().__init__()
-            self.kg = kg
-            self.relations = relations
-            self.paths = paths
-            self.info = info
-            self.source = source  # what to load it again from, when it is new (a build)
+            self.version = version
+            self.preparation = preparation
 
-    class GraphFailed(Message):
-        """The KG could not be loaded or built."""
+    class PrepareFailed(Message):
+        """The prepare worker failed (not a problem of the spec: a bug)."""
 
-        def __init__(self, error: KontestError) -> None:
+        def __init__(self, version: int, message: str) -> None:
             super().__init__()
-            self.error = error
+            self.version = version
+            self.message = message
 
-    class TemplatesLoaded(Message):
-        """The KG domain's template set was loaded."""
+    class ModelChecked(Message):
+        """The model of `version` was checked: `problem` when it cannot run."""
 
-        def __init__(self, template_set: TemplateSet, template_ids: list[str]) -> None:
+        def __init__(self, version: int, problem: Problem | None, line: str) -> None:
             super().__init__()
-            self.template_set = template_set
-            self.template_ids = template_ids
+            self.version = version
+            self.problem = problem
+            self.line = line
 
-    class TemplatesFailed(Message):
-        """The KG domain has no readable template set."""
+    class RelationPreviewed(Message):
+        """The conversations of a browsed relation were built (for `version`)."""
 
-        def __init__(self, error: KontestError) -> None:
+        def __init__(self, version: int, preview: RelationPreview | None, note: str) -> None:
             super().__init__()
-            self.error = error
+            self.version = version
+            self.preview = preview
+            self.note = note
 
     class ChoicesListed(Message):
-        """The sample KGs and the simulated-model presets were listed."""
+        """The sample KGs, the model presets and the test kinds were listed."""
 
-        def __init__(self, samples: list[str], presets: list[str]) -> None:
+        def __init__(self, samples: list[str], presets: list[str], kinds: list[KindChoice]) -> None:
             super().__init__()
             self.samples = samples
             self.presets = presets
+            self.kinds = kinds
 
     class EntitiesFound(Message):
         """Entities matching the search text (`note` says why there are none, if it can)."""
 
-        def __init__(self, found: list[Any], note: str) -> None:
+        def __init__(self, found: list[EntityMatch], note: str) -> None:
             super().__init__()
             self.found = found
             self.note = note
@@ -185,53 +163,18 @@ class WizardScreen(WorkerFailures, Screen[None]):
     class BuildProgressed(Message):
         """A step of a Wikidata build (kg.wikidata's progress record)."""
 
-        def __init__(self, step: Any) -> None:
+        def __init__(self, step: object) -> None:
             super().__init__()
             self.step = step
 
-    class BuildEnded(Message):
-        """A Wikidata build ended (built, failed or stopped)."""
+    class GraphBuilt(Message):
+        """A Wikidata build ended: the source of the graph built, or why it failed."""
 
-    class PreviewBuilt(Message):
-        """The filled questions of the first relations (`note` when there are none)."""
-
-        def __init__(self, rows: list[tuple[str, str, str]], note: str) -> None:
+        def __init__(self, source: str | None, error: str = "", title: str = "") -> None:
             super().__init__()
-            self.rows = rows
-            self.note = note
-
-    class VariantsPreviewed(Message):
-        """The covering array of the previewed question (None with a note when it failed)."""
-
-        def __init__(self, preview: VariantPreview | None, note: str) -> None:
-            super().__init__()
-            self.preview = preview
-            self.note = note
-
-    class KindBuilt(Message):
-        """One test kind's conversations were built for the current choices."""
-
-        def __init__(self, key: Key, conversations: list[Conversation] | None, error: str) -> None:
-            super().__init__()
-            self.key = key
-            self.conversations = conversations
+            self.source = source
             self.error = error
-
-    class QuestionsLoaded(Message):
-        """An annotated-questions file was read (loaded is None when it could not be)."""
-
-        def __init__(
-            self,
-            key: Key,
-            loaded: AnnotatedQuestions | None,
-            error: str,
-            announce: bool,
-        ) -> None:
-            super().__init__()
-            self.key = key
-            self.loaded = loaded
-            self.error = error
-            self.announce = announce  # a Load pressed (say what was read), not a rebuild
+            self.title = title
 
     class OllamaModelsListed(Message):
         """The models an Ollama server offers (`error` when they could not be listed)."""
@@ -242,39 +185,20 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.error = error
             self.title = title
 
-    class PlanBuilt(Message):
-        """Conversations were built: the session is ready to run."""
-
-        def __init__(self, plan: SessionPlan) -> None:
-            super().__init__()
-            self.plan = plan
-
     def __init__(
         self, kg: str | None = None, model: str | None = None, start_step: str = "step-graph"
     ) -> None:
         super().__init__()
-        self.kg_source = kg or "places"
-        self.initial_model = model or "sim"
+        self.state = WizardState(kg or "places", model or "sim")
         self.start_step = start_step
-        self.kg: KnowledgeGraph | None = None
-        self.relations: list[Relation] = []
-        self.template_set: TemplateSet | None = None
-        self.template_ids: list[str] = []
-        self.auto_run = False
-        self.found_entities: list[Any] = []
-        self.seeds: list[str] = []  # Wikidata QIDs chosen to build a KG from
-        self.seed_labels: list[str] = []
-        self.scope: list[str] = []  # ids of the entities the session is scoped to
-        self.samples: list[str] = []  # the bundled sample KGs (the KG selector's choices)
-        self.presets: list[str] = []  # the model presets offered (sim profiles, Ollama's)
-        self.per_path = False
+        self.samples: list[str] = []
+        self.presets: list[str] = []
         self.kind_choices: list[KindChoice] = []
-        self.kinds: list[str] = ["kontest"]  # the test kinds ticked, registry order
-        # each kind's conversations by what they depend on: built for the counts, reused by Run
-        self.kind_cache = KindCache()
-        self.question_types = tuple(QUESTION_TYPES)
-        self.logic_rules = tuple(LOGIC_RULES)
-        self.questions_path: str | None = None  # the annotated-questions file loaded
+        self.found_entities: list[EntityMatch] = []
+        self.seeds: list[tuple[str, str]] = []  # Wikidata (QID, label) to build a KG from
+        self.shown_version = -1  # the preparation the steps show
+        self.announce_questions = False  # say what the next preparation read of the file
+        self.previewing = ""  # the relation whose preview was asked for last
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -284,8 +208,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
             yield GraphStep("1 Graph", id="step-graph")
             yield TemplatesStep("2 Templates", id="step-templates")
             yield VariantsStep("3 Variants", id="step-variants")
-            yield KindsStep("4 Kinds", self.question_types, self.logic_rules, id="step-kinds")
-            yield ModelStep("5 Model & run", self.initial_model, id="step-model")
+            yield KindsStep("4 Kinds", QUESTION_TYPES, LOGIC_RULES, id="step-kinds")
+            yield ModelStep("5 Model & run", self.state.model, id="step-model")
         yield Footer()
 
     @property
@@ -308,26 +232,35 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def model_step(self) -> ModelStep:
         return self.query_one(ModelStep)
 
+    @property
+    def preparation(self) -> Preparation | None:
+        return self.state.preparation
+
+    @property
+    def kg(self) -> KnowledgeGraph | None:
+        """The scoped graph of the latest preparation."""
+        return self.state.preparation.kg if self.state.preparation is not None else None
+
     def on_mount(self) -> None:
         if self.start_step == "step-graph":
             self.graph_step.focus_search()  # the search field first
-        self.show_kind_choices()
-        self.load_choices()
-        self.load_graph_worker(self.kg_source, None)
+        self.list_choices()
+        self.start_prepare()
+        self.start_model_check()
+        self.render_state()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         """Any other failure (already notified): the step says so instead of waiting."""
-        if group == "wizard-graph":
-            self.graph_step.hide_build_progress()
-            self.show_graph_problem(f"Loading failed: {error}")
-        elif group == "wizard-preview":
-            self.show_preview([], f"Preview failed: {error}")
+        if group == "wizard-prepare":
+            self.state.prepare_failed(self.state.version, str(error) or type(error).__name__)
+            self.render_state()
         elif group == "wizard-search":
             self.graph_step.show_suggestions([], f"Search failed: {error}")
         elif group == "wizard-model":
-            self.model_step.show_status(f"✗ {error}")
-        elif group == "wizard-choices":
-            self.show_choices([], ["sim"])
+            self.state.checked_model(self.state.model_version, Problem("model", str(error)))
+            self.render_state()
+        elif group == "wizard-preview":
+            self.show_preview(None, f"Preview failed: {error}")
 
     # -- moving between steps -------------------------------------------------------------
 
@@ -352,50 +285,257 @@ class WizardScreen(WorkerFailures, Screen[None]):
             widget.focus()
             return
 
-    # -- step 1: graph --------------------------------------------------------------------
+    # -- the engine, in workers ------------------------------------------------------------
 
-    @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
-    def load_choices(self) -> None:
+    def start_prepare(self) -> None:
+        """Prepare the state's spec in a worker (the answer carries its version)."""
+        self.prepare_worker(self.state.version, self.state.spec(), self.state.kinds.strength)
+
+    @work(thread=True, exclusive=True, group="wizard-prepare", exit_on_error=False)
+    def prepare_worker(self, version: int, spec: SessionSpec, strength: int) -> None:
         try:
-            samples = list_samples()
-        except KontestError:
-            samples = []
-        presets = [
-            f"sim:{name}" if name != "default" else "sim"
-            for name in (list_profiles() or ["default"])
-        ]
-        self.post_message(self.ChoicesListed(samples, presets))
+            preparation = prepare(spec, strength=strength)
+        except Exception as error:  # an engine bug must not leave "preparing…" forever
+            self.post_message(self.PrepareFailed(version, f"{type(error).__name__}: {error}"))
+            return
+        self.post_message(self.Prepared(version, preparation))
 
-    @on(ChoicesListed)
-    def choices_listed(self, event: ChoicesListed) -> None:
-        self.show_choices(event.samples, event.presets)
+    @on(Prepared)
+    def prepared(self, event: Prepared) -> None:
+        self.start_if_asked(self.state.prepared(event.version, event.preparation))
+        self.render_state()
 
-    def show_choices(self, samples: list[str], presets: list[str]) -> None:
-        self.samples = list(samples)
+    @on(PrepareFailed)
+    def prepare_failed(self, event: PrepareFailed) -> None:
+        self.state.prepare_failed(event.version, event.message)
+        self.render_state()
+
+    def start_model_check(self) -> None:
+        self.model_step.show_status("Checking…")
+        self.model_check_worker(self.state.model_version, self.state.model)
+
+    @work(thread=True, exclusive=True, group="wizard-model", exit_on_error=False)
+    def model_check_worker(self, version: int, model: str) -> None:
+        problem, line = check_model(SessionSpec(None, model=model or "sim"))
+        self.post_message(self.ModelChecked(version, problem, line))
+
+    @on(ModelChecked)
+    def model_checked(self, event: ModelChecked) -> None:
+        start = self.state.checked_model(event.version, event.problem, event.line)
+        if event.version == self.state.model_version:
+            if event.problem is not None:
+                self.model_step.show_status(f"✗ {event.problem.message}")
+            else:
+                self.model_step.show_status(f"✓ {clean_text(event.line)}")
+        self.start_if_asked(start)
+        self.render_state()
+
+    def start_if_asked(self, spec: SessionSpec | None) -> None:
+        """An armed run may start now: hand the prepared spec to the live run."""
+        if spec is not None:
+            cast("KontestApp", self.app).start_run(spec)
+
+    def start_preview(self, relation: Relation) -> None:
+        """Build a relation's conversations and covering arrays in a worker (the answer for
+        another relation, asked before, is dropped)."""
+        preparation = self.state.preparation
+        if preparation is None:
+            return
+        self.previewing = relation.id
+        self.preview_worker(
+            self.state.version, preparation.spec, relation, self.state.kinds.strength
+        )
+
+    @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
+    def preview_worker(
+        self, version: int, spec: SessionSpec, relation: Relation, strength: int
+    ) -> None:
+        try:
+            preview = preview_relation(spec, relation, strength=strength)
+        except KontestError as error:
+            self.post_message(self.RelationPreviewed(version, None, str(error)))
+            return
+        self.post_message(self.RelationPreviewed(version, preview, ""))
+
+    @on(RelationPreviewed)
+    def relation_previewed(self, event: RelationPreviewed) -> None:
+        if event.preview is not None and event.preview.relation.id != self.previewing:
+            return  # another relation was browsed meanwhile
+        if event.preview is None:
+            if event.version == self.state.version:
+                self.show_preview(None, event.note)
+        elif self.state.previewed(event.version, event.preview):
+            self.show_preview(event.preview)
+
+    # -- rendering -------------------------------------------------------------------------
+
+    def render_state(self) -> None:
+        """Show the state: each step what concerns it, the Run button on or off."""
+        state = self.state
+        preparation = state.preparation
+        self.show_scope()
+        if preparation is not None and self.shown_version != state.version:
+            self.shown_version = state.version
+            self.show_preparation(preparation)
+        elif preparation is None:
+            line = state.waiting() or ""
+            if state.prepare_error:
+                line = f"Preparing failed: {state.prepare_error}"
+            self.graph_step.show_counts(line or "preparing…")
+            self.kinds_step.show_counts("counting…" if not state.prepare_error else line)
+        ready, reason = state.run_state()
+        self.model_step.show_run_state(ready, reason)
+        self.model_step.show_summary(self.describe_plan())
+
+    def show_preparation(self, preparation: Preparation) -> None:
+        """A new preparation: the graph, templates, browser, counts and what blocks."""
+        kg = preparation.kg
+        graph_problems = [p.message for p in preparation.problems if p.step == "graph"]
+        summary = preparation.summary
+        if summary is not None and kg is not None:
+            line = (
+                f"{kg.name} ({kg.domain}): {summary.nodes:,} nodes, {summary.edges:,} edges, "
+                f"{summary.paths:,} paths, {preparation.relations:,} relations"
+            )
+        elif kg is not None:
+            line = f"{kg.name} ({kg.domain}): {len(kg.nodes):,} nodes, {len(kg.edges):,} edges"
+        else:
+            line = ""
+        self.graph_step.show_counts(" · ".join([*([line] if line else []), *graph_problems]))
         self.show_kg_choice()
-        self.presets = list(presets)
-        self.model_step.show_presets(self.presets)
+        if kg is not None:
+            self.graph_step.show_graph(kg, preparation.paths, 2 if self.state.entities else 1)
+        template_set = preparation.spec.template_set
+        if not isinstance(template_set, str) and template_set is not None:
+            self.templates_step.show_templates(template_set, self.state.chosen_templates())
+        self.templates_step.show_relations(preparation.listed_names, preparation.relations)
+        blocked = preparation.blocked
+        self.show_preview(preparation.preview, blocked or "Nothing to preview.")
+        if preparation.preview is not None:  # its covering arrays, made in the background
+            self.start_preview(preparation.preview.relation)
+        self.show_kind_counts(preparation)
+        self.show_questions(preparation)
 
-    def show_kg_choice(self) -> None:
-        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
-        shown = self.kg.name if self.kg is not None else self.kg_source
-        self.graph_step.show_kg_choice(self.samples, self.kg_source, shown)
+    def show_questions(self, preparation: Preparation, shown: int = 5) -> None:
+        """`FILE: N questions, M lines skipped` and the first skipped lines, or why the
+        file cannot be read (also a notification)."""
+        path = self.state.questions
+        if path is None:
+            return
+        announce, self.announce_questions = self.announce_questions, False
+        problems = [p for p in preparation.problems if p.step == "kinds" and p.error is not None]
+        if problems:
+            message = problems[0].message
+            self.kinds_step.show_questions_status(f"Not loaded: {message}")
+            if announce:
+                self.notify(message, title="Annotated questions", severity="error", markup=False)
+            return
+        questions = len({c.relation_id for c in preparation.spec.extra_conversations})
+        skipped = list(preparation.spec.problems)
+        lines = [
+            f"{path}: {questions} questions, {len(skipped)} "
+            f"line{'' if len(skipped) == 1 else 's'} skipped"
+        ]
+        lines += [f"  {problem}" for problem in skipped[:shown]]
+        if len(skipped) > shown:
+            lines.append(f"  … {len(skipped) - shown} more")
+        summary = "\n".join(lines)
+        self.kinds_step.show_questions_status(summary)
+        if announce:
+            self.notify(
+                summary,
+                title="Annotated questions",
+                severity="warning" if skipped else "information",
+                markup=False,
+            )
+
+    def show_preview(self, preview: RelationPreview | None, note: str = "") -> None:
+        self.templates_step.show_preview(preview, note)
+        self.variants_step.show_variants(preview, note)
+
+    def show_kind_counts(self, preparation: Preparation) -> None:
+        text = Text()
+        for count in preparation.counts:
+            text.append(f"{count.kind:<10}", style="bold")
+            text.append(f" {count.conversations:>6} conversations {count.calls:>6} model calls")
+            if count.kind in ("variant", "annotation"):
+                kinds = self.state.kinds
+                limit = (
+                    f", at most {kinds.variant_limit} per question" if kinds.variant_limit else ""
+                )
+                text.append(f"  (strength t={kinds.strength}, step 3{limit})", style="dim")
+            text.append("\n")
+        if len(preparation.counts) > 1:
+            text.append(f"{'total':<10}", style="bold")
+            text.append(
+                f" {sum(c.conversations for c in preparation.counts):>6} conversations "
+                f"{preparation.calls:>6} model calls"
+            )
+        problems = [p.message for p in preparation.problems if p.step == "kinds"]
+        problems += [p.message for p in self.state.kinds.problems()]
+        for message in problems:
+            text.append(f"\n{message}", style="italic yellow")
+        self.kinds_step.show_counts(text)
 
     def show_scope(self) -> None:
         """`Scope: Ireland, Kinawley (depth 2 below each)` or the whole KG."""
-        kg = self.kg
-        labels = [kg.label(node_id) for node_id in self.scope] if kg is not None else []
-        self.graph_step.show_scope(labels, self.selected_depth())
+        labels = [entity.label for entity in self.state.entities]
+        self.graph_step.show_scope(labels, self.state.depth)
 
-    def selected_depth(self) -> int | None:
-        return self.graph_step.selected_depth()
+    def show_kg_choice(self) -> None:
+        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
+        kg = self.kg
+        shown = kg.name if kg is not None else self.state.source
+        self.graph_step.show_kg_choice(self.samples, self.state.source, shown)
+
+    def describe_plan(self) -> str:
+        """`KG places, depth all: 265 relations; templates t1, t2; 1,590 model calls.`"""
+        state = self.state
+        preparation = state.preparation
+        if preparation is None:
+            return ""
+        templates = ", ".join(state.chosen_templates()) or "-"
+        summary = (
+            f"KG {preparation.spec.kg_name}, depth {state.depth or 'all'}: "
+            f"{preparation.relations:,} relations; templates {templates}; "
+            f"{preparation.calls:,} model calls"
+        )
+        if len(preparation.counts) > 1:
+            summary += " (" + ", ".join(f"{c.kind} {c.calls:,}" for c in preparation.counts) + ")"
+        return summary + "."
+
+    def changed(self, spec_changed: bool) -> None:
+        """After a transition: prepare again when the spec changed, then render."""
+        if spec_changed:
+            self.start_prepare()
+        self.render_state()
+
+    # -- step 1: graph --------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
+    def list_choices(self) -> None:
+        try:
+            samples = sample_sources()
+        except KontestError:
+            samples = []
+        self.post_message(self.ChoicesListed(samples, model_presets(), list_test_kinds()))
+
+    @on(ChoicesListed)
+    def choices_listed(self, event: ChoicesListed) -> None:
+        self.samples = event.samples
+        self.show_kg_choice()
+        self.presets = event.presets
+        self.model_step.show_presets(self.presets)
+        self.kind_choices = event.kinds
+        self.kinds_step.show_kind_choices(self.kind_choices, self.state.kinds.kinds)
+        self.kinds_step.show_kind_options(self.state.kinds.kinds, self.state.questions is not None)
 
     def action_load_graph(self) -> None:
-        source = self.graph_step.chosen_source(self.kg_source)
-        if source != self.kg_source:
-            self.scope = []
-        self.kg_source = source
-        self.load_graph_worker(source, self.selected_depth())
+        """Load the KG chosen or typed (again, if it is the same: its file may have changed)."""
+        source = self.graph_step.chosen_source(self.state.source)
+        if not self.state.choose_kg(source):
+            self.state.reload()
+        self.changed(True)
 
     @on(GraphStep.LoadPressed)
     def load_pressed(self) -> None:
@@ -403,87 +543,19 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(GraphStep.SampleChosen)
     def sample_chosen(self, event: GraphStep.SampleChosen) -> None:
-        if event.source != self.kg_source:
-            self.kg_source = event.source
-            self.scope = []
-            self.load_graph_worker(event.source, self.selected_depth())
+        self.changed(self.state.choose_kg(event.source))
 
     @on(GraphStep.DepthChanged)
     def depth_changed(self) -> None:
-        if self.kg is not None:
-            self.load_graph_worker(self.kg_source, self.selected_depth())
+        self.changed(self.state.set_depth(self.graph_step.selected_depth()))
 
     @on(GraphStep.PerPathChanged)
     def per_path_changed(self, event: GraphStep.PerPathChanged) -> None:
-        self.per_path = event.per_path
-        self.load_graph_worker(self.kg_source, self.selected_depth())
+        self.changed(self.state.set_per_path(event.per_path))
 
     @on(GraphStep.ScopeCleared)
     def clear_scope(self) -> None:
-        self.scope = []
-        self.load_graph_worker(self.kg_source, self.selected_depth())
-
-    def load_graph_worker(self, source: str, depth: int | None) -> None:
-        """Load `source`, scoped to the chosen entities, and its relations (per path when
-        ticked) in a worker."""
-        self.graph_worker(source, depth, self.per_path, list(self.scope))
-
-    @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
-    def graph_worker(
-        self, source: str, depth: int | None, per_path: bool, scope: list[str]
-    ) -> None:
-        try:
-            kg = load_graph(source)
-            if scope:  # the depth is counted from each chosen entity (kg.scope)
-                kg, depth = scope_graph(kg, scope, depth), None
-            relations = extract_relations(kg, depth=depth, per_path=per_path)
-            paths = find_paths(kg, depth=depth)
-        except KontestError as error:
-            self.post_message(self.GraphFailed(error))
-            return
-        try:
-            info = describe_graph(kg, depth=depth)
-        except KontestError:
-            info = None
-        self.post_message(self.GraphLoaded(kg, relations, paths, info))
-        try:
-            template_set = load_template_set(kg.domain or source)
-            self.post_message(self.TemplatesLoaded(template_set, list(template_set.ids)))
-        except KontestError as error:
-            self.post_message(self.TemplatesFailed(error))
-
-    @on(GraphFailed)
-    def graph_failed(self, event: GraphFailed) -> None:
-        error = event.error
-        self.show_graph_problem(f"{error.title}: {error}")
-        self.notify(str(error), title=error.title, severity="error", markup=False)
-
-    def show_graph_problem(self, line: str) -> None:
-        self.auto_run = False  # a run asked while loading does not start on a later load
-        self.graph_step.show_counts(line)
-
-    @on(TemplatesFailed)
-    def templates_failed(self, event: TemplatesFailed) -> None:
-        error = event.error
-        self.notify(str(error), title=error.title, severity="warning", markup=False)
-
-    @on(GraphLoaded)
-    def graph_loaded(self, event: GraphLoaded) -> None:
-        if event.source is not None:
-            self.kg_source = event.source
-        self.kg = kg = event.kg
-        self.relations = event.relations
-        self.kind_cache.new_graph()
-        self.graph_step.show_counts(
-            f"{kg.name} ({kg.domain}): {len(kg.nodes)} nodes, {len(kg.edges)} edges, "
-            f"{len(event.paths)} paths, {len(event.relations)} relations"
-        )
-        self.show_kg_choice()
-        self.show_scope()
-        # A scope's subtrees open to show it.
-        self.graph_step.show_graph(kg, event.paths, 2 if self.scope else 1)
-        self.refresh_preview()
-        self.refresh_plan_summary()
+        self.changed(self.state.clear_scope())
 
     @on(GraphStep.SearchTyped)
     def search_typed(self, event: GraphStep.SearchTyped) -> None:
@@ -505,35 +577,21 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(GraphStep.EntityPicked)
     def entity_chosen(self, event: GraphStep.EntityPicked) -> None:
-        """A sample entity loads its sample; a Wikidata entity becomes a seed to build from."""
+        """An entity of a sample or built KG scopes the session (loading that KG); a
+        Wikidata entity becomes a seed to build a KG from."""
         if not 0 <= event.index < len(self.found_entities):
             return
-        entity = self.found_entities[event.index]
-        source = str(getattr(entity, "source", ""))
-        if source.startswith(("sample:", "built:")) or source == "kg":
-            sample = self.source_of(source)
-            if sample != self.kg_source:
-                self.kg_source = sample
-                self.scope = []
-            if str(entity.id) not in self.scope:
-                self.scope.append(str(entity.id))
-            self.load_graph_worker(self.kg_source, self.selected_depth())
+        match = self.found_entities[event.index]
+        source = source_of_match(match, self.state.source)
+        if source is not None:
             self.graph_step.clear_search()
+            self.changed(self.state.add_entity(Entity(match.id, match.label, source)))
             return
-        if entity.id not in self.seeds:
-            self.seeds.append(str(entity.id))
-            self.seed_labels.append(str(entity.label))
+        if match.id not in [qid for qid, _ in self.seeds]:
+            self.seeds.append((match.id, match.label))
         self.graph_step.show_counts(
-            "Wikidata seeds: " + ", ".join(self.seed_labels) + " · press Build"
+            "Wikidata seeds: " + ", ".join(label for _, label in self.seeds) + " · press Build"
         )
-
-    def source_of(self, found_in: str) -> str:
-        """What to load for an entity found in `sample:NAME`, `built:STEM` or the KG loaded."""
-        if found_in.startswith("sample:"):
-            return found_in.removeprefix("sample:")
-        if found_in.startswith("built:"):
-            return str(built_kgs_dir() / f"{found_in.removeprefix('built:')}.json")
-        return self.kg_source
 
     @on(GraphStep.BuildPressed)
     def build_pressed(self) -> None:
@@ -542,579 +600,173 @@ class WizardScreen(WorkerFailures, Screen[None]):
                 "Tick Wikidata, search and choose entities first", severity="warning", markup=False
             )
             return
-        domain = self.kg.domain if self.kg is not None else "places"
+        kg = self.kg
+        domain = kg.domain if kg is not None else "places"
         self.graph_step.start_build_progress()
-        self.build_worker(domain, list(self.seeds), self.selected_depth() or 2)
+        self.build_worker(domain, [qid for qid, _ in self.seeds], self.state.depth or 2)
 
-    @work(thread=True, exclusive=True, group="wizard-graph", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="wizard-build", exit_on_error=False)
     def build_worker(self, domain: str, seeds: list[str], depth: int) -> None:
-        def report(step: Any) -> None:
+        def report(step: object) -> None:
             self.post_message(self.BuildProgressed(step))
 
         try:
-            kg = build_graph(domain, seeds, depth, progress=report)
-            relations = extract_relations(kg, depth=None)
-            paths = find_paths(kg, depth=None)
+            source = build_wikidata_source(domain, seeds, depth, progress=report)
         except KontestError as error:
-            self.post_message(self.GraphFailed(error))
+            self.post_message(self.GraphBuilt(None, str(error), error.title))
             return
-        finally:
-            self.post_message(self.BuildEnded())
-        self.post_message(self.GraphLoaded(kg, relations, paths, None, source=kg.name))
+        self.post_message(self.GraphBuilt(source))
 
     @on(BuildProgressed)
     def build_progressed(self, event: BuildProgressed) -> None:
         self.graph_step.show_build_progress(event.step)
 
-    @on(BuildEnded)
-    def build_ended(self) -> None:
+    @on(GraphBuilt)
+    def graph_built(self, event: GraphBuilt) -> None:
         self.graph_step.hide_build_progress()
+        if event.source is None:
+            self.notify(event.error, title=event.title, severity="error", markup=False)
+            self.graph_step.show_counts(f"{event.title}: {event.error}")
+            return
+        self.seeds = []
+        self.changed(self.state.choose_kg(event.source))
 
-    # -- step 2: templates ----------------------------------------------------------------
-
-    @on(TemplatesLoaded)
-    def templates_loaded(self, event: TemplatesLoaded) -> None:
-        self.template_set = event.template_set
-        self.template_ids = self.templates_step.show_templates(
-            event.template_set, event.template_ids
-        )
-        self.kind_cache.new_graph()
-        self.refresh_preview()
-        self.refresh_kinds()
-        self.refresh_plan_summary()
-        if self.auto_run:
-            self.auto_run = False
-            self.action_run_session()
+    # -- steps 2 and 3: templates, the relation browsed, variants ---------------------------
 
     @on(TemplatesStep.TemplatesChosen)
     def templates_changed(self, event: TemplatesStep.TemplatesChosen) -> None:
-        self.template_ids = list(event.template_ids)
-        self.refresh_preview()
-        self.refresh_kinds()
-        self.refresh_plan_summary()
+        self.changed(self.state.set_templates(event.template_ids))
 
-    def refresh_preview(self) -> None:
-        """Filled queries for the first relations under the chosen templates."""
-        if self.kg is None or self.template_set is None:
+    @on(TemplatesStep.RelationHighlighted)
+    def relation_highlighted(self, event: TemplatesStep.RelationHighlighted) -> None:
+        preparation = self.state.preparation
+        if preparation is None or preparation.problems:
             return
-        self.preview_worker(
-            self.kg, self.relations[:PREVIEW_ROWS], self.template_set, list(self.template_ids)
-        )
-
-    @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
-    def preview_worker(
-        self,
-        kg: KnowledgeGraph,
-        relations: list[Relation],
-        template_set: TemplateSet,
-        template_ids: list[str],
-    ) -> None:
-        if len(template_ids) < 2:
-            self.post_message(self.PreviewBuilt([], "Choose at least two templates."))
+        if not 0 <= event.index < len(preparation.listed):
             return
-        try:
-            conversations = build_conversations(kg, relations, template_set, template_ids)
-        except KontestError as error:
-            self.post_message(self.PreviewBuilt([], str(error)))
+        relation = preparation.listed[event.index]
+        shown = self.state.preview
+        if shown is not None and shown.relation == relation and shown.variants is not None:
             return
-        rows: list[tuple[str, str, str]] = []
-        for conversation in conversations:
-            if conversation.kind != "atomic":
-                continue
-            query = conversation.turns[0]
-            relation = next((r for r in relations if r.id == conversation.relation_id), None)
-            name = (
-                f"{kg.label(relation.parent)} > {kg.label(relation.child)}"
-                if relation
-                else query.relation_id
-            )
-            rows.append((name, query.template_id, query.text))
-        self.post_message(self.PreviewBuilt(rows, ""))
-
-    @on(PreviewBuilt)
-    def preview_built(self, event: PreviewBuilt) -> None:
-        self.show_preview(event.rows, event.note)
-
-    def show_preview(self, rows: list[tuple[str, str, str]], note: str) -> None:
-        self.templates_step.show_preview(rows, note)
-        self.refresh_variants()
-
-    # -- step 3: variants -----------------------------------------------------------------
+        self.start_preview(relation)
 
     @on(VariantsStep.SynonymsRequested)
     def open_synonyms(self) -> None:
         self.app.action_edit_synonyms()  # type: ignore[attr-defined]
 
     @on(VariantsStep.StrengthChanged)
-    def strength_changed(self) -> None:
-        self.refresh_variants()
-        self.refresh_kinds()
-
-    def selected_strength(self) -> int:
-        return self.variants_step.selected_strength()
-
-    def refresh_variants(self) -> None:
-        """The covering array of the first relation's question under the first template."""
-        source = self.variant_source()
-        if source is not None:
-            self.variants_worker(*source)
-
-    def variant_source(self) -> tuple[KnowledgeGraph, Relation, Template, int] | None:
-        """(KG, relation, template, strength) of the question the Variants step previews."""
-        if self.kg is None or self.template_set is None or not self.relations:
-            return None
-        if not self.template_ids:
-            return None
-        template = self.template_set.get(self.template_ids[0])
-        return self.kg, self.relations[0], template, self.selected_strength()
+    def strength_changed(self, event: VariantsStep.StrengthChanged) -> None:
+        self.kinds_changed()
 
     def on_screen_resume(self) -> None:
-        """Back from the synonym editor: pins and bans change the variants, so the preview,
-        the array size and the variant kind's conversations are made again."""
-        self.kind_cache.forget_kind("variant")
-        self.refresh_variants()
-        self.refresh_kinds()
-        self.refresh_plan_summary()
-
-    @work(thread=True, exclusive=True, group="wizard-variants", exit_on_error=False)
-    def variants_worker(
-        self, kg: KnowledgeGraph, relation: Relation, template: Template, strength: int
-    ) -> None:
-        try:
-            preview = preview_variants(kg, relation, template, kg.domain, strength)
-        except KontestError as error:
-            self.post_message(self.VariantsPreviewed(None, f"Covering-array variants: {error}"))
-            return
-        except Exception as error:  # an engine bug: said in the step, not only notified
-            self.post_message(self.VariantsPreviewed(None, f"Variants preview failed: {error}"))
-            return
-        self.post_message(self.VariantsPreviewed(preview, ""))
-
-    @on(VariantsPreviewed)
-    def variants_previewed(self, event: VariantsPreviewed) -> None:
-        self.variants_step.show_variants(event.preview, event.note)
+        """Back from the synonym editor: pins and bans change the variants."""
+        if self.state.preparation is not None:
+            self.state.reload()
+            self.changed(True)
 
     # -- step 4: test kinds ---------------------------------------------------------------
 
-    def show_kind_choices(self) -> None:
-        """List the engine's test kinds (title and description); KONTEST ticked."""
-        try:
-            self.kind_choices = list_test_kinds()
-        except KontestError as error:
-            self.kinds_step.show_counts(f"Test kinds: {error}")
-            self.kind_choices = []
-        self.kinds_step.show_kind_choices(self.kind_choices, self.kinds)
-        self.show_kind_options()
-
-    def show_kind_options(self) -> None:
-        self.kinds_step.show_kind_options(self.kinds, self.questions_path is not None)
-
     @on(KindsStep.KindsChanged)
     def kinds_changed(self) -> None:
-        self.kinds = self.kinds_step.ticked_kinds(self.kind_choices)
-        self.show_kind_options()
-        self.refresh_kinds()
-        self.refresh_plan_summary()
-
-    def asked_kinds(self) -> list[str]:
-        """The ticked kinds, then annotated questions when a questions file is loaded."""
-        return [*self.kinds, *(["annotation"] if self.questions_path is not None else [])]
-
-    def ticked_names(self, prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The sub-selection ticked in an option row (`qtype-…`, `rule-…`), in engine order."""
-        return self.kinds_step.ticked_names(prefix, names)
-
-    def variant_limit(self) -> int | None:
-        """Max variants per question; None (the whole covering array) when blank or 0."""
-        return self.kinds_step.variant_limit()
-
-    def kind_blocked(self, kind: str) -> str:
-        """Why a ticked kind cannot be built ('' when it can): an empty sub-selection."""
-        if kind == "factcheck" and not self.ticked_names("qtype", self.question_types):
-            return "tick at least one question type"
-        if kind == "logic" and not self.ticked_names("rule", self.logic_rules):
-            return "tick at least one rule"
-        return ""
-
-    def kind_choices_now(self) -> KindChoices:
-        """The choices the kinds' conversations depend on, read from the fields."""
-        return KindChoices(
-            template_ids=tuple(self.template_ids),
-            strength=self.selected_strength(),
-            postfix=self.kinds_step.postfix(),
-            variant_limit=self.variant_limit(),
-            question_types=self.ticked_names("qtype", self.question_types),
-            rules=self.ticked_names("rule", self.logic_rules),
+        step = self.kinds_step
+        choices = KindChoices(
+            kinds=tuple(step.ticked_kinds(self.kind_choices))
+            if self.kind_choices
+            else ("kontest",),
+            strength=self.variants_step.selected_strength(),
+            postfix=step.postfix(),
+            variant_limit=step.variant_limit(),
+            question_types=step.ticked_names("qtype", QUESTION_TYPES),
+            rules=step.ticked_names("rule", LOGIC_RULES),
         )
-
-    def questions_key(self, path: str) -> Key:
-        """What a questions file's conversations depend on: the file and variant options."""
-        return self.kind_cache.questions_key(path, self.kind_choices_now())
-
-    def kind_key(self, kind: str) -> Key:
-        """What a kind's conversations depend on: the KG version, templates, its options."""
-        return self.kind_cache.key(kind, self.kind_choices_now(), self.questions_path)
-
-    def kind_options(self) -> KindOptions:
-        """The engine's KindOptions for the choices shown (all ticked: None, i.e. all)."""
-        types = self.ticked_names("qtype", self.question_types)
-        rules = self.ticked_names("rule", self.logic_rules)
-        return KindOptions(
-            strength=self.selected_strength(),
-            postfix=self.kinds_step.postfix(),
-            variant_limit=self.variant_limit(),
-            question_types=None if len(types) == len(self.question_types) else types,
-            rules=None if len(rules) == len(self.logic_rules) else rules,
-        )
-
-    def refresh_kinds(self) -> None:
-        """Build (in a worker) the ticked kinds not built yet, then show the counts."""
-        self.show_kind_counts()
-        if self.questions_path is not None:
-            key = self.kind_key("annotation")
-            if self.kind_cache.is_pending(key):
-                self.kind_cache.start([key])
-                self.questions_worker(self.questions_path, key, self.kind_options(), False)
-        if self.kg is None or self.template_set is None or not self.template_ids:
-            return
-        missing = [
-            self.kind_key(kind)
-            for kind in self.kinds
-            if not self.kind_blocked(kind) and self.kind_cache.is_pending(self.kind_key(kind))
-        ]
-        if missing:
-            self.kind_cache.start(missing)
-            self.kinds_worker(
-                self.kg,
-                list(self.relations),
-                self.template_set,
-                list(self.template_ids),
-                missing,
-                self.kind_options(),
-            )
-
-    # Not exclusive: each worker builds other keys (the key names the KG version), and a
-    # result for an older KG is simply never looked up.
-    @work(thread=True, group="wizard-kinds", exit_on_error=False)
-    def kinds_worker(
-        self,
-        kg: KnowledgeGraph,
-        relations: list[Relation],
-        template_set: TemplateSet,
-        template_ids: list[str],
-        keys: list[Key],
-        options: KindOptions,
-    ) -> None:
-        for key in keys:
-            try:
-                built = build_kind_for_relations(
-                    kg, relations, template_set, template_ids, TestKind(str(key[0])), options
-                )
-            except KontestError as error:
-                self.post_message(self.KindBuilt(key, None, str(error)))
-                continue
-            except Exception as error:  # an engine bug must not leave "counting…" forever
-                self.post_message(self.KindBuilt(key, None, f"failed: {error!r}"))
-                continue
-            self.post_message(self.KindBuilt(key, built, ""))
-
-    @on(KindBuilt)
-    def kind_built(self, event: KindBuilt) -> None:
-        self.kind_cache.finish(event.key, event.conversations, event.error)
-        self.show_kind_counts()
-        self.refresh_plan_summary()
-
-    # -- annotated questions (a JSONL file, not built from the KG) --------------------------
+        self.kinds_step.show_kind_options(choices.kinds, self.state.questions is not None)
+        self.changed(self.state.set_kinds(choices))
 
     @on(KindsStep.QuestionsRequested)
     def load_questions(self, event: KindsStep.QuestionsRequested) -> None:
-        """Read the questions file in a worker (blank: take the questions out of the plan)."""
-        path = event.path
-        if not path:
-            if self.questions_path is not None:
-                self.notify("Annotated questions taken out of the plan.", markup=False)
-            self.questions_path = None
-            self.kinds_step.show_questions_status("")
-            self.kinds_changed()
-            return
-        key = self.questions_key(path)
-        # Read it again: the file may have changed since it was last loaded.
-        self.kind_cache.restart(key)
-        self.kinds_step.show_questions_status(f"Reading {path}…")
-        self.questions_worker(path, key, self.kind_options(), True)
-
-    @work(thread=True, group="wizard-questions", exit_on_error=False)
-    def questions_worker(self, path: str, key: Key, options: KindOptions, announce: bool) -> None:
-        try:
-            loaded = load_annotated_questions(path, options)
-        except KontestError as error:
-            self.post_message(self.QuestionsLoaded(key, None, str(error), announce))
-            return
-        except Exception as error:  # an engine bug must not crash the wizard
-            self.post_message(self.QuestionsLoaded(key, None, f"{path}: {error!r}", announce))
-            return
-        self.post_message(self.QuestionsLoaded(key, loaded, "", announce))
-
-    @on(QuestionsLoaded)
-    def questions_loaded(self, event: QuestionsLoaded) -> None:
-        # A Load that failed leaves the plan: its error is notified, not kept for the counts.
-        self.kind_cache.finish_questions(
-            event.key, event.loaded, event.error, keep_error=not event.announce
-        )
-        path = str(event.key[1])
-        if event.loaded is None:
-            if event.announce:  # a Load that failed: the file is not in the plan
-                self.notify(
-                    event.error, title="Annotated questions", severity="error", markup=False
-                )
-                self.kinds_step.show_questions_status(f"Not loaded: {event.error}")
-                if self.questions_path == path:
-                    self.questions_path = None
-        elif event.announce:
-            self.questions_path = path
-            summary = self.describe_questions(event.loaded)
-            self.kinds_step.show_questions_status(summary)
-            self.notify(
-                summary,
-                title="Annotated questions",
-                severity="warning" if event.loaded.problems else "information",
-                markup=False,
-            )
-        self.show_kind_options()
-        self.refresh_kinds()  # options may have changed while the file was read
-        self.refresh_plan_summary()
-
-    @staticmethod
-    def describe_questions(loaded: AnnotatedQuestions, shown: int = 5) -> str:
-        """`FILE: N questions, M lines skipped` and the first skipped lines (FILE:LINE: why)."""
-        problems = loaded.problems
-        lines = [
-            f"{loaded.path}: {loaded.questions} questions, {len(problems)} "
-            f"line{'' if len(problems) == 1 else 's'} skipped"
-        ]
-        lines += [f"  {problem}" for problem in problems[:shown]]
-        if len(problems) > shown:
-            lines.append(f"  … {len(problems) - shown} more")
-        return "\n".join(lines)
-
-    def kind_conversations(self, kind: str) -> list[Conversation] | None:
-        """A kind's conversations for the current choices, if built."""
-        return self.kind_cache.conversations(self.kind_key(kind))
-
-    def kind_totals(self) -> list[tuple[str, int | None, int | None, str]]:
-        """(kind, conversations, model calls, note) per asked kind; None while counting."""
-        totals: list[tuple[str, int | None, int | None, str]] = []
-        for kind in self.asked_kinds():
-            key = self.kind_key(kind)
-            built = self.kind_conversations(kind)
-            if built is None:
-                note = self.kind_blocked(kind) or self.kind_cache.note(key)
-                totals.append((kind, None, None, note))
-            else:
-                calls = sum(len(conversation.turns) for conversation in built)
-                totals.append((kind, len(built), calls, ""))
-        return totals
-
-    def show_kind_counts(self) -> None:
-        if not self.asked_kinds():
-            self.kinds_step.show_counts(
-                "Tick at least one test kind (or load annotated questions)."
-            )
-            return
-        text = Text()
-        totals = self.kind_totals()
-        for kind, conversations, calls, note in totals:
-            text.append(f"{kind:<10}", style="bold")
-            if conversations is None:
-                text.append(f" {note}", style="italic")
-            else:
-                text.append(f" {conversations:>6} conversations {calls:>6} model calls")
-            if kind in ("variant", "annotation"):
-                limit = self.variant_limit()
-                text.append(
-                    f"  (strength t={self.selected_strength()}, step 3"
-                    + (f", at most {limit} per question" if limit else "")
-                    + ")",
-                    style="dim",
-                )
-            text.append("\n")
-        if totals and all(conversations is not None for _, conversations, _, _ in totals):
-            text.append(f"{'total':<10}", style="bold")
-            text.append(
-                f" {sum(c or 0 for _, c, _, _ in totals):>6} conversations "
-                f"{sum(n or 0 for _, _, n, _ in totals):>6} model calls"
-            )
-        self.kinds_step.show_counts(text)
+        """A questions file in the plan (read by prepare; blank: taken out)."""
+        changed = self.state.set_questions(event.path or None)
+        if not changed and event.path:
+            self.state.reload()  # read it again: the file may have changed
+            changed = True
+        self.announce_questions = bool(event.path)
+        if not event.path and changed:
+            self.notify("Annotated questions taken out of the plan.", markup=False)
+        status = f"Reading {event.path}…" if event.path else ""
+        self.kinds_step.show_questions_status(status)
+        self.kinds_step.show_kind_options(self.state.kinds.kinds, self.state.questions is not None)
+        self.changed(changed)
 
     # -- step 5: model and run ------------------------------------------------------------
 
+    @on(ModelStep.ModelTyped)
+    def model_typed(self, event: ModelStep.ModelTyped) -> None:
+        if self.state.set_model(event.spec):
+            self.start_model_check()
+            self.render_state()
+
     @on(ModelStep.CheckRequested)
     def action_check_model(self) -> None:
-        self.model_step.show_status("Checking…")
-        self.check_worker(self.model_step.model_spec())
-
-    @work(exclusive=True, group="wizard-model", exit_on_error=False)
-    async def check_worker(self, spec: str) -> None:
-        try:
-            model = await asyncio.to_thread(open_model, spec, kg=self.kg)
-            try:
-                line = await model.check()
-            finally:
-                await model.aclose()
-        except KontestError as error:
-            self.model_step.show_status(f"✗ {error}")
-            self.notify(str(error), title=error.title, severity="error", markup=False)
-            return
-        self.model_step.show_status(f"✓ {clean_text(str(line))}")
+        self.state.set_model(self.model_step.model_spec())
+        self.state.model_version += 1  # a check asked for: ask again
+        self.state.model_checked = False
+        self.start_model_check()
+        self.render_state()
 
     @on(ModelStep.OllamaRequested)
     def find_ollama(self) -> None:
         """List the models of the Ollama server typed in the model field (its @URL), else
-        the default local one."""
-        typed = self.model_step.model_spec()
-        self.ollama_worker(typed if typed.lower().startswith("ollama:") else "ollama:")
+        the default local one; each keeps that URL."""
+        self.ollama_worker(self.model_step.model_spec())
 
     @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
-    def ollama_worker(self, spec: str) -> None:
+    def ollama_worker(self, typed: str) -> None:
         try:
-            names = list_models(spec)
+            specs = list_ollama_models(typed)
         except KontestError as error:
             self.post_message(self.OllamaModelsListed([], str(error), error.title))
             return
         except Exception as error:
             self.post_message(self.OllamaModelsListed([], f"cannot list Ollama models: {error}"))
             return
-        specs = [
-            name if ":" in name and name.startswith("ollama") else f"ollama:{name}"
-            for name in names
-        ]
         self.post_message(self.OllamaModelsListed(specs))
 
     @on(OllamaModelsListed)
     def ollama_models_listed(self, event: OllamaModelsListed) -> None:
         if event.error:
             self.notify(event.error, title=event.title, severity="warning", markup=False)
-        else:
-            self.add_presets(event.specs)
-
-    def add_presets(self, specs: list[str]) -> None:
-        """Add model specs to the presets (those listed before stay, in their order)."""
-        self.presets += [spec for spec in specs if spec not in self.presets]
-        self.model_step.show_presets(self.presets)
-        self.notify(f"{len(specs)} Ollama model(s) found", markup=False)
-
-    def refresh_plan_summary(self) -> None:
-        if self.kg is None:
             return
-        pairs = len(self.template_ids) // 2 if len(self.template_ids) >= 2 else 0
-        summary = (
-            f"KG {self.kg.name}, depth {self.selected_depth() or 'all'}: {len(self.relations)} relations; "
-            f"templates {', '.join(self.template_ids) or '-'}; {pairs} template pair(s)."
-        )
-        if self.asked_kinds() != ["kontest"]:
-            calls = [
-                f"{kind} {'…' if count is None else count}"
-                for kind, _, count, _ in self.kind_totals()
-            ]
-            summary += f"\nTest kinds (model calls): {', '.join(calls) or 'none'}."
-        self.model_step.show_summary(summary)
+        self.presets += [spec for spec in event.specs if spec not in self.presets]
+        self.model_step.show_presets(self.presets)
+        self.notify(f"{len(event.specs)} Ollama model(s) found", markup=False)
 
     @on(ModelStep.RunRequested)
     def action_run_session(self) -> None:
-        if self.kg is None or self.template_set is None:
-            self.auto_run = True
-            self.notify(
-                "Still loading the graph and templates; the run starts when ready.", markup=False
-            )
-            return
-        if not self.asked_kinds():
-            self.notify(
-                "Tick at least one test kind or load annotated questions (step 4).",
-                severity="warning",
-                markup=False,
-            )
-            return
-        blocked = [
-            f"{kind}: {self.kind_blocked(kind)}" for kind in self.kinds if self.kind_blocked(kind)
-        ]
-        if blocked:
-            self.notify("; ".join(blocked) + " (step 4).", severity="warning", markup=False)
-            return
-        if len(self.template_ids) < (2 if "kontest" in self.kinds else 1):
-            self.notify("Choose at least two templates.", severity="warning", markup=False)
-            return
-        spec = self.model_step.model_spec() or "sim"
-        try:
-            check_model_spec(spec)
-        except KontestError as error:
-            self.model_step.show_status(f"✗ {error}")
-            self.notify(str(error), title=error.title, severity="error", markup=False)
-            return
-        # Widget values are read here, in the UI thread; kinds already built are reused.
-        built = {kind: self.kind_conversations(kind) for kind in self.asked_kinds()}
-        loaded = (
-            self.kind_cache.questions.get(self.kind_key("annotation"))
-            if self.questions_path is not None
-            else None
-        )
-        self.plan_worker(
-            self.kg,
-            list(self.relations),
-            self.template_set,
-            list(self.template_ids),
-            spec,
-            self.kg_source,
-            self.selected_depth(),
-            self.per_path,
-            built,
-            self.kind_options(),
-            self.questions_path,
-            list(loaded.problems) if loaded is not None else [],
-        )
+        decision, why = self.state.request_run()
+        if decision == "start":
+            cast("KontestApp", self.app).start_run(self.state.ready_spec())
+        elif decision == "armed":
+            self.notify(why, markup=False)
+        else:
+            self.notify(f"Run is off: {why}", severity="warning", markup=False)
+        self.render_state()
 
-    @work(thread=True, exclusive=True, group="wizard-plan", exit_on_error=False)
-    def plan_worker(
-        self,
-        kg: KnowledgeGraph,
-        relations: list[Relation],
-        template_set: TemplateSet,
-        template_ids: list[str],
-        spec: str,
-        kg_source: str,
-        depth: int | None,
-        per_path: bool,
-        built: dict[str, list[Conversation] | None],
-        kind_options: KindOptions,
-        questions_path: str | None,
-        problems: list[str],
-    ) -> None:
-        # A failure (KontestError or not) is notified by `on_worker_state_changed`.
-        conversations: list[Conversation] = []
-        for kind, ready in built.items():
-            if ready is None and kind == "annotation" and questions_path is not None:
-                loaded = load_annotated_questions(questions_path, kind_options)
-                ready, problems = loaded.conversations, loaded.problems
-            elif ready is None:
-                ready = build_kind_for_relations(
-                    kg, relations, template_set, template_ids, TestKind(kind), kind_options
-                )
-            conversations.extend(ready)
-        plan = SessionPlan(
-            kg=kg,
-            kg_source=kg_source,
-            depth=depth,
-            relations=relations,
-            conversations=conversations,
-            template_set=template_set,
-            template_ids=template_ids,
-            model_spec=spec,
-            per_path=per_path,
-            kinds=tuple(built),
-            kind_options=kind_options,
-            problems=problems,
+    def variant_source(self) -> tuple[KnowledgeGraph, Relation, object, int] | None:
+        """(KG, relation, template, strength) of the first question the Variants step shows
+        (the synonym editor previews it)."""
+        preparation = self.state.preparation
+        preview = self.state.preview
+        if preparation is None or preparation.kg is None or preview is None:
+            return None
+        template_set = preparation.spec.template_set
+        if template_set is None or isinstance(template_set, str):
+            return None
+        chosen = self.state.chosen_templates()
+        if not chosen:
+            return None
+        return (
+            preparation.kg,
+            preview.relation,
+            template_set.get(chosen[0]),
+            self.state.kinds.strength,
         )
-        self.post_message(self.PlanBuilt(plan))
-
-    @on(PlanBuilt)
-    def plan_built(self, event: PlanBuilt) -> None:
-        cast("KontestApp", self.app).start_run(event.plan)

@@ -24,6 +24,7 @@ from textual.widgets import (
     Tree,
 )
 from textual.widgets.option_list import Option
+from textual.widgets.tree import TreeNode
 
 from kontest_tui.kg.graph import KnowledgeGraph
 
@@ -74,6 +75,8 @@ class GraphStep(TabPane):
 
     class BuildPressed(Message):
         """Build (from Wikidata) was pressed."""
+
+    kg: KnowledgeGraph | None = None  # the graph the tree shows
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="row"):
@@ -223,22 +226,13 @@ class GraphStep(TabPane):
     def show_graph(
         self, kg: KnowledgeGraph, paths: Sequence[tuple[str, ...]], open_levels: int
     ) -> None:
-        """The graph as a tree (`open_levels` levels open) and its first paths."""
-        tree = self.query_one("#kg-tree", Tree)
+        """The graph as a tree (`open_levels` levels open; a node's children are added when
+        it is opened, so a graph of any size costs the nodes shown) and its first paths."""
+        self.kg = kg
+        tree: Tree[str] = self.query_one("#kg-tree", Tree)
         tree.clear()
         tree.root.set_label(kg.name)
-        stack = [(tree.root, root_id, 0) for root_id in reversed(kg.roots())]
-        while stack:
-            parent, node_id, level = stack.pop()
-            children = kg.children(node_id)
-            label = Text(kg.label(node_id))
-            if children:
-                label.append(f" ({len(children)})", style="dim")
-            node = parent.add(
-                label, data=node_id, expand=level < open_levels, allow_expand=bool(children)
-            )
-            for child_id in reversed(children):
-                stack.append((node, child_id, level + 1))
+        self.add_children(tree.root, kg.roots(), open_levels)
         tree.root.expand()
         path_list = self.query_one("#path-list", OptionList)
         path_list.clear_options()
@@ -248,6 +242,30 @@ class GraphStep(TabPane):
                 for path in paths[:PATHS_SHOWN]
             ]
         )
+
+    def add_children(
+        self, parent: TreeNode[str], node_ids: Sequence[str], open_levels: int
+    ) -> None:
+        """Tree nodes for `node_ids` under `parent`; the first `open_levels` levels open."""
+        kg = self.kg
+        if kg is None:
+            return
+        for node_id in node_ids:
+            children = kg.children(node_id)
+            label = Text(kg.label(node_id))
+            if children:
+                label.append(f" ({len(children)})", style="dim")
+            node = parent.add(label, data=node_id, allow_expand=bool(children))
+            if children and open_levels > 0:
+                self.add_children(node, children, open_levels - 1)
+                node.expand()
+
+    @on(Tree.NodeExpanded, "#kg-tree")
+    def node_expanded(self, event: Tree.NodeExpanded[str]) -> None:
+        """Add an opened node's children the first time it is opened."""
+        node = event.node
+        if self.kg is not None and node.data is not None and not node.children:
+            self.add_children(node, self.kg.children(node.data), 0)
 
     def show_suggestions(self, found: Sequence[Any], note: str) -> None:
         """Entities found (label, id, description, where found), or a note."""

@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import Button, Checkbox, Input, Label, SelectionList, Static, TabPane
 from textual.widgets.selection_list import Selection
 
-from kontest_tui.tui.kind_choices import KindChoice
+from kontest_tui.run.api import KindChoice
 
 
 class KindsStep(TabPane):

@@ -24,6 +24,13 @@ class ModelStep(TabPane):
     class RunRequested(Message):
         """Run was pressed."""
 
+    class ModelTyped(Message):
+        """The model spec in the field changed (typed, or a preset chosen)."""
+
+        def __init__(self, spec: str) -> None:
+            super().__init__()
+            self.spec = spec
+
     def __init__(self, title: str, initial_model: str, *, id: str | None = None) -> None:
         super().__init__(title, id=id)
         self.initial_model = initial_model
@@ -42,6 +49,7 @@ class ModelStep(TabPane):
             yield Button("Find Ollama models", id="find-ollama")
             yield Button("Run", id="run", variant="success")
         yield Static("", id="model-status", markup=False)
+        yield Static("", id="run-reason", classes="hint", markup=False)
         yield Static("", id="plan-summary", classes="counts", markup=False)
 
     def model_spec(self) -> str:
@@ -52,6 +60,10 @@ class ModelStep(TabPane):
     def preset_chosen(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
             self.query_one("#model-spec", Input).value = event.value
+
+    @on(Input.Changed, "#model-spec")
+    def model_typed(self, event: Input.Changed) -> None:
+        self.post_message(self.ModelTyped(event.value.strip()))
 
     @on(Button.Pressed, "#check-model")
     def check_pressed(self) -> None:
@@ -73,3 +85,10 @@ class ModelStep(TabPane):
 
     def show_summary(self, text: str) -> None:
         self.query_one("#plan-summary", Static).update(text)
+
+    def show_run_state(self, ready: bool, reason: str) -> None:
+        """Run on or off, and why it is off (or what it waits for)."""
+        self.query_one("#run", Button).disabled = not ready and not reason.startswith("Waiting")
+        self.query_one("#run-reason", Static).update(
+            "" if ready else (reason if reason.startswith("Waiting") else f"Run is off: {reason}")
+        )

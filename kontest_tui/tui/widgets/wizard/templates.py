@@ -1,17 +1,26 @@
-"""Step 2 of the wizard: the templates to ask, with the questions they make for the first
-relations."""
+"""Step 2 of the wizard: the templates to ask, and a browser of what the run asks: the
+scope's relations on the left, every conversation of every test kind the run asks about the
+highlighted one on the right (KONTEST's atomic and sequential ones, variants, FactChecker
+and logic questions), as `run.api.prepare` / `preview_relation` built them."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.console import Group, RenderableType
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import DataTable, SelectionList, Static, TabPane
+from textual.widgets import OptionList, SelectionList, Static, TabPane
+from textual.widgets.option_list import Option
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.run.api import RelationPreview
+from kontest_tui.tui.views import conversation_label
 
 
 def describe_template(template_set: TemplateSet, template_id: str) -> str:
@@ -22,8 +31,38 @@ def describe_template(template_set: TemplateSet, template_id: str) -> str:
     return template_id
 
 
+def render_conversations(preview: RelationPreview) -> Group:
+    """Every conversation of one relation, kind by kind: its label and each turn's question
+    (numbered when there are several), the expected answer when the kind has one."""
+    parts: list[RenderableType] = [Text(preview.name, style="bold")]
+    kinds = list(dict.fromkeys(c.test_kind for c in preview.conversations))
+    for kind in kinds:
+        members = [c for c in preview.conversations if c.test_kind == kind]
+        parts.append(Text(f"\n{kind.value} ({len(members)})", style="bold underline"))
+        table = Table(box=None, show_header=False, padding=(0, 1, 0, 0), expand=True)
+        table.add_column("label", no_wrap=True, style="cyan")
+        table.add_column("questions", ratio=1)
+        for conversation in members:
+            turns = conversation.turns
+            questions = Text()
+            for turn, query in enumerate(turns):
+                if turn:
+                    questions.append("\n")
+                if len(turns) > 1:
+                    questions.append(f"{turn + 1}. ", style="dim")
+                questions.append(clean_text(query.text))
+            expected = [a.value for a in conversation.expected if a is not None]
+            if expected:
+                questions.append(f"  (expected: {', '.join(expected)})", style="dim")
+            table.add_row(Text(conversation_label(conversation)), questions)
+        parts.append(table)
+    for note in preview.notes:
+        parts.append(Text(f"\n{note}", style="italic yellow"))
+    return Group(*parts)
+
+
 class TemplatesStep(TabPane):
-    """The templates step: tick the templates, see the questions they make."""
+    """The templates step: tick the templates, browse the conversations they make."""
 
     class TemplatesChosen(Message):
         """The ticked templates changed."""
@@ -32,37 +71,67 @@ class TemplatesStep(TabPane):
             super().__init__()
             self.template_ids = template_ids
 
+    class RelationHighlighted(Message):
+        """A relation was highlighted in the browser (its index in the relations shown)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
     def compose(self) -> ComposeResult:
         yield Static(
             "Templates to ask (each relation gets atomic + sequential conversations)",
             classes="hint",
         )
         yield SelectionList[str](id="template-select")
-        yield DataTable(id="query-preview", zebra_stripes=True)
+        with Horizontal(id="conversation-browser"):
+            yield OptionList(id="relation-list", classes="pane")
+            with VerticalScroll(id="conversation-scroll", classes="pane"):
+                yield Static("", id="conversation-preview", markup=False)
 
     def on_mount(self) -> None:
-        self.query_one("#query-preview", DataTable).add_columns("Relation", "Template", "Question")
+        self.query_one("#relation-list", OptionList).border_title = "relations"
+        self.query_one("#conversation-scroll").border_title = "what the run asks"
 
-    def show_templates(self, template_set: TemplateSet, template_ids: Sequence[str]) -> list[str]:
-        """Offer `template_ids` (the first two ticked); the ids ticked."""
-        selection = self.query_one("#template-select", SelectionList)
-        selection.clear_options()
-        for index, template_id in enumerate(template_ids):
-            selection.add_option(
-                (describe_template(template_set, template_id), template_id, index < 2)
-            )
-        return list(selection.selected)
+    def show_templates(self, template_set: TemplateSet, chosen: Sequence[str]) -> None:
+        """Offer the set's templates, `chosen` ticked (no message: the state chose them)."""
+        selection: SelectionList[str] = self.query_one("#template-select", SelectionList)
+        with selection.prevent(SelectionList.SelectedChanged):
+            selection.clear_options()
+            for template_id in template_set.ids:
+                selection.add_option(
+                    (
+                        describe_template(template_set, template_id),
+                        template_id,
+                        template_id in chosen,
+                    )
+                )
 
     @on(SelectionList.SelectedChanged, "#template-select")
     def templates_changed(self) -> None:
         selected = self.query_one("#template-select", SelectionList).selected
         self.post_message(self.TemplatesChosen(list(selected)))
 
-    def show_preview(self, rows: Sequence[tuple[str, str, str]], note: str) -> None:
-        """(relation, template, question) rows, or a note when there are none."""
-        table = self.query_one("#query-preview", DataTable)
-        table.clear()
-        if note:
-            table.add_row(Text(note, style="italic"), "", "")
-        for name, template_id, text in rows:
-            table.add_row(Text(name), template_id, Text(text))
+    @on(OptionList.OptionHighlighted, "#relation-list")
+    def relation_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_index is not None:
+            self.post_message(self.RelationHighlighted(event.option_index))
+
+    def show_relations(self, names: Sequence[str], total: int) -> None:
+        """The relations to browse (`names`, of `total` in the scope)."""
+        relations = self.query_one("#relation-list", OptionList)
+        with relations.prevent(OptionList.OptionHighlighted):
+            relations.clear_options()
+            relations.add_options([Option(Text(name)) for name in names])
+            if names:
+                relations.highlighted = 0
+        shown = f"{len(names)} of {total:,}" if total > len(names) else f"{total:,}"
+        relations.border_title = f"relations ({shown})"
+
+    def show_preview(self, preview: RelationPreview | None, note: str = "") -> None:
+        """One relation's conversations, or a note when there are none."""
+        widget = self.query_one("#conversation-preview", Static)
+        if preview is None:
+            widget.update(Text(note, style="italic"))
+        else:
+            widget.update(render_conversations(preview))

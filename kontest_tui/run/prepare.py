@@ -1,0 +1,393 @@
+"""What a session spec would ask, before anything is stored: `prepare(spec)`.
+
+`prepare` resolves the spec (loads and scopes the KG, reads the template set and questions
+file) and says what the run would be: the scoped graph's summary, its relation count, the
+conversations and model calls per test kind, the first relations with every conversation
+the run asks about them (each kind's, covering-array rows included), and the problems that
+block a run (an empty scope, a KG that does not load, an unreadable template set, too few
+templates, a kind that builds nothing, a model spec that does not parse or a model that does
+not answer). A front end shows it and starts the run only when `problems` is empty; the CLI
+calls it with `detail=False`, which only resolves and checks (no summary, counts or
+previews), so `kontest run` costs what it did.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import TYPE_CHECKING, Literal
+
+from kontest_tui.domain.records import Conversation, Relation, TestKind
+from kontest_tui.errors import GraphError, InvalidInputError, KontestError, TemplateError
+from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.relations import iter_relations
+from kontest_tui.generate.summary import GraphSummary, describe_graph
+from kontest_tui.generate.templates import Template, TemplateSet
+from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.names import NodeNames
+from kontest_tui.kg.paths import iter_paths
+from kontest_tui.kinds.registry import KINDS, build_kind_for_relations
+from kontest_tui.run.spec import SessionSpec, resolve_spec
+
+if TYPE_CHECKING:
+    from kontest_tui.generate.variants import VariantPreview
+
+PREVIEW_RELATIONS = 200  # relations listed for browsing their conversations
+PATHS_SHOWN = 500  # root-to-leaf paths listed
+
+Step = Literal["graph", "templates", "kinds", "model"]
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Something that blocks a run, and the wizard step where it is fixed."""
+
+    step: Step
+    message: str
+    error: KontestError | None = field(default=None, compare=False)  # the engine's own
+
+    def raise_error(self) -> None:
+        """Raise the engine's error behind this problem (one line on the command line)."""
+        if self.error is not None:
+            raise self.error
+        raise InvalidInputError(self.message.rstrip("."))
+
+
+@dataclass(frozen=True, slots=True)
+class KindCount:
+    """How much one test kind asks: conversations and model calls (turns)."""
+
+    kind: str  # a TestKind value, or "annotation" for a questions file
+    conversations: int
+    calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class QueryVariants:
+    """The covering array of one question: the template it fills and its variant rows."""
+
+    template_id: str
+    question: str
+    preview: VariantPreview | None  # None when the array cannot be made (`note` says why)
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RelationPreview:
+    """Every conversation a run asks about one relation, kind by kind in the order asked,
+    and the covering array of each of its questions."""
+
+    relation: Relation
+    name: str  # `Ireland ⊃ Ulster`, by name (kg.names: equal labels told apart)
+    conversations: tuple[Conversation, ...]
+    variants: tuple[QueryVariants, ...] | None  # None: not made (variant_rows=False)
+    notes: tuple[str, ...] = ()  # kinds that could not be built for it, and why
+
+
+@dataclass(slots=True)
+class Preparation:
+    """What `prepare` found: the resolved spec and what its run would ask."""
+
+    spec: SessionSpec  # resolved (graph in memory) when the KG loaded, else the spec given
+    summary: GraphSummary | None = None
+    relations: int = 0
+    counts: list[KindCount] = field(default_factory=list)
+    listed: list[Relation] = field(default_factory=list)  # the first PREVIEW_RELATIONS
+    listed_names: list[str] = field(default_factory=list)  # `Ireland ⊃ Ulster` each
+    paths: list[tuple[str, ...]] = field(default_factory=list)  # the first PATHS_SHOWN
+    preview: RelationPreview | None = None  # the first relation's
+    problems: list[Problem] = field(default_factory=list)
+    model_line: str = ""  # what the model's check said (ask_model=True)
+
+    @property
+    def kg(self) -> KnowledgeGraph | None:
+        """The scoped graph, None when it did not load."""
+        source = self.spec.source
+        return source if isinstance(source, KnowledgeGraph) else None
+
+    @property
+    def blocked(self) -> str:
+        """Why a run cannot start ('' when it can): every problem, one sentence each."""
+        return " ".join(problem.message for problem in self.problems)
+
+    @property
+    def calls(self) -> int:
+        """Model calls of the whole run."""
+        return sum(count.calls for count in self.counts)
+
+
+def prepare(
+    spec: SessionSpec,
+    *,
+    detail: bool = True,
+    ask_model: bool = False,
+    strength: int = 2,
+    variant_rows: bool = False,
+) -> Preparation:
+    """Resolve `spec` and say what its run would ask and what blocks it (see the module
+    docstring). Blocking: loads, scopes and builds counts; call it from a worker thread.
+    The first relation's preview holds the covering array of each question with
+    `variant_rows` (WordNet is read the first time: seconds); `strength` is their strength
+    when the variant kind is not asked (its own options' strength when it is)."""
+    preparation = Preparation(spec)
+    problem = model_problem(spec.model)
+    try:
+        resolved = resolve_spec(spec)
+    except KontestError as error:
+        step: Step = "templates" if isinstance(error, TemplateError) else "graph"
+        if spec.questions is not None and not isinstance(error, GraphError | TemplateError):
+            step = "kinds"  # the questions file
+        preparation.problems.append(Problem(step, _sentence(error), error))
+        if problem is not None:
+            preparation.problems.append(problem)
+        return preparation
+    preparation.spec = resolved
+    kinds = list(resolved.kinds)
+    template_ids: list[str] = []
+    try:
+        template_ids = _template_ids(resolved)
+    except KontestError as error:
+        preparation.problems.append(Problem("templates", _sentence(error), error))
+    else:
+        if TestKind.KONTEST in kinds and len(template_ids) < 2:
+            preparation.problems.append(
+                Problem(
+                    "templates", "Choose at least two templates: KONTEST compares two phrasings."
+                )
+            )
+    if not kinds and not resolved.extra_conversations:
+        preparation.problems.append(
+            Problem("kinds", "Tick at least one test kind or load annotated questions.")
+        )
+    if kinds:
+        _check_relations(preparation, resolved, detail)
+    if detail and not preparation.problems:
+        _describe(preparation, resolved, strength, variant_rows)
+    if problem is None and ask_model:
+        problem, preparation.model_line = check_model(resolved)
+    if problem is not None:
+        preparation.problems.append(problem)
+    return preparation
+
+
+def model_problem(spec: str) -> Problem | None:
+    """A model spec that does not parse or names no simulated profile (no I/O)."""
+    from kontest_tui.models.sim import load_profile
+    from kontest_tui.models.specs import parse_model_spec
+
+    try:
+        parsed = parse_model_spec(spec)
+        if parsed.kind == "sim":
+            load_profile(parsed.name)  # a name or a .toml path; an unknown one says so
+    except KontestError as error:
+        return Problem("model", _sentence(error), error)
+    return None
+
+
+def check_model(spec: SessionSpec) -> tuple[Problem | None, str]:
+    """Whether the spec's model can run: (a problem, '') when its spec does not parse or it
+    does not answer, else (None, what its check said). Blocking: a worker thread."""
+    problem = model_problem(spec.model)
+    if problem is not None:
+        return problem, ""
+    try:
+        return None, check_model_now(spec)
+    except KontestError as error:
+        return Problem("model", f"The model does not answer: {_sentence(error)}", error), ""
+
+
+def check_model_now(spec: SessionSpec) -> str:
+    """Ask the spec's model whether it answers (blocking: a worker thread, not an event
+    loop); what it said, or its KontestError."""
+    from kontest_tui.run.session import open_session_model
+
+    graph = spec.source if isinstance(spec.source, KnowledgeGraph) else None
+
+    async def check() -> str:
+        model = open_session_model(spec.model, graph, spec.options, spec.seed)
+        try:
+            return str(await model.check())
+        finally:
+            await model.aclose()
+
+    return asyncio.run(check())
+
+
+def preview_relation(
+    spec: SessionSpec,
+    relation: Relation,
+    *,
+    strength: int = 2,
+    variant_rows: bool = True,
+    names: NodeNames | None = None,
+) -> RelationPreview:
+    """Every conversation the run of a resolved `spec` asks about `relation` (each kind's,
+    built for this relation alone), with the covering array of each of its questions
+    (unless not `variant_rows`). `names`: the graph's NodeNames, when made already."""
+    kg = spec.graph
+    template_set = _template_set(spec)
+    template_ids = _template_ids(spec)
+    options = spec.kind_settings
+    if TestKind.VARIANT in spec.kinds:
+        strength = options.strength
+    conversations: list[Conversation] = []
+    notes: list[str] = []
+    for kind in KINDS:
+        if kind not in spec.kinds or KINDS[kind].build is None:
+            continue
+        try:
+            conversations += build_kind_for_relations(
+                kg, [relation], template_set, template_ids, kind, options
+            )
+        except KontestError as error:
+            notes.append(f"{kind.value}: {_sentence(error)}")
+    variants = (
+        tuple(
+            _query_variants(kg, relation, template, template_set.domain, strength, options.seed)
+            for template in template_set.select(template_ids or None)
+        )
+        if variant_rows
+        else None
+    )
+    return RelationPreview(
+        relation,
+        (names or NodeNames(kg)).relation(relation),
+        tuple(conversations),
+        variants,
+        tuple(notes),
+    )
+
+
+def _query_variants(
+    kg: KnowledgeGraph,
+    relation: Relation,
+    template: Template,
+    domain: str,
+    strength: int,
+    seed: int,
+) -> QueryVariants:
+    from kontest_tui.generate.variants import preview_variants  # reads WordNet: seconds
+
+    try:
+        question = template.fill(relation.type, kg.label(relation.parent), kg.label(relation.child))
+        preview = preview_variants(kg, relation, template, domain, strength, seed)
+    except KontestError as error:
+        return QueryVariants(template.id, "", None, _sentence(error))
+    return QueryVariants(template.id, question, preview)
+
+
+def _check_relations(preparation: Preparation, spec: SessionSpec, detail: bool) -> None:
+    """An empty scope is a problem; with `detail`, the first relations are listed."""
+    first = list(islice(_relations(spec), PREVIEW_RELATIONS if detail else 1))
+    if first:
+        preparation.listed = first if detail else []
+        return
+    kg = spec.graph
+    if not kg.nodes:
+        message = f"{preparation.spec.kg_name or kg.name} has no nodes: nothing to ask."
+    elif len(kg.nodes) == 1 or not kg.edges:
+        leaf = kg.label(next(iter(kg.nodes)))
+        message = (
+            f"{leaf} has nothing below it in this KG, so the scope has no relations: "
+            "choose an entity above it or another KG."
+            if len(kg.nodes) == 1
+            else "The KG has no edges, so it has no relations to ask."
+        )
+    else:
+        message = "The scope has no relations (each needs a parent and a child below it)."
+    preparation.problems.append(Problem("graph", message))
+
+
+def _describe(
+    preparation: Preparation, spec: SessionSpec, strength: int, variant_rows: bool
+) -> None:
+    """The summary, counts per kind, paths and the first relation's preview."""
+    kg = spec.graph
+    if spec.kinds:
+        preparation.summary = describe_graph(kg, spec.depth, spec.per_path)
+        total = preparation.summary.relations
+        if spec.limit is not None:
+            total = min(total, spec.limit)
+        if spec.sample is not None:
+            total = spec.sample.size(total)
+        preparation.relations = total
+        preparation.paths = list(islice(iter_paths(kg, spec.depth), PATHS_SHOWN))
+    try:
+        preparation.counts = _count_kinds(spec, _template_ids(spec))
+    except KontestError as error:
+        preparation.problems.append(Problem("kinds", _sentence(error), error))
+        return
+    empty = [count.kind for count in preparation.counts if not count.conversations]
+    if empty:
+        preparation.problems.append(
+            Problem("kinds", f"Nothing to ask: {', '.join(empty)} gave no questions.")
+        )
+    names = NodeNames(kg)
+    preparation.listed_names = [names.relation(relation) for relation in preparation.listed]
+    if preparation.listed:
+        preparation.preview = preview_relation(
+            spec, preparation.listed[0], strength=strength, variant_rows=variant_rows, names=names
+        )
+
+
+def _count_kinds(spec: SessionSpec, template_ids: Sequence[str]) -> list[KindCount]:
+    """Conversations and calls per asked kind: KONTEST's from one relation of each type
+    (every relation of a type gets the same conversations), the others built in full."""
+    counts: list[KindCount] = []
+    template_set = _template_set(spec)
+    kinds = [kind for kind in KINDS if kind in spec.kinds and KINDS[kind].build is not None]
+    if TestKind.KONTEST in kinds:
+        by_type: dict[str, int] = {}
+        one: dict[str, Relation] = {}
+        for relation in _relations(spec):
+            by_type[relation.type] = by_type.get(relation.type, 0) + 1
+            one.setdefault(relation.type, relation)
+        conversations = calls = 0
+        for relation_type, relation in one.items():
+            built = build_conversations(spec.graph, [relation], template_set, template_ids)
+            conversations += len(built) * by_type[relation_type]
+            calls += sum(len(c.turns) for c in built) * by_type[relation_type]
+        counts.append(KindCount(TestKind.KONTEST.value, conversations, calls))
+    others = [kind for kind in kinds if kind is not TestKind.KONTEST]
+    if others:
+        relations_list = list(_relations(spec))
+        for kind in others:
+            built = build_kind_for_relations(
+                spec.graph, relations_list, template_set, template_ids, kind, spec.kind_settings
+            )
+            counts.append(KindCount(kind.value, len(built), sum(len(c.turns) for c in built)))
+    if spec.extra_conversations:
+        extra = spec.extra_conversations
+        counts.append(
+            KindCount(TestKind.ANNOTATION.value, len(extra), sum(len(c.turns) for c in extra))
+        )
+    return counts
+
+
+def _relations(spec: SessionSpec) -> Iterator[Relation]:
+    """The relations the run asks, in order (the first `limit`; a sample draws from all)."""
+    relations = iter_relations(
+        spec.graph, spec.depth, per_path=spec.per_path, template_set=_template_set(spec)
+    )
+    return islice(relations, spec.limit)
+
+
+def _template_set(spec: SessionSpec) -> TemplateSet:
+    template_set = spec.template_set
+    assert isinstance(template_set, TemplateSet), "resolve_spec gives a TemplateSet"
+    return template_set
+
+
+def _template_ids(spec: SessionSpec) -> list[str]:
+    """The ids of the templates the run uses (the set's first two by default); TemplateError
+    for an id the set does not have."""
+    return [template.id for template in _template_set(spec).select(spec.template_ids)]
+
+
+def _sentence(error: KontestError) -> str:
+    """An error's message on one line, with a full stop (its words as the engine said them:
+    it may start with a file name)."""
+    text = " ".join(str(error).split()) or error.title
+    return text if text.endswith((".", "!", "?")) else text + "."
