@@ -77,6 +77,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LOGIC_RULES",
     "QUESTION_TYPES",
+    "Evaluation",
     "Executor",
     "ExecutorConfig",
     "ExecutorEvents",
@@ -111,6 +112,7 @@ __all__ = [
     "resolve_spec",
     "resume_session",
     "sample_sources",
+    "session_kinds",
     "session_report",
     "source_of_match",
     "start_session",

@@ -15,13 +15,17 @@ from typing import Any
 
 from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.mitigate.ensemble import cross_validate
-from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.paths import default_db_path
 from kontest_tui.report import compare
 from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.render import render_ensemble
-from kontest_tui.run.api import StoredSession, load_session
-from kontest_tui.run.session import session_kinds, session_report
+from kontest_tui.run.api import (
+    Evaluation,
+    StoredSession,
+    load_session,
+    session_kinds,
+    session_report,
+)
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
 from kontest_tui.store.views import ResultViews
