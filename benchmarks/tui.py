@@ -110,9 +110,7 @@ def build_db(size: str, cache: Path, rebuild: bool = False) -> tuple[Path, str, 
     with Store(path) as store:
         session_id = store.latest_session()
         if session_id is None:
-            outcome = asyncio.run(
-                start_session(store, SessionSpec(size_graph(size), model="sim"))
-            )
+            outcome = asyncio.run(start_session(store, SessionSpec(size_graph(size), model="sim")))
             session_id = outcome.session_id
             built = time.perf_counter() - started
         session_report(store, session_id)
