@@ -39,57 +39,63 @@ def _damaged(table: str, session_id: str, error: Exception) -> StoreError:
     return StoreError(f"session {session_id} has a damaged row in {table}: {error}")
 
 
+def _by_ids(
+    conn: sqlite3.Connection,
+    session_id: str,
+    ids: Iterable[str],
+    table: str,
+    select: str,
+) -> Iterator[dict[str, Any]]:
+    """The rows `select` finds for these ids (its `{marks}` the ids' placeholders, its first
+    parameter the session), a chunk of ids per query; a damaged row is one StoreError."""
+    for chunk in _chunks(ids):
+        sql = select.format(marks=",".join("?" * len(chunk)))
+        yield from _rows(conn, sql, (session_id, *chunk))
+
+
 def relations_by_id(
     conn: sqlite3.Connection, session_id: str, ids: Iterable[str]
 ) -> dict[str, Relation]:
     """The session's relations with these ids (ids it lacks are left out)."""
-    found: dict[str, Relation] = {}
-    for chunk in _chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT * FROM relations WHERE session = ? AND id IN ({marks})"
-        try:
-            for row in _rows(conn, sql, (session_id, *chunk)):
-                relation = row_to_relation(row)
-                found[relation.id] = relation
-        except (ValueError, TypeError, KeyError) as error:
-            raise _damaged("relations", session_id, error) from None
-    return found
+    select = "SELECT * FROM relations WHERE session = ? AND id IN ({marks})"
+    try:
+        return {
+            row["id"]: row_to_relation(row)
+            for row in _by_ids(conn, session_id, ids, "relations", select)
+        }
+    except (ValueError, TypeError, KeyError) as error:
+        raise _damaged("relations", session_id, error) from None
 
 
 def conversations_by_id(
     conn: sqlite3.Connection, session_id: str, ids: Iterable[str]
 ) -> dict[str, Conversation]:
     """The session's conversations with these ids (ids it lacks are left out)."""
-    found: dict[str, Conversation] = {}
-    for chunk in _chunks(ids):
-        marks = ",".join("?" * len(chunk))
-        sql = f"SELECT * FROM conversations WHERE session = ? AND id IN ({marks})"
-        try:
-            for row in _rows(conn, sql, (session_id, *chunk)):
-                conversation = row_to_conversation(row)
-                found[conversation.id] = conversation
-        except (ValueError, TypeError, KeyError, IndexError) as error:
-            raise _damaged("conversations", session_id, error) from None
-    return found
+    select = "SELECT * FROM conversations WHERE session = ? AND id IN ({marks})"
+    try:
+        return {
+            row["id"]: row_to_conversation(row)
+            for row in _by_ids(conn, session_id, ids, "conversations", select)
+        }
+    except (ValueError, TypeError, KeyError, IndexError) as error:
+        raise _damaged("conversations", session_id, error) from None
 
 
 def responses_of(
     conn: sqlite3.Connection, session_id: str, conversation_ids: Iterable[str]
 ) -> dict[AnswerKey, Response]:
     """Every stored response (all turns) of these conversations."""
-    found: dict[AnswerKey, Response] = {}
-    for chunk in _chunks(conversation_ids):
-        marks = ",".join("?" * len(chunk))
-        sql = (
-            "SELECT r.* FROM conversations c JOIN responses r ON r.conversation_key = c.pk"
-            f" WHERE c.session = ? AND c.id IN ({marks})"
-        )
-        try:
-            for row in _rows(conn, sql, (session_id, *chunk)):
-                found[(row["conversation"], row["turn"])] = row_to_response(row)
-        except (ValueError, TypeError, KeyError) as error:
-            raise _damaged("responses", session_id, error) from None
-    return found
+    select = (
+        "SELECT r.* FROM conversations c JOIN responses r ON r.conversation_key = c.pk"
+        " WHERE c.session = ? AND c.id IN ({marks})"
+    )
+    try:
+        return {
+            (row["conversation"], row["turn"]): row_to_response(row)
+            for row in _by_ids(conn, session_id, conversation_ids, "responses", select)
+        }
+    except (ValueError, TypeError, KeyError) as error:
+        raise _damaged("responses", session_id, error) from None
 
 
 def error_verdicts(

@@ -53,47 +53,36 @@ def save_probe(
 ) -> StoredProbe:
     """Store one probe of a session (committed at once); the stored record."""
     created = now_iso()
+    row = (session_id, relation_id, model, question, template, raw, answer.value, error)
     with store.transaction() as conn:
         cursor = conn.execute(
-            "INSERT INTO probes (session, relation, model, question, template, raw, answer,"
-            " error, latency_ms, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                session_id,
-                relation_id,
-                model,
-                question,
-                template,
-                raw,
-                answer.value,
-                error,
-                latency_ms,
-                created,
-            ),
+            f"INSERT INTO probes ({', '.join(_COLUMNS[1:-1])}) VALUES ({', '.join('?' * 10)})",
+            (*row, latency_ms, created),
         )
-        probe_id = int(cursor.lastrowid or 0)
-    return StoredProbe(
-        probe_id,
-        session_id,
-        relation_id,
-        model,
-        question,
-        template,
-        raw,
-        answer,
-        error,
-        latency_ms,
-        created,
-    )
+    return StoredProbe(int(cursor.lastrowid or 0), *row[:6], answer, error, latency_ms, created)
+
+
+_COLUMNS = (
+    "id",
+    "session",
+    "relation",
+    "model",
+    "question",
+    "template",
+    "raw",
+    "answer",
+    "error",
+    "latency_ms",
+    "created",
+    "promoted",
+)
 
 
 def iter_probes(
     store: Store, session_id: str, relation_id: str | None = None
 ) -> Iterator[StoredProbe]:
     """A session's probes (of one relation), oldest first."""
-    sql = (
-        "SELECT id, session, relation, model, question, template, raw, answer, error,"
-        " latency_ms, created, promoted FROM probes WHERE session = ?"
-    )
+    sql = f"SELECT {', '.join(_COLUMNS)} FROM probes WHERE session = ?"
     params: tuple[str, ...] = (session_id,)
     if relation_id is not None:
         sql += " AND relation = ?"
@@ -103,21 +92,13 @@ def iter_probes(
     except sqlite3.Error as error:
         raise StoreError(f"{store.path}: {error}") from None
     for row in rows:
-        answer = Answer(row[7]) if row[7] in Answer._value2member_map_ else Answer.INVALID
-        yield StoredProbe(
-            int(row[0]),
-            row[1],
-            row[2],
-            row[3],
-            row[4],
-            row[5],
-            row[6],
-            answer,
-            row[8],
-            float(row[9]),
-            row[10],
-            row[11],
-        )
+        values = list(row)
+        values[0], values[9] = int(values[0]), float(values[9])
+        values[7] = Answer(values[7]) if values[7] in _ANSWERS else Answer.INVALID
+        yield StoredProbe(*values)
+
+
+_ANSWERS = frozenset(answer.value for answer in Answer)
 
 
 def mark_promoted(store: Store, probe_id: int, promotion: str) -> None:
