@@ -144,16 +144,20 @@ class KontestApp(WorkerFailures, App[None]):
         while len(self.screen_stack) > 2 and not isinstance(self.screen, StartScreen):
             self.pop_screen()
 
-    def start_run(self, spec: SessionSpec) -> None:
-        """Run a new session (a spec the wizard prepared) on the live screen."""
+    def start_run(self, spec: SessionSpec, compare_with: str | None = None) -> None:
+        """Run a new session (a spec the wizard prepared) on the live screen; its results
+        open on Compare with `compare_with` (same scope, another model)."""
         from kontest_tui.tui.screens.live_run import LiveRunScreen
 
-        self.push_screen(LiveRunScreen(spec))
+        self.push_screen(LiveRunScreen(spec, compare_with=compare_with))
 
-    def open_results(self, session_id: str, replace: bool = False) -> None:
-        """Show a stored session's results (`replace`: instead of the screen on top)."""
+    def open_results(
+        self, session_id: str, replace: bool = False, compare_with: str | None = None
+    ) -> None:
+        """Show a stored session's results (`replace`: instead of the screen on top;
+        `compare_with`: on the Compare tab with that session)."""
         if replace:
-            self.switch_screen_to_results(session_id)
+            self.switch_screen_to_results(session_id, compare_with=compare_with)
         else:
             self.show_results(session_id)
 
@@ -176,15 +180,18 @@ class KontestApp(WorkerFailures, App[None]):
             self.extended_results[session_id] = message.result
 
     def switch_screen_to_results(
-        self, session_id: str, result: SessionResult | None = None
+        self,
+        session_id: str,
+        result: SessionResult | None = None,
+        compare_with: str | None = None,
     ) -> None:
         """Replace the live run with its stored session's results (`result`: what the run
-        held, kept for the curation screens)."""
+        held, kept for the curation screens; `compare_with`: open Compare with it)."""
         from kontest_tui.tui.screens.results import ResultsScreen
 
         if result is not None and result not in self.results:
             self.results.append(result)
-        self.switch_screen(ResultsScreen(session_id))
+        self.switch_screen(ResultsScreen(session_id, compare_with=compare_with))
 
     def edit_templates_of(self, result: SessionResult) -> None:
         """The template editor on a stored session's records (from its results)."""

@@ -107,8 +107,10 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         *,
         resume: str | None = None,
         auto_results: bool = True,
+        compare_with: str | None = None,
     ) -> None:
         super().__init__()
+        self.compare_with = compare_with  # the results open on Compare with this session
         if (spec is None) == (resume is None):
             raise ValueError("a live run needs a spec or a session to resume, not both")
         self.spec = spec
@@ -319,7 +321,9 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         if self.end is not None:
             from kontest_tui.tui.app import KontestApp
 
-            cast(KontestApp, self.app).open_results(self.end.session_id, replace=True)
+            cast(KontestApp, self.app).open_results(
+                self.end.session_id, replace=True, compare_with=self.compare_with
+            )
 
 
 def render_live_counts(counts: LiveCounts) -> Text:

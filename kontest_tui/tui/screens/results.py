@@ -10,6 +10,7 @@ sessions they compare when their tab is shown.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,13 @@ from kontest_tui.report.explain import ExplanationCard
 from kontest_tui.report.explain_render import card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
 from kontest_tui.report.legend import TREE_LEGEND
-from kontest_tui.run.api import StoredSession
+from kontest_tui.run.api import (
+    SessionSpec,
+    StoredSession,
+    check_model,
+    model_presets,
+    stored_spec,
+)
 from kontest_tui.store.view_records import (
     CLEAREST,
     INTERSECTION,
@@ -304,6 +311,16 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             tooltip="Ask the model about the selected relation now, in your own words (probe)",
         ),
         Binding(
+            "o",
+            "another_model",
+            "Other model",
+            id="results_other_model",
+            priority=True,
+            show=False,
+            tooltip="Run the same session (scope, templates, kinds, options) with another "
+            "model, then compare the two",
+        ),
+        Binding(
             "w",
             "export",
             "Export",
@@ -499,10 +516,13 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.text = text
             self.title = title
 
-    def __init__(self, session_id: str, db: str | None = None) -> None:
+    def __init__(
+        self, session_id: str, db: str | None = None, compare_with: str | None = None
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self._db = db
+        self.compare_with = compare_with  # a session to open Compare on (same scope, other model)
         self.header: SessionHeader | None = None
         self.report: dict[str, Any] = {}
         self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
@@ -584,6 +604,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
         self.ready = True
+        if self.compare_with is not None:
+            self.action_show_tab("tab-compare")
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "results-open":
@@ -729,6 +751,48 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         else:
             relation_id = order_details(details, node.parent or None)[0].relation.id
         self.app.push_screen(ProbeScreen(self.db, self.session_id, relation_id))
+
+    # -- same scope, another model ----------------------------------------------------------
+
+    class AnotherModelReady(Message):
+        """This session's spec with another model, checked: ready to run."""
+
+        def __init__(self, spec: SessionSpec) -> None:
+            super().__init__()
+            self.spec = spec
+
+    def action_another_model(self) -> None:
+        """Ask for a model spec, then run this session's spec with it and compare the two."""
+        from kontest_tui.tui.screens.model_choice import ModelChoiceScreen
+
+        current = self.header.model if self.header else ""
+
+        def chosen(spec: str | None) -> None:
+            if spec:
+                self.notify(f"Checking {spec}…", markup=False)
+                self.another_model_worker(spec)
+
+        self.app.push_screen(ModelChoiceScreen(current, model_presets()), chosen)
+
+    @work(thread=True, exclusive=True, group="another-model", exit_on_error=False)
+    def another_model_worker(self, model: str) -> None:
+        """The stored spec (same KG snapshot, scope, templates, kinds, options, seed) with
+        `model`; a model that does not parse or answer is one notification."""
+        store = open_store(self.db)
+        try:
+            spec = replace(stored_spec(store, self.session_id), model=model)
+        finally:
+            store.close()
+        problem, _said = check_model(spec)
+        if problem is not None:
+            problem.raise_error()
+        self.post_message(self.AnotherModelReady(spec))
+
+    @on(AnotherModelReady)
+    def another_model_ready(self, event: AnotherModelReady) -> None:
+        start = getattr(self.app, "start_run", None)
+        if start is not None:
+            start(event.spec, compare_with=self.session_id)
 
     # -- finding errors ---------------------------------------------------------------------
 
@@ -1081,7 +1145,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             if offered:
                 note = f"{len(offered)} stored session{'s' if len(offered) != 1 else ''} on {name}."
                 select.set_options([(choice.describe(total), choice.id) for choice in offered])
-                select.value = offered[0].id
+                wanted = [choice.id for choice in offered if choice.id == self.compare_with]
+                select.value = wanted[0] if wanted else offered[0].id
             else:
                 note = (
                     f"No other stored session on {name} to compare with: run another model "
