@@ -124,3 +124,31 @@ async def test_ticked_and_unticked_words_differ_by_a_glyph(db_path: str) -> None
         assert TICKED in box.render().plain
         box.value = False
         assert TICKED not in box.render().plain
+
+
+async def test_an_offline_wikidata_search_says_so(db_path: str, monkeypatch) -> None:
+    """Ticked Wikidata with no network: the matches come from the samples, and a line says
+    so (it fell back silently before)."""
+    from textual.widgets import Input as TextInput
+
+    import kontest_tui.kg.search as search
+    from kontest_tui.tui.screens.wizard import WizardScreen
+    from kontest_tui.tui.widgets.ticks import TickBox
+
+    monkeypatch.setattr(search, "WIKIDATA_API", "http://127.0.0.1:9/w/api.php")  # refused
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        app.open_wizard()
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: bool(wizard.query("#online")), what="the graph step")
+        wizard.query_one("#online", TickBox).value = True
+        wizard.query_one("#entity-input", TextInput).value = "ireland"
+        suggestions = wizard.query_one("#entity-suggestions", OptionList)
+
+        def prompts() -> list[str]:
+            return [str(option.prompt) for option in suggestions.options]
+
+        await wait_until(pilot, lambda: len(prompts()) > 1, what="the suggestions")
+        assert "Wikidata could not be reached" in prompts()[0]
+        assert any("Ireland" in prompt for prompt in prompts()[1:])

@@ -568,7 +568,15 @@ class WizardScreen(WorkerFailures, Screen[None]):
         except KontestError as error:
             self.post_message(self.EntitiesFound([], str(error)))
             return
-        self.post_message(self.EntitiesFound(list(found), ""))
+        note = ""
+        if online and found and not any(match.source == "wikidata" for match in found):
+            # search_entities falls back to the samples and cached graphs when Wikidata
+            # cannot be reached: say so rather than show them as Wikidata's answer.
+            note = (
+                "Wikidata could not be reached (offline?): these matches are from the "
+                "samples and cached graphs."
+            )
+        self.post_message(self.EntitiesFound(list(found), note))
 
     @on(EntitiesFound)
     def entities_found(self, event: EntitiesFound) -> None:

@@ -27,6 +27,7 @@ from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.tui.widgets.ticks import TickBox
 
 DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
 PATHS_SHOWN = 500
@@ -85,7 +86,7 @@ class GraphStep(TabPane):
             yield Label("Depth")
             yield Select[int](DEPTHS, id="depth-select", value=0, allow_blank=False)
             yield Button("Load", id="load-kg", variant="primary")
-            yield Checkbox(
+            yield TickBox(
                 "per path",
                 id="per-path",
                 tooltip="Count every ancestor pair on every path (the paper's tables)",
@@ -95,7 +96,7 @@ class GraphStep(TabPane):
                 placeholder="Find an entity (fuzzy) or type a KG file path",
                 id="entity-input",
             )
-            yield Checkbox("Wikidata", id="online", tooltip="Search Wikidata online")
+            yield TickBox("Wikidata", id="online", tooltip="Search Wikidata online")
             yield Button(
                 "Build",
                 id="build-kg",

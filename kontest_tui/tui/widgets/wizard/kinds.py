@@ -14,6 +14,7 @@ from textual.widgets import Button, Checkbox, Input, Label, SelectionList, Stati
 from textual.widgets.selection_list import Selection
 
 from kontest_tui.run.api import KindChoice
+from kontest_tui.tui.widgets.ticks import TickBox, TickList
 
 
 class KindsStep(TabPane):
@@ -48,11 +49,11 @@ class KindsStep(TabPane):
                 "Test kinds to ask: KONTEST paraphrases, plus any of the others",
                 classes="hint",
             )
-            yield SelectionList[str](id="kind-select")
+            yield TickList[str](id="kind-select")
             # Each kind's options: a compact row shown while the kind is ticked.
             with Horizontal(id="variant-options", classes="kind-options"):
                 yield Label("Variants:")
-                yield Checkbox(
+                yield TickBox(
                     "end with '? Return a JSON Boolean.'",
                     id="variant-postfix",
                     compact=True,
@@ -72,11 +73,11 @@ class KindsStep(TabPane):
             with Horizontal(id="factcheck-options", classes="kind-options"):
                 yield Label("FactChecker:")
                 for name in self.question_types:
-                    yield Checkbox(name, True, id=f"qtype-{name}", compact=True)
+                    yield TickBox(name, True, id=f"qtype-{name}", compact=True)
             with Horizontal(id="logic-options", classes="kind-options"):
                 yield Label("Rules:")
                 for name in self.logic_rules:
-                    yield Checkbox(name, True, id=f"rule-{name}", compact=True)
+                    yield TickBox(name, True, id=f"rule-{name}", compact=True)
             with Horizontal(id="questions-row", classes="kind-options"):
                 yield Label("Annotated questions file")
                 yield Input(

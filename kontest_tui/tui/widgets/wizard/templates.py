@@ -21,6 +21,7 @@ from kontest_tui.domain.answers import clean_text
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.run.api import RelationPreview
 from kontest_tui.tui.views import conversation_label
+from kontest_tui.tui.widgets.ticks import TickList
 
 
 def describe_template(template_set: TemplateSet, template_id: str) -> str:
@@ -83,7 +84,7 @@ class TemplatesStep(TabPane):
             "Templates to ask (each relation gets atomic + sequential conversations)",
             classes="hint",
         )
-        yield SelectionList[str](id="template-select")
+        yield TickList[str](id="template-select")
         with Horizontal(id="conversation-browser"):
             yield OptionList(id="relation-list", classes="pane")
             with VerticalScroll(id="conversation-scroll", classes="pane"):
