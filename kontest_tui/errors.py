@@ -80,6 +80,13 @@ class SessionBusyError(StoreError):
     title = "Session busy"
 
 
+class LeaseLostError(SessionBusyError):
+    """This run's lease was taken over (the run stopped renewing it, paused or frozen, and
+    another process resumed the session): it stops asking and leaves the session alone."""
+
+    title = "Session taken over"
+
+
 class WikidataError(KontestError):
     """The SPARQL endpoint is unreachable or answered with something unusable."""
 

@@ -1,7 +1,8 @@
 """Where kontest-tui keeps its files: config, data (the session DB) and cache.
 
 All locations come from platformdirs; `KONTEST_HOME` overrides all three (tests use it so
-they never touch the real user directories).
+they never touch the real user directories). A directory that cannot be made (KONTEST_HOME
+naming a file) is a NotADirectoryError whose text is one readable line (the CLI prints it).
 """
 
 from __future__ import annotations
@@ -19,27 +20,51 @@ def _home_override(kind: str) -> Path | None:
     return Path(home) / kind if home else None
 
 
+def _made(path: Path, kind: str) -> Path:
+    """`path`, made when missing; NotADirectoryError with one readable line when it cannot be
+    (KONTEST_HOME naming a file, a directory that may not be written)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        where = "KONTEST_HOME" if os.environ.get("KONTEST_HOME") else "the user"
+        raise NotADirectoryError(
+            f"cannot use {path} for kontest's {kind} files ({where} directory): "
+            f"{error.strerror or error}"
+        ) from None
+    return path
+
+
 def config_dir() -> Path:
     """User config: extra templates, synonym lists, settings."""
-    path = _home_override("config") or Path(platformdirs.user_config_dir(APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(_home_override("config") or Path(platformdirs.user_config_dir(APP_NAME)), "config")
 
 
 def data_dir() -> Path:
     """User data: the default session database."""
-    path = _home_override("data") or Path(platformdirs.user_data_dir(APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(_home_override("data") or Path(platformdirs.user_data_dir(APP_NAME)), "data")
 
 
 def cache_dir() -> Path:
     """User cache: Wikidata query results, built KGs, model responses."""
-    path = _home_override("cache") or Path(platformdirs.user_cache_dir(APP_NAME))
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return _made(_home_override("cache") or Path(platformdirs.user_cache_dir(APP_NAME)), "cache")
 
 
 def default_db_path() -> Path:
     """The session database used when `--db` is not given."""
     return data_dir() / "sessions.db"
+
+
+def write_text_atomic(path: str | Path, text: str, *, newline: str | None = None) -> Path:
+    """Write `text` to `path` whole or not at all: into a hidden temporary file beside it, then
+    renamed over it (a full disk or a kill leaves the old file, never half a new one).
+    Parent folders are made; OSError as open() raises it."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        with temp.open("w", encoding="utf-8", newline=newline) as handle:
+            handle.write(text)
+        os.replace(temp, target)
+    finally:
+        temp.unlink(missing_ok=True)
+    return target

@@ -9,7 +9,9 @@
 - the value after `Authorization`, `Proxy-Authorization`, `X-API-Key`, `api_key`, `api-key`,
   `apikey`, `access_token`, `token`, `secret`, `password` followed by `:` or `=` (headers,
   query strings, JSON members: `"api_key": "..."`);
-- OpenAI-shaped keys (`sk-` followed by 16+ key characters).
+- OpenAI-shaped keys (`sk-` followed by 16+ key characters);
+- the values in use in encoded forms: percent-encoded, JSON-escaped, and base64 (a
+  `user:key` Basic credential, with or without its `Basic ` prefix).
 
 `KontestError` runs every message through it, so a `ModelError` or `WikidataError` is clean
 from the moment it exists: what is stored (`responses.error`, the session message), exported,
@@ -19,6 +21,8 @@ quoting it. Stdlib only: this module sits below everything else.
 
 from __future__ import annotations
 
+import base64
+import functools
 import os
 import re
 import threading
@@ -82,11 +86,57 @@ _cached: tuple[tuple[str, ...], tuple[str, ...], int, int, list[str]] = ((), (),
 
 
 def scrub_values(text: str) -> str:
-    """`text` with only the secret values in use masked (for answers: no pattern guessing)."""
+    """`text` with only the secret values in use masked (for answers: no pattern guessing),
+    also where they are encoded: percent-encoded (any character as `%XX`), JSON-escaped
+    (`\\uXXXX`, `\\/`), and inside base64 (a Basic credential's `user:key`: the run of base64
+    text that holds the key's encoding at any alignment goes whole)."""
     for value in secrets_in_use() if text else ():
         if value in text:
             text = text.replace(value, MASK)
+        escaped, fragments = _encoded_forms(value)
+        if "%" in text or "\\" in text:
+            text = escaped.sub(MASK, text)
+        for fragment in fragments:
+            if fragment in text:
+                text = _mask_runs_holding(text, fragment)
     return text
+
+
+def _mask_runs_holding(text: str, fragment: str) -> str:
+    """`text` with each run of base64 characters that holds `fragment` masked whole."""
+
+    def mask(match: re.Match[str]) -> str:
+        return MASK if fragment in match.group(0) else match.group(0)
+
+    return _BASE64_RUN.sub(mask, text)
+
+
+_BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+=*")
+
+
+@functools.lru_cache(maxsize=64)
+def _encoded_forms(value: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    """A pattern matching `value` with any of its characters percent-encoded or JSON-escaped,
+    and the base64 text its bytes encode to wherever they sit in a longer string (three
+    alignments, standard and URL-safe alphabets; only the characters no neighbour changes)."""
+    parts = []
+    for char in value:
+        code = ord(char)
+        options = [re.escape(char)]
+        if code < 0x80:
+            options += [f"%{code:02x}", f"\\\\u{code:04x}"]
+        if char == "/":
+            options.append(r"\\/")
+        parts.append(f"(?:{'|'.join(options)})")
+    pattern = re.compile("".join(parts), re.I)
+    data = value.encode("utf-8")
+    fragments: list[str] = []
+    for shift in range(3):
+        encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
+        stable = encoded[4 if shift else 0 : 4 * ((shift + len(data)) // 3)]
+        if len(stable) >= 8:
+            fragments += [stable, stable.replace("+", "-").replace("/", "_")]
+    return pattern, tuple(dict.fromkeys(fragments))
 
 
 def scrub(text: str) -> str:

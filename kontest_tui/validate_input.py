@@ -92,9 +92,12 @@ _DECODER = json.JSONDecoder(
 )
 
 
-def loads_json(text: str, origin: str, error: ErrorType = InvalidInputError) -> Any:
+def loads_json(
+    text: str, origin: str, error: ErrorType = InvalidInputError, *, surrogates: bool = False
+) -> Any:
     """Parse JSON text strictly: no NaN/Infinity, no huge numbers, bounded nesting, no lone
-    surrogates (`"\\ud800"`). Any problem is one `error` line starting with `origin`."""
+    surrogates (`"\\ud800"`; allowed with `surrogates`, for a reader that repairs them).
+    Any problem is one `error` line starting with `origin`."""
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as problem:
@@ -108,7 +111,7 @@ def loads_json(text: str, origin: str, error: ErrorType = InvalidInputError) -> 
         raise error(f"{origin}: not JSON: {problem}") from None
     except RecursionError:
         raise error(f"{origin}: not JSON: nested too deeply") from None
-    if _SURROGATE_ESCAPE.search(text):
+    if not surrogates and _SURROGATE_ESCAPE.search(text):
         where = find_lone_surrogate(value)
         if where is not None:
             raise error(f"{origin}: {where or 'a string'} holds a lone surrogate (not text)")
@@ -131,9 +134,11 @@ def read_jsonl(path: Path, parse: Callable[[Any], T], *, what: str, line_is: str
             for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
+                # bounded depth, no huge numbers (lone surrogates: the caller's to repair)
+                value = loads_json(line, f"{path} line {number}", surrogates=True)
                 try:
-                    item = parse(json.loads(line))
-                except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+                    item = parse(value)
+                except (KeyError, TypeError, AttributeError, ValueError, RecursionError):
                     raise InvalidInputError(f"{path} line {number}: not {line_is}") from None
                 yield item
         except UnicodeDecodeError:

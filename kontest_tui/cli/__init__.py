@@ -7,6 +7,9 @@ input, 1 for other failures), never a traceback.
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
 import sqlite3
 import sys
 
@@ -72,8 +75,25 @@ bound_numbers(cli)  # every integer option fits in 64 bits, every float is finit
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console-script entry point."""
-    sys.exit(run_cli(argv))
+    """Console-script entry point. Output that cannot be written at the end (stdout on a full
+    disk) is one line too, not Python's "Exception ignored" at exit."""
+    code = run_cli(argv)
+    try:
+        sys.stdout.flush()
+    except OSError as error:
+        code = code or 1
+        _output_failed(error)
+    sys.exit(code)
+
+
+def _output_failed(error: OSError) -> None:
+    """Say once that the output could not be written, and send what is left of it nowhere
+    (the interpreter's own flush at exit would fail again, with a traceback-like message)."""
+    with contextlib.suppress(OSError, ValueError):
+        click.echo(f"kontest: error: cannot write the output: {error.strerror or error}", err=True)
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def run_cli(argv: list[str] | None = None) -> int:
@@ -104,7 +124,25 @@ def run_cli(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         click.echo("kontest: interrupted", err=True)
         return 130
+    except OSError as error:  # the output (stdout on a full disk), a directory, a device
+        if error.errno in _OUTPUT_ERRORS and error.filename is None:
+            _output_failed(error)
+        else:
+            click.echo(f"kontest: error: {_os_error_text(error)}", err=True)
+        return 1
     return result if isinstance(result, int) else 0
+
+
+_OUTPUT_ERRORS = (errno.ENOSPC, errno.EPIPE, errno.EIO, errno.EDQUOT, errno.EFBIG)
+
+
+def _os_error_text(error: OSError) -> str:
+    """One line for an OSError: its own text when it has no errno (kontest's own, such as
+    paths'), else the reason and the file."""
+    if error.errno is None:
+        return str(error)
+    where = f": {error.filename}" if error.filename else ""
+    return f"{error.strerror or error}{where}"
 
 
 if __name__ == "__main__":

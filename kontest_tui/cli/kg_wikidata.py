@@ -152,7 +152,12 @@ def build_command(
     from kontest_tui.kg.domains import load_domain
     from kontest_tui.kg.io import save_graph
     from kontest_tui.kg.sparql import validate_lang, validate_qid
-    from kontest_tui.kg.sparql_client import WIKIDATA_ENDPOINT, SparqlClient, validate_contact
+    from kontest_tui.kg.sparql_client import (
+        WIKIDATA_ENDPOINT,
+        SparqlClient,
+        contact_warning,
+        validate_contact,
+    )
     from kontest_tui.kg.wikidata import build_with_summary
 
     qids = tuple(validate_qid(seed) for seed in seeds)
@@ -161,6 +166,9 @@ def build_command(
     if contact is not None:
         contact = validate_contact(contact)
     client = SparqlClient(endpoint or WIKIDATA_ENDPOINT, refresh=refresh, contact=contact)
+    warning = contact_warning(endpoint or WIKIDATA_ENDPOINT, contact)
+    if warning is not None:
+        click.echo(f"kontest: warning: {warning}", err=True)
     show = _progress_printer(sys.stderr.isatty())
     try:
         result = build_with_summary(
@@ -205,10 +213,14 @@ def search_command(
     text: str, offline: bool, limit: int, lang: str, api_url: str | None, as_json: bool
 ) -> None:
     """Find seed entities by name: Wikidata's search online, fuzzy matching over local KGs offline."""
-    from kontest_tui.kg.search import search_entities
+    from kontest_tui.kg.search import WIKIDATA_API, search_entities
+    from kontest_tui.kg.sparql_client import contact_warning
 
     if not text.strip():
         raise InvalidInputError("the search text is empty")
+    warning = None if offline else contact_warning(api_url or WIKIDATA_API)
+    if warning is not None:
+        click.echo(f"kontest: warning: {warning}", err=True)
     matches = search_entities(text, online=not offline, api_url=api_url, limit=limit, lang=lang)
     if as_json:
         click.echo(json.dumps([asdict(match) for match in matches], ensure_ascii=False, indent=2))

@@ -28,6 +28,7 @@ from kontest_tui.generate.sample import parse_sample
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kinds.registry import KindOptions, parse_kinds
 from kontest_tui.models.base import ChatOptions
+from kontest_tui.paths import write_text_atomic
 from kontest_tui.report.export import EXPORT_FORMATS, export_probes, export_session
 from kontest_tui.run.api import (
     SessionOutcome,
@@ -160,18 +161,21 @@ def _announce(store: Store, started: dict[str, str]) -> Callable[[str], None]:
 
 
 def _cancel_on_sigterm(started: dict[str, str]) -> None:
-    """SIGTERM stops the run as Ctrl-C does (the session is marked cancelled, its lease given
-    back, the answers so far stay stored); `started["signal"]` records it for the exit code."""
+    """SIGTERM, and SIGHUP (the terminal or SSH session gone), stop the run as Ctrl-C does
+    (the session is marked cancelled, its lease given back, the answers so far stay stored);
+    `started["signal"]` records which for the message and the exit code."""
     task = asyncio.current_task()
     if task is None:
         return
 
-    def terminate() -> None:
-        started["signal"] = "terminated"
+    def stop(what: str) -> None:
+        started["signal"] = what
         task.cancel()
 
-    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminate)
+    loop = asyncio.get_running_loop()
+    for number, what in ((signal.SIGTERM, "terminated"), (signal.SIGHUP, "hung up")):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError, AttributeError):
+            loop.add_signal_handler(number, stop, what)
 
 
 @click.command("run")
@@ -403,6 +407,16 @@ def run_command(
                 _batch_phase(ctx, db, store, session_id, batch_in, batch_out)
                 return
 
+            if model_spec is None:  # the session's stored URL: is the key sent there?
+                from kontest_tui.models.specs import withheld_key
+
+                stored = store.get_session(
+                    store.resolve_session(resume or None, unfinished=not retry_errors)
+                )["model"]
+                note = withheld_key(stored)
+                if note is not None:
+                    click.echo(f"kontest: note: {note}", err=True)
+
             def going() -> Coroutine[Any, Any, SessionOutcome]:
                 return resume_session(
                     store,
@@ -470,7 +484,9 @@ def run_command(
 
             if batching:
                 from kontest_tui.models.specs import parse_model_spec
+                from kontest_tui.run.batch import check_batch_model
 
+                check_batch_model(spec.model)  # before anything is stored
                 created = create_session(store, spec, parse_model_spec(spec.model).spec)
                 click.echo(
                     f"session {created}: model {store.get_session(created)['model']}", err=True
@@ -496,7 +512,7 @@ def run_command(
                 )
             else:
                 click.echo(f"kontest: {what} before the session started", err=True)
-            ctx.exit(143 if what == "terminated" else 130)
+            ctx.exit({"terminated": 143, "hung up": 129}.get(what, 130))
         session_id = started["id"]
         if bar is not None:
             bar.close()
@@ -521,7 +537,7 @@ def run_command(
             )
             ctx.exit(1)
     finally:
-        store.close()
+        store.close_after(failed=sys.exc_info()[0] is not None)
 
 
 def _batch_phase(
@@ -678,9 +694,9 @@ def _write(text: str, out: str | None) -> None:
         click.echo(text, nl=False)
         return
     try:
-        Path(out).write_text(text, encoding="utf-8", newline="")
+        write_text_atomic(out, text, newline="")  # a full disk leaves no half export
     except OSError as error:
-        raise InvalidInputError(f"cannot write {out}: {error.strerror}") from None
+        raise InvalidInputError(f"cannot write {out}: {error.strerror or error}") from None
 
 
 @click.command("sessions")

@@ -151,7 +151,12 @@ def build_suite(
         )
     templates = template_set.select(template_ids)
     relations = list(
-        islice(iter_relations(kg, depth, per_path=per_path, template_set=template_set), limit)
+        islice(
+            iter_relations(
+                kg, depth, per_path=per_path, template_set=template_set, guard=limit is None
+            ),
+            limit,
+        )
     )
     ids = tuple(template.id for template in templates)
     conversations = build_conversations(kg, relations, template_set, ids)

@@ -81,11 +81,14 @@ def iter_relations(
     per_path: bool = False,
     template_set: TemplateSet | None = None,
     paths: Iterable[tuple[str, ...]] | None = None,
+    *,
+    guard: bool = True,
 ) -> Iterator[Relation]:
     """The relations of `extract_relations` in the same order, made as they are read: the
-    first N cost in proportion to N, not to the KG (`--limit`)."""
+    first N cost in proportion to N, not to the KG (`--limit`; such a caller passes
+    `guard=False`, else a KG of more than kg.paths.MAX_PATHS paths is refused up front)."""
     if paths is None:
-        paths = iter_paths(kg, depth)
+        paths = iter_paths(kg, depth, guard=guard)
     template_set = template_set or known_relation_types(kg)
     known = set(template_set.relation_types) if template_set is not None else None
     default = template_set.default_type if template_set is not None else FALLBACK_TYPE

@@ -16,7 +16,7 @@ from pathlib import Path
 from kontest_tui.errors import GraphError
 from kontest_tui.validate_input import check_name
 
-from .graph import Edge, KnowledgeGraph, Node, printable
+from .graph import Edge, KnowledgeGraph, Node, printable, printable_line
 from .textfile import read_text
 from .validate import check_edges
 
@@ -111,7 +111,7 @@ def import_csv(
             if not values[column]:
                 raise GraphError(f"{here}: {column} is empty")
         for id_column, label_column in (("parent_id", "parent_label"), ("child_id", "child_label")):
-            node_id, label = values[id_column], printable(values[label_column])
+            node_id, label = printable_line(values[id_column]), printable(values[label_column])
             known = nodes.get(node_id)
             if known is None:
                 nodes[node_id] = Node(id=node_id, label=label)
@@ -123,15 +123,15 @@ def import_csv(
                 )
         edges.append(
             Edge(
-                parent=values["parent_id"],
-                child=values["child_id"],
-                relation=values.get("relation", ""),
+                parent=printable_line(values["parent_id"]),
+                child=printable_line(values["child_id"]),
+                relation=printable_line(values.get("relation", "")),
             )
         )
         where.append(f"line {line}")
     check_edges(origin, list(nodes), edges, where)
     return KnowledgeGraph(
-        name=name or path.stem,
+        name=printable_line(name or path.stem),
         domain=domain or "",
         nodes=nodes,
         edges=edges,

@@ -24,6 +24,12 @@ def printable(text: str) -> str:
     return text if text.isprintable() else clean_text(text)
 
 
+def printable_line(text: str) -> str:
+    """An id, type, relation or KG name/source: `printable` and on one line (newlines and tabs
+    become single spaces), so none moves the cursor of a terminal or a table."""
+    return text if text.isprintable() else " ".join(clean_text(text).split())
+
+
 @dataclass(frozen=True, slots=True)
 class Node:
     """One entity: a Wikidata QID (or another stable id), its label, aliases and type."""

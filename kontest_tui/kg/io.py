@@ -15,11 +15,12 @@ from typing import Any
 
 from kontest_tui.errors import GraphError
 from kontest_tui.gc_pause import paused_gc
+from kontest_tui.paths import write_text_atomic
 from kontest_tui.resources import SAMPLE_KGS_DIR
 from kontest_tui.validate_input import is_name, loads_json
 
 from .csv_import import import_csv
-from .graph import Edge, KnowledgeGraph, Node, printable
+from .graph import Edge, KnowledgeGraph, Node, printable, printable_line
 from .textfile import read_text
 from .validate import RecordNames, check_edges
 
@@ -119,7 +120,9 @@ def _get_text(
 def _read_node(record: object, where: str) -> Node:
     if not isinstance(record, dict):
         raise GraphError(f"{where}: must be an object, not {_type_name(record)}")
-    node_id = _get_text(record, "id", where, required=True, nonempty=True)
+    node_id = printable_line(_get_text(record, "id", where, required=True, nonempty=True))
+    if not node_id:
+        raise GraphError(f"{where}: field 'id' has only control characters")
     where = f"{where} ({node_id})"
     label = printable(_get_text(record, "label", where, required=True, nonempty=True))
     if not label.strip():
@@ -129,7 +132,7 @@ def _read_node(record: object, where: str) -> Node:
         aliases = []
     if not isinstance(aliases, list) or not all(isinstance(alias, str) for alias in aliases):
         raise GraphError(f"{where}: field 'aliases' must be a list of strings")
-    node_type = _get_text(record, "type", where, required=False)
+    node_type = printable_line(_get_text(record, "type", where, required=False))
     return Node(id=node_id, label=label, aliases=tuple(map(printable, aliases)), type=node_type)
 
 
@@ -150,6 +153,8 @@ def _well_formed_node(record: object) -> Node | None:
         and type(label) is str
         and type(node_type) is str
         and node_id.strip()
+        and node_id.isprintable()
+        and node_type.isprintable()
         and label.strip()
         and label.isprintable()
     ):
@@ -178,6 +183,9 @@ def _well_formed_edge(record: object) -> Edge | None:
         and type(relation) is str
         and parent.strip()
         and child.strip()
+        and parent.isprintable()
+        and child.isprintable()
+        and relation.isprintable()
     ):
         return Edge(parent=parent, child=child, relation=relation)
     return None
@@ -186,10 +194,10 @@ def _well_formed_edge(record: object) -> Edge | None:
 def _read_edge(record: object, where: str) -> Edge:
     if not isinstance(record, dict):
         raise GraphError(f"{where}: must be an object, not {_type_name(record)}")
-    parent = _get_text(record, "parent", where, required=True, nonempty=True)
-    child = _get_text(record, "child", where, required=True, nonempty=True)
+    parent = printable_line(_get_text(record, "parent", where, required=True, nonempty=True))
+    child = printable_line(_get_text(record, "child", where, required=True, nonempty=True))
     relation = _get_text(record, "relation", f"{where} ({parent} -> {child})", required=False)
-    return Edge(parent=parent, child=child, relation=relation)
+    return Edge(parent=parent, child=child, relation=printable_line(relation))
 
 
 def graph_from_dict(
@@ -201,7 +209,9 @@ def graph_from_dict(
             f"{origin}: the top level must be a JSON object with 'nodes' and 'edges', "
             f"not {_type_name(data)}"
         )
-    meta = {key: _get_text(data, key, origin, required=False) for key in _TOP_FIELDS}
+    meta = {
+        key: printable_line(_get_text(data, key, origin, required=False)) for key in _TOP_FIELDS
+    }
     if meta["domain"] and not is_name(meta["domain"]):
         raise GraphError(
             f"{origin}: field 'domain' must be a domain name such as places or music "
@@ -282,16 +292,8 @@ def dumps_graph(kg: KnowledgeGraph) -> str:
 def save_graph(kg: KnowledgeGraph, path: str | Path) -> Path:
     """Write `kg` to `path` atomically (parent folders created); return the path."""
     target = Path(path)
-    text = dumps_graph(kg)
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            with temp.open("w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-            os.replace(temp, target)
-        finally:
-            temp.unlink(missing_ok=True)
+        write_text_atomic(target, dumps_graph(kg), newline="\n")
     except OSError as error:
         raise GraphError(f"{target}: cannot write: {error.strerror or error}") from None
     return target

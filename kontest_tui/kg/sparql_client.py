@@ -77,6 +77,22 @@ def default_user_agent(contact: str | None = None) -> str:
     return f"kontest-tui/{__version__} ({validate_contact(contact)}; {_PURPOSE}) SPARQLWrapper/2"
 
 
+def contact_warning(endpoint: str, contact: str | None = None) -> str | None:
+    """The one line saying that Wikimedia wants a contact, when a Wikimedia service is asked
+    without one (no `contact`, KONTEST_CONTACT or KONTEST_USER_AGENT); else None."""
+    host = (urlsplit(endpoint).hostname or "").lower()
+    if not host.endswith((".wikidata.org", ".wikimedia.org")):
+        return None
+    if (contact or os.environ.get("KONTEST_CONTACT", "").strip()) or os.environ.get(
+        "KONTEST_USER_AGENT", ""
+    ).strip():
+        return None
+    return (
+        f"{host} asks every client for a contact (Wikimedia's User-Agent policy) and may "
+        "throttle or block those without: set KONTEST_CONTACT=you@example.org or pass --contact"
+    )
+
+
 def is_blazegraph(endpoint: str) -> bool:
     """True for the Wikidata/Wikimedia query services and self-run WDQS (Blazegraph) endpoints."""
     parts = urlsplit(endpoint)

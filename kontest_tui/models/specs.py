@@ -31,6 +31,39 @@ from kontest_tui.validate_input import check_port
 
 KINDS = ("sim", "ollama", "openai", "openai-completions", "replay", "local")
 API_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"  # where the key belongs (default: api.openai.com)
+
+
+def key_host() -> str:
+    """The host the API key is configured for: OPENAI_BASE_URL's, else api.openai.com."""
+    configured = os.environ.get(BASE_URL_ENV) or DEFAULT_OPENAI_URL
+    try:
+        return (httpx.URL(configured).host or "").lower()
+    except httpx.InvalidURL:
+        return ""
+
+
+def withheld_key(spec: str) -> str | None:
+    """For a model spec read from a session database (someone else's DB may name any URL):
+    the one line saying the API key is not sent to its URL, or None when it is (the URL's
+    host is the key's: OPENAI_BASE_URL's, else api.openai.com) or there is no key to send."""
+    if not os.environ.get(API_KEY_ENV):
+        return None
+    parsed = parse_model_spec(spec)
+    if parsed.kind not in ("openai", "openai-completions"):
+        return None
+    hosts = {
+        (httpx.URL(part.partition("*")[0]).host or "").lower()
+        for part in (parsed.url or DEFAULT_OPENAI_URL).split(",")
+    }
+    foreign = sorted(hosts - {key_host()})
+    if not foreign:
+        return None
+    return (
+        f"{API_KEY_ENV} is not sent to {', '.join(foreign)}, the session's stored URL (the key "
+        f"is for {key_host() or BASE_URL_ENV}); to send it, resume with --model {parsed.spec} "
+        f"or set {BASE_URL_ENV}"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,9 +179,12 @@ def open_model(
     options: ChatOptions | None = None,
     seed: int = 0,
     stream: bool = True,
+    stored: bool = False,
 ) -> ChatModel:
     """The ChatModel a spec names. `seed` seeds the simulated model (a request's
-    options.seed wins); `stream=False` makes HTTP clients ask for whole answers.
+    options.seed wins); `stream=False` makes HTTP clients ask for whole answers. `stored`:
+    the spec was read from a session database, so the API key goes only to the host it is
+    configured for (`withheld_key`).
     `kg` lets the simulated model recognise relations in non-template wording (variants);
     `options` is accepted for clients that want defaults (none of the built-in ones)."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
@@ -162,7 +198,9 @@ def open_model(
             endpoints.append(
                 Endpoint(
                     url,
-                    open_model(one, kg=kg, options=options, seed=seed, stream=stream),
+                    open_model(
+                        one, kg=kg, options=options, seed=seed, stream=stream, stored=stored
+                    ),
                     int(cap) if star else None,
                 )
             )
@@ -180,6 +218,8 @@ def open_model(
 
         base = parsed.url or DEFAULT_OPENAI_URL
         api_key = os.environ.get(API_KEY_ENV) or None
+        if stored and api_key is not None and (httpx.URL(base).host or "").lower() != key_host():
+            api_key = None  # a URL from a session DB: the key is not for it
         if api_key is None and httpx.URL(base).host == "api.openai.com":
             raise ModelSpecError(f"{API_KEY_ENV} is not set (needed for api.openai.com)")
         return OpenAIModel(

@@ -24,6 +24,7 @@ from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.kg.scope import scope_graph
+from kontest_tui.paths import write_text_atomic
 from kontest_tui.report.explain import ExplanationCard, build_card
 from kontest_tui.report.explain_render import CARD_CSS, card_html, cards_markdown, escape_markdown
 from kontest_tui.report.explain_store import stored_evidence
@@ -332,7 +333,5 @@ def write_session_files(store: Store, session_id: str, folder: Path) -> list[Pat
         texts[f"kontest-{session_id}-probes.csv"] = export_probes(store, session_id, "csv")
     written = []
     for name, text in texts.items():
-        path = folder / name
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+        written.append(write_text_atomic(folder / name, text))
     return written

@@ -281,7 +281,7 @@ async def resume_session(
     if row["status"] == "done" and not row["failed"]:
         raise InvalidInputError(f"session {session_id} is already done")
     chat = open_session_model(
-        model or row["model"], session_graph(store, session_id), seed=row["seed"]
+        model or row["model"], session_graph(store, session_id), seed=row["seed"], stored=not model
     )
     resumed: str = session_id
     return await _run(

@@ -3,14 +3,17 @@
 For bulk runs on the batch engines providers already run (OpenAI's Batch API, vLLM's
 `run-batch`): `write_batch` writes one request line per distinct pending chat
 (`{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {...}}`, the body
-the OpenAI client would send); a turn is pending when it has no stored response and every
+the OpenAI client would send; `/v1/completions` lines with the few-shot prompt, its stop and
+max tokens for a completions-mode session; Ollama, replay and local sessions are refused in
+one line) into a file no earlier phase used; a turn is pending when it has no stored response and every
 earlier turn of its conversation has an answer, so the first phase holds every first turn and
 the next the second turns of sequential conversations (they need the first answers as
 context). `ingest_results` reads the engine's output lines (`{"custom_id", "response":
 {"status_code", "body"}, "error"}`) and stores each answer as the response of every turn
 asking that chat (the first as asked, the others as cached, like the executor's single
-flight); a line with an error or a non-200 status is a failed turn; lines for chats no longer
-pending (an older phase, another session) are ignored and counted. `batch_phase` is one step:
+flight); a line with an error or a non-200 status is a failed turn whose error text
+(OpenAI's and vLLM's shapes) is kept, scrubbed of secrets; a custom_id given twice is refused;
+lines for chats no longer pending (an older phase, another session) are ignored and counted. `batch_phase` is one step:
 ingest, then write the next phase or evaluate the finished session. models/sim/batch.py is the
 simulated model as a batch engine (`kontest sim batch`).
 """
@@ -31,14 +34,30 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.kinds.registry import parse_reply
 from kontest_tui.models.base import ChatOptions, Message
 from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
+from kontest_tui.models.openai import load_completion_prompt, render_completion_prompt
 from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.redact import scrub, scrub_values
 from kontest_tui.run.executor import cache_key
 from kontest_tui.run.session import evaluate_session, evaluation_engine, options_from_dict
 from kontest_tui.store.database import Store, storable_text
 from kontest_tui.validate_input import read_jsonl
 
 BATCH_URL = "/v1/chat/completions"
+COMPLETIONS_URL = "/v1/completions"
+# Model kinds a batch engine runs: OpenAI's Batch API and vLLM's run-batch take chat and
+# completions lines; `kontest sim batch` is the simulated model as one.
+BATCH_KINDS = ("openai", "openai-completions", "sim")
+
+
+def check_batch_model(spec: str) -> None:
+    """One line refusing a session whose model no batch engine runs (Ollama, replay, local)."""
+    kind = parse_model_spec(spec).kind
+    if kind not in BATCH_KINDS:
+        raise InvalidInputError(
+            f"batch mode writes OpenAI Batch API files (openai:, openai-completions:, sim); "
+            f"a {kind}: model has no batch engine: run the session without --batch-out"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,23 +110,35 @@ def pending_turns(
             messages.append(Message("assistant", answer))
 
 
-def request_line(pending: PendingTurn, model: str, max_tokens_field: str) -> dict[str, Any]:
-    """One OpenAI Batch API request line: the body models/openai.py would POST."""
+def request_line(
+    pending: PendingTurn, model: str, max_tokens_field: str, completions: bool = False
+) -> dict[str, Any]:
+    """One OpenAI Batch API request line: the body models/openai.py would POST (chat, or
+    completions mode's few-shot prompt with its stop and max tokens)."""
     options = pending.options
-    body: dict[str, Any] = {
-        "model": model,
-        "messages": [{"role": m.role, "content": m.content} for m in pending.messages],
-        max_tokens_field: options.max_tokens or DEFAULT_CHAT_MAX_TOKENS,
-        "temperature": options.temperature,
-    }
+    body: dict[str, Any] = {"model": model}
+    if completions:
+        prompt = load_completion_prompt()
+        body["prompt"] = render_completion_prompt(pending.messages, prompt)
+        body["max_tokens"] = options.max_tokens or prompt.max_tokens
+        if prompt.stop:
+            body["stop"] = list(prompt.stop)
+    else:
+        body["messages"] = [{"role": m.role, "content": m.content} for m in pending.messages]
+        body[max_tokens_field] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
+    body["temperature"] = options.temperature
     if options.seed is not None:
         body["seed"] = options.seed
-    return {"custom_id": pending.key, "method": "POST", "url": BATCH_URL, "body": body}
+    url = COMPLETIONS_URL if completions else BATCH_URL
+    return {"custom_id": pending.key, "method": "POST", "url": url, "body": body}
 
 
 def write_batch(path: Path, pending: Sequence[PendingTurn], spec: str) -> int:
-    """Write one request line per distinct pending chat; return how many lines."""
+    """Write one request line per distinct pending chat into a new file `path` (never over
+    another phase's); return how many lines."""
+    check_batch_model(spec)
     parsed = parse_model_spec(spec)
+    completions = parsed.kind == "openai-completions"
     host = httpx.URL(parsed.url).host if parsed.url else "api.openai.com"
     field = (
         "max_completion_tokens"
@@ -117,11 +148,12 @@ def write_batch(path: Path, pending: Sequence[PendingTurn], spec: str) -> int:
     seen: set[str] = set()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        with path.open("w", encoding="utf-8") as out:
+        with path.open("x", encoding="utf-8") as out:
             for turn in pending:
                 if turn.key not in seen:
                     seen.add(turn.key)
-                    out.write(json.dumps(request_line(turn, parsed.name, field)) + "\n")
+                    line = request_line(turn, parsed.name, field, completions)
+                    out.write(json.dumps(line) + "\n")
     except OSError as error:
         raise InvalidInputError(
             f"cannot write batch file {path}: {error.strerror or error}"
@@ -140,15 +172,23 @@ class BatchResult:
 
 def read_results(path: Path) -> dict[str, BatchResult]:
     """custom_id -> result of a batch engine's output JSONL; InvalidInputError (naming the
-    line) on a line that is not a result."""
-    return dict(
-        read_jsonl(
-            path,
-            _keyed_result,
-            what="batch results",
-            line_is="a batch result line (a JSON object with custom_id, response and error)",
-        )
+    line) on a line that is not a result, and on a custom_id given twice (which answer
+    would be the model's?)."""
+    results: dict[str, BatchResult] = {}
+    lines = read_jsonl(
+        path,
+        _keyed_result,
+        what="batch results",
+        line_is="a batch result line (a JSON object with custom_id, response and error)",
     )
+    for number, (custom_id, result) in enumerate(lines, 1):
+        if custom_id in results:
+            raise InvalidInputError(
+                f"{path}: result {number} repeats custom_id {custom_id[:16]}... (each request "
+                "has one result; was the file joined from two runs?)"
+            )
+        results[custom_id] = result
+    return results
 
 
 def _keyed_result(data: Any) -> tuple[str, BatchResult]:
@@ -158,27 +198,53 @@ def _keyed_result(data: Any) -> tuple[str, BatchResult]:
     return custom_id, _read_result(data)
 
 
+def error_text(error: object) -> str | None:
+    """The message of an error object as batch engines write them: OpenAI's `{"code",
+    "message"}` or `{"error": {"message", ...}}`, vLLM's ErrorResponse `{"object": "error",
+    "message", "type", "code"}`, or a plain string; None when there is none."""
+    while isinstance(error, dict) and isinstance(error.get("error"), dict | str):
+        error = error["error"]
+    if isinstance(error, dict):
+        message = error.get("message") or error.get("detail")
+        if not message:
+            return json.dumps(error, ensure_ascii=False)[:300] if error else None
+        code = error.get("code") or error.get("type")
+        return f"{code}: {message}" if code and str(code) not in str(message) else str(message)
+    return str(error) if error else None
+
+
+def _batch_error(text: str) -> BatchResult:
+    """A failed result: its text one line, secrets scrubbed (it is stored and exported)."""
+    return BatchResult(None, 0, scrub(f"batch error: {' '.join(text.split())}"[:1000]))
+
+
 def _read_result(data: Mapping[str, Any]) -> BatchResult:
-    error = data.get("error")
-    if error:
-        message = error.get("message") if isinstance(error, dict) else str(error)
-        return BatchResult(None, 0, f"batch error: {' '.join(str(message).split())}")
     response = data.get("response") or {}
+    if not isinstance(response, dict):
+        raise TypeError
     if "choices" in response and "body" not in response:  # the completion itself, no envelope
         response = {"status_code": 200, "body": response}
     status = response.get("status_code")
     body = response.get("body") or {}
-    if status != 200:
-        return BatchResult(None, 0, f"batch error: HTTP {status}")
+    said = error_text(data.get("error"))
+    if said is not None or status != 200:
+        said = said or error_text(body.get("error") if isinstance(body, dict) else body)
+        http = f"HTTP {status}" if status not in (None, 200) else ""
+        return _batch_error(": ".join(part for part in (http, said) if part) or "no answer")
     try:
-        text = body["choices"][0]["message"]["content"]
+        choice = body["choices"][0]
+        text = choice["message"]["content"] if "message" in choice else choice["text"]
     except (KeyError, IndexError, TypeError):
-        return BatchResult(None, 0, "batch error: no message in the response body")
+        return _batch_error("no message in the response body")
+    if not isinstance(text, str | None):
+        return _batch_error("the response's content is not text")
+    # An engine echoing the key in an answer: masked as the streaming clients mask it.
+    text = scrub_values(text or "")
     usage = body.get("usage")
     tokens = usage.get("completion_tokens") if isinstance(usage, dict) else 0
     # stored as the store keeps it, so the next turn's chat (and key) is the stored one
     return BatchResult(
-        storable_text(str(text or "")),
+        storable_text(text),
         tokens if isinstance(tokens, int) and tokens > 0 else 0,
         None,
     )
@@ -283,6 +349,16 @@ def _pending(
     return list(pending_turns(conversations, done, options, row["model"], failed))
 
 
+def _phase_path(folder: Path, stem: str) -> Path:
+    """A request file name no earlier phase used (`STEM.jsonl`, then `STEM-2.jsonl`, ...): a
+    phase asking failed turns again never overwrites the file whose results are awaited."""
+    path, number = folder / f"{stem}.jsonl", 1
+    while path.exists():
+        number += 1
+        path = folder / f"{stem}-{number}.jsonl"
+    return path
+
+
 def batch_phase(
     store: Store, session_id: str, batch_in: Path | None, batch_out: Path | None
 ) -> BatchPhase:
@@ -296,6 +372,7 @@ def batch_phase(
     try:
         row = store.get_session(session_id)
         spec = row["model"]
+        check_batch_model(spec)
         conversations = store.load_conversations(session_id)
         ingested = None
         if batch_in is None:
@@ -309,7 +386,7 @@ def batch_phase(
         elapsed = (row["elapsed_s"] or 0.0) + time.monotonic() - started
         if left:
             folder = batch_out if batch_out is not None else (batch_in or Path(".")).parent
-            path = folder / f"{session_id}-turn{min(turn.turn for turn in left) + 1}.jsonl"
+            path = _phase_path(folder, f"{session_id}-turn{min(t.turn for t in left) + 1}")
             lines = write_batch(path, left, spec)
             store.finish_run(
                 session_id,

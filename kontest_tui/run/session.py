@@ -266,7 +266,10 @@ def _generated_chunks(
     """The KG's relations (the first `limit`) and their KONTEST conversations, CHUNK_RELATIONS
     relations at a time, made as they are stored (build_suite's, in its order)."""
     relations = islice(
-        iter_relations(kg, depth, per_path=per_path, template_set=template_set), limit
+        iter_relations(
+            kg, depth, per_path=per_path, template_set=template_set, guard=limit is None
+        ),
+        limit,
     )
     while True:
         part = list(islice(relations, CHUNK_RELATIONS))
@@ -342,9 +345,15 @@ def empty_graph(name: str) -> KnowledgeGraph:
 
 
 def open_session_model(
-    spec: str, kg: KnowledgeGraph | None = None, options: ChatOptions | None = None, seed: int = 0
+    spec: str,
+    kg: KnowledgeGraph | None = None,
+    options: ChatOptions | None = None,
+    seed: int = 0,
+    *,
+    stored: bool = False,
 ) -> ChatModel:
-    """The ChatModel for a spec (models.specs.open_model; replay works without it)."""
+    """The ChatModel for a spec (models.specs.open_model; replay works without it);
+    `stored`: the spec is a session's, read from its database (the key stays home)."""
     try:
         from kontest_tui.models.specs import open_model
     except ImportError:
@@ -353,7 +362,7 @@ def open_session_model(
 
             return ReplayModel(spec.removeprefix("replay:"))
         raise ModelSpecError(f"model clients are not available for {spec!r}") from None
-    return open_model(spec, kg=kg, options=options, seed=seed)
+    return open_model(spec, kg=kg, options=options, seed=seed, stored=stored)
 
 
 @cache
@@ -581,7 +590,15 @@ async def _run_session(
     clock = time.monotonic()
     elapsed = row["elapsed_s"] or 0.0
     evaluation: Evaluation | None = None
-    heartbeat = asyncio.create_task(_renew_lease(store, lease))
+    run_task = asyncio.current_task()
+    lost: list[bool] = []  # set by the heartbeat when another process took the lease
+
+    def stop_asking() -> None:
+        lost.append(True)
+        if run_task is not None:
+            run_task.cancel()
+
+    heartbeat = asyncio.create_task(_renew_lease(store, lease, stop_asking))
 
     def close(status: str, message: str | None) -> None:
         heartbeat.cancel()
@@ -605,6 +622,13 @@ async def _run_session(
             result = await executor.run(conversations, done)
         writer.close()
     except (asyncio.CancelledError, KeyboardInterrupt):
+        if lost:  # the session is another run's now: store what came, touch nothing else
+            heartbeat.cancel()
+            with contextlib.suppress(KontestError):  # turns the other run stored are refused
+                writer.close()
+            if run_task is not None:
+                run_task.uncancel()
+            raise store.lease_lost(lease) from None
         close("cancelled", "interrupted")
         raise
     except KontestError as error:
@@ -718,9 +742,16 @@ async def _ask_streamed(
     return evaluation
 
 
-async def _renew_lease(store: Store, lease: Lease) -> None:
-    """Renew the run's lease every RENEW_EVERY_S until cancelled (the run's end)."""
+async def _renew_lease(store: Store, lease: Lease, on_lost: Callable[[], None]) -> None:
+    """Renew the run's lease every RENEW_EVERY_S until cancelled (the run's end); when another
+    process took it over (this one was paused past STALE_AFTER_S and the session resumed
+    elsewhere), call `on_lost` (the run stops asking) and stop."""
     while True:
         await asyncio.sleep(RENEW_EVERY_S)
-        with contextlib.suppress(KontestError):  # a busy database: the next beat tries again
-            store.renew_lease(lease)
+        try:
+            kept = store.renew_lease(lease)
+        except KontestError:  # a busy database: the next beat tries again
+            continue
+        if not kept:
+            on_lost()
+            return

@@ -8,6 +8,7 @@ worker thread). Failures raise `StoreError` with one line.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -32,7 +33,7 @@ from kontest_tui.domain.records import (
     Response,
     Verdict,
 )
-from kontest_tui.errors import StoreError
+from kontest_tui.errors import LeaseLostError, StoreError
 
 from . import chunks, leases, reports, rollups
 from .leases import Lease
@@ -150,7 +151,9 @@ def _storable_values(values: list[Any]) -> list[Any]:
 
 def _response_error(session_id: str, response: Response, error: sqlite3.Error) -> StoreError:
     reason = str(error)
-    if "responses.conversation_key" in reason:
+    if "UNIQUE" in reason:
+        reason = "this turn is stored already (another run of the session answered it)"
+    elif "responses.conversation_key" in reason:
         reason = f"session {session_id} has no conversation {response.conversation_id!r}"
     return StoreError(
         f"cannot store the response to {response.conversation_id} turn {response.turn}: {reason}"
@@ -212,6 +215,7 @@ class Store:
             raise StoreError(f"no session database at {self.path}")
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a session database")
+        self.new_file = not self.path.exists()  # made by this Store: removed if left unused
         self.read_only = self.path.exists() and not _writable(self.path)
         try:
             if self.read_only:
@@ -293,8 +297,23 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
+        self.close_after(failed=kind is not None)
+
+    def close_after(self, *, failed: bool) -> None:
+        """Close; a file this Store made is removed again when the command failed before
+        storing any session (a failed `kontest run` leaves no empty database behind)."""
+        unused = False
+        if failed and self.new_file and not self.read_only:
+            try:
+                unused = self.conn.execute("SELECT 1 FROM sessions LIMIT 1").fetchone() is None
+            except sqlite3.Error:
+                unused = False
         self.close()
+        if unused:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(OSError):
+                    Path(f"{self.path}{suffix}").unlink()
 
     @property
     def version(self) -> int:
@@ -612,6 +631,10 @@ class Store:
         with self.transaction() as conn:
             return leases.renew(conn, lease)
 
+    def lease_lost(self, lease: Lease) -> LeaseLostError:
+        """The error of a run whose lease was taken over (saying by whom)."""
+        return LeaseLostError(leases.lost_message(self.conn, lease))
+
     def session_leased(self, session_id: str) -> bool:
         """Whether a live run holds the session's lease (a stale one does not count)."""
         row = self.conn.execute(
@@ -646,6 +669,10 @@ class Store:
         if status not in STATUSES:
             raise StoreError(f"unknown session status {status!r}")
         with self.transaction() as conn:
+            if lease is not None and not leases.owns(conn, lease):
+                # Another run took the session over: its status, counts and verdicts are
+                # that run's to write, not this one's.
+                raise LeaseLostError(leases.lost_message(conn, lease))
             counts = self._count_responses(conn, session_id)
             fields: dict[str, Any] = {
                 **counts,

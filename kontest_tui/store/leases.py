@@ -96,6 +96,32 @@ def renew(conn: sqlite3.Connection, lease: Lease) -> bool:
     return cursor.rowcount == 1
 
 
+def holder(conn: sqlite3.Connection, session: str) -> str:
+    """Who holds the session's lease now ("pid P on HOST"), or "nobody"."""
+    row = conn.execute(
+        "SELECT host, pid FROM session_leases WHERE session = ?", (session,)
+    ).fetchone()
+    return f"pid {row[1]} on {row[0]}" if row is not None else "nobody"
+
+
+def owns(conn: sqlite3.Connection, lease: Lease) -> bool:
+    """Whether `lease` still holds its session (no other process took it over)."""
+    row = conn.execute(
+        "SELECT 1 FROM session_leases WHERE session = ? AND owner = ?",
+        (lease.session, lease.owner),
+    ).fetchone()
+    return row is not None
+
+
+def lost_message(conn: sqlite3.Connection, lease: Lease) -> str:
+    """The one line of a run whose lease another process took over."""
+    return (
+        f"session {lease.session} was taken over by another kontest ({holder(conn, lease.session)})"
+        f" while this run was paused past {STALE_AFTER_S:g} s: this run stopped asking and left "
+        "the session to it (the answers it stored are kept)"
+    )
+
+
 def release(conn: sqlite3.Connection, lease: Lease) -> None:
     """Give the lease back (only if still ours)."""
     conn.execute(

@@ -238,3 +238,9 @@ def test_bad_domain_file(tmp_path, capsys) -> None:
 def test_bad_sim_profile(tmp_path, capsys) -> None:
     path = write(tmp_path / "p.toml", "know = nan\n")
     fails_with_one_line(capsys, run_args(tmp_path, "--model", f"sim:{path}"), "p.toml")
+
+
+@pytest.mark.parametrize("value", ["-1", "2.5"])
+def test_temperature_out_of_range_is_one_line(tmp_path, capsys, value) -> None:  # noqa: ANN001
+    fails_with_one_line(capsys, run_args(tmp_path, "--temperature", value), "--temperature")
+    assert not (tmp_path / "s.db").exists()  # refused before any file is made

@@ -214,6 +214,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     payloads: list[dict[str, object]] = []
+    authorizations: list[str] = []  # the Authorization header of every chat request
     TAGS = ("generate-proxy", "slow", "stall", "length", "empty", "thinker", "good")
 
     def log_message(self, format: str, *args: object) -> None:  # silence
@@ -267,6 +268,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._send(200, json.dumps({"modelfile": "FROM anything"}).encode())
             return
         type(self).payloads.append(data)
+        type(self).authorizations.append(self.headers.get("Authorization", ""))
         model = str(data.get("model", "")).removesuffix(":latest")
         if self.path == "/api/chat":
             self._ollama(model, data)

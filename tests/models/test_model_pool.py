@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 
 import pytest
@@ -86,3 +87,70 @@ async def test_a_dead_endpoint_rests_and_the_run_goes_on(sim_url, refused_url) -
     assert all(r.error is None for r in executor.responses.values())
     assert dead.failures >= 1 and dead.calls <= 2  # rested after failing, not asked again
     assert alive.calls >= 20
+
+
+@pytest.fixture(scope="module")
+def slow_sim_url() -> Iterator[str]:
+    """A sim server answering in about 50 ms (profile slow) where the other answers at once."""
+    with running_sim_server("--profile", "slow") as url:
+        yield url
+
+
+def executor_config(concurrency: int = 8) -> ExecutorConfig:
+    return ExecutorConfig(
+        concurrency=concurrency,
+        use_cache=False,
+        share_answers=False,
+        backoff_base=0.001,
+        backoff_max=0.01,
+    )
+
+
+async def test_calls_go_to_the_endpoint_with_fewest_in_flight(slow_sim_url, sim_url) -> None:  # noqa: ANN001
+    """No caps: a slow endpoint holds its calls longer, so it gets fewer of them (before:
+    the calls were shared out by count, half to the slow one)."""
+    pool = open_model(f"ollama:any@{slow_sim_url},{sim_url}", stream=False)
+    assert isinstance(pool, ModelPool)
+    try:
+        await Executor(pool, config=executor_config()).run(questions(80))
+    finally:
+        await pool.aclose()
+    slow, fast = pool.endpoints
+    assert slow.calls + fast.calls == 80
+    assert slow.calls * 4 < fast.calls
+
+
+async def test_a_replica_answering_401_is_left_for_the_healthy_one(leaky_url, sim_url) -> None:  # noqa: ANN001
+    """A replica without the key (401 on every call) while another is healthy: each call it
+    fails is asked again at once on the other, no turn fails and the run does not stop."""
+    pool = open_model(f"openai:default@{leaky_url}/deny/v1,{sim_url}/v1", stream=False)
+    assert isinstance(pool, ModelPool)
+    try:
+        executor = Executor(pool, config=executor_config(4))
+        result = await executor.run(questions(30))
+    finally:
+        await pool.aclose()
+    denying, healthy = pool.endpoints
+    assert not result.progress.errors and result.progress.failed == 0
+    assert all(r.error is None for r in executor.responses.values())
+    assert denying.failures >= 1 and healthy.calls >= 30
+    assert sum(r.attempts for r in executor.responses.values()) == 30  # no executor retry
+
+
+async def test_calls_that_hang_are_moved_off_their_endpoint(proxy_url, sim_url) -> None:  # noqa: ANN001
+    """An endpoint that sends "Ye" then hangs: its calls are moved to the healthy one after
+    the hang bound, answered whole there, and the hanging endpoint rests."""
+    pool = open_model(f"ollama:stall@{proxy_url},{sim_url}")
+    assert isinstance(pool, ModelPool)
+    pool.hang_min, pool.hang_factor = 0.3, 1.0
+    try:
+        executor = Executor(pool, config=executor_config(4))
+        async with asyncio.timeout(60):  # bounded: the test stops by itself
+            result = await executor.run(questions(24))
+    finally:
+        await pool.aclose()
+    hanging, healthy = pool.endpoints
+    assert result.progress.failed == 0 and result.progress.stopped == {}
+    assert all(r.error is None and r.raw != "Ye" for r in executor.responses.values())
+    assert hanging.moved >= 1 and hanging.moved == hanging.calls
+    assert healthy.calls >= 24

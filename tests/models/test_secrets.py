@@ -145,3 +145,65 @@ def test_an_echoed_key_never_rests_or_prints(
     for path in tmp_path.rglob("*"):
         if path.is_file():
             assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_encoded_forms_of_a_key_are_masked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Percent-encoded (canonical or not), JSON-escaped and base64 of `user:key` (with or
+    without `Basic`, standard or URL-safe alphabet, any user length): each masked whole."""
+    import base64
+    import json as json_module
+    from urllib.parse import quote
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    json_escaped = "".join(f"\\u{ord(char):04x}" for char in KEY)
+    cases = {
+        f"echo {quote(KEY, safe='')} end": "echo *** end",
+        f"echo {''.join(f'%{ord(c):02X}' for c in KEY)} end": "echo *** end",
+        f"echo {json_escaped} end": "echo *** end",
+        f"body {json_module.dumps({'key': KEY})}": 'body {"key": "***"}',
+    }
+    for user in ("u", "ab", "alice", "bob1"):
+        credential = base64.b64encode(f"{user}:{KEY}".encode()).decode()
+        cases[f"auth {credential} end"] = "auth *** end"
+        urlsafe = base64.urlsafe_b64encode(f"{user}:{KEY}".encode()).decode()
+        cases[f"auth={urlsafe}"] = "auth=***"
+    for text, expected in cases.items():
+        assert scrub_values(text) == expected, text
+        assert scrub(text) == expected, text
+    plain = "Does Ireland have a Ulster? 100% yes \\u0041 QUJD"
+    assert scrub_values(plain) == plain
+
+
+def test_a_stored_url_gets_the_key_only_when_it_is_the_key_s_host(
+    proxy_url: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Resuming a session (someone else's DB may name any URL) sends OPENAI_API_KEY only to
+    the host OPENAI_BASE_URL names (default api.openai.com), and says so in one line."""
+    from model_test_servers import ProxyHandler
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", f"{proxy_url}/v1")
+    db = tmp_path / "s.db"
+    spec = f"openai:stall@{proxy_url}/v1"
+    ProxyHandler.authorizations.clear()
+    run = ["run", "--kg", "places", "--limit", "1", "--db", db, "-q", "--timeout", "0.2"]
+    code, _, err = kontest(capsys, *run, "--model", spec, "--max-attempts", "1")
+    assert code == 1, err  # every turn cut by the timeout: the session is left to resume
+    assert ProxyHandler.authorizations and set(ProxyHandler.authorizations) == {f"Bearer {KEY}"}
+    resume = ["run", "--resume", "", "--db", db, "-q", "--timeout", "0.2", "--max-attempts", "1"]
+    ProxyHandler.authorizations.clear()
+    code, _, err = kontest(capsys, *resume)
+    assert "not sent" not in err  # the stored URL is the key's host
+    assert set(ProxyHandler.authorizations) == {f"Bearer {KEY}"}
+    monkeypatch.delenv("OPENAI_BASE_URL")  # the key is for api.openai.com now
+    ProxyHandler.authorizations.clear()
+    code, _, err = kontest(capsys, *resume)
+    notes = [line for line in err.splitlines() if line.startswith("kontest: note:")]
+    assert len(notes) == 1 and "OPENAI_API_KEY is not sent to 127.0.0.1" in notes[0]
+    assert ProxyHandler.authorizations and set(ProxyHandler.authorizations) == {""}
+    ProxyHandler.authorizations.clear()
+    code, _, err = kontest(capsys, *resume, "--model", spec)  # named by hand: sent
+    assert set(ProxyHandler.authorizations) == {f"Bearer {KEY}"}

@@ -167,7 +167,7 @@ def test_result_lines_of_the_engines(tmp_path: Path) -> None:
     assert read_results(path) == {
         "a": BatchResult("Yes.", 2, None),
         "b": BatchResult("Yes.", 2, None),
-        "c": BatchResult(None, 0, "batch error: bad model"),
+        "c": BatchResult(None, 0, "batch error: HTTP 400: bad model"),
         "d": BatchResult(None, 0, "batch error: HTTP 500"),
         "e": BatchResult(None, 0, "batch error: no message in the response body"),
     }
@@ -208,3 +208,138 @@ def test_next_phase_without_the_store_is_the_store_s(tmp_path: Path) -> None:
             for t in _pending(store, session, conversations)
         ]
         assert following == stored and {turn for _, turn, _, _ in stored} == {0, 1}
+
+
+def test_error_texts_of_openai_and_vllm_are_kept_and_scrubbed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """OpenAI's request errors (`error: {code, message}`, a non-200 body `{"error": {...}}`)
+    and vLLM's ErrorResponse (`{"object": "error", "message", "type", "code"}`, or nested
+    under "error") keep their text; a key echoed in one is masked, a line with the key in a
+    Basic credential (base64 of user:key) and percent-encoded too."""
+    from kontest_tui.run.batch import read_results
+
+    key = "sk-batchsecret0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    lines = [
+        {
+            "custom_id": "openai",
+            "response": None,
+            "error": {"code": "batch_expired", "message": "expired"},
+        },
+        {
+            "custom_id": "openai-body",
+            "response": {
+                "status_code": 401,
+                "body": {
+                    "error": {
+                        "message": f"Incorrect API key provided: {key}",
+                        "type": "invalid_request_error",
+                        "code": "invalid_api_key",
+                    }
+                },
+            },
+            "error": None,
+        },
+        {
+            "custom_id": "vllm",
+            "response": {"status_code": 400, "request_id": "vllm-batch-1"},
+            "error": {
+                "object": "error",
+                "message": "max_tokens is too large",
+                "type": "BadRequestError",
+                "param": None,
+                "code": 400,
+            },
+        },
+        {
+            "custom_id": "vllm-new",
+            "response": {"status_code": 404},
+            "error": {
+                "error": {
+                    "message": "The model `x` does not exist.",
+                    "type": "NotFoundError",
+                    "code": 404,
+                }
+            },
+        },
+        {"custom_id": "echo", "response": None, "error": f"bad key {key.replace('-', '%2D')}"},
+    ]
+    path = tmp_path / "r.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    errors = {key_: result.error for key_, result in read_results(path).items()}
+    assert errors["openai"] == "batch error: batch_expired: expired"
+    assert (
+        errors["openai-body"] is not None and "Incorrect API key provided" in errors["openai-body"]
+    )
+    assert errors["openai-body"].startswith("batch error: HTTP 401: invalid_api_key: ")
+    assert errors["vllm"] == "batch error: HTTP 400: 400: max_tokens is too large"
+    assert errors["vllm-new"] == "batch error: HTTP 404: 404: The model `x` does not exist."
+    assert all(key not in text and "batchsecret" not in text for text in errors.values() if text)
+    assert "None" not in "".join(text or "" for text in errors.values())
+
+
+def test_duplicate_custom_ids_are_refused(tmp_path: Path) -> None:
+    from kontest_tui.errors import InvalidInputError
+    from kontest_tui.run.batch import read_results
+
+    completion = {"choices": [{"message": {"content": "Yes"}}]}
+    line = {"custom_id": "a", "response": {"status_code": 200, "body": completion}}
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n")
+    with pytest.raises(InvalidInputError, match="result 2 repeats custom_id a"):
+        read_results(path)
+
+
+def test_models_without_a_batch_engine_are_refused_in_one_line_storing_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "b.db"
+    code, _, err = kontest(
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "2",
+        "--model",
+        "ollama:llama3",
+        "--db",
+        db,
+        "--batch-out",
+        tmp_path,
+    )
+    assert code == 2 and err.count("\n") == 1
+    assert "a ollama: model has no batch engine" in err
+    assert not db.exists() and not list(tmp_path.glob("*.jsonl"))
+
+
+def test_asking_failed_turns_again_writes_a_new_phase_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "b.db"
+    assert (
+        kontest(
+            capsys, "run", "--kg", "places", "--limit", "2", "--db", db, "--batch-out", tmp_path
+        )[0]
+        == 0
+    )
+    first = only(tmp_path, "*-turn1.jsonl")
+    session = first.name.removesuffix("-turn1.jsonl")
+    kept = first.read_text()
+    failed = [
+        {"custom_id": json.loads(line)["custom_id"], "response": {"status_code": 500}}
+        for line in kept.splitlines()
+    ]
+    (tmp_path / "out.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failed))
+    assert (
+        kontest(
+            capsys, "run", "--resume", session, "--batch-in", tmp_path / "out.jsonl", "--db", db
+        )[0]
+        == 1
+    )
+    code, _, err = kontest(capsys, "run", "--resume", session, "--batch-out", tmp_path, "--db", db)
+    assert code == 0, err
+    assert first.read_text() == kept  # the first phase's file as it was
+    again = only(tmp_path, "*-turn1-2.jsonl")
+    assert len(again.read_text().splitlines()) == len(kept.splitlines())

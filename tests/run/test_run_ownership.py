@@ -241,3 +241,61 @@ def test_a_read_only_database_can_be_reported_on(tmp_path, capsys, monkeypatch) 
     assert code == 1 and len(err.strip().splitlines()) == 1 and "readonly" in err
     assert db.read_bytes() == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["k.db"]
+
+
+def test_sighup_stops_a_run_like_sigterm(tmp_path) -> None:  # noqa: ANN001
+    """A dropped SSH session (SIGHUP) ends `run` as SIGTERM does: cancelled, resumable, said."""
+    db = tmp_path / "k.db"
+    command = [sys.executable, "-m", "kontest_tui.cli", "run", "--kg", "places", "--limit", "40"]
+    command += ["--model", "sim:slow", "--db", str(db), "--no-cache", "-q"]
+    process = subprocess.Popen(
+        command, stderr=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parents[2]
+    )
+    assert process.stderr is not None
+    first = process.stderr.readline()
+    assert first.startswith("session "), first
+    session = first.split()[1].rstrip(":")
+    process.send_signal(signal.SIGHUP)
+    rest = process.stderr.read()
+    assert process.wait(timeout=60) == 129
+    assert rest.strip().splitlines()[-1] == (
+        f"kontest: hung up; resume with kontest run --resume {session} --db {db}"
+    )
+    with Store(db) as store:
+        assert store.get_session(session)["status"] == "cancelled"
+        assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
+
+
+async def test_a_run_that_lost_its_lease_stops_asking_and_leaves_the_session(
+    tmp_path, monkeypatch
+) -> None:  # noqa: ANN001
+    """Another process took the lease over (this run looked dead: paused past a minute):
+    the heartbeat sees it, the run stops asking with one line saying so, and neither the
+    status nor the counts of the session are written by it (before: it went on, then marked
+    the other run's session `failed` with "no conversation")."""
+    from kontest_tui.errors import LeaseLostError
+    from kontest_tui.run import session as session_module
+    from kontest_tui.store import leases
+
+    monkeypatch.setattr(session_module, "RENEW_EVERY_S", 0.05)
+    relations = make_relations(30)
+    conversations = make_conversations(relations)
+    model = ToyModel(delay=0.02)
+    with Store(tmp_path / "l.db") as store:
+        session = store_session(store, relations, conversations)
+        run = asyncio.create_task(run_session(store, session, model))
+        while len(model.calls) < 10:
+            await asyncio.sleep(0.01)
+        with Store(tmp_path / "l.db") as other, other.transaction() as conn:
+            leases.acquire(conn, session, stale_after=-1.0)  # the other process takes over
+            conn.execute("UPDATE sessions SET message = 'the other run' WHERE id = ?", (session,))
+        with pytest.raises(LeaseLostError, match=f"session {session} was taken over by another"):
+            await run
+        asked = len(model.calls)
+        await asyncio.sleep(0.2)
+        assert len(model.calls) == asked  # it stopped asking
+        assert asked < 180
+        row = store.get_session(session)
+        assert row["status"] == "running" and row["message"] == "the other run"
+        holders = store.conn.execute("SELECT pid FROM session_leases").fetchall()
+        assert holders == [(os.getpid(),)]  # the other owner's lease is still there

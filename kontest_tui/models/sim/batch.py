@@ -1,7 +1,8 @@
 """The simulated model as a batch engine: `kontest sim batch IN OUT`.
 
 Reads an OpenAI Batch API input file (one `{"custom_id", "method", "url", "body"}` line per
-chat, as `kontest run --batch-out` writes them) and writes the output file a batch engine
+chat, as `kontest run --batch-out` writes them: /v1/chat/completions lines, or /v1/completions
+lines with the few-shot prompt of a completions-mode session) and writes the output file a batch engine
 would (`{"id", "custom_id", "response": {"status_code": 200, "request_id", "body":
 <chat.completion>}, "error": null}`), answering each chat with `decide_answer` (the profile
 named by `body.model` when it is a built-in one, else the given profile; the seed from
@@ -18,6 +19,7 @@ from typing import Any
 
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.models.openai import parse_completion_prompt
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.model import TemplatePatterns, as_received, decide_answer, split_tokens
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
@@ -35,16 +37,36 @@ def iter_batch_requests(path: Path) -> Iterator[tuple[str, Mapping[str, Any]]]:
 
 
 def _request_line(data: Any) -> tuple[str, Mapping[str, Any]]:
+    """A chat line (`body.messages`) or a completions line (`body.prompt`, the few-shot
+    transcript of completions mode, read back into its chat)."""
     custom_id, body = data["custom_id"], data["body"]
+    if not isinstance(custom_id, str) or not isinstance(body, dict):
+        raise TypeError
+    if "messages" not in body and isinstance(body.get("prompt"), str):
+        chat = parse_completion_prompt(body["prompt"])
+        messages = [{"role": m.role, "content": m.content} for m in chat]
+        body = {**body, "messages": messages, "completions": True}
     messages = body["messages"]
-    if not isinstance(custom_id, str) or not isinstance(messages, list):
+    if not isinstance(messages, list):
         raise TypeError
     if not all(isinstance(message, dict) for message in messages):
         raise TypeError
     return custom_id, body
 
 
-def _result_line(number: int, custom_id: str, model: str, text: str, tokens: int) -> dict[str, Any]:
+def _result_line(
+    number: int, custom_id: str, model: str, text: str, tokens: int, completions: bool = False
+) -> dict[str, Any]:
+    if completions:  # a /v1/completions body: the text follows the prompt's "Answer:"
+        choice: dict[str, Any] = {"index": 0, "text": f" {text}", "finish_reason": "stop"}
+        kind = "text_completion"
+    else:
+        choice = {
+            "index": 0,
+            "message": {"role": "assistant", "content": text},
+            "finish_reason": "stop",
+        }
+        kind = "chat.completion"
     return {
         "id": f"batch_req_{number}",
         "custom_id": custom_id,
@@ -53,15 +75,9 @@ def _result_line(number: int, custom_id: str, model: str, text: str, tokens: int
             "request_id": f"req_{number}",
             "body": {
                 "id": f"chatcmpl-{number}",
-                "object": "chat.completion",
+                "object": kind,
                 "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": text},
-                        "finish_reason": "stop",
-                    }
-                ],
+                "choices": [choice],
                 "usage": {"completion_tokens": tokens},
             },
         },
@@ -108,6 +124,13 @@ def answer_batch(
             limit = body.get("max_tokens", body.get("max_completion_tokens"))
             pieces = split_tokens(text, limit if isinstance(limit, int) else None)
             count += 1
-            line = _result_line(count, custom_id, name, as_received("".join(pieces)), len(pieces))
+            line = _result_line(
+                count,
+                custom_id,
+                name,
+                as_received("".join(pieces)),
+                len(pieces),
+                completions=bool(body.get("completions")),
+            )
             out.write(json.dumps(line) + "\n")
     return count

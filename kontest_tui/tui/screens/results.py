@@ -19,6 +19,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -1144,7 +1145,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             select = self.query_one("#compare-select", Select)
             if offered:
                 note = f"{len(offered)} stored session{'s' if len(offered) != 1 else ''} on {name}."
-                select.set_options([(choice.describe(total), choice.id) for choice in offered])
+                select.set_options(  # names of sessions, models and KGs: text, never markup
+                    [(Content(choice.describe(total)), choice.id) for choice in offered]
+                )
                 wanted = [choice.id for choice in offered if choice.id == self.compare_with]
                 select.value = wanted[0] if wanted else offered[0].id
             else:

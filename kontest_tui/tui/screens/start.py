@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -155,8 +156,8 @@ class StartScreen(WorkerFailures, Screen[None]):
         table.clear(columns=True)
         for index, title in enumerate(self.COLUMNS):
             table.add_column(title, width=max([len(title), *(len(row[index]) for row in rows)]))
-        for row in rows:
-            table.add_row(*row, key=row[0])
+        for row in rows:  # names from files and specs (id, model, KG): text, never markup
+            table.add_row(*(Text(cell) for cell in row[:3]), *row[3:], key=row[0])
 
     def describe_sessions(self, sessions: list[SessionSummary], note: str) -> None:
         if note:

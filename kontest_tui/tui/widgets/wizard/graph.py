@@ -10,6 +10,7 @@ from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import (
     Button,
@@ -203,9 +204,10 @@ class GraphStep(TabPane):
         """The KG selector names the graph loaded: a sample, or the file or build it came
         from (`shown`: the graph's name)."""
         select = self.query_one("#sample-select", Select)
-        choices = [(name, name) for name in samples]
-        if source not in samples:
-            choices.append((f"{shown} ({source})" if shown != source else shown, source))
+        choices: list[tuple[Content, str]] = [(Content(name), name) for name in samples]
+        if source not in samples:  # a KG's name and path are text, never markup
+            label = f"{shown} ({source})" if shown != source else shown
+            choices.append((Content(label), source))
         select.set_options(choices)
         select.value = source
 
@@ -232,7 +234,7 @@ class GraphStep(TabPane):
         self.kg = kg
         tree: Tree[str] = self.query_one("#kg-tree", Tree)
         tree.clear()
-        tree.root.set_label(kg.name)
+        tree.root.set_label(Text(kg.name))  # a name from a file: text, never markup
         self.add_children(tree.root, kg.roots(), open_levels)
         tree.root.expand()
         path_list = self.query_one("#path-list", OptionList)
