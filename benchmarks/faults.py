@@ -3,12 +3,20 @@
 A local server (127.0.0.1 only: the simulated model of `kontest sim serve`, answering as
 `sim:` does) injects a seeded mix of faults into chat calls: 429 with Retry-After, 500 with a
 body that echoes the request's Authorization header, hangs past the client timeout, streams
-cut mid-answer (half of them after an in-stream error that echoes the key). `kontest run`
+cut mid-answer (half of them after an in-stream error that echoes the key), streams that stall
+after "Ye" past the timeout (cut before they can be read: failed turns, asked again). `kontest run`
 (a real subprocess, `--concurrency 8`, the key in OPENAI_API_KEY) asks the first N places
 relations through it; it is killed with SIGKILL at random moments and resumed
 (`kontest run --resume`) until the session is done; a run that ends with failed turns is
 resumed too (that asks them again). The same run against the same server without faults is
 the reference.
+
+Four more cases: lease loss (a run paused with SIGSTOP while its lease is taken over by a
+resume: it must stop asking and say so, the resume finishes), a pool of three replicas (one
+answers 401 echoing the key, one never answers, one is healthy: every turn answered), a
+migration race (12 processes opening one new database at once: 0 failures) and the session
+list on a running session of 600,000 answers (counted from indexes; the time is printed
+beside a scan of its rows).
 
 Prints: calls made, faults injected by type, turns failed (before --resume asked them again),
 kills, answers lost (turns without an answer at the end; must be 0), duplicate rows (must be
@@ -17,13 +25,14 @@ database files after every run, `kontest report`/`export` output and everything 
 printed; must be 0)
 and the time against the fault-free run. Every loop is bounded; it stops by itself.
 
-    .venv/bin/python benchmarks/faults.py [--limit 120] [--kills 3] [--seed 7]
+    .venv/bin/python benchmarks/faults.py [--limit 120] [--kills 3] [--seed 7] [--rows 600000]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -50,6 +59,7 @@ FAULTS = (  # (name, share of chat calls)
     ("429", 0.10),
     ("500 echo", 0.07),
     ("hang", 0.02),
+    ("stall", 0.02),  # "Ye", then nothing past the timeout: cut before it could be read
     ("cut stream", 0.04),
     ("stream error echo", 0.03),
 )
@@ -94,6 +104,12 @@ class FaultServer(SimServer):
         elif fault == "hang":
             await asyncio.sleep(HANG_S)
             reply.abort()
+        elif fault == "stall":
+            await reply.start_stream("text/event-stream")
+            first = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Ye"}}]}
+            await reply.chunk(b"data: " + encode_json(first) + b"\n\n")
+            await asyncio.sleep(HANG_S)
+            reply.abort()
         else:
             await reply.start_stream("text/event-stream")
             first = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": "Ye"}}]}
@@ -104,11 +120,31 @@ class FaultServer(SimServer):
             reply.abort()
 
 
+class ReplicaServer(FaultServer):
+    """A replica of the pool case: `deny` answers every chat call 401 with the caller's key
+    in the body (a replica without the key), `frozen` never answers."""
+
+    def __init__(self, behaviour: str) -> None:
+        super().__init__(0, faults=False)
+        self.behaviour = behaviour
+
+    async def _openai_chat(self, request: HttpRequest, reply: Reply) -> None:
+        self.calls += 1
+        if self.behaviour == "deny":
+            echoed = request.headers.get("authorization", "")
+            body = {"error": {"message": f"invalid key in {echoed}", "code": "invalid_api_key"}}
+            await reply.send(401, encode_json(body))
+        elif self.behaviour == "frozen":
+            await asyncio.sleep(3600)
+        else:
+            await super()._openai_chat(request, reply)
+
+
 class ServerThread:
     """A FaultServer on its own event loop in a daemon thread (it outlives killed clients)."""
 
-    def __init__(self, seed: int, faults: bool) -> None:
-        self.server = FaultServer(seed, faults)
+    def __init__(self, seed: int, faults: bool, server: FaultServer | None = None) -> None:
+        self.server = server or FaultServer(seed, faults)
         self.loop = asyncio.new_event_loop()
         ready = threading.Event()
 
@@ -124,8 +160,19 @@ class ServerThread:
         self.url = self.server.url
 
     def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        with contextlib.suppress(Exception):  # a frozen replica's calls are still waiting
+            asyncio.run_coroutine_threadsafe(self.server.close(), self.loop).result(10)
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(_cancel_the_rest(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+async def _cancel_the_rest() -> None:
+    """End the server loop's other tasks (a frozen replica's calls) before it stops."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def kontest_command(args: list[str]) -> list[str]:
@@ -142,10 +189,11 @@ def environment() -> dict[str, str]:
 class Scenario:
     """One database, the kontest invocations made on it and everything they printed."""
 
-    def __init__(self, db: Path, url: str, limit: int) -> None:
+    def __init__(self, db: Path, url: str, limit: int, model: str | None = None) -> None:
         self.db = db
         self.url = url
         self.limit = limit
+        self.model = model or f"openai:sim@{url}/v1"
         self.output: list[str] = []
         self.runs = 0
         self.kills = 0
@@ -176,7 +224,7 @@ class Scenario:
                 "--limit",
                 str(self.limit),
                 "--model",
-                f"openai:sim@{self.url}/v1",
+                self.model,
                 "--db",
                 str(self.db),
                 "-q",
@@ -298,23 +346,166 @@ class Scenario:
         return "\n".join(self.output).count(SECRET)
 
 
+def lease_loss_case(folder: Path, url: str, limit: int) -> dict[str, object]:
+    """Run A is paused (SIGSTOP) mid-run and its lease aged past the stale bound, as if it
+    had been stopped for minutes; run B resumes the session and finishes it; A is let go
+    (SIGCONT). A must stop asking and say so, B's session stays done, nothing lost."""
+    scenario = Scenario(folder / "lease.db", url, limit)
+    first = scenario.start(resume=False)
+    assert first.stderr is not None
+    line = first.stderr.readline()  # "session ID: model ..." once the run asks
+    session = line.split()[1].rstrip(":") if line.startswith("session ") else ""
+    time.sleep(0.4)
+    first.send_signal(signal.SIGSTOP)
+    conn = sqlite3.connect(scenario.db, timeout=30)
+    with conn:
+        conn.execute("UPDATE session_leases SET renewed = '2000-01-01T00:00:00.000+00:00'")
+    conn.close()
+    resumed = 0
+    for _ in range(3):  # a pause inside A's commit holds the write lock: try again
+        resumed = scenario.finish(scenario.start(resume=True), None)
+        if scenario.status() == "done":
+            break
+    first.send_signal(signal.SIGCONT)
+    out, err = first.communicate(timeout=RUN_TIMEOUT_S)
+    scenario.output += [line, out, err]
+    planned, lost, duplicates = scenario.counts()
+    return {
+        "session": session,
+        "first_exit": first.returncode,
+        "first_said": next((x for x in err.splitlines() if "taken over" in x), ""),
+        "resume_exit": resumed,
+        "status": scenario.status(),
+        "planned": planned,
+        "lost": lost,
+        "duplicates": duplicates,
+        "secrets": scenario.secrets_in_files() + scenario.secrets_printed(),
+    }
+
+
+def migration_race_case(folder: Path, processes: int = 12) -> int:
+    """Processes opening one new database at the same moment; how many failed."""
+    path = folder / "raced.db"
+    script = (
+        "import sys, time\n"
+        "from kontest_tui.store.database import Store\n"
+        "time.sleep(max(0.0, float(sys.argv[2]) - time.time()))\n"
+        "Store(sys.argv[1]).close()\n"
+    )
+    start = time.time() + 2.0
+    running = [
+        subprocess.Popen(
+            [sys.executable, "-c", script, str(path), str(start)],
+            cwd=ROOT,
+            env=environment(),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(processes)
+    ]
+    for process in running:
+        process.communicate(timeout=120)
+    return sum(process.returncode != 0 for process in running)
+
+
+def pool_case(folder: Path, limit: int) -> dict[str, object]:
+    """One model on three replicas: one answers 401 with the key in its body (no key there),
+    one never answers (frozen), one is healthy. Every turn must be answered, none failed."""
+    servers = [ServerThread(0, False, ReplicaServer(kind)) for kind in ("deny", "frozen", "ok")]
+    urls = ",".join(f"{server.url}/v1" for server in servers)
+    scenario = Scenario(folder / "pool.db", servers[-1].url, limit, model=f"openai:sim@{urls}")
+    started = time.perf_counter()
+    scenario.run_to_done(0, random.Random(0), 1.0)
+    took = time.perf_counter() - started
+    calls = [server.server.calls for server in servers]
+    for server in servers:
+        server.stop()
+    planned, lost, duplicates = scenario.counts()
+    return {
+        "calls": calls,
+        "runs": scenario.runs,
+        "failed": scenario.failed_turns,
+        "status": scenario.status(),
+        "planned": planned,
+        "lost": lost,
+        "duplicates": duplicates,
+        "secrets": scenario.secrets_at_rest
+        + scenario.secrets_in_files()
+        + scenario.secrets_printed(),
+        "seconds": took,
+    }
+
+
+def sessions_list_case(folder: Path, rows: int) -> tuple[float, float]:
+    """(ms to list the sessions, ms to count the session's rows by reading them) for a DB
+    whose one running session holds `rows` answers: the list counts from indexes."""
+    from kontest_tui.store.database import Store
+
+    db = folder / "big.db"
+    done = subprocess.run(
+        kontest_command(["run", "--kg", "places", "--limit", "1", "--db", str(db), "-q"]),
+        cwd=ROOT,
+        env=environment(),
+        capture_output=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    conn = sqlite3.connect(db)
+    with conn:
+        _insert_rows(conn, rows)
+        conn.execute("UPDATE sessions SET status = 'running'")
+    conn.close()
+    with Store(db) as store:
+        started = time.perf_counter()
+        listed = list(store.iter_sessions())
+        listing = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        store.conn.execute(
+            "SELECT SUM(error IS NULL), SUM(error IS NOT NULL) FROM responses WHERE session = ?",
+            (listed[0]["id"],),
+        ).fetchone()
+        scan = (time.perf_counter() - started) * 1000
+    assert listed[0]["answered"] + listed[0]["failed"] >= rows
+    return listing, scan
+
+
+def _insert_rows(conn: sqlite3.Connection, rows: int) -> None:
+    """`rows` answers to the first conversation (turn numbers past its own), 1 in 997 failed."""
+    pk, session, conversation = conn.execute(
+        "SELECT pk, session, id FROM conversations WHERE position = 0"
+    ).fetchone()
+    conn.executemany(
+        "INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer,"
+        " error, created) VALUES (?, ?, ?, ?, 'Yes, it has.', 'yes', ?, '2026-01-01')",
+        (
+            (pk, session, conversation, 100 + n, "HTTP 500" if n % 997 == 0 else None)
+            for n in range(rows)
+        ),
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=120, help="places relations (6 turns each)")
     parser.add_argument("--kills", type=int, default=3, help="kill -9 this many runs")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--rows", type=int, default=600_000, help="answers of the sessions-list case's session"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory(prefix="kontest-faults-") as tmp:
+        folder = Path(tmp)
         clean_server = ServerThread(args.seed, faults=False)
-        clean = Scenario(Path(tmp) / "clean.db", clean_server.url, args.limit)
+        clean = Scenario(folder / "clean.db", clean_server.url, args.limit)
         clean_time = clean.run_to_done(0, rng, 1.0)
         clean_report = clean.report()
         clean_calls = clean_server.server.calls
+        lease = lease_loss_case(folder, clean_server.url, args.limit)
         clean_server.stop()
 
         faulty_server = ServerThread(args.seed, faults=True)
-        faulty = Scenario(Path(tmp) / "faulty.db", faulty_server.url, args.limit)
+        faulty = Scenario(folder / "faulty.db", faulty_server.url, args.limit)
         faulty_time = faulty.run_to_done(args.kills, rng, max(0.5, clean_time * 0.8))
         faulty_report = faulty.report()
         server = faulty_server.server
@@ -322,6 +513,10 @@ def main() -> None:
         planned, lost, duplicates = faulty.counts()
         at_rest = faulty.secrets_at_rest + faulty.secrets_in_files()
         printed = faulty.secrets_printed()
+
+        pool = pool_case(folder, max(20, args.limit // 2))
+        race_failures = migration_race_case(folder)
+        listing_ms, scan_ms = sessions_list_case(folder, args.rows)
 
     injected = ", ".join(f"{name} {server.injected[name]}" for name, _ in FAULTS)
     same = faulty_report == clean_report
@@ -347,7 +542,41 @@ def main() -> None:
         f"time: {faulty_time:.1f} s vs {clean_time:.1f} s fault-free "
         f"(x{faulty_time / max(clean_time, 1e-9):.2f})"
     )
-    if lost or duplicates or not same or at_rest or printed:
+    print(
+        f"lease loss: run A paused and taken over, exit {lease['first_exit']} "
+        f"({lease['first_said'][:60]}...); resume exit {lease['resume_exit']}, session "
+        f"{lease['status']}; lost {lease['lost']}, duplicates {lease['duplicates']}, "
+        f"secrets {lease['secrets']} (must be 0)"
+    )
+    print(
+        f"pool (401 replica, frozen replica, healthy): calls {pool['calls']}, "
+        f"{pool['runs']} run(s), {pool['failed']} turns failed, session {pool['status']} in "
+        f"{pool['seconds']:.1f} s; lost {pool['lost']}, duplicates {pool['duplicates']}, "
+        f"secrets {pool['secrets']} (must be 0)"
+    )
+    print(f"migration race: 12 processes opening one new database, {race_failures} failed")
+    print(
+        f"sessions list with a running session of {args.rows:,} answers: {listing_ms:.1f} ms "
+        f"(counting them by reading the rows: {scan_ms:.1f} ms)"
+    )
+    bad = (
+        lost
+        or duplicates
+        or not same
+        or at_rest
+        or printed
+        or lease["lost"]
+        or lease["duplicates"]
+        or lease["secrets"]
+        or lease["status"] != "done"
+        or not lease["first_said"]
+        or pool["lost"]
+        or pool["duplicates"]
+        or pool["secrets"]
+        or pool["status"] != "done"
+        or race_failures
+    )
+    if bad:
         sys.exit(1)
 
 

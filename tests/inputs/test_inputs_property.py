@@ -1,5 +1,7 @@
-"""Property (issue 14 item 3): mutated KG, replay and IPM files given to the CLI end in exactly
-one `kontest: error: ...` line and a non-zero exit, or in success; never a traceback.
+"""Property (issue 14 item 3, issue 26): mutated KG, replay, IPM and batch files (results for
+`run --batch-in`, requests for `sim batch`) and any values of the environment variables kontest
+reads, given to the CLI, end in exactly one `kontest: error: ...` line and a non-zero exit, or
+in success; never a traceback.
 
 Mutations are structural (any value of the parsed file replaced by any JSON value: deep
 nesting, huge or non-finite numbers, lone surrogates, wrong types) and textual (a slice of
@@ -12,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -219,3 +223,95 @@ def test_mutated_ipm(content: bytes) -> None:
         path = Path(folder) / "ipm.json"
         path.write_bytes(content)
         assert_one_line_or_success(["ca", "--ipm", str(path), "--effort", "0"])
+
+
+# -- batch files and environment values (issue 26) ------------------------------------------
+
+RESULT_LINE: dict[str, Any] = {
+    "custom_id": "k",
+    "response": {
+        "status_code": 200,
+        "body": {"choices": [{"message": {"content": "Yes"}}], "usage": {"completion_tokens": 1}},
+    },
+    "error": None,
+}
+REQUEST_LINE: dict[str, Any] = {
+    "custom_id": "k",
+    "method": "POST",
+    "url": "/v1/chat/completions",
+    "body": {
+        "model": "default",
+        "messages": [{"role": "user", "content": "Does Ireland have a Ulster?"}],
+        "max_tokens": 64,
+        "seed": 0,
+    },
+}
+
+
+def _batch_session(folder: str) -> str:
+    """A session waiting for its first batch phase (the id)."""
+    kg = Path(folder) / "kg.json"
+    kg.write_text(json.dumps(KG), encoding="utf-8")
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = run_cli(
+            ["run", "--kg", str(kg), "--db", f"{folder}/s.db", "--batch-out", folder, "-q"]
+        )
+    assert code == 0
+    (first,) = Path(folder).glob("*-turn1.jsonl")
+    return first.name.removesuffix("-turn1.jsonl")
+
+
+@PROPERTY
+@given(mutated([RESULT_LINE, RESULT_LINE | {"custom_id": "j"}], jsonl=True))
+def test_mutated_batch_results(content: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        session = _batch_session(folder)
+        results = Path(folder) / "results.jsonl"
+        results.write_bytes(content)
+        assert_one_line_or_success(
+            ["run", "--resume", session, "--batch-in", str(results), "--db", f"{folder}/s.db"]
+        )
+
+
+@PROPERTY
+@given(mutated([REQUEST_LINE], jsonl=True))
+def test_mutated_batch_requests(content: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        requests = Path(folder) / "requests.jsonl"
+        requests.write_bytes(content)
+        assert_one_line_or_success(["sim", "batch", str(requests), f"{folder}/out.jsonl"])
+
+
+ENVIRONMENT = ("KONTEST_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL", "KONTEST_CONTACT")
+env_values = st.sampled_from(
+    ["", " ", "/", "/dev/null", "/proc/self/environ", "~", "..", "x" * 5000, "a\nb", "é", "::"]
+) | st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
+
+
+@contextlib.contextmanager
+def environment(values: dict[str, str]) -> Iterator[None]:
+    saved = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+@PROPERTY
+@given(st.dictionaries(st.sampled_from(ENVIRONMENT), env_values, min_size=1))
+def test_environment_values(values: dict[str, str]) -> None:
+    """Whatever these variables hold, a command succeeds or says what is wrong in one line."""
+    with tempfile.TemporaryDirectory() as folder:
+        if "KONTEST_HOME" in values and not values["KONTEST_HOME"].strip():
+            values["KONTEST_HOME"] = f"{folder}/{values['KONTEST_HOME']}"
+        with environment(values):
+            assert_one_line_or_success(["sessions", "--db", f"{folder}/none.db"])
+            assert_one_line_or_success(["sessions"])
+            assert_one_line_or_success(
+                ["run", "--kg", "places", "--limit", "1", "--db", f"{folder}/s.db", "-q"]
+            )

