@@ -68,7 +68,7 @@ def test_missing_extra_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> N
     import sys
 
     monkeypatch.setitem(sys.modules, "xllamacpp", None)  # import now raises ImportError
-    with pytest.raises(ModelSpecError, match=r"install with pip install '\.\[local\]'"):
+    with pytest.raises(ModelSpecError, match=r"install with pip install 'kontest-tui\[local\]'"):
         open_model("local:gemma3-270m")
 
 
