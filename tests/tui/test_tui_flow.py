@@ -72,8 +72,8 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         sessions = start.query_one("#sessions", DataTable)
         await wait_until(pilot, lambda: sessions.row_count == 1, what="the sessions list")
         row = sessions.get_row_at(0)
-        assert row[0] == session_id
-        assert row[1] == "sim"
+        assert str(row[0]) == session_id  # names are drawn as text (never markup)
+        assert str(row[1]) == "sim"
         assert row[5] == f"{report['error_rate'] * 100:.1f}%"
 
 
