@@ -138,7 +138,7 @@ class StartScreen(WorkerFailures, Screen[None]):
             self.fill_table(table, sessions)
         self.describe_sessions(sessions, note)
 
-    def fill_table(self, table: DataTable[str], sessions: list[SessionSummary]) -> None:
+    def fill_table(self, table: DataTable[str | Text], sessions: list[SessionSummary]) -> None:
         """The rows, under columns as wide as what they hold (DataTable's own widths lag
         behind rows added to a table already drawn)."""
         rows = [
