@@ -159,6 +159,14 @@ class OllamaModel:
             raise error_for_status(
                 response, response.content, service=SERVICE, url=self.url, model=self.model
             )
+        kind = response.headers.get("content-type", "")
+        if "json" not in kind and not response.content.lstrip().startswith(b"{"):
+            # A web page or another API's answer: every call would get it, asking again won't help.
+            raise ModelError(
+                f"ollama at {self.url}: /api/chat answered {kind or 'no content type'}, not "
+                "JSON: not Ollama's chat API",
+                fatal=True,
+            )
         data = loads(response.content, "ollama /api/chat")
         self._raise_inline_error(data)
         if not isinstance(data, dict) or not isinstance(data.get("message"), dict):

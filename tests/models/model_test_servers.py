@@ -215,7 +215,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     payloads: list[dict[str, object]] = []
     authorizations: list[str] = []  # the Authorization header of every chat request
-    TAGS = ("generate-proxy", "slow", "stall", "length", "empty", "thinker", "good")
+    TAGS = ("generate-proxy", "slow", "stall", "length", "empty", "thinker", "webpage", "good")
 
     def log_message(self, format: str, *args: object) -> None:  # silence
         return
@@ -270,7 +270,14 @@ class ProxyHandler(BaseHTTPRequestHandler):
         type(self).payloads.append(data)
         type(self).authorizations.append(self.headers.get("Authorization", ""))
         model = str(data.get("model", "")).removesuffix(":latest")
-        if self.path == "/api/chat":
+        if self.path == "/api/chat" and model == "webpage":  # a web server, not Ollama
+            self.send_response(200)
+            body = b"<html><body>Welcome</body></html>"
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        elif self.path == "/api/chat":
             self._ollama(model, data)
         elif self.path == "/v1/chat/completions":
             self._openai(model)

@@ -280,3 +280,15 @@ async def test_a_stream_longer_than_the_kept_size_is_not_held(proxy_url: str) ->
         collector.add("x" * 1000)
     assert collector.kept < KEEP_CHARS + 1000 and sum(map(len, collector.pieces)) == collector.kept
     assert collector.kept + collector.dropped == 1_000_000
+
+
+async def test_a_web_page_answering_api_chat_is_not_retried(proxy_url: str) -> None:
+    """Whole answers (stream=False) from a server that is not Ollama (an HTML page): one
+    fatal error saying so, not a retryable "malformed JSON" asked again and again."""
+    model = client("ollama", proxy_url, "webpage", stream=False)
+    try:
+        with pytest.raises(ModelError, match="not Ollama's chat API") as caught:
+            await model.chat(ask())
+    finally:
+        await model.aclose()
+    assert caught.value.fatal and not caught.value.retryable
