@@ -280,7 +280,7 @@ def _query_variants(
 
 def _check_relations(preparation: Preparation, spec: SessionSpec, detail: bool) -> None:
     """An empty scope is a problem; with `detail`, the first relations are listed."""
-    first = list(islice(_relations(spec), PREVIEW_RELATIONS if detail else 1))
+    first = list(islice(_relations(spec, first=True), PREVIEW_RELATIONS if detail else 1))
     if first:
         preparation.listed = first if detail else []
         return
@@ -366,10 +366,16 @@ def _count_kinds(spec: SessionSpec, template_ids: Sequence[str]) -> list[KindCou
     return counts
 
 
-def _relations(spec: SessionSpec) -> Iterator[Relation]:
-    """The relations the run asks, in order (the first `limit`; a sample draws from all)."""
+def _relations(spec: SessionSpec, *, first: bool = False) -> Iterator[Relation]:
+    """The relations the run asks, in order (the first `limit`; a sample draws from all).
+    `first`: only the first few are read, so a KG of too many paths (kg.paths.MAX_PATHS) is
+    not refused here; the walk over all of them is."""
     relations = iter_relations(
-        spec.graph, spec.depth, per_path=spec.per_path, template_set=_template_set(spec)
+        spec.graph,
+        spec.depth,
+        per_path=spec.per_path,
+        template_set=_template_set(spec),
+        guard=not first and spec.limit is None,
     )
     return islice(relations, spec.limit)
 
