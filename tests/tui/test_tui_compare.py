@@ -209,3 +209,22 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
     comparison = compare_sessions(mine, load_session_result(db_path, part))
     assert comparison.shared == LIMIT // 2
     assert comparison.left == mine.evaluation.to_json()
+
+
+async def test_ensemble_does_not_tick_a_session_of_another_scope(db_path: str) -> None:
+    """Issue 24 defect 8: a session that asked only part of the relations (which Compare
+    refuses) is offered unticked; the same-scope one starts ticked with this session."""
+    full, same = await asyncio.to_thread(store_sessions, db_path, ["sim", "sim:careful"])
+    (part,) = await asyncio.to_thread(store_sessions, db_path, ["sim:forgetful"], "places", 12)
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        results = await open_session(pilot, full)
+        await pilot.press("m")
+        await wait_until(pilot, lambda: bool(results.query("#ensemble-select")), what="tab")
+        choices = results.query_one("#ensemble-select", SelectionList)
+        await wait_until(pilot, lambda: choices.option_count == 3, what="the stored sessions")
+        assert set(choices.selected) == {"this", same}
+        assert part not in choices.selected
+        view = results.query_one("#ensemble-view")
+        await wait_until(pilot, lambda: widget_text(view).startswith("Ensemble of 2"))

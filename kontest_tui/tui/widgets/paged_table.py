@@ -26,6 +26,19 @@ Row = tuple[Cell, ...]
 PAGE = 50  # rows per page asked for (a few screens of rows)
 
 
+class _RowMessage(Message):
+    """A row of a PagedTable (`index`), for `@on(..., "#id")` (its `control`)."""
+
+    def __init__(self, table: PagedTable, index: int) -> None:
+        super().__init__()
+        self.table = table
+        self.index = index
+
+    @property
+    def control(self) -> PagedTable:
+        return self.table
+
+
 class PagedTable(ScrollView, can_focus=True):
     """Rows 0 .. row_count - 1 under a fixed header row; pages filled on demand."""
 
@@ -59,29 +72,11 @@ class PagedTable(ScrollView, can_focus=True):
         def control(self) -> PagedTable:
             return self.table
 
-    class RowHighlighted(Message):
+    class RowHighlighted(_RowMessage):
         """The cursor moved to row `index`."""
 
-        def __init__(self, table: PagedTable, index: int) -> None:
-            super().__init__()
-            self.table = table
-            self.index = index
-
-        @property
-        def control(self) -> PagedTable:
-            return self.table
-
-    class RowSelected(Message):
+    class RowSelected(_RowMessage):
         """Enter (or a click) on row `index`."""
-
-        def __init__(self, table: PagedTable, index: int) -> None:
-            super().__init__()
-            self.table = table
-            self.index = index
-
-        @property
-        def control(self) -> PagedTable:
-            return self.table
 
     def __init__(
         self,

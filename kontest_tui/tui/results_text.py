@@ -1,0 +1,155 @@
+"""How the results screen words what the store's views hand it: a node's roll-ups, the
+relations into it with their verdicts and transcripts, a row of the Errors and Gap tables.
+Plain rich Text from records; labels and model text are never read as markup."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Verdict
+from kontest_tui.oracles.ontological import error_path
+from kontest_tui.store.view_records import ErrorRow, GapRow, RelationDetail, TreeNode
+from kontest_tui.tui.views import KIND_ORACLES
+from kontest_tui.tui.widgets.paged_table import Row
+from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
+
+RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
+
+
+def describe_verdict(verdict: Verdict, names: dict[str, str] | None = None) -> Text:
+    """One error verdict as a line: oracle, template, answers, and what it means (by name)."""
+    names = names or {}
+    text = Text()
+    path = error_path(verdict)
+    if len(path) >= 3:
+        named = [names.get(node, clean_text(node)) for node in path]
+        text.append("✗ ontological", style="bold red")
+        text.append(f" ({verdict.template_id}): missing edge ")
+        text.append(f"{named[0]} → {named[-1]}", style="bold red reverse")
+        text.append(" (answered no), implied by the yes-path ")
+        text.append(" → ".join(named), style="bold")
+        return text
+    style = {"ontological": "bold red"}.get(
+        verdict.oracle,
+        "bold yellow" if verdict.oracle in KIND_ORACLES else "bold magenta",
+    )
+    text.append(f"✗ {verdict.oracle}", style=style)
+    if verdict.template_id:
+        text.append(f" ({verdict.template_id})")
+    text.append(" answers " + "/".join(answer.value for answer in verdict.answers))
+    if verdict.detail:
+        text.append(f": {clean_text(verdict.detail)}")
+    return text
+
+
+def describe_rollup(row: TreeNode) -> Text:
+    """`Below Ulster: 120 relations, 14 errors (atomic 3, ontological 11); t1 yes 100 no 20`."""
+    text = Text()
+    sub = row.subtree
+    text.append(f"{row.name}", style="bold")
+    text.append(f" and below: {sub.relations} relation{'s' if sub.relations != 1 else ''}")
+    if sub.errors:
+        parts = ", ".join(f"{oracle} {count}" for oracle, count in sorted(sub.errors.items()))
+        text.append(f", {sub.error_total} error{'s' if sub.error_total != 1 else ''} ({parts})")
+    else:
+        text.append(", no errors")
+    for template_id, counts in sub.answers.items():
+        text.append(f"; {template_id} ", style="dim")
+        text.append(" ".join(f"{answer} {count}" for answer, count in sorted(counts.items())))
+    text.append("\n\n")
+    return text
+
+
+def order_details(details: list[RelationDetail], parent_id: str | None) -> list[RelationDetail]:
+    """The relation from the tree parent first, then the others by path length."""
+    return sorted(
+        details, key=lambda detail: (detail.relation.parent != parent_id, len(detail.relation.path))
+    )
+
+
+def render_relation_detail(
+    details: list[RelationDetail],
+    template_ids: list[str] | tuple[str, ...] = (),
+    parent_id: str | None = None,
+    current: int | None = None,
+    row: TreeNode | None = None,
+) -> Text:
+    """Every relation into a node: first each one's answers and error verdicts (the one from
+    the tree parent on top; `current`, a verdict id, marked ▶), then each conversation's
+    turns. `row`: the node's roll-ups, on top."""
+    text = describe_rollup(row) if row is not None else Text()
+    if not details:
+        text.append("A root entity: no relation ends here. Move to a child node.", style="italic")
+        return text
+    ordered = order_details(details, parent_id)
+    for detail in ordered:
+        relation = detail.relation
+        names = dict(zip(relation.path, detail.path_names, strict=False))
+        text.append(detail.name, style="bold")
+        text.append(f"  [{relation.type}]  ", style="dim")
+        for template_id in template_ids or list(detail.answers):
+            word, style = ANSWER_STYLES.get(detail.answers.get(template_id), ANSWER_STYLES[None])
+            text.append(f"{template_id}:", style="dim")
+            text.append(word + " ", style=style)
+        text.append("\n")
+        if relation.between:
+            text.append("  via " + " > ".join(detail.path_names) + "\n", style="dim")
+        if not detail.errors:
+            text.append("  no errors\n", style="green")
+        for verdict_id, verdict in zip(detail.error_ids, detail.errors, strict=False):
+            text.append("▶ " if verdict_id == current else "  ", style="bold")
+            text.append_text(describe_verdict(verdict, names))
+            text.append("\n")
+    text.append("\nTranscripts\n", style="bold underline")
+    for detail in ordered:
+        text.append(detail.name, style="bold")
+        text.append(f"  {detail.relation.id}\n", style="dim")
+        for record in detail.conversations:
+            conversation = record.conversation
+            label = (
+                f"{conversation.label} {conversation.kind}"
+                if str(conversation.test_kind) == "kontest"
+                else f"{conversation.test_kind} {conversation.label}"
+            )
+            text.append(f"  {label}", style="cyan")
+            expected = (conversation.meta or {}).get("expected_text")
+            if expected is not None and str(conversation.test_kind) != "kontest":
+                text.append(f"  expected: {expected}", style="dim")
+            text.append("\n")
+            for turn in record.turns:
+                text.append("    Q: ", style="dim")
+                text.append(turn.question + "\n")
+                text.append("    A: ", style="dim")
+                word, style = describe_answer(conversation, turn.answer)
+                if turn.raw is None:
+                    text.append("(no answer yet)", style="dim")
+                else:
+                    text.append(clean_text(turn.raw[:RAW_CHARS]))
+                    if len(turn.raw) > RAW_CHARS:
+                        text.append(
+                            f" … ({len(turn.raw) - RAW_CHARS} more characters)", style="dim"
+                        )
+                text.append(f"  → {word}\n", style=style)
+        text.append("\n")
+    return text
+
+
+def error_cells(row: ErrorRow) -> Row:
+    """One error as the Errors tab's row."""
+    verdict = row.verdict
+    detail = (
+        "yes-path " + " → ".join(row.path_names) if row.path_names else clean_text(verdict.detail)
+    )
+    return (
+        str(row.index + 1),
+        verdict.oracle,
+        Text(f"{row.parent_name} ⊃ {row.child_name}" if row.child_name else row.parent_name),
+        verdict.template_id or "",
+        "/".join(answer.value for answer in verdict.answers),
+        Text(detail),
+    )
+
+
+def gap_cells(row: GapRow) -> Row:
+    return (str(row.index + 1), Text(f"{row.parent_name} ⊃ {row.child_name}"))
