@@ -59,6 +59,7 @@ from kontest_tui.run.prepare import (
 from kontest_tui.run.session import (
     SessionOutcome,
     evaluate_session,
+    evaluation_engine,
     open_session_model,
     options_from_dict,
     run_session,
@@ -99,6 +100,7 @@ __all__ = [
     "build_wikidata_source",
     "check_model",
     "create_session",
+    "evaluation_engine",
     "extend_session",
     "kontest_per_relation",
     "list_ollama_models",

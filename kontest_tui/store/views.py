@@ -151,6 +151,22 @@ class ResultViews:
         )
         return bool(rows) and rows[0][0] == rollups.VERSION and rows[0][1] == rows[0][2]
 
+    def done_report(self, session_id: str, engine: str) -> dict[str, Any] | None:
+        """The stored report of a done session whose views are built, made by `engine`;
+        None otherwise. A done session's report is current without counting its rows (what
+        store.reports checks): a run that adds answers marks the session running first and
+        stores a new report at its end, and an edit in place deletes the report (triggers)."""
+        rows = self._rows(
+            "SELECT r.report FROM session_reports r JOIN sessions s ON s.id = r.session"
+            " JOIN result_views v ON v.session = r.session AND v.report_created = r.created"
+            " WHERE r.session = ? AND s.status = 'done' AND r.engine = ? AND v.version = ?",
+            (session_id, engine, rollups.VERSION),
+        )
+        if not rows:
+            return None
+        report = json.loads(rows[0][0])
+        return report if isinstance(report, dict) else None
+
     def ensure(self, session_id: str) -> None:
         """Build the derived tables when they are missing or outdated (the session's report
         must be stored: run.session.session_report stores it)."""
@@ -249,10 +265,15 @@ class ResultViews:
 
     def error_oracles(self, session_id: str) -> list[str]:
         """The oracles with errors in this session, in the clearest-first order of oracles."""
+        # Each next oracle found on the (session, oracle, ...) index: a few lookups, not a scan.
         found = {
             row[0]
             for row in self._rows(
-                "SELECT DISTINCT oracle FROM result_errors WHERE session = ?", (session_id,)
+                "WITH RECURSIVE o(name) AS (SELECT MIN(oracle) FROM result_errors"
+                " WHERE session = ?1 UNION ALL SELECT (SELECT MIN(oracle) FROM result_errors"
+                " WHERE session = ?1 AND oracle > o.name) FROM o WHERE o.name IS NOT NULL)"
+                " SELECT name FROM o WHERE name IS NOT NULL",
+                (session_id,),
             )
         }
         known = [oracle for oracle in rollups.CLEAREST_ORACLES if oracle in found]

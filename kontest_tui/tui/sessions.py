@@ -22,6 +22,7 @@ from kontest_tui.report.render import render_ensemble
 from kontest_tui.run.api import (
     Evaluation,
     StoredSession,
+    evaluation_engine,
     load_session,
     session_kinds,
     session_report,
@@ -84,10 +85,10 @@ def read_open_levels(
     level = roots
     found: dict[str, list[TreeNode]] = {}
     while level:
-        below = {row.node: views.children(session_id, row.node) for row in level if row.children}
-        count = sum(len(rows) for rows in below.values())
+        count = sum(row.children for row in level)  # known before reading them
         if not count or shown + count > budget:
             break
+        below = {row.node: views.children(session_id, row.node) for row in level if row.children}
         found.update(below)
         shown += count
         level = [row for rows in below.values() for row in rows]
@@ -105,8 +106,9 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
             raise StoreError(
                 f"session {session_id} is being run by another process: open it when it ends"
             )
-        report = session_report(store, session_id, errors=0).report
-        if not views.ready(session_id):
+        report = views.done_report(session_id, evaluation_engine())
+        if report is None:  # checked against the answers, evaluated again when stale
+            report = session_report(store, session_id, errors=0).report
             views.ensure(session_id)
         roots = views.children(session_id, None)
         return OpenedResults(
