@@ -145,6 +145,8 @@ class RelationDetail:
     conversations: tuple[ConversationRecord, ...]
     path_names: tuple[str, ...] = ()  # the relation's KG path, by name
     error_ids: tuple[int, ...] = ()  # the verdict ids of `errors`
+    # per error, the yes-path of an ontological one by name (() for the other verdicts)
+    error_paths: tuple[tuple[str, ...], ...] = ()
 
     @property
     def name(self) -> str:

@@ -492,6 +492,8 @@ class ResultViews:
         verdict_columns = [column[0] for column in verdict_rows.description or ()]
         found = [dict(zip(verdict_columns, values, strict=True)) for values in verdict_rows]
         errors = tuple(row_to_verdict(row) for row in found)
+        paths = [error_path(verdict) for verdict in errors]
+        path_names = self.node_names(session_id, (node for path in paths for node in path))
         return RelationDetail(
             relation=relation,
             parent_name=names.get(relation.parent, rows[0][6]),
@@ -501,4 +503,5 @@ class ResultViews:
             conversations=tuple(conversations),
             path_names=tuple(names.get(node, node) for node in relation.path),
             error_ids=tuple(int(row["id"]) for row in found),
+            error_paths=tuple(tuple(path_names.get(node, node) for node in path) for path in paths),
         )

@@ -4,11 +4,12 @@ Plain rich Text from records; labels and model text are never read as markup."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Verdict
-from kontest_tui.oracles.ontological import error_path
 from kontest_tui.store.view_records import ErrorRow, GapRow, RelationDetail, TreeNode
 from kontest_tui.tui.views import KIND_ORACLES
 from kontest_tui.tui.widgets.paged_table import Row
@@ -17,18 +18,16 @@ from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
 
 
-def describe_verdict(verdict: Verdict, names: dict[str, str] | None = None) -> Text:
-    """One error verdict as a line: oracle, template, answers, and what it means (by name)."""
-    names = names or {}
+def describe_verdict(verdict: Verdict, path: Sequence[str] = ()) -> Text:
+    """One error verdict as a line: oracle, template, answers, and what it means; `path`: an
+    ontological error's yes-path by name (store.view_records.RelationDetail.error_paths)."""
     text = Text()
-    path = error_path(verdict)
     if len(path) >= 3:
-        named = [names.get(node, clean_text(node)) for node in path]
         text.append("✗ ontological", style="bold red")
         text.append(f" ({verdict.template_id}): missing edge ")
-        text.append(f"{named[0]} → {named[-1]}", style="bold red reverse")
+        text.append(f"{path[0]} → {path[-1]}", style="bold red reverse")
         text.append(" (answered no), implied by the yes-path ")
-        text.append(" → ".join(named), style="bold")
+        text.append(" → ".join(path), style="bold")
         return text
     style = {"ontological": "bold red"}.get(
         verdict.oracle,
@@ -85,7 +84,6 @@ def render_relation_detail(
     ordered = order_details(details, parent_id)
     for detail in ordered:
         relation = detail.relation
-        names = dict(zip(relation.path, detail.path_names, strict=False))
         text.append(detail.name, style="bold")
         text.append(f"  [{relation.type}]  ", style="dim")
         for template_id in template_ids or list(detail.answers):
@@ -97,9 +95,10 @@ def render_relation_detail(
             text.append("  via " + " > ".join(detail.path_names) + "\n", style="dim")
         if not detail.errors:
             text.append("  no errors\n", style="green")
-        for verdict_id, verdict in zip(detail.error_ids, detail.errors, strict=False):
+        paths = detail.error_paths or ((),) * len(detail.errors)
+        for verdict_id, verdict, path in zip(detail.error_ids, detail.errors, paths, strict=False):
             text.append("▶ " if verdict_id == current else "  ", style="bold")
-            text.append_text(describe_verdict(verdict, names))
+            text.append_text(describe_verdict(verdict, path))
             text.append("\n")
     text.append("\nTranscripts\n", style="bold underline")
     for detail in ordered:
