@@ -144,7 +144,8 @@ def session_kinds_of(store: Store, session_id: str) -> tuple[str, ...]:
 
 
 def load_session_result(db: str | Path | None, session_id: str) -> SessionResult:
-    """A stored session as the results screen needs it (plan, raw answers, evaluation)."""
+    """A whole stored session as the curation screens (the template editor) and a resumed run
+    still take it (plan, raw answers, evaluation): read only when one of them opens."""
     store = open_store(db)
     try:
         stored = load_session(store, session_id)
