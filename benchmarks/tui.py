@@ -95,8 +95,8 @@ def build_db(size: str, cache: Path, rebuild: bool = False) -> tuple[Path, str, 
     """The cached DB of one size (run by the engine when missing) and its session id; the
     seconds spent building it (0 when cached). A stale stored report (other evaluating
     code) is evaluated and stored again here, untimed."""
+    from kontest_tui.results.reports import session_report
     from kontest_tui.run.api import SessionSpec, start_session
-    from kontest_tui.run.session import session_report
     from kontest_tui.store import Store
     from kontest_tui.store.views import ResultViews
 

@@ -132,14 +132,16 @@ def build_path_graph(
     return kg
 
 
-# Aliases of the places sample (KomMKonLLM, seed 004: entities vary by their aliases). Two
-# sources, both reproducible from data that ships:
-# 1. pycountry (ISO 3166-1 / ISO 3166-2): a country's name, official and common names; a region
-#    or district's ISO 3166-2 subdivision name when it names the same unit (equal to the label
-#    without its administrative words, or listed in ISO_SUBDIVISIONS below);
-# 2. the label without its administrative words ("County Cavan" -> "Cavan", "Aalborg
-#    Municipality" -> "Aalborg", "Canton of Capellen" -> "Capellen", "Queenstown, Singapore" ->
-#    "Queenstown"), the short name in common use.
+# Aliases of the places sample (KomMKonLLM, seed 004: entities vary by their aliases), all from
+# one source that ships with the project, pycountry (ISO 3166): a country's ISO 3166-1 name,
+# official name and common name; a region's or district's ISO 3166-2 subdivision name, when
+# that subdivision is the node (its name is the label, or the label without its administrative
+# words, or the pair is listed in ISO_SUBDIVISIONS below). No alias is made up from a label
+# (an earlier version also took "the label without its administrative words" as an alias:
+# "Luxembourg" for the Canton of Luxembourg, "St. Louis" for St. Louis County, "Queenstown" for
+# Queenstown, Singapore, names of other places). An alias that is another node's label (the
+# canton "Luxembourg" is an ISO 3166-2 name) is kept in the file and not used for that node
+# (kontest_tui/kg/aliases.py).
 ADMIN_PREFIXES = ("County ", "Canton of ")
 ADMIN_SUFFIXES = (" Municipality", " Municality", " County", " Shire")
 # Sample regions whose English label differs from the ISO 3166-2 name (checked against the
@@ -158,7 +160,8 @@ ISO_SUBDIVISIONS = {
 
 
 def short_name(label: str) -> str | None:
-    """The label without its administrative words, or None when it has none."""
+    """The label without its administrative words, or None when it has none (to find the
+    ISO 3166-2 subdivision a label names: "County Cavan" is the subdivision "Cavan")."""
     for prefix in ADMIN_PREFIXES:
         if label.startswith(prefix) and len(label) > len(prefix):
             return label[len(prefix) :]
@@ -171,7 +174,8 @@ def short_name(label: str) -> str | None:
 
 
 def place_aliases(chain: tuple[str, ...]) -> tuple[str, ...]:
-    """The aliases of a places node given its chain of labels (root = the country)."""
+    """The aliases of a places node given its chain of labels (root = the country): pycountry's
+    names of it (see the comment above)."""
     label = chain[-1]
     country = pycountry.countries.lookup(chain[0])
     found: list[str] = []
@@ -179,16 +183,13 @@ def place_aliases(chain: tuple[str, ...]) -> tuple[str, ...]:
         found += [
             getattr(country, key, None) or "" for key in ("name", "official_name", "common_name")
         ]
-    else:
+    elif len(chain) <= 3:  # regions and districts: ISO 3166-2 subdivisions
         short = short_name(label)
-        if short:
-            found.append(short)
-        if len(chain) <= 3:  # regions and districts: ISO 3166-2 subdivisions
-            code = ISO_SUBDIVISIONS.get((country.alpha_2, label))
-            wanted = {label.casefold(), (short or label).casefold()}
-            for sub in pycountry.subdivisions.get(country_code=country.alpha_2):
-                if sub.code == code or (code is None and sub.name.casefold() in wanted):
-                    found.append(sub.name)
+        code = ISO_SUBDIVISIONS.get((country.alpha_2, label))
+        wanted = {label.casefold(), (short or label).casefold()}
+        for sub in pycountry.subdivisions.get(country_code=country.alpha_2):
+            if sub.code == code or (code is None and sub.name.casefold() in wanted):
+                found.append(sub.name)
     aliases: list[str] = []
     for alias in found:
         if alias and alias != label and alias not in aliases:
@@ -212,8 +213,8 @@ def build_places() -> KnowledgeGraph:
             "QIDs: each is the chain of slugged labels from the root, joined by '.', so the same label under "
             "another parent is another node. Types by level: country, region, district, "
             "locality (a leaf is always a locality). Aliases: pycountry's ISO 3166-1 names of the "
-            "countries, ISO 3166-2 names of the regions and districts that are subdivisions, and "
-            "each label without its administrative words (scripts/build_sample_kgs.py)."
+            "countries and ISO 3166-2 names of the regions and districts that are subdivisions, "
+            "nothing else (scripts/build_sample_kgs.py)."
         ),
         node_type=place_type,
         aliases=place_aliases,
@@ -223,15 +224,18 @@ def build_places() -> KnowledgeGraph:
 
 def read_aliases(tsv: Path, paths: list[list[str]]) -> dict[tuple[str, ...], tuple[str, ...]]:
     """Chain of labels -> aliases from a curated alias file (`# ` comments; chain " > " alias
-    kind, tab-separated); a chain not in `paths` or a duplicate alias is an error."""
+    kind source, tab-separated, the source a page's address); a chain not in `paths`, a line
+    without a source or a duplicate alias is an error."""
     chains = {tuple(labels[: level + 1]) for labels in paths for level in range(len(labels))}
     found: dict[tuple[str, ...], list[str]] = {}
     for number, line in enumerate(tsv.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
-        if len(fields) != 3 or not all(fields):
-            raise ValueError(f"{tsv}: line {number}: expected chain, alias and kind")
+        if len(fields) != 4 or not all(fields):
+            raise ValueError(f"{tsv}: line {number}: expected chain, alias, kind and source")
+        if not fields[3].startswith(("https://", "http://")):
+            raise ValueError(f"{tsv}: line {number}: the source must be a page's address")
         chain = tuple(fields[0].split(" > "))
         if chain not in chains:
             raise ValueError(f"{tsv}: line {number}: no node {fields[0]!r} in the paths")
@@ -254,8 +258,9 @@ def build_music() -> KnowledgeGraph:
             "paths sampled by the KONTEST prototype (scripts/data/paths_music.tsv). Ids are not "
             "QIDs: each is the chain of slugged labels from the root, joined by '.', so an album and a song "
             "with the same title are different nodes. Types by level: artist, album, song. Aliases: "
-            "stage, birth and former names of the artists and common spellings or short titles, "
-            "curated by hand in scripts/data/aliases_music.tsv (scripts/build_sample_kgs.py)."
+            "birth, former and other names of the artists and spellings of titles, each as a web "
+            "page found by search writes it, cited per line in scripts/data/aliases_music.tsv "
+            "(scripts/build_sample_kgs.py)."
         ),
         node_type=lambda level, is_leaf: MUSIC_TYPES[level],
         aliases=lambda chain: aliases.get(chain, ()),

@@ -113,7 +113,9 @@ def run_cli(argv: list[str] | None = None) -> int:
         click.echo(f"kontest: error: {error.format_message()}", err=True)
         return error.exit_code
     except InvalidInputError as error:
-        click.echo(f"kontest: error: {error}", err=True)
+        # One line, or one per item where the error lists several (stored_compare's settings).
+        for line in getattr(error, "lines", None) or [str(error)]:
+            click.echo(f"kontest: error: {line}", err=True)
         return 2
     except KontestError as error:
         click.echo(f"kontest: error: {error}", err=True)

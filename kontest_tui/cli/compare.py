@@ -20,6 +20,14 @@ from kontest_tui.report.compare import COMPARE_FORMATS
     "--format", "fmt", type=click.Choice(COMPARE_FORMATS), default="text", show_default=True
 )
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to this file.")
+@click.option(
+    "--allow-differences",
+    "allow_differences",
+    is_flag=True,
+    help="Compare sessions whose settings differ (templates, system prompt, temperature, max "
+    "tokens, kinds and their options, sampling, conversation mode); the differences are "
+    "printed above the tables and listed in the JSON.",
+)
 @click.pass_context
 def compare_command(
     ctx: click.Context,
@@ -28,15 +36,18 @@ def compare_command(
     db: str | None,
     fmt: str,
     out: str | None,
+    allow_differences: bool,
 ) -> None:
     """Put sessions side by side: with no ids, every finished session on --kg (or on the
-    latest session's KG). Sessions on different KGs or scopes are refused."""
+    latest session's KG). Sessions on different KGs or scopes are refused, and so are
+    sessions asked with different settings unless --allow-differences (exit 2, one line per
+    difference). Reads the stored reports (nothing is written)."""
     from kontest_tui.cli.run import _open_store, _write
-    from kontest_tui.report.compare import build_comparison, render_comparison
-    from kontest_tui.report.stored_compare import comparison_entries
+    from kontest_tui.report.compare import render_comparison
+    from kontest_tui.report.stored_compare import stored_comparison
 
     with _open_store(ctx, db, create=False) as store:
-        data = build_comparison(comparison_entries(store, sessions, kg))
+        data = stored_comparison(store, sessions, kg, allow_differences=allow_differences)
     _write(render_comparison(data, fmt), out)
 
 

@@ -14,7 +14,7 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO
@@ -28,6 +28,7 @@ from kontest_tui.generate.sample import parse_sample
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kinds.registry import KindOptions, parse_kinds
 from kontest_tui.models.base import ChatOptions
+from kontest_tui.oracles.evaluate import headline_title
 from kontest_tui.paths import write_text_atomic
 from kontest_tui.report.export import EXPORT_FORMATS, export_probes, export_session
 from kontest_tui.run.api import (
@@ -35,8 +36,8 @@ from kontest_tui.run.api import (
     SessionSpec,
     add_template,
     create_session,
-    load_session,
     prepare,
+    refresh_report,
     resume_session,
     session_report,
     start_session,
@@ -204,7 +205,28 @@ def _cancel_on_sigterm(started: dict[str, str]) -> None:
     "relation type and depth; the report gives every rate a 95% interval.",
 )
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="Seed (simulated model, options)."
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed of the sample (--sample), the kinds' options (distractors, option order, "
+    "variants) and the retry jitter; not the model's (--model-seed).",
+)
+@click.option(
+    "--model-seed",
+    "model_seed",
+    type=int,
+    default=None,
+    help="The model's seed: sent to the model (Ollama, OpenAI) and seeding the simulated one "
+    "(default: none sent; the simulated model's 0).",
+)
+@click.option(
+    "--fresh-conversations",
+    "fresh_conversations",
+    is_flag=True,
+    help="Ask every conversation from scratch (the KONTEST paper's setting: a sequential "
+    "conversation's first turn is asked again, not taken from its atomic question); the "
+    "report adds the stability test (the two answers to that same question).",
 )
 @click.option(
     "--temperature",
@@ -349,6 +371,8 @@ def run_command(
     limit: int | None,
     sample: str | None,
     seed: int,
+    model_seed: int | None,
+    fresh_conversations: bool,
     temperature: float | None,
     think: bool,
     system_prompt: str | None,
@@ -460,6 +484,7 @@ def run_command(
                 limit=limit,
                 sample=sample_spec,
                 config=config,
+                fresh_conversations=fresh_conversations,
             )
             # The same door as the explorer's: resolve (load, scope, read the questions
             # file) and check; the first problem is the one line a bad input gets.
@@ -474,7 +499,7 @@ def run_command(
                 preparation.spec,
                 options=ChatOptions(
                     temperature=template_set.temperature if temperature is None else temperature,
-                    seed=seed,
+                    seed=model_seed,
                     max_tokens=max_tokens,
                     timeout=timeout,
                     system_prompt=system_prompt,
@@ -636,7 +661,7 @@ def resume_command(session_id: str, db: str | None) -> str:
     "--re-evaluate",
     "re_evaluate",
     is_flag=True,
-    help="Evaluate the stored answers again instead of reading the stored verdicts.",
+    help="Evaluate the stored answers again and store the new verdicts and report.",
 )
 @click.option(
     "--errors-only",
@@ -664,8 +689,9 @@ def report_command(
     depth: int | None,
 ) -> None:
     """Print a session's report (the latest session when none is given): the verdicts its
-    run stored, evaluated again only with --re-evaluate or when they are stale (other
-    evaluating code, or answers stored after them). html: the session explained on one
+    run stored; when they are stale (other evaluating code, or answers stored after them)
+    the answers are evaluated again in memory (nothing is written); --re-evaluate evaluates
+    again and stores the result. html: the session explained on one
     standalone page (counts, templates, legend, the picture of the model's KG, every error
     with its questions and replies), read from the store."""
     from kontest_tui.report.render import render_report
@@ -677,7 +703,7 @@ def report_command(
             from kontest_tui.report.session_page import build_session_document, document_html
 
             if re_evaluate:
-                session_report(store, store.resolve_session(session), re_evaluate=True)
+                refresh_report(store, store.resolve_session(session))
             text = document_html(
                 build_session_document(
                     store, session, errors_only=errors_only, entities=entities, depth=depth
@@ -685,7 +711,8 @@ def report_command(
             )
         else:
             session_id = store.resolve_session(session)
-            text = render_report(session_report(store, session_id, re_evaluate=re_evaluate), fmt)
+            shown = (refresh_report if re_evaluate else session_report)(store, session_id)
+            text = render_report(shown, fmt)
     _write(text, out)
 
 
@@ -722,7 +749,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
         "answered",
         "failed",
         "stopped",
-        "error rate",
+        "rate",
     )
     table = [
         (
@@ -734,9 +761,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
             f"{row['answered']}/{row['planned']}",
             str(row["failed"]),
             stopped_cell(row["stopped_length"], row["stopped_timeout"]),
-            f"{100 * row['oracle_error_rate']:.1f}%"
-            if row["oracle_error_rate"] is not None
-            else "-",
+            headline_cell(row),
         )
         for row in rows
     ]
@@ -747,6 +772,15 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
                 str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)
             ).rstrip()
         )
+
+
+def headline_cell(row: Mapping[str, Any]) -> str:
+    """`29.1% hallucination rate`: a session row's headline rate and what it is
+    (oracles.evaluate.headline_of; a row stored before headlines: its KONTEST error rate)."""
+    measure, rate = row.get("headline_measure"), row.get("headline_rate")
+    if not measure:
+        measure, rate = "kontest", row.get("oracle_error_rate")
+    return "-" if rate is None else f"{100 * rate:.1f}% {headline_title(str(measure))}"
 
 
 def stopped_cell(length: int, timeout: int) -> str:
@@ -808,14 +842,13 @@ def ensemble_command(
     ctx: click.Context, sessions: tuple[str, ...], db: str | None, k: int, seed: int, fmt: str
 ) -> None:
     """Weighted ensemble vs majority vote over several sessions (one model each, same KG)."""
-    from kontest_tui.mitigate.ensemble import cross_validate
+    from kontest_tui.mitigate.ensemble import cross_validate_sessions
     from kontest_tui.report.render import render_ensemble
 
-    if len(sessions) < 2:
-        raise InvalidInputError("an ensemble needs at least two sessions")
     with _open_store(ctx, db, create=False) as store:
-        evaluations = [load_session(store, s).evaluation for s in sessions]
-    click.echo(render_ensemble(cross_validate(evaluations, k=k, seed=seed), fmt), nl=False)
+        ids = [store.resolve_session(session) for session in sessions]
+        result = cross_validate_sessions(store, ids, k=k, seed=seed)
+    click.echo(render_ensemble(result, fmt), nl=False)
 
 
 def register(cli: click.Group) -> None:

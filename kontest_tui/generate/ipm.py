@@ -23,6 +23,7 @@ from kontest_tui.generate.synonyms import (
     wordnet_synonyms,
 )
 from kontest_tui.generate.templates import Template, TemplateSet, clean_label, template_words
+from kontest_tui.kg.aliases import usable_aliases
 from kontest_tui.kg.graph import KnowledgeGraph
 
 # Words (with inner hyphens/apostrophes), placeholders, runs of other non-space, and spaces.
@@ -118,9 +119,8 @@ class QueryIPM:
 
 
 def _entity_values(kg: KnowledgeGraph, node_id: str, lists: SynonymLists, limit: int) -> Parameter:
-    node = kg.nodes.get(node_id)
     label = clean_label(kg.label(node_id))
-    aliases = [(clean_label(a), "alias") for a in (node.aliases if node else ()) if clean_label(a)]
+    aliases = [(clean_label(a), "alias") for a in usable_aliases(kg, node_id) if clean_label(a)]
     pinned = lists.pins.get(label.lower(), [])
     values, sources = choose_values(label, pinned, aliases, lists.banned(label), limit)
     return Parameter("", label, "", tuple(values), tuple(sources))

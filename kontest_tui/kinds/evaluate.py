@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
 from kontest_tui.kinds.registry import count_refusals, judge_kinds
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
+from kontest_tui.oracles.stability import find_stability_verdicts
 
 
 def evaluate_all(
@@ -19,22 +20,32 @@ def evaluate_all(
     session: str | None = None,
     model: str | None = None,
     problems: Sequence[str] = (),
+    stability: bool = False,
 ) -> Evaluation:
     """`evaluate` over a session of any test kinds (kinds.registry).
 
     KONTEST conversations go through the KONTEST oracles; every other kind is judged by its
     own judge (which may need the raw replies: multiple-choice and WH answers are text), its
     verdicts added to the evaluation's and its report section to `sections`. The counts of
-    queries and executions are the KONTEST ones; each section has its own.
+    queries and executions are the KONTEST ones; each section has its own. `stability`: the
+    conversations were asked from scratch, and the stability test runs (oracles.stability).
     """
     kontest = [c for c in conversations if c.test_kind is TestKind.KONTEST]
+    stable = find_stability_verdicts(kontest, answers) if stability else []
     if len(kontest) == len(conversations):
-        evaluation = evaluate(relations, conversations, answers, session=session, model=model)
+        evaluation = evaluate(
+            relations, conversations, answers, session=session, model=model, extra_verdicts=stable
+        )
         evaluation.refusals = count_refusals(kontest, raw_answers, answers)
         return evaluation
     judged = judge_kinds(conversations, raw_answers, answers, problems)
     evaluation = evaluate(
-        relations, kontest, answers, session=session, model=model, extra_verdicts=judged.verdicts
+        relations,
+        kontest,
+        answers,
+        session=session,
+        model=model,
+        extra_verdicts=[*stable, *judged.verdicts],
     )
     evaluation.refusals = count_refusals(kontest, raw_answers, answers)
     for name, cells in judged.rate_cells.items():

@@ -3,17 +3,19 @@
 from kontest_tui.mitigate.ensemble import (
     CrossValidation,
     EnsembleResult,
-    ModelAnswers,
     cross_validate,
+    cross_validate_sessions,
     majority_vote,
     weighted_ensemble,
 )
+from kontest_tui.results.answers import ModelAnswers
 
 __all__ = [
     "CrossValidation",
     "EnsembleResult",
     "ModelAnswers",
     "cross_validate",
+    "cross_validate_sessions",
     "majority_vote",
     "weighted_ensemble",
 ]

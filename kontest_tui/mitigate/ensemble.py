@@ -9,7 +9,9 @@ an invalid answer from any model). `cross_validate` takes the weights from k-1 f
 counts the gap on the held-out fold, over a seeded split of the relations.
 
 Plain data in (per model an `Evaluation`, a (relations, conversations, answers) triple or a
-`ModelAnswers`), dataclasses out; nothing here knows about the store or the CLI.
+`ModelAnswers`), dataclasses out. `cross_validate_sessions(store, ids)` is the same over
+stored sessions, each read with results.answers.stored_model_answers (its stored verdicts
+and atomic answers: a few indexed queries, no evaluation when its report is current).
 """
 
 from __future__ import annotations
@@ -23,19 +25,14 @@ from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.oracles.coverage import percent
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
+from kontest_tui.results.answers import (
+    ModelAnswers,
+    model_answers_from_evaluation,
+    stored_model_answers,
+)
+from kontest_tui.store.database import Store
 
 MAX_ERRORS_PER_RELATION = 5  # five metamorphic tests per relation and template pair
-
-
-@dataclass(frozen=True, slots=True)
-class ModelAnswers:
-    """What the ensemble needs from one model's session."""
-
-    name: str
-    errors: Mapping[str, int]  # relation id -> metamorphic errors x_r
-    atomic: Mapping[tuple[str, str], Answer | None]  # (relation id, template id) -> answer
-    relation_ids: tuple[str, ...]
-    templates: tuple[str, ...]
 
 
 ModelInput = (
@@ -203,16 +200,6 @@ def collect_model_answers(
 ) -> ModelAnswers:
     """Run the oracles over one model's session and keep what the ensemble needs."""
     return model_answers_from_evaluation(evaluate(relations, conversations, answers), name)
-
-
-def model_answers_from_evaluation(evaluation: Evaluation, name: str | None = None) -> ModelAnswers:
-    return ModelAnswers(
-        name=name or evaluation.model or evaluation.session or "model",
-        errors=evaluation.errors_by_relation(),
-        atomic=evaluation.atomic_answers(),
-        relation_ids=tuple(evaluation.relation_ids),
-        templates=tuple(evaluation.templates),
-    )
 
 
 def as_model_answers(models: Sequence[ModelInput]) -> list[ModelAnswers]:
@@ -448,3 +435,13 @@ def cross_validate(
         model_gaps=majority.model_gaps,
         weights=compute_weights(normalised, relation_ids),
     )
+
+
+def cross_validate_sessions(
+    store: Store, session_ids: Sequence[str], *, k: int = 5, seed: int = 0
+) -> CrossValidation:
+    """`cross_validate` over stored sessions (one model each, same KG), read from the store
+    (`kontest ensemble`, the explorer's Ensemble tab)."""
+    if len(session_ids) < 2:
+        raise InvalidInputError("an ensemble needs at least two sessions")
+    return cross_validate([stored_model_answers(store, sid) for sid in session_ids], k=k, seed=seed)

@@ -37,6 +37,7 @@ from kontest_tui.oracles.intervals import (
 )
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import find_ontological_verdicts
+from kontest_tui.oracles.stability import STABILITY
 
 ORACLES: tuple[str, ...] = (*METAMORPHIC_ORACLES, "ontological")
 
@@ -149,11 +150,14 @@ class Evaluation:
         return round(self.error_rate, 6) if self.test_total else None
 
     def consistency_json(self) -> dict[str, dict[str, float | int | None]]:
-        """Consistency, answers held to other answers: KONTEST's oracles together and the
-        covering-array variants (when the session has them), each tests/errors/rate."""
+        """Consistency, answers held to other answers: KONTEST's oracles together, the
+        covering-array variants (when the session has them) and the stability test (when its
+        conversations were asked from scratch), each tests/errors/rate."""
         groups = {"kontest": (self.test_total, self.error_total)}
         if "variants" in self.sections:
             groups["variant"] = (self.tests.get("variant", 0), self.errors.get("variant", 0))
+        if STABILITY in self.tests:  # fresh conversations (oracles.stability)
+            groups[STABILITY] = (self.tests[STABILITY], self.errors.get(STABILITY, 0))
         return {
             name: {"tests": tests, "errors": errors, "rate": _ratio(errors, tests)}
             for name, (tests, errors) in groups.items()
@@ -344,6 +348,11 @@ HEADLINES: tuple[tuple[str, str], ...] = (
     ("variant", "variant flip rate"),
     ("annotation", "annotation failure rate"),
 )
+
+
+def headline_title(measure: str) -> str:
+    """The title of a headline measure ("logic" -> "hallucination rate")."""
+    return dict(HEADLINES).get(measure, measure)
 
 
 def headline_of(report: Mapping[str, object]) -> dict[str, object]:

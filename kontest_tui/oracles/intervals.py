@@ -48,7 +48,9 @@ def wilson_interval(errors: float, tests: float, z: float = Z95) -> tuple[float,
     denominator = 1 + z * z / tests
     centre = (p + z * z / (2 * tests)) / denominator
     half = z * math.sqrt(p * (1 - p) / tests + z * z / (4 * tests * tests)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
+    low = 0.0 if errors <= 0 else max(0.0, centre - half)  # exact at the ends (no rounding
+    high = 1.0 if errors >= tests else min(1.0, centre + half)  # residue like 5e-17)
+    return low, high
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from kontest_tui.probes.logic import PREMISE
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
+    names_other_entity,
     parse_answer,
     parse_choice,
     parse_logic_answer,
@@ -187,6 +188,10 @@ def _judge_factcheck(
         found = match_wh(raw, accepted)
         correct = found.matched
         how = f"matcher rules ({found.how}): similarity {found.score:.0f} to {found.against!r}"
+        others = [str(a) for a in cast("Iterable[object]", meta.get("others", []))]
+        other = names_other_entity(raw, accepted, others)
+        if other is not None:  # the answer names another entity of the KG
+            return Answer.NO, False, f"matcher rules: names another KG entity, {other!r}"
         if not correct and similarity is not None:
             score = similarity(raw, accepted)
             correct = score >= EMBEDDING_THRESHOLD

@@ -18,7 +18,9 @@ from dataclasses import dataclass
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.relations import known_relation_types, relation_type
+from kontest_tui.kg.aliases import usable_aliases
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.probes.matching import core_key
 from kontest_tui.probes.templates import QUESTION_TYPES, ProbeTemplates, fill
 
 LETTERS = ("A", "B", "C", "D")
@@ -155,6 +157,28 @@ def _pick_distractor_parents(
     return _rng(seed, relation.id, purpose).sample(candidates, count)
 
 
+def names_by_core(kg: KnowledgeGraph) -> dict[tuple[str, ...], list[tuple[str, str]]]:
+    """Core key (probes.matching.core_key) -> (node id, name) of every label and usable alias."""
+    found: dict[tuple[str, ...], list[tuple[str, str]]] = defaultdict(list)
+    for node_id, node in kg.nodes.items():
+        for name in (node.label, *usable_aliases(kg, node_id)):
+            found[core_key(name)].append((node_id, name))
+    return found
+
+
+def others_named(
+    names: dict[tuple[str, ...], list[tuple[str, str]]], node_id: str, accepted: Sequence[str]
+) -> list[str]:
+    """The names of other KG entities that match an accepted name by rule (the same core):
+    a WH answer naming one of them names another entity (probes.matching.names_other_entity)."""
+    found: list[str] = []
+    for name in accepted:
+        for other, other_name in names.get(core_key(name), ()):
+            if other != node_id and other_name not in found:
+                found.append(other_name)
+    return found
+
+
 def build_factcheck_conversations(
     kg: KnowledgeGraph,
     relations: Iterable[Relation],
@@ -181,6 +205,7 @@ def build_factcheck_conversations(
     # Any entity that contains another, for chains whose own type has no edge (music's
     # artist -> song): _pick_distractor_parents keeps those of the asked entity's node type.
     all_parents = sorted({edge.parent for edge in kg.edges})
+    names = names_by_core(kg) if "wh" in question_types else {}
 
     conversations: list[Conversation] = []
     for relation in relations:
@@ -240,8 +265,7 @@ def build_factcheck_conversations(
                 )
         unique = len(parents_of_child.get((relation.type, relation.child), ())) == 1
         if direct and unique and "wh" in question_types and "wh" in texts:
-            node = kg.nodes.get(relation.parent)
-            accepted = [kg.label(relation.parent), *(node.aliases if node else ())]
+            accepted = [kg.label(relation.parent), *usable_aliases(kg, relation.parent)]
             conversations.append(
                 _question(
                     relation,
@@ -254,6 +278,7 @@ def build_factcheck_conversations(
                         "hops": 1,
                         "expected_text": accepted[0],
                         "accepted": accepted,
+                        "others": others_named(names, relation.parent, accepted),
                     },
                 )
             )

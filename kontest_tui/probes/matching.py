@@ -113,6 +113,31 @@ def _core(words: Sequence[str]) -> tuple[str, ...]:
     return tuple(word for word in words if word not in ADMIN_WORDS)
 
 
+def core_key(name: str) -> tuple[str, ...]:
+    """A name's normalised words without administrative words: two names with the same key
+    match each other by rule ("core", or "exact")."""
+    return _core(_normalise(name).split())
+
+
+_STRENGTH = {"exact": 3, "core": 2, "spelling": 1, "none": 0}
+
+
+def names_other_entity(raw: str, accepted: Sequence[str], others: Sequence[str]) -> str | None:
+    """The other KG entity's name a WH answer names rather than an accepted one, or None:
+    the answer matches one of `others` (names of other entities that share a core with an
+    accepted name: "Luxembourg" the country for "Canton of Luxembourg") at least as closely as
+    it matches any accepted name ("Luxembourg" matches the canton only by its core)."""
+    if not others:
+        return None
+    theirs = match_wh(raw, others)
+    if not theirs.matched:
+        return None
+    mine = match_wh(raw, accepted)
+    if mine.matched and _STRENGTH[mine.how] > _STRENGTH[theirs.how]:
+        return None
+    return theirs.against
+
+
 def _answer_forms(raw: str) -> list[str]:
     """The entity a short answer names: lead-in words dropped ("It is in", "the album"), and
     the first part before a comma ("Ulster, Ireland") as a second reading."""

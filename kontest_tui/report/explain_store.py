@@ -25,7 +25,8 @@ from kontest_tui.report.explain import (
     premises_needed,
     relations_needed,
 )
-from kontest_tui.run.session import session_graph, session_report
+from kontest_tui.results.evaluate import session_graph
+from kontest_tui.results.reports import ensure_report
 from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
@@ -73,7 +74,7 @@ def choose_errors(
         raise InvalidInputError(f"unknown error kind {kind!r} (kinds: {', '.join(CARD_KINDS)})")
     if number is not None and number < 1:
         raise InvalidInputError(f"--error counts from 1, not {number}")
-    report = session_report(store, session_id, errors=0)
+    report = ensure_report(store, session_id, errors=0)
     conn = store.conn
     if relation is not None and not lookups.relations_by_id(conn, session_id, [relation]):
         raise InvalidInputError(f"session {session_id} has no relation {relation!r}")

@@ -385,6 +385,24 @@ def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
     accuracy = accuracy_table(report)
     if accuracy is not None:
         tables.append(accuracy)
+    stability = (report.get("consistency") or {}).get("stability")
+    if stability:
+        tables.append(
+            (
+                "Stability (every conversation asked from scratch): the atomic answer vs the "
+                "same question as a sequential conversation's first turn",
+                ("test", "tests", "errors", "rate", "95% interval"),
+                [
+                    (
+                        "stability",
+                        str(stability["tests"]),
+                        str(stability["errors"]),
+                        _rate(stability["errors"], stability["tests"]),
+                        interval_text((report.get("rates") or {}).get("stability")),
+                    )
+                ],
+            )
+        )
     factcheck = report.get("factcheck")
     if factcheck:
         rows = [_tally_row(name, cell) for name, cell in factcheck["per_type"].items()]

@@ -35,7 +35,8 @@ from kontest_tui.report.legend import (
     template_legend,
 )
 from kontest_tui.report.picture import Picture, draw_picture
-from kontest_tui.run.session import session_graph, session_report
+from kontest_tui.results.evaluate import session_graph
+from kontest_tui.results.reports import ensure_report
 from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
@@ -95,7 +96,7 @@ def build_session_document(
     """Read a session's page from the store: its stored report (evaluated and stored first
     only when there is none or it is stale), stored answers and error verdicts."""
     session_id = store.resolve_session(session_id)
-    stored = session_report(store, session_id, errors=0)
+    stored = ensure_report(store, session_id, errors=0)
     row = store.get_session(session_id)
     whole = session_graph(store, session_id)
     kg = scope_graph(whole, entities, depth) if entities else whole
@@ -319,7 +320,7 @@ def write_session_files(store: Store, session_id: str, folder: Path) -> list[Pat
     from kontest_tui.store.probes import iter_probes
 
     folder.mkdir(parents=True, exist_ok=True)
-    stored = session_report(store, session_id)
+    stored = ensure_report(store, session_id)
     document = build_session_document(store, session_id)
     errors_only = build_session_document(store, session_id, errors_only=True)
     texts = {

@@ -1,9 +1,16 @@
-"""Read stored sessions for `report.compare`: which sessions, their reports, verdicts, timing.
+"""Read stored sessions for `kontest compare`: which sessions, their settings, reports,
+errors, timing and variant answers.
 
-`comparison_entries(store, ids, kg)` picks the sessions (the ids given, else every finished
-session on the KG given or on the latest session's KG), refuses sessions on different KGs or
-scopes, and evaluates each exactly as `kontest report` does (`evaluate_session`), so every
-REPORT of the compare JSON equals that session's `kontest report --format json`.
+`stored_comparison(store, ids, kg, allow_differences=False)` gives the compare JSON;
+`comparison_entries(...)` its inputs: it picks the sessions (the ids
+given, else every finished session on the KG given or on the latest session's KG), refuses
+sessions on different KGs or scopes, refuses sessions whose settings differ
+(results.settings: templates, system prompt, temperature, max tokens, kinds and their
+options, sampling, conversation mode; `SettingsDifferError`, one line per difference) unless
+`allow_differences`, and reads each session's stored report (results.reports.session_report:
+what `kontest report --format json` prints, evaluated in memory only when stale; nothing is
+written), its errors and variant verdicts, its timing and variant answers, each one indexed
+query (store.session_reads). Nothing here evaluates a whole session when its report is current.
 """
 
 from __future__ import annotations
@@ -15,11 +22,39 @@ from typing import Any
 
 from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.report.compare import CompareEntry, check_comparable
-from kontest_tui.run.session import evaluate_session
+from kontest_tui.redact import scrub
+from kontest_tui.report.compare_many import (
+    CompareEntry,
+    CompareJSON,
+    build_comparison,
+    check_comparable,
+)
+from kontest_tui.report.compare_variants import VARIANT_ORACLES
+from kontest_tui.results.evaluate import evaluate_session
+from kontest_tui.results.reports import current_report, session_report
+from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
+from kontest_tui.store.session_reads import read_first_answers, read_timing, read_verdicts
 
 VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)
+
+
+class SettingsDifferError(InvalidInputError):
+    """Sessions asked with different settings: comparing their numbers would mislead."""
+
+    def __init__(self, differences: Sequence[Difference]) -> None:
+        self.differences = list(differences)
+        head = (
+            f"the sessions' settings differ in {len(self.differences)} way"
+            f"{'s' if len(self.differences) != 1 else ''} (compare them anyway with "
+            "--allow-differences):"
+        )
+        super().__init__(" ".join([head, *(d.describe() + ";" for d in self.differences)]))
+        # What the CLI prints: one line each (the message itself is one line, as every error's)
+        self.lines = [
+            scrub(" ".join(line.split()))
+            for line in (head, *(difference.describe() for difference in self.differences))
+        ]
 
 
 def pick_sessions(store: Store, ids: Sequence[str], kg: str | None) -> list[str]:
@@ -51,59 +86,66 @@ def session_identity(store: Store, session_id: str) -> tuple[str, str, tuple[str
 
 
 def session_timing(store: Store, session_id: str) -> dict[str, Any]:
-    """Calls (attempts, retries included), answers, cached answers, wall time, tokens where
-    the server reported them, time per call and mean latency of the model's answers."""
+    """Calls made (attempts, retries included), answers, reused answers, wall time, tokens of
+    the calls made (never of reused answers; None when none reported), time per call and mean
+    latency of the model's answers (KONTEST Table 14)."""
     row = store.get_session(session_id)
-    calls = answers = cached = 0
-    tokens: int | None = None
-    latencies: list[float] = []
-    for response in store.iter_responses(session_id):
-        answers += 1
-        calls += int(response["attempts"] or 0)
-        if response["cached"]:
-            cached += 1
-        elif response["latency_ms"] is not None:
-            latencies.append(float(response["latency_ms"]))
-        if response["tokens"] is not None:
-            tokens = (tokens or 0) + int(response["tokens"])
+    sums = read_timing(store.conn, session_id)
     wall = round(float(row.get("elapsed_s") or 0.0), 3)
     return {
         "model": row["model"],
-        "calls": calls,
-        "answers": answers,
-        "cached": cached,
+        "calls": sums.calls,
+        "answers": sums.answers,
+        "cached": sums.cached,
         "wall_s": wall,
-        "tokens": tokens,
-        "s_per_call": round(wall / calls, 6) if calls else None,
-        "mean_latency_ms": round(sum(latencies) / len(latencies), 3) if latencies else None,
+        "tokens": sums.tokens,
+        "s_per_call": round(wall / sums.calls, 6) if sums.calls else None,
+        "mean_latency_ms": sums.mean_latency_ms,
     }
 
 
 def comparison_entries(
-    store: Store, ids: Sequence[str], kg: str | None = None
-) -> list[CompareEntry]:
-    """One CompareEntry per chosen session (see the module docstring)."""
+    store: Store, ids: Sequence[str], kg: str | None = None, *, allow_differences: bool = False
+) -> tuple[list[CompareEntry], list[Difference]]:
+    """One CompareEntry per chosen session and the settings that differ (see the module
+    docstring)."""
     chosen = pick_sessions(store, ids, kg)
     identities = [session_identity(store, session_id) for session_id in chosen]
     entries = [CompareEntry(session_id, {}) for session_id in chosen]
     check_comparable(entries, identities)
+    differences = setting_differences([store.get_session(session_id) for session_id in chosen])
+    if differences and not allow_differences:
+        raise SettingsDifferError(differences)
     for entry in entries:
+        _read_entry(store, entry)
+    return entries, differences
+
+
+def _read_entry(store: Store, entry: CompareEntry) -> None:
+    """Fill one entry from the store: its report, error and variant verdicts, timing and
+    variant answers (its stored verdicts when its report is current, else an evaluation)."""
+    if current_report(store, entry.session) is not None:
+        entry.report = session_report(store, entry.session, errors=0).report
+        entry.verdicts = read_verdicts(store.conn, entry.session, oracles=VARIANT_ORACLES)
+    else:
         evaluation = evaluate_session(store, entry.session)
         entry.report = evaluation.to_json()
-        entry.verdicts = evaluation.verdicts
-        entry.timing = session_timing(store, entry.session)
-        answers = store.load_answers(entry.session)
-        for conversation in store.load_conversations(entry.session):
-            if conversation.test_kind in VARIANT_KINDS and conversation.turns:
-                answer = answers.get((conversation.id, 0))
-                if answer is not None:
-                    entry.variant_answers[conversation.id] = (
-                        conversation.turns[0].text,
-                        answer.value,
-                    )
-                row = (conversation.meta or {}).get("variant")
-                if isinstance(row, int):
-                    entry.variant_rows[conversation.id] = row
-                if conversation.expected and conversation.expected[0] is not None:
-                    entry.variant_expected[conversation.id] = conversation.expected[0].value
-    return entries
+        entry.verdicts = [v for v in evaluation.verdicts if v.error or v.oracle in VARIANT_ORACLES]
+    entry.timing = session_timing(store, entry.session)
+    for found in read_first_answers(store.conn, entry.session, [k.value for k in VARIANT_KINDS]):
+        if found.answer is not None:
+            entry.variant_answers[found.conversation] = (found.question, found.answer)
+        row = found.meta.get("variant")
+        if isinstance(row, int):
+            entry.variant_rows[found.conversation] = row
+        if found.expected is not None:
+            entry.variant_expected[found.conversation] = found.expected
+
+
+def stored_comparison(
+    store: Store, ids: Sequence[str], kg: str | None = None, *, allow_differences: bool = False
+) -> CompareJSON:
+    """The compare JSON of stored sessions (`kontest compare`, the explorer's Compare
+    tables): `build_comparison` over `comparison_entries`."""
+    entries, differences = comparison_entries(store, ids, kg, allow_differences=allow_differences)
+    return build_comparison(entries, differences)

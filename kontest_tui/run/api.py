@@ -30,8 +30,15 @@ from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
-from kontest_tui.models.base import ChatModel
-from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.models.base import ChatModel, ChatOptions
+from kontest_tui.oracles.evaluate import Evaluation, headline_title
+from kontest_tui.results.evaluate import (
+    evaluate_session,
+    evaluation_engine,
+    session_graph,
+    session_kinds,
+)
+from kontest_tui.results.reports import ensure_report, refresh_report, session_report
 from kontest_tui.run.choices import (
     LOGIC_RULES,
     QUESTION_TYPES,
@@ -58,14 +65,9 @@ from kontest_tui.run.prepare import (
 )
 from kontest_tui.run.session import (
     SessionOutcome,
-    evaluate_session,
-    evaluation_engine,
     open_session_model,
     options_from_dict,
     run_session,
-    session_graph,
-    session_kinds,
-    session_report,
 )
 from kontest_tui.run.session import create_session as create_stored_session
 from kontest_tui.run.spec import KgSource, SessionSpec, resolve_spec
@@ -101,16 +103,19 @@ __all__ = [
     "check_model",
     "create_session",
     "evaluation_engine",
+    "headline_title",
     "extend_session",
     "kontest_per_relation",
     "list_ollama_models",
     "list_test_kinds",
+    "ensure_report",
     "load_session",
     "model_presets",
     "model_problem",
     "prepare",
     "preview_relation",
     "preview_variants",
+    "refresh_report",
     "resolve_spec",
     "resume_session",
     "sample_sources",
@@ -185,7 +190,14 @@ def create_session(store: Store, spec: SessionSpec, model_spec: str | None = Non
         kind_options=spec.kind_options,
         extra_conversations=spec.extra_conversations,
         problems=spec.problems,
+        fresh_conversations=spec.fresh_conversations,
     )
+
+
+def model_seed(options: ChatOptions | None) -> int:
+    """The seed the simulated model is opened with: the options' seed (the model's seed,
+    `--model-seed`), else 0."""
+    return options.seed if options is not None and options.seed is not None else 0
 
 
 def preview_variants(
@@ -232,6 +244,7 @@ def stored_spec(store: Store, session_id: str) -> SessionSpec:
         sample=SampleSpec.from_json(sample) if sample else None,
         extra_conversations=extra,
         problems=problems,
+        fresh_conversations=bool(row.get("fresh_conversations")),
     )
 
 
@@ -249,7 +262,7 @@ async def start_session(
     question; `on_executor` the executor (pause / resume / cancel); `stream=False`: never in
     chunks (run.session.run_session), so the evaluation keeps its verdict list."""
     spec = resolve_spec(spec)
-    model = open_session_model(spec.model, spec.graph, spec.options, spec.seed)
+    model = open_session_model(spec.model, spec.graph, spec.options, model_seed(spec.options))
     return await _run(
         store,
         model,
@@ -282,8 +295,12 @@ async def resume_session(
     row = store.get_session(session_id)
     if row["status"] == "done" and not row["failed"]:
         raise InvalidInputError(f"session {session_id} is already done")
+    options = options_from_dict(row["options_json"])
     chat = open_session_model(
-        model or row["model"], session_graph(store, session_id), seed=row["seed"], stored=not model
+        model or row["model"],
+        session_graph(store, session_id),
+        seed=model_seed(options),
+        stored=not model,
     )
     resumed: str = session_id
     return await _run(

@@ -38,8 +38,9 @@ from kontest_tui.models.openai import load_completion_prompt, render_completion_
 from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.redact import scrub, scrub_values
+from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
 from kontest_tui.run.executor import cache_key
-from kontest_tui.run.session import evaluate_session, evaluation_engine, options_from_dict
+from kontest_tui.run.session import options_from_dict
 from kontest_tui.store.database import Store, storable_text
 from kontest_tui.validate_input import read_jsonl
 

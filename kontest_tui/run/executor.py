@@ -36,7 +36,6 @@ import asyncio
 import hashlib
 import json
 import random
-import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -45,6 +44,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from kontest_tui.domain.answers import cut_answer
+from kontest_tui.domain.failures import NOT_ASKED, classify_error
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response
 from kontest_tui.errors import KontestError, ModelError
 from kontest_tui.kinds.registry import parse_reply
@@ -52,8 +52,6 @@ from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatRes
 
 # How long a worker may go on without letting the event loop run its other callbacks.
 YIELD_EVERY_S = 0.005
-# The error text of a turn not asked because an earlier turn of its conversation failed.
-NOT_ASKED = "not asked:"
 
 
 class ResponseSink(Protocol):
@@ -186,30 +184,6 @@ def _shaping_items(options: ChatOptions) -> tuple[tuple[str, object], ...]:
 def _shaping(options: ChatOptions) -> dict[str, object]:
     """The options that shape an answer (all but the timeout), computed once per options."""
     return dict(_shaping_items(options))
-
-
-_ERROR_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("429", re.compile(r"\b429\b|rate.?limit|too many requests", re.I)),
-    ("timeout", re.compile(r"time[sd]? ?out", re.I)),
-    ("5xx", re.compile(r"\b5\d\d\b|server error", re.I)),
-    ("stream", re.compile(r"stream|incomplete|connection (?:closed|reset)|disconnect", re.I)),
-    ("connection", re.compile(r"refused|cannot reach|connect", re.I)),
-    ("not in the recording", re.compile(r"not in the recording|no recorded answer", re.I)),
-)
-
-
-def classify_error(message: str) -> str:
-    """A short type for an error message: 429, timeout, 5xx, stream, connection, ... other."""
-    for name, pattern in _ERROR_TYPES:
-        if pattern.search(message):
-            return name
-    return "other"
-
-
-def failure_reason(message: str) -> str:
-    """Why a turn failed, for the report: "not asked" (an earlier turn of its conversation
-    failed) or the type of its error (classify_error)."""
-    return "not asked" if message.startswith(NOT_ASKED) else classify_error(message)
 
 
 def is_cacheable(model: ChatModel) -> bool:

@@ -33,7 +33,8 @@ from kontest_tui.generate.templates import (
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.scope import resolve_entity
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, Message
-from kontest_tui.run.session import open_session_model, options_from_dict, session_graph
+from kontest_tui.results.evaluate import session_graph
+from kontest_tui.run.session import open_session_model, options_from_dict
 from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
 from kontest_tui.store.probes import StoredProbe, save_probe

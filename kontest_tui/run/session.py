@@ -7,8 +7,9 @@ whose first turn is stored going on at turn 2 with the stored answer as context.
 Answers are stored as they arrive, in small transactions grouped by time (run.writer). At the
 end, the evaluation is computed from memory (the answers of this run and those stored before
 it, read once when it started) and stored once, verdicts and Report JSON
-(store.reports), in the transaction that finishes the run. `session_report` reads that
-stored report back, re-evaluating only when asked or when it is stale.
+(store.reports), in the transaction that finishes the run. `results.reports` reads that
+stored report back (evaluating again in memory when it is stale), `results.evaluate`
+evaluates stored answers.
 """
 
 from __future__ import annotations
@@ -16,20 +17,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import itertools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from functools import cache
 from itertools import islice
-from pathlib import Path
 from typing import Any
 
-import kontest_tui
 from kontest_tui.domain.records import (
-    Answer,
     AnswerKey,
     Conversation,
     Relation,
@@ -43,29 +39,28 @@ from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
 from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.io import graph_from_dict, graph_to_dict
-from kontest_tui.kinds.evaluate import evaluate_all
+from kontest_tui.kg.io import graph_to_dict
 from kontest_tui.kinds.registry import KindOptions, build_kind_conversations, count_refusals
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
+from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
+from kontest_tui.results.evaluate import (
+    evaluate_responses,
+    evaluation_engine,
+    split_answers,
+)
 from kontest_tui.run.executor import (
     Executor,
     ExecutorConfig,
     ExecutorEvents,
     RunResult,
-    failure_reason,
     is_cacheable,
 )
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
 from kontest_tui.store.records import template_set_to_dict
-from kontest_tui.store.reports import StoredReport
 from kontest_tui.store.schema import now_iso
-
-# The packages whose code decides verdicts and the Report JSON (with this module).
-_ENGINE_PACKAGES = ("domain", "kinds", "oracles", "probes")
 
 # Relations per chunk of a streamed run, and the session size from which a run streams by
 # default (smaller ones are asked whole, and their outcome holds every verdict for the views;
@@ -146,6 +141,7 @@ def create_session(
     extra_conversations: Sequence[Conversation] = (),
     problems: Sequence[str] = (),
     sample: SampleSpec | None = None,
+    fresh_conversations: bool = False,
 ) -> str:
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
@@ -155,8 +151,11 @@ def create_session(
     (annotated questions, with the `problems` found reading their file). `limit` keeps the
     first N relations and applies before the kinds are built; `sample` instead keeps a seeded
     random sample stratified by relation type and depth (generate.sample), recorded with the
-    session so its report estimates every rate for the whole KG. When `options` has no system
-    prompt, the template set's is used; its seed defaults to `seed`.
+    session so its report estimates every rate for the whole KG. `seed` seeds the sample and
+    the kinds' options; the model's seed is `options.seed` (None: none is sent). When
+    `options` has no system prompt, the template set's is used. `fresh_conversations`: every
+    conversation is asked from scratch (the KONTEST paper's setting; run_session never shares
+    an answer between conversations, and the report adds the stability test).
     """
     if not isinstance(template_set, TemplateSet):
         template_set = (
@@ -193,6 +192,7 @@ def create_session(
             [],
             None,
             itertools.chain([first], chunks),
+            fresh_conversations=fresh_conversations,
         )
     if sample is not None:
         if limit is not None:
@@ -252,6 +252,7 @@ def create_session(
         chosen_relations,
         chosen,
         kinds_json,
+        fresh_conversations=fresh_conversations,
     )
 
 
@@ -293,16 +294,14 @@ def _store_session(
     conversations: Sequence[Conversation],
     kinds_json: Mapping[str, Any] | None,
     chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
+    *,
+    fresh_conversations: bool = False,
 ) -> str:
     """Store a created session (create_session); the options get the template set's system
-    prompt when they have none, and `seed` when they have no seed."""
+    prompt when they have none."""
     options = options or ChatOptions(temperature=template_set.temperature)
-    if options.system_prompt is None or options.seed is None:
-        options = dataclasses.replace(
-            options,
-            seed=seed if options.seed is None else options.seed,
-            system_prompt=options.system_prompt or template_set.system_prompt,
-        )
+    if options.system_prompt is None:
+        options = dataclasses.replace(options, system_prompt=template_set.system_prompt)
     with paused_gc():  # bursts of many small acyclic records
         return store.create_session(
             kg_name=kg_name or kg.name,
@@ -320,28 +319,8 @@ def _store_session(
             kinds=kinds_json,
             chunks=chunks,
             keep_up_to=STREAM_ABOVE,  # a run asks these whole: kept for it
+            fresh_conversations=fresh_conversations,
         )
-
-
-def session_kinds(store: Store, session_id: str) -> tuple[list[TestKind], KindOptions, list[str]]:
-    """The test kinds a session asks, the options they were built with, input problems."""
-    data = store.get_session(session_id)["kinds_json"]
-    kinds = [TestKind(value) for value in data.get("kinds", ["kontest"])]
-    return kinds, KindOptions.from_json(data.get("options")), list(data.get("problems", []))
-
-
-def session_graph(store: Store, session_id: str) -> KnowledgeGraph:
-    """The KG snapshot a session was created from (an empty one for annotated questions only)."""
-    row = store.get_session(session_id)
-    data = row["kg_json"]
-    if not data.get("nodes"):
-        return empty_graph(str(data.get("name") or row["kg_name"]))
-    return graph_from_dict(data, origin=f"session {session_id}")
-
-
-def empty_graph(name: str) -> KnowledgeGraph:
-    """The KG of a session that asks only annotated questions (kontest run --questions)."""
-    return KnowledgeGraph(name, "annotation", {}, [], source="questions file")
 
 
 def open_session_model(
@@ -363,130 +342,6 @@ def open_session_model(
             return ReplayModel(spec.removeprefix("replay:"))
         raise ModelSpecError(f"model clients are not available for {spec!r}") from None
     return open_model(spec, kg=kg, options=options, seed=seed, stored=stored)
-
-
-@cache
-def evaluation_engine() -> str:
-    """The version of the evaluating code: kontest's version and a digest of the source of
-    the packages that make verdicts and reports. A report stored by other code is stale."""
-    digest = hashlib.sha256()
-    root = Path(kontest_tui.__file__).parent
-    files = [Path(__file__)]
-    for package in _ENGINE_PACKAGES:
-        files.extend(sorted((root / package).rglob("*.py")))
-    for path in files:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            data = b""
-        digest.update(path.name.encode() + b"\0" + data + b"\0")
-    return f"{kontest_tui.__version__}+{digest.hexdigest()[:16]}"
-
-
-def split_answers(
-    responses: Mapping[AnswerKey, Response],
-) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], Counter[str], dict[str, int]]:
-    """The parsed answers and raw texts of the responses that are answers, the failed turns
-    by reason (run.executor.failure_reason: "not asked", "not in the recording", ...) and how
-    many answers the token limit or the timeout cut ({"length": N, "timeout": M}), in one
-    pass with no intermediate copies."""
-    answers: dict[AnswerKey, Answer] = {}
-    raw: dict[AnswerKey, str] = {}
-    failed: Counter[str] = Counter()
-    stopped = {"length": 0, "timeout": 0}
-    for key, response in responses.items():
-        if response.error is None:
-            answers[key] = response.answer
-            raw[key] = response.raw
-        else:
-            failed[failure_reason(response.error)] += 1
-        if response.stopped is not None:
-            stopped[response.stopped] = stopped.get(response.stopped, 0) + 1
-    return answers, raw, failed, stopped
-
-
-def evaluate_responses(
-    relations: Sequence[Relation],
-    conversations: Sequence[Conversation],
-    responses: Mapping[AnswerKey, Response],
-    *,
-    session: str,
-    model: str | None,
-    problems: Sequence[str] = (),
-    from_cache: int = 0,
-    sample: Mapping[str, Any] | None = None,
-) -> Evaluation:
-    """All oracles and metrics over a session's responses (failed turns are no answers:
-    left out of every count, test, gap and coverage and reported as `failed`); a sampled
-    session's (`sample`: kinds_json["sample"]) rates get their intervals."""
-    answers, raw, failed, stopped = split_answers(responses)
-    evaluation = evaluate_all(
-        relations,
-        conversations,
-        answers,
-        raw,
-        session=session,
-        model=model,
-        problems=problems,
-    )
-    evaluation.failed = failed.total()
-    evaluation.failed_reasons = dict(failed.most_common())
-    evaluation.stopped = stopped
-    if sample:  # a sampled session: every rate with its interval
-        evaluation.sampled = True
-        evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
-    evaluation.from_cache = from_cache
-    return evaluation
-
-
-def evaluate_session(store: Store, session_id: str, *, save: bool = False) -> Evaluation:
-    """All oracles and metrics over the session's stored answers, read from the store
-    (verdicts and report stored if `save`)."""
-    row = store.get_session(session_id)
-    evaluation = evaluate_responses(
-        store.load_relations(session_id),
-        store.load_conversations(session_id),
-        store.load_responses(session_id),
-        session=session_id,
-        model=row["model"],
-        problems=row["kinds_json"].get("problems", ()),
-        from_cache=store.count_cached(session_id),
-        sample=row["kinds_json"].get("sample"),
-    )
-    if save:
-        store_evaluation(store, session_id, evaluation)
-    return evaluation
-
-
-def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:
-    """Store an evaluation's verdicts and report (replacing the session's) in one transaction."""
-    store.replace_verdicts(
-        session_id,
-        evaluation.verdicts,
-        report=evaluation.to_json(),
-        engine=evaluation_engine(),
-        oracle_error_rate=evaluation.listed_error_rate,
-        oracle_errors=evaluation.error_total,
-    )
-
-
-def session_report(
-    store: Store, session_id: str, *, re_evaluate: bool = False, errors: int = 20
-) -> StoredReport:
-    """A session's report with its first `errors` error verdicts: the stored one (what the
-    run stored at its end) unless `re_evaluate` or it is stale (store.reports says when);
-    then the answers are evaluated again, and the result stored for the next report when
-    the database is writable and no run holds the session."""
-    if not re_evaluate:
-        stored = store.read_report(session_id, engine=evaluation_engine(), limit=errors)
-        if stored is not None:
-            return stored
-    evaluation = evaluate_session(store, session_id)
-    if not store.read_only and not store.session_leased(session_id):
-        with contextlib.suppress(KontestError):  # a busy database: the report is still right
-            store_evaluation(store, session_id, evaluation)
-    wrong = [verdict for verdict in evaluation.verdicts if verdict.error]
-    return StoredReport(session_id, evaluation.to_json(), wrong[:errors], len(wrong))
 
 
 def failed_message(failed: int) -> str:
@@ -568,6 +423,8 @@ async def _run_session(
         stored_cached = store.count_cached(session_id)
         done = {key: response.raw for key, response in stored.items()}
         options = options_from_dict(row["options_json"])
+        if row.get("fresh_conversations"):  # every conversation from scratch: nothing shared
+            config = replace(config or ExecutorConfig(), share_answers=False)
         events = events or ExecutorEvents()
         events = replace(events, on_state=_track_state(store, session_id, events.on_state))
         writer = BatchWriter(store, session_id)
@@ -653,6 +510,7 @@ async def _run_session(
                     model=row["model"],
                     problems=row["kinds_json"].get("problems", ()),
                     sample=row["kinds_json"].get("sample"),
+                    fresh=bool(row.get("fresh_conversations")),
                 )
         assert evaluation is not None
         evaluation.from_cache = stored_cached + result.progress.cached
@@ -688,8 +546,10 @@ def _stream_size(
         chunk = CHUNK_RELATIONS
     if chunk < 1:
         raise ValueError("chunk must be at least 1")
-    if row["kinds_json"].get("sample") or not is_cacheable(model):
-        return None  # a sample's intervals need every verdict; a replay prepares the whole run
+    if row["kinds_json"].get("sample") or row.get("fresh_conversations") or not is_cacheable(model):
+        # a sample's intervals need every verdict, as does a fresh session's stability test;
+        # a replay prepares the whole run
+        return None
     return chunk if store.streamable(session_id) else None
 
 

@@ -22,8 +22,8 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph
 from kontest_tui.kinds.registry import KindOptions, build_annotated_questions
 from kontest_tui.models.base import ChatOptions
+from kontest_tui.results.evaluate import empty_graph
 from kontest_tui.run.executor import ExecutorConfig
-from kontest_tui.run.session import empty_graph
 
 # A KG source: a sample name, a KG file (.json, .csv; a built Wikidata graph is a file in the
 # cache), or a graph in memory, taken as it is.
@@ -50,11 +50,16 @@ class SessionSpec:
     kinds: Sequence[TestKind] = (TestKind.KONTEST,)  # test kinds built from the KG
     kind_options: KindOptions | None = None  # default: KindOptions(seed=seed)
     questions: str | None = None  # an annotated-questions JSONL file, asked as variants
-    options: ChatOptions | None = None  # default: the template set's prompt and temperature
-    seed: int = 0  # seeds the simulated model, the kinds and the options
+    # default: the template set's prompt and temperature; `options.seed` is the model's seed
+    # (sent to it, and seeding the simulated model; None: none sent, the simulated model's 0)
+    options: ChatOptions | None = None
+    seed: int = 0  # seeds the sample and the kinds' options (not the model: options.seed)
     limit: int | None = None  # only the first N relations
     sample: SampleSpec | None = None  # a stratified random sample of the relations instead
     config: ExecutorConfig | None = None  # run options: concurrency, retries, rate, cache
+    # Every conversation asked from scratch (the KONTEST paper's setting): no answer shared
+    # between conversations, and the report's stability test (oracles.stability).
+    fresh_conversations: bool = False
     # Filled by resolve_spec from `questions`: its conversations and the lines it skipped.
     extra_conversations: Sequence[Conversation] = ()
     problems: Sequence[str] = ()

@@ -91,7 +91,8 @@ _SESSION_LIST = (
     " (SELECT COUNT(*) FROM responses r WHERE r.session = s.id) - " + _FAILED_ROWS + " END"
     " AS answered,"
     " CASE WHEN status = 'done' THEN failed ELSE " + _FAILED_ROWS + " END AS failed,"
-    " retries, started, finished, elapsed_s, message, oracle_error_rate, oracle_errors, "
+    " retries, started, finished, elapsed_s, message, oracle_error_rate, oracle_errors,"
+    " headline_measure, headline_rate, fresh_conversations, "
     + _STOPPED_ROWS.format("length")
     + " AS stopped_length, "
     + _STOPPED_ROWS.format("timeout")
@@ -390,11 +391,14 @@ class Store:
         kinds: Mapping[str, Any] | None = None,
         chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
         keep_up_to: int = 0,
+        fresh_conversations: bool = False,
     ) -> str:
         """Store a new session with its relations and conversations in one transaction.
 
         `kinds` ({"kinds": [...], "options": {...}, "problems": [...]}) records the test kinds
-        asked besides KONTEST paraphrases; None means paraphrases only. `chunks` (instead of
+        asked besides KONTEST paraphrases; None means paraphrases only. `fresh_conversations`:
+        every conversation is to be asked from scratch (no answer shared between them).
+        `chunks` (instead of
         `relations` and `conversations`): pieces of both, each piece's conversations pointing
         at its own relations, stored as they come (a large session never all in memory).
         A session of at most `keep_up_to` relations keeps its records in this Store, so a run
@@ -423,6 +427,7 @@ class Store:
             "conversations": 0,
             "planned": 0,
             "kinds_json": dump_json(dict(kinds)) if kinds is not None else None,
+            "fresh_conversations": int(fresh_conversations),
         }
         try:
             with self.transaction() as conn:

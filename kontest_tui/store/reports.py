@@ -3,7 +3,7 @@
 A run stores both once, at its end, in the transaction that finishes it. `kontest report`
 reads them back (`read_report`) instead of re-evaluating every answer. A stored report is
 *stale*, and not returned, when
-- it was made by other evaluation code (`engine` differs: run.session.evaluation_engine), or
+- it was made by other evaluation code (`engine` differs: results.evaluate.evaluation_engine), or
 - the session's answers changed since: the count of response rows or the newest
   `responses.created` differs from what was evaluated (a resume added or deleted rows), or
 - its verdict rows were changed (their count differs).
@@ -49,7 +49,8 @@ def write_report(
     report: Mapping[str, Any],
     verdicts: int,
 ) -> None:
-    """Store the report of the evaluation just stored (inside the caller's transaction)."""
+    """Store the report of the evaluation just stored (inside the caller's transaction), and
+    its headline rate on the session row."""
     responses, newest = answers_mark(conn, session_id)
     conn.execute(
         "INSERT OR REPLACE INTO session_reports"
@@ -57,6 +58,12 @@ def write_report(
         " VALUES (?, ?, ?, ?, ?, ?, ?)",
         (session_id, engine, responses, newest, verdicts, dump_json(dict(report)), now_iso()),
     )
+    headline = report.get("headline")
+    if isinstance(headline, Mapping):  # the session lists' rate (oracles.evaluate.headline_of)
+        conn.execute(
+            "UPDATE sessions SET headline_measure = ?, headline_rate = ? WHERE id = ?",
+            (headline.get("measure") or None, headline.get("rate"), session_id),
+        )
 
 
 def read_report(

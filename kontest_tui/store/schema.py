@@ -402,7 +402,7 @@ def kg_summary(kg_json: str) -> tuple[str, int, int]:
 def _add_session_reports(conn: sqlite3.Connection) -> None:
     """Version 7: the report of a session's last evaluation, stored with its verdicts, so
     `kontest report` reads it instead of re-evaluating every answer. `engine` names the code
-    that evaluated (run.session.evaluation_engine); `responses` and `answers_until` (the
+    that evaluated (results.evaluate.evaluation_engine); `responses` and `answers_until` (the
     count and newest `created` of the response rows evaluated) tell whether answers were
     added or deleted since; either differing makes the stored report stale. Triggers drop
     the stored report when a row it was made from is changed in place (by any writer: a
@@ -639,6 +639,37 @@ def _add_response_stopped(conn: sqlite3.Connection) -> None:
     _execute_script(conn, _RESPONSE_DETAILS_V11)
 
 
+def _add_headline_and_fresh(conn: sqlite3.Connection) -> None:
+    """Version 12: a session's headline rate on its row, `headline_measure` (what the rate
+    is: kontest, logic, factcheck, variant or annotation; oracles.evaluate.headline_of) and
+    `headline_rate` (None before any test), written with each stored report, so the session
+    lists show a logic-only session's hallucination rate and not a KONTEST rate of 0; and
+    `fresh_conversations` (1: every conversation was asked from scratch, `kontest run
+    --fresh-conversations`, the KONTEST paper's setting). Sessions with a stored report get
+    their headline from it."""
+    from kontest_tui.oracles.evaluate import headline_of
+
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE sessions ADD COLUMN headline_measure TEXT;
+        ALTER TABLE sessions ADD COLUMN headline_rate REAL;
+        ALTER TABLE sessions ADD COLUMN fresh_conversations INTEGER NOT NULL DEFAULT 0
+        """,
+    )
+    for session, text in conn.execute("SELECT session, report FROM session_reports").fetchall():
+        try:
+            report = json.loads(text)
+        except ValueError:
+            continue
+        if isinstance(report, dict):
+            headline = headline_of(report)
+            conn.execute(
+                "UPDATE sessions SET headline_measure = ?, headline_rate = ? WHERE id = ?",
+                (headline["measure"] or None, headline["rate"], session),
+            )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -651,6 +682,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_result_views,
     _add_probes,
     _add_response_stopped,
+    _add_headline_and_fresh,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

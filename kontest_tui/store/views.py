@@ -97,7 +97,8 @@ class ResultViews:
         rate is the one stored with the last report)."""
         rows = self._rows(
             "SELECT id, model, kg_name, created, status, oracle_error_rate, kinds_json,"
-            " relations FROM sessions ORDER BY created DESC, rowid DESC LIMIT ?",
+            " relations, headline_measure, headline_rate FROM sessions"
+            " ORDER BY created DESC, rowid DESC LIMIT ?",
             (limit,),
         )
         return [
@@ -110,6 +111,8 @@ class ResultViews:
                 error_rate=float(row[5]) if isinstance(row[5], int | float) else None,
                 kinds=_kinds(row[6]),
                 relations=int(row[7] or 0),
+                headline_measure=str(row[8] or ""),
+                headline_rate=float(row[9]) if isinstance(row[9], int | float) else None,
             )
             for row in rows
         ]
@@ -169,7 +172,7 @@ class ResultViews:
 
     def ensure(self, session_id: str) -> None:
         """Build the derived tables when they are missing or outdated (the session's report
-        must be stored: run.session.session_report stores it)."""
+        must be stored: results.reports.ensure_report stores it)."""
         if self.ready(session_id):
             return
         if not self._rows("SELECT 1 FROM session_reports WHERE session = ?", (session_id,)):

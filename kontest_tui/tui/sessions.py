@@ -22,10 +22,10 @@ from kontest_tui.report.render import render_ensemble
 from kontest_tui.run.api import (
     Evaluation,
     StoredSession,
+    ensure_report,
     evaluation_engine,
     load_session,
     session_kinds,
-    session_report,
 )
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
@@ -96,8 +96,8 @@ def read_open_levels(
 
 
 def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
-    """A session's stored report (run.session.session_report: evaluated and stored only when
-    there is none or it is stale) and the first level of its views (built when missing)."""
+    """A session's stored report (results.reports.ensure_report: evaluated and stored only
+    when there is none or it is stale) and the first level of its views (built when missing)."""
     store = open_store(db)
     try:
         views = ResultViews(store.conn, store.path)
@@ -108,7 +108,7 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
             )
         report = views.done_report(session_id, evaluation_engine())
         if report is None:  # checked against the answers, evaluated again when stale
-            report = session_report(store, session_id, errors=0).report
+            report = ensure_report(store, session_id, errors=0).report
             views.ensure(session_id)
         roots = views.children(session_id, None)
         return OpenedResults(

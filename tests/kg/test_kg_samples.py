@@ -165,44 +165,68 @@ def test_subdivisions_nesting_examples() -> None:
     assert describe_graph(kg).max_depth >= 2
 
 
-def test_places_aliases_come_from_iso_names_and_short_names() -> None:
+def test_places_aliases_come_from_pycountry_only() -> None:
     kg = load_graph("places")
     aliases = {node.label: node.aliases for node in kg.nodes.values()}
-    assert aliases["County Cavan"] == ("Cavan",)  # ISO 3166-2 IE-CN and the short name
-    assert aliases["Canton of Capellen"] == ("Capellen",)
+    assert aliases["County Cavan"] == ("Cavan",)  # ISO 3166-2 IE-CN
+    assert aliases["Canton of Capellen"] == ("Capellen",)  # ISO 3166-2 LU-CA
     assert aliases["Connacht"] == ("Connaught",)  # ISO 3166-2 IE-C
     assert aliases["Southern Denmark"] == ("Syddanmark",)  # ISO 3166-2 DK-83
     assert aliases["Norway"] == ("Kingdom of Norway",)  # ISO 3166-1 official name
-    assert aliases["Aalborg Municipality"] == ("Aalborg",)
-    assert aliases["Kinawley"] == ()
-    assert sum(1 for node in kg.nodes.values() if node.aliases) >= 40
+    assert aliases["Canton of Luxembourg"] == ("Luxembourg",)  # ISO 3166-2 LU-LU
+    # No short name made up from a label: these are other places' names.
+    for label in ("St. Louis County", "Queenstown, Singapore", "Aalborg Municipality"):
+        assert aliases[label] == (), label
+    assert aliases["Ireland"] == aliases["Kinawley"] == ()
+    assert sum(1 for node in kg.nodes.values() if node.aliases) == 26
 
 
-def test_music_aliases_come_from_the_curated_file() -> None:
+def test_music_aliases_come_from_the_sourced_file() -> None:
     kg = load_graph("music")
     aliases = {node.id: node.aliases for node in kg.nodes.values()}
-    assert aliases["the-weeknd"] == ("Abel Tesfaye",)
+    assert aliases["the-weeknd"] == ("Abel Makkonen Tesfaye", "Abel Tesfaye")
     assert aliases["lady-a"] == ("Lady Antebellum",)
     assert aliases["brooks-and-dunn.steers-and-stripes"] == ("Steers and Stripes",)
-    assert aliases["eminem"] == ("Marshall Mathers", "Slim Shady")
+    assert aliases["eminem"] == ("Marshall Bruce Mathers III",)  # not the persona Slim Shady
+    assert aliases["johnny-cash"] == ("J. R. Cash",)  # not the nickname The Man in Black
     assert aliases["muse"] == ()
-    assert sum(1 for node in kg.nodes.values() if node.aliases) >= 35
+    assert sum(1 for node in kg.nodes.values() if node.aliases) == 16
 
 
-def test_music_alias_file_refuses_an_unknown_chain(tmp_path: Path) -> None:
+def test_every_music_alias_cites_a_page() -> None:
+    lines = [
+        line.split("\t")
+        for line in (ROOT / "scripts" / "data" / "aliases_music.tsv")
+        .read_text(encoding="utf-8")
+        .splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
+    assert lines and all(
+        len(fields) == 4 and fields[3].startswith(("https://", "http://")) for fields in lines
+    )
+
+
+def test_music_alias_file_refuses_an_unknown_chain_or_no_source(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
         from build_sample_kgs import read_aliases
     finally:
         sys.path.remove(str(ROOT / "scripts"))
     tsv = tmp_path / "aliases.tsv"
-    tsv.write_text("# comment\nMuse > Absolution\tAbs\ttitle\n", encoding="utf-8")
+    page = "https://example.org/muse"
+    tsv.write_text(f"# comment\nMuse > Absolution\tAbs\ttitle\t{page}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no node 'Muse > Absolution'"):
         read_aliases(tsv, [["Muse", "The 2nd Law"]])
-    tsv.write_text("Muse\tMuse\tsame\n", encoding="utf-8")
+    tsv.write_text(f"Muse\tMuse\tsame\t{page}\n", encoding="utf-8")
     with pytest.raises(ValueError, match="repeats a name"):
         read_aliases(tsv, [["Muse", "The 2nd Law"]])
     tsv.write_text("Muse > The 2nd Law\tThe Second Law\tspelling\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="expected chain, alias, kind and source"):
+        read_aliases(tsv, [["Muse", "The 2nd Law"]])
+    tsv.write_text("Muse > The 2nd Law\tThe Second Law\tspelling\tmemory\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="a page's address"):
+        read_aliases(tsv, [["Muse", "The 2nd Law"]])
+    tsv.write_text(f"Muse > The 2nd Law\tThe Second Law\tspelling\t{page}\n", encoding="utf-8")
     assert read_aliases(tsv, [["Muse", "The 2nd Law"]]) == {
         ("Muse", "The 2nd Law"): ("The Second Law",)
     }

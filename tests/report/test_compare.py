@@ -1,5 +1,7 @@
 """`kontest compare`: two models' recorded answers replayed on one KG; every number of the
-compare JSON checked against the per-session reports; Wilson intervals worked by hand."""
+compare JSON checked against the per-session reports (read from the store, never written);
+sessions with different settings refused or marked; a sample's unestimated rate left out;
+Wilson intervals worked by hand."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.cli import run_cli
-from kontest_tui.report.compare import wilson
+from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.results.evaluate import evaluation_engine
+from kontest_tui.store import Store
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 KG = DATA / "kinawley_kg.json"
@@ -77,7 +81,8 @@ def test_every_number_of_compare_json_matches_the_session_reports(
     code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"sessions", "overlap", "timing", "variant_table"}
+    assert set(data) == {"sessions", "overlap", "timing", "variant_table", "differences"}
+    assert data["differences"] == []  # the same settings
     # Each REPORT is exactly what `kontest report --format json` prints for that session.
     reports = []
     for session_id, shown in zip(ids, data["sessions"], strict=True):
@@ -119,7 +124,8 @@ def test_text_markdown_csv_and_html(two_sessions: tuple[Path, list[str]], capsys
     code, text, err = kontest(capsys, "compare", *ids, "--db", db)
     assert code == 0, err
     assert "KONTEST errors / valid tests per oracle" in text
-    assert "Logic hallucination rate" in text and "k = error-knowledge" in text
+    assert "Logic hallucination rate" in text and "k/i/b/u" in text
+    assert "Settings that differ" not in text
     _, markdown, _ = kontest(capsys, "compare", "--db", db, "--format", "markdown")
     assert markdown.startswith("# Comparison of 2 sessions") and "| model |" in markdown
     _, table, _ = kontest(capsys, "compare", "--db", db, "--format", "csv")
@@ -153,8 +159,105 @@ def test_sessions_on_different_kgs_are_refused(
 
 def test_wilson_interval_by_hand() -> None:
     """p = 8/10: centre (0.8 + 1.92/10) / 1.384 = 0.7167, half width 0.2266 -> [0.4902, 0.9433]."""
-    low, high = wilson(8, 10)
+    low, high = wilson_interval(8, 10)
     assert (round(low, 4), round(high, 4)) == (0.4902, 0.9433)
-    low, high = wilson(0, 7)
+    low, high = wilson_interval(0, 7)
     assert low == 0.0 and round(high, 4) == 0.3543
-    assert wilson(0, 0) is None
+
+
+def test_compare_reads_stored_reports_and_never_writes(
+    two_sessions: tuple[Path, list[str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each REPORT is the stored one (a hand edit shows); a stale one is evaluated in memory
+    and left stale (reading never writes)."""
+    db, ids = two_sessions
+    with Store(db) as store, store.transaction() as conn:
+        conn.execute(
+            "UPDATE session_reports SET report = json_set(report, '$.relations', 99)"
+            " WHERE session = ?",
+            (ids[0],),
+        )
+    code, out, err = kontest(capsys, "compare", *ids, "--db", db, "--format", "json")
+    assert code == 0, err
+    assert [r["relations"] for r in json.loads(out)["sessions"]] == [99, 3]
+    with Store(db) as store, store.transaction() as conn:  # an answer edited: stale
+        conn.execute(
+            "UPDATE responses SET raw = raw WHERE id = (SELECT MIN(id) FROM responses"
+            " WHERE session = ?)",
+            (ids[1],),
+        )
+    code, out, err = kontest(capsys, "compare", *ids, "--db", db, "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["sessions"][1]["relations"] == 3  # evaluated again
+    with Store(db, create=False) as store:
+        assert store.read_report(ids[1], engine=evaluation_engine()) is None  # still stale
+
+
+def test_sessions_with_other_settings_are_refused_or_marked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Two sessions differing in temperature and system prompt: refused, one line per
+    difference (exit 2); with --allow-differences every format shows them."""
+    db = tmp_path / "d.db"
+    base = ["run", "--db", db, "--kg", KG, "--model", "sim", "-q"]
+    assert kontest(capsys, *base)[0] == 0
+    extra = ["--temperature", "0.7", "--system-prompt", "Answer yes or no."]
+    assert kontest(capsys, *base, *extra)[0] == 0
+    code, _, err = kontest(capsys, "compare", "--db", db)
+    lines = err.splitlines()
+    assert code == 2 and len(lines) == 3, err
+    assert lines[0].startswith("kontest: error: the sessions' settings differ in 2 ways")
+    assert "--allow-differences" in lines[0]
+    assert lines[1].startswith("kontest: error: system prompt differs: ")
+    assert lines[2].startswith("kontest: error: temperature differs: ") and "0.7" in lines[2]
+    code, out, err = kontest(
+        capsys, "compare", "--db", db, "--format", "json", "--allow-differences"
+    )
+    assert code == 0, err
+    data = json.loads(out)
+    ids = [report["session"] for report in data["sessions"]]
+    assert data["differences"] == [
+        {
+            "setting": "system prompt",
+            "values": {
+                ids[0]: "Be concise as possible. Answer with a yes or no response.",
+                ids[1]: "Answer yes or no.",
+            },
+        },
+        {"setting": "temperature", "values": {ids[0]: 0.0, ids[1]: 0.7}},
+    ]
+    for fmt, above in (("text", "Settings that differ"), ("markdown", "## Settings that differ")):
+        code, out, _ = kontest(
+            capsys, "compare", "--db", db, "--format", fmt, "--allow-differences"
+        )
+        assert code == 0 and out.index(above) < out.index("KONTEST errors"), fmt
+        assert "0.7" in out
+    code, out, _ = kontest(capsys, "compare", "--db", db, "--format", "csv", "--allow-differences")
+    assert out.splitlines()[0].startswith("table,setting,")
+    code, out, _ = kontest(capsys, "compare", "--db", db, "--format", "html", "--allow-differences")
+    assert "Settings that differ" in out and "0.7" in out
+
+
+def test_a_samples_unestimated_rate_is_left_out_of_its_total(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "s.db"
+    for model in ("sim", "sim:forgetful"):
+        code, _, err = kontest(
+            capsys, "run", "--db", db, "--kg", "places", "--model", model, "--sample", "20", "-q"
+        )
+        assert code == 0, err
+    code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
+    assert code == 0, err
+    for report in json.loads(out)["sessions"]:
+        rates = report["rates"]
+        assert rates["ontological"]["interval"] is None
+        assert rates["total"]["oracles"] == ["atomic", "sequential_intra", "sequential_inter"]
+        metamorphic = ("atomic", "sequential_intra", "sequential_inter")
+        assert rates["total"]["tests"] == sum(report["tests"][o] for o in metamorphic)
+    code, text, _ = kontest(capsys, "compare", "--db", db)
+    table = text[text.index("KONTEST errors") :].split("\n\n")[0]
+    rows = [line for line in table.splitlines() if line.startswith("sim")]
+    assert len(rows) == 2
+    for row in rows:
+        assert "not estimated" in row and "(without ontological)" in row

@@ -91,7 +91,7 @@ def test_variant_x_model_matrix_worked_by_hand(
     code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"sessions", "overlap", "timing", "variant_table"}
+    assert set(data) == {"sessions", "overlap", "timing", "variant_table", "differences"}
     table = data["variant_table"]
     # Annotation oracle (the thesis's): a row fails when the answer's class is not the
     # annotation. q1 (the originals of both questions): A right twice, B wrong twice (false

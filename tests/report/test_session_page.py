@@ -13,7 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-import kontest_tui.run.session as run_session
+import kontest_tui.results.reports as results_reports
 from kontest_tui.cli import run_cli
 from kontest_tui.report.session_page import (
     build_session_document,
@@ -69,7 +69,7 @@ def test_the_page_explains_itself(capsys, db, monkeypatch) -> None:
     def no_evaluation(*args, **kwargs):
         raise AssertionError("the page must be read from the store, not evaluated again")
 
-    monkeypatch.setattr(run_session, "evaluate_session", no_evaluation)
+    monkeypatch.setattr(results_reports, "evaluate_session", no_evaluation)
     page = page_of(capsys, db)
     assert page.startswith("<!DOCTYPE html>")
     assert "<script" not in page and "http://" not in page.replace(

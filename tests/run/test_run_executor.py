@@ -8,6 +8,7 @@ import time
 import pytest
 from run_toys import ToyModel, make_conversations, make_relations, store_session
 
+from kontest_tui.domain.failures import classify_error
 from kontest_tui.domain.records import Answer, Conversation, Query
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatResult, Message
@@ -16,7 +17,6 @@ from kontest_tui.run.executor import (
     ExecutorConfig,
     ExecutorEvents,
     cache_key,
-    classify_error,
 )
 from kontest_tui.run.session import run_session
 from kontest_tui.store import Store

@@ -18,8 +18,9 @@ from kontest_tui.domain.records import TestKind
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.kg.io import load_graph
 from kontest_tui.report.render import FORMATS, render_report
+from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
+from kontest_tui.results.reports import refresh_report, session_report
 from kontest_tui.run.api import SessionSpec, resume_session, start_session
-from kontest_tui.run.session import evaluate_session, evaluation_engine, session_report
 from kontest_tui.store import Store
 
 ALL_KINDS = tuple(kind for kind in TestKind if kind is not TestKind.ANNOTATION)
@@ -97,14 +98,16 @@ def test_a_stale_report_is_evaluated_again(store: Store) -> None:
     reference = evaluate_session(store, session_id)
     report = session_report(store, session_id)
     assert renders(report) == renders(reference)
-    assert store.read_report(session_id, engine=engine) is not None  # stored again
+    assert store.read_report(session_id, engine=engine) is None  # reading never writes
+    assert renders(refresh_report(store, session_id)) == renders(reference)
+    assert store.read_report(session_id, engine=engine) is not None  # the refresh stored it
     for edit in (  # rows changed in place (a trigger drops the report) or deleted
         "UPDATE responses SET answer = 'no' WHERE id = (SELECT MAX(id) FROM responses)",
         "UPDATE conversations SET label = 'x' WHERE pk = 1",
         "UPDATE sessions SET model = 'other'",
         "DELETE FROM verdicts WHERE id = (SELECT MAX(id) FROM verdicts)",
     ):
-        session_report(store, session_id)
+        refresh_report(store, session_id)
         assert store.read_report(session_id, engine=engine) is not None
         with store.transaction() as conn:
             conn.execute(edit)

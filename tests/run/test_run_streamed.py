@@ -10,12 +10,8 @@ import pytest
 
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.specs import open_model
-from kontest_tui.run.session import (
-    create_session,
-    evaluate_session,
-    evaluation_engine,
-    run_session,
-)
+from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
+from kontest_tui.run.session import create_session, run_session
 from kontest_tui.store import Store
 
 

@@ -168,7 +168,7 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     assert "cached" not in columns
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 11
+        assert store.version == SCHEMA_VERSION == 12
         rows = list(store.iter_responses("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
         store.cache_put("k", "sim", "Yes", 1)

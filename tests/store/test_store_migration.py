@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from kontest_tui.run.session import evaluate_session
+from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import SCHEMA_VERSION, Store
 
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -82,7 +82,7 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 11
+        assert store.version == SCHEMA_VERSION == 12
         for session in (COMPLETE, PARTIAL, PLACES):
             expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
             report = evaluate_session(store, session).to_json()
@@ -330,7 +330,7 @@ def test_version_11_adds_stopped_and_counts_a_session_from_indexes(tmp_path) -> 
     )
     conn.close()
     with Store(path) as store:
-        assert store.version == 11
+        assert store.version == SCHEMA_VERSION
         store.conn.execute("UPDATE responses SET stopped = 'length' WHERE turn = 0")
         (row,) = list(store.iter_sessions())
         assert (row["answered"], row["failed"]) == (1, 1)  # from the rows: the run is going on
@@ -351,3 +351,48 @@ def _session_list() -> str:
     from kontest_tui.store import database
 
     return database._SESSION_LIST
+
+
+def test_version_12_backfills_the_headline_from_stored_reports(tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    """Version 12: `headline_measure` / `headline_rate` on the session row, from the stored
+    report (a logic-only session: its hallucination rate, errors of all responses; a
+    KONTEST one: its error rate), NULL without a report; `fresh_conversations` 0."""
+    from kontest_tui.cli import run_cli
+    from kontest_tui.store.schema import apply_migrations
+
+    path = tmp_path / "v11.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    apply_migrations(conn, upto=11)
+    logic = {
+        "kinds": ["logic"],
+        "accuracy": {"logic": {"asked": 8, "errors": 2, "correct": 3, "valid": 5}},
+    }
+    kontest = {"errors": {"total": 3}, "tests": {"atomic": 5, "ontological": 5}}
+    conn.execute("INSERT INTO kg_snapshots (id, sha256, name, json) VALUES (1, 'x', 'toy', '{}')")
+    for session, report in (("a", logic), ("b", kontest), ("c", None)):
+        conn.execute(
+            "INSERT INTO sessions (id, created, updated, status, kg_name, kg_snapshot,"
+            " templates_json, template_ids, model, options_json, oracle_error_rate)"
+            " VALUES (?, ?, 'u', 'done', 'toy', 1, '{}', '[]', 'sim', '{}', ?)",
+            (session, f"2026-11-2{ord(session) - 96}", 0.3 if report is kontest else None),
+        )
+        if report is not None:
+            conn.execute(
+                "INSERT INTO session_reports (session, engine, responses, verdicts, report,"
+                " created) VALUES (?, 'old', 0, 0, ?, 'c')",
+                (session, json.dumps(report)),
+            )
+    conn.close()
+    with Store(path) as store:
+        assert store.version == SCHEMA_VERSION == 12
+        rows = {row["id"]: row for row in store.iter_sessions()}
+    assert (rows["a"]["headline_measure"], rows["a"]["headline_rate"]) == ("logic", 0.25)
+    assert (rows["b"]["headline_measure"], rows["b"]["headline_rate"]) == ("kontest", 0.3)
+    assert (rows["c"]["headline_measure"], rows["c"]["headline_rate"]) == (None, None)
+    assert {row["fresh_conversations"] for row in rows.values()} == {0}
+    capsys.readouterr()
+    assert run_cli(["sessions", "--db", str(path)]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed[1].endswith("25.0% hallucination rate")
+    assert listed[2].endswith("30.0% KONTEST error rate")
+    assert listed[3].endswith("-")

@@ -12,7 +12,7 @@ from textual.widgets import Select, SelectionList
 from kontest_tui.mitigate.ensemble import cross_validate
 from kontest_tui.report.compare import compare_sessions
 from kontest_tui.report.render import render_ensemble
-from kontest_tui.run.session import evaluate_session, session_graph
+from kontest_tui.results.evaluate import evaluate_session, session_graph
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen

@@ -9,7 +9,7 @@ from textual.widgets import Select, TabbedContent
 
 from kontest_tui.kg.io import load_graph, save_graph
 from kontest_tui.kg.scope import scope_graph
-from kontest_tui.run.session import evaluate_session
+from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
 from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app

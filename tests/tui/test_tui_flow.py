@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, TabbedContent
 
-from kontest_tui.run.session import evaluate_session
+from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen

@@ -17,7 +17,7 @@ from kontest_tui.generate.conversations import build_suite
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kinds.registry import KindOptions, build_kind_conversations
 from kontest_tui.report.render import section_tables
-from kontest_tui.run.session import evaluate_session, session_kinds
+from kontest_tui.results.evaluate import evaluate_session, session_kinds
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen

@@ -12,8 +12,8 @@ from rich.console import Console
 from textual.widgets import Select, SelectionList, Static, TabbedContent
 
 from kontest_tui.domain.records import TestKind
+from kontest_tui.results.evaluate import evaluate_session, session_kinds
 from kontest_tui.run.api import SessionSpec
-from kontest_tui.run.session import evaluate_session, session_kinds
 from kontest_tui.store import Store
 from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app

@@ -9,8 +9,8 @@ import asyncio
 from textual.widgets import Input
 
 from kontest_tui.generate.synonyms import list_user_choices
+from kontest_tui.results.reports import session_report
 from kontest_tui.run.probe import Phrasing, probe_context, probe_relation
-from kontest_tui.run.session import session_report
 from kontest_tui.store import Store
 from kontest_tui.store.probes import iter_probes
 from kontest_tui.tui.app import make_app

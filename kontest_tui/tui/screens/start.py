@@ -16,6 +16,7 @@ from textual.widgets import Button, DataTable, Footer, Header, Label, Select, St
 
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.io import list_samples
+from kontest_tui.run.api import headline_title
 from kontest_tui.tui.sessions import SessionSummary, list_sessions
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -148,7 +149,7 @@ class StartScreen(WorkerFailures, Screen[None]):
                 summary.kg,
                 summary.date,
                 summary.status,
-                "-" if summary.error_rate is None else f"{summary.error_rate * 100:.1f}%",
+                rate_cell(summary),
                 ", ".join(summary.kinds),
             )
             for summary in sessions
@@ -204,3 +205,13 @@ class StartScreen(WorkerFailures, Screen[None]):
     def session_chosen(self, event: DataTable.RowSelected) -> None:
         if event.row_key.value:
             cast("KontestApp", self.app).open_stored_session(str(event.row_key.value))
+
+
+def rate_cell(summary: SessionSummary) -> str:
+    """The session's rate: its KONTEST error rate, or for a session without KONTEST questions
+    its own headline rate and what it is (`29.1% hallucination rate`)."""
+    if summary.headline_measure and summary.headline_measure != "kontest":
+        rate = summary.headline_rate
+        title = headline_title(summary.headline_measure)
+        return "-" if rate is None else f"{rate * 100:.1f}% {title}"
+    return "-" if summary.error_rate is None else f"{summary.error_rate * 100:.1f}%"

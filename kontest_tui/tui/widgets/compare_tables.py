@@ -24,8 +24,8 @@ from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
 from kontest_tui.paths import default_db_path
-from kontest_tui.report.compare import build_comparison, render_comparison
-from kontest_tui.report.stored_compare import comparison_entries
+from kontest_tui.report.compare import render_comparison
+from kontest_tui.report.stored_compare import stored_comparison
 from kontest_tui.store import Store
 from kontest_tui.tui.widgets.ticks import TickList
 
@@ -35,7 +35,8 @@ TICK_TWO = "Tick two or more sessions (space) for the tables of `kontest compare
 def compare_stored(db: str | Path | None, session_ids: Sequence[str]) -> tuple[dict[str, Any], str]:
     """The compare JSON of these stored sessions and its text tables (run in a worker)."""
     with Store(Path(db) if db else default_db_path()) as store:
-        data = build_comparison(comparison_entries(store, list(session_ids)))
+        # Settings that differ are shown above the tables, as --allow-differences does.
+        data: dict[str, Any] = dict(stored_comparison(store, session_ids, allow_differences=True))
     return data, render_comparison(data, "text")
 
 

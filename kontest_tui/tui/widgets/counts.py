@@ -13,6 +13,7 @@ from typing import Any
 from rich.text import Text
 from textual.widgets import Static
 
+from kontest_tui.report.render import asks_kontest, headline_text
 from kontest_tui.tui.views import KIND_ORACLES
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
@@ -46,15 +47,20 @@ def render_counts(report: Mapping[str, Any]) -> Text:
     text.append("\n")
     tests = report.get("tests") or {}
     errors = report.get("errors") or {}
-    for oracle in ORACLES:
-        append_oracle(text, oracle, errors, tests)
-        text.append("  ")
-    # KONTEST's total only: the other kinds' errors (below) are never added to it.
-    text.append("KONTEST total ")
-    text.append(f"{errors.get('total', 0)}", style="bold red" if errors.get("total") else "green")
-    rate = report.get("error_rate")
-    if isinstance(rate, int | float):
-        text.append(f"  error rate {rate * 100 if rate <= 1 else rate:.1f}%")
+    if not asks_kontest(report):  # no KONTEST question: the session's own headline rate
+        text.append(f"{headline_text(report)}", style="bold")
+    else:
+        for oracle in ORACLES:
+            append_oracle(text, oracle, errors, tests)
+            text.append("  ")
+        # KONTEST's total only: the other kinds' errors (below) are never added to it.
+        text.append("KONTEST total ")
+        text.append(
+            f"{errors.get('total', 0)}", style="bold red" if errors.get("total") else "green"
+        )
+        rate = report.get("error_rate")
+        if isinstance(rate, int | float):
+            text.append(f"  error rate {rate * 100 if rate <= 1 else rate:.1f}%")
     others = [oracle for oracle in KIND_ORACLES if oracle in tests]
     if others:
         text.append("\n")

@@ -1,0 +1,120 @@
+"""The comparison as one standalone HTML page (`kontest compare --format html`): no script,
+no external file. Bars per model (its headline rates with their 95% intervals), the overlap
+diagram (per error type, one bar stacked by the subset of models finding each error), then
+every table of report.compare_many.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.report.compare_cells import session_label
+from kontest_tui.report.tables import Table
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; font-size: 0.9em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+th { background: #f0f0f0; }
+.bar { display: inline-block; height: 0.9em; background: #4a7bd0; vertical-align: middle; }
+.ci { display: inline-block; height: 0.3em; background: #999; vertical-align: middle; }
+h2 { font-size: 1.1em; margin-top: 1.5em; }
+"""
+
+
+def _measures(report: Mapping[str, Any]) -> list[tuple[str, int, int, Sequence[float] | None]]:
+    """(name, count, of, the report's interval or None) of the rates a model's bars show:
+    KONTEST's error rate, the logic rules' hallucination rate, FactChecker's accuracy."""
+    rates = report.get("rates") or {}
+    measures: list[tuple[str, int, int, Sequence[float] | None]] = []
+    total = rates.get("total")
+    if total and total.get("tests"):
+        measures.append(
+            ("KONTEST error rate", total["errors"], total["tests"], total.get("interval"))
+        )
+    logic = report.get("logic")
+    if logic:
+        interval = (rates.get("hallucination") or {}).get("interval")
+        measures.append(("hallucination rate", logic["errors"], logic["asked"], interval))
+    factcheck = report.get("factcheck")
+    if factcheck:
+        measures.append(("FactChecker accuracy", factcheck["correct"], factcheck["asked"], None))
+    return measures
+
+
+def _bars(data: Mapping[str, Any]) -> str:
+    """Bars per model: its rates (see _measures) with their 95% intervals."""
+    rows = []
+    for report in data["sessions"]:
+        for name, count, of, given in _measures(report):
+            if not of:
+                continue
+            low, high = given if given is not None else wilson_interval(count, of)
+            width = 300 * count / of
+            rows.append(
+                f"<tr><td>{html.escape(session_label(report))}</td><td>{html.escape(name)}</td>"
+                f"<td><span class='bar' style='width:{width:.0f}px'></span> "
+                f"{100 * count / of:.1f}% <span class='ci' style='width:"
+                f"{300 * (high - low):.0f}px'></span> "
+                f"[{100 * low:.1f}-{100 * high:.1f}]</td></tr>"
+            )
+    if not rows:
+        return ""
+    return (
+        "<h2>Rates per model (bar = rate, grey = 95% interval width)</h2><table>"
+        "<tr><th>model</th><th>measure</th><th>rate</th></tr>" + "".join(rows) + "</table>"
+    )
+
+
+def _overlap_svg(data: Mapping[str, Any]) -> str:
+    """The overlap diagram: per error type, one stacked bar of the subsets finding the errors."""
+    overlap = data.get("overlap") or {}
+    if not overlap:
+        return ""
+    palette = ["#4a7bd0", "#d0704a", "#5aa05a", "#a05aa0", "#c0a030", "#30a0c0", "#888888"]
+    parts = ["<h2>Which models find each error (KONTEST Fig. 4): stacked by subset</h2>"]
+    for oracle, cell in overlap.items():
+        total = max(cell["errors"], 1)
+        x, rects, legend = 0.0, [], []
+        for i, (subset, count) in enumerate(cell["by_subset"].items()):
+            width = 600 * count / total
+            colour = palette[i % len(palette)]
+            rects.append(
+                f"<rect x='{x:.1f}' y='0' width='{width:.1f}' height='18' fill='{colour}'>"
+                f"<title>{html.escape(subset)}: {count}</title></rect>"
+            )
+            legend.append(
+                f"<span style='color:{colour}'>&#9632;</span> {html.escape(subset)} {count}"
+            )
+            x += width
+        parts.append(
+            f"<p><b>{html.escape(oracle)}</b> ({cell['errors']} errors, found by all: {cell['all']})"
+            f"<br><svg width='600' height='18' xmlns='http://www.w3.org/2000/svg'>{''.join(rects)}"
+            f"</svg><br>{' &nbsp; '.join(legend)}</p>"
+        )
+    return "".join(parts)
+
+
+def comparison_page(title: str, data: Mapping[str, Any], tables: Sequence[Table]) -> str:
+    """The comparison as one standalone HTML page: bars, the overlap diagram, the tables."""
+    body = [f"<h1>{html.escape(title)}</h1>", _bars(data), _overlap_svg(data)]
+    for name, header, rows in tables:
+        body.append(
+            f"<h2>{html.escape(name)}</h2><table><tr>"
+            + "".join(f"<th>{html.escape(h)}</th>" for h in header)
+            + "</tr>"
+        )
+        body += [
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in rows
+        ]
+        body.append("</table>")
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
+        + "".join(body)
+        + "</body></html>\n"
+    )

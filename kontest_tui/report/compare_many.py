@@ -1,0 +1,394 @@
+"""Many sessions (one model each, one KG) side by side, as the papers' tables (`kontest compare`).
+
+`build_comparison(entries, differences)` takes, per session, its Report JSON (exactly what
+`kontest report --format json` prints), its errors and variant verdicts, its timing and its
+variant answers, and gives the compare JSON (`CompareJSON`): `{"sessions": [REPORT, ...],
+"overlap": {...}, "timing": [...], "variant_table": {...}, "differences": [...]}`:
+
+- `overlap`, per error type (oracle): how many distinct errors are found by exactly which
+  subset of the sessions (KONTEST Fig. 4: unique to one model, found by all). An error is
+  identified by (oracle, relation, template, the answers it compares), the same across
+  sessions on one KG and scope;
+- `timing`, per session: model calls, wall time, tokens of the calls made (where the server
+  reports them) and time per call (KONTEST Table 14);
+- `variant_table`: the thesis's Table 4 across models (`variant_table()`);
+- `differences`: the settings that differ between the sessions (results.settings), compared
+  anyway (`--allow-differences`); empty when they all match.
+
+`comparison_tables(data)` lays the JSON out as the papers' tables (docs/compare.md says which
+table and column each number reproduces), `render_comparison(data, fmt)` as text, Markdown,
+CSV (one block per table) or a standalone HTML page (report.compare_html). Every rate has its
+95% interval: the report's clustered one (`rates`, oracles.intervals) where the report has it
+(KONTEST's oracles and total, the logic rules' hallucination rate), else Wilson's
+(oracles.intervals.wilson_interval) on the counts. A rate a sampled session does not estimate
+(its ontological one) is "not estimated" and not in its total.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any, TypedDict
+
+from kontest_tui.domain.records import Verdict
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.oracles.evaluate import ORACLES
+from kontest_tui.report.compare_cells import NOT_ESTIMATED, count_cell, session_label
+from kontest_tui.report.compare_variants import variant_table, variant_tables
+from kontest_tui.report.tables import (
+    Table,
+    csv_tables,
+    escape_markdown,
+    markdown_table,
+    text_table,
+)
+from kontest_tui.results.settings import Difference, DifferenceJSON, show_value
+
+COMPARE_FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json", "html")
+
+
+class CompareJSON(TypedDict):
+    """The compare JSON (`kontest compare --format json`)."""
+
+    sessions: list[dict[str, Any]]
+    overlap: dict[str, Any]
+    timing: list[dict[str, Any]]
+    variant_table: dict[str, Any]
+    differences: list[DifferenceJSON]
+
+
+@dataclass
+class CompareEntry:
+    """One session's inputs: its report, verdicts, timing and variant answers."""
+
+    session: str
+    report: dict[str, Any]
+    # its error verdicts, and every verdict of the variant oracles (the variant table's)
+    verdicts: Sequence[Verdict] = ()
+    timing: dict[str, Any] = field(default_factory=dict)
+    # conversation id -> (question text, parsed answer), for variant/annotated questions
+    variant_answers: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # conversation id -> covering-array row (0 = the original question)
+    variant_rows: dict[str, int] = field(default_factory=dict)
+    # conversation id -> the annotation's class ("yes"/"no"), for annotated questions
+    variant_expected: dict[str, str] = field(default_factory=dict)
+
+
+def error_key(verdict: Verdict) -> tuple[str, str, str, tuple[tuple[str, int], ...]]:
+    """What identifies an error across sessions on one KG: oracle, relation, template, refs."""
+    return (
+        verdict.oracle,
+        verdict.relation_id,
+        verdict.template_id or "",
+        tuple((str(cid), int(turn)) for cid, turn in verdict.refs),
+    )
+
+
+def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, Any]:
+    """Per oracle: distinct errors, how many each exact subset of sessions finds
+    (`by_subset`, subsets named by their session ids joined with "+"), the errors unique to
+    each session and those found by all."""
+    names = [entry.session for entry in entries]
+    found: dict[str, dict[tuple[Any, ...], set[str]]] = {}
+    for entry in entries:
+        for verdict in entry.verdicts:
+            if verdict.error:
+                by_key = found.setdefault(verdict.oracle, {})
+                by_key.setdefault(error_key(verdict), set()).add(entry.session)
+    overlap: dict[str, Any] = {}
+    for oracle in sorted(found, key=lambda name: (name not in ORACLES, name)):
+        subsets: dict[str, int] = {}
+        for sessions in found[oracle].values():
+            label = "+".join(name for name in names if name in sessions)
+            subsets[label] = subsets.get(label, 0) + 1
+        ordered = {
+            "+".join(combo): subsets["+".join(combo)]
+            for size in range(1, len(names) + 1)
+            for combo in combinations(names, size)
+            if "+".join(combo) in subsets
+        }
+        overlap[oracle] = {
+            "errors": len(found[oracle]),
+            "by_subset": ordered,
+            "unique": {name: subsets.get(name, 0) for name in names},
+            "all": subsets.get("+".join(names), 0),
+        }
+    return overlap
+
+
+def check_comparable(entries: Sequence[CompareEntry], identities: Sequence[Any]) -> None:
+    """Sessions must share one KG and scope (same `identities`); InvalidInputError otherwise."""
+    if len(entries) < 1:
+        raise InvalidInputError("no finished session to compare")
+    first = identities[0]
+    for entry, identity in zip(entries[1:], identities[1:], strict=True):
+        if identity != first:
+            raise InvalidInputError(
+                f"session {entry.session} is on another KG or scope than {entries[0].session} "
+                "(compare sessions of one KG, entity and depth)"
+            )
+
+
+def build_comparison(
+    entries: Sequence[CompareEntry], differences: Sequence[Difference] = ()
+) -> CompareJSON:
+    """The compare JSON (see the module docstring)."""
+    return {
+        "sessions": [entry.report for entry in entries],
+        "overlap": compute_overlap(entries),
+        "timing": [{"session": entry.session, **entry.timing} for entry in entries],
+        "variant_table": variant_table(entries),
+        "differences": [difference.to_json() for difference in differences],
+    }
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+def _rate_cell(report: Mapping[str, Any], name: str, count: int, of: int) -> str:
+    """A report's rate `name` with its clustered interval (`rates`); "not estimated" when
+    the report says so (a sampled session's ontological rate); Wilson's without `rates`."""
+    cell = (report.get("rates") or {}).get(name)
+    if not cell:
+        return count_cell(count, of)
+    if cell.get("tests") and cell.get("interval") is None:
+        return NOT_ESTIMATED
+    return count_cell(int(cell["errors"]), int(cell["tests"]), cell.get("interval"))
+
+
+def _total_cell(report: Mapping[str, Any]) -> str:
+    """KONTEST's total: the report's `rates.total` (a sampled session's leaves the
+    ontological oracle out, and says so), else the four oracles' counts."""
+    cell = (report.get("rates") or {}).get("total")
+    if cell:
+        text = count_cell(int(cell["errors"]), int(cell["tests"]), cell.get("interval"))
+        left_out = [name for name in ORACLES if name not in cell.get("oracles", ORACLES)]
+        return text + (f" (without {', '.join(left_out)})" if left_out else "")
+    tests, errors = report.get("tests", {}), report.get("errors", {})
+    return count_cell(errors.get("total", 0), sum(tests.get(o, 0) for o in ORACLES))
+
+
+def difference_table(differences: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+    """The settings that differ, one row each, a value per session (above the other tables)."""
+    rows = []
+    for item in differences:
+        difference = Difference.from_json(item)
+        rows.append((difference.setting, *(show_value(v) for v in difference.values.values())))
+    return (
+        "Settings that differ between these sessions (compared anyway: --allow-differences); "
+        "their numbers answer different questions",
+        ("setting", *labels),
+        rows,
+    )
+
+
+def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
+    """(title, header, rows) of every table the text, Markdown, CSV and HTML forms show."""
+    reports: list[Mapping[str, Any]] = data["sessions"]
+    labels = [session_label(report) for report in reports]
+    tables: list[Table] = []
+    if data.get("differences"):
+        tables.append(difference_table(data["differences"], labels))
+    if any(any(r.get("tests", {}).get(o) for o in ORACLES) for r in reports):
+        tables += _kontest_tables(reports)
+    if any(r.get("factcheck") for r in reports):
+        tables.append(_factcheck_table(reports, labels))
+    if any(r.get("logic") for r in reports):
+        tables.append(_logic_table(reports, labels))
+    consistency = [r for r in reports if (r.get("consistency") or {}).get("variant")]
+    annotated = [r for r in reports if r.get("annotation")]
+    if consistency or annotated:
+        tables.append(_variant_measures(reports, labels, bool(consistency), bool(annotated)))
+    tables += variant_tables(data.get("variant_table") or {}, reports, labels)
+    overlap = data.get("overlap") or {}
+    if overlap:
+        names = [report.get("session") for report in reports]
+        header = ("error type", "errors", *(f"only {label}" for label in labels), "all")
+        rows = [
+            (
+                oracle,
+                str(cell["errors"]),
+                *(str(cell["unique"].get(n, 0)) for n in names),
+                str(cell["all"]),
+            )
+            for oracle, cell in overlap.items()
+        ]
+        tables.append(
+            ("Errors found by exactly one model or by all (KONTEST Fig. 4)", header, rows)
+        )
+    timing = data.get("timing") or []
+    if timing:
+        tables.append(_timing_table(timing, labels))
+    return tables
+
+
+def _kontest_tables(reports: Sequence[Mapping[str, Any]]) -> list[Table]:
+    """KONTEST Table 10 (errors of valid tests per oracle) and Table 5 (gap, coverage)."""
+    header = ("model", *ORACLES, "total")
+    rows = []
+    for report in reports:
+        tests, errors = report.get("tests", {}), report.get("errors", {})
+        cells = [_rate_cell(report, o, errors.get(o, 0), tests.get(o, 0)) for o in ORACLES]
+        rows.append((session_label(report), *cells, _total_cell(report)))
+    tables: list[Table] = [
+        (
+            "KONTEST errors / valid tests per oracle (Table 10: the Errors columns, of its Valid "
+            "Test Executions; 95% interval clustered by relation)",
+            header,
+            rows,
+        )
+    ]
+    templates = sorted({t for r in reports for t in r.get("gap", {}).get("per_template", {})})
+    header = ("model", *(f"gap {t}" for t in templates), "gap all", "coverage")
+    rows = []
+    for report in reports:
+        gap, relations = report["gap"], report["relations"]
+        cells = [
+            count_cell(gap["per_template"][t]["missing"], relations)
+            if t in gap["per_template"]
+            else "-"
+            for t in templates
+        ]
+        cells.append(count_cell(gap["intersection"]["missing"], relations))
+        cells.append(count_cell(report["coverage"]["covered"], relations))
+        rows.append((session_label(report), *cells))
+    tables.append(
+        (
+            "Knowledge gap and coverage, of relations (Table 5: its Template 1 column is the "
+            "prototype's 'Is there ...' template, our t2, its Template 2 our t1; gap all = its "
+            "Intersection; 95% Wilson)",
+            header,
+            rows,
+        )
+    )
+    return tables
+
+
+def _factcheck_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+    """FactChecker accuracy per question type per model (its Tables 5 and 6)."""
+    types = sorted({t for r in reports if r.get("factcheck") for t in r["factcheck"]["per_type"]})
+    rows = []
+    for qtype in [*types, "total"]:
+        cells = []
+        for report in reports:
+            section = report.get("factcheck") or {}
+            cell = section if qtype == "total" else section.get("per_type", {}).get(qtype)
+            cells.append(count_cell(cell["correct"], cell["asked"]) if cell else "-")
+        rows.append((qtype, *cells))
+    return (
+        "FactChecker accuracy, correct / asked (Tables 5, 6; 95% Wilson)",
+        ("question type", *labels),
+        rows,
+    )
+
+
+def _logic_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+    """HalluVault's hallucination rate per rule per model, with each error's cause."""
+    rules = sorted({rule for r in reports if r.get("logic") for rule in r["logic"]["per_rule"]})
+    rows = []
+    for rule in [*rules, "total"]:
+        cells = []
+        for report in reports:
+            section = report.get("logic") or {}
+            cell = section if rule == "total" else section.get("per_rule", {}).get(rule)
+            if not cell:
+                cells.append("-")
+                continue
+            split = "/".join(
+                str(cell.get(f"error_{cause}", 0))
+                for cause in ("knowledge", "inference", "both", "unstated")
+            )
+            shown = (
+                _rate_cell(report, "hallucination", cell["errors"], cell["asked"])
+                if rule == "total"
+                else count_cell(cell["errors"], cell["asked"])
+            )
+            cells.append(f"{shown} k/i/b/u {split}")
+        rows.append((rule, *cells))
+    return (
+        "Logic hallucination rate, errors / all responses ('I don't know' is a normal "
+        "response; HalluVault Fig. 6a overall, Fig. 11 per rule; 95% Wilson, the total "
+        "clustered by relation; k/i/b/u = the answer oracle's error-knowledge, "
+        "error-inference, both, no reasoning stated)",
+        ("rule", *labels),
+        rows,
+    )
+
+
+def _variant_measures(
+    reports: Sequence[Mapping[str, Any]], labels: Sequence[str], flips: bool, annotated: bool
+) -> Table:
+    """The thesis's measures per model: variant flips and annotation accuracy."""
+    rows = []
+    if flips:
+        cells = []
+        for report in reports:
+            cell = (report.get("consistency") or {}).get("variant")
+            cells.append(count_cell(cell["errors"], cell["tests"]) if cell else "-")
+        rows.append(("variant flips / tests", *cells))
+    if annotated:
+        cells = []
+        for report in reports:
+            cell = (report.get("accuracy") or {}).get("annotation")
+            cells.append(count_cell(cell["correct"], cell["asked"]) if cell else "-")
+        rows.append(("annotation accuracy", *cells))
+    return ("Covering-array variants (thesis; 95% Wilson)", ("measure", *labels), rows)
+
+
+def _timing_table(timing: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+    """Calls, wall time and tokens per model (KONTEST Table 14)."""
+    rows: list[tuple[str, ...]] = [
+        (
+            labels[i] if i < len(labels) else str(row.get("session")),
+            str(row.get("calls", 0)),
+            f"{row.get('wall_s', 0.0):.1f}",
+            "-" if row.get("s_per_call") is None else f"{row['s_per_call']:.3f}",
+            "-" if row.get("tokens") is None else str(row["tokens"]),
+            str(row.get("cached", 0)),
+        )
+        for i, row in enumerate(timing)
+    ]
+    return (
+        "Time and calls (KONTEST Table 14: model calls made, retries included; tokens of the "
+        "calls made, never of reused answers)",
+        ("model", "calls", "wall s", "s / call", "tokens", "cached"),
+        rows,
+    )
+
+
+# ---------------------------------------------------------------------------- rendering
+
+
+def check_compare_format(fmt: str) -> str:
+    if fmt not in COMPARE_FORMATS:
+        raise InvalidInputError(
+            f"unknown compare format {fmt!r}; choose one of {', '.join(COMPARE_FORMATS)}"
+        )
+    return fmt
+
+
+def render_comparison(data: Mapping[str, Any], fmt: str = "text") -> str:
+    """The comparison in `fmt` (see COMPARE_FORMATS)."""
+    check_compare_format(fmt)
+    if fmt == "json":
+        public = {key: data[key] for key in CompareJSON.__annotations__ if key in data}
+        return json.dumps(public, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+    tables = comparison_tables(data)
+    title = f"Comparison of {len(data['sessions'])} sessions"
+    if fmt == "csv":
+        return csv_tables(tables)
+    if fmt == "markdown":
+        parts = [f"# {title}", ""]
+        for name, header, rows in tables:
+            parts += [f"## {escape_markdown(name)}", "", markdown_table(header, rows)]
+        return "\n".join(parts).rstrip("\n") + "\n"
+    if fmt == "html":
+        from kontest_tui.report.compare_html import comparison_page
+
+        return comparison_page(title, data, tables)
+    parts = [title, ""]
+    for name, header, rows in tables:
+        parts += [name, text_table(header, rows)]
+    return "\n".join(parts).rstrip("\n") + "\n"

@@ -1,0 +1,65 @@
+"""A session's report: the stored one when it is current, else evaluated from its answers.
+
+- `session_report(store, id)` reads: the report and first errors a run stored (store.reports),
+  or, when there is none or it is stale, an evaluation of the stored answers made in memory.
+  Reading never writes to the store.
+- `refresh_report(store, id)` evaluates again and stores verdicts and report (when the
+  database is writable and no run holds the session): `kontest report --re-evaluate`.
+- `ensure_report(store, id)`: the stored report, refreshed first when it is missing or stale
+  (the explorer's results, whose views are built from stored verdicts).
+- `current_report(store, id)`: the stored Report JSON when it is current, else None (cheap:
+  the staleness check reads counts, no verdict).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from kontest_tui.errors import KontestError
+from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.results.evaluate import evaluate_session, evaluation_engine, store_evaluation
+from kontest_tui.store.database import Store
+from kontest_tui.store.reports import StoredReport
+
+
+def current_report(store: Store, session_id: str) -> dict[str, Any] | None:
+    """The stored Report JSON when it is current (same evaluating code, same answers and
+    verdicts), else None."""
+    stored = store.read_report(session_id, engine=evaluation_engine(), limit=0)
+    return stored.report if stored is not None else None
+
+
+def session_report(
+    store: Store, session_id: str, *, re_evaluate: bool = False, errors: int = 20
+) -> StoredReport:
+    """A session's report with its first `errors` error verdicts: the stored one unless
+    `re_evaluate` or it is stale (store.reports says when); then the answers are evaluated
+    again in memory. Nothing is written."""
+    if not re_evaluate:
+        stored = store.read_report(session_id, engine=evaluation_engine(), limit=errors)
+        if stored is not None:
+            return stored
+    return _as_stored(session_id, evaluate_session(store, session_id), errors)
+
+
+def refresh_report(store: Store, session_id: str, *, errors: int = 20) -> StoredReport:
+    """Evaluate the stored answers again and store the verdicts and report for the next
+    reader (when the database is writable and no run holds the session; a busy database
+    leaves the stored one as it was, the returned report is still right)."""
+    evaluation = evaluate_session(store, session_id)
+    if not store.read_only and not store.session_leased(session_id):
+        with contextlib.suppress(KontestError):
+            store_evaluation(store, session_id, evaluation)
+    return _as_stored(session_id, evaluation, errors)
+
+
+def ensure_report(store: Store, session_id: str, *, errors: int = 20) -> StoredReport:
+    """The stored report, refreshed first (refresh_report) when it is missing or stale."""
+    stored = store.read_report(session_id, engine=evaluation_engine(), limit=errors)
+    return stored if stored is not None else refresh_report(store, session_id, errors=errors)
+
+
+def _as_stored(session_id: str, evaluation: Evaluation, errors: int) -> StoredReport:
+    wrong = [verdict for verdict in evaluation.verdicts if verdict.error]
+    return StoredReport(session_id, evaluation.to_json(), wrong[:errors], len(wrong))
