@@ -107,7 +107,7 @@ def test_a_sample_places_question_varies_four_words_in_nine_rows() -> None:
 
 def test_a_sample_music_question_varies_by_the_artists_alias() -> None:
     """The music sample's curated aliases (scripts/data/aliases_music.tsv) reach the IPM:
-    "The Weeknd" varies with "Abel Tesfaye", and the t=2 array asks both names."""
+    "The Weeknd" varies with his birth names, and the t=2 array asks both names."""
     from kontest_tui.generate.conversations import build_suite
     from kontest_tui.generate.variants import build_variant_conversations
     from kontest_tui.kg.io import load_graph
@@ -117,8 +117,9 @@ def test_a_sample_music_question_varies_by_the_artists_alias() -> None:
     relation = next(r for r in suite.relations if r.id == "the-weeknd>the-weeknd.after-hours")
     ipm = ipm_for_query(kg, relation, suite.template_set.get("t1"), "music")
     by_word = {p.word: p for p in ipm.parameters}
-    assert by_word["The Weeknd"].values == ("The Weeknd", "Abel Tesfaye")
-    assert by_word["The Weeknd"].sources == ("original", "alias")
+    # both sourced names in scripts/data/aliases_music.tsv (birth name, short birth name)
+    assert by_word["The Weeknd"].values == ("The Weeknd", "Abel Makkonen Tesfaye", "Abel Tesfaye")
+    assert by_word["The Weeknd"].sources == ("original", "alias", "alias")
     rows = build_variant_conversations(kg, [relation], suite.template_set, ["t1"], strength=2)
     texts = [c.turns[0].text for c in rows]
     assert texts[0] == 'Does The Weeknd have an album called "After Hours"?'
