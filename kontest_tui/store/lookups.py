@@ -98,6 +98,21 @@ def responses_of(
         raise _damaged("responses", session_id, error) from None
 
 
+def _errors_where(
+    session_id: str, oracle: str | None, relation: str | None
+) -> tuple[str, list[object]]:
+    """The WHERE clause (and its parameters) of a session's error verdicts, filtered."""
+    where = "session = ? AND error = 1"
+    params: list[object] = [session_id]
+    if oracle is not None:
+        where += " AND oracle = ?"
+        params.append(oracle)
+    if relation is not None:
+        where += _OF_RELATION
+        params += [session_id, relation]
+    return where, params
+
+
 def error_verdicts(
     conn: sqlite3.Connection,
     session_id: str,
@@ -108,18 +123,10 @@ def error_verdicts(
     limit: int = 1,
 ) -> list[Verdict]:
     """Stored error verdicts in the order they were stored, filtered by oracle and relation."""
-    sql = "SELECT * FROM verdicts WHERE session = ? AND error = 1"
-    params: list[object] = [session_id]
-    if oracle is not None:
-        sql += " AND oracle = ?"
-        params.append(oracle)
-    if relation is not None:
-        sql += _OF_RELATION
-        params += [session_id, relation]
-    sql += " ORDER BY id LIMIT ? OFFSET ?"
-    params += [limit, offset]
+    where, params = _errors_where(session_id, oracle, relation)
+    sql = f"SELECT * FROM verdicts WHERE {where} ORDER BY id LIMIT ? OFFSET ?"
     try:
-        return [row_to_verdict(row) for row in _rows(conn, sql, params)]
+        return [row_to_verdict(row) for row in _rows(conn, sql, [*params, limit, offset])]
     except (ValueError, TypeError, KeyError) as error:
         raise _damaged("verdicts", session_id, error) from None
 
@@ -132,15 +139,8 @@ def count_error_verdicts(
     relation: str | None = None,
 ) -> int:
     """How many stored error verdicts `error_verdicts` would page through."""
-    sql = "SELECT COUNT(*) AS n FROM verdicts WHERE session = ? AND error = 1"
-    params: list[object] = [session_id]
-    if oracle is not None:
-        sql += " AND oracle = ?"
-        params.append(oracle)
-    if relation is not None:
-        sql += _OF_RELATION
-        params += [session_id, relation]
-    return int(next(_rows(conn, sql, params))["n"])
+    where, params = _errors_where(session_id, oracle, relation)
+    return int(next(_rows(conn, f"SELECT COUNT(*) AS n FROM verdicts WHERE {where}", params))["n"])
 
 
 def conversations_of_relation(
