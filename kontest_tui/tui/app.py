@@ -193,13 +193,14 @@ class KontestApp(WorkerFailures, App[None]):
             self.results.append(result)
         self.switch_screen(ResultsScreen(session_id, compare_with=compare_with))
 
-    def edit_templates_of(self, result: SessionResult) -> None:
-        """The template editor on a stored session's records (from its results)."""
+    def edit_templates_of(self, result: SessionResult, text: str | None = None) -> None:
+        """The template editor on a stored session's records (from its results, or on a new
+        template `text` from its probe panel)."""
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
         if result not in self.results:
             self.results.append(result)
-        self.push_screen(TemplateEditorScreen(result))
+        self.push_screen(TemplateEditorScreen(result, text=text))
 
     def action_edit_synonyms(self) -> None:
         from kontest_tui.tui.screens.curation import SynonymEditorScreen, VariantSource
