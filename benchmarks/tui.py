@@ -17,7 +17,16 @@
    (--cache, default the temp dir's kontest-bench-tui/), so the benchmark is rerunnable;
    --rebuild builds them again. A measurement is a function `measure_*(pilot, ...)`; a
    column is added by adding one to MEASURES.
+3. Run (`--runs-of-run N` times per size, 0 to skip): the same KG written to a file, run by
+   `kontest run --kg FILE --model sim` and by the explorer (`kontest --kg FILE --model sim`,
+   a headless pilot: ctrl+r once the wizard has prepared, until the results screen shows
+   the stored report), each in a fresh process and DB, in turn. Printed: each one's run
+   time (the command line's `run_cli` call; the explorer's ctrl+r to results, its wizard's
+   preparation before it not counted, as the command line's imports are not) and the peak
+   RSS of each process (wait4), and the explorer's ratios to the command line. Targets
+   (issue 23): run time <= 1.3x, peak RSS <= 1.5x.
 Run: .venv/bin/python benchmarks/tui.py [--runs 5] [--sizes 1k,15k,100k] [--no-launch]
+     [--runs-of-run 3] [--no-views]
 """
 
 from __future__ import annotations
@@ -251,6 +260,89 @@ async def measure_size(db: Path, session_id: str, runs: int) -> dict[str, list[f
     return figures
 
 
+CLI_CHILD = """
+import sys, time
+from kontest_tui.cli import run_cli
+started = time.perf_counter()
+code = run_cli(["run", "--kg", sys.argv[1], "--model", "sim", "--db", sys.argv[2], "--quiet"])
+print(f"RUN {time.perf_counter() - started:.4f}", file=sys.stderr)
+sys.exit(code)
+"""
+
+EXPLORER_CHILD = """
+import sys, time
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+
+async def auto_pilot(pilot):
+    app = pilot.app
+    while not (isinstance(app.screen, WizardScreen) and app.screen.state.run_state()[0]):
+        await pilot.pause(0.01)
+    await pilot.pause()
+    started = time.perf_counter()
+    await pilot.press("ctrl+r")
+    while not (isinstance(app.screen, ResultsScreen) and app.screen.ready):
+        await pilot.pause(0.01)
+    print(f"RUN {time.perf_counter() - started:.4f}", file=sys.stderr)
+    app.exit()
+
+make_app(kg=sys.argv[1], model="sim", db=sys.argv[2]).run(
+    headless=True, size=(120, 36), auto_pilot=auto_pilot
+)
+"""
+
+
+def run_child(code: str, kg: Path, db: Path) -> tuple[float, float]:
+    """(run seconds the child printed, its peak RSS in MB) of one fresh process."""
+    for stale in db.parent.glob(db.name + "*"):
+        stale.unlink()
+    process = subprocess.Popen(
+        [sys.executable, "-c", code, str(kg), str(db)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=os.environ.copy(),
+    )
+    assert process.stderr is not None
+    err = process.stderr.read().decode("utf-8", "replace")
+    _, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
+    line = next((line for line in err.splitlines() if line.startswith("RUN ")), None)
+    if process.returncode != 0 or line is None:
+        raise RuntimeError(f"the child failed ({process.returncode}): {err[-2000:]}")
+    return float(line.split()[1]), usage.ru_maxrss / 1024
+
+
+def measure_run(size: str, cache: Path, runs: int) -> dict[str, list[float]]:
+    """The same session run by `kontest run` and by the explorer, `runs` times each, in
+    turn (a fresh process and DB each time): run seconds and peak RSS of both."""
+    from kontest_tui.kg.io import save_graph
+
+    kg = cache / f"run-{size}.json"
+    if not kg.exists():
+        save_graph(size_graph(size), kg)
+    figures: dict[str, list[float]] = {"cli": [], "cli_rss": [], "tui": [], "tui_rss": []}
+    for _ in range(runs):
+        seconds, rss = run_child(CLI_CHILD, kg, cache / f"run-cli-{size}.db")
+        figures["cli"].append(seconds)
+        figures["cli_rss"].append(rss)
+        seconds, rss = run_child(EXPLORER_CHILD, kg, cache / f"run-tui-{size}.db")
+        figures["tui"].append(seconds)
+        figures["tui_rss"].append(rss)
+    return figures
+
+
+def describe_run(size: str, figures: dict[str, list[float]]) -> str:
+    """`15k | 6.41 s | 7.02 s | 1.10x | 199 MB | 260 MB | 1.31x` (medians)."""
+    cli, tui = statistics.median(figures["cli"]), statistics.median(figures["tui"])
+    cli_rss, tui_rss = statistics.median(figures["cli_rss"]), statistics.median(figures["tui_rss"])
+    return (
+        f"{size} | {cli:.2f} s | {tui:.2f} s | {tui / cli:.2f}x | "
+        f"{cli_rss:.0f} MB | {tui_rss:.0f} MB | {tui_rss / cli_rss:.2f}x"
+    )
+
+
 def describe(seconds: list[float], name: str) -> str:
     median = statistics.median(seconds)
     return f"{median:.2f} s" if name in ("start", "open") else f"{median * 1000:.0f} ms"
@@ -265,6 +357,10 @@ def main() -> None:
         "--cache", type=Path, default=Path(tempfile.gettempdir()) / "kontest-bench-tui"
     )
     parser.add_argument("--rebuild", action="store_true", help="run the sessions again")
+    parser.add_argument(
+        "--runs-of-run", type=int, default=3, help="runs of `kontest run` and the explorer"
+    )
+    parser.add_argument("--no-views", action="store_true", help="skip the stored-session views")
     args = parser.parse_args()
     os.environ.setdefault("KONTEST_HOME", str(args.cache / "home"))
     if not args.no_launch:
@@ -274,6 +370,14 @@ def main() -> None:
             f"(min {min(launch) * 1000:.0f}, max {max(launch) * 1000:.0f}; {len(launch)} runs; "
             "target < 1500 ms)"
         )
+    if args.runs_of_run:
+        print(f"load: {os.getloadavg()[0]:.1f}; run: medians of {args.runs_of_run} runs")
+        print("size | kontest run | explorer | ratio | CLI peak RSS | explorer | ratio")
+        print("target | | | <= 1.3x | | | <= 1.5x")
+        for size in args.sizes.split(","):
+            print(describe_run(size, measure_run(size, args.cache, args.runs_of_run)), flush=True)
+    if args.no_views:
+        return
     print(f"load: {os.getloadavg()[0]:.1f}; medians of {args.runs} runs")
     rows = []
     for size in args.sizes.split(","):

@@ -54,8 +54,10 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
                 return None
             return preview.variants[0].preview.rows
 
-        await wait_until(pilot, lambda: shown_rows() is not None, what="the variant preview")
+        await wait_until(pilot, lambda: wizard.state.preview is not None, what="the preview")
+        assert shown_rows() is None  # the arrays (WordNet) wait for the Variants step
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-variants"
+        await wait_until(pilot, lambda: shown_rows() is not None, what="the variant preview")
         source = wizard.variant_source()
         assert source is not None
         kg, relation, template, strength = source

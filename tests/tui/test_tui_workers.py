@@ -74,6 +74,8 @@ async def test_a_preview_that_raises_says_so_in_the_step(
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: screen.state.preview is not None, what="the preview")
+        screen.query_one("#wizard-tabs").active = "step-variants"  # its arrays are made now
         note = screen.query_one("#conversation-preview")
         await wait_until(pilot, lambda: "Preview failed" in widget_text(note), what="the note")
         assert ("wizard-preview failed", "ZeroDivisionError: division by zero") in messages(app)

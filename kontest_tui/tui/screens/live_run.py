@@ -22,12 +22,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
 from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Verdict
 from kontest_tui.run.api import (
     LiveCounts,
     LiveTally,
@@ -42,8 +43,9 @@ from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import describe_answer
 from kontest_tui.tui.workers import WorkerFailures
 
-REDRAWS_PER_S = 15
-ANSWERS_SHOWN = 40
+REDRAWS_PER_S = 10  # the progress, state line and counts
+PANES_EVERY = 5  # the answers and errors panes: every 5th redraw (twice a second)
+ANSWERS_SHOWN = 24
 ORACLES_LIVE = ("atomic", "sequential_intra", "sequential_inter")
 
 
@@ -123,6 +125,10 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         self.end: RunEnd | None = None
         self.failed: str | None = None
         self.shown_answered = -1
+        self.count_lines = 0  # lines of the running counts (a layout when they change)
+        self.redraws = 0
+        self.panes_answered = -1
+        self.bar_step = -1
         self.started = time.monotonic()
 
     @property
@@ -143,16 +149,14 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         with Horizontal(id="run-body"):
             with Vertical(id="transcript"):
                 yield Static("", id="streaming", classes="pane", markup=False)
-                with VerticalScroll(id="answers-pane", classes="pane"):
-                    yield Static("", id="finished-log", markup=False)
-            with VerticalScroll(id="detected-pane", classes="pane"):
-                yield Static("", id="detected", markup=False)
+                yield LivePane("", id="finished-log", classes="pane", markup=False)
+            yield LivePane("", id="detected", classes="pane", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#streaming", Static).border_title = "streaming"
-        self.query_one("#answers-pane").border_title = "answers (newest first)"
-        self.query_one("#detected-pane").border_title = "errors (newest first)"
+        self.query_one("#finished-log").border_title = "answers (newest first)"
+        self.query_one("#detected").border_title = "errors (newest first)"
         self.set_interval(1 / REDRAWS_PER_S, self.redraw)
         self.run_worker_task(getattr(self.app, "db_path", None))
 
@@ -225,20 +229,37 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         counts = self.tally.snapshot()
         progress = self.progress()
         if progress is not None and progress.total:
-            self.query_one("#run-progress", ProgressBar).update(
-                total=progress.total, progress=progress.done + progress.skipped
-            )
-        self.query_one("#run-state", Static).update(self.describe_state(counts, progress))
+            done = progress.done + progress.skipped
+            step = max(1, progress.total // 200)  # the bar moves in steps of 0.5%
+            if done // step != self.bar_step or done == progress.total:
+                self.bar_step = done // step
+                self.query_one("#run-progress", ProgressBar).update(
+                    total=progress.total, progress=done
+                )
+        # Fixed sizes: a new text is drawn without laying the screen out again.
+        self.query_one("#run-state", Static).update(
+            self.describe_state(counts, progress), layout=False
+        )
         streaming = self.query_one("#streaming", Static)
-        streaming.display = bool(counts.streaming)  # (a model that answers at once: never)
-        streaming.update(self.render_streaming(counts))
-        if counts.answered == self.shown_answered:
+        if streaming.display != bool(counts.streaming):  # (a model answering at once: never)
+            streaming.display = bool(counts.streaming)
+        if counts.streaming or self.finished:
+            streaming.update(self.render_streaming(counts))
+        if counts.answered != self.shown_answered and self.end is None:
+            self.shown_answered = counts.answered
+            lines = render_live_counts(counts)
+            box = self.query_one("#run-counts", ReportCounts)
+            box.update(lines, layout=len(lines.plain.splitlines()) != self.count_lines)
+            self.count_lines = len(lines.plain.splitlines())
+        # The panes' wrapped text is most of a redraw's cost: drawn twice a second.
+        self.redraws += 1
+        if counts.answered == self.panes_answered:
             return
-        self.shown_answered = counts.answered
-        if self.end is None:
-            self.query_one("#run-counts", ReportCounts).update(render_live_counts(counts))
-        self.query_one("#finished-log", Static).update(render_answers(counts))
-        self.query_one("#detected", Static).update(render_errors(counts))
+        if self.redraws % PANES_EVERY and not self.finished:
+            return
+        self.panes_answered = counts.answered
+        self.query_one("#finished-log", Static).update(render_answers(counts), layout=False)
+        self.query_one("#detected", Static).update(render_errors(counts), layout=False)
 
     def render_streaming(self, counts: LiveCounts) -> Text:
         if not counts.streaming:
@@ -326,6 +347,11 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             )
 
 
+class LivePane(Static, can_focus=True):
+    """A pane of the latest answers or errors: a fixed size whatever its text (no layout
+    on a redraw; the newest first, what does not fit is cut at the bottom)."""
+
+
 def render_live_counts(counts: LiveCounts) -> Text:
     """`answered 1,234 · valid … · atomic 3/250 …` from the tally (ontological and the
     other kinds' oracles come with the final evaluation)."""
@@ -373,5 +399,18 @@ def render_errors(counts: LiveCounts) -> Text:
         verdict = live.verdict
         text.append(f"✗ {verdict.oracle} ", style="bold red")
         text.append(clean_text(live.question)[:200])
-        text.append(f" · {clean_text(verdict.detail)[:120]}\n", style="dim")
+        text.append(f" · {describe_disagreement(verdict)}\n", style="dim")
     return text
+
+
+def describe_disagreement(verdict: Verdict) -> str:
+    """What disagreed, in words (no A1/Q2 codes): `alone: yes; after its paraphrase: no`."""
+    words = [answer.value for answer in verdict.answers]
+    first, second = (words + ["?", "?"])[:2]
+    if verdict.oracle == "atomic":
+        return f"two phrasings asked alone: {first} vs {second}"
+    if verdict.oracle == "sequential_intra":
+        return f"both phrasings in one conversation: {first}, then {second}"
+    if verdict.oracle == "sequential_inter":
+        return f"alone: {first}; after its paraphrase: {second}"
+    return clean_text(verdict.detail)[:120]

@@ -342,16 +342,21 @@ class WizardScreen(WorkerFailures, Screen[None]):
         if preparation is None:
             return
         self.previewing = relation.id
+        tabs = self.query_one("#wizard-tabs", TabbedContent)
         self.preview_worker(
-            self.state.version, preparation.spec, relation, self.state.kinds.strength
+            self.state.version,
+            preparation.spec,
+            relation,
+            self.state.kinds.strength,
+            tabs.active == "step-variants",
         )
 
     @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
     def preview_worker(
-        self, version: int, spec: SessionSpec, relation: Relation, strength: int
+        self, version: int, spec: SessionSpec, relation: Relation, strength: int, rows: bool
     ) -> None:
         try:
-            preview = preview_relation(spec, relation, strength=strength)
+            preview = preview_relation(spec, relation, strength=strength, variant_rows=rows)
         except KontestError as error:
             self.post_message(self.RelationPreviewed(version, None, str(error)))
             return
@@ -411,10 +416,21 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.templates_step.show_relations(preparation.listed_names, preparation.relations)
         blocked = preparation.blocked
         self.show_preview(preparation.preview, blocked or "Nothing to preview.")
-        if preparation.preview is not None:  # its covering arrays, made in the background
-            self.start_preview(preparation.preview.relation)
         self.show_kind_counts(preparation)
         self.show_questions(preparation)
+        self.make_variant_rows()
+
+    def make_variant_rows(self) -> None:
+        """The covering arrays of the relation browsed, once the Variants step is shown (they
+        read WordNet: seconds and memory a session that asks no variants never spends)."""
+        preview = self.state.preview
+        tabs = self.query_one("#wizard-tabs", TabbedContent)
+        if preview is not None and preview.variants is None and tabs.active == "step-variants":
+            self.start_preview(preview.relation)
+
+    @on(TabbedContent.TabActivated, "#wizard-tabs")
+    def step_shown(self) -> None:
+        self.make_variant_rows()
 
     def show_questions(self, preparation: Preparation, shown: int = 5) -> None:
         """`FILE: N questions, M lines skipped` and the first skipped lines, or why the
@@ -654,7 +670,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
             return
         relation = preparation.listed[event.index]
         shown = self.state.preview
-        if shown is not None and shown.relation == relation and shown.variants is not None:
+        if shown is not None and shown.relation == relation:
+            self.make_variant_rows()
             return
         self.start_preview(relation)
 
