@@ -100,6 +100,16 @@ def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") 
     return text_table(header, rows)
 
 
+def render_cross_validation(
+    evaluations: Sequence[Evaluation], k: int = 5, seed: int = 0, fmt: str = "text"
+) -> str:
+    """The weighted ensemble over sessions on one KG, cross-validated over relations
+    (`kontest ensemble`, the explorer's Ensemble tab)."""
+    from kontest_tui.mitigate.ensemble import cross_validate
+
+    return render_ensemble(cross_validate(list(evaluations), k=k, seed=seed), fmt)
+
+
 def render_ensemble(
     result: CrossValidation | EnsembleResult | Mapping[str, Any], fmt: str = "text"
 ) -> str:

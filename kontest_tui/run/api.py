@@ -32,6 +32,7 @@ from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
+from kontest_tui.oracles.ontological import error_path
 from kontest_tui.results.evaluate import (
     evaluate_session,
     evaluation_engine,
@@ -102,6 +103,7 @@ __all__ = [
     "build_wikidata_source",
     "check_model",
     "create_session",
+    "error_path",
     "evaluation_engine",
     "headline_title",
     "extend_session",

@@ -21,12 +21,11 @@ from textual.app import App
 from textual.binding import Binding
 
 from kontest_tui.tui.commands import KontestCommands
-from kontest_tui.tui.plan import SessionResult
 from kontest_tui.tui.screens.curation import SessionExtended
 from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
-    from kontest_tui.run.api import SessionSpec
+    from kontest_tui.run.api import SessionSpec, StoredSession
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 TERMINAL_CHECK_S = 1.0  # how often the explorer checks that its terminal is still there
@@ -78,9 +77,10 @@ class KontestApp(WorkerFailures, App[None]):
         self.kg_name = kg
         self.model_spec = model
         self.db_path = db
-        self.results: list[SessionResult] = []
+        # the stored sessions the curation screens were opened on (the latest last)
+        self.sessions: list[StoredSession] = []
         # sessions that got a template's answers, until their results screen shows them again
-        self.extended_results: dict[str, SessionResult] = {}
+        self.extended_sessions: set[str] = set()
 
     def on_mount(self) -> None:
         from kontest_tui.tui.screens.start import StartScreen
@@ -169,38 +169,26 @@ class KontestApp(WorkerFailures, App[None]):
 
     def on_session_extended(self, message: SessionExtended) -> None:
         """A template was asked in a session: later views of it show the new answers."""
-        session_id = message.result.session_id
-        self.results = [
-            message.result if session_id and known.session_id == session_id else known
-            for known in self.results
-        ]
-        if message.result not in self.results:
-            self.results.append(message.result)
-        if session_id:
-            self.extended_results[session_id] = message.result
+        session = message.session
+        self.sessions = [known for known in self.sessions if known.id != session.id]
+        self.sessions.append(session)
+        self.extended_sessions.add(session.id)
 
-    def switch_screen_to_results(
-        self,
-        session_id: str,
-        result: SessionResult | None = None,
-        compare_with: str | None = None,
-    ) -> None:
-        """Replace the live run with its stored session's results (`result`: what the run
-        held, kept for the curation screens; `compare_with`: open Compare with it)."""
+    def switch_screen_to_results(self, session_id: str, compare_with: str | None = None) -> None:
+        """Replace the live run with its stored session's results (`compare_with`: open
+        Compare with that session)."""
         from kontest_tui.tui.screens.results import ResultsScreen
 
-        if result is not None and result not in self.results:
-            self.results.append(result)
         self.switch_screen(ResultsScreen(session_id, compare_with=compare_with))
 
-    def edit_templates_of(self, result: SessionResult, text: str | None = None) -> None:
+    def edit_templates_of(self, session: StoredSession, text: str | None = None) -> None:
         """The template editor on a stored session's records (from its results, or on a new
         template `text` from its probe panel)."""
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
-        if result not in self.results:
-            self.results.append(result)
-        self.push_screen(TemplateEditorScreen(result, text=text))
+        self.sessions = [known for known in self.sessions if known.id != session.id]
+        self.sessions.append(session)
+        self.push_screen(TemplateEditorScreen(session, text=text))
 
     def action_edit_synonyms(self) -> None:
         from kontest_tui.tui.screens.curation import SynonymEditorScreen, VariantSource
@@ -216,15 +204,15 @@ class KontestApp(WorkerFailures, App[None]):
                 )
             )
             return
-        result = self.results[-1] if self.results else None
-        self.push_screen(SynonymEditorScreen(result=result))
+        session = self.sessions[-1] if self.sessions else None
+        self.push_screen(SynonymEditorScreen(session=session))
 
     def action_edit_templates(self, text: str | None = None) -> None:
         """The template editor (on a new template with `text`, e.g. a probe's rephrasing)."""
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
-        result = self.results[-1] if self.results else None
-        self.push_screen(TemplateEditorScreen(result, text=text))
+        session = self.sessions[-1] if self.sessions else None
+        self.push_screen(TemplateEditorScreen(session, text=text))
 
     async def action_quit(self) -> None:
         """Quit, after asking when a session is running (its answers so far stay stored)."""

@@ -12,19 +12,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import Template
 from kontest_tui.run.api import (
     Executor,
     LiveTally,
     SessionSpec,
+    StoredSession,
     extend_session,
     kontest_per_relation,
     resume_session,
     start_session,
 )
-from kontest_tui.tui.plan import SessionResult
-from kontest_tui.tui.sessions import load_session_result, open_store
+from kontest_tui.tui.sessions import open_store, read_session
 
 
 class RunControl:
@@ -152,15 +151,13 @@ async def run_live(
 
 
 async def ask_extra_template(
-    result: SessionResult, template: Template, db: str | Path | None
-) -> SessionResult:
+    session: StoredSession, template: Template, db: str | Path | None
+) -> StoredSession:
     """Ask `template`'s atomic questions in the stored session (run.api.extend_session: the
     answers are stored, its report, gap and ensemble include them) and read it again."""
-    if result.session_id is None:
-        raise KontestError("this session is not stored; no template can be added")
     store = open_store(db)
     try:
-        await extend_session(store, result.session_id, template)
+        await extend_session(store, session.id, template)
     finally:
         store.close()
-    return await asyncio.to_thread(load_session_result, db, result.session_id)
+    return await asyncio.to_thread(read_session, db, session.id)

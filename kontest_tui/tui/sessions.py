@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from kontest_tui.errors import KontestError, StoreError
-from kontest_tui.mitigate.ensemble import cross_validate
 from kontest_tui.paths import default_db_path
 from kontest_tui.report import compare
 from kontest_tui.report.compare import ComparableSessions
-from kontest_tui.report.render import render_ensemble
+from kontest_tui.report.render import render_cross_validation
 from kontest_tui.run.api import (
     Evaluation,
     StoredSession,
@@ -30,7 +29,6 @@ from kontest_tui.run.api import (
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
 from kontest_tui.store.views import ResultViews
-from kontest_tui.tui.plan import SessionPlan, SessionResult
 
 _STORE_OPENING = threading.Lock()
 
@@ -143,34 +141,14 @@ def session_kinds_of(store: Store, session_id: str) -> tuple[str, ...]:
     return tuple(str(kind.value) for kind in kinds) or ("kontest",)
 
 
-def load_session_result(db: str | Path | None, session_id: str) -> SessionResult:
-    """A whole stored session as the curation screens (the template editor) and a resumed run
-    still take it (plan, raw answers, evaluation): read only when one of them opens."""
+def read_session(db: str | Path | None, session_id: str) -> StoredSession:
+    """A stored session with its records and evaluation (run.api.load_session), for the
+    curation screens (they show and ask over every relation of it)."""
     store = open_store(db)
     try:
-        stored = load_session(store, session_id)
+        return load_session(store, session_id)
     finally:
         store.close()
-    plan = SessionPlan(
-        kg=stored.kg,
-        kg_source=stored.kg_name,
-        depth=stored.depth,
-        relations=stored.relations,
-        conversations=stored.conversations,
-        template_set=stored.template_set,
-        template_ids=stored.template_ids,
-        model_spec=stored.model,
-        per_path=stored.per_path,
-        kinds=tuple(kind.value for kind in stored.kinds),
-        kind_options=stored.kind_options,
-    )
-    return SessionResult(
-        plan=plan,
-        raw=stored.raw,
-        answers=stored.answers,
-        evaluation=stored.evaluation,
-        session_id=stored.id,
-    )
 
 
 def find_comparable_sessions(
@@ -188,4 +166,4 @@ def find_comparable_sessions(
 def describe_ensemble(evaluations: Sequence[Evaluation], k: int = 5) -> str:
     """The weighted ensemble across sessions on one KG (cross-validated over relations, as
     `kontest ensemble` does), rendered by the report module as text."""
-    return str(render_ensemble(cross_validate(list(evaluations), k=k), "text"))
+    return render_cross_validation(evaluations, k=k)

@@ -1,26 +1,12 @@
-"""What the live screen (and the curation screens) show of an evaluation held in memory:
-its verdicts, its Report JSON, and how conversations are labelled. The results screen reads
-the store's views instead (store.views)."""
+"""How the explorer names what it shows: the oracles by family, and a conversation by its
+kind and label (`Q1 atomic`, `factcheck wh`). Figures come from the engine and the store."""
 
 from __future__ import annotations
 
-from typing import Any
-
-from kontest_tui.domain.records import Conversation, Verdict
-from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.domain.records import Conversation
 
 METAMORPHIC_ORACLES = ("atomic", "sequential_intra", "sequential_inter")
 KIND_ORACLES = ("variant", "factcheck", "logic", "annotation")  # the other test kinds' oracles
-
-
-def verdicts_of(evaluation: Evaluation | None) -> list[Verdict]:
-    """The verdicts of an evaluation (none before there is one)."""
-    return list(evaluation.verdicts) if evaluation is not None else []
-
-
-def report_of(evaluation: Evaluation | None) -> dict[str, Any]:
-    """The Report JSON (DESIGN.md) of an evaluation, as a dict ({} before there is one)."""
-    return dict(evaluation.to_json()) if evaluation is not None else {}
 
 
 def is_kontest(conversation: Conversation) -> bool:

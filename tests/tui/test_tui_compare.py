@@ -16,7 +16,7 @@ from kontest_tui.results.evaluate import evaluate_session, session_graph
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
-from kontest_tui.tui.sessions import find_comparable_sessions, load_session_result
+from kontest_tui.tui.sessions import find_comparable_sessions, read_session
 from kontest_tui.tui.widgets.counts import report_oracles
 from tests.support import sessions as support_sessions
 from tests.support.tui import wait_until, widget_text
@@ -195,7 +195,7 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
         store_sessions(db_path, ["sim:careful"], limit=LIMIT // 2)[0],
     )
     (other,) = store_sessions(db_path, ["sim"], kg_name="music", limit=5)
-    mine = load_session_result(db_path, full)
+    mine = read_session(db_path, full)
     found = find_comparable_sessions(db_path, ["places"], full)
     assert [choice.id for choice in found.offered] == [part]
     (choice,) = found.offered
@@ -206,7 +206,7 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
     ]
     assert other not in {choice.id for choice in found.offered}
 
-    comparison = compare_sessions(mine, load_session_result(db_path, part))
+    comparison = compare_sessions(mine, read_session(db_path, part))
     assert comparison.shared == LIMIT // 2
     assert comparison.left == mine.evaluation.to_json()
 

@@ -55,11 +55,9 @@ from kontest_tui.generate.templates import (
     with_template,
 )
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.run.api import preview_variants
-from kontest_tui.tui.plan import SessionResult
+from kontest_tui.run.api import StoredSession, preview_variants
 from kontest_tui.tui.run_control import ask_extra_template
 from kontest_tui.tui.screens.confirm import ConfirmScreen
-from kontest_tui.tui.views import report_of
 from kontest_tui.tui.widgets.gap_bars import render_gap
 from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
@@ -99,11 +97,11 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="template_back", tooltip="Back"),
     ]
 
-    def __init__(self, result: SessionResult | None, text: str | None = None) -> None:
+    def __init__(self, session: StoredSession | None, text: str | None = None) -> None:
         super().__init__()
-        self.result = result
+        self.session = session
         self.start_text = text  # a new template's text to start from (a probe's rephrasing)
-        self.template_set: TemplateSet | None = result.plan.template_set if result else None
+        self.template_set: TemplateSet | None = session.template_set if session else None
         self.relation_types: list[str] = []
         self.editing: Template | None = None  # the existing template being edited
         self.words_shown: list[str] = []  # the words listed in #template-words, in order
@@ -177,7 +175,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         ]
         for template in template_set.templates:
             lines.append(f"  {template.id}: " + " | ".join(template.texts.values()))
-        if self.result is None:
+        if self.session is None:
             lines.append("Run a session first to preview on its relations and ask a template.")
         self.query_one("#template-existing", Static).update("\n".join(lines))
         choice = self.query_one("#template-choice", Select)
@@ -271,10 +269,10 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             status.update(Text(f"✗ {error}", style="red"))
             return
         status.update(Text("✓ placeholders OK", style="green"))
-        if self.result is None:
+        if self.session is None:
             return
-        kg = self.result.plan.kg
-        pairs = dict.fromkeys((r.parent, r.child) for r in self.result.plan.relations)
+        kg = self.session.kg
+        pairs = dict.fromkeys((r.parent, r.child) for r in self.session.relations)
         for parent, child in list(pairs)[:PREVIEW_ROWS]:  # a pair on several paths once
             try:
                 question = fill_template(text, kg.label(parent), kg.label(child))
@@ -366,7 +364,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
 
     @on(Button.Pressed, "#run-template")
     def action_run_template(self) -> None:
-        if self.result is None:
+        if self.session is None:
             self.notify(
                 "Run a session first: the template is asked against its model.",
                 severity="warning",
@@ -378,8 +376,8 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        session_set = self.result.plan.template_set
-        asked_ids = set(self.result.plan.template_ids) | set(session_set.ids if session_set else ())
+        session_set = self.session.template_set
+        asked_ids = set(self.session.template_ids) | set(session_set.ids if session_set else ())
         if template.id in asked_ids:
             # The session has answers under this id: the edited text is asked as a new one.
             new_id = next(
@@ -394,18 +392,18 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
 
     @work(exclusive=True, group="curation-run", exit_on_error=False)
     async def rerun_worker(self, template: Template) -> None:
-        result = self.result
-        assert result is not None
+        session = self.session
+        assert session is not None
         old_tags = dict(self.editing.pos) if self.editing is not None else {}
-        domain = self.template_set.domain if self.template_set else result.plan.kg.domain
+        domain = self.template_set.domain if self.template_set else session.kg.domain
         template = await asyncio.to_thread(tag_template, template, old_tags, domain)
         # A failure (KontestError or not) is notified and shown by `worker_failed`.
-        updated = await ask_extra_template(result, template, getattr(self.app, "db_path", None))
-        self.result = updated
+        updated = await ask_extra_template(session, template, getattr(self.app, "db_path", None))
+        self.session = updated
         self.post_message(SessionExtended(updated))
-        report = report_of(updated.evaluation)
+        report = dict(updated.evaluation.to_json())
         self.query_one("#template-gap", Static).update(render_gap(report))
-        stored = " and stored in the session" if updated.session_id else ""
+        stored = " and stored in the session"
         self.notify(f"Template {template.id} asked{stored}; its gap is shown", markup=False)
 
 
@@ -421,9 +419,9 @@ def tag_template(template: Template, old_tags: dict[str, str], domain: str) -> T
 class SessionExtended(Message):
     """A session got a template's answers; the screens showing it read it again."""
 
-    def __init__(self, result: SessionResult) -> None:
+    def __init__(self, session: StoredSession) -> None:
         super().__init__()
-        self.result = result
+        self.session = session
 
 
 @dataclass(frozen=True)
@@ -455,25 +453,24 @@ class SynonymEditorScreen(Screen[None]):
     def __init__(
         self,
         *,
-        result: SessionResult | None = None,
+        session: StoredSession | None = None,
         domain: str = "places",
         preview: VariantSource | None = None,
     ) -> None:
         super().__init__()
-        self.result = result
-        self.domain = result.plan.kg.domain if result else domain
-        self.preview = preview or self.source_of(result)
+        self.session = session
+        self.domain = session.kg.domain if session else domain
+        self.preview = preview or self.source_of(session)
         self.array_size: int | None = None
         self.choices: list[SynonymChoice] = []  # the pins and bans listed, in order
 
     @staticmethod
-    def source_of(result: SessionResult | None) -> VariantSource | None:
+    def source_of(session: StoredSession | None) -> VariantSource | None:
         """The session's first question (first relation, first template), if any."""
-        if result is None or not result.plan.relations or result.plan.template_set is None:
+        if session is None or not session.relations or session.template_set is None:
             return None
-        plan = result.plan
-        template = result.plan.template_set.get(plan.template_ids[0])
-        return VariantSource(plan.kg, plan.relations[0], template)
+        template = session.template_set.get(session.template_ids[0])
+        return VariantSource(session.kg, session.relations[0], template)
 
     def compose(self) -> ComposeResult:
         yield Header()

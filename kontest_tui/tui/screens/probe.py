@@ -39,7 +39,7 @@ from kontest_tui.run.probe import (
 )
 from kontest_tui.store.database import Store
 from kontest_tui.store.probes import StoredProbe, mark_promoted
-from kontest_tui.tui.sessions import load_session_result
+from kontest_tui.tui.sessions import read_session
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -320,8 +320,8 @@ class ProbeScreen(WorkerFailures, Screen[None]):
     def template_worker(self, text: str) -> None:
         """The template editor works on the session's records (Run template asks the new
         template in this session)."""
-        result = load_session_result(self.db, self.session_id)
-        self.app.call_from_thread(self.app.edit_templates_of, result, text)  # type: ignore[attr-defined]
+        session = read_session(self.db, self.session_id)
+        self.app.call_from_thread(self.app.edit_templates_of, session, text)  # type: ignore[attr-defined]
 
     @on(Button.Pressed, "#probe-synonym")
     def action_pin_word(self) -> None:

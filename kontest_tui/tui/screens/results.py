@@ -61,11 +61,11 @@ from kontest_tui.tui.sessions import (
     OpenedResults,
     describe_ensemble,
     find_comparable_sessions,
-    load_session_result,
     load_stored,
     open_results,
     open_store,
     open_views,
+    read_session,
 )
 from kontest_tui.tui.widgets.compare_tables import CompareTables
 from kontest_tui.tui.widgets.counts import ReportCounts
@@ -962,14 +962,15 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     @work(thread=True, exclusive=True, group="results-templates", exit_on_error=False)
     def templates_worker(self) -> None:
         """The template editor works on the session's records (it asks a new template)."""
-        result = load_session_result(self.db, self.session_id)
-        self.app.call_from_thread(self.app.edit_templates_of, result)  # type: ignore[attr-defined]
+        session = read_session(self.db, self.session_id)
+        self.app.call_from_thread(self.app.edit_templates_of, session)  # type: ignore[attr-defined]
 
     def on_screen_resume(self) -> None:
         """Back from the template editor: a session that got a template's answers meanwhile
         is shown again from the start, with them."""
-        extended: dict[str, object] = getattr(self.app, "extended_results", {})
-        if extended.pop(self.session_id, None) is not None:
+        extended: set[str] = getattr(self.app, "extended_sessions", set())
+        if self.session_id in extended:
+            extended.discard(self.session_id)
             self.app.switch_screen(ResultsScreen(self.session_id, self._db))
 
     # -- compare and ensemble over stored sessions on the same KG ---------------------------
