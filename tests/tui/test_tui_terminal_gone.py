@@ -142,7 +142,10 @@ def test_a_full_speed_run_ends_with_its_terminal_and_can_be_resumed(
             assert process.poll() is None, "the explorer ended before its terminal"
         os.close(master)  # the terminal goes away, answers arriving
         master = -1
-        process.wait(timeout=30)  # ends within EXIT_GRACE_S once it notices (about 1 s)
+        try:
+            process.wait(timeout=30)  # ends within EXIT_GRACE_S once it notices (about 1 s)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running 30 s after its terminal closed: {stored_answers(db)}")
     finally:
         if master >= 0:
             os.close(master)
@@ -150,8 +153,11 @@ def test_a_full_speed_run_ends_with_its_terminal_and_can_be_resumed(
             process.kill()
             process.wait()
     session_id, status, stored = stored_answers(db)
-    assert status in ("cancelled", "running")  # cut short, its lease left to expire
-    assert 2000 <= stored < relations * 6
+    # cut short: cancelled, or left running (its lease taken over, its process gone)
+    assert status in ("cancelled", "running") and 2000 <= stored < relations * 6, (
+        status,
+        stored,
+    )
     # What is stored is resumable: only the rest is asked, and the session is complete.
     assert run_cli(["run", "--resume", session_id, "--db", str(db), "--quiet"]) == 0
     session_id, status, stored = stored_answers(db)
