@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import unicodedata
 from collections import defaultdict
-from collections.abc import Iterator
 
 from kontest_tui.kg.graph import KnowledgeGraph
 
@@ -40,26 +39,11 @@ class AliasFilter:
             self.label_owners[fold_name(node.label)].add(node_id)
             for alias in node.aliases:
                 self.alias_owners[fold_name(alias)].add(node_id)
-        self.parents: dict[str, list[str]] = defaultdict(list)
-        for edge in kg.edges:
-            self.parents[edge.child].append(edge.parent)
         self._usable: dict[str, tuple[str, ...]] = {}
-
-    def _ancestors(self, node_id: str) -> Iterator[str]:
-        seen: set[str] = set()
-        stack = list(self.parents.get(node_id, ()))
-        while stack:
-            parent = stack.pop()
-            if parent not in seen:
-                seen.add(parent)
-                yield parent
-                stack.extend(self.parents.get(parent, ()))
 
     def related(self, one: str, other: str) -> bool:
         """Is one node an ancestor or a descendant of the other?"""
-        return any(a == other for a in self._ancestors(one)) or any(
-            a == one for a in self._ancestors(other)
-        )
+        return other in self.kg.ancestors(one) or one in self.kg.ancestors(other)
 
     def usable(self, node_id: str) -> tuple[str, ...]:
         """The node's aliases that name no other entity (see the module docstring)."""

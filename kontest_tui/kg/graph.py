@@ -76,6 +76,35 @@ class KnowledgeGraph:
         """Children in file order."""
         return self._children.get(node_id, [])
 
+    @cached_property
+    def _parents(self) -> dict[str, list[str]]:
+        parents: dict[str, list[str]] = {}
+        for edge in self.edges:
+            parents.setdefault(edge.child, []).append(edge.parent)
+        return parents
+
+    def parents(self, node_id: str) -> list[str]:
+        """Direct parents in edge order."""
+        return self._parents.get(node_id, [])
+
+    @cached_property
+    def _ancestor_sets(self) -> dict[str, frozenset[str]]:
+        return {}
+
+    def ancestors(self, node_id: str) -> frozenset[str]:
+        """Every node above `node_id` (its parents, theirs, ...), remembered per node."""
+        found = self._ancestor_sets.get(node_id)
+        if found is None:
+            seen: set[str] = set()
+            stack = list(self.parents(node_id))
+            while stack:
+                current = stack.pop()
+                if current not in seen:
+                    seen.add(current)
+                    stack.extend(self.parents(current))
+            found = self._ancestor_sets[node_id] = frozenset(seen)
+        return found
+
     def roots(self) -> list[str]:
         """Nodes with no parent, in node order (the seed entities)."""
         has_parent = {edge.child for edge in self.edges}

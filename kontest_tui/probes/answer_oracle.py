@@ -31,12 +31,13 @@ the answer gives no reasoning to compare.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from rapidfuzz import fuzz
+
+from kontest_tui.kg.aliases import fold_name
 
 T = TypeVar("T")
 
@@ -94,13 +95,6 @@ class ReasonCheck:
         return f"answer oracle: error-{self.cause} ({nodes}, {edges})"
 
 
-def fold(text: str) -> str:
-    """Case- and accent-folded text with one space between words (names are compared so)."""
-    decomposed = unicodedata.normalize("NFKD", text.replace("’", "'"))
-    plain = "".join(ch for ch in decomposed if not unicodedata.combining(ch))
-    return " ".join(plain.casefold().split())
-
-
 def _jaccard(found: set[T], truth: set[T]) -> float:
     union = found | truth
     return len(found & truth) / len(union) if union else 1.0
@@ -112,20 +106,20 @@ def _names(text: str) -> list[str]:
     rest = _QUOTED.sub(" ", text)
     for match in _NAME.finditer(rest):
         words = match.group(0).strip(" .'’-").split()
-        while words and fold(words[0]) in _NOT_NAMES:
+        while words and fold_name(words[0]) in _NOT_NAMES:
             words = words[1:]  # "The", "It" at a sentence's start
         if words:
             names.append(" ".join(words))
-    return [name for name in names if fold(name) and fold(name) not in _NOT_NAMES]
+    return [name for name in names if fold_name(name) and fold_name(name) not in _NOT_NAMES]
 
 
 def _node_of(name: str, entities: Mapping[str, Sequence[str]]) -> str:
     """The ground-truth entity a name matches (by label or alias), else the name itself."""
-    folded = fold(name)
+    folded = fold_name(name)
     best, score = "", 0.0
     for entity, names in entities.items():
         for candidate in names:
-            ratio = fuzz.ratio(folded, fold(candidate))
+            ratio = fuzz.ratio(folded, fold_name(candidate))
             if ratio > score:
                 best, score = entity, ratio
     return best if score >= NAME_MATCH else f"~{folded}"
@@ -133,7 +127,7 @@ def _node_of(name: str, entities: Mapping[str, Sequence[str]]) -> str:
 
 def _relation_of(sentence: str, words: Mapping[str, Sequence[str]]) -> str:
     """The knowledge points' relation a sentence states (its longest word found), else OTHER."""
-    folded = f" {fold(sentence)} "
+    folded = f" {fold_name(sentence)} "
     best, length = OTHER, 0
     for relation, cues in words.items():
         for cue in cues:
@@ -165,7 +159,7 @@ def check_reason(
         if not named:
             continue
         nodes |= named
-        edges.add((_relation_of(sentence, relevant), bool(_NEGATION.search(fold(sentence)))))
+        edges.add((_relation_of(sentence, relevant), bool(_NEGATION.search(fold_name(sentence)))))
     if not nodes:
         return ReasonCheck("unstated", 0.0, 0.0)
     node_similarity = _jaccard(nodes, truth_nodes)

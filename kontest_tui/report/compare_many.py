@@ -266,17 +266,28 @@ def _kontest_tables(reports: Sequence[Mapping[str, Any]]) -> list[Table]:
     return tables
 
 
+def _per_key_cells(
+    reports: Sequence[Mapping[str, Any]], section: str, per: str
+) -> list[tuple[str, list[Mapping[str, Any] | None]]]:
+    """Each key of the reports' `section[per]` (sorted), then "total" (the section itself),
+    with every report's cell for it (None where the report has none)."""
+    keys = sorted({key for r in reports if r.get(section) for key in r[section][per]})
+    rows: list[tuple[str, list[Mapping[str, Any] | None]]] = []
+    for key in [*keys, "total"]:
+        cells: list[Mapping[str, Any] | None] = []
+        for report in reports:
+            found = report.get(section) or {}
+            cells.append((found if key == "total" else found.get(per, {}).get(key)) or None)
+        rows.append((key, cells))
+    return rows
+
+
 def _factcheck_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
     """FactChecker accuracy per question type per model (its Tables 5 and 6)."""
-    types = sorted({t for r in reports if r.get("factcheck") for t in r["factcheck"]["per_type"]})
-    rows = []
-    for qtype in [*types, "total"]:
-        cells = []
-        for report in reports:
-            section = report.get("factcheck") or {}
-            cell = section if qtype == "total" else section.get("per_type", {}).get(qtype)
-            cells.append(count_cell(cell["correct"], cell["asked"]) if cell else "-")
-        rows.append((qtype, *cells))
+    rows = [
+        (qtype, *(count_cell(c["correct"], c["asked"]) if c else "-" for c in cells))
+        for qtype, cells in _per_key_cells(reports, "factcheck", "per_type")
+    ]
     return (
         "FactChecker accuracy, correct / asked (Tables 5, 6; 95% Wilson)",
         ("question type", *labels),
@@ -286,13 +297,10 @@ def _factcheck_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]
 
 def _logic_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
     """HalluVault's hallucination rate per rule per model, with each error's cause."""
-    rules = sorted({rule for r in reports if r.get("logic") for rule in r["logic"]["per_rule"]})
     rows = []
-    for rule in [*rules, "total"]:
+    for rule, per_report in _per_key_cells(reports, "logic", "per_rule"):
         cells = []
-        for report in reports:
-            section = report.get("logic") or {}
-            cell = section if rule == "total" else section.get("per_rule", {}).get(rule)
+        for report, cell in zip(reports, per_report, strict=True):
             if not cell:
                 cells.append("-")
                 continue

@@ -1,8 +1,8 @@
 """The one table writer of the reports: aligned text, GitHub Markdown and CSV.
 
 A table is a header and rows of strings; `Table` adds its title. Text tables left-align the
-first column and right-align the others (numbers), Markdown tables say the same with their
-`---:` rulers, CSV rows are written by the csv module. `report.render` (one session) and
+first column and right-align the others (numbers), Markdown tables right-align the columns
+of numbers with their `---:` rulers, CSV rows are written by the csv module. `report.render` (one session) and
 `report.compare_many` (many sessions) lay out every table through these functions.
 """
 
@@ -36,13 +36,23 @@ def text_table(header: Row, rows: Sequence[Row]) -> str:
     return "\n".join([line(header), ruler, *(line(row) for row in rows)]) + "\n"
 
 
+def _numeric(cell: str) -> bool:
+    """A cell that reads as a number, a count or a rate ("12", "3/30 10.0% [..]", "-")."""
+    return not cell or cell[0].isdigit() or cell in ("-", "n/a") or cell.startswith("-")
+
+
 def markdown_table(header: Row, rows: Iterable[Row]) -> str:
-    """A GitHub-flavoured Markdown table (numbers right-aligned); ends with a newline."""
+    """A GitHub-flavoured Markdown table: the first column and columns of text (a question, an
+    answer) left-aligned, columns of numbers right-aligned; ends with a newline."""
+    listed = list(rows)
+    rulers = ["---"] + [
+        "---:" if all(_numeric(row[i]) for row in listed) else "---" for i in range(1, len(header))
+    ]
     lines = [
         "| " + " | ".join(escape_markdown(h) for h in header) + " |",
-        "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|",
+        "|" + "|".join(rulers) + "|",
     ]
-    lines += ["| " + " | ".join(escape_markdown(cell) for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(escape_markdown(cell) for cell in row) + " |" for row in listed]
     return "\n".join(lines) + "\n"
 
 

@@ -77,10 +77,6 @@ class EntityFinder:
                     ordered_ids[clean].append(node.id)
         self._ids = dict(names)
         self._ordered_ids = {name: tuple(ids) for name, ids in ordered_ids.items()}
-        self._parents: dict[str, list[str]] = defaultdict(list)
-        for edge in kg.edges:
-            self._parents[edge.child].append(edge.parent)
-        self._ancestor_cache: dict[str, frozenset[str]] = {}
         self._by_type: dict[str, tuple[str, ...]] | None = None
         # folded name -> the names so folded (the ids are looked up by the name)
         folded: dict[str, list[str]] = defaultdict(list)
@@ -130,38 +126,23 @@ class EntityFinder:
                 position += 1
         return found
 
-    def _ancestors(self, node_id: str) -> frozenset[str]:
-        cached = self._ancestor_cache.get(node_id)
-        if cached is not None:
-            return cached
-        seen: set[str] = set()
-        stack = list(self._parents.get(node_id, ()))
-        while stack:
-            current = stack.pop()
-            if current not in seen:
-                seen.add(current)
-                stack.extend(self._parents.get(current, ()))
-        found = frozenset(seen)
-        self._ancestor_cache[node_id] = found
-        return found
-
     def ids_of(self, name: str) -> tuple[str, ...]:
         """Ids of the entities with this label or alias, in KG node order (case-insensitive)."""
         return self._ordered_ids.get(" ".join(name.split()).lower(), ())
 
     def parents(self, node_id: str) -> list[str]:
         """Direct parents of a node, in KG edge order."""
-        return self._parents.get(node_id, [])
+        return self.kg.parents(node_id)
 
     def is_ancestor(self, ancestor: str, node_id: str) -> bool:
-        return ancestor in self._ancestors(node_id)
+        return ancestor in self.kg.ancestors(node_id)
 
     def find_pair(self, parent: str, child: str) -> tuple[str, str] | None:
         """(parent id, child id) of entities so named, the first an ancestor of the second
         (in KG node order), or None: a false fact, or a name not in the KG."""
         parents = self.ids_of(parent)
         for child_id in self.ids_of(child) if parents else ():
-            ancestors = self._ancestors(child_id)
+            ancestors = self.kg.ancestors(child_id)
             for parent_id in parents:
                 if parent_id in ancestors:
                     return parent_id, child_id
@@ -189,7 +170,7 @@ class EntityFinder:
             found.append(ids)
         candidates = [node_id for ids in found for node_id in sorted(ids)]
         for child in candidates:
-            ancestors = self._ancestors(child)
+            ancestors = self.kg.ancestors(child)
             for parent in candidates:
                 if parent != child and parent in ancestors:
                     return self.kg.label(parent), self.kg.label(child)
