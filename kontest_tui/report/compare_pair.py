@@ -11,13 +11,14 @@ current; `compare_sessions` does the same for two sessions already in memory.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kontest_tui.domain.records import Answer, Relation
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.results.answers import stored_model_answers
 from kontest_tui.results.reports import session_report
+from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
 from kontest_tui.store.lookups import relations_by_id
 from kontest_tui.store.session_reads import read_relation_ids
@@ -57,6 +58,9 @@ class SessionComparison:
     shared: int  # relations both sessions asked
     templates: list[str]  # templates both asked
     differences: list[AnswerDifference]
+    # settings the two sessions were asked with that differ (kontest compare refuses them
+    # without --allow-differences); filled for stored sessions
+    settings: list[Difference] = field(default_factory=list)
 
     def differing(self, template_id: str) -> int:
         """Shared relations whose `template_id` answers differ."""
@@ -107,6 +111,7 @@ def compare_stored_sessions(store: Store, left: str, right: str) -> SessionCompa
         differences=answer_differences(
             [relations[rid] for rid in differing if rid in relations], templates, mine, theirs
         ),
+        settings=setting_differences([store.get_session(sid) for sid in (left, right)]),
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from kontest_tui.cli import run_cli
 from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.report.compare import compare_stored_sessions
 from kontest_tui.results.evaluate import evaluation_engine
 from kontest_tui.store import Store
 
@@ -236,6 +237,10 @@ def test_sessions_with_other_settings_are_refused_or_marked(
     assert out.splitlines()[0].startswith("table,setting,")
     code, out, _ = kontest(capsys, "compare", "--db", db, "--format", "html", "--allow-differences")
     assert "Settings that differ" in out and "0.7" in out
+    # the explorer's pair view gets them too (it never refuses)
+    with Store(db) as store:
+        pair = compare_stored_sessions(store, ids[0], ids[1])
+    assert [d.setting for d in pair.settings] == ["system prompt", "temperature"]
 
 
 def test_a_samples_unestimated_rate_is_left_out_of_its_total(

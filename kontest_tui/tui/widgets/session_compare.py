@@ -63,6 +63,10 @@ def render_comparison(
     text.append(left_name + "\n", style="bold")
     text.append("other ", style="dim")
     text.append(right_name + "\n\n", style="bold")
+    for setting in comparison.settings:  # asked otherwise: the numbers may not compare
+        text.append(f"⚠ {setting.describe()}\n", style="yellow")
+    if comparison.settings:
+        text.append("\n")
     text.append(f"{'':<{NAME_WIDTH}}{'this':<{COLUMN_WIDTH}}other\n", style="bold")
     left = dict(figure_cells(comparison.left, oracles))
     right = dict(figure_cells(comparison.right, oracles))
