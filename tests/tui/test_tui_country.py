@@ -1,0 +1,77 @@
+"""A country-sized session in the explorer (issue 23's done-when): a places KG shaped like a
+country at depth 3 (20 regions, 400 districts, 4,800 places: 15,220 relations, 91,320 model
+calls) from `ctrl+r` to the results, then the errors walked with `n`.
+
+Everything shown is checked against the store (the engine's stored report and the store's
+error list), never against figures copied from a run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kontest_tui.results.reports import session_report
+from kontest_tui.store import Store
+from kontest_tui.store.view_records import CLEAREST
+from kontest_tui.store.views import ResultViews
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import wait_for_screen, wait_until, widget_text
+
+SHAPE = (20, 20, 12)  # regions, districts per region, places per district
+RELATIONS = 20 + 2 * 20 * 20 + 3 * 20 * 20 * 12  # every ancestor pair: 15,220
+
+
+def write_country(path: Path) -> None:
+    """One country, SHAPE below it, unique labels (the simulated model tells them apart)."""
+    nodes = [{"id": "c", "label": "Country", "aliases": [], "type": "country"}]
+    edges = []
+
+    def add(node_id: str, label: str, kind: str, parent: str) -> None:
+        nodes.append({"id": node_id, "label": label, "aliases": [], "type": kind})
+        edges.append({"parent": parent, "child": node_id, "relation": "contains"})
+
+    regions, districts, places = SHAPE
+    for r in range(regions):
+        add(f"r{r}", f"Region {r}", "region", "c")
+        for d in range(districts):
+            add(f"r{r}d{d}", f"District {r}-{d}", "district", f"r{r}")
+            for p in range(places):
+                add(f"r{r}d{d}p{p}", f"Place {r}-{d}-{p}", "locality", f"r{r}d{d}")
+    head = {"name": "country", "domain": "places", "source": "test", "built": ""}
+    path.write_text(json.dumps({**head, "nodes": nodes, "edges": edges}), encoding="utf-8")
+
+
+async def test_a_country_from_ctrl_r_to_its_errors(tmp_path: Path, db_path: str) -> None:
+    kg = tmp_path / "country.json"
+    write_country(kg)
+    app = make_app(kg=str(kg), model="sim", db=db_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        wizard = await wait_for_screen(pilot, WizardScreen)
+        await wait_until(pilot, lambda: wizard.state.run_state()[0], timeout=120, what="Run on")
+        assert wizard.preparation is not None and wizard.preparation.relations == RELATIONS
+        assert wizard.preparation.calls == 6 * RELATIONS
+        await pilot.press("ctrl+r")
+        results = await wait_for_screen(pilot, ResultsScreen, timeout=240)
+        session_id = results.session_id
+        with Store(db_path) as store:
+            report = session_report(store, session_id).report
+            views = ResultViews(store.conn)
+            first, second = (views.error_at(session_id, i, order=CLEAREST) for i in (0, 1))
+            total = views.count_errors(session_id)
+        assert report["relations"] == RELATIONS and report["executions"] == 6 * RELATIONS
+        shown = widget_text(results.query_one("#result-counts"))
+        assert f"relations {RELATIONS}" in shown and f"executions {6 * RELATIONS}" in shown
+        assert first is not None and second is not None and total > 2
+        # n from the top: the clearest error, then the next one, each selected in the graph.
+        await pilot.press("n")
+        await wait_until(pilot, lambda: results.error_index == 0, what="the first error")
+        assert results.current_error is not None
+        assert results.current_error.verdict_id == first.verdict_id
+        await pilot.press("n")
+        await wait_until(pilot, lambda: results.error_index == 1, what="the second error")
+        assert results.current_error.verdict_id == second.verdict_id
+        await pilot.press("p")
+        await wait_until(pilot, lambda: results.error_index == 0, what="back to the first")
