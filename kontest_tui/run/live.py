@@ -6,7 +6,10 @@ events). The tally keeps, at a small constant cost per answer: how many turns we
 judged once, when its KONTEST conversations are all answered (oracles.metamorphic, the same
 function the final evaluation uses: a relation's tests look at its own answers only); the
 latest answers and error verdicts in bounded buffers; the text streaming in for the turns in
-flight. A view reads it from another thread with `snapshot()`, as often as it redraws.
+flight. A view reads it from another thread with `snapshot()`, as often as it redraws. The
+run's thread is the only writer and takes no lock (an answer costs about 3 µs): a snapshot
+copies each counter and buffer in one step (the GIL makes each copy whole), so its parts may
+be an answer or two apart, never torn.
 
 What it never does: evaluate all the answers so far (the ontological oracle looks across
 relations and the other kinds' judges across conversations; their figures come with the
@@ -15,7 +18,6 @@ run's final evaluation, the stored report). Memory is bounded by the relations i
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict, deque
 from dataclasses import dataclass, field
 
@@ -25,6 +27,8 @@ from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_relation_v
 from kontest_tui.run.executor import ExecutorEvents
 
 RECENT = 40  # answers and errors kept for the view
+
+_YES, _NO, _KONTEST = Answer.YES, Answer.NO, TestKind.KONTEST
 STREAMING = 8  # turns in flight shown
 OPEN_RELATIONS = 4096  # relations partly answered kept at most (judged when dropped)
 
@@ -86,13 +90,13 @@ class LiveTally:
 
     def __init__(self, per_relation: int, recent: int = RECENT) -> None:
         self.per_relation = per_relation
-        self._lock = threading.Lock()
         self._open: OrderedDict[str, _Open] = OrderedDict()
-        self._recent: deque[LiveAnswer] = deque(maxlen=recent)
-        self._errors: deque[LiveError] = deque(maxlen=recent)
+        self._recent: deque[tuple[Conversation, Response]] = deque(maxlen=recent)
+        # each error with the conversations of its relation (its question is read when shown)
+        self._errors: deque[tuple[Verdict, RelationConversations]] = deque(maxlen=recent)
         self._streaming: dict[tuple[str, int], tuple[Conversation, str]] = {}
         self._answered = self._valid = self._invalid = self._failed = self._relations = 0
-        self._per_kind: dict[str, int] = {}
+        self._per_kind: dict[TestKind, int] = {}
         self._tests = dict.fromkeys(METAMORPHIC_ORACLES, 0)
         self._error_counts = dict.fromkeys(METAMORPHIC_ORACLES, 0)
 
@@ -110,28 +114,28 @@ class LiveTally:
 
     def add_text(self, conversation: Conversation, turn: int, text: str) -> None:
         """Text streaming in for a turn in flight (the last 400 characters are kept)."""
-        with self._lock:
-            key = (conversation.id, turn)
-            known = self._streaming.get(key)
-            partial = known[1] + text if known is not None else text
-            self._streaming[key] = (conversation, partial[-400:])
+        key = (conversation.id, turn)
+        known = self._streaming.get(key)
+        partial = known[1] + text if known is not None else text
+        self._streaming[key] = (conversation, partial[-400:])
 
     def add(self, conversation: Conversation, response: Response) -> None:
         """One answered turn (in the run's thread)."""
-        with self._lock:
+        if self._streaming:
             self._streaming.pop((response.conversation_id, response.turn), None)
-            self._recent.append(LiveAnswer(conversation, response))
-            self._answered += 1
-            kind = conversation.test_kind.value
-            self._per_kind[kind] = self._per_kind.get(kind, 0) + 1
-            if response.error is not None:
-                self._failed += 1
-            elif response.answer is Answer.YES or response.answer is Answer.NO:
-                self._valid += 1
-            else:
-                self._invalid += 1
-            if conversation.test_kind is TestKind.KONTEST and conversation.turns:
-                self._add_kontest(conversation, response)
+        self._recent.append((conversation, response))
+        self._answered += 1
+        kind = conversation.test_kind
+        self._per_kind[kind] = self._per_kind.get(kind, 0) + 1
+        answer = response.answer
+        if response.error is not None:
+            self._failed += 1
+        elif answer is _YES or answer is _NO:
+            self._valid += 1
+        else:
+            self._invalid += 1
+        if kind is _KONTEST and conversation.turns:
+            self._add_kontest(conversation, response)
 
     def _add_kontest(self, conversation: Conversation, response: Response) -> None:
         relation_id = conversation.relation_id
@@ -165,34 +169,36 @@ class LiveTally:
             self._tests[verdict.oracle] += 1
             if verdict.error:
                 self._error_counts[verdict.oracle] += 1
-                question = _question(state.entry, verdict)
-                self._errors.append(LiveError(verdict, question))
+                self._errors.append((verdict, state.entry))
 
     def finish(self) -> None:
-        """Judge the relations still open (the run ended: a cancel, failed turns)."""
-        with self._lock:
-            while self._open:
-                self._judge(*self._open.popitem(last=False))
+        """Judge the relations still open (the run ended: a cancel, failed turns). In the
+        run's thread, after its last answer."""
+        while self._open:
+            self._judge(*self._open.popitem(last=False))
 
     def snapshot(self) -> LiveCounts:
         """The counts now, and copies of the bounded buffers (from any thread)."""
-        with self._lock:
-            streaming = list(self._streaming.items())[-STREAMING:]
-            return LiveCounts(
-                answered=self._answered,
-                valid=self._valid,
-                invalid=self._invalid,
-                failed=self._failed,
-                relations=self._relations,
-                per_kind=dict(self._per_kind),
-                tests=dict(self._tests),
-                errors=dict(self._error_counts),
-                recent=tuple(self._recent),
-                recent_errors=tuple(self._errors),
-                streaming=tuple(
-                    (conversation, turn, text) for (_, turn), (conversation, text) in streaming
-                ),
-            )
+        streaming = list(self._streaming.items())[-STREAMING:]
+        recent = tuple(self._recent)
+        errors = tuple(self._errors)
+        return LiveCounts(
+            answered=self._answered,
+            valid=self._valid,
+            invalid=self._invalid,
+            failed=self._failed,
+            relations=self._relations,
+            per_kind={kind.value: count for kind, count in list(self._per_kind.items())},
+            tests=dict(self._tests),
+            errors=dict(self._error_counts),
+            recent=tuple(LiveAnswer(conversation, response) for conversation, response in recent),
+            recent_errors=tuple(
+                LiveError(verdict, _question(entry, verdict)) for verdict, entry in errors
+            ),
+            streaming=tuple(
+                (conversation, turn, text) for (_, turn), (conversation, text) in streaming
+            ),
+        )
 
 
 def kontest_per_relation(templates: int) -> int:

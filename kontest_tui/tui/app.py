@@ -21,11 +21,11 @@ from textual.app import App
 from textual.binding import Binding
 
 from kontest_tui.tui.commands import KontestCommands
-from kontest_tui.tui.screens.curation import SessionExtended
 from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from kontest_tui.run.api import SessionSpec, StoredSession
+    from kontest_tui.tui.screens.curation import SessionExtended
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 TERMINAL_CHECK_S = 1.0  # how often the explorer checks that its terminal is still there

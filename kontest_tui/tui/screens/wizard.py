@@ -22,7 +22,6 @@ from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import KontestError
-from kontest_tui.kg.search import EntityMatch, search_entities
 from kontest_tui.run.api import (
     LOGIC_RULES,
     QUESTION_TYPES,
@@ -52,6 +51,7 @@ from kontest_tui.tui.workers import WorkerFailures
 if TYPE_CHECKING:
     from kontest_tui.domain.records import Relation
     from kontest_tui.kg.graph import KnowledgeGraph
+    from kontest_tui.kg.search import EntityMatch
     from kontest_tui.tui.app import KontestApp
 
 
@@ -579,6 +579,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
     def search_worker(self, text: str, online: bool) -> None:
+        from kontest_tui.kg.search import search_entities  # (httpx: only when searching)
+
         try:
             found = search_entities(text, online=online, limit=8)
         except KontestError as error:
