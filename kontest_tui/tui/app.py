@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from kontest_tui.tui.screens.curation import SessionExtended
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
-TERMINAL_CHECK_S = 1.0  # how often the explorer checks that its terminal is still there
+TERMINAL_CHECK_S = 0.5  # how often the explorer checks that its terminal is still there
 EXIT_GRACE_S = 1.5  # how long a closing explorer waits for a run's thread before it ends
 
 
