@@ -19,7 +19,7 @@ run's final evaluation, the stored report). Memory is bounded by the relations i
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response, TestKind, Verdict
 from kontest_tui.oracles.conversation_index import RelationConversations
@@ -101,16 +101,8 @@ class LiveTally:
         self._error_counts = dict.fromkeys(METAMORPHIC_ORACLES, 0)
 
     def events(self, base: ExecutorEvents | None = None) -> ExecutorEvents:
-        """Executor events that feed this tally (and `base`'s progress and state callbacks)."""
-        base = base or ExecutorEvents()
-        return ExecutorEvents(
-            on_stream=self.add_text,
-            on_response=base.on_response,
-            on_answer=self.add,
-            on_progress=base.on_progress,
-            on_retry=base.on_retry,
-            on_state=base.on_state,
-        )
+        """Executor events that feed this tally (and `base`'s other callbacks)."""
+        return replace(base or ExecutorEvents(), on_stream=self.add_text, on_answer=self.add)
 
     def add_text(self, conversation: Conversation, turn: int, text: str) -> None:
         """Text streaming in for a turn in flight (the last 400 characters are kept)."""

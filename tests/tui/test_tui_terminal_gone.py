@@ -13,6 +13,7 @@ terminal's other end must end the process.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -45,6 +47,34 @@ def read_until(fd: int, text: bytes, timeout: float) -> bytes:
         except OSError:  # EIO: the other end is gone (the process ended)
             break
     return seen
+
+
+@contextlib.contextmanager
+def on_pty(
+    args: list[str], env: dict[str, str], *, controlling: bool
+) -> Iterator[tuple[subprocess.Popen[bytes], Terminal]]:
+    """`kontest ARGS` on a pseudo-terminal (killed at the end if still running)."""
+    process, master = start_on_pty(args, env, controlling=controlling)
+    terminal = Terminal(master)
+    try:
+        yield process, terminal
+    finally:
+        terminal.close()
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+class Terminal:
+    """The terminal's side of a pseudo-terminal: closed once (the terminal goes away)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def start_on_pty(
@@ -73,23 +103,12 @@ def start_on_pty(
 
 
 def test_the_explorer_exits_when_its_terminal_hangs_up(tmp_path: Path) -> None:
-    process, master = start_on_pty(
-        ["--kg", "places", "--model", "sim", "--db", str(tmp_path / "s.db")],
-        {"KONTEST_HOME": str(tmp_path)},
-        controlling=False,
-    )
-    try:
-        shown = read_until(master, b"kontest-tui", timeout=90)
+    args = ["--kg", "places", "--model", "sim", "--db", str(tmp_path / "s.db")]
+    with on_pty(args, {"KONTEST_HOME": str(tmp_path)}, controlling=False) as (process, term):
+        shown = read_until(term.fd, b"kontest-tui", timeout=90)
         assert b"kontest-tui" in shown, shown[-500:]
-        os.close(master)  # the terminal goes away
-        master = -1
+        term.close()  # the terminal goes away
         process.wait(timeout=30)  # before: still running, reading the dead terminal
-    finally:
-        if master >= 0:
-            os.close(master)
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 def country_kg(path: Path, regions: int = 60, places: int = 60) -> int:
@@ -127,33 +146,23 @@ def test_a_full_speed_run_ends_with_its_terminal_and_can_be_resumed(
     # while most are still to come
     relations = country_kg(kg)
     db = tmp_path / "s.db"
-    process, master = start_on_pty(
-        ["--kg", str(kg), "--model", "sim", "--db", str(db)],
-        {"KONTEST_HOME": str(tmp_path)},
-        controlling=controlling,
-    )
-    try:
-        shown = read_until(master, b"model calls.", timeout=120)  # the wizard is prepared
+    args = ["--kg", str(kg), "--model", "sim", "--db", str(db)]
+    env = {"KONTEST_HOME": str(tmp_path)}
+    with on_pty(args, env, controlling=controlling) as (process, term):
+        shown = read_until(term.fd, b"model calls.", timeout=120)  # the wizard is prepared
         assert b"model calls." in shown, shown[-800:]
-        os.write(master, CTRL_R)
+        os.write(term.fd, CTRL_R)
         # The run is going at full speed: answers are being stored.
         deadline = time.monotonic() + 120
         while stored_answers(db)[2] < 2000:
-            read_until(master, b"\0", timeout=0.2)  # keep the terminal's output drained
+            read_until(term.fd, b"\0", timeout=0.2)  # keep the terminal's output drained
             assert time.monotonic() < deadline, "the run never got going"
             assert process.poll() is None, "the explorer ended before its terminal"
-        os.close(master)  # the terminal goes away, answers arriving
-        master = -1
+        term.close()  # the terminal goes away, answers arriving
         try:
             process.wait(timeout=30)  # ends within EXIT_GRACE_S once it notices (about 1 s)
         except subprocess.TimeoutExpired:
             pytest.fail(f"still running 30 s after its terminal closed: {stored_answers(db)}")
-    finally:
-        if master >= 0:
-            os.close(master)
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     session_id, status, stored = stored_answers(db)
     # cut short: cancelled, or left running (its lease taken over, its process gone)
     assert status in ("cancelled", "running") and 2000 <= stored < relations * 6, (
