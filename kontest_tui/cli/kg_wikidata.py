@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def summary_line(path: Path, result: BuildResult, requests: int, cached: int, la
     return line + "".join(f"; {note}" for note in notes)
 
 
-def _progress_printer(enabled: bool):
+def _progress_printer(enabled: bool) -> Callable[[BuildProgress], None]:
     def show(step: BuildProgress) -> None:
         if not enabled:
             return

@@ -58,7 +58,7 @@ class Int64Range(click.IntRange):
             self.fail(f"{value!r} is out of range (at most {INT64_MAX}).", param, ctx)
 
 
-def bounded_type(kind: click.ParamType) -> click.ParamType:
+def bounded_type(kind: click.ParamType[Any, Any]) -> click.ParamType[Any, Any]:
     """The bounded form of an integer or float parameter type (others unchanged)."""
     if isinstance(kind, Int64Range):
         return kind

@@ -34,7 +34,8 @@ DEFAULT_SENSES = 1
 
 def tokenize(text: str) -> list[str]:
     """Split a text into words, placeholders, punctuation and whitespace (lossless)."""
-    return _TOKENIZER.tokenize(text)
+    tokens: list[str] = _TOKENIZER.tokenize(text)  # nltk has no type hints
+    return tokens
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,8 +9,10 @@ Every id is validated here, so nothing from a domain file reaches SPARQL uncheck
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.resources import asset_path
@@ -95,7 +97,7 @@ def load_domain(name_or_path: str | Path) -> Domain:
     return parse_domain(data, origin=str(path))
 
 
-def parse_domain(data: dict, origin: str = "<domain>") -> Domain:
+def parse_domain(data: Mapping[str, Any], origin: str = "<domain>") -> Domain:
     """Check and convert the parsed TOML of a domain file."""
     name = data.get("name") or Path(origin).stem
     if not isinstance(name, str) or not is_name(name):

@@ -59,7 +59,7 @@ class KnowledgeGraph:
     edges: list[Edge]
     source: str = ""
     built: str = ""
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+    _cache: dict[str, object] = field(default_factory=dict, repr=False, compare=False)
 
     def label(self, node_id: str) -> str:
         node = self.nodes.get(node_id)

@@ -24,8 +24,8 @@ import httpx
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL
-from kontest_tui.models.openai import DEFAULT_OPENAI_URL, normalise_base_url
+from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL, OllamaModel
+from kontest_tui.models.openai import DEFAULT_OPENAI_URL, OpenAIModel, normalise_base_url
 from kontest_tui.redact import has_secret
 from kontest_tui.validate_input import check_port
 
@@ -265,6 +265,7 @@ async def alist_models(spec: str) -> list[str]:
         rest = "list" + rest  # a placeholder model name: only the URL matters here
     model = open_model(f"{kind}:{rest}")
     try:
-        return await model.list_models()  # type: ignore[attr-defined]
+        assert isinstance(model, OllamaModel | OpenAIModel)  # the kinds checked above
+        return await model.list_models()
     finally:
         await model.aclose()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from kontest_tui.domain.answers import clean_text, is_refusal
+from kontest_tui.domain.answers import clean_text, is_refusal, parse_answer
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.probes.answer_oracle import ReasonCheck, check_reason, knowledge_points
 from kontest_tui.probes.logic import PREMISE
@@ -25,7 +25,6 @@ from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
     names_other_entity,
-    parse_answer,
     parse_choice,
     parse_logic_answer,
 )

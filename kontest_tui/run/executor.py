@@ -705,7 +705,7 @@ class Executor:
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter (x0.5..1.5); a server's Retry-After wins if longer."""
-        delay = min(self.config.backoff_max, self.config.backoff_base * 2 ** (attempt - 1))
+        delay = min(self.config.backoff_max, self.config.backoff_base * 2.0 ** (attempt - 1))
         delay *= 0.5 + self._random.random()
         if retry_after is not None:
             delay = max(delay, min(retry_after, self.config.backoff_max))

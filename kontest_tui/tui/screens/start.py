@@ -17,7 +17,8 @@ from textual.widgets import Button, DataTable, Footer, Header, Label, Select, St
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.io import list_samples
 from kontest_tui.run.api import headline_title
-from kontest_tui.tui.sessions import SessionSummary, list_sessions
+from kontest_tui.store.view_records import SessionSummary
+from kontest_tui.tui.sessions import list_sessions
 from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:

@@ -35,7 +35,7 @@ class KeyFooter(Footer):
             ),
         )
 
-    def bindings_changed(self, screen: Screen) -> None:
+    def bindings_changed(self, screen: Screen[object]) -> None:
         self._bindings_ready = True
         if not screen.app.app_focus:
             return
