@@ -10,6 +10,7 @@ into a sentence with the original spacing and capitalisation.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from kontest_tui.generate.synonyms import (
     load_synonym_lists,
     wordnet_synonyms,
 )
-from kontest_tui.generate.templates import Template, TemplateSet, clean_label, template_words
+from kontest_tui.generate.templates import Template, TemplateSet, clean_label
 from kontest_tui.kg.aliases import usable_aliases
 from kontest_tui.kg.graph import KnowledgeGraph
 
@@ -237,16 +238,85 @@ def guess_pos(word: str) -> str | None:
     return best
 
 
+# Words after which a template's next word is a verb (`Did {parent} release ...`: an
+# auxiliary, then the subject placeholder) or a noun (`... an album ...`: a determiner).
+_AUXILIARIES = frozenset(
+    [
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "may",
+        "might",
+        "must",
+    ]
+)
+_DETERMINERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "this",
+        "that",
+        "these",
+        "those",
+        "its",
+        "their",
+        "his",
+        "her",
+        "our",
+        "your",
+        "my",
+        "some",
+        "any",
+    ]
+)
+_TEXT_TOKEN = re.compile(r"\{(?:parent|child)\}|\w+(?:['’-]\w+)*")
+
+
+def _context_pos(tokens: Sequence[str], index: int) -> str | None:
+    """The part of speech a template word's place implies: a verb right after `to`, or after
+    the subject placeholder of a question opened by an auxiliary (`Did {parent} release`);
+    a noun right after a determiner (`an album`); None when the place says nothing."""
+    before = tokens[index - 1].lower() if index else ""
+    if before == "to":
+        return "v"
+    if before in _DETERMINERS:
+        return "n"
+    if before.startswith("{") and index >= 2 and tokens[index - 2].lower() in _AUXILIARIES:
+        return "v"
+    return None
+
+
+def _has_pos(word: str, pos: str) -> bool:
+    from kontest_tui.generate.wordnet_data import wordnet_reader
+
+    with wordnet_reader() as wordnet:
+        base = wordnet.morphy(word.lower(), pos)
+        return bool(base and wordnet.synsets(base, pos))
+
+
 def tag_words(text: str, known: Mapping[str, str], skip: Collection[str] = ()) -> dict[str, str]:
     """The part of speech of each word of a template text: a word `known` tags keeps its tag,
-    a new word gets WordNet's guess (`guess_pos`; none when WordNet lacks it), a word no
-    longer in the text drops out, a word in `skip` (stop words, fixed words; lower case) is
-    left untagged. An edited template keeps varying its new words."""
+    a new word gets the one its place in the sentence implies when WordNet has the word so
+    (`Did {parent} release an album`: *release* a verb, *album* a noun), else WordNet's
+    most used one (`guess_pos`; none when WordNet lacks it), a word no longer in the text
+    drops out, a word in `skip` (stop words, fixed words; lower case) is left untagged. An
+    edited template keeps varying its new words."""
+    tokens = _TEXT_TOKEN.findall(text)
     tags: dict[str, str] = {}
-    for word in template_words(text):
+    for index, word in enumerate(tokens):
+        if word.startswith("{") or word in tags:
+            continue
         tag = known.get(word) or known.get(word.lower())
         if tag is None and word.lower() not in skip:
-            tag = guess_pos(word)
+            implied = _context_pos(tokens, index)
+            tag = implied if implied and _has_pos(word, implied) else guess_pos(word)
         if tag:
             tags[word] = tag
     return tags

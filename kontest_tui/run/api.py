@@ -51,6 +51,7 @@ from kontest_tui.run.choices import (
     sample_sources,
     source_of_match,
 )
+from kontest_tui.run.curation import SessionTemplates, read_session_templates
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, Progress
 from kontest_tui.run.live import LiveCounts, LiveTally, kontest_per_relation
 from kontest_tui.run.prepare import (
@@ -98,6 +99,7 @@ __all__ = [
     "RelationPreview",
     "SessionOutcome",
     "SessionSpec",
+    "SessionTemplates",
     "StoredSession",
     "add_template",
     "build_wikidata_source",
@@ -117,6 +119,7 @@ __all__ = [
     "prepare",
     "preview_relation",
     "preview_variants",
+    "read_session_templates",
     "refresh_report",
     "resolve_spec",
     "resume_session",

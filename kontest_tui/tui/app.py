@@ -1,9 +1,8 @@
 """The Textual explorer: start screen, new-session wizard, live run, results and curation.
 
 `make_app` is the one factory the CLI (`kontest`, `kontest --kg places --model sim`,
-`kontest --web`) and the tests use. The app holds the session results of this run (the
-curation screens work on the latest); the results screen compares and ensembles stored
-sessions, read from the session database.
+`kontest --web`) and the tests use. The app holds no session: screens pass each other
+session ids, and each reads what it shows from the session database.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
-    from kontest_tui.run.api import SessionSpec, StoredSession
+    from kontest_tui.run.api import SessionSpec
     from kontest_tui.tui.screens.curation import SessionExtended
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
@@ -77,8 +76,6 @@ class KontestApp(WorkerFailures, App[None]):
         self.kg_name = kg
         self.model_spec = model
         self.db_path = db
-        # the stored sessions the curation screens were opened on (the latest last)
-        self.sessions: list[StoredSession] = []
         # sessions that got a template's answers, until their results screen shows them again
         self.extended_sessions: set[str] = set()
 
@@ -168,11 +165,8 @@ class KontestApp(WorkerFailures, App[None]):
         self.push_screen(ResultsScreen(session_id))
 
     def on_session_extended(self, message: SessionExtended) -> None:
-        """A template was asked in a session: later views of it show the new answers."""
-        session = message.session
-        self.sessions = [known for known in self.sessions if known.id != session.id]
-        self.sessions.append(session)
-        self.extended_sessions.add(session.id)
+        """A template was asked in a session: its results screen shows it again."""
+        self.extended_sessions.add(message.session_id)
 
     def switch_screen_to_results(self, session_id: str, compare_with: str | None = None) -> None:
         """Replace the live run with its stored session's results (`compare_with`: open
@@ -181,38 +175,29 @@ class KontestApp(WorkerFailures, App[None]):
 
         self.switch_screen(ResultsScreen(session_id, compare_with=compare_with))
 
-    def edit_templates_of(self, session: StoredSession, text: str | None = None) -> None:
-        """The template editor on a stored session's records (from its results, or on a new
-        template `text` from its probe panel)."""
-        from kontest_tui.tui.screens.curation import TemplateEditorScreen
-
-        self.sessions = [known for known in self.sessions if known.id != session.id]
-        self.sessions.append(session)
-        self.push_screen(TemplateEditorScreen(session, text=text))
-
     def action_edit_synonyms(self) -> None:
+        """The synonym editor on what the screen shows: the wizard's question, a stored
+        session (results, probe, template editor, live run), else a domain to choose."""
         from kontest_tui.tui.screens.curation import SynonymEditorScreen, VariantSource
         from kontest_tui.tui.screens.wizard import WizardScreen
 
         screen = self.screen
-        if isinstance(screen, WizardScreen) and screen.variant_source() is not None:
-            # From the wizard: the preview is the question its Variants step shows.
-            kg, relation, template, strength = screen.variant_source()  # type: ignore[misc]
-            self.push_screen(
-                SynonymEditorScreen(
-                    domain=kg.domain, preview=VariantSource(kg, relation, template, strength)
-                )
-            )
+        if isinstance(screen, WizardScreen):
+            source = screen.variant_source()
+            if source is not None:
+                # From the wizard: the preview is the question its Variants step shows.
+                kg, relation, template, strength = source
+                preview = VariantSource(kg, relation, template, strength)
+                self.push_screen(SynonymEditorScreen(domain=kg.domain, preview=preview))
+                return
+        session_id = getattr(screen, "session_id", None)
+        if isinstance(session_id, str):
+            self.push_screen(SynonymEditorScreen(session_id=session_id, db=self.db_path))
             return
-        session = self.sessions[-1] if self.sessions else None
-        self.push_screen(SynonymEditorScreen(session=session))
-
-    def action_edit_templates(self, text: str | None = None) -> None:
-        """The template editor (on a new template with `text`, e.g. a probe's rephrasing)."""
-        from kontest_tui.tui.screens.curation import TemplateEditorScreen
-
-        session = self.sessions[-1] if self.sessions else None
-        self.push_screen(TemplateEditorScreen(session, text=text))
+        domain = getattr(screen, "domain", None)
+        self.push_screen(
+            SynonymEditorScreen(domain=domain if isinstance(domain, str) else "places")
+        )
 
     async def action_quit(self) -> None:
         """Quit, after asking when a session is running (its answers so far stay stored)."""

@@ -17,13 +17,12 @@ from kontest_tui.run.api import (
     Executor,
     LiveTally,
     SessionSpec,
-    StoredSession,
     extend_session,
     kontest_per_relation,
     resume_session,
     start_session,
 )
-from kontest_tui.tui.sessions import open_store, read_session
+from kontest_tui.tui.sessions import open_store
 
 
 class RunControl:
@@ -151,13 +150,13 @@ async def run_live(
 
 
 async def ask_extra_template(
-    session: StoredSession, template: Template, db: str | Path | None
-) -> StoredSession:
+    session_id: str, template: Template, db: str | Path | None
+) -> dict[str, object]:
     """Ask `template`'s atomic questions in the stored session (run.api.extend_session: the
-    answers are stored, its report, gap and ensemble include them) and read it again."""
+    answers are stored, its report, gap and ensemble include them); its new report."""
     store = open_store(db)
     try:
-        await extend_session(store, session.id, template)
+        outcome = await extend_session(store, session_id, template)
     finally:
         store.close()
-    return await asyncio.to_thread(read_session, db, session.id)
+    return dict(outcome.evaluation.to_json())

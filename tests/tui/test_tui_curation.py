@@ -27,7 +27,8 @@ async def test_synonym_editor_opens_from_the_template_editor(tmp_path: Path, db_
         await wait_for_screen(pilot, TemplateEditorScreen)
         await pilot.press("ctrl+y")  # crashed: the screen was built with its arguments swapped
         editor = await wait_for_screen(pilot, SynonymEditorScreen)
-        assert editor.session is not None and editor.session.id == results.session_id
+        assert editor.session_id == results.session_id
+        await wait_until(pilot, lambda: editor.ready, what="the session read")
         assert editor.domain == "places"
         status = editor.query_one("#synonym-status")
         await wait_until(pilot, lambda: "array size" in widget_text(status), what="array size")

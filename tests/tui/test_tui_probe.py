@@ -82,7 +82,7 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
         screen.query_one("#probe-q-3", Input).focus()
         await pilot.press("ctrl+t")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
-        assert editor.session is not None and editor.session.id == session_id
+        assert editor.session_id == session_id
         text = editor.query_one("#template-text", Input)
         await wait_until(
             pilot,

@@ -55,7 +55,7 @@ def test_template_editor_editing_t1_at_80x24(snap_compare, db_path: str) -> None
     async def run_before(pilot: Pilot) -> None:
         await run_places(pilot)
         await pilot.press("e")
-        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)  # its set read
         editor.query_one("#template-choice", Select).value = "t1"
         await wait_until(pilot, lambda: editor.words_shown == ["Does", "have", "a"], what="t1")
         await pilot.pause(0.2)
@@ -71,8 +71,9 @@ def test_synonym_editor_at_80x24(snap_compare, db_path: str) -> None:
         await pilot.press("e")
         await wait_for_screen(pilot, TemplateEditorScreen)
         await pilot.press("ctrl+y")
-        editor = await wait_for_screen(pilot, SynonymEditorScreen)
+        editor = await wait_for_screen(pilot, SynonymEditorScreen)  # its session read
         await wait_until(pilot, lambda: editor.array_size is not None, what="the array size")
+        await wait_for_workers(pilot)
         await pilot.pause(0.2)
 
     assert snap_compare(

@@ -1,6 +1,8 @@
 """Curation: a template editor with live validation and preview, and a synonym editor.
 
-A new template can be run on its own against the same model (its atomic conversations only);
+Both work on one stored session (its domain, templates and first relations, read through
+run.api.read_session_templates: no answer or evaluation) or on a domain alone. A new
+template can be run on its own against the session's model (its atomic conversations only);
 its gap then appears next to the other templates' in the session's evaluation.
 """
 
@@ -14,7 +16,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import (
@@ -46,18 +48,21 @@ from kontest_tui.generate.templates import (
     Template,
     TemplateSet,
     fill_template,
-    load_template_set,
+    list_template_sets,
     restore_builtin_templates,
     save_template_set,
+    template_set_for_domain,
     template_words,
     user_template_path,
     validate_text,
     with_template,
 )
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.run.api import StoredSession, preview_variants
+from kontest_tui.kg.names import NodeNames
+from kontest_tui.run.api import SessionTemplates, preview_variants, read_session_templates
 from kontest_tui.tui.run_control import ask_extra_template
 from kontest_tui.tui.screens.confirm import ConfirmScreen
+from kontest_tui.tui.sessions import open_store
 from kontest_tui.tui.widgets.gap_bars import render_gap
 from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
@@ -69,8 +74,13 @@ NEW_TEMPLATE = "__new__"
 
 
 class TemplateEditorScreen(WorkerFailures, Screen[None]):
-    """Write a new template or edit an existing one (saved as the user's copy of the set),
-    mark which words may vary, see it filled, and ask it in the session."""
+    """Write a new template or edit an existing one (saved as the user's copy of its
+    domain's set), mark which words may vary, see it filled, and ask it in the session.
+
+    Opened on a stored session (`session_id`: its domain's set, previewed on its relations,
+    Run template asks in it) or on a domain alone (the palette, no session). A template has
+    one text per relation type of the set: *Type* chooses which one the text field edits.
+    """
 
     BINDINGS = [
         Binding(
@@ -97,18 +107,37 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         Binding("escape", "app.pop_screen", "Back", id="template_back", tooltip="Back"),
     ]
 
-    def __init__(self, session: StoredSession | None, text: str | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str | None = None,
+        *,
+        db: str | None = None,
+        text: str | None = None,
+        relation_type: str | None = None,
+        domain: str = "places",
+    ) -> None:
         super().__init__()
-        self.session = session
+        self.session_id = session_id
+        self.db = db
+        self.session: SessionTemplates | None = None  # what the editor reads of the session
+        self.domain = domain  # the set's domain (the session's, once read)
         self.start_text = text  # a new template's text to start from (a probe's rephrasing)
-        self.template_set: TemplateSet | None = session.template_set if session else None
+        self.start_type = relation_type  # the relation type that text is for
+        self.template_set: TemplateSet | None = None
         self.relation_types: list[str] = []
+        self.relation_type = ""  # the type whose text the field shows
+        self.texts: dict[str, str] = {}  # the template's texts being edited, per type
         self.editing: Template | None = None  # the existing template being edited
         self.words_shown: list[str] = []  # the words listed in #template-words, in order
+        self.fixed: set[str] = set()  # words kept as typed in every variant
+        self.ready = False  # the set (and the session) are read and shown
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("", id="template-existing", classes="hint", markup=False)
+        with VerticalScroll(id="template-existing-box"):
+            yield Static(
+                "Reading the templates…", id="template-existing", classes="hint", markup=False
+            )
         with Horizontal(classes="row"):
             yield Label("Edit")
             yield Select[str](
@@ -116,6 +145,10 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             )
             yield Label("Id")
             yield Input(placeholder="t4", id="template-id")
+            yield Label("Type", id="template-type-label")
+            yield Select[str]([], id="template-type", allow_blank=True, prompt="type")
+            yield Label("Domain", id="template-domain-label")
+            yield Select[str]([], id="template-domain", allow_blank=True, prompt="domain")
         yield Input(placeholder="e.g. Is {child} part of {parent}?", id="template-text")
         yield Static("", id="template-status", markup=False)
         with Horizontal(id="template-body"):
@@ -131,33 +164,73 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#template-preview", DataTable).add_columns("Question", "Relation")
+        self.query_one("#template-preview", DataTable).add_column("Question · relation asked")
         self.query_one("#template-choice", Select).focus()
-        if self.template_set is None:
-            self.load_templates_worker()
-        else:
-            self.show_template_set()
+        for widget in ("#template-type", "#template-type-label"):
+            self.query_one(widget).display = False
+        for widget in ("#template-domain", "#template-domain-label"):
+            self.query_one(widget).display = self.session_id is None
+        self.load_templates_worker(self.session_id, self.domain)
 
     class TemplateSetLoaded(Message):
-        """The template set to edit was read."""
+        """The template set to edit was read (and the session, when the editor has one)."""
 
-        def __init__(self, template_set: TemplateSet) -> None:
+        def __init__(
+            self,
+            template_set: TemplateSet,
+            session: SessionTemplates | None,
+            domains: list[str],
+        ) -> None:
             super().__init__()
             self.template_set = template_set
+            self.session = session
+            self.domains = domains
 
     @work(thread=True, exclusive=True, group="curation-load", exit_on_error=False)
-    def load_templates_worker(self) -> None:
-        """Read the places templates (a failure is shown by `worker_failed`)."""
-        self.post_message(self.TemplateSetLoaded(load_template_set("places")))
+    def load_templates_worker(self, session_id: str | None, domain: str) -> None:
+        """The session's templates and first relations (run.api.read_session_templates: no
+        answer or evaluation is read) and its domain's set (your copy or the built-in one);
+        without a session, the domain's set. A failure is shown by `worker_failed`."""
+        session = None
+        if session_id is not None:
+            with open_store(self.db) as store:
+                session = read_session_templates(store, session_id)
+            domain = session.domain
+        try:
+            template_set = template_set_for_domain(domain)
+        except KontestError:
+            if session is None or session.template_set is None:
+                raise
+            template_set = session.template_set  # a domain with no set of its own
+        domains = sorted(list_template_sets()) if session is None else [domain]
+        self.post_message(self.TemplateSetLoaded(template_set, session, domains))
 
     @on(TemplateSetLoaded)
     def template_set_loaded(self, event: TemplateSetLoaded) -> None:
+        self.session = event.session
         self.template_set = event.template_set
+        self.domain = event.template_set.domain
+        domains = self.query_one("#template-domain", Select)
+        with self.prevent(Select.Changed):
+            domains.set_options([(domain, domain) for domain in event.domains])
+            if self.domain in event.domains:
+                domains.value = self.domain
+        if self.session is not None:
+            self.sub_title = f"session {self.session.id} · model {self.session.model}"
+        else:
+            self.sub_title = f"domain {self.domain} (no session)"
         self.show_template_set()
+        self.ready = True
+
+    @on(Select.Changed, "#template-domain")
+    def domain_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value != self.domain and self.session is None:
+            self.domain = event.value
+            self.load_templates_worker(None, event.value)
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "curation-load":
-            self.query_one("#template-status", Static).update(f"✗ {error}")
+            self.query_one("#template-existing", Static).update(f"✗ {error}")
         elif group == "curation-run":
             self.query_one("#template-gap", Static).update(f"✗ asking the template failed: {error}")
 
@@ -170,13 +243,23 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         template_set = self.template_set
         assert template_set is not None
         self.relation_types = list(template_set.relation_types)
+        several = len(self.relation_types) > 1
         lines = [
             f"Domain {template_set.domain}; relation type(s): {', '.join(self.relation_types)}"
         ]
+        if self.session is not None:
+            lines[0] = f"Session {self.session.id} ({self.session.model}) · " + lines[0]
         for template in template_set.templates:
-            lines.append(f"  {template.id}: " + " | ".join(template.texts.values()))
+            if several:
+                lines.append(f"  {template.id}:")
+                lines += [f"    {kind}: {text}" for kind, text in template.texts.items()]
+            else:
+                lines.append(f"  {template.id}: " + " | ".join(template.texts.values()))
         if self.session is None:
-            lines.append("Run a session first to preview on its relations and ask a template.")
+            lines.append(
+                "No session: Save writes your copy of the set; open the editor from a "
+                "session's results (e) to preview on its relations and ask a template."
+            )
         self.query_one("#template-existing", Static).update("\n".join(lines))
         choice = self.query_one("#template-choice", Select)
         with self.prevent(Select.Changed):
@@ -184,17 +267,55 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
                 [("new template", NEW_TEMPLATE)] + [(t.id, t.id) for t in template_set.templates]
             )
             choice.value = choose
+        types = self.query_one("#template-type", Select)
+        with self.prevent(Select.Changed):
+            types.set_options([(kind, kind) for kind in self.relation_types])
+        for widget in ("#template-type", "#template-type-label"):
+            self.query_one(widget).display = several
 
     def start_new(self) -> None:
         assert self.template_set is not None
-        ids = set(self.template_set.ids)
+        taken = set(self.template_set.ids) | set(self.session_ids())
         self.editing = None
+        self.fixed = set()
         self.query_one("#template-id", Input).value = next(
-            f"t{index}" for index in range(1, 100) if f"t{index}" not in ids
+            f"t{index}" for index in range(1, 100) if f"t{index}" not in taken
         )
+        kind = self.start_type if self.start_type in self.relation_types else None
+        self.texts = {}
         if self.start_text is not None:
-            self.query_one("#template-text", Input).value = self.start_text
+            self.texts[kind or self.template_set.default_type] = self.start_text
             self.start_text = None
+        self.show_type(kind or self.template_set.default_type)
+
+    def session_ids(self) -> tuple[str, ...]:
+        """The template ids the session asked (and those of its stored set)."""
+        session = self.session
+        if session is None:
+            return ()
+        stored = session.template_set.ids if session.template_set is not None else ()
+        return (*session.template_ids, *stored)
+
+    def show_type(self, kind: str) -> None:
+        """Show the text of relation type `kind` in the field (its words and preview)."""
+        self.relation_type = kind
+        types = self.query_one("#template-type", Select)
+        if types.value != kind:
+            with self.prevent(Select.Changed):
+                types.value = kind
+        field = self.query_one("#template-text", Input)
+        text = self.texts.get(kind, "")
+        self.show_words(text, fixed=self.fixed)
+        if field.value != text:
+            field.value = text  # Input.Changed shows the preview
+        else:
+            self.show_preview(text)
+
+    @on(Select.Changed, "#template-type")
+    def type_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value != self.relation_type:
+            self.fixed = set(self.fixed_words())
+            self.show_type(event.value)
 
     @on(Select.Changed, "#template-choice")
     def choice_changed(self, event: Select.Changed) -> None:
@@ -205,14 +326,19 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             return
         template = self.template_set.get(event.value)
         self.editing = template
+        self.fixed = set(template.fixed)
+        self.texts = dict(template.texts)
         self.query_one("#template-id", Input).value = template.id
-        default = self.template_set.default_type
-        text = template.texts.get(default) or next(iter(template.texts.values()))
-        self.show_words(text, fixed=set(template.fixed))
-        self.query_one("#template-text", Input).value = text
+        kind = self.relation_type if self.relation_type in template.texts else None
+        self.show_type(kind or self.template_set.default_type)
 
     @on(Input.Changed, "#template-text")
     def text_changed(self, event: Input.Changed) -> None:
+        if self.relation_type:
+            if event.value:
+                self.texts[self.relation_type] = event.value
+            else:
+                self.texts.pop(self.relation_type, None)
         self.show_words(event.value)
         self.show_preview(event.value)
 
@@ -227,33 +353,61 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
                 return
             chosen = set(words.selected)
             fixed = {word for word in shown if word not in chosen}
+            fixed |= {word for word in self.fixed if word not in shown}
         words.clear_options()
         words.add_options([(word, word, word not in fixed) for word in new_words])
         self.words_shown = new_words
 
     def fixed_words(self) -> tuple[str, ...]:
-        """The words the user left unticked: they keep one value in every variant."""
+        """The words kept as typed in every variant: those unticked in the text shown, and
+        those of the other texts kept before."""
         words = self.query_one("#template-words", SelectionList)
         chosen = set(words.selected)
-        return tuple(word for word in self.words_shown if word not in chosen)
+        shown = set(self.words_shown)
+        other = {
+            word
+            for kind, text in self.texts.items()
+            if kind != self.relation_type
+            for word in template_words(text)
+        }
+        kept = {word for word in self.fixed if word not in shown and word in other}
+        return tuple(
+            dict.fromkeys(
+                [*(word for word in self.words_shown if word not in chosen), *sorted(kept)]
+            )
+        )
 
-    def typed_template(self) -> Template:
-        """The template as typed (same text for each relation type), or KontestError."""
+    def typed_template(self, complete: bool = True) -> Template:
+        """The template as typed (one text per relation type), or KontestError; `complete`:
+        every relation type of the set needs its text."""
         assert self.template_set is not None
-        text = self.query_one("#template-text", Input).value
         template_id = self.query_one("#template-id", Input).value.strip()
-        validate_text(text)
+        for kind, text in self.texts.items():
+            try:
+                validate_text(text)
+            except KontestError as error:
+                where = f" ({kind})" if len(self.relation_types) > 1 else ""
+                raise KontestError(f"{error}{where}", title="Templates") from None
+        if not self.texts:
+            raise KontestError("type the template's text", title="Templates")
+        missing = [kind for kind in self.relation_types if kind not in self.texts]
+        if complete and missing:
+            raise KontestError(
+                f"a template has one text per relation type: write its text for "
+                f"{', '.join(missing)} too (choose it under Type)",
+                title="Templates",
+            )
         if not template_id:
             raise KontestError("give the template an id", title="Templates")
         editing = self.editing
         if template_id in self.template_set.ids and (editing is None or editing.id != template_id):
             raise KontestError(f"template id {template_id} already exists", title="Templates")
-        words = set(template_words(text))
+        words = {word for text in self.texts.values() for word in template_words(text)}
         old_tags = dict(editing.pos) if editing is not None else {}
         return Template(
             id=template_id,
-            texts=dict.fromkeys(self.relation_types, text),
-            # The tags of the words still in the text; new words are tagged on Save / Run
+            texts={kind: self.texts[kind] for kind in self.relation_types if kind in self.texts},
+            # The tags of the words still in the texts; new words are tagged on Save / Run
             # (tag_template: WordNet's guess, in a worker), so an edited word varies too.
             pos={word: tag for word, tag in old_tags.items() if word in words},
             fixed=self.fixed_words(),
@@ -264,21 +418,30 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         table = self.query_one("#template-preview", DataTable)
         table.clear()
         try:
-            self.typed_template()
+            self.typed_template(complete=False)
         except KontestError as error:
             status.update(Text(f"✗ {error}", style="red"))
             return
-        status.update(Text("✓ placeholders OK", style="green"))
-        if self.session is None:
+        missing = [kind for kind in self.relation_types if kind not in self.texts]
+        line = Text("✓ placeholders OK", style="green")
+        if missing:
+            line.append(f" · still to write: the text for {', '.join(missing)}", style="yellow")
+        status.update(line)
+        if self.session is None or not text:
             return
-        kg = self.session.kg
-        pairs = dict.fromkeys((r.parent, r.child) for r in self.session.relations)
-        for parent, child in list(pairs)[:PREVIEW_ROWS]:  # a pair on several paths once
+        names = NodeNames(self.session.kg)
+        for relation in self.session.relations_of(self.relation_type)[:PREVIEW_ROWS]:
             try:
-                question = fill_template(text, kg.label(parent), kg.label(child))
+                question = fill_template(
+                    text, names.label(relation.parent), names.label(relation.child)
+                )
             except KontestError as error:
                 question = str(error)
-            table.add_row(Text(question), Text(f"{kg.label(parent)} ⊃ {kg.label(child)}"))
+            # The relation under its question: two relations asked with the same words (two
+            # places called Garnich) are told apart by their names.
+            cell = Text(question)
+            cell.append(f"\n  {names.relation(relation)}", style="dim")
+            table.add_row(cell, height=2)
 
     @on(Button.Pressed, "#save-template")
     def action_save_template(self) -> None:
@@ -350,7 +513,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
     def restore_confirmed(self, domain: str) -> None:
         try:
             removed = restore_builtin_templates(domain)
-            self.template_set = load_template_set(domain)
+            self.template_set = template_set_for_domain(domain)
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
@@ -364,9 +527,11 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
 
     @on(Button.Pressed, "#run-template")
     def action_run_template(self) -> None:
-        if self.session is None:
+        session = self.session
+        if session is None:
             self.notify(
-                "Run a session first: the template is asked against its model.",
+                "No session here: open the editor from a session's results (e) to ask a "
+                "template against its model.",
                 severity="warning",
                 markup=False,
             )
@@ -376,8 +541,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         except KontestError as error:
             self.notify(str(error), title=error.title, severity="error", markup=False)
             return
-        session_set = self.session.template_set
-        asked_ids = set(self.session.template_ids) | set(session_set.ids if session_set else ())
+        asked_ids = set(self.session_ids())
         if template.id in asked_ids:
             # The session has answers under this id: the edited text is asked as a new one.
             new_id = next(
@@ -388,40 +552,43 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             self.notify(f"The session has a {template.id}: asked as {new_id}", markup=False)
             template = replace(template, id=new_id)
         self.query_one("#template-gap", Static).update(f"asking {template.id}…")
-        self.rerun_worker(template)
+        self.rerun_worker(session.id, template)
 
     @work(exclusive=True, group="curation-run", exit_on_error=False)
-    async def rerun_worker(self, template: Template) -> None:
-        session = self.session
-        assert session is not None
+    async def rerun_worker(self, session_id: str, template: Template) -> None:
         old_tags = dict(self.editing.pos) if self.editing is not None else {}
-        domain = self.template_set.domain if self.template_set else session.kg.domain
-        template = await asyncio.to_thread(tag_template, template, old_tags, domain)
+        template = await asyncio.to_thread(tag_template, template, old_tags, self.domain)
         # A failure (KontestError or not) is notified and shown by `worker_failed`.
-        updated = await ask_extra_template(session, template, getattr(self.app, "db_path", None))
-        self.session = updated
-        self.post_message(SessionExtended(updated))
-        report = dict(updated.evaluation.to_json())
+        report = await ask_extra_template(session_id, template, self.db)
+        self.session = await asyncio.to_thread(self.read_session, session_id)
+        self.post_message(SessionExtended(session_id))
         self.query_one("#template-gap", Static).update(render_gap(report))
         stored = " and stored in the session"
         self.notify(f"Template {template.id} asked{stored}; its gap is shown", markup=False)
 
+    def read_session(self, session_id: str) -> SessionTemplates:
+        with open_store(self.db) as store:
+            return read_session_templates(store, session_id)
+
 
 def tag_template(template: Template, old_tags: dict[str, str], domain: str) -> Template:
     """The template with a part of speech for each word that may vary (generate.ipm.tag_words:
-    kept for unchanged words, WordNet's guess for new ones). Reads WordNet: call it in a
-    worker thread."""
-    text = next(iter(template.texts.values()), "")
+    kept for unchanged words, the one a new word's place implies or WordNet's guess), over
+    every relation type's text. Reads WordNet: call it in a worker thread."""
     skip = load_synonym_lists(domain).stopwords | {word.lower() for word in template.fixed}
-    return replace(template, pos=tag_words(text, old_tags, skip))
+    tags: dict[str, str] = {}
+    for text in template.texts.values():
+        for word, tag in tag_words(text, old_tags, skip).items():
+            tags.setdefault(word, tag)
+    return replace(template, pos=tags)
 
 
 class SessionExtended(Message):
     """A session got a template's answers; the screens showing it read it again."""
 
-    def __init__(self, session: StoredSession) -> None:
+    def __init__(self, session_id: str) -> None:
         super().__init__()
-        self.session = session
+        self.session_id = session_id
 
 
 @dataclass(frozen=True)
@@ -430,14 +597,18 @@ class VariantSource:
 
     kg: KnowledgeGraph
     relation: Relation
-    template: Any
+    template: Template
     strength: int = 2
 
 
-class SynonymEditorScreen(Screen[None]):
+class SynonymEditorScreen(WorkerFailures, Screen[None]):
     """Pin or ban synonym values per domain and word; the variant preview and the
     covering-array size update at once. Pins and bans are saved in the user config, which
-    every later session (and the wizard, when you go back) reads."""
+    every later session (and the wizard, when you go back) reads.
+
+    Opened on a stored session (`session_id`: its domain, its first question previewed),
+    on the wizard's question (`preview`, `domain`), or on a domain alone (a choice of the
+    domains with templates)."""
 
     BINDINGS = [
         Binding(
@@ -453,28 +624,30 @@ class SynonymEditorScreen(Screen[None]):
     def __init__(
         self,
         *,
-        session: StoredSession | None = None,
+        session_id: str | None = None,
+        db: str | None = None,
         domain: str = "places",
         preview: VariantSource | None = None,
     ) -> None:
         super().__init__()
-        self.session = session
-        self.domain = session.kg.domain if session else domain
-        self.preview = preview or self.source_of(session)
+        self.session_id = session_id
+        self.db = db
+        self.domain = domain
+        self.preview = preview
         self.array_size: int | None = None
         self.choices: list[SynonymChoice] = []  # the pins and bans listed, in order
-
-    @staticmethod
-    def source_of(session: StoredSession | None) -> VariantSource | None:
-        """The session's first question (first relation, first template), if any."""
-        if session is None or not session.relations or session.template_set is None:
-            return None
-        template = session.template_set.get(session.template_ids[0])
-        return VariantSource(session.kg, session.relations[0], template)
+        self.ready = False  # the domain is known (a session's is read first)
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(f"Synonyms for domain {self.domain}", classes="title", markup=False)
+        with Horizontal(classes="row"):
+            yield Static(
+                f"Synonyms for domain {self.domain}",
+                id="synonym-title",
+                classes="title",
+                markup=False,
+            )
+            yield Select[str]([], id="synonym-domain", allow_blank=True, prompt="domain")
         with Horizontal(classes="row"):
             yield Label("Word")
             yield Input(placeholder="have", id="synonym-word")
@@ -491,8 +664,76 @@ class SynonymEditorScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
+        chooser = self.query_one("#synonym-domain", Select)
+        chooser.display = self.session_id is None and self.preview is None
+        if self.session_id is not None:
+            self.query_one("#synonym-status", Static).update("Reading the session…")
+            self.session_worker(self.session_id)
+            return
+        if chooser.display:
+            self.domains_worker()
+        self.domain_ready()
+
+    class SessionRead(Message):
+        """The session's domain and first question were read."""
+
+        def __init__(self, domain: str, preview: VariantSource | None) -> None:
+            super().__init__()
+            self.domain = domain
+            self.preview = preview
+
+    class DomainsListed(Message):
+        """The domains with a template set (the choice without a session)."""
+
+        def __init__(self, domains: list[str]) -> None:
+            super().__init__()
+            self.domains = domains
+
+    @work(thread=True, exclusive=True, group="synonyms-load", exit_on_error=False)
+    def session_worker(self, session_id: str) -> None:
+        """The session's domain and first question (run.api.read_session_templates)."""
+        with open_store(self.db) as store:
+            session = read_session_templates(store, session_id, preview=1)
+        preview = None
+        template_set = session.template_set
+        if session.relations and template_set is not None and session.template_ids:
+            template = template_set.get(session.template_ids[0])
+            preview = VariantSource(session.kg, session.relations[0], template)
+        self.post_message(self.SessionRead(session.domain, preview))
+
+    @work(thread=True, exclusive=True, group="synonyms-domains", exit_on_error=False)
+    def domains_worker(self) -> None:
+        self.post_message(self.DomainsListed(sorted(list_template_sets())))
+
+    @on(SessionRead)
+    def session_read(self, event: SessionRead) -> None:
+        self.domain = event.domain
+        self.preview = event.preview
+        self.domain_ready()
+
+    @on(DomainsListed)
+    def domains_listed(self, event: DomainsListed) -> None:
+        chooser = self.query_one("#synonym-domain", Select)
+        with self.prevent(Select.Changed):
+            chooser.set_options([(domain, domain) for domain in event.domains])
+            if self.domain in event.domains:
+                chooser.value = self.domain
+
+    @on(Select.Changed, "#synonym-domain")
+    def domain_chosen(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str) and event.value != self.domain:
+            self.domain = event.value
+            self.domain_ready()
+
+    def domain_ready(self) -> None:
+        self.query_one("#synonym-title", Static).update(f"Synonyms for domain {self.domain}")
         self.show_array_size("")
         self.show_choices()
+        self.ready = True
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "synonyms-load":
+            self.query_one("#synonym-status", Static).update(f"✗ {error}")
 
     def show_choices(self) -> None:
         """The user's pins and bans for the domain; the highlighted one is what Undo takes
@@ -562,7 +803,9 @@ class SynonymEditorScreen(Screen[None]):
         source = self.preview
         if source is None:
             status.update(
-                note or "Open this from the wizard or after a run to see the variants change."
+                note
+                or "Open this from a session's results or the wizard's Variants step to see "
+                "how a question's variants change."
             )
             return
         try:

@@ -39,7 +39,6 @@ from kontest_tui.run.probe import (
 )
 from kontest_tui.store.database import Store
 from kontest_tui.store.probes import StoredProbe, mark_promoted
-from kontest_tui.tui.sessions import read_session
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -313,15 +312,13 @@ class ProbeScreen(WorkerFailures, Screen[None]):
             )
             return
         self.promote(question, "template")
-        self.notify("Opening the template editor on this session…", markup=False)
-        self.template_worker(text)
+        from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
-    @work(thread=True, exclusive=True, group="probe-template", exit_on_error=False)
-    def template_worker(self, text: str) -> None:
-        """The template editor works on the session's records (Run template asks the new
-        template in this session)."""
-        session = read_session(self.db, self.session_id)
-        self.app.call_from_thread(self.app.edit_templates_of, session, text)  # type: ignore[attr-defined]
+        self.app.push_screen(
+            TemplateEditorScreen(
+                self.session_id, db=self.db, text=text, relation_type=context.relation.type
+            )
+        )
 
     @on(Button.Pressed, "#probe-synonym")
     def action_pin_word(self) -> None:

@@ -65,7 +65,6 @@ from kontest_tui.tui.sessions import (
     open_results,
     open_store,
     open_views,
-    read_session,
 )
 from kontest_tui.tui.widgets.compare_tables import CompareTables
 from kontest_tui.tui.widgets.counts import ReportCounts
@@ -957,13 +956,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.notify(f"Wrote {names} to {folder}", title="Export", markup=False, timeout=10)
 
     def action_edit_templates(self) -> None:
-        self.templates_worker()
+        """The template editor on this session (it reads the session's templates and first
+        relations itself, and asks a new template in it)."""
+        from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
-    @work(thread=True, exclusive=True, group="results-templates", exit_on_error=False)
-    def templates_worker(self) -> None:
-        """The template editor works on the session's records (it asks a new template)."""
-        session = read_session(self.db, self.session_id)
-        self.app.call_from_thread(self.app.edit_templates_of, session)  # type: ignore[attr-defined]
+        self.app.push_screen(TemplateEditorScreen(self.session_id, db=self.db))
 
     def on_screen_resume(self) -> None:
         """Back from the template editor: a session that got a template's answers meanwhile

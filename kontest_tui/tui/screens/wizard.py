@@ -50,6 +50,7 @@ from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from kontest_tui.domain.records import Relation
+    from kontest_tui.generate.templates import Template
     from kontest_tui.kg.graph import KnowledgeGraph
     from kontest_tui.kg.search import EntityMatch
     from kontest_tui.tui.app import KontestApp
@@ -778,7 +779,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.notify(f"Run is off: {why}", severity="warning", markup=False)
         self.render_state()
 
-    def variant_source(self) -> tuple[KnowledgeGraph, Relation, object, int] | None:
+    def variant_source(self) -> tuple[KnowledgeGraph, Relation, Template, int] | None:
         """(KG, relation, template, strength) of the first question the Variants step shows
         (the synonym editor previews it)."""
         preparation = self.state.preparation
