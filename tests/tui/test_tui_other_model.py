@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import Input, Select
+from textual.widgets import Input, Select, TabbedContent
 
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.model_choice import ModelChoiceScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from tests.support.sessions import store_sessions
-from tests.support.tui import wait_for_screen, wait_until
+from tests.support.tui import settle, wait_for_screen, wait_until
 
 
 async def test_the_same_session_with_another_model_then_compare(db_path: str) -> None:
@@ -52,8 +52,31 @@ async def test_the_same_session_with_another_model_then_compare(db_path: str) ->
         await wait_until(pilot, lambda: bool(second.query("#compare-select")), what="Compare")
         select = second.query_one("#compare-select", Select)
         await wait_until(pilot, lambda: select.value == first, what="the pair compared")
+        await settle(pilot)
+        assert second.query_one("#result-tabs", TabbedContent).active == "tab-compare"
     with Store(db_path) as store:
         old, new = store.get_session(first), store.get_session(second.session_id)
         assert new["model"] == "sim:careful" and old["model"] == "sim"
         assert store.load_relations(first) == store.load_relations(second.session_id)
         assert new["template_ids"] == old["template_ids"]
+
+
+async def test_results_opened_for_a_comparison_stay_on_compare(db_path: str) -> None:
+    """QA finding 2: the new session's results opened on Graph. Their tree took the focus
+    when the results were read, and TabbedContent follows the focus to its pane; a terminal
+    that has not reported focus yet (tmux) leaves nothing focused before that, so it
+    happened every time there. The app without focus stands for that terminal here."""
+    first, second = await asyncio.to_thread(
+        store_sessions, db_path, [("sim", 12), ("sim:careful", 12)]
+    )
+    app = make_app(db=db_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        app.app_focus = False  # no AUTO_FOCUS on the new screen: nothing focused at first
+        app.push_screen(ResultsScreen(second, compare_with=first))
+        results = await wait_for_screen(pilot, ResultsScreen)
+        await wait_until(pilot, lambda: bool(results.query("#compare-select")), what="Compare")
+        select = results.query_one("#compare-select", Select)
+        await wait_until(pilot, lambda: select.value == first, what="the pair compared")
+        await settle(pilot)
+        assert results.query_one("#result-tabs", TabbedContent).active == "tab-compare"

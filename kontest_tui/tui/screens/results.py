@@ -463,12 +463,15 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
         tree = self.query_one("#relation-tree", RelationTree)
         tree.show_roots(opened.roots, self.template_ids, children=opened.children)
-        tree.focus()
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
         self.ready = True
         if self.compare_with is not None:
+            # Not the tree's focus first: TabbedContent follows the focus to its pane, and
+            # the focus comes after the tab was switched (QA finding 2).
             self.action_show_tab("tab-compare")
+        else:
+            tree.focus()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "results-open":
