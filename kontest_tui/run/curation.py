@@ -33,6 +33,11 @@ class SessionTemplates:
     relations: tuple[Relation, ...]  # its first relations (distinct pairs), in order
 
     @property
+    def kg_title(self) -> str:
+        """The KG's name as the explorer shows it."""
+        return self.kg.name or "its KG"
+
+    @property
     def domain(self) -> str:
         """The domain whose template set and synonyms the editors change."""
         if self.template_set is not None:

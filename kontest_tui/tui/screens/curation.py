@@ -216,7 +216,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             if self.domain in event.domains:
                 domains.value = self.domain
         if self.session is not None:
-            self.sub_title = f"session {self.session.id} · model {self.session.model}"
+            self.sub_title = f"{self.session.model} on {self.session.kg_title}"
         else:
             self.sub_title = f"domain {self.domain} (no session)"
         self.show_template_set()
@@ -248,7 +248,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             f"Domain {template_set.domain}; relation type(s): {', '.join(self.relation_types)}"
         ]
         if self.session is not None:
-            lines[0] = f"Session {self.session.id} ({self.session.model}) · " + lines[0]
+            lines[0] = f"Session: {self.session.model} on {self.session.kg_title} · " + lines[0]
         for template in template_set.templates:
             if several:
                 lines.append(f"  {template.id}:")

@@ -255,8 +255,8 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         self.redraws += 1
         if counts.answered == self.panes_answered:
             return
-        if self.redraws % PANES_EVERY and not self.finished:
-            return
+        if self.redraws % PANES_EVERY and not self.finished and self.panes_answered >= 0:
+            return  # (the first redraw draws them: "(none so far)" from the start)
         self.panes_answered = counts.answered
         self.query_one("#finished-log", Static).update(render_answers(counts), layout=False)
         self.query_one("#detected", Static).update(render_errors(counts), layout=False)
