@@ -58,7 +58,17 @@ async def settle(pilot: Pilot) -> None:
     snapshot or an assertion on layout)."""
     await wait_for_workers(pilot)
     await pilot.wait_for_scheduled_animations()
+    steady_cursors(pilot)
     await pilot.pause()
+
+
+def steady_cursors(pilot: Pilot) -> None:
+    """Stop every text field's cursor blinking (hidden from now on): a snapshot taken half a
+    second later must not depend on where the blink was."""
+    from textual.widgets import Input
+
+    for field in pilot.app.screen.query(Input):
+        field.cursor_blink = False
 
 
 def widget_text(widget) -> str:

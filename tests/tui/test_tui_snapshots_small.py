@@ -11,7 +11,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_for_workers, wait_until
+from tests.support.tui import settle, wait_for_screen, wait_for_workers, wait_until
 
 SMALL = (80, 24)
 
@@ -73,8 +73,7 @@ def test_synonym_editor_at_80x24(snap_compare, db_path: str) -> None:
         await pilot.press("ctrl+y")
         editor = await wait_for_screen(pilot, SynonymEditorScreen)  # its session read
         await wait_until(pilot, lambda: editor.array_size is not None, what="the array size")
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
