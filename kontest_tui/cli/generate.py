@@ -78,8 +78,8 @@ def conversation_to_dict(conversation: Conversation) -> dict[str, object]:
     }
     if conversation.expected:
         data["expected"] = [str(answer) if answer else None for answer in conversation.expected]
-    if conversation.meta:
-        data["meta"] = conversation.meta
+    if conversation.extras:
+        data["meta"] = conversation.extras.to_json()
     return data
 
 

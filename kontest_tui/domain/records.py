@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from kontest_tui.domain.extras import ConversationExtras
+
 
 class TestKind(StrEnum):
     """The registry of test kinds: every conversation belongs to exactly one."""
@@ -68,7 +70,8 @@ class Conversation:
     KONTEST ids: atomic "REL/t1", sequential "REL/t1+t2" (t1 asked first).
     `label` is what a view shows (Q1, Q2, A, B for the paper's pair of templates).
     `expected` holds the known right answer per turn where the test kind has one.
-    `meta` carries what a test kind needs beyond that (e.g. multiple-choice options).
+    `extras` carry what a test kind records beyond that (domain.extras: a variant's row,
+    a multiple-choice question's options, a logic rule's premises); None for KONTEST.
     """
 
     id: str
@@ -79,8 +82,7 @@ class Conversation:
     test_kind: TestKind = TestKind.KONTEST
     expected: tuple[Answer | None, ...] = ()
     system_prompt: str | None = None
-    # JSON-serialisable extras of a test kind (question type, options, accepted answers, rule).
-    meta: dict[str, object] | None = field(default=None, compare=False, hash=False)
+    extras: ConversationExtras | None = field(default=None, compare=False, hash=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,10 @@ template id "q", expected answer from the annotation); oracles.annotation judges
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kontest_tui.domain.extras import AnnotationExtras, VariantExtras
 from kontest_tui.domain.records import Answer, Conversation, TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.covering import DEFAULT_EFFORT
@@ -118,23 +119,14 @@ def build_annotation_conversations(
             expected=expected,
             effort=effort,
         ):
-            meta = dict(conversation.meta or {})
-            meta.update(
-                question=item.question, annotation=item.answer, passage=item.passage, line=item.line
+            variant = conversation.extras
+            assert isinstance(variant, VariantExtras)
+            extras = AnnotationExtras(
+                **variant.variant_fields(),
+                question=item.question,
+                annotation=item.answer,
+                passage=item.passage,
+                line=item.line,
             )
-            conversations.append(_with_meta(conversation, meta))
+            conversations.append(replace(conversation, extras=extras))
     return conversations, problems
-
-
-def _with_meta(conversation: Conversation, meta: dict[str, object]) -> Conversation:
-    return Conversation(
-        conversation.id,
-        conversation.relation_id,
-        conversation.kind,
-        conversation.label,
-        conversation.turns,
-        conversation.test_kind,
-        conversation.expected,
-        conversation.system_prompt,
-        meta,
-    )

@@ -3,7 +3,7 @@ JSON-Boolean postfix mode of the KomMKonLLM thesis.
 
 Each query's IPM (generate.ipm) gets a t-way covering array (generate.covering); every row
 becomes one single-turn conversation "REL/t1~vN" (label "t1 vN"), row 0 being the original
-question. `meta` records the row so the variant oracle can say which word flipped an answer.
+question. Its `extras` (domain.extras.VariantExtras) record the row so the variant oracle can say which word flipped an answer.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.covering import DEFAULT_EFFORT, build_covering_array
 from kontest_tui.generate.ipm import (
@@ -73,7 +74,7 @@ def variants_for_ipm(
     """
     array = build_covering_array(ipm.levels, strength, seed, effort=effort)
     rows = array.rows if limit is None else array.rows[: max(1, limit)]
-    names = [p.name for p in ipm.parameters]
+    names = tuple(p.name for p in ipm.parameters)
     conversations = []
     for n, row in enumerate(rows):
         values = [p.values[i] for p, i in zip(ipm.parameters, row, strict=True)]
@@ -91,16 +92,16 @@ def variants_for_ipm(
                 test_kind=test_kind,
                 expected=(expected,) if expected is not None else (),
                 system_prompt=system_prompt,
-                meta={
-                    "variant": n,
-                    "parameters": names,
-                    "row": list(row),
-                    "changed": changed,
-                    "original": ipm.text,
-                    "strength": strength,
-                    "postfix": postfix,
-                    "answer_format": "json_boolean" if postfix else "yes_no",
-                },
+                extras=VariantExtras(
+                    variant=n,
+                    parameters=names,
+                    row=tuple(row),
+                    changed=changed,
+                    original=ipm.text,
+                    strength=strength,
+                    postfix=postfix,
+                    answer_format="json_boolean" if postfix else "yes_no",
+                ),
             )
         )
     return conversations
@@ -154,7 +155,8 @@ def build_variant_conversations(
 
 def parse_variant_answer(conversation: Conversation, text: str) -> Answer | None:
     """The answer of a JSON-Boolean variant, or None when the normal yes/no parser applies."""
-    if conversation.meta and conversation.meta.get("answer_format") == "json_boolean":
+    extras = conversation.extras
+    if isinstance(extras, VariantExtras) and extras.answer_format == "json_boolean":
         return parse_json_boolean(text)
     return None
 

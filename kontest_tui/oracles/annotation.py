@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.oracles.conversation_index import get_answer
-from kontest_tui.oracles.variant import describe_changes, find_variant_verdicts
+from kontest_tui.oracles.variant import changed_words, describe_changes, find_variant_verdicts
 
 
 def find_annotation_verdicts(
@@ -32,7 +32,6 @@ def find_annotation_verdicts(
         answer = get_answer(answers, (conversation.id, 0))
         if expected is None or answer is None:
             continue
-        changed = (conversation.meta or {}).get("changed") or {}
         verdicts.append(
             Verdict(
                 oracle="annotation",
@@ -41,7 +40,10 @@ def find_annotation_verdicts(
                 error=answer is not expected,
                 refs=((conversation.id, 0),),
                 answers=(answer,),
-                detail=f"{describe_changes(changed)}: expected {expected.value}, got {answer.value}",  # type: ignore[arg-type]
+                detail=(
+                    f"{describe_changes(changed_words(conversation))}: "
+                    f"expected {expected.value}, got {answer.value}"
+                ),
             )
         )
     return verdicts

@@ -1,7 +1,7 @@
 """Variant oracle: all valid answers to the covering-array variants of one query should agree.
 
 Variants of a query are the VARIANT (or ANNOTATION) conversations sharing a relation id and
-template id; row 0 (meta "variant" == 0) is the original question. Each other variant with a
+template id; row 0 (`VariantExtras.variant` 0) is the original question. Each other variant with a
 valid answer is one test against the reference answer (the original's when valid, else the
 most common valid answer). Each error says which words were changed, and `find_flip_causes`
 ranks the (word, value) choices by how often they come with a flipped answer.
@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.oracles.conversation_index import get_valid_answer
 
@@ -57,10 +58,10 @@ def group_variants(
         groups.setdefault(key, []).append(conversation)
     out = []
     for (relation_id, template_id), members in groups.items():
-        members.sort(key=lambda c: int((c.meta or {}).get("variant", 1 << 30)))  # type: ignore[call-overload]
+        members.sort(key=variant_row)
         valid = tuple(get_valid_answer(answers, (c.id, 0)) for c in members)
         reference, reference_id = None, None
-        if members and (members[0].meta or {}).get("variant") == 0 and valid[0] is not None:
+        if members and variant_row(members[0]) == 0 and valid[0] is not None:
             reference, reference_id = valid[0], members[0].id
         else:
             counts = Counter(a for a in valid if a is not None)
@@ -77,9 +78,17 @@ def group_variants(
     return out
 
 
-def _changes(conversation: Conversation) -> dict[str, str]:
-    changed = (conversation.meta or {}).get("changed") or {}
-    return {str(k): str(v) for k, v in dict(changed).items()}  # type: ignore[call-overload]
+def variant_row(conversation: Conversation) -> int:
+    """A variant's row of its covering array (0: the original question; a conversation
+    without a row sorts last)."""
+    extras = conversation.extras
+    return extras.variant if isinstance(extras, VariantExtras) else 1 << 30
+
+
+def changed_words(conversation: Conversation) -> Mapping[str, str]:
+    """The words a variant changed: parameter name -> the word put in (empty for others)."""
+    extras = conversation.extras
+    return extras.changed if isinstance(extras, VariantExtras) else {}
 
 
 def describe_changes(changed: Mapping[str, str]) -> str:
@@ -96,7 +105,7 @@ def find_flip_causes(group: VariantGroup) -> list[FlipCause]:
     for conversation, answer in zip(group.conversations, group.answers, strict=True):
         if answer is None or group.reference is None or conversation.id == group.reference_id:
             continue
-        for item in _changes(conversation).items():
+        for item in changed_words(conversation).items():
             uses[item] += 1
             if answer is not group.reference:
                 flips[item] += 1
@@ -118,7 +127,7 @@ def find_variant_verdicts(
             if answer is None or conversation.id == group.reference_id:
                 continue
             error = answer is not group.reference
-            changed = _changes(conversation)
+            changed = changed_words(conversation)
             detail = f"{describe_changes(changed)}: {group.reference.value} -> {answer.value}"
             if error:
                 own = [c for c in suspects if changed.get(c.parameter) == c.value]

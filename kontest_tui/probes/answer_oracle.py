@@ -31,12 +31,13 @@ the answer gives no reasoning to compare.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
 from rapidfuzz import fuzz
 
+from kontest_tui.domain.extras import KnowledgePoint
 from kontest_tui.kg.aliases import fold_name
 
 T = TypeVar("T")
@@ -63,15 +64,6 @@ _NOT_NAMES = frozenset((
     "if", "but", "and", "or", "my", "our", "their", "his", "her", "which", "who", "what", "when",
     "where",
 ))  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True)
-class KnowledgePoint:
-    """One fact a derived question rests on: `child` relation `parent` (entity names)."""
-
-    child: str
-    relation: str
-    parent: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,8 +164,3 @@ def check_reason(
     else:
         cause = "inference"
     return ReasonCheck(cause, node_similarity, edge_similarity)
-
-
-def knowledge_points(data: Iterable[Sequence[str]]) -> list[KnowledgePoint]:
-    """Knowledge points from a conversation's meta (`[child, relation, parent]` lists)."""
-    return [KnowledgePoint(str(c), str(r), str(p)) for c, r, p in data]

@@ -15,12 +15,17 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import cast
 
 from kontest_tui.domain.answers import clean_text, is_refusal, parse_answer
+from kontest_tui.domain.extras import (
+    CHOICE_TYPES,
+    WH,
+    FactcheckExtras,
+    LogicExtras,
+    PremiseExtras,
+)
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
-from kontest_tui.probes.answer_oracle import ReasonCheck, check_reason, knowledge_points
-from kontest_tui.probes.logic import PREMISE
+from kontest_tui.probes.answer_oracle import ReasonCheck, check_reason
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
@@ -166,29 +171,28 @@ def _judge_factcheck(
     conversation: Conversation, raw: str, similarity: Similarity | None
 ) -> tuple[Answer, bool, str]:
     """(parsed answer, correct, explanation) for one FactChecker answer."""
-    meta = conversation.meta or {}
-    qtype = str(meta.get("question_type", ""))
+    extras = conversation.extras
+    qtype = extras.question_type if isinstance(extras, FactcheckExtras) else ""
     if is_refusal(raw):
         return Answer.REFUSAL, False, "refused to answer"
-    if qtype in ("multiple_choice", "two_hop_choice"):
-        letter = parse_choice(raw, meta.get("options", []))  # type: ignore[arg-type]
+    if isinstance(extras, FactcheckExtras) and qtype in CHOICE_TYPES:
+        letter = parse_choice(raw, extras.options)
         if letter is None:
             return Answer.INVALID, False, "no option letter or label found"
-        correct = letter == meta.get("answer")
+        correct = letter == extras.answer
         return (
             (Answer.YES if correct else Answer.NO),
             correct,
-            f"chose {letter}, expected {meta.get('answer')}",
+            f"chose {letter}, expected {extras.answer}",
         )
-    if qtype == "wh":
-        accepted = [str(a) for a in cast("Iterable[object]", meta.get("accepted", []))]
+    if isinstance(extras, FactcheckExtras) and qtype == WH:
+        accepted = list(extras.accepted)
         if not raw.strip():
             return Answer.INVALID, False, "empty answer"
         found = match_wh(raw, accepted)
         correct = found.matched
         how = f"matcher rules ({found.how}): similarity {found.score:.0f} to {found.against!r}"
-        others = [str(a) for a in cast("Iterable[object]", meta.get("others", []))]
-        other = names_other_entity(raw, accepted, others)
+        other = names_other_entity(raw, accepted, extras.others)
         if other is not None:  # the answer names another entity of the KG
             return Answer.NO, False, f"matcher rules: names another KG entity, {other!r}"
         if not correct and similarity is not None:
@@ -219,7 +223,7 @@ def evaluate_probes(
     conversations = [c for c in conversations if c.test_kind in PROBE_KINDS]
     premise_answers: dict[str, Answer] = {}
     for conversation in conversations:
-        if (conversation.meta or {}).get("rule") == PREMISE:
+        if isinstance(conversation.extras, PremiseExtras):
             raw = raw_answers.get((conversation.id, 0))
             if raw is not None:
                 parsed = parse_logic_answer(raw)
@@ -230,11 +234,12 @@ def evaluate_probes(
         raw = raw_answers.get(key)
         if raw is None:
             continue
-        meta = conversation.meta or {}
+        extras = conversation.extras
         if conversation.test_kind == TestKind.LOGIC:
-            rule = str(meta.get("rule", conversation.label))
-            if rule == PREMISE:
+            if isinstance(extras, PremiseExtras):
                 continue
+            logic = extras if isinstance(extras, LogicExtras) else None
+            rule = logic.rule if logic is not None else conversation.label
             parsed = parse_logic_answer(raw)
             expected = conversation.expected[0] if conversation.expected else None
             correct = parsed == expected
@@ -243,17 +248,18 @@ def evaluate_probes(
             cell[1] += 1
             tally = result.logic_by_rule[rule]
             tallies: list[Tally] = [tally]
-            oracle, template_id = "logic", str(meta.get("steps", rule))
+            oracle, template_id = "logic", logic.steps if logic is not None else rule
             detail = f"expected {expected}"
             if parsed in VALID and not correct:
-                detail += "; " + _classify(tally, meta, raw, premise_answers)
+                detail += "; " + _classify(tally, logic, raw, premise_answers)
             reason = stated_reason(raw)
             if reason:
                 detail += f"; reason: {reason}"
         else:
             parsed, correct, detail = _judge_factcheck(conversation, raw, similarity)
-            qtype = str(meta.get("question_type", conversation.label))
-            relation_type = str(meta.get("relation_type", ""))
+            fact = extras if isinstance(extras, FactcheckExtras) else None
+            qtype = fact.question_type if fact is not None else conversation.label
+            relation_type = fact.relation_type if fact is not None else ""
             tallies = [result.factcheck_by_type[qtype], result.factcheck_by_relation[relation_type]]
             oracle, template_id = "factcheck", qtype
             if detail.startswith("matcher "):
@@ -292,28 +298,25 @@ def _count(tallies: Iterable[Tally], parsed: Answer, correct: bool) -> None:
 
 
 def _classify(
-    tally: LogicTally, meta: Mapping[str, object], raw: str, premises: Mapping[str, Answer]
+    tally: LogicTally, extras: LogicExtras | None, raw: str, premises: Mapping[str, Answer]
 ) -> str:
     """Count a logic error's cause by the answer oracle and by the premise probe; the
     detail saying both."""
-    check = answer_oracle(meta, raw)
+    check = answer_oracle(extras, raw) if extras is not None else None
     if check is not None:
         setattr(tally, f"error_{check.cause}", getattr(tally, f"error_{check.cause}") + 1)
-    cause = classify_logic_error(cast("Sequence[str]", meta.get("premises", ())), premises)
+    cause = classify_logic_error(extras.premises if extras is not None else (), premises)
     setattr(tally, f"premise_{cause}", getattr(tally, f"premise_{cause}") + 1)
     found = check.describe() if check is not None else "answer oracle: no knowledge points"
     return f"{found}; premise probe: error-{cause}"
 
 
-def answer_oracle(meta: Mapping[str, object], raw: str) -> ReasonCheck | None:
+def answer_oracle(extras: LogicExtras, raw: str) -> ReasonCheck | None:
     """The answer oracle's finding for a wrong logic answer (None for a question stored
     without its knowledge points, before they were recorded)."""
-    points = meta.get("knowledge")
-    if not isinstance(points, list) or not points:
+    if not extras.knowledge:
         return None
-    aliases = cast("Mapping[str, Sequence[str]]", meta.get("aliases") or {})
-    words = cast("Mapping[str, Sequence[str]]", meta.get("words") or {})
-    return check_reason(reasoning(raw), knowledge_points(points), aliases, words)
+    return check_reason(reasoning(raw), extras.knowledge, extras.aliases, extras.words)
 
 
 def classify_logic_error(premises: Sequence[str], answers: Mapping[str, Answer]) -> str:

@@ -14,8 +14,9 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from kontest_tui.domain.extras import WH, ChoiceOption, FactcheckExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.relations import known_relation_types, relation_type
 from kontest_tui.kg.aliases import usable_aliases
@@ -100,18 +101,18 @@ def _question(
     text: str,
     expected: Answer | None,
     prompt: str,
-    meta: dict[str, object],
+    extras: FactcheckExtras,
 ) -> Conversation:
     return Conversation(
         id=f"{relation.id}/fc:{key}",
         relation_id=relation.id,
         kind="atomic",
         label=key,
-        turns=(Query(relation.id, f"fc:{meta['question_type']}", text),),
+        turns=(Query(relation.id, f"fc:{extras.question_type}", text),),
         test_kind=TestKind.FACTCHECK,
         expected=(expected,),
         system_prompt=prompt,
-        meta={**meta, "relation_type": relation.type},
+        extras=replace(extras, relation_type=relation.type),
     )
 
 
@@ -224,7 +225,7 @@ def build_factcheck_conversations(
             )
             if distractor is not None:
                 prompt = templates.prompt("yes_no")
-                base = {"question_type": "yes_no", "hops": 1}
+                base = FactcheckExtras(question_type="yes_no", hops=1)
                 conversations.append(
                     _question(
                         relation,
@@ -232,7 +233,7 @@ def build_factcheck_conversations(
                         fill(texts["yes_no"], values),
                         Answer.YES,
                         prompt,
-                        {**base, "expected_text": "yes"},
+                        replace(base, expected_text="yes"),
                     )
                 )
                 wrong = {**values, "child": kg.label(distractor)}
@@ -243,7 +244,7 @@ def build_factcheck_conversations(
                         fill(texts["yes_no"], wrong),
                         Answer.NO,
                         prompt,
-                        {**base, "expected_text": "no", "distractor": distractor},
+                        replace(base, expected_text="no", distractor=distractor),
                     )
                 )
         if direct and "multiple_choice" in question_types and "multiple_choice" in texts:
@@ -260,7 +261,7 @@ def build_factcheck_conversations(
                         [relation.parent, *distractors],
                         seed,
                         templates.prompt("multiple_choice"),
-                        {"hops": 1},
+                        FactcheckExtras(question_type="multiple_choice", hops=1),
                     )
                 )
         unique = len(parents_of_child.get((relation.type, relation.child), ())) == 1
@@ -273,13 +274,13 @@ def build_factcheck_conversations(
                     fill(texts["wh"], values),
                     None,
                     templates.prompt("wh"),
-                    {
-                        "question_type": "wh",
-                        "hops": 1,
-                        "expected_text": accepted[0],
-                        "accepted": accepted,
-                        "others": others_named(names, relation.parent, accepted),
-                    },
+                    FactcheckExtras(
+                        question_type=WH,
+                        hops=1,
+                        expected_text=accepted[0],
+                        accepted=tuple(accepted),
+                        others=tuple(others_named(names, relation.parent, accepted)),
+                    ),
                 )
             )
         if len(relation.between) == 1 and "two_hop" in question_types and "two_hop" in texts:
@@ -294,7 +295,7 @@ def build_factcheck_conversations(
             )
             if distractors:
                 prompt = templates.prompt("yes_no")
-                base = {"question_type": "two_hop", "hops": 2, "middle": relation.between[0]}
+                base = FactcheckExtras(question_type="two_hop", hops=2, middle=relation.between[0])
                 conversations.append(
                     _question(
                         relation,
@@ -302,7 +303,7 @@ def build_factcheck_conversations(
                         fill(texts["two_hop"], values),
                         Answer.YES,
                         prompt,
-                        {**base, "expected_text": "yes"},
+                        replace(base, expected_text="yes"),
                     )
                 )
                 wrong = {**values, "parent": kg.label(distractors[0])}
@@ -313,7 +314,7 @@ def build_factcheck_conversations(
                         fill(texts["two_hop"], wrong),
                         Answer.NO,
                         prompt,
-                        {**base, "expected_text": "no", "distractor": distractors[0]},
+                        replace(base, expected_text="no", distractor=distractors[0]),
                     )
                 )
         if (
@@ -340,7 +341,9 @@ def build_factcheck_conversations(
                         [relation.parent, *distractors],
                         seed,
                         templates.prompt("multiple_choice"),
-                        {"hops": 2, "middle": relation.between[0]},
+                        FactcheckExtras(
+                            question_type="two_hop_choice", hops=2, middle=relation.between[0]
+                        ),
                     )
                 )
     return conversations
@@ -354,7 +357,7 @@ def _choice_question(
     options: list[str],
     seed: int,
     prompt: str,
-    meta: dict[str, object],
+    extras: FactcheckExtras,
 ) -> Conversation:
     """A multiple-choice question: options shuffled per relation, the right one recorded."""
     right = options[0]
@@ -369,40 +372,29 @@ def _choice_question(
         f"{text}\n{listed}",
         None,
         prompt,
-        {
-            "question_type": key,
-            **meta,
-            "answer": letter,
-            "expected_text": letter,
-            "options": [
-                {"letter": LETTERS[i], "id": o, "label": kg.label(o)} for i, o in enumerate(options)
-            ],
-        },
+        replace(
+            extras,
+            answer=letter,
+            expected_text=letter,
+            options=tuple(ChoiceOption(LETTERS[i], o, kg.label(o)) for i, o in enumerate(options)),
+        ),
     )
 
 
 def expected_answer(conversation: Conversation) -> str | None:
     """What a FactChecker question expects, as text: yes/no, the right option's letter, or the
     label a WH question asks for (None for other conversations)."""
-    meta = conversation.meta or {}
-    if conversation.test_kind is not TestKind.FACTCHECK:
-        return None
-    text = meta.get("expected_text")
-    return str(text) if text is not None else None
+    extras = conversation.extras
+    return extras.expected_text if isinstance(extras, FactcheckExtras) else None
 
 
 def correct_option(conversation: Conversation) -> str | None:
     """The right option of a multiple-choice question ("B) Ulster"), or the accepted labels of
     a WH question joined by " | "; None for other questions."""
-    meta = conversation.meta or {}
-    if conversation.test_kind is not TestKind.FACTCHECK:
+    extras = conversation.extras
+    if not isinstance(extras, FactcheckExtras):
         return None
-    options = meta.get("options")
-    if isinstance(options, list):
-        for option in options:
-            if option.get("letter") == meta.get("answer"):
-                return f"{option['letter']}) {option['label']}"
-    accepted = meta.get("accepted")
-    if isinstance(accepted, list) and accepted:
-        return " | ".join(str(label) for label in accepted)
-    return None
+    right = extras.option(extras.answer)
+    if right is not None:
+        return f"{right.letter}) {right.label}"
+    return " | ".join(extras.accepted) or None

@@ -23,15 +23,15 @@ as the paper's Sec. 5.3 does: error-knowledge (the model denies a premise) or er
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from kontest_tui.domain.extras import PREMISE, KnowledgePoint, LogicExtras, PremiseExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
 from kontest_tui.generate.relations import known_relation_types, relation_type
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.probes.templates import LOGIC_RULES, LogicForms, ProbeTemplates, fill
 
-PREMISE = "premise"  # the rule name of premise questions (not a rule: the facts a rule uses)
 COMPOSITE_STEPS: tuple[tuple[str, ...], ...] = (("inverse",), ("inverse", "negation"))
 
 
@@ -127,22 +127,31 @@ def _knowledge_points(
     relation: Relation,
     templates: ProbeTemplates,
     template_set: TemplateSet | None,
-) -> dict[str, object]:
+) -> LogicExtras:
     """What the answer oracle (probes.answer_oracle) compares a wrong answer's reasoning with:
-    the knowledge points (each link of the relation's path, `[child, relation type, parent]`
-    by label), the aliases of their entities, and the words naming their relation types."""
-    points: list[list[str]] = []
-    words: dict[str, list[str]] = {}
-    aliases: dict[str, list[str]] = {}
+    the knowledge points (each link of the relation's path, child, relation type and parent
+    by label), the aliases of their entities, and the words naming their relation types
+    (the rest of the extras left empty, for the derived questions to fill)."""
+    points: list[KnowledgePoint] = []
+    words: dict[str, tuple[str, ...]] = {}
+    aliases: dict[str, tuple[str, ...]] = {}
     for parent, child in _links(relation):
         link_type = relation_type(kg, parent, child, template_set)
-        points.append([kg.label(child), link_type, kg.label(parent)])
+        points.append(KnowledgePoint(kg.label(child), link_type, kg.label(parent)))
         forms = templates.logic.get(link_type)
-        words[link_type] = list(forms.words) if forms else []
+        words[link_type] = tuple(forms.words) if forms else ()
         for node in (parent, child):
             if node in kg.nodes and kg.nodes[node].aliases:
-                aliases[kg.label(node)] = list(kg.nodes[node].aliases)
-    return {"knowledge": points, "aliases": aliases, "words": words}
+                aliases[kg.label(node)] = tuple(kg.nodes[node].aliases)
+    return LogicExtras(
+        rule="",
+        steps="",
+        expected_text="",
+        form="",
+        knowledge=tuple(points),
+        aliases=aliases,
+        words=words,
+    )
 
 
 def build_logic_conversations(
@@ -157,7 +166,7 @@ def build_logic_conversations(
 
     Each distinct premise (a KG link a derived question rests on) is asked once per session,
     with the first relation that uses it (id `REL/lr:premise:I`, I = the link's place on
-    that relation's path); each derived question's meta names its premises (`premises`),
+    that relation's path); each derived question's extras name its premises (`premises`),
     wherever they were asked."""
     prompt = templates.prompt("logic")
     template_set = known_relation_types(kg)
@@ -194,7 +203,7 @@ def build_logic_conversations(
                     test_kind=TestKind.LOGIC,
                     expected=(Answer.YES,),
                     system_prompt=prompt,
-                    meta={"rule": PREMISE, "expected_text": "yes", "fact": [parent, child]},
+                    extras=PremiseExtras((parent, child)),
                 )
             )
         knowledge = _knowledge_points(kg, relation, templates, template_set)
@@ -210,14 +219,14 @@ def build_logic_conversations(
                     test_kind=TestKind.LOGIC,
                     expected=(fact.expected,),
                     system_prompt=prompt,
-                    meta={
-                        "rule": rule,
-                        "steps": label,
-                        "expected_text": fact.expected.value,
-                        "form": fact.form,
-                        "premises": list(premise_ids),
-                        **knowledge,
-                    },
+                    extras=replace(
+                        knowledge,
+                        rule=rule,
+                        steps=label,
+                        expected_text=fact.expected.value,
+                        form=fact.form,
+                        premises=tuple(premise_ids),
+                    ),
                 )
             )
     return conversations

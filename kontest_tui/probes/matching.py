@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from rapidfuzz import fuzz
 
 from kontest_tui.domain.answers import clean_text, is_refusal, parse_answer
+from kontest_tui.domain.extras import ChoiceOption
 from kontest_tui.domain.records import Answer
 
 WH_THRESHOLD = 88.0
@@ -74,7 +75,7 @@ def parse_logic_answer(raw: str) -> Answer:
     return parse_answer(raw)
 
 
-def parse_choice(raw: str, options: Sequence[Mapping[str, object]]) -> str | None:
+def parse_choice(raw: str, options: Sequence[ChoiceOption]) -> str | None:
     """The option letter an answer picks: "B", "(b)", "Answer: B", or the one label it names."""
     start = _start(raw)
     match = _CHOICE.match(start)
@@ -88,12 +89,12 @@ def parse_choice(raw: str, options: Sequence[Mapping[str, object]]) -> str | Non
         if not spaced or _CHOICE_LEAD.match(start) or _names_option(rest, letter, options):
             return letter
     said = _normalise(raw[:2000])
-    named = [str(o["letter"]) for o in options if _normalise(str(o["label"])) in said]
+    named = [o.letter for o in options if _normalise(o.label) in said]
     return named[0] if len(named) == 1 else None
 
 
-def _names_option(rest: str, letter: str, options: Sequence[Mapping[str, object]]) -> bool:
-    label = next((_normalise(str(o["label"])) for o in options if o.get("letter") == letter), "")
+def _names_option(rest: str, letter: str, options: Sequence[ChoiceOption]) -> bool:
+    label = next((_normalise(o.label) for o in options if o.letter == letter), "")
     return bool(label) and _normalise(rest).startswith(label)
 
 

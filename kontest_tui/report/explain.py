@@ -23,10 +23,12 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.extras import CHOICE_TYPES, AnnotationExtras, FactcheckExtras, LogicExtras
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, Verdict
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.oracles.variant import changed_words, variant_row
 from kontest_tui.probes.matching import match_wh, parse_choice
 
 RAW_CHARS = 2000  # how much of one reply a card shows
@@ -159,9 +161,8 @@ def premises_needed(conversations: Iterable[Conversation]) -> set[str]:
     """The premise conversations of the logic-rule conversations among `conversations`."""
     found: set[str] = set()
     for conversation in conversations:
-        premises = (conversation.meta or {}).get("premises")
-        if isinstance(premises, list):
-            found.update(str(premise) for premise in premises)
+        if isinstance(conversation.extras, LogicExtras):
+            found.update(conversation.extras.premises)
     return found
 
 
@@ -239,11 +240,6 @@ def _phrasing(evidence: CardEvidence, template_id: str, relation_type: str | Non
             text = template.texts.get(relation_type)
             return clean_text(text) if text is not None else None
     return None
-
-
-def _strings(value: object) -> list[str]:
-    """A JSON list of a conversation's meta as strings ([] when it is not a list)."""
-    return [str(item) for item in value] if isinstance(value, list) else []
 
 
 def _conversation(evidence: CardEvidence, conversation_id: str) -> Conversation:
@@ -450,20 +446,15 @@ def _ontological_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _B
 
 def _changed_words(conversation: Conversation, evidence: CardEvidence) -> list[str]:
     """`have → include`, `Canton of Capellen → Capellen` for a variant's changed words."""
-    meta = conversation.meta or {}
-    changed = meta.get("changed") or {}
-    if not isinstance(changed, dict):
-        return []
     relation = evidence.relations.get(conversation.relation_id)
     words = []
-    for parameter, value in changed.items():
-        name = str(parameter)
+    for name, value in changed_words(conversation).items():
         if name in ("parent", "child") and relation is not None:
             node = relation.parent if name == "parent" else relation.child
             was = evidence.names.label(node)
         else:
             was = name.split(":", 1)[-1]
-        words.append(f"{clean_text(was)} → {clean_text(str(value))}")
+        words.append(f"{clean_text(was)} → {clean_text(value)}")
     return words
 
 
@@ -472,7 +463,7 @@ def _variant_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built
     variant = _conversation(evidence, right[0])
     words = _changed_words(variant, evidence)
     reference = _conversation(evidence, left[0])
-    original = (reference.meta or {}).get("variant") == 0
+    original = variant_row(reference) == 0
     chats = [
         _chat(
             evidence,
@@ -507,55 +498,53 @@ def _variant_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built
 def _annotation_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     key = verdict.refs[0]
     conversation = _conversation(evidence, key[0])
-    meta = conversation.meta or {}
+    extras = conversation.extras
+    annotated = extras if isinstance(extras, AnnotationExtras) else None
     expected = conversation.expected[0] if conversation.expected else None
     got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
     words = _changed_words(conversation, evidence)
     chats = [_chat(evidence, key[0], "The annotated question as asked", (key[1],))]
     headline = f"The annotation says {read_word(expected)}; the model said {got}."
     reasons = [
-        f"This question comes from an annotated file (line {meta.get('line', '?')}), whose "
+        f"This question comes from an annotated file "
+        f"(line {annotated.line if annotated is not None else '?'}), whose "
         f"answer is {read_word(expected)}.",
     ]
     if words:
         reasons.append("It was asked with some words replaced: " + ", ".join(words) + ".")
-    passage = clean_text(str(meta.get("passage") or "")).strip()
+    passage = clean_text(annotated.passage if annotated is not None else "").strip()
     if passage:
         reasons.append(f"The passage the annotation rests on: {quoted(passage[:600])}.")
     reasons.append(f"An answer other than {read_word(expected)} fails the test.")
     return headline, chats, reasons, read_word(expected)
 
 
-def _option_text(meta: Mapping[str, object], letter: str | None) -> str:
-    options = meta.get("options")
+def _option_text(extras: FactcheckExtras, letter: str | None) -> str:
     if letter is None:
         return "no option"
-    if isinstance(options, list):
-        for option in options:
-            if isinstance(option, dict) and option.get("letter") == letter:
-                return f"{letter}) {clean_text(str(option.get('label', '')))}"
-    return str(letter)
+    option = extras.option(letter)
+    return f"{letter}) {clean_text(option.label)}" if option is not None else letter
 
 
 def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     key = verdict.refs[0]
     conversation = _conversation(evidence, key[0])
-    meta = conversation.meta or {}
-    qtype = str(meta.get("question_type", "yes_no"))
+    extras = conversation.extras
+    if not isinstance(extras, FactcheckExtras):
+        extras = FactcheckExtras(question_type="yes_no")
+    qtype = extras.question_type
     response = _response(evidence, key)
     raw = response.raw if response is not None else ""
     reasons = [f"This is {_QUESTION_TYPES.get(qtype, 'a question with a known answer')}."]
     read: dict[int, str] = {}
-    if qtype in ("multiple_choice", "two_hop_choice"):
-        options = meta.get("options")
-        option_list = options if isinstance(options, list) else []
-        chosen = parse_choice(raw, option_list) if raw else None
-        expected = _option_text(meta, str(meta.get("answer")))
-        got = _option_text(meta, chosen)
+    if qtype in CHOICE_TYPES:
+        chosen = parse_choice(raw, extras.options) if raw else None
+        expected = _option_text(extras, str(extras.answer))
+        got = _option_text(extras, chosen)
         read[key[1]] = f"option {got}" if chosen else "no option"
         headline = f"The right option is {expected}; the model chose {got}."
     elif qtype == "wh":
-        accepted = [clean_text(label) for label in _strings(meta.get("accepted"))]
+        accepted = [clean_text(label) for label in extras.accepted]
         expected = " or ".join(quoted(label) for label in accepted) or "unknown"
         found = match_wh(raw, accepted) if accepted else None
         read[key[1]] = "names the right entity" if found and found.matched else "another name"
@@ -570,16 +559,16 @@ def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Bui
         expected = read_word(conversation.expected[0] if conversation.expected else None)
         got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
         headline = f"The right answer is {expected}; the model said {got}."
-        distractor = meta.get("distractor")
+        distractor = extras.distractor
         if distractor and expected == "no":
             reasons.append(
-                f"The question names {evidence.names.name(str(distractor))} in place of a "
+                f"The question names {evidence.names.name(distractor)} in place of a "
                 "real member: the knowledge graph says it is not there, so the answer is no."
             )
-        middle = meta.get("middle")
+        middle = extras.middle
         if middle and qtype == "two_hop":
             reasons.append(
-                f"The step in between is {evidence.names.name(str(middle))}, from the fact {fact}."
+                f"The step in between is {evidence.names.name(middle)}, from the fact {fact}."
             )
     reasons.append(f"The knowledge graph gives the answer {expected}; the model's differs.")
     chats = [_chat(evidence, key[0], "The question, asked alone", (key[1],), read)]
@@ -589,12 +578,13 @@ def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Bui
 def _logic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     key = verdict.refs[0]
     conversation = _conversation(evidence, key[0])
-    meta = conversation.meta or {}
-    rule = str(meta.get("rule", "rule"))
-    steps = str(meta.get("steps", rule))
+    extras = conversation.extras
+    logic = extras if isinstance(extras, LogicExtras) else None
+    rule = logic.rule if logic is not None else "rule"
+    steps = logic.steps if logic is not None else rule
     expected = read_word(conversation.expected[0] if conversation.expected else None)
     got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
-    premises = _strings(meta.get("premises"))
+    premises = logic.premises if logic is not None else ()
     chats = [
         _chat(evidence, premise, "A fact from the knowledge graph the rule starts from")
         for premise in premises

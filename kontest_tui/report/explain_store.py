@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
@@ -184,8 +185,9 @@ def card_nodes(evidence: CardEvidence, verdict: Verdict) -> set[str]:
         nodes.update((relation.parent, relation.child))
     nodes.update(error_path(verdict))
     for conversation in evidence.conversations.values():
-        meta = conversation.meta or {}
-        nodes.update(str(meta[key]) for key in ("distractor", "middle") if meta.get(key))
+        extras = conversation.extras
+        if isinstance(extras, FactcheckExtras):
+            nodes.update(node for node in (extras.distractor, extras.middle) if node)
     return nodes
 
 

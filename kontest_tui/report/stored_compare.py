@@ -20,6 +20,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.redact import scrub
@@ -135,9 +136,8 @@ def _read_entry(store: Store, entry: CompareEntry) -> None:
     for found in read_first_answers(store.conn, entry.session, [k.value for k in VARIANT_KINDS]):
         if found.answer is not None:
             entry.variant_answers[found.conversation] = (found.question, found.answer)
-        row = found.meta.get("variant")
-        if isinstance(row, int):
-            entry.variant_rows[found.conversation] = row
+        if isinstance(found.extras, VariantExtras):
+            entry.variant_rows[found.conversation] = found.extras.variant
         if found.expected is not None:
             entry.variant_expected[found.conversation] = found.expected
 

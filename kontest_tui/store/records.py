@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from json.encoder import encode_basestring as _quote  # what dump_json quotes strings with
 from typing import Any
 
+from kontest_tui.domain.extras import extras_from_json
 from kontest_tui.domain.records import (
     Answer,
     Conversation,
@@ -80,7 +81,7 @@ def conversation_to_row(session: str, position: int, conversation: Conversation)
             [answer.value if answer is not None else None for answer in conversation.expected]
         ),
         "system_prompt": conversation.system_prompt,
-        "meta": dump_json(conversation.meta) if conversation.meta is not None else None,
+        "meta": dump_json(conversation.extras.to_json()) if conversation.extras else None,
     }
 
 
@@ -132,7 +133,7 @@ def conversation_values(
         f"[{turns}]",
         expected,
         conversation.system_prompt,
-        dump_json(conversation.meta) if conversation.meta is not None else None,
+        dump_json(conversation.extras.to_json()) if conversation.extras else None,
     )
 
 
@@ -183,7 +184,9 @@ def row_to_conversation(row: Row, strings: dict[str, str] | None = None) -> Conv
         test_kind=kind if kind is not None else TestKind(row["test_kind"]),
         expected=expected,
         system_prompt=row["system_prompt"],
-        meta=json.loads(row["meta"]) if row["meta"] is not None else None,
+        extras=extras_from_json(row["test_kind"], _decode(row["meta"]))
+        if row["meta"] is not None
+        else None,
     )
 
 

@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.extras import ConversationExtras, extras_from_json
 from kontest_tui.domain.records import Verdict
 
 from .records import row_to_verdict
@@ -72,7 +73,7 @@ class FirstAnswer:
     question: str
     answer: str | None  # the parsed answer (None: no answer)
     expected: str | None  # its first expected answer, when the kind knows it
-    meta: dict[str, object]
+    extras: ConversationExtras | None  # what its test kind records (domain.extras)
 
 
 def read_first_answers(
@@ -81,8 +82,9 @@ def read_first_answers(
     """The conversations of `test_kinds` with their first turn's question and answer."""
     kinds = list(test_kinds)
     found: list[FirstAnswer] = []
-    for cid, turns, expected, meta, answer, error in conn.execute(
-        "SELECT c.id, c.turns, c.expected, c.meta, r.answer, r.error FROM conversations c"
+    for cid, kind, turns, expected, meta, answer, error in conn.execute(
+        "SELECT c.id, c.test_kind, c.turns, c.expected, c.meta, r.answer, r.error"
+        " FROM conversations c"
         " LEFT JOIN responses r ON r.conversation_key = c.pk AND r.turn = 0"
         f" WHERE c.session = ? AND c.test_kind IN ({_marks(kinds)}) ORDER BY c.position",
         (session_id, *kinds),
@@ -97,7 +99,7 @@ def read_first_answers(
                 str(questions[0]["text"]),
                 str(answer) if answer is not None and error is None else None,
                 str(expectations[0]) if expectations and expectations[0] else None,
-                json.loads(meta) if meta else {},
+                extras_from_json(str(kind), json.loads(meta)) if meta else None,
             )
         )
     return found

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.extras import expected_text
 from kontest_tui.domain.records import Verdict
 from kontest_tui.store.view_records import ErrorRow, GapRow, RelationDetail, TreeNode
 from kontest_tui.tui.views import KIND_ORACLES
@@ -112,7 +113,7 @@ def render_relation_detail(
                 else f"{conversation.test_kind} {conversation.label}"
             )
             text.append(f"  {label}", style="cyan")
-            expected = (conversation.meta or {}).get("expected_text")
+            expected = expected_text(conversation.extras)
             if expected is not None and str(conversation.test_kind) != "kontest":
                 text.append(f"  expected: {expected}", style="dim")
             text.append("\n")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.annotated import build_annotation_conversations, parse_annotation_lines
@@ -28,7 +29,7 @@ def variant(n: int, changed: dict[str, str], rel: str = "R", template: str = "t1
         f"{template} v{n}",
         (Query(rel, template, f"text {n}"),),
         TestKind.VARIANT,
-        meta={"variant": n, "changed": changed},
+        extras=VariantExtras(n, changed=changed),
     )
 
 
@@ -184,7 +185,7 @@ def test_annotation_conversations_and_evaluation(tmp_path) -> None:
         "can you drink alcohol in public in denmark? Return a JSON Boolean."
     )
     assert all(c.test_kind is TestKind.ANNOTATION and c.expected == (Y,) for c in conversations)
-    assert conversations[0].meta["annotation"] is True and conversations[0].meta["line"] == 1
+    assert conversations[0].extras.annotation is True and conversations[0].extras.line == 1
     assert len(conversations) >= 2
     # Hand-made answers: the original right, variant 1 wrong, variant 2 invalid, others right.
     answers = {(c.id, 0): Y for c in conversations}

@@ -36,11 +36,11 @@ def test_variants_cover_all_pairs_of_words() -> None:
     first = conversations[0]
     assert first.id == "Q27>Q1/t1~v0" and first.label == "t1 v0"
     assert first.turns[0].text == "Does Ireland have a Ulster?"
-    assert first.meta["changed"] == {}
+    assert first.extras.changed == {}
     assert all(c.test_kind is TestKind.VARIANT and c.kind == "atomic" for c in conversations)
     assert all(c.turns[0].template_id == "t1" and c.relation_id == "Q27>Q1" for c in conversations)
-    rows = [c.meta["row"] for c in conversations]
-    names = conversations[0].meta["parameters"]
+    rows = [c.extras.row for c in conversations]
+    names = conversations[0].extras.parameters
     for a, b in itertools.combinations(range(len(names)), 2):
         want = {(x, y) for x in range(ipm.levels[a]) for y in range(ipm.levels[b])}
         assert {(r[a], r[b]) for r in rows} == want
@@ -56,7 +56,7 @@ def test_limit_seed_and_postfix() -> None:
     assert [c.turns[0].text for c in a] == [c.turns[0].text for c in b]
     assert len(a) == 4
     assert a[0].turns[0].text == "Is there a Ulster in Ireland? Return a JSON Boolean."
-    assert a[0].meta["answer_format"] == "json_boolean"
+    assert a[0].extras.answer_format == "json_boolean"
 
 
 def test_build_variant_conversations_for_relations() -> None:

@@ -64,8 +64,8 @@ def test_wh_answer_naming_another_entity_is_wrong() -> None:
     (question,) = build_factcheck_conversations(
         kg, relations, load_probe_templates("places"), question_types=("wh",)
     )
-    assert question.meta["accepted"] == ["Canton of Luxembourg"]
-    assert question.meta["others"] == ["Luxembourg"]
+    assert question.extras.accepted == ("Canton of Luxembourg",)
+    assert question.extras.others == ("Luxembourg",)
     key = (question.id, 0)
     judged = {}
     for answer in ("Luxembourg", "Canton of Luxembourg", "the canton of Luxembourg", "Luxemburg"):

@@ -132,16 +132,16 @@ def test_a_model_knowing_nothing_says_no_and_errs_on_what_needs_knowledge() -> N
         raw = said[(conversation.id, 0)]
         label = conversation.label
         if label == "two_hop_choice":
-            assert parse_choice(raw, conversation.meta["options"]) is not None  # a guess
+            assert parse_choice(raw, conversation.extras.options) is not None  # a guess
         elif label.startswith(("yes_no", "two_hop")):
             assert parse_answer(raw) == Answer.NO, (label, raw)  # right only for false facts
         elif conversation.test_kind == TestKind.LOGIC:  # every fact denied, negations affirmed
             wrong = Answer.YES if conversation.expected == (Answer.NO,) else Answer.NO
             assert parse_logic_answer(raw) == wrong, (label, raw)
         elif label == "multiple_choice":
-            assert parse_choice(raw, conversation.meta["options"]) is not None  # a guess
+            assert parse_choice(raw, conversation.extras.options) is not None  # a guess
         elif label == "wh":
-            accepted = conversation.meta["accepted"]
+            accepted = conversation.extras.accepted
             assert raw.strip() and not match_wh(raw, accepted).matched  # a wrong place
             assert raw.strip(" .*") in {n.label for n in kg.nodes.values()}
 
@@ -155,8 +155,7 @@ def test_unknown_facts_are_declined_where_the_prompt_allows_it() -> None:
         if conversation.test_kind == TestKind.LOGIC and conversation.label != "symmetric":
             assert parse_logic_answer(raw) == Answer.REFUSAL, raw
         elif (
-            conversation.label.startswith(("yes_no", "two_hop"))
-            and "options" not in conversation.meta
+            conversation.label.startswith(("yes_no", "two_hop")) and not conversation.extras.options
         ):
             assert parse_answer(raw) in (Answer.YES, Answer.NO)  # its prompt asks for yes or no
 
@@ -191,7 +190,7 @@ def test_probes_share_the_knowledge_of_the_kontest_questions() -> None:
         if "multiple_choice" in others and known:
             choice = others["multiple_choice"]
             raw = decide_answer(model, 3, [choice.turns[0].text], finder)
-            assert parse_choice(raw, choice.meta["options"]) == choice.meta["answer"]
+            assert parse_choice(raw, choice.extras.options) == choice.extras.answer
     assert seen[True] > 5 and seen[False] > 5
 
 
@@ -240,7 +239,7 @@ def test_without_a_kg_probes_still_get_the_right_shape_of_answer() -> None:
     model = profile()
     for conversation in by_label(conversations, "multiple_choice"):
         raw = decide_answer(model, 0, [conversation.turns[0].text])
-        assert parse_choice(raw, conversation.meta["options"]) is not None
+        assert parse_choice(raw, conversation.extras.options) is not None
     for conversation in by_label(conversations, "negation"):
         raw = decide_answer(model, 0, [conversation.turns[0].text])
         assert parse_logic_answer(raw) in (Answer.YES, Answer.NO)

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+from kontest_tui.domain.extras import KnowledgePoint
 from kontest_tui.domain.records import Answer, TestKind
 from kontest_tui.errors import TemplateError
 from kontest_tui.probes.evaluate import classify_logic_error, evaluate_probes, stated_reason
@@ -36,31 +37,31 @@ def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     assert text["ie>kw/lr:transitive"] == "Is it true that Kinawley is located in Ireland?"
     # The premises are asked too, one question per KG link, once per session, and named by
     # every derived question resting on them.
-    assert by_id["ul>kw/lr:transitive"].meta["premises"] == [
+    assert by_id["ul>kw/lr:transitive"].extras.premises == (
         "ie>cv/lr:premise:1",
         "ie>kw/lr:premise:2",
-    ]
+    )
     assert text["ie>ul/lr:premise:0"] == "Is it true that Ulster is located in Ireland?"
     assert text["ie>cv/lr:premise:1"] == "Is it true that County Cavan is located in Ulster?"
     assert text["ie>kw/lr:premise:2"] == "Is it true that Kinawley is located in County Cavan?"
-    assert by_id["ie>kw/lr:transitive"].meta["premises"] == [
+    assert by_id["ie>kw/lr:transitive"].extras.premises == (
         "ie>ul/lr:premise:0",
         "ie>cv/lr:premise:1",
         "ie>kw/lr:premise:2",
-    ]
+    )
     # The knowledge points the answer oracle compares a wrong answer's reasoning with.
-    assert by_id["ul>kw/lr:transitive"].meta["knowledge"] == [
-        ["County Cavan", "contains", "Ulster"],
-        ["Kinawley", "contains", "County Cavan"],
-    ]
-    assert by_id["ie>ul/lr:negation"].meta["aliases"] == {"Ireland": ["Éire"]}
-    assert "located in" in by_id["ie>ul/lr:negation"].meta["words"]["contains"]
+    assert by_id["ul>kw/lr:transitive"].extras.knowledge == (
+        KnowledgePoint("County Cavan", "contains", "Ulster"),
+        KnowledgePoint("Kinawley", "contains", "County Cavan"),
+    )
+    assert by_id["ie>ul/lr:negation"].extras.aliases == {"Ireland": ("Éire",)}
+    assert "located in" in by_id["ie>ul/lr:negation"].extras.words["contains"]
     # Def. 4.1: not-located(Ulster, Ireland) is false; Def. 4.3: include(Ulster's parent, Ulster).
     assert text["ie>ul/lr:negation"] == "Is it true that Ulster is not located in Ireland?"
     assert by_id["ie>ul/lr:negation"].expected == (Answer.NO,)
     assert text["ul>cv/lr:inverse"] == "Does Ulster include County Cavan?"
     assert by_id["ul>cv/lr:inverse"].expected == (Answer.YES,)
-    assert by_id["ul>cv/lr:inverse"].meta["premises"] == ["ie>cv/lr:premise:1"]
+    assert by_id["ul>cv/lr:inverse"].extras.premises == ("ie>cv/lr:premise:1",)
     # Def. 4.5: transitive, then inverse (yes), then negation (no), applied to the chain's facts.
     assert text["ie>kw/lr:composite:inverse"] == "Does Ireland include Kinawley?"
     assert by_id["ie>kw/lr:composite:inverse"].expected == (Answer.YES,)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from kontest_tui.domain.extras import ChoiceOption, extras_from_json
 from kontest_tui.domain.records import Answer, Conversation, Query, TestKind
 from kontest_tui.probes.evaluate import evaluate_probes
 from kontest_tui.probes.matching import match_wh, parse_choice, parse_logic_answer
@@ -14,6 +15,7 @@ OPTIONS = [
     {"letter": "C", "label": "Connacht"},
     {"letter": "D", "label": "Canton of Capellen"},
 ]
+CHOICES = [ChoiceOption.from_json(option) for option in OPTIONS]
 
 
 @pytest.mark.parametrize(
@@ -37,7 +39,7 @@ OPTIONS = [
     ],
 )
 def test_choice_parsing(raw: str, letter: str | None) -> None:
-    assert parse_choice(raw, OPTIONS) == letter
+    assert parse_choice(raw, CHOICES) == letter
 
 
 @pytest.mark.parametrize(
@@ -83,6 +85,7 @@ def test_logic_answers(raw: str, answer: Answer) -> None:
 
 
 def _conv(cid: str, kind: TestKind, expected: Answer | None, meta: dict) -> Conversation:
+    """A conversation whose extras are read from their stored JSON form."""
     return Conversation(
         cid,
         cid.split("/")[0],
@@ -92,7 +95,7 @@ def _conv(cid: str, kind: TestKind, expected: Answer | None, meta: dict) -> Conv
         kind,
         (expected,),
         None,
-        meta,
+        extras_from_json(kind, meta),
     )
 
 
@@ -248,7 +251,7 @@ def test_wh_matching_is_strict_and_says_how(
 
 
 def test_a_letter_followed_by_a_word_is_an_article() -> None:
-    options = [{"letter": "A", "label": "Nordland"}, {"letter": "B", "label": "Ireland"}]
+    options = [ChoiceOption("A", "", "Nordland"), ChoiceOption("B", "", "Ireland")]
     assert parse_choice("A country in Europe: Ireland", options) == "B"  # names Ireland
     assert parse_choice("A country in Europe", options) is None
     assert parse_choice("B Ireland", options) == "B"

@@ -28,18 +28,19 @@ def test_distractors_are_never_true_in_the_sample(name: str, seed: int) -> None:
     convs = build_factcheck_conversations(kg, RELATIONS[name], TEMPLATES[name], seed=seed)
     relations = {r.id: r for r in RELATIONS[name]}
     expected = Counter(
-        c.expected[0] for c in convs if c.meta["question_type"] in ("yes_no", "two_hop")
+        c.expected[0] for c in convs if c.extras.question_type in ("yes_no", "two_hop")
     )
     assert expected[Answer.YES] == expected[Answer.NO] > 0
     for conv in convs:
         relation = relations[conv.relation_id]
-        if "distractor" in conv.meta and conv.meta["question_type"] == "yes_no":
-            assert not lineage.label_is_true_child(kg, relation.parent, conv.meta["distractor"])
-        if "distractor" in conv.meta and conv.meta["question_type"] == "two_hop":
-            assert not lineage.label_is_true_parent(kg, relation.child, conv.meta["distractor"])
-        for option in conv.meta.get("options", []):
-            if option["letter"] != conv.meta["answer"]:
-                assert not lineage.label_is_true_parent(kg, relation.child, option["id"])
+        extras = conv.extras
+        if extras.distractor is not None and extras.question_type == "yes_no":
+            assert not lineage.label_is_true_child(kg, relation.parent, extras.distractor)
+        if extras.distractor is not None and extras.question_type == "two_hop":
+            assert not lineage.label_is_true_parent(kg, relation.child, extras.distractor)
+        for option in extras.options:
+            if option.letter != extras.answer:
+                assert not lineage.label_is_true_parent(kg, relation.child, option.id)
 
 
 @pytest.mark.parametrize("name", ["places", "music"])
@@ -47,8 +48,8 @@ def test_every_sample_relation_type_gets_probes(name: str) -> None:
     kg = SAMPLES[name]
     factcheck = build_factcheck_conversations(kg, RELATIONS[name], TEMPLATES[name])
     logic = build_logic_conversations(kg, RELATIONS[name], TEMPLATES[name])
-    kinds = Counter(c.meta["question_type"] for c in factcheck)
+    kinds = Counter(c.extras.question_type for c in factcheck)
     assert set(kinds) == {"yes_no", "multiple_choice", "wh", "two_hop", "two_hop_choice"}
-    assert {c.meta["relation_type"] for c in factcheck} == {r.type for r in RELATIONS[name]}
+    assert {c.extras.relation_type for c in factcheck} == {r.type for r in RELATIONS[name]}
     assert len({c.id for c in factcheck + logic}) == len(factcheck) + len(logic)
     assert all(c.expected[0] in (Answer.YES, Answer.NO) for c in logic)

@@ -13,6 +13,13 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from kontest_tui.domain.answers import parse_answer
+from kontest_tui.domain.extras import (
+    ChoiceOption,
+    FactcheckExtras,
+    LogicExtras,
+    PremiseExtras,
+    VariantExtras,
+)
 from kontest_tui.domain.records import Answer, Conversation, Query, Response, TestKind
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import extract_relations
@@ -209,7 +216,7 @@ def variant_records() -> tuple[list[Conversation], dict[tuple[str, int], Respons
             "t1 v0",
             (original,),
             test_kind=TestKind.VARIANT,
-            meta={"variant": 0, "changed": {}},
+            extras=VariantExtras(0),
         ),
         Conversation(
             f"{UK}/t1~v1",
@@ -218,7 +225,7 @@ def variant_records() -> tuple[list[Conversation], dict[tuple[str, int], Respons
             "t1 v1",
             (varied,),
             test_kind=TestKind.VARIANT,
-            meta={"variant": 1, "changed": {"parent": "Ulaidh", "w3:have": "include"}},
+            extras=VariantExtras(1, changed={"parent": "Ulaidh", "w3:have": "include"}),
         ),
     ]
     responses = {
@@ -252,14 +259,11 @@ def probe_records():
         "multiple_choice",
         (Query(IU, "fc:multiple_choice", "In which country is Ulster?\nA) Ireland\nB) Wales"),),
         test_kind=TestKind.FACTCHECK,
-        meta={
-            "question_type": "multiple_choice",
-            "answer": "A",
-            "options": [
-                {"letter": "A", "id": "Q27", "label": "Ireland"},
-                {"letter": "B", "id": "wales", "label": "Wales"},
-            ],
-        },
+        extras=FactcheckExtras(
+            question_type="multiple_choice",
+            answer="A",
+            options=(ChoiceOption("A", "Q27", "Ireland"), ChoiceOption("B", "wales", "Wales")),
+        ),
     )
     wh = Conversation(
         f"{UK}/fc:wh",
@@ -268,7 +272,7 @@ def probe_records():
         "wh",
         (Query(UK, "fc:wh", "In which region is Kinawley located?"),),
         test_kind=TestKind.FACTCHECK,
-        meta={"question_type": "wh", "accepted": ["Ulster", "Ulaidh"]},
+        extras=FactcheckExtras(question_type="wh", accepted=("Ulster", "Ulaidh")),
     )
     premise = [
         Conversation(
@@ -279,7 +283,7 @@ def probe_records():
             (Query(IK, "lr:premise", text),),
             test_kind=TestKind.LOGIC,
             expected=(Answer.YES,),
-            meta={"rule": "premise"},
+            extras=PremiseExtras(("Q27", "Q1")),
         )
         for index, text in enumerate(
             [
@@ -296,11 +300,13 @@ def probe_records():
         (Query(IK, "lr:transitive", "Is it true that Kinawley is located in Ireland?"),),
         test_kind=TestKind.LOGIC,
         expected=(Answer.YES,),
-        meta={
-            "rule": "transitive",
-            "steps": "transitive",
-            "premises": [c.id for c in premise],
-        },
+        extras=LogicExtras(
+            rule="transitive",
+            steps="transitive",
+            expected_text="yes",
+            form="",
+            premises=tuple(c.id for c in premise),
+        ),
     )
     raw = {
         (mc.id, 0): "B) Wales",

@@ -3,6 +3,7 @@ conversation_to_row (the JSON columns made from quoted strings, not by an encode
 
 from __future__ import annotations
 
+from kontest_tui.domain.extras import LogicExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, TestKind
 from kontest_tui.store.records import (
     CONVERSATION_COLUMNS,
@@ -26,7 +27,7 @@ def test_values_are_the_row_of_conversation_to_row() -> None:
             TestKind.LOGIC,
             (Answer.YES, None, Answer.NO),
             "system: 🌍",
-            {"rule": ODD, "n": [1]},
+            LogicExtras(rule=ODD, steps=ODD, expected_text="no", form=ODD, premises=(ODD,)),
         ),
         Conversation("x", "r", "atomic", "F", (), TestKind.FACTCHECK, (None,)),
     ]
@@ -35,3 +36,4 @@ def test_values_are_the_row_of_conversation_to_row() -> None:
         values = conversation_values("s", position, conversation, 7)
         assert dict(zip(CONVERSATION_COLUMNS, values, strict=True)) == expected
         assert row_to_conversation(expected) == conversation
+        assert row_to_conversation(expected).extras == conversation.extras

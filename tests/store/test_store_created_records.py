@@ -36,8 +36,8 @@ def test_kept_records_equal_the_stored_rows(tmp_path: Path, kinds: tuple[TestKin
         assert len(relations) == 265
         assert relations == stored_relations
         assert conversations == stored_conversations
-        # meta is left out of Conversation's equality: compare it on its own
-        assert [c.meta for c in conversations] == [c.meta for c in stored_conversations]
+        # extras are left out of Conversation's equality: compare them on their own
+        assert [c.extras for c in conversations] == [c.extras for c in stored_conversations]
         assert {c.test_kind for c in conversations} == set(kinds)
         # given once: the next read is from the file (a long-lived Store does not hold them)
         with sqlite3.connect(db) as edit:

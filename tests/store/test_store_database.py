@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 import sqlite_utils
 
+from kontest_tui.domain.extras import LogicExtras
 from kontest_tui.domain.records import (
     Answer,
     Conversation,
@@ -36,7 +37,9 @@ CONVERSATIONS = [
         (Q1, Q2),
         test_kind=TestKind.LOGIC,
         expected=(Answer.YES, None),
-        meta={"rule": "inverse", "options": ["x", "y"]},
+        extras=LogicExtras(
+            rule="inverse", steps="inverse", expected_text="yes", form="f", premises=("x", "y")
+        ),
     ),
 ]
 
@@ -62,7 +65,7 @@ def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
         assert store.load_relations(session) == RELATIONS
         loaded = store.load_conversations(session)
         assert loaded == CONVERSATIONS
-        assert loaded[1].meta == {"rule": "inverse", "options": ["x", "y"]}
+        assert loaded[1].extras == CONVERSATIONS[1].extras
         row = store.get_session(session)
         assert row["planned"] == 3 and row["relations"] == 2 and row["status"] == "created"
         assert row["kg_json"]["nodes"][0]["label"] == "Ä"

@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode as TreeLine
 
+from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Answer, Conversation
 from kontest_tui.store.view_records import TreeNode
 from kontest_tui.tui.views import KIND_ORACLES, METAMORPHIC_ORACLES
@@ -34,7 +35,8 @@ LOADING = "loading…"
 def describe_answer(conversation: Conversation, answer: Answer | None) -> tuple[str, str]:
     """The word and style for a parsed answer: yes/no/?/idk, or for multiple-choice and WH
     questions (whose stored answer says whether the text matched) match/other."""
-    question_type = (conversation.meta or {}).get("question_type")
+    extras = conversation.extras
+    question_type = extras.question_type if isinstance(extras, FactcheckExtras) else None
     if question_type in MATCHED_ANSWERS and answer in (Answer.YES, Answer.NO):
         return ("match", "bold green") if answer is Answer.YES else ("other", "bold red")
     return ANSWER_STYLES.get(answer, ANSWER_STYLES[None])
