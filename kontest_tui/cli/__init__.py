@@ -18,7 +18,22 @@ import click
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.validate_input import check_argv
 
-from . import ca, compare, explain, generate, kg, kg_wikidata, kinds, probe, run, sim
+from . import (
+    ca,
+    compare,
+    ensemble,
+    explain,
+    export,
+    generate,
+    kg,
+    kg_wikidata,
+    kinds,
+    probe,
+    report,
+    run,
+    sessions,
+    sim,
+)
 from .params import bound_numbers
 
 
@@ -69,8 +84,16 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, run, sim, ca, kinds, compare, explain, probe):
+for _module in (kg, kg_wikidata, generate, sim, ca, kinds, compare, explain, probe):
     _module.register(cli)
+for _command in (
+    run.run_command,
+    report.report_command,
+    sessions.sessions_command,
+    export.export_command,
+    ensemble.ensemble_command,
+):
+    cli.add_command(_command)
 bound_numbers(cli)  # every integer option fits in 64 bits, every float is finite
 
 

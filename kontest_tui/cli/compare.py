@@ -42,13 +42,13 @@ def compare_command(
     latest session's KG). Sessions on different KGs or scopes are refused, and so are
     sessions asked with different settings unless --allow-differences (exit 2, one line per
     difference). Reads the stored reports (nothing is written)."""
-    from kontest_tui.cli.run import _open_store, _write
+    from kontest_tui.cli.db import open_store, write_output
     from kontest_tui.report.compare import render_comparison
     from kontest_tui.report.stored_compare import stored_comparison
 
-    with _open_store(ctx, db, create=False) as store:
+    with open_store(ctx, db, create=False) as store:
         data = stored_comparison(store, sessions, kg, allow_differences=allow_differences)
-    _write(render_comparison(data, fmt), out)
+    write_output(render_comparison(data, fmt), out)
 
 
 def register(cli: click.Group) -> None:

@@ -51,13 +51,13 @@ def explain_command(
     """Explain an error of a session (the latest when none is given) in plain sentences:
     the questions in full, the model's replies and what was read from them, and why the
     answers contradict each other."""
-    from kontest_tui.cli.run import _open_store, _write
+    from kontest_tui.cli.db import open_store, write_output
     from kontest_tui.report.explain_render import render_cards
     from kontest_tui.report.explain_store import stored_cards
 
-    with _open_store(ctx, db, create=False) as store:
+    with open_store(ctx, db, create=False) as store:
         cards = stored_cards(store, session, number=number, relation=relation, kind=kind)
-    _write(render_cards(cards, fmt), out)
+    write_output(render_cards(cards, fmt), out)
 
 
 def register(cli: click.Group) -> None:

@@ -61,10 +61,10 @@ def probe_command(
     if (kg_name is None) == (session is None):
         raise InvalidInputError("give --kg KG or --session ID (one of them)")
     if session is not None:
-        from kontest_tui.cli.run import _open_store
+        from kontest_tui.cli.db import open_store
         from kontest_tui.run.probe import probe_context, probe_relation, store_probe_answers
 
-        with _open_store(ctx, db, create=False) as store:
+        with open_store(ctx, db, create=False) as store:
             context = probe_context(store, store.resolve_session(session), relation)
             phrasings = context.phrasings(questions)
             spec = model_spec or context.model

@@ -1,0 +1,108 @@
+"""`kontest report`: a stored session's report as text, JSON, markdown, CSV or one html page."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import click
+
+from kontest_tui.cli.db import db_option, open_store, write_output
+from kontest_tui.cli.option_groups import grouped
+from kontest_tui.cli.scope_options import entity_option
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.run.api import refresh_report, session_report
+
+REPORT_FORMATS = ("text", "json", "markdown", "csv")
+
+
+@dataclass(frozen=True, slots=True)
+class PageChoice:
+    """What the html page draws: every node, or only those with errors and the way down to
+    them; the subtrees of some entities, `depth` below each."""
+
+    errors_only: bool
+    entities: tuple[str, ...]
+    depth: int | None
+
+    @property
+    def chosen(self) -> bool:
+        return bool(self.errors_only or self.entities or self.depth)
+
+
+@click.command("report")
+@click.argument("session", required=False)
+@db_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice((*REPORT_FORMATS, "html")),
+    default="text",
+    show_default=True,
+    help="html: the session explained on one standalone page, with the picture of the model's KG.",
+)
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, writable=True),
+    default=None,
+    help="Write to this file instead of stdout.",
+)
+@click.option(
+    "--re-evaluate",
+    "re_evaluate",
+    is_flag=True,
+    help="Evaluate the stored answers again and store the new verdicts and report.",
+)
+@click.option(
+    "--errors-only",
+    "errors_only",
+    is_flag=True,
+    help="html: draw only the nodes with errors and the way down to them.",
+)
+@entity_option
+@click.option(
+    "--depth",
+    type=click.IntRange(min=1),
+    default=None,
+    help="html with --entity: how far below each entity to draw.",
+)
+@click.pass_context
+@grouped(page=PageChoice)
+def report_command(
+    ctx: click.Context,
+    session: str | None,
+    db: str | None,
+    fmt: str,
+    out: str | None,
+    re_evaluate: bool,
+    page: PageChoice,
+) -> None:
+    """Print a session's report (the latest session when none is given): the verdicts its
+    run stored; when they are stale (other evaluating code, or answers stored after them)
+    the answers are evaluated again in memory (nothing is written); --re-evaluate evaluates
+    again and stores the result. html: the session explained on one
+    standalone page (counts, templates, legend, the picture of the model's KG, every error
+    with its questions and replies), read from the store."""
+    from kontest_tui.report.render import render_report
+
+    if page.chosen and fmt != "html":
+        raise InvalidInputError("--errors-only, --entity and --depth go with --format html")
+    with open_store(ctx, db, create=False) as store:
+        if fmt == "html":
+            from kontest_tui.report.session_page import build_session_document, document_html
+
+            if re_evaluate:
+                refresh_report(store, store.resolve_session(session))
+            text = document_html(
+                build_session_document(
+                    store,
+                    session,
+                    errors_only=page.errors_only,
+                    entities=page.entities,
+                    depth=page.depth,
+                )
+            )
+        else:
+            session_id = store.resolve_session(session)
+            shown = (refresh_report if re_evaluate else session_report)(store, session_id)
+            text = render_report(shown, fmt)
+    write_output(text, out)

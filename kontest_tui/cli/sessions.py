@@ -1,0 +1,69 @@
+"""`kontest sessions`: the stored sessions as a table or a JSON list."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import click
+
+from kontest_tui.cli.db import db_option, open_store
+from kontest_tui.oracles.evaluate import headline_title
+
+HEADER = ("id", "status", "created", "kg", "model", "answered", "failed", "stopped", "rate")
+
+
+@click.command("sessions")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="A JSON list instead of a table.")
+@click.pass_context
+def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
+    """List the stored sessions, oldest first."""
+    with open_store(ctx, db, create=False) as store:
+        rows = list(store.iter_sessions())
+    if as_json:
+        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        click.echo("no sessions yet")
+        return
+    table = [session_line(row) for row in rows]
+    widths = [max(len(str(line[i])) for line in (HEADER, *table)) for i in range(len(HEADER))]
+    for line in (HEADER, *table):
+        click.echo(
+            "  ".join(
+                str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)
+            ).rstrip()
+        )
+
+
+def session_line(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """One session's cells, in the order of HEADER."""
+    return (
+        row["id"],
+        row["status"],
+        row["created"][:19].replace("T", " "),
+        row["kg_name"],
+        row["model"],
+        f"{row['answered']}/{row['planned']}",
+        str(row["failed"]),
+        stopped_cell(row["stopped_length"], row["stopped_timeout"]),
+        headline_cell(row),
+    )
+
+
+def headline_cell(row: Mapping[str, Any]) -> str:
+    """`29.1% hallucination rate`: a session row's headline rate and what it is
+    (oracles.evaluate.headline_of; a row stored before headlines: its KONTEST error rate)."""
+    measure, rate = row.get("headline_measure"), row.get("headline_rate")
+    if not measure:
+        measure, rate = "kontest", row.get("oracle_error_rate")
+    return "-" if rate is None else f"{100 * rate:.1f}% {headline_title(str(measure))}"
+
+
+def stopped_cell(length: int, timeout: int) -> str:
+    """Answers cut by the token limit and by the timeout, "-" when none was."""
+    parts = [f"{length} length"] if length else []
+    parts += [f"{timeout} timeout"] if timeout else []
+    return ", ".join(parts) or "-"
