@@ -33,6 +33,7 @@ lint: setup-test
 	$(BIN)/ruff format --check kontest_tui tests scripts benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
+	$(BIN)/vulture
 
 bench: setup-test
 	for b in benchmarks/*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

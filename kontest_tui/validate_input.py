@@ -225,20 +225,6 @@ def check_text(value: str, where: str, error: ErrorType = InvalidInputError) -> 
     return value
 
 
-def check_finite(value: float, where: str, error: ErrorType = InvalidInputError) -> float:
-    """`value` unchanged when it is a finite number (not NaN or an infinity)."""
-    if not math.isfinite(value):
-        raise error(f"{where}: must be a finite number, not {value}")
-    return value
-
-
-def check_int64(value: int, where: str, error: ErrorType = InvalidInputError) -> int:
-    """`value` unchanged when it fits in a signed 64-bit integer (what the store holds)."""
-    if not INT64_MIN <= value <= INT64_MAX:
-        raise error(f"{where}: {value} is out of range (at most {INT64_MAX})")
-    return value
-
-
 def check_port(port: int | None, where: str, error: ErrorType = InvalidInputError) -> None:
     """A TCP port must be 1..65535 (None: the scheme's default)."""
     if port is not None and not 1 <= port <= 65535:

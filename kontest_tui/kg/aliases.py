@@ -7,8 +7,7 @@ either, and "Luxembourg" as the canton's WH answer may name the country. So an a
 used for a node when it is (case-, accent- and spacing-folded) another node's label, or an
 alias of one of the node's ancestors or descendants. `usable_aliases(kg, node_id)` gives the
 others; covering-array variants (generate.ipm) and FactChecker's accepted WH answers
-(probes.factcheck) use only them. `entity_names(kg)` indexes every label and usable alias by
-its folded form, for telling which entity a name is.
+(probes.factcheck) use only them.
 """
 
 from __future__ import annotations
@@ -75,13 +74,3 @@ def alias_filter(kg: KnowledgeGraph) -> AliasFilter:
 def usable_aliases(kg: KnowledgeGraph, node_id: str) -> tuple[str, ...]:
     """The aliases of `node_id` that may name it (see the module docstring)."""
     return alias_filter(kg).usable(node_id)
-
-
-def entity_names(kg: KnowledgeGraph) -> dict[str, set[str]]:
-    """Folded name -> the nodes it names: every label and usable alias."""
-    names: dict[str, set[str]] = defaultdict(set)
-    for node_id, node in kg.nodes.items():
-        names[fold_name(node.label)].add(node_id)
-        for alias in usable_aliases(kg, node_id):
-            names[fold_name(alias)].add(node_id)
-    return names

@@ -1,20 +1,15 @@
 """The knowledge-graph model: nodes with labels, aliases and types, and parent -> child edges.
 
-A `KnowledgeGraph` is plain data (what the KG file of DESIGN.md holds); `to_networkx()`
-gives the DiGraph view for path finding and drawing. Loading, saving and validation live in
-`kg.io`; paths and relations in `generate.relations`.
+A `KnowledgeGraph` is plain data (what the KG file of DESIGN.md holds). Loading, saving and
+validation live in `kg.io`; paths and relations in `generate.relations`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from kontest_tui.domain.answers import clean_text
-
-if TYPE_CHECKING:  # imported by to_networkx only: 90 ms that most commands never need
-    import networkx as nx
 
 
 def printable(text: str) -> str:
@@ -109,13 +104,3 @@ class KnowledgeGraph:
         """Nodes with no parent, in node order (the seed entities)."""
         has_parent = {edge.child for edge in self.edges}
         return [node_id for node_id in self.nodes if node_id not in has_parent]
-
-    def to_networkx(self) -> nx.DiGraph:
-        import networkx as nx
-
-        graph = nx.DiGraph()
-        for node in self.nodes.values():
-            graph.add_node(node.id, label=node.label, aliases=node.aliases, type=node.type)
-        for edge in self.edges:
-            graph.add_edge(edge.parent, edge.child, relation=edge.relation)
-        return graph

@@ -28,19 +28,6 @@ WIDTH = 88  # text and SVG width in columns
 MARK = "◀ compared"  # marks the answers the test compared
 
 
-def render_card(card: ExplanationCard, fmt: str = "text", *, width: int = WIDTH) -> str:
-    """The card in one of CARD_FORMATS."""
-    if fmt == "text":
-        return card_text(card, width=width)
-    if fmt == "markdown":
-        return cards_markdown([card])
-    if fmt == "html":
-        return cards_html([card])
-    if fmt == "svg":
-        return card_svg(card, width=width)
-    raise InvalidInputError(f"unknown card format {fmt!r} (formats: {', '.join(CARD_FORMATS)})")
-
-
 def render_cards(cards: Sequence[ExplanationCard], fmt: str = "text") -> str:
     """Several cards in one document (one SVG per card is joined only for text formats)."""
     if fmt == "markdown":

@@ -15,7 +15,6 @@ from kontest_tui.domain.records import Answer, Conversation, Relation, Verdict
 # graph's order, or by oracle.
 CLEAREST = "clearest"
 TREE = "tree"
-ORDERS = (CLEAREST, TREE)
 INTERSECTION = "intersection"  # the gap group of relations no template answered yes
 
 

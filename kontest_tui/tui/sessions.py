@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kontest_tui.errors import KontestError, StoreError
+from kontest_tui.errors import StoreError
 from kontest_tui.paths import default_db_path
 from kontest_tui.report import compare
 from kontest_tui.report.compare import ComparableSessions
@@ -24,7 +24,6 @@ from kontest_tui.run.api import (
     ensure_report,
     evaluation_engine,
     load_session,
-    session_kinds,
 )
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
@@ -129,16 +128,6 @@ def load_stored(db: str | Path | None, session_id: str) -> StoredSession:
         return load_session(store, session_id)
     finally:
         store.close()
-
-
-def session_kinds_of(store: Store, session_id: str) -> tuple[str, ...]:
-    """The test kinds a stored session asked (run.session.session_kinds; KONTEST when the
-    session predates test kinds or cannot be read)."""
-    try:
-        kinds, _options, _problems = session_kinds(store, session_id)
-    except KontestError:
-        return ("kontest",)
-    return tuple(str(kind.value) for kind in kinds) or ("kontest",)
 
 
 def read_session(db: str | Path | None, session_id: str) -> StoredSession:

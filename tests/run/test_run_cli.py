@@ -59,10 +59,6 @@ def report_json(capsys: pytest.CaptureFixture[str], db, session: str = "") -> di
     return json.loads(out)
 
 
-def without_session(report: dict) -> dict:
-    return {key: value for key, value in report.items() if key != "session"}
-
-
 def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     code, out, err = kontest(

@@ -29,7 +29,6 @@ ANSWER_STYLES: dict[Answer | None, tuple[str, str]] = {
 }
 
 MATCHED_ANSWERS = ("multiple_choice", "wh")  # FactChecker types whose answer is matched as text
-LOADING = "loading…"
 
 
 def describe_answer(conversation: Conversation, answer: Answer | None) -> tuple[str, str]:
@@ -215,12 +214,3 @@ class RelationTree(Tree[TreeNode | None]):
         _ = self._tree_lines  # lay out the new lines now, so the cursor can go there
         self.move_cursor(line)
         return line
-
-    def current_way(self) -> tuple[str, ...]:
-        """Node ids from the root to the cursor."""
-        way: list[str] = []
-        line = self.cursor_node
-        while line is not None and line.data is not None:
-            way.append(line.data.node)
-            line = line.parent
-        return tuple(reversed(way))

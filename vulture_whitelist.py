@@ -1,0 +1,46 @@
+"""Names vulture (dead-code check in `make lint`) cannot see used: each is read by a library,
+by a dataclass's field walk, or set for its side effect. pyproject.toml's [tool.vulture]
+ignores the framework hooks by pattern (Textual's compose/on_*/action_*, http.server's do_*);
+this file names the rest, one line each, with where it is. Add a line only with its reason."""
+
+# ruff: noqa
+# mypy: ignore-errors
+
+_ = object()
+
+# Set for the library that reads them.
+_.n_ctx  # xllamacpp.CommonParams (kontest_tui/models/local.py)
+_.n_parallel  # xllamacpp.CommonParams
+_.verbosity  # xllamacpp.CommonParams
+_.warmup  # xllamacpp.CommonParams
+_.row_factory  # sqlite3.Connection (kontest_tui/store/chunks.py)
+_.virtual_size  # Textual ScrollView (kontest_tui/tui/widgets/paged_table.py)
+_.show_root  # Textual Tree (kontest_tui/tui/widgets/relation_tree.py)
+_.guide_depth  # Textual Tree
+_._bindings_ready  # Textual Footer's own flag (kontest_tui/tui/widgets/key_footer.py)
+_.cursor_blink  # Textual Input/TextArea (tests/support/tui.py)
+_.external_attr  # zipfile.ZipInfo (scripts/build_wordnet.py)
+_.compress_type  # zipfile.ZipInfo
+
+# Called by a library.
+_.connect_tcp  # httpcore's network backend (kontest_tui/models/http_client.py)
+_.bindings_changed  # Textual Footer's hook (kontest_tui/tui/widgets/key_footer.py)
+
+# Dataclass fields read by name (getattr over a tuple of their names).
+server_error  # the sim's fault profile (models/sim/profile.py; read by sim/model.py FAULTS)
+dropped_stream
+error_knowledge  # LogicTally's causes (probes/evaluate.py; read by LOGIC_COUNTS)
+error_inference
+error_both
+error_unstated
+premise_knowledge
+premise_inference
+premise_unclassified
+CAUSES  # the answer oracle's causes, what its `cause` field holds (probes/answer_oracle.py)
+
+# Parameters a signature must have.
+exc  # __exit__(*exc) (kontest_tui/store/database.py), a handler's (tests/support)
+case  # parametrized test cases only named in the id (tests/kg)
+attrs  # html.parser's handle_starttag(tag, attrs) (tests/report/test_session_page.py)
+DOMNode  # in a cast() string (kontest_tui/tui/workers.py)
+cpu1  # unpacked beside the figures the benchmark prints (benchmarks/model_clients.py)
