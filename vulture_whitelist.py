@@ -38,6 +38,14 @@ premise_inference
 premise_unclassified
 CAUSES  # the answer oracle's causes, what its `cause` field holds (probes/answer_oracle.py)
 
+# Keys of store rows (TypedDicts in kontest_tui/store/records.py): columns a row holds, read by
+# key (row["..."]) or printed whole (kontest sessions --format json), never as attributes.
+updated
+options_json
+stopped_length
+stopped_timeout
+conversation_key
+
 # Parameters a signature must have.
 exc  # __exit__(*exc) (kontest_tui/store/database.py), a handler's (tests/support)
 case  # parametrized test cases only named in the id (tests/kg)

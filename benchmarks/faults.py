@@ -457,7 +457,7 @@ def sessions_list_case(folder: Path, rows: int) -> tuple[float, float]:
     conn.close()
     with Store(db) as store:
         started = time.perf_counter()
-        listed = list(store.iter_sessions())
+        listed = list(store.sessions.listing())
         listing = (time.perf_counter() - started) * 1000
         started = time.perf_counter()
         store.conn.execute(

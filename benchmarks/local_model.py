@@ -59,7 +59,7 @@ def run_places(
         started = time.perf_counter()
         asyncio.run(go())
         elapsed = time.perf_counter() - started
-        responses = store.load_responses(session)
+        responses = store.responses.load(session)
     failed = sum(r.error is not None for r in responses.values())
     latency = [r.latency_ms for r in responses.values() if r.error is None]
     valid = sum(r.error is None and r.answer is not Answer.INVALID for r in responses.values())

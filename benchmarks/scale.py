@@ -68,7 +68,7 @@ def one_size(
             )
         )
         ran = time.perf_counter()
-        row = store.get_session(session)
+        row = store.sessions.get(session)
     return {
         "session": session,
         "relations": row["relations"],

@@ -72,7 +72,7 @@ def build_workload(calls: int) -> tuple[list[Relation], list[Conversation]]:
 
 
 def new_session(store: Store, relations: list[Relation], conversations: list[Conversation]) -> str:
-    return store.create_session(
+    return store.sessions.create(
         kg_name="benchmark",
         kg_json={},
         templates_json={},
@@ -176,10 +176,10 @@ class InstantModel:
 
 def distinct_requests(store: Store, session: str, spec: str) -> int:
     """How many different chats (system prompt, earlier turns and answers) the session asks."""
-    options = options_from_dict(store.get_session(session)["options_json"])
-    answers = {(r["conversation"], r["turn"]): r["raw"] for r in store.iter_responses(session)}
+    options = options_from_dict(store.sessions.get(session)["options_json"])
+    answers = {(r["conversation"], r["turn"]): r["raw"] for r in store.responses.rows(session)}
     keys: set[str] = set()
-    for conversation in store.load_conversations(session):
+    for conversation in store.relations.load_conversations(session):
         messages: list[Message] = []
         if conversation.system_prompt and not options.system_prompt:
             messages.append(Message("system", conversation.system_prompt))

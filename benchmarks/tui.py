@@ -105,10 +105,10 @@ def build_db(size: str, cache: Path, rebuild: bool = False) -> tuple[Path, str, 
     """The cached DB of one size (run by the engine when missing) and its session id; the
     seconds spent building it (0 when cached). A stale stored report (other evaluating
     code) is evaluated and stored again here, untimed."""
-    from kontest_tui.results.reports import session_report
+    from kontest_tui.results.evaluate import evaluation_engine
+    from kontest_tui.results.reports import ensure_report
     from kontest_tui.run.api import SessionSpec, start_session
     from kontest_tui.store import Store
-    from kontest_tui.store.views import ResultViews
 
     cache.mkdir(parents=True, exist_ok=True)
     path = cache / f"tui-{size}.db"
@@ -118,13 +118,13 @@ def build_db(size: str, cache: Path, rebuild: bool = False) -> tuple[Path, str, 
     started = time.perf_counter()
     built = 0.0
     with Store(path) as store:
-        session_id = store.latest_session()
+        session_id = store.sessions.latest()
         if session_id is None:
             outcome = asyncio.run(start_session(store, SessionSpec(size_graph(size), model="sim")))
             session_id = outcome.session_id
             built = time.perf_counter() - started
-        session_report(store, session_id)
-        ResultViews(store.conn).ensure(session_id)
+        ensure_report(store, session_id, errors=0)
+        store.views.ensure(session_id, evaluation_engine())
     return path, session_id, built
 
 

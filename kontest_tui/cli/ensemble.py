@@ -32,6 +32,6 @@ def ensemble_command(
     from kontest_tui.report.render import render_ensemble
 
     with open_store(ctx, db, create=False) as store:
-        ids = [store.resolve_session(session) for session in sessions]
+        ids = [store.sessions.resolve(session) for session in sessions]
         result = cross_validate_sessions(store, ids, k=k, seed=seed)
     click.echo(render_ensemble(result, fmt), nl=False)

@@ -65,7 +65,7 @@ def probe_command(
         from kontest_tui.run.probe import probe_context, probe_relation, store_probe_answers
 
         with open_store(ctx, db, create=False) as store:
-            context = probe_context(store, store.resolve_session(session), relation)
+            context = probe_context(store, store.sessions.resolve(session), relation)
             phrasings = context.phrasings(questions)
             spec = model_spec or context.model
             answers: list[ProbeAnswer] = asyncio.run(

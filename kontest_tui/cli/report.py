@@ -91,7 +91,7 @@ def report_command(
             from kontest_tui.report.session_page import build_session_document, document_html
 
             if re_evaluate:
-                refresh_report(store, store.resolve_session(session))
+                refresh_report(store, store.sessions.resolve(session))
             text = document_html(
                 build_session_document(
                     store,
@@ -102,7 +102,7 @@ def report_command(
                 )
             )
         else:
-            session_id = store.resolve_session(session)
+            session_id = store.sessions.resolve(session)
             shown = (refresh_report if re_evaluate else session_report)(store, session_id)
             text = render_report(shown, fmt)
     write_output(text, out)

@@ -152,15 +152,15 @@ class CommandRun:
         """Going on with a stored session (None: a batch step, already done)."""
         store, wanted = self.store, resume.resume or None
         if resume.batching:
-            session_id = store.resolve_session(wanted, unfinished=True)
+            session_id = store.sessions.resolve(wanted, unfinished=True)
             self.batch_phase(session_id, resume.batch_in, resume.batch_out)
             return None
         model = request.model.model_spec
         if model is None:  # the session's stored URL: is the key sent there?
             from kontest_tui.models.specs import withheld_key
 
-            stored = store.get_session(
-                store.resolve_session(wanted, unfinished=not resume.retry_errors)
+            stored = store.sessions.get(
+                store.sessions.resolve(wanted, unfinished=not resume.retry_errors)
             )["model"]
             note = withheld_key(stored)
             if note is not None:
@@ -209,7 +209,7 @@ class CommandRun:
         self.announce(session_id)
 
     def announce(self, session_id: str) -> None:
-        model = self.store.get_session(session_id)["model"]
+        model = self.store.sessions.get(session_id)["model"]
         click.echo(f"session {session_id}: model {model}", err=True)
 
     def run(self, going: Going) -> SessionOutcome:
@@ -333,7 +333,7 @@ class CommandRun:
 def _add_template(store: Store, session_id: str, template_id: str, request: RunRequest) -> None:
     """Store one more template's questions in a session (run.api.add_template); the resume
     that follows asks them."""
-    session = store.get_session(store.resolve_session(session_id))
+    session = store.sessions.get(store.sessions.resolve(session_id))
     domain = str(session["templates_json"].get("domain") or "")
     template = load_template_set(request.graph.templates or domain).get(template_id)
     add_template(store, session["id"], template)

@@ -21,7 +21,7 @@ HEADER = ("id", "status", "created", "kg", "model", "answered", "failed", "stopp
 def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
     """List the stored sessions, oldest first."""
     with open_store(ctx, db, create=False) as store:
-        rows = list(store.iter_sessions())
+        rows = list(store.sessions.listing())
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return

@@ -1,7 +1,7 @@
 """The KONTEST evaluation of a session streamed in chunks of relations, identical to `evaluate`.
 
 A chunk holds some relations with all their conversations and answers (a session whose
-conversations follow its relations' order: store.Store.streamable). Per chunk, the metamorphic
+conversations follow its relations' order: store.chunks.streamable). Per chunk, the metamorphic
 verdicts (each compares answers of one relation: KONTEST Algorithm 4) are final and returned to
 be stored at once; the counts (executions, valid, queries, refusals, planned tests, gap and
 coverage) are per relation, so they add up. Only the ontological oracle (Algorithms 2-3, see

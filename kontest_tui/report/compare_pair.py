@@ -20,8 +20,6 @@ from kontest_tui.results.answers import stored_model_answers
 from kontest_tui.results.reports import session_report
 from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
-from kontest_tui.store.lookups import relations_by_id
-from kontest_tui.store.session_reads import read_relation_ids
 
 
 class AnsweredSession(Protocol):
@@ -92,8 +90,8 @@ def compare_stored_sessions(store: Store, left: str, right: str) -> SessionCompa
     and atomic answers (no evaluation when the reports are current; nothing is written)."""
     reports = [session_report(store, session_id, errors=0).report for session_id in (left, right)]
     mine, theirs = (stored_model_answers(store, sid).atomic for sid in (left, right))
-    right_ids = set(read_relation_ids(store.conn, right))
-    shared = [rid for rid in read_relation_ids(store.conn, left) if rid in right_ids]
+    right_ids = set(store.relations.ids(right))
+    shared = [rid for rid in store.relations.ids(left) if rid in right_ids]
     templates = [
         str(t) for t in reports[0].get("templates", ()) if t in reports[1].get("templates", ())
     ]
@@ -102,7 +100,7 @@ def compare_stored_sessions(store: Store, left: str, right: str) -> SessionCompa
         for rid in shared
         if any(_differ(mine.get((rid, tid)), theirs.get((rid, tid))) for tid in templates)
     ]
-    relations = relations_by_id(store.conn, left, differing)
+    relations = store.relations.by_id(left, differing)
     return SessionComparison(
         left=dict(reports[0]),
         right=dict(reports[1]),
@@ -111,7 +109,7 @@ def compare_stored_sessions(store: Store, left: str, right: str) -> SessionCompa
         differences=answer_differences(
             [relations[rid] for rid in differing if rid in relations], templates, mine, theirs
         ),
-        settings=setting_differences([store.get_session(sid) for sid in (left, right)]),
+        settings=setting_differences([store.sessions.get(sid) for sid in (left, right)]),
     )
 
 
@@ -176,7 +174,7 @@ def find_comparable_sessions(
     offered: list[StoredSessionChoice] = []
     other_kgs: dict[str, int] = {}
     disjoint = unanswered = 0
-    for row in reversed(list(store.iter_sessions())):
+    for row in reversed(list(store.sessions.listing())):
         session_id = str(row["id"])
         if session_id == exclude:
             continue
@@ -187,7 +185,7 @@ def find_comparable_sessions(
         if not row.get("answered"):
             unanswered += 1
             continue
-        ids = [str(relation["id"]) for relation in store.iter_relations(session_id)]
+        ids = store.relations.ids(session_id)
         shared = sum(relation_id in relation_ids for relation_id in ids)
         if not shared:
             disjoint += 1

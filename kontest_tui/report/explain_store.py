@@ -1,5 +1,6 @@
 """Explanation cards of a stored session: which error to explain, and the evidence its card
-needs, read from the store a few rows at a time (store.lookups), never the whole session.
+needs, read from the store a few rows at a time (by id: store.relations, store.responses,
+store.verdicts), never the whole session.
 
 `kontest explain` and the explorer call `stored_cards`; `choose_errors` picks the verdicts
 (the N-th error, a relation's errors, one oracle's), `stored_evidence` reads what their
@@ -26,13 +27,11 @@ from kontest_tui.report.explain import (
     premises_needed,
     relations_needed,
 )
-from kontest_tui.results.evaluate import session_graph
+from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
-from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
 from kontest_tui.store.view_records import CLEAREST
-from kontest_tui.store.views import ResultViews
 
 # The oracles a card explains, as `--kind` accepts them.
 CARD_KINDS = (
@@ -76,10 +75,9 @@ def choose_errors(
     if number is not None and number < 1:
         raise InvalidInputError(f"--error counts from 1, not {number}")
     report = ensure_report(store, session_id, errors=0)
-    conn = store.conn
-    if relation is not None and not lookups.relations_by_id(conn, session_id, [relation]):
+    if relation is not None and not store.relations.by_id(session_id, [relation]):
         raise InvalidInputError(f"session {session_id} has no relation {relation!r}")
-    total = lookups.count_error_verdicts(conn, session_id, oracle=kind, relation=relation)
+    total = store.verdicts.count_errors(session_id, oracle=kind, relation=relation)
     where = _describe_filter(kind, relation)
     if total == 0:
         if report.total_errors == 0:
@@ -91,17 +89,15 @@ def choose_errors(
             f"not {number}"
         )
     if number is None and relation is not None:
-        verdicts = lookups.error_verdicts(
-            conn, session_id, oracle=kind, relation=relation, limit=total
-        )
+        verdicts = store.verdicts.errors(session_id, oracle=kind, relation=relation, limit=total)
         return ChosenErrors(session_id, verdicts, 1, total)
     first = number or 1
     if relation is None:
         clearest = _clearest(store, session_id, first - 1, kind)
         if clearest is not None:
             return ChosenErrors(session_id, [clearest], first, total)
-    verdicts = lookups.error_verdicts(
-        conn, session_id, oracle=kind, relation=relation, offset=first - 1, limit=1
+    verdicts = store.verdicts.errors(
+        session_id, oracle=kind, relation=relation, offset=first - 1, limit=1
     )
     return ChosenErrors(session_id, verdicts, first, total)
 
@@ -110,9 +106,9 @@ def _clearest(store: Store, session_id: str, index: int, kind: str | None) -> Ve
     """The error at `index` of the clearest-first list (store.views, the order the
     explorer's `n` and Errors tab use); None when the views cannot be built (a read-only
     database without them): the stored order is used then."""
-    views = ResultViews(store.conn, store.path)
+    views = store.views
     try:
-        views.ensure(session_id)
+        views.ensure(session_id, evaluation_engine())
     except StoreError:
         return None
     row = views.error_at(session_id, index, oracle=kind, order=CLEAREST)
@@ -133,26 +129,25 @@ def stored_evidence(
 ) -> CardEvidence:
     """What the cards of `verdicts` show, read by id from the store. `names` (e.g. the
     explorer's views' names of the nodes shown) saves reading the session's KG again."""
-    conn = store.conn
     wanted: set[str] = set()
     for verdict in verdicts:
         wanted |= conversations_needed(verdict)
-    conversations = lookups.conversations_by_id(conn, session_id, wanted)
+    conversations = store.relations.conversations_by_id(session_id, wanted)
     premises = premises_needed(conversations.values()) - set(conversations)
     if premises:
-        conversations.update(lookups.conversations_by_id(conn, session_id, premises))
+        conversations.update(store.relations.conversations_by_id(session_id, premises))
     relation_ids: set[str] = set()
     for verdict in verdicts:
         relation_ids |= relations_needed(verdict, conversations.values())
-    row = store.get_session(session_id)
+    row = store.sessions.get(session_id)
     try:
         template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
     except KontestError:
         template_set = None
     return CardEvidence(
         conversations=conversations,
-        responses=lookups.responses_of(conn, session_id, conversations),
-        relations=lookups.relations_by_id(conn, session_id, relation_ids),
+        responses=store.responses.of_conversations(session_id, conversations),
+        relations=store.relations.by_id(session_id, relation_ids),
         names=names if names is not None else NodeNames(session_graph(store, session_id)),
         template_set=template_set,
         session=session_id,
@@ -170,7 +165,7 @@ def stored_cards(
     names: Naming | None = None,
 ) -> list[ExplanationCard]:
     """The cards of the chosen errors of a stored session (the latest when None)."""
-    session_id = store.resolve_session(session_id)
+    session_id = store.sessions.resolve(session_id)
     chosen = choose_errors(store, session_id, number=number, relation=relation, kind=kind)
     evidence = stored_evidence(store, session_id, chosen.verdicts, names)
     return [build_card(verdict, evidence) for verdict in chosen.verdicts]
@@ -195,7 +190,7 @@ def explain_verdict(store: Store, session_id: str, verdict: Verdict) -> Explanat
     """The card of one stored verdict, its nodes named by the explorer's views (store.views,
     a few rows) when they are built, else by the session's KG."""
     evidence = stored_evidence(store, session_id, [verdict], MappedNames({}))
-    views = ResultViews(store.conn, store.path)
+    views = store.views
     if views.ready(session_id):
         evidence.names = MappedNames(views.node_names(session_id, card_nodes(evidence, verdict)))
     else:

@@ -17,7 +17,6 @@ from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import StoreError
 from kontest_tui.probes.factcheck import correct_option, expected_answer
 from kontest_tui.store.database import Store
-from kontest_tui.store.probes import iter_probes
 
 EXPORT_FORMATS = ("jsonl", "csv")
 EXPORT_COLUMNS = (
@@ -52,8 +51,8 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
     `messages` + `kind` + `answer` (the raw text) make each JSONL line a replay record, so an
     exported session can be replayed with `--model replay:FILE`.
     """
-    conversations = {c.id: c for c in store.load_conversations(session_id)}
-    for row in store.iter_responses(session_id):
+    conversations = {c.id: c for c in store.relations.load_conversations(session_id)}
+    for row in store.responses.rows(session_id):
         conversation = conversations[row["conversation"]]
         turn = row["turn"]
         if not 0 <= turn < len(conversation.turns):
@@ -132,7 +131,7 @@ PROBE_COLUMNS = (
 def iter_probe_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
     """One dict per question asked by hand about a relation of the session (probe mode).
     Apart from the responses: a probe is no turn of the session's plan."""
-    for probe in iter_probes(store, session_id):
+    for probe in store.probes.of_session(session_id):
         yield {
             "session": probe.session,
             "probe": probe.id,
@@ -151,10 +150,10 @@ def iter_probe_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
 
 def export_probes(store: Store, session_id: str | None, fmt: str) -> str:
     """A session's probes (the latest session when `session_id` is None) as `fmt` text."""
-    rows = iter_probe_rows(store, store.resolve_session(session_id))
+    rows = iter_probe_rows(store, store.sessions.resolve(session_id))
     return render_export(rows, fmt, PROBE_COLUMNS)
 
 
 def export_session(store: Store, session_id: str | None, fmt: str) -> str:
     """A session's responses (the latest session when `session_id` is None) as `fmt` text."""
-    return render_export(iter_export_rows(store, store.resolve_session(session_id)), fmt)
+    return render_export(iter_export_rows(store, store.sessions.resolve(session_id)), fmt)

@@ -35,14 +35,11 @@ from kontest_tui.report.legend import (
     template_legend,
 )
 from kontest_tui.report.picture import Picture, draw_picture
-from kontest_tui.results.evaluate import session_graph
+from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
-from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
-from kontest_tui.store.rollups import read_atomic_answers
 from kontest_tui.store.view_records import CLEAREST
-from kontest_tui.store.views import ResultViews
 
 MAX_CARDS = 200  # error cards in one page (the rest: `kontest explain --error N`)
 
@@ -95,23 +92,23 @@ def build_session_document(
 ) -> SessionDocument:
     """Read a session's page from the store: its stored report (evaluated and stored first
     only when there is none or it is stale), stored answers and error verdicts."""
-    session_id = store.resolve_session(session_id)
+    session_id = store.sessions.resolve(session_id)
     stored = ensure_report(store, session_id, errors=0)
-    row = store.get_session(session_id)
+    row = store.sessions.get(session_id)
     whole = session_graph(store, session_id)
     kg = scope_graph(whole, entities, depth) if entities else whole
     relations = [
         relation
-        for relation in store.load_relations(session_id)
+        for relation in store.relations.load(session_id)
         if relation.parent in kg.nodes and relation.child in kg.nodes
     ]
     kept = {relation.id for relation in relations}
     atomic: dict[tuple[str, str], Answer | None] = {}
-    for relation_id, per_template in read_atomic_answers(store.conn, session_id).items():
+    for relation_id, per_template in store.responses.atomic_answers(session_id).items():
         if relation_id in kept:
             for template_id, value in per_template.items():
                 atomic[(relation_id, template_id)] = _ANSWERS.get(value) if value else None
-    total = lookups.count_error_verdicts(store.conn, session_id)
+    total = store.verdicts.count_errors(session_id)
     errors = [
         verdict
         for verdict in _errors_clearest_first(store, session_id, total)
@@ -147,12 +144,12 @@ def build_session_document(
 def _errors_clearest_first(store: Store, session_id: str, total: int) -> list[Verdict]:
     """Every error verdict, clearest first (store.views); the stored order when the views
     cannot be built (a read-only file)."""
-    views = ResultViews(store.conn, store.path)
+    views = store.views
     try:
-        views.ensure(session_id)
+        views.ensure(session_id, evaluation_engine())
         return [row.verdict for row in views.errors(session_id, limit=total, order=CLEAREST)]
     except StoreError:
-        return lookups.error_verdicts(store.conn, session_id, limit=total)
+        return store.verdicts.errors(session_id, limit=total)
 
 
 def _scope_names(kg: KnowledgeGraph, entities: Sequence[str]) -> list[str]:
@@ -317,7 +314,6 @@ def write_session_files(store: Store, session_id: str, folder: Path) -> list[Pat
     the session has probes, `-probes.csv`. Their paths."""
     from kontest_tui.report.export import export_probes
     from kontest_tui.report.render import render_report
-    from kontest_tui.store.probes import iter_probes
 
     folder.mkdir(parents=True, exist_ok=True)
     stored = ensure_report(store, session_id)
@@ -330,7 +326,7 @@ def write_session_files(store: Store, session_id: str, folder: Path) -> list[Pat
         f"kontest-{session_id}.html": document_html(document),
         f"kontest-{session_id}-errors.html": document_html(errors_only),
     }
-    if next(iter_probes(store, session_id), None) is not None:
+    if next(store.probes.of_session(session_id), None) is not None:
         texts[f"kontest-{session_id}-probes.csv"] = export_probes(store, session_id, "csv")
     written = []
     for name, text in texts.items():

@@ -10,7 +10,7 @@ options, sampling, conversation mode; `SettingsDifferError`, one line per differ
 `allow_differences`, and reads each session's stored report (results.reports.session_report:
 what `kontest report --format json` prints, evaluated in memory only when stale; nothing is
 written), its errors and variant verdicts, its timing and variant answers, each one indexed
-query (store.session_reads). Nothing here evaluates a whole session when its report is current.
+query (store.relations, store.responses, store.verdicts). Nothing here evaluates a whole session when its report is current.
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.results.reports import current_report, session_report
 from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
-from kontest_tui.store.session_reads import read_first_answers, read_timing, read_verdicts
 
 VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)
 
@@ -63,11 +62,11 @@ def pick_sessions(store: Store, ids: Sequence[str], kg: str | None) -> list[str]
     name as sessions record it), else on the latest session's KG; oldest first."""
     if ids:
         for session_id in ids:
-            store.get_session(session_id)
+            store.sessions.get(session_id)
         if len(set(ids)) != len(ids):
             raise InvalidInputError("a session is named twice")
         return list(ids)
-    rows = list(store.iter_sessions())
+    rows = list(store.sessions.listing())
     if not rows:
         raise InvalidInputError(f"no session in {store.path}")
     name = kg if kg is not None else str(rows[-1]["kg_name"])
@@ -80,9 +79,10 @@ def pick_sessions(store: Store, ids: Sequence[str], kg: str | None) -> list[str]
 
 def session_identity(store: Store, session_id: str) -> tuple[str, str, tuple[str, ...]]:
     """(KG name, digest of the KG snapshot, relation ids): equal for one KG and scope."""
-    row = store.get_session(session_id)
-    snapshot = json.dumps(row["kg_json"], sort_keys=True).encode("utf-8")
-    relations = tuple(sorted(str(r["id"]) for r in store.iter_relations(session_id)))
+    row = store.sessions.get(session_id)
+    kg = store.sessions.kg_snapshot(session_id)
+    snapshot = json.dumps(kg, sort_keys=True).encode("utf-8")
+    relations = tuple(sorted(store.relations.ids(session_id)))
     return str(row["kg_name"]), hashlib.sha256(snapshot).hexdigest(), relations
 
 
@@ -90,8 +90,8 @@ def session_timing(store: Store, session_id: str) -> dict[str, Any]:
     """Calls made (attempts, retries included), answers, reused answers, wall time, tokens of
     the calls made (never of reused answers; None when none reported), time per call and mean
     latency of the model's answers (KONTEST Table 14)."""
-    row = store.get_session(session_id)
-    sums = read_timing(store.conn, session_id)
+    row = store.sessions.get(session_id)
+    sums = store.responses.timing(session_id)
     wall = round(float(row.get("elapsed_s") or 0.0), 3)
     return {
         "model": row["model"],
@@ -114,7 +114,7 @@ def comparison_entries(
     identities = [session_identity(store, session_id) for session_id in chosen]
     entries = [CompareEntry(session_id, {}) for session_id in chosen]
     check_comparable(entries, identities)
-    differences = setting_differences([store.get_session(session_id) for session_id in chosen])
+    differences = setting_differences([store.sessions.get(session_id) for session_id in chosen])
     if differences and not allow_differences:
         raise SettingsDifferError(differences)
     for entry in entries:
@@ -127,13 +127,14 @@ def _read_entry(store: Store, entry: CompareEntry) -> None:
     variant answers (its stored verdicts when its report is current, else an evaluation)."""
     if current_report(store, entry.session) is not None:
         entry.report = session_report(store, entry.session, errors=0).report
-        entry.verdicts = read_verdicts(store.conn, entry.session, oracles=VARIANT_ORACLES)
+        entry.verdicts = store.verdicts.errors_and_all_of(entry.session, VARIANT_ORACLES)
     else:
         evaluation = evaluate_session(store, entry.session)
         entry.report = evaluation.to_json()
         entry.verdicts = [v for v in evaluation.verdicts if v.error or v.oracle in VARIANT_ORACLES]
     entry.timing = session_timing(store, entry.session)
-    for found in read_first_answers(store.conn, entry.session, [k.value for k in VARIANT_KINDS]):
+    variant_kinds = [kind.value for kind in VARIANT_KINDS]
+    for found in store.relations.first_answers(entry.session, variant_kinds):
         if found.answer is not None:
             entry.variant_answers[found.conversation] = (found.question, found.answer)
         if isinstance(found.extras, VariantExtras):

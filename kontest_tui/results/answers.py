@@ -18,8 +18,6 @@ from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.results.reports import current_report
 from kontest_tui.store.database import Store
-from kontest_tui.store.rollups import read_atomic_answers
-from kontest_tui.store.session_reads import read_errors_by_relation, read_relation_ids
 
 _ANSWERS = {answer.value: answer for answer in Answer}
 
@@ -52,12 +50,12 @@ def stored_model_answers(store: Store, session_id: str, name: str | None = None)
     report = current_report(store, session_id)
     if report is None:
         return model_answers_from_evaluation(evaluate_session(store, session_id), name)
-    relation_ids = read_relation_ids(store.conn, session_id)
+    relation_ids = store.relations.ids(session_id)
     errors = dict.fromkeys(relation_ids, 0)
-    errors.update(read_errors_by_relation(store.conn, session_id, METAMORPHIC_ORACLES))
+    errors.update(store.verdicts.errors_by_relation(session_id, METAMORPHIC_ORACLES))
     atomic = {
         (relation_id, template_id): _ANSWERS.get(answer) if answer is not None else None
-        for relation_id, per in read_atomic_answers(store.conn, session_id).items()
+        for relation_id, per in store.responses.atomic_answers(session_id).items()
         for template_id, answer in per.items()
     }
     return ModelAnswers(

@@ -109,15 +109,15 @@ def evaluate_responses(
 
 def evaluate_session(store: Store, session_id: str) -> Evaluation:
     """All oracles and metrics over the session's stored answers (nothing is written)."""
-    row = store.get_session(session_id)
+    row = store.sessions.get(session_id)
     return evaluate_responses(
-        store.load_relations(session_id),
-        store.load_conversations(session_id),
-        store.load_responses(session_id),
+        store.relations.load(session_id),
+        store.relations.load_conversations(session_id),
+        store.responses.load(session_id),
         session=session_id,
         model=row["model"],
         problems=row["kinds_json"].get("problems", ()),
-        from_cache=store.count_cached(session_id),
+        from_cache=store.responses.count_cached(session_id),
         sample=row["kinds_json"].get("sample"),
         fresh=bool(row.get("fresh_conversations")),
     )
@@ -125,7 +125,7 @@ def evaluate_session(store: Store, session_id: str) -> Evaluation:
 
 def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:
     """Store an evaluation's verdicts and report (replacing the session's) in one transaction."""
-    store.replace_verdicts(
+    store.verdicts.replace(
         session_id,
         evaluation.verdicts,
         report=evaluation.to_json(),
@@ -137,17 +137,16 @@ def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> N
 
 def session_kinds(store: Store, session_id: str) -> tuple[list[TestKind], KindOptions, list[str]]:
     """The test kinds a session asks, the options they were built with, input problems."""
-    data = store.get_session(session_id)["kinds_json"]
+    data = store.sessions.get(session_id)["kinds_json"]
     kinds = [TestKind(value) for value in data.get("kinds", ["kontest"])]
     return kinds, KindOptions.from_json(data.get("options")), list(data.get("problems", []))
 
 
 def session_graph(store: Store, session_id: str) -> KnowledgeGraph:
     """The KG snapshot a session was created from (an empty one for annotated questions only)."""
-    row = store.get_session(session_id)
-    data = row["kg_json"]
+    data = store.sessions.kg_snapshot(session_id)
     if not data.get("nodes"):
-        return empty_graph(str(data.get("name") or row["kg_name"]))
+        return empty_graph(str(data.get("name") or store.sessions.get(session_id)["kg_name"]))
     return graph_from_dict(data, origin=f"session {session_id}")
 
 

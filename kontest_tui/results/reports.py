@@ -26,7 +26,7 @@ from kontest_tui.store.reports import StoredReport
 def current_report(store: Store, session_id: str) -> dict[str, Any] | None:
     """The stored Report JSON when it is current (same evaluating code, same answers and
     verdicts), else None."""
-    stored = store.read_report(session_id, engine=evaluation_engine(), limit=0)
+    stored = store.reports.read(session_id, engine=evaluation_engine(), limit=0)
     return stored.report if stored is not None else None
 
 
@@ -37,7 +37,7 @@ def session_report(
     `re_evaluate` or it is stale (store.reports says when); then the answers are evaluated
     again in memory. Nothing is written."""
     if not re_evaluate:
-        stored = store.read_report(session_id, engine=evaluation_engine(), limit=errors)
+        stored = store.reports.read(session_id, engine=evaluation_engine(), limit=errors)
         if stored is not None:
             return stored
     return _as_stored(session_id, evaluate_session(store, session_id), errors)
@@ -48,7 +48,7 @@ def refresh_report(store: Store, session_id: str, *, errors: int = 20) -> Stored
     reader (when the database is writable and no run holds the session; a busy database
     leaves the stored one as it was, the returned report is still right)."""
     evaluation = evaluate_session(store, session_id)
-    if not store.read_only and not store.session_leased(session_id):
+    if not store.read_only and not store.leases.held(session_id):
         with contextlib.suppress(KontestError):
             store_evaluation(store, session_id, evaluation)
     return _as_stored(session_id, evaluation, errors)
@@ -56,7 +56,7 @@ def refresh_report(store: Store, session_id: str, *, errors: int = 20) -> Stored
 
 def ensure_report(store: Store, session_id: str, *, errors: int = 20) -> StoredReport:
     """The stored report, refreshed first (refresh_report) when it is missing or stale."""
-    stored = store.read_report(session_id, engine=evaluation_engine(), limit=errors)
+    stored = store.reports.read(session_id, engine=evaluation_engine(), limit=errors)
     return stored if stored is not None else refresh_report(store, session_id, errors=errors)
 
 

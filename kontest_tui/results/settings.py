@@ -73,7 +73,7 @@ def show_value(value: object) -> str:
 
 
 def session_settings(row: Mapping[str, object]) -> dict[str, object]:
-    """The SETTINGS of a stored session row (store.Store.get_session)."""
+    """The SETTINGS of a stored session row (store.sessions.get)."""
     ids = [str(tid) for tid in _list(row.get("template_ids"))]
     templates = _mapping(row.get("templates_json"))
     texts = {

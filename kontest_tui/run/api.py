@@ -222,12 +222,12 @@ def stored_spec(store: Store, session_id: str) -> SessionSpec:
     became of the file or sample since; the same depth, per-path mode, templates, kinds and
     their options, chat options, seed, the same number of relations (or the same sample)
     and the same annotated questions."""
-    row = store.get_session(session_id)
+    row = store.sessions.get(session_id)
     kinds, kind_options, problems = session_kinds(store, session_id)
     sample = row["kinds_json"].get("sample")
     extra = [
         conversation
-        for conversation in store.load_conversations(session_id)
+        for conversation in store.relations.load_conversations(session_id)
         if conversation.test_kind is TestKind.ANNOTATION
     ]
     asked = [kind for kind in kinds if kind is not TestKind.ANNOTATION]
@@ -296,8 +296,8 @@ async def resume_session(
     ask the turns without an answer, failed ones again (run.session.run_session), with its
     stored model unless `model` names another. `retry_errors` lets a session be taken when
     no id is given even if it is done; `stream` as for start_session."""
-    session_id = store.resolve_session(session_id, unfinished=not retry_errors)
-    row = store.get_session(session_id)
+    session_id = store.sessions.resolve(session_id, unfinished=not retry_errors)
+    row = store.sessions.get(session_id)
     if row["status"] == "done" and not row["failed"]:
         raise InvalidInputError(f"session {session_id} is already done")
     options = options_from_dict(row["options_json"])
@@ -325,7 +325,7 @@ def add_template(store: Store, session_id: str, template: Template) -> list[Conv
     session is stored (asked by the next resume), and the session's template set and ids
     gain it, so its gap, the ensemble and the report include it. A template id the session
     already has is refused (save an edited template under a new id)."""
-    row = store.get_session(session_id)
+    row = store.sessions.get(session_id)
     template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
     if template.id in template_set.ids:
         raise InvalidInputError(
@@ -333,7 +333,7 @@ def add_template(store: Store, session_id: str, template: Template) -> list[Conv
         )
     extended = replace(template_set, templates=(*template_set.templates, template))
     template_ids = [*(row.get("template_ids") or []), template.id]
-    relations = [r for r in store.load_relations(session_id) if r.type in template.texts]
+    relations = [r for r in store.relations.load(session_id) if r.type in template.texts]
     if not relations:
         raise InvalidInputError(
             f"template {template.id} has no text for the relation types of session {session_id}"
@@ -343,7 +343,7 @@ def add_template(store: Store, session_id: str, template: Template) -> list[Conv
     )
     label = f"Q{len(template_ids)}"  # Q1, Q2 are the first templates' atomic questions
     conversations = [replace(conversation, label=label) for conversation in atomic]
-    store.add_conversations(
+    store.relations.add_conversations(
         session_id,
         conversations,
         templates_json=template_set_to_dict(extended),
@@ -403,8 +403,8 @@ async def _run(
 def load_session(store: Store, session_id: str | None = None) -> StoredSession:
     """A stored session (the latest when `session_id` is None) with its answers so far and
     their evaluation (run.session.evaluate_session, what `kontest report` prints)."""
-    session_id = store.resolve_session(session_id)
-    row = store.get_session(session_id)
+    session_id = store.sessions.resolve(session_id)
+    row = store.sessions.get(session_id)
     kg = session_graph(store, session_id)
     template_set: TemplateSet | None
     try:
@@ -422,12 +422,12 @@ def load_session(store: Store, session_id: str | None = None) -> StoredSession:
         per_path=bool(row.get("per_path")),
         template_set=template_set,
         template_ids=list(row.get("template_ids") or []),
-        relations=store.load_relations(session_id),
-        conversations=store.load_conversations(session_id),
+        relations=store.relations.load(session_id),
+        conversations=store.relations.load_conversations(session_id),
         kinds=kinds,
         kind_options=kind_options,
         problems=problems,
-        responses=store.load_responses(session_id),
+        responses=store.responses.load(session_id),
         evaluation=evaluate_session(store, session_id),
         seed=int(row.get("seed") or 0),
     )

@@ -41,7 +41,8 @@ from kontest_tui.redact import scrub, scrub_values
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
 from kontest_tui.run.executor import cache_key
 from kontest_tui.run.session import options_from_dict
-from kontest_tui.store.database import Store, storable_text
+from kontest_tui.store.database import Store
+from kontest_tui.store.text import storable_text
 from kontest_tui.validate_input import read_jsonl
 
 BATCH_URL = "/v1/chat/completions"
@@ -298,8 +299,8 @@ def ingest_results(
                 )
                 answered += 1
                 if first:
-                    store.cache_put(turn.key, spec, result.text, result.tokens)
-            store.save_response(session_id, response, cached=not first and result.text is not None)
+                    store.cache.put(turn.key, spec, result.text, result.tokens)
+            store.responses.save(session_id, response, cached=not first and result.text is not None)
     return Ingested(answered, failed, len(set(results) - used))
 
 
@@ -342,8 +343,8 @@ class BatchPhase:
 def _pending(
     store: Store, session_id: str, conversations: Sequence[Conversation]
 ) -> list[PendingTurn]:
-    row = store.get_session(session_id)
-    responses = store.load_responses(session_id)
+    row = store.sessions.get(session_id)
+    responses = store.responses.load(session_id)
     done = {key: response.raw for key, response in responses.items() if response.error is None}
     failed = {key for key, response in responses.items() if response.error is not None}
     options = options_from_dict(row["options_json"])
@@ -369,15 +370,15 @@ def batch_phase(
     when turns failed: a phase without results, `--resume ID --batch-out DIR`, requests
     them again)."""
     started = time.monotonic()
-    lease = store.acquire_lease(session_id)
+    lease = store.leases.acquire(session_id)
     try:
-        row = store.get_session(session_id)
+        row = store.sessions.get(session_id)
         spec = row["model"]
         check_batch_model(spec)
-        conversations = store.load_conversations(session_id)
+        conversations = store.relations.load_conversations(session_id)
         ingested = None
         if batch_in is None:
-            store.delete_failed_responses(session_id)  # failed turns are requested again
+            store.responses.delete_failed(session_id)  # failed turns are requested again
             left = _pending(store, session_id, conversations)
         else:
             results = read_results(batch_in)
@@ -389,7 +390,7 @@ def batch_phase(
             folder = batch_out if batch_out is not None else (batch_in or Path(".")).parent
             path = _phase_path(folder, f"{session_id}-turn{min(t.turn for t in left) + 1}")
             lines = write_batch(path, left, spec)
-            store.finish_run(
+            store.sessions.finish_run(
                 session_id,
                 lease=lease,
                 status="paused",
@@ -399,7 +400,7 @@ def batch_phase(
             return BatchPhase(session_id, ingested, path, lines, len(left), None)
         evaluation = evaluate_session(store, session_id)
         status = "failed" if evaluation.failed else "done"
-        store.finish_run(
+        store.sessions.finish_run(
             session_id,
             lease=lease,
             status=status,
@@ -415,5 +416,5 @@ def batch_phase(
         )
         return BatchPhase(session_id, ingested, None, 0, 0, evaluation)
     except BaseException:
-        store.release_lease(lease)
+        store.leases.release(lease)
         raise

@@ -12,10 +12,9 @@ from kontest_tui.domain.records import Relation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.io import graph_from_dict
-from kontest_tui.results.evaluate import empty_graph
+from kontest_tui.results.evaluate import session_graph
 from kontest_tui.store.database import Store
-from kontest_tui.store.records import row_to_relation, template_set_from_dict
+from kontest_tui.store.records import template_set_from_dict
 
 PREVIEW_RELATIONS = 12  # relations of each type a template is previewed on
 SCAN_LIMIT = 5_000  # relations read at most to find them (a type rarer than that may miss)
@@ -54,7 +53,7 @@ def read_session_templates(
 ) -> SessionTemplates:
     """The session's templates, KG snapshot and first `preview` distinct relation pairs of
     each relation type (no conversation, answer or evaluation is read)."""
-    row = store.get_session(session_id)
+    row = store.sessions.get(session_id)
     template_set: TemplateSet | None
     try:
         template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
@@ -62,9 +61,8 @@ def read_session_templates(
         template_set = None
     per_type: dict[str, int] = {}
     pairs: dict[tuple[str, str], Relation] = {}
-    rows = store.iter_relations(session_id)
     types = template_set.relation_types if template_set is not None else ()
-    for scanned, relation in enumerate(row_to_relation(r) for r in rows):
+    for scanned, relation in enumerate(store.relations.iterate(session_id)):
         if scanned >= SCAN_LIMIT:
             break
         if (relation.parent, relation.child) in pairs or per_type.get(relation.type, 0) >= preview:
@@ -75,19 +73,9 @@ def read_session_templates(
             break
     return SessionTemplates(
         id=session_id,
-        model=str(row.get("model") or ""),
-        kg=_graph_of_row(row, session_id),
+        model=row["model"] or "",
+        kg=session_graph(store, session_id),
         template_set=template_set,
-        template_ids=tuple(row.get("template_ids") or ()),
+        template_ids=tuple(row["template_ids"] or ()),
         relations=tuple(pairs.values()),
     )
-
-
-def _graph_of_row(row: dict[str, object], session_id: str) -> KnowledgeGraph:
-    """The KG snapshot of the session row in hand (results.evaluate.session_graph reads the
-    row again)."""
-    data = row["kg_json"]
-    assert isinstance(data, dict)
-    if not data.get("nodes"):
-        return empty_graph(str(data.get("name") or row["kg_name"]))
-    return graph_from_dict(data, origin=f"session {session_id}")

@@ -35,9 +35,8 @@ from kontest_tui.kg.scope import resolve_entity
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, Message
 from kontest_tui.results.evaluate import session_graph
 from kontest_tui.run.session import open_session_model, options_from_dict
-from kontest_tui.store import lookups
 from kontest_tui.store.database import Store
-from kontest_tui.store.probes import StoredProbe, save_probe
+from kontest_tui.store.probes import StoredProbe
 from kontest_tui.store.records import template_set_from_dict
 from kontest_tui.validate_input import check_text
 
@@ -250,8 +249,8 @@ def _default_prompt(kg: KnowledgeGraph) -> str | None:
 def probe_context(store: Store, session_id: str, relation_id: str) -> ProbeContext:
     """Everything probing one relation of a stored session needs: its KG, the relation, the
     session's model, options, seed and templates, and its stored answers for the relation."""
-    row = store.get_session(session_id)
-    relations = lookups.relations_by_id(store.conn, session_id, [relation_id])
+    row = store.sessions.get(session_id)
+    relations = store.relations.by_id(session_id, [relation_id])
     relation = relations.get(relation_id)
     if relation is None:
         raise InvalidInputError(f"session {session_id} has no relation {relation_id!r}")
@@ -261,7 +260,7 @@ def probe_context(store: Store, session_id: str, relation_id: str) -> ProbeConte
         )
     except KontestError:
         template_set = None
-    conversations = lookups.conversations_of_relation(store.conn, session_id, relation_id)
+    conversations = store.relations.conversations_of(session_id, relation_id)
     return ProbeContext(
         session=session_id,
         kg=session_graph(store, session_id),
@@ -271,7 +270,7 @@ def probe_context(store: Store, session_id: str, relation_id: str) -> ProbeConte
         seed=int(row.get("seed") or 0),
         template_set=template_set,
         conversations=conversations,
-        responses=lookups.responses_of(store.conn, session_id, (c.id for c in conversations)),
+        responses=store.responses.of_conversations(session_id, (c.id for c in conversations)),
     )
 
 
@@ -280,8 +279,7 @@ def store_probe_answers(
 ) -> list[StoredProbe]:
     """Store the answers of a stored session's probe (each committed at once)."""
     return [
-        save_probe(
-            store,
+        store.probes.save(
             context.session,
             context.relation.id,
             model=context.model,

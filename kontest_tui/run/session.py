@@ -92,7 +92,7 @@ def _track_state(
 
     def on_state(state: str) -> None:
         if state in ("paused", "running"):
-            store.update_session(session_id, status=state)
+            store.sessions.update(session_id, status=state)
         if then is not None:
             then(state)
 
@@ -303,7 +303,7 @@ def _store_session(
     if options.system_prompt is None:
         options = dataclasses.replace(options, system_prompt=template_set.system_prompt)
     with paused_gc():  # bursts of many small acyclic records
-        return store.create_session(
+        return store.sessions.create(
             kg_name=kg_name or kg.name,
             kg_json=graph_to_dict(kg),
             templates_json=template_set_to_dict(template_set),
@@ -407,20 +407,19 @@ async def _run_session(
     chunk: int | None,
     stream: bool,
 ) -> SessionOutcome:
-    row = store.get_session(session_id)
-    del row["kg_json"]  # not needed by a run (a large KG's snapshot would stay in memory)
-    lease = store.acquire_lease(session_id)
+    row = store.sessions.get(session_id)
+    lease = store.leases.acquire(session_id)
     try:
         streamed = _stream_size(store, session_id, row, model, chunk) if stream else None
         conversations: list[Conversation] = []
         stored: dict[AnswerKey, Response] = {}
         with paused_gc():  # bursts of many small records
             if streamed is None:
-                conversations = store.load_conversations(session_id)
-            store.delete_failed_responses(session_id)  # failed turns are asked again
+                conversations = store.relations.load_conversations(session_id)
+            store.responses.delete_failed(session_id)  # failed turns are asked again
             if streamed is None:
-                stored = store.load_responses(session_id)
-        stored_cached = store.count_cached(session_id)
+                stored = store.responses.load(session_id)
+        stored_cached = store.responses.count_cached(session_id)
         done = {key: response.raw for key, response in stored.items()}
         options = options_from_dict(row["options_json"])
         if row.get("fresh_conversations"):  # every conversation from scratch: nothing shared
@@ -438,11 +437,11 @@ async def _run_session(
         )
         if on_executor is not None:
             on_executor(executor)
-        store.update_session(
+        store.sessions.update(
             session_id, status="running", started=row["started"] or now_iso(), message=None
         )
     except BaseException:
-        store.release_lease(lease)
+        store.leases.release(lease)
         raise
     clock = time.monotonic()
     elapsed = row["elapsed_s"] or 0.0
@@ -463,7 +462,7 @@ async def _run_session(
             writer.close()  # what this run received is kept, even when it failed
         except KontestError as error:
             message = f"{message}; {error}" if message else str(error)
-        store.finish_run(
+        store.sessions.finish_run(
             session_id,
             lease=lease,
             status=status,
@@ -485,7 +484,7 @@ async def _run_session(
                 writer.close()
             if run_task is not None:
                 run_task.uncancel()
-            raise store.lease_lost(lease) from None
+            raise store.leases.lost(lease) from None
         close("cancelled", "interrupted")
         raise
     except KontestError as error:
@@ -501,11 +500,13 @@ async def _run_session(
                 # From memory: the answers stored before this run and those it just stored
                 # (a streamed run that could not be evaluated in chunks: from the store).
                 evaluation = evaluate_responses(
-                    store.load_relations(session_id),
-                    conversations if streamed is None else store.load_conversations(session_id),
+                    store.relations.load(session_id),
+                    conversations
+                    if streamed is None
+                    else store.relations.load_conversations(session_id),
                     (executor.responses if not stored else {**stored, **executor.responses})
                     if streamed is None
-                    else store.load_responses(session_id),
+                    else store.responses.load(session_id),
                     session=session_id,
                     model=row["model"],
                     problems=row["kinds_json"].get("problems", ()),
@@ -517,7 +518,7 @@ async def _run_session(
         failed = evaluation.failed
         status = "cancelled" if result.cancelled else "failed" if failed else "done"
         with paused_gc():  # the verdict rows
-            store.finish_run(
+            store.sessions.finish_run(
                 session_id,
                 lease=lease,
                 status=status,
@@ -531,7 +532,7 @@ async def _run_session(
                 keep_verdicts=evaluation.streamed,
             )
     except BaseException:
-        store.release_lease(lease)
+        store.leases.release(lease)
         raise
     return SessionOutcome(session_id, status, result, evaluation)
 
@@ -550,7 +551,7 @@ def _stream_size(
         # a sample's intervals need every verdict, as does a fresh session's stability test;
         # a replay prepares the whole run
         return None
-    return chunk if store.streamable(session_id) else None
+    return chunk if store.chunks.streamable(session_id) else None
 
 
 async def _ask_streamed(
@@ -559,13 +560,13 @@ async def _ask_streamed(
     """Ask the session chunk by chunk, evaluating and storing each chunk's verdicts, then the
     ontological ones; the session's evaluation (None when it could not be evaluated in
     chunks: oracles.streamed.NotStreamable; the caller evaluates it whole)."""
-    counts = store.refresh_counts(session_id)
+    counts = store.sessions.refresh_counts(session_id)
     executor.begin(int(row["planned"]), counts["answered"])
-    store.clear_evaluation(session_id)
+    store.verdicts.clear(session_id)
     totals: StreamedEvaluation | None = StreamedEvaluation(session=session_id, model=row["model"])
     failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
-    for chunk in store.iter_chunks(session_id, size):
+    for chunk in store.chunks.read(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
         responses = {**chunk.responses, **executor.responses}
@@ -585,16 +586,16 @@ async def _ask_streamed(
                 totals = None
                 continue
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
-            store.append_verdicts(session_id, verdicts, chunk.relation_keys)
+            store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     if totals is None:
         return None
     for template_id in list(totals.templates):
-        for chunk in store.iter_chunks(session_id, size, conversations=False):
+        for chunk in store.chunks.read(session_id, size, conversations=False):
             with paused_gc():
                 verdicts = totals.ontological_verdicts(
-                    template_id, chunk.relations, store.conversation_ids
+                    template_id, chunk.relations, store.chunks.conversation_ids
                 )
-                store.append_verdicts(session_id, verdicts, chunk.relation_keys)
+                store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
@@ -609,7 +610,7 @@ async def _renew_lease(store: Store, lease: Lease, on_lost: Callable[[], None]) 
     while True:
         await asyncio.sleep(RENEW_EVERY_S)
         try:
-            kept = store.renew_lease(lease)
+            kept = store.leases.renew(lease)
         except KontestError:  # a busy database: the next beat tries again
             continue
         if not kept:

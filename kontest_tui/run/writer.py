@@ -1,8 +1,8 @@
 """The run's writer: answers and cache entries stored in small transactions grouped by time.
 
 The executor hands every response (and every answer it caches) to a `BatchWriter`, which
-keeps them in memory and stores them together (`Store.save_batch`: one transaction, one
-commit) at most `FLUSH_AFTER_S` after the first of them arrived, or as soon as `MAX_ROWS`
+keeps them in memory and stores them together (`store.responses.save_batch`: one
+transaction, one commit) at most `FLUSH_AFTER_S` after the first of them arrived, or as soon as `MAX_ROWS`
 wait, and at the end of the run. A run killed with `kill -9` therefore loses at most the
 answers of its last `FLUSH_AFTER_S` (50 ms; a little more while the event loop is busy with
 one step, since the timer fires between steps), and never half of a batch: the rows are
@@ -83,7 +83,7 @@ class BatchWriter:
         waiting = self._cache.get(key)
         if waiting is not None:
             return waiting[2], waiting[3]
-        return self.store.cache_get(key)
+        return self.store.cache.get(key)
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -123,7 +123,7 @@ class BatchWriter:
         if not self._responses and not entries:
             return
         responses = [(response, cached, iso_at(at)) for response, cached, at in self._responses]
-        failures = self.store.save_batch(self.session_id, responses, entries)
+        failures = self.store.responses.save_batch(self.session_id, responses, entries)
         self._responses = []
         if cache:
             self._cache = {}

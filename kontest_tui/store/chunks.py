@@ -1,5 +1,8 @@
 """A session read in chunks of relations, for runs that never hold a whole session (run.session).
 
+`store.chunks` (`Chunks`) reads the `relations`, `conversations` and `responses` of a session
+by row key ranges.
+
 A chunk is a run of consecutive relations (by row key) with all their conversations (in
 order) and the responses stored for them. Reading by row key ranges uses the primary key and
 the relation_key / conversation_key indexes, so each chunk costs its own size, never the
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response
 
 from .records import row_to_conversation, row_to_relation, row_to_response
+from .repository import Repository
 
 
 @dataclass(slots=True)
@@ -124,3 +128,24 @@ def conversation_ids(conn: sqlite3.Connection, keys: Sequence[int]) -> Mapping[i
             )
         )
     return found
+
+
+class Chunks(Repository):
+    """A session's relations, conversations and responses, a chunk of relations at a time."""
+
+    def streamable(self, session_id: str) -> bool:
+        """Can the session be asked and evaluated in chunks of relations (`streamable`)?"""
+        return streamable(self.conn, session_id)
+
+    def read(
+        self, session_id: str, size: int, *, conversations: bool = True, responses: bool = True
+    ) -> Iterator[SessionChunk]:
+        """The session `size` relations at a time (`iter_chunks`)."""
+        with self._damaged_rows("conversations", session_id):
+            yield from iter_chunks(
+                self.conn, session_id, size, conversations=conversations, responses=responses
+            )
+
+    def conversation_ids(self, keys: Sequence[int]) -> Mapping[int, str]:
+        """Conversation row key -> id."""
+        return conversation_ids(self.conn, keys)

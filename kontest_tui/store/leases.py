@@ -1,5 +1,9 @@
 """One owner per session being run: a lease row in `session_leases`, renewed while the run lives.
 
+`store.leases` (`Leases`) takes, renews and gives back a session's lease; the functions below
+work inside a caller's transaction (the end of a run gives the lease back in the transaction
+that stores its final status: `store.sessions.finish_run`).
+
 A run takes the lease before it asks anything and gives it back when it ends (in the same
 transaction as its final status). A second run or resume of the session is refused while
 the lease is live. A lease is stale, and taken over, when its holder stopped renewing it
@@ -15,8 +19,9 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from kontest_tui.errors import SessionBusyError
+from kontest_tui.errors import LeaseLostError, SessionBusyError
 
+from .repository import Repository
 from .schema import now_iso
 
 # A live run renews its lease every RENEW_EVERY_S; one not renewed for STALE_AFTER_S is dead.
@@ -127,3 +132,34 @@ def release(conn: sqlite3.Connection, lease: Lease) -> None:
     conn.execute(
         "DELETE FROM session_leases WHERE session = ? AND owner = ?", (lease.session, lease.owner)
     )
+
+
+class Leases(Repository):
+    """The sessions' leases (`session_leases`): who runs which session now."""
+
+    def acquire(self, session_id: str) -> Lease:
+        """Take the session's lease (SessionBusyError while another live run holds it)."""
+        self.store.sessions.get(session_id)
+        with self.store.transaction() as conn:
+            return acquire(conn, session_id)
+
+    def renew(self, lease: Lease) -> bool:
+        """Keep the lease alive; False when another process took it over."""
+        with self.store.transaction() as conn:
+            return renew(conn, lease)
+
+    def lost(self, lease: Lease) -> LeaseLostError:
+        """The error of a run whose lease was taken over (saying by whom)."""
+        return LeaseLostError(lost_message(self.conn, lease))
+
+    def held(self, session_id: str) -> bool:
+        """Whether a live run holds the session's lease (a stale one does not count)."""
+        row = self.conn.execute(
+            "SELECT host, pid, renewed FROM session_leases WHERE session = ?", (session_id,)
+        ).fetchone()
+        return row is not None and not is_stale(row[0], row[1], row[2])
+
+    def release(self, lease: Lease) -> None:
+        """Give the lease back (only if still ours)."""
+        with self.store.transaction() as conn:
+            release(conn, lease)

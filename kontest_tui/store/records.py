@@ -1,6 +1,9 @@
-"""Conversions between the engine's records and the session database's rows (JSON columns).
+"""The session database's rows as the store hands them out, and their conversions to records.
 
-Kept apart from the Store so the exporter, the TUI and tests can turn rows back into records
+Rows read whole are TypedDicts (`SessionRow`, `SessionListing`, `ResponseRow`: dicts of their
+columns, as sqlite-utils gives them, with their types named); the engine's records
+(relations, conversations, responses, verdicts) are made from rows and turned into columns
+here, apart from the repositories, so the exporter, the TUI and tests can convert rows
 without a connection.
 """
 
@@ -10,7 +13,7 @@ import json
 import sqlite3
 from collections.abc import Mapping
 from json.encoder import encode_basestring as _quote  # what dump_json quotes strings with
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from kontest_tui.domain.extras import extras_from_json
 from kontest_tui.domain.records import (
@@ -25,7 +28,114 @@ from kontest_tui.domain.records import (
 from kontest_tui.generate.templates import Template, TemplateSet, parse_template_set
 
 # A row as read: a dict, or an sqlite3.Row (read by column name without a dict per row).
+# Column values are SQLite's (str, int, float, bytes, None): the converters below say which.
 Row = Mapping[str, Any] | sqlite3.Row
+# A JSON object as decoded from a column: its shape is its reader's (a KG snapshot:
+# kg.io.graph_from_dict, a template set: parse_template_set, a report: the report's code).
+JsonObject = dict[str, Any]
+
+
+class SessionKinds(TypedDict):
+    """A session's `kinds_json`: the test kinds it asks besides KONTEST paraphrases."""
+
+    kinds: list[str]  # TestKind values; ["kontest"] for a session of paraphrases only
+    options: NotRequired[JsonObject]  # kinds.options.KindOptions.to_json
+    problems: NotRequired[list[str]]  # what the inputs lacked (one line each)
+    sample: NotRequired[JsonObject]  # how a sampled session drew its relations
+
+
+class SessionRow(TypedDict):
+    """A session as `store.sessions.get` reads it: its columns, JSON ones decoded (its KG
+    snapshot apart: `store.sessions.kg_snapshot`)."""
+
+    id: str
+    created: str
+    updated: str
+    status: str  # one of store.sessions.STATUSES
+    kg_name: str
+    kg_snapshot: int
+    templates_json: JsonObject  # the template set (store.records.template_set_to_dict)
+    template_ids: list[str]
+    model: str  # redacted (store.text.redact_spec)
+    options_json: JsonObject  # the run's options (run.executor.options_from_dict)
+    seed: int
+    depth: int | None
+    per_path: int
+    relations: int
+    conversations: int
+    planned: int  # turns to ask
+    answered: int
+    failed: int
+    retries: int
+    started: str | None
+    finished: str | None
+    elapsed_s: float
+    message: str | None
+    oracle_errors: int | None
+    oracle_error_rate: float | None
+    kinds_json: SessionKinds
+    headline_measure: str | None
+    headline_rate: float | None
+    fresh_conversations: int
+
+
+class SessionListing(TypedDict):
+    """One session as `store.sessions.listing` reads it (no snapshot columns): its counts,
+    true during a run too, and the answers the token limit and the timeout cut."""
+
+    id: str
+    created: str
+    updated: str
+    status: str
+    kg_name: str
+    model: str
+    seed: int
+    relations: int
+    conversations: int
+    planned: int
+    answered: int
+    failed: int
+    retries: int
+    started: str | None
+    finished: str | None
+    elapsed_s: float
+    message: str | None
+    oracle_error_rate: float | None
+    oracle_errors: int | None
+    headline_measure: str | None
+    headline_rate: float | None
+    fresh_conversations: int
+    stopped_length: int
+    stopped_timeout: int
+
+
+class SessionUpdate(TypedDict, total=False):
+    """The columns of a session row a caller sets (`store.sessions.update`)."""
+
+    status: str
+    started: str | None
+    message: str | None
+
+
+class ResponseRow(TypedDict):
+    """A stored response as `store.responses.rows` reads it."""
+
+    id: int
+    conversation_key: int
+    session: str
+    conversation: str
+    turn: int
+    raw: str
+    answer: str  # an Answer value
+    error: str | None
+    latency_ms: float
+    tokens: int
+    attempts: int
+    created: str
+    cached: int  # 1: reused (the run's memo, the cache or a shared call), not asked
+    cut: int
+    stopped: str | None  # "length" or "timeout" when the answer was cut
+
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -36,20 +146,35 @@ def dump_json(value: object) -> str:
     return _ENCODER.encode(value)
 
 
-def relation_to_row(
+# The relation columns in the order of `relation_values`.
+RELATION_COLUMNS = (
+    "session",
+    "id",
+    "position",
+    "parent",
+    "child",
+    "parent_label",
+    "child_label",
+    "type",
+    "path",
+)
+
+
+def relation_values(
     session: str, position: int, relation: Relation, labels: Mapping[str, str]
-) -> dict[str, Any]:
-    return {
-        "session": session,
-        "id": relation.id,
-        "position": position,
-        "parent": relation.parent,
-        "child": relation.child,
-        "parent_label": labels.get(relation.parent, relation.parent),
-        "child_label": labels.get(relation.child, relation.child),
-        "type": relation.type,
-        "path": dump_json(list(relation.path)),
-    }
+) -> tuple[object, ...]:
+    """The columns of a relation row (RELATION_COLUMNS), its labels from `labels`."""
+    return (
+        session,
+        relation.id,
+        position,
+        relation.parent,
+        relation.child,
+        labels.get(relation.parent, relation.parent),
+        labels.get(relation.child, relation.child),
+        relation.type,
+        dump_json(list(relation.path)),
+    )
 
 
 def row_to_relation(row: Row) -> Relation:
@@ -62,7 +187,9 @@ def row_to_relation(row: Row) -> Relation:
     )
 
 
-def conversation_to_row(session: str, position: int, conversation: Conversation) -> dict[str, Any]:
+def conversation_to_row(
+    session: str, position: int, conversation: Conversation
+) -> dict[str, object]:
     return {
         "session": session,
         "id": conversation.id,
@@ -105,7 +232,7 @@ _EXPECTED: dict[tuple[Answer | None, ...], str] = {}  # expected answers -> JSON
 
 def conversation_values(
     session: str, position: int, conversation: Conversation, relation_key: int | None
-) -> tuple[Any, ...]:
+) -> tuple[object, ...]:
     """The columns of a conversation row (CONVERSATION_COLUMNS): the text of
     `conversation_to_row`, its JSON made from quoted strings (a dict and an encoder call per
     conversation were most of the cost of storing a large session)."""
@@ -207,7 +334,7 @@ def row_to_response(row: Row) -> Response:
 
 def verdict_values(
     session: str, relation_keys: Mapping[str, int], verdict: Verdict
-) -> tuple[Any, ...]:
+) -> tuple[object, ...]:
     """The columns of a verdict row (session, oracle, relation, relation_key, template, error,
     refs, answers, detail); the relation's key when the relation is stored."""
     return (
@@ -224,7 +351,7 @@ def verdict_values(
     )
 
 
-def row_to_verdict(row: Mapping[str, Any]) -> Verdict:
+def row_to_verdict(row: Row) -> Verdict:
     return Verdict(
         oracle=row["oracle"],
         relation_id=row["relation"],
@@ -236,7 +363,7 @@ def row_to_verdict(row: Mapping[str, Any]) -> Verdict:
     )
 
 
-def template_set_to_dict(template_set: TemplateSet) -> dict[str, Any]:
+def template_set_to_dict(template_set: TemplateSet) -> JsonObject:
     """The template set as the TOML file's structure (parse_template_set reads it back)."""
     return {
         "domain": template_set.domain,
@@ -248,7 +375,7 @@ def template_set_to_dict(template_set: TemplateSet) -> dict[str, Any]:
     }
 
 
-def _template_to_dict(template: Template) -> dict[str, Any]:
+def _template_to_dict(template: Template) -> JsonObject:
     return {
         "id": template.id,
         "texts": dict(template.texts),
@@ -257,5 +384,5 @@ def _template_to_dict(template: Template) -> dict[str, Any]:
     }
 
 
-def template_set_from_dict(data: dict[str, Any], source: str) -> TemplateSet:
+def template_set_from_dict(data: JsonObject, source: str) -> TemplateSet:
     return parse_template_set(data, source)

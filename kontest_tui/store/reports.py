@@ -7,6 +7,10 @@ reads them back (`read_report`) instead of re-evaluating every answer. A stored 
 - the session's answers changed since: the count of response rows or the newest
   `responses.created` differs from what was evaluated (a resume added or deleted rows), or
 - its verdict rows were changed (their count differs).
+
+`store.reports` (`Reports`) reads a stored report; it is written by the transaction that
+stores the verdicts (`store.verdicts.replace`, `store.sessions.finish_run`). Reading never
+writes: a stale report is None, and what to do then is the reader's (results.reports).
 """
 
 from __future__ import annotations
@@ -15,11 +19,12 @@ import json
 import sqlite3
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from kontest_tui.domain.records import Verdict
+from kontest_tui.errors import StoreError
 
-from .records import dump_json, row_to_verdict
+from .records import JsonObject, dump_json, row_to_verdict
+from .repository import Repository
 from .schema import now_iso
 
 
@@ -28,7 +33,7 @@ class StoredReport:
     """A report read from the store: the Report JSON, the first error verdicts, their count."""
 
     session: str
-    report: dict[str, Any]
+    report: JsonObject
     errors: list[Verdict] = field(default_factory=list)  # the first `limit` errors, in order
     total_errors: int = 0
 
@@ -46,7 +51,7 @@ def write_report(
     session_id: str,
     *,
     engine: str,
-    report: Mapping[str, Any],
+    report: Mapping[str, object],
     verdicts: int,
 ) -> None:
     """Store the report of the evaluation just stored (inside the caller's transaction), and
@@ -95,3 +100,16 @@ def read_report(
     if not isinstance(report, dict):
         raise ValueError("the stored report is not a JSON object")
     return StoredReport(session_id, report, errors, int(verdicts[1]))
+
+
+class Reports(Repository):
+    """The sessions' stored reports (`session_reports`), read only when current."""
+
+    def read(self, session_id: str, *, engine: str, limit: int = 20) -> StoredReport | None:
+        """The session's stored report and its first `limit` errors; None when there is
+        none or it is stale (`read_report`)."""
+        with self._damaged_rows("session_reports", session_id):
+            try:
+                return read_report(self.conn, session_id, engine=engine, limit=limit)
+            except sqlite3.Error as error:
+                raise StoreError(f"{self.store.path}: {error}") from None

@@ -31,6 +31,7 @@ characters), then the relation's position and the verdict's id.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 
@@ -63,6 +64,26 @@ def delete_result_views(conn: sqlite3.Connection, session_id: str) -> None:
     """Drop a session's derived tables (its report changed or went stale)."""
     for table in TABLES:
         conn.execute(f"DELETE FROM {table} WHERE session = ?", (session_id,))
+
+
+def shadow_in_temp(conn: sqlite3.Connection) -> None:
+    """Make connection-private TEMP copies of the derived tables (empty, their foreign keys
+    left out) that every later read and write on `conn` sees instead of the file's: the
+    views of a read-only database are built there, never in the file."""
+    if conn.execute("SELECT 1 FROM temp.sqlite_master WHERE name = 'result_views'").fetchone():
+        return
+    for (sql,) in conn.execute(
+        "SELECT sql FROM main.sqlite_master WHERE sql IS NOT NULL AND tbl_name IN"
+        f" ({', '.join('?' for _ in TABLES)}) ORDER BY type DESC",  # tables, then indexes
+        TABLES,
+    ).fetchall():
+        sql = _REFERENCES.sub("", sql)
+        sql = re.sub(r"^CREATE TABLE ", "CREATE TEMP TABLE ", sql)
+        sql = re.sub(r"^CREATE (UNIQUE )?INDEX ", r"CREATE \1INDEX temp.", sql)
+        conn.execute(sql)
+
+
+_REFERENCES = re.compile(r"\s+REFERENCES\s+\w+\s*\([^)]*\)(\s+ON\s+DELETE\s+CASCADE)?", re.I)
 
 
 # Roll-up counts being summed, flat: ("r",) relations, ("e", oracle) errors, ("a", template,
@@ -109,27 +130,6 @@ WHERE c.session = ? AND c.shape = 'atomic' AND c.test_kind = 'kontest'
     AND c.relation_key IS NOT NULL
 GROUP BY c.relation_key, t
 """
-
-
-def read_atomic_answers(
-    conn: sqlite3.Connection, session_id: str
-) -> dict[str, dict[str, str | None]]:
-    """relation id -> template -> atomic KONTEST answer (None: asked, not answered), the
-    first atomic conversation per (relation, template) counting, as the oracles read them."""
-    found: dict[str, dict[str, str | None]] = {}
-    for relation_id, template_id, answer, error in conn.execute(
-        "SELECT c.relation, json_extract(c.turns, '$[0].template'), r.answer, r.error"
-        " FROM conversations c LEFT JOIN responses r ON r.conversation_key = c.pk AND r.turn = 0"
-        " WHERE c.session = ? AND c.shape = 'atomic' AND c.test_kind = 'kontest'"
-        " ORDER BY c.position",
-        (session_id,),
-    ):
-        if template_id is None:
-            continue
-        per = found.setdefault(relation_id, {})
-        if template_id not in per:
-            per[template_id] = answer if error is None else None
-    return found
 
 
 def _gap_templates(conn: sqlite3.Connection, session_id: str) -> list[str]:

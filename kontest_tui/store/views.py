@@ -1,7 +1,7 @@
 """The explorer's views over the session database: each a few indexed reads, at any size.
 
-`ResultViews` is a repository over a Store's connection (open it in the thread that reads):
-- `summaries`: the start screen's sessions, from stored columns only (one query);
+`store.views` (`ResultViews`) reads the derived `result_*` tables (store.rollups writes them)
+over the Store's connection (open the Store in the thread that reads):
 - `children`: a node's children in the results tree with their roll-ups (store.rollups),
   read when the node is expanded;
 - `errors` / `error_at` / `step_error` / `error_index`: the error list, paged, filtered by
@@ -12,14 +12,15 @@
   transcripts, read on demand.
 
 The derived tables are written with the session's report; `ensure` builds them for a report
-stored before they existed (or by other code: store.rollups.VERSION).
+stored before they existed (or by other code: store.rollups.VERSION), in TEMP tables on a
+read-only database. The start screen's sessions and a session's header are read from the
+session rows (store.sessions).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from typing import Any
 
 from kontest_tui.domain.records import Answer, Relation, Verdict
@@ -27,7 +28,8 @@ from kontest_tui.errors import StoreError
 from kontest_tui.oracles.ontological import error_path
 
 from . import rollups
-from .records import row_to_conversation, row_to_relation, row_to_verdict
+from .records import JsonObject, row_to_conversation, row_to_relation, row_to_verdict
+from .repository import Repository
 from .view_records import (
     CLEAREST,
     TREE,
@@ -36,8 +38,6 @@ from .view_records import (
     GapRow,
     RelationDetail,
     Rollup,
-    SessionHeader,
-    SessionSummary,
     TreeNode,
     TurnRecord,
 )
@@ -66,100 +66,26 @@ def _rollup(text: str) -> Rollup:
     )
 
 
-def _kinds(text: str | None) -> tuple[str, ...]:
-    if not text:
-        return ("kontest",)
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return ("kontest",)
-    kinds = data.get("kinds") if isinstance(data, dict) else None
-    return tuple(str(kind) for kind in kinds) if isinstance(kinds, list) and kinds else ("kontest",)
-
-
-class ResultViews:
-    """Read-only views of stored sessions over one sqlite3 connection (a Store's `conn`)."""
-
-    def __init__(self, conn: sqlite3.Connection, path: object = "") -> None:
-        self.conn = conn
-        self.path = path  # named in errors
-
-    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        try:
-            return self.conn.execute(sql, params).fetchall()
-        except sqlite3.Error as error:
-            raise StoreError(f"{self.path}: {error}") from None
-
-    # -- the start screen -------------------------------------------------------------------
-
-    def summaries(self, limit: int = 30) -> list[SessionSummary]:
-        """The newest `limit` sessions, newest first, from stored columns only (the error
-        rate is the one stored with the last report)."""
-        rows = self._rows(
-            "SELECT id, model, kg_name, created, status, oracle_error_rate, kinds_json,"
-            " relations, headline_measure, headline_rate FROM sessions"
-            " ORDER BY created DESC, rowid DESC LIMIT ?",
-            (limit,),
-        )
-        return [
-            SessionSummary(
-                id=str(row[0]),
-                model=str(row[1] or ""),
-                kg=str(row[2] or ""),
-                date=str(row[3] or "")[:16].replace("T", " "),
-                status=str(row[4] or ""),
-                error_rate=float(row[5]) if isinstance(row[5], int | float) else None,
-                kinds=_kinds(row[6]),
-                relations=int(row[7] or 0),
-                headline_measure=str(row[8] or ""),
-                headline_rate=float(row[9]) if isinstance(row[9], int | float) else None,
-            )
-            for row in rows
-        ]
-
-    def header(self, session_id: str) -> SessionHeader:
-        """The session's model, KG names, templates, kinds and size (StoreError when unknown)."""
-        rows = self._rows(
-            "SELECT s.id, s.model, s.kg_name, k.name, s.template_ids, s.kinds_json, s.relations,"
-            " s.status FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot"
-            " WHERE s.id = ?",
-            (session_id,),
-        )
-        if not rows:
-            raise StoreError(f"no session {session_id!r} in {self.path}")
-        row = rows[0]
-        try:
-            template_ids = tuple(str(t) for t in json.loads(row[4]))
-        except (ValueError, TypeError):
-            template_ids = ()
-        return SessionHeader(
-            id=str(row[0]),
-            model=str(row[1] or ""),
-            kg_name=str(row[2] or ""),
-            kg_title=str(row[3] or ""),
-            template_ids=template_ids,
-            kinds=_kinds(row[5]),
-            relations=int(row[6] or 0),
-            status=str(row[7] or ""),
-        )
+class ResultViews(Repository):
+    """The explorer's views of stored sessions (the derived `result_*` tables)."""
 
     # -- whether the derived tables are there ------------------------------------------------
 
     def ready(self, session_id: str) -> bool:
         """Whether the session's derived tables match its stored report and this code."""
-        rows = self._rows(
+        rows = self._fetch(
             "SELECT v.version, v.report_created, r.created FROM result_views v"
             " JOIN session_reports r ON r.session = v.session WHERE v.session = ?",
             (session_id,),
         )
         return bool(rows) and rows[0][0] == rollups.VERSION and rows[0][1] == rows[0][2]
 
-    def done_report(self, session_id: str, engine: str) -> dict[str, Any] | None:
+    def done_report(self, session_id: str, engine: str) -> JsonObject | None:
         """The stored report of a done session whose views are built, made by `engine`;
         None otherwise. A done session's report is current without counting its rows (what
         store.reports checks): a run that adds answers marks the session running first and
         stores a new report at its end, and an edit in place deletes the report (triggers)."""
-        rows = self._rows(
+        rows = self._fetch(
             "SELECT r.report FROM session_reports r JOIN sessions s ON s.id = r.session"
             " JOIN result_views v ON v.session = r.session AND v.report_created = r.created"
             " WHERE r.session = ? AND s.status = 'done' AND r.engine = ? AND v.version = ?",
@@ -170,29 +96,32 @@ class ResultViews:
         report = json.loads(rows[0][0])
         return report if isinstance(report, dict) else None
 
-    def ensure(self, session_id: str) -> None:
-        """Build the derived tables when they are missing or outdated (the session's report
-        must be stored: results.reports.ensure_report stores it)."""
+    def ensure(self, session_id: str, engine: str) -> None:
+        """Build the derived tables when they are missing or outdated. The session's report
+        must be stored and current (made by `engine`: results.reports.ensure_report stores
+        it). A read-only database is never written: they are built in connection-private
+        TEMP tables then (store.rollups.shadow_in_temp), gone when the Store closes."""
         if self.ready(session_id):
             return
-        if not self._rows("SELECT 1 FROM session_reports WHERE session = ?", (session_id,)):
-            raise StoreError(f"session {session_id} has no stored report to show")
+        if self.store.reports.read(session_id, engine=engine, limit=0) is None:
+            if self.store.read_only:
+                raise StoreError(
+                    f"the stored report of session {session_id} is stale or missing and"
+                    f" {self.store.path} is read only: `kontest report` evaluates it without"
+                    " storing; open a writable copy to explore it"
+                )
+            raise StoreError(f"session {session_id} has no current stored report to show")
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                rollups.write_result_views(self.conn, session_id)
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-        except sqlite3.Error as error:
-            raise StoreError(
-                f"{self.path}: cannot build the views of {session_id}: {error}"
-            ) from None
+            with self.store.transaction() as conn:
+                if self.store.read_only:
+                    rollups.shadow_in_temp(conn)
+                rollups.write_result_views(conn, session_id)
+        except StoreError as error:
+            raise StoreError(f"cannot build the views of {session_id}: {error}") from None
 
     def templates(self, session_id: str) -> list[str]:
         """The templates of the session's gap lists (the report's order)."""
-        rows = self._rows("SELECT templates FROM result_views WHERE session = ?", (session_id,))
+        rows = self._fetch("SELECT templates FROM result_views WHERE session = ?", (session_id,))
         return [str(t) for t in json.loads(rows[0][0])] if rows else []
 
     # -- the results tree --------------------------------------------------------------------
@@ -202,7 +131,7 @@ class ResultViews:
     ) -> list[TreeNode]:
         """The children of `parent` (None: the roots) in KG order, with their roll-ups;
         `errors_only`: only those with errors into them or below them."""
-        rows = self._rows(
+        rows = self._fetch(
             "SELECT e.child, e.relation, e.answers, n.name, n.label, n.children, n.own,"
             " n.subtree FROM result_edges e JOIN result_nodes n"
             " ON n.session = e.session AND n.node = e.child"
@@ -229,7 +158,7 @@ class ResultViews:
 
     def way(self, session_id: str, node: str) -> tuple[str, ...]:
         """Node ids from a root down to `node` (its first tree path); () when not in the tree."""
-        rows = self._rows(
+        rows = self._fetch(
             "SELECT way FROM result_nodes WHERE session = ? AND node = ?", (session_id, node)
         )
         return tuple(json.loads(rows[0][0])) if rows else ()
@@ -241,7 +170,7 @@ class ResultViews:
         for start in range(0, len(wanted), 500):
             part = wanted[start : start + 500]
             found.update(
-                self._rows(
+                self._fetch(
                     f"SELECT node, name FROM result_nodes WHERE session = ? AND node IN"
                     f" ({', '.join('?' for _ in part)})",
                     (session_id, *part),
@@ -264,14 +193,14 @@ class ResultViews:
         params: tuple[str, ...] = (session_id,)
         if oracle:
             sql, params = sql + " AND oracle = ?", (session_id, oracle)
-        return int(self._rows(sql, params)[0][0])
+        return int(self._fetch(sql, params)[0][0])
 
     def error_oracles(self, session_id: str) -> list[str]:
         """The oracles with errors in this session, in the clearest-first order of oracles."""
         # Each next oracle found on the (session, oracle, ...) index: a few lookups, not a scan.
         found = {
             row[0]
-            for row in self._rows(
+            for row in self._fetch(
                 "WITH RECURSIVE o(name) AS (SELECT MIN(oracle) FROM result_errors"
                 " WHERE session = ?1 UNION ALL SELECT (SELECT MIN(oracle) FROM result_errors"
                 " WHERE session = ?1 AND oracle > o.name) FROM o WHERE o.name IS NOT NULL)"
@@ -297,7 +226,7 @@ class ResultViews:
         rank = self._rank(order, oracle)
         where = "e.session = ?" + (" AND e.oracle = ?" if oracle else "")
         params: list[object] = [session_id, *([oracle] if oracle else [])]
-        rows = self._rows(
+        rows = self._fetch(
             f"SELECT e.{rank}, {_VERDICT_SELECT}, r.id, r.parent, r.child, r.type, r.path,"
             " r.parent_label, r.child_label, pn.name, cn.name, cn.way"
             " FROM result_errors e JOIN verdicts v ON v.id = e.verdict"
@@ -378,7 +307,7 @@ class ResultViews:
     ) -> int | None:
         """Where a verdict stands in the list (None: not an error of it)."""
         rank = self._rank(order, oracle)
-        rows = self._rows(
+        rows = self._fetch(
             f"SELECT {rank}, oracle FROM result_errors WHERE session = ? AND verdict = ?",
             (session_id, verdict_id),
         )
@@ -391,7 +320,7 @@ class ResultViews:
     def gap_groups(self, session_id: str) -> list[tuple[str, int]]:
         """(group, size) of each template's gap then the intersection (store.rollups)."""
         sizes = dict(
-            self._rows(
+            self._fetch(
                 "SELECT grp, COUNT(*) FROM result_gaps WHERE session = ? GROUP BY grp",
                 (session_id,),
             )
@@ -403,7 +332,7 @@ class ResultViews:
         self, session_id: str, group: str, *, offset: int = 0, limit: int = 50
     ) -> list[GapRow]:
         """Relations `offset` .. `offset + limit - 1` of one gap group, in relation order."""
-        rows = self._rows(
+        rows = self._fetch(
             "SELECT g.position, g.relation, r.parent_label, r.child_label, pn.name, cn.name,"
             " cn.way FROM result_gaps g"
             " LEFT JOIN relations r ON r.session = g.session AND r.id = g.relation"
@@ -431,7 +360,7 @@ class ResultViews:
         """Every relation ending at `node`, each with its answers, errors and transcripts."""
         ids = [
             row[0]
-            for row in self._rows(
+            for row in self._fetch(
                 "SELECT id FROM relations WHERE session = ? AND child = ? ORDER BY position",
                 (session_id, node),
             )
@@ -442,7 +371,7 @@ class ResultViews:
 
     def relation_detail(self, session_id: str, relation_id: str) -> RelationDetail | None:
         """One relation's atomic answers, error verdicts and conversations turn by turn."""
-        rows = self._rows(
+        rows = self._fetch(
             "SELECT pk, id, parent, child, type, path, parent_label, child_label FROM relations"
             " WHERE session = ? AND id = ?",
             (session_id, relation_id),
@@ -471,7 +400,7 @@ class ResultViews:
             conversation = row_to_conversation(row)
             answered = {
                 turn: (raw, answer, error)
-                for turn, raw, answer, error in self._rows(
+                for turn, raw, answer, error in self._fetch(
                     "SELECT turn, raw, answer, error FROM responses WHERE conversation_key = ?",
                     (row["pk"],),
                 )

@@ -123,7 +123,7 @@ async def run_live(
     store = open_store(db)
 
     def created(session_id: str) -> None:
-        row = store.get_session(session_id)
+        row = store.sessions.get(session_id)
         tally.per_relation = kontest_per_relation(len(row.get("template_ids") or ()))
         if on_started is not None:
             on_started(

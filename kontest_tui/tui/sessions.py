@@ -47,15 +47,18 @@ def open_views(path: str | Path | None) -> Iterator[ResultViews]:
     """The store's explorer views (store.views) on `path`, open for the calling thread."""
     store = open_store(path)
     try:
-        yield ResultViews(store.conn, store.path)
+        yield store.views
     finally:
         store.close()
 
 
 def list_sessions(db: str | Path | None, limit: int = 30) -> list[SessionSummary]:
     """Recent sessions, newest first, from stored columns (one query, no evaluation)."""
-    with open_views(db) as views:
-        return views.summaries(limit)
+    store = open_store(db)
+    try:
+        return store.sessions.summaries(limit)
+    finally:
+        store.close()
 
 
 @dataclass(frozen=True)
@@ -97,16 +100,16 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
     when there is none or it is stale) and the first level of its views (built when missing)."""
     store = open_store(db)
     try:
-        views = ResultViews(store.conn, store.path)
-        header = views.header(session_id)
-        if store.session_leased(session_id):
+        views = store.views
+        header = store.sessions.header(session_id)
+        if store.leases.held(session_id):
             raise StoreError(
                 f"session {session_id} is being run by another process: open it when it ends"
             )
         report = views.done_report(session_id, evaluation_engine())
         if report is None:  # checked against the answers, evaluated again when stale
             report = ensure_report(store, session_id, errors=0).report
-            views.ensure(session_id)
+            views.ensure(session_id, evaluation_engine())
         roots = views.children(session_id, None)
         return OpenedResults(
             header=header,
@@ -146,7 +149,7 @@ def find_comparable_sessions(
     """Stored sessions worth comparing with `session_id` (report.compare)."""
     store = open_store(db)
     try:
-        relation_ids = {str(row["id"]) for row in store.iter_relations(session_id)}
+        relation_ids = set(store.relations.ids(session_id))
         return compare.find_comparable_sessions(store, kg_names, relation_ids, session_id)
     finally:
         store.close()

@@ -149,4 +149,4 @@ def test_limit_makes_only_the_first_relations_of_a_huge_chain(tmp_path) -> None:
     assert len(suite.conversations) == 5 * 4
     with Store(tmp_path / "s.db") as store:
         session = create_session(store, chain, "sim", limit=5)
-        assert len(store.load_relations(session)) == 5
+        assert len(store.relations.load(session)) == 5

@@ -86,13 +86,21 @@ def test_locked_database_while_creating_a_session(session_db) -> None:
         ("UPDATE responses SET answer = 'maybe' WHERE rowid = 1", "responses"),
         ("UPDATE relations SET path = '[' WHERE rowid = 1", "relations"),
         ("UPDATE sessions SET options_json = '{'", "sessions"),
-        ("UPDATE kg_snapshots SET json = '[1]'", "sessions"),
     ],
 )
 def test_hand_edited_rows_report(session_db, capsys, sql, table) -> None:
     edit(session_db, sql)
     capsys.readouterr()
     one_error_line(capsys, ["report", "--db", str(session_db)], "damaged row", table)
+
+
+def test_a_hand_edited_kg_snapshot_is_one_line_where_it_is_read(session_db, capsys) -> None:
+    """The report does not need the KG (it is not read); an explanation names nodes by it."""
+    edit(session_db, "UPDATE kg_snapshots SET json = '[1]'")
+    capsys.readouterr()
+    assert run_cli(["report", "--db", str(session_db)]) == 0
+    capsys.readouterr()
+    one_error_line(capsys, ["explain", "--db", str(session_db)], "damaged row", "kg_snapshots")
 
 
 def test_hand_edited_turn_export(session_db, capsys) -> None:

@@ -127,7 +127,7 @@ def test_probe_file_turns_the_symmetric_rule_on(tmp_path: Path, capsys) -> None:
     assert list(report["logic"]["per_rule"]) == ["symmetric"]
     assert report["logic"]["per_rule"]["symmetric"]["asked"] == 2
     with Store(db, create=False) as store:
-        options = store.get_session(store.resolve_session(None))["kinds_json"]["options"]
+        options = store.sessions.get(store.sessions.resolve(None))["kinds_json"]["options"]
     assert options["probes"] == str(probes.resolve()) and options["rules"] == ["symmetric"]
     code, out, err = cli("generate", *args, "--format", "text")
     assert code == 0 and "Is it true that Ireland is located in Ulster?" in out, err

@@ -191,7 +191,7 @@ def test_compare_reads_stored_reports_and_never_writes(
     assert code == 0, err
     assert json.loads(out)["sessions"][1]["relations"] == 3  # evaluated again
     with Store(db, create=False) as store:
-        assert store.read_report(ids[1], engine=evaluation_engine()) is None  # still stale
+        assert store.reports.read(ids[1], engine=evaluation_engine()) is None  # still stale
 
 
 def test_sessions_with_other_settings_are_refused_or_marked(

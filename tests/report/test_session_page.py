@@ -115,7 +115,7 @@ def test_markdown_names_entities_by_label(db) -> None:
 
 def test_the_export_files(db, tmp_path) -> None:
     with Store(db) as store:
-        session_id = store.resolve_session(None)
+        session_id = store.sessions.resolve(None)
         paths = write_session_files(store, session_id, tmp_path)
     names = sorted(path.name for path in paths)
     assert names == sorted(

@@ -95,7 +95,7 @@ def store_session(
     model: str = "toy:model",
 ) -> str:  # noqa: ANN001
     """A stored session over toy records (no KG file needed)."""
-    return store.create_session(
+    return store.sessions.create(
         kg_name="toy",
         kg_json={"name": "toy", "domain": "places", "nodes": [], "edges": []},
         templates_json={},

@@ -68,7 +68,7 @@ def test_an_unreachable_model_stores_nothing(store: Store) -> None:
     spec = SessionSpec(kg, model="ollama:none@http://127.0.0.1:9")
     with pytest.raises(Exception):  # noqa: B017 - the model client's own error type
         asyncio.run(start_session(store, spec))
-    assert list(store.iter_sessions()) == []
+    assert list(store.sessions.listing()) == []
 
 
 def test_resume_asks_only_what_is_missing(store: Store) -> None:

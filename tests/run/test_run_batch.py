@@ -37,7 +37,7 @@ def test_batch_phases_give_the_report_of_a_direct_run(tmp_path, capsys) -> None:
     assert len({line["custom_id"] for line in lines}) == len(lines)  # one line per distinct chat
     assert all(line["body"]["messages"][0]["role"] == "system" for line in lines)
     with Store(db) as store:
-        assert store.get_session(session)["status"] == "paused"
+        assert store.sessions.get(session)["status"] == "paused"
     assert kontest(capsys, "sim", "batch", first, tmp_path / "out1.jsonl")[0] == 0
     code, _, err = kontest(
         capsys, "run", "--resume", session, "--batch-in", tmp_path / "out1.jsonl", "--db", db
@@ -71,15 +71,15 @@ def test_batch_phases_give_the_report_of_a_direct_run(tmp_path, capsys) -> None:
 
     assert body(batch_report) == body(direct_report)
     with Store(db) as batch, Store(tmp_path / "d.db") as direct:
-        assert batch.get_session(session)["status"] == "done"
-        assert len(batch.load_verdicts(session)) == len(
-            direct.load_verdicts(direct.session_ids()[0])
+        assert batch.sessions.get(session)["status"] == "done"
+        assert len(batch.verdicts.load(session)) == len(
+            direct.verdicts.load(direct.sessions.ids()[0])
         )
 
         def answers(store: Store, session_id: str) -> dict:
-            return {key: r.raw for key, r in store.load_responses(session_id).items()}
+            return {key: r.raw for key, r in store.responses.load(session_id).items()}
 
-        assert answers(batch, session) == answers(direct, direct.session_ids()[0])
+        assert answers(batch, session) == answers(direct, direct.sessions.ids()[0])
 
 
 def test_failed_batch_lines_are_failed_turns_and_stray_lines_ignored(tmp_path, capsys) -> None:  # noqa: ANN001
@@ -107,7 +107,7 @@ def test_failed_batch_lines_are_failed_turns_and_stray_lines_ignored(tmp_path, c
     assert code == 0, err
     assert "failed turns" in err and "1 lines for no pending turn ignored" in err
     with Store(db) as store:
-        failed = [r for r in store.iter_responses(session) if r["error"]]
+        failed = [r for r in store.responses.rows(session) if r["error"]]
     assert failed and all("engine failed" in r["error"] for r in failed)
 
 
@@ -144,8 +144,8 @@ def test_bad_batch_input_is_one_error_line(tmp_path, capsys) -> None:  # noqa: A
     )
     assert code == 2 and "cannot read batch results" in err
     with Store(db) as store:  # nothing stored from the bad files
-        assert list(store.iter_responses(session)) == []
-        assert store.get_session(session)["status"] == "paused"
+        assert list(store.responses.rows(session)) == []
+        assert store.sessions.get(session)["status"] == "paused"
 
 
 def test_result_lines_of_the_engines(tmp_path: Path) -> None:
@@ -186,7 +186,7 @@ def test_next_phase_without_the_store_is_the_store_s(tmp_path: Path) -> None:
 
     with Store(tmp_path / "b.db") as store:
         session = create_session(store, load_graph("places"), "sim", limit=6)
-        conversations = store.load_conversations(session)
+        conversations = store.relations.load_conversations(session)
         pending = _pending(store, session, conversations)
         keys = sorted({turn.key for turn in pending})
         completion = {"choices": [{"message": {"content": "Yes \udcff"}}]}  # a lone surrogate
@@ -349,9 +349,9 @@ def test_a_completions_session_writes_completions_lines_and_gets_the_direct_answ
         )
         assert code == 0, err
     with Store(db) as batch, Store(tmp_path / "d.db") as direct:
-        batch_answers = {k: r.answer for k, r in batch.load_responses(session).items()}
-        direct_id = direct.session_ids()[0]
-        direct_answers = {k: r.answer for k, r in direct.load_responses(direct_id).items()}
+        batch_answers = {k: r.answer for k, r in batch.responses.load(session).items()}
+        direct_id = direct.sessions.ids()[0]
+        direct_answers = {k: r.answer for k, r in direct.responses.load(direct_id).items()}
     assert batch_answers == direct_answers
     assert sum(answer.value != "invalid" for answer in batch_answers.values()) > 0
 

@@ -36,13 +36,13 @@ async def test_a_long_answer_is_cut_and_the_cut_recorded(tmp_path) -> None:  # n
             ToyModel(answer),
             config=ExecutorConfig(concurrency=1, use_cache=False, share_answers=False),
         )
-        rows = list(store.iter_responses(session))
+        rows = list(store.responses.rows(session))
         assert len(rows) == 6
         assert all(len(row["raw"]) == MAX_ANSWER_CHARS for row in rows)
         assert all(row["cut"] == len(LONG) - MAX_ANSWER_CHARS for row in rows)
         assert all(row["answer"] == "yes" for row in rows)
         assert (
-            store.load_responses(session)[rows[0]["conversation"], 0].cut
+            store.responses.load(session)[rows[0]["conversation"], 0].cut
             == len(LONG) - MAX_ANSWER_CHARS
         )
     assert outcome.evaluation.valid == 6

@@ -70,9 +70,9 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
     report = report_json(capsys, db)
     assert {key: report[key] for key in EXPECTED} == EXPECTED
     with Store(db) as store:
-        session = store.latest_session()
+        session = store.sessions.latest()
         assert report["session"] == session
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert (row["status"], row["answered"], row["planned"], row["failed"]) == (
             "done",
             18,
@@ -80,11 +80,11 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
             0,
         )
         assert (row["oracle_error_rate"], row["oracle_errors"]) == (round(4 / 15, 6), 4)
-        verdicts = store.load_verdicts(session)
+        verdicts = store.verdicts.load(session)
         assert len(verdicts) == 15 and sum(v.error for v in verdicts) == 4
         onto = [v for v in verdicts if v.oracle == "ontological" and v.error]
         assert [(v.relation_id, v.template_id) for v in onto] == [("Q27>Q6410645", "t1")]
-        assert row["kg_json"]["nodes"][2]["label"] == "Kinawley"
+        assert store.sessions.kg_snapshot(session)["nodes"][2]["label"] == "Kinawley"
         assert row["template_ids"] == ["t1", "t2"]
         assert row["options_json"]["system_prompt"].startswith("Be concise")
 
@@ -155,17 +155,17 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
             )
         )
         assert outcome.status == "cancelled"
-        stored = {(r["conversation"], r["turn"]) for r in store.iter_responses(session)}
+        stored = {(r["conversation"], r["turn"]) for r in store.responses.rows(session)}
         # generation order at concurrency 1: R1's Q1, Q2, A (2 turns), B (2), then R2's Q1
         assert ("Q27>Q189458/t2+t1", 1) in stored and len(stored) == 7
     code, out, err = kontest(capsys, "run", "--resume", "--db", db, "-q")
     assert code == 0, err
     assert f"session {session}" in err
     with Store(db) as store:
-        rows = list(store.iter_responses(session))
+        rows = list(store.responses.rows(session))
         assert len(rows) == 18
         assert len({(r["conversation"], r["turn"]) for r in rows}) == 18
-        assert store.get_session(session)["status"] == "done"
+        assert store.sessions.get(session)["status"] == "done"
     report = report_json(capsys, db, session)
     assert {key: report[key] for key in EXPECTED} == EXPECTED
     code, _, err = kontest(capsys, "run", "--resume", session, "--db", db)
@@ -196,7 +196,7 @@ def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
         == 0
     )
     with Store(db) as store:
-        session = store.latest_session()
+        session = store.sessions.latest()
     code, _, err = kontest(capsys, "report", "nope", "--db", db)
     assert code == 1
     assert err.strip() == f"kontest: error: no session 'nope' in {db} (sessions: {session})"
@@ -223,7 +223,7 @@ def test_unreachable_model_fails_before_a_session_exists(tmp_path, capsys) -> No
     assert code == 1 and out == ""
     assert len(err.strip().splitlines()) == 1 and err.startswith("kontest: error: ")
     with Store(db) as store:
-        assert store.session_ids() == []
+        assert store.sessions.ids() == []
 
 
 def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -> None:  # noqa: ANN001
@@ -245,18 +245,18 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
         capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}", "--db", db, "-q"
     )
     with Store(db) as store:
-        session = store.latest_session()
+        session = store.sessions.latest()
         failed = [
-            (r["conversation"], r["turn"]) for r in store.iter_responses(session) if r["error"]
+            (r["conversation"], r["turn"]) for r in store.responses.rows(session) if r["error"]
         ]
         assert failed == [
             ("Q27>Q6410645/t1", 0),
             ("Q27>Q6410645/t1+t2", 0),
             ("Q27>Q6410645/t1+t2", 1),
         ]
-        errors = [r["error"] for r in store.iter_responses(session) if r["error"]]
+        errors = [r["error"] for r in store.responses.rows(session) if r["error"]]
         assert "not in the recording" in errors[0] and errors[2].startswith("not asked:")
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert row["failed"] == 3 and row["status"] == "failed"
         assert row["message"] == "3 turns failed after all attempts"
     assert code == 1
@@ -295,10 +295,10 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
     )
     assert code == 0, err
     with Store(db) as store:
-        rows = list(store.iter_responses(session))
+        rows = list(store.responses.rows(session))
         assert len(rows) == 18 and not any(r["error"] for r in rows)
-        assert store.get_session(session)["failed"] == 0
-        assert store.get_session(session)["status"] == "done"
+        assert store.sessions.get(session)["failed"] == 0
+        assert store.sessions.get(session)["status"] == "done"
     report = report_json(capsys, db)
     assert {key: report[key] for key in EXPECTED} == EXPECTED
     assert report["failed"] == 0

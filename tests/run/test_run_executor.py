@@ -159,13 +159,13 @@ async def test_retries_are_counted_in_the_store(tmp_path) -> None:  # noqa: ANN0
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
         outcome = await run_session(store, session, model, config=FAST)
-        rows = {(r["conversation"], r["turn"]): r for r in store.iter_responses(session)}
+        rows = {(r["conversation"], r["turn"]): r for r in store.responses.rows(session)}
         assert rows["P0>C0/t1", 0]["attempts"] == 3
         assert rows["P1>C1/t2+t1", 1]["attempts"] == 2
         assert rows["P0>C0/t2", 0]["attempts"] == 1
         assert all(r["error"] is None and r["answer"] == "yes" for r in rows.values())
-        assert store.get_session(session)["retries"] == 3
-        assert store.get_session(session)["status"] == "done"
+        assert store.sessions.get(session)["retries"] == 3
+        assert store.sessions.get(session)["status"] == "done"
     assert outcome.result.progress.retries == 3
     assert len(model.calls) == 12 + 3  # 12 turns + 3 failed attempts
 
@@ -186,7 +186,7 @@ async def test_permanent_failure_is_recorded_as_failed_and_the_run_completes(tmp
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
         outcome = await run_session(store, session, model, config=config)
-        rows = {(r["conversation"], r["turn"]): r for r in store.iter_responses(session)}
+        rows = {(r["conversation"], r["turn"]): r for r in store.responses.rows(session)}
         assert len(rows) == 12
         failed = rows["P0>C0/t1", 0]
         assert (failed["answer"], failed["attempts"], failed["raw"]) == ("invalid", 3, "")
@@ -198,8 +198,8 @@ async def test_permanent_failure_is_recorded_as_failed_and_the_run_completes(tmp
         skipped = rows["P1>C1/t1+t2", 1]
         assert skipped["error"].startswith("not asked: turn 1") and skipped["attempts"] == 0
         assert ("P1>C1/t1+t2", 1) not in {(r.conversation_id, r.turn) for r in model.calls}
-        assert store.get_session(session)["failed"] == 3
-        assert store.get_session(session)["status"] == "failed"
+        assert store.sessions.get(session)["failed"] == 3
+        assert store.sessions.get(session)["status"] == "failed"
     assert outcome.status == "failed"
     assert outcome.result.progress.errors == {"5xx": 1, "other": 1}
     assert outcome.result.progress.failed == 3
@@ -230,8 +230,8 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
         assert second.calls == []
         assert tokens[:2] == [("P0>C0/t1", 0, "Yes 1"), ("P0>C0/t2", 0, "Yes 1")]  # shown once
         assert outcome.result.progress.cached == 6
-        assert {r["raw"] for r in store.iter_responses(two)} == {"Yes 1", "Yes 3"}
-        assert all(r["cached"] == 1 for r in store.iter_responses(two))
+        assert {r["raw"] for r in store.responses.rows(two)} == {"Yes 1", "Yes 3"}
+        assert all(r["cached"] == 1 for r in store.responses.rows(two))
         assert outcome.evaluation.to_json()["answers_from_cache"] == 6
         # By default a new session asks the model: nothing carried over from earlier sessions,
         # only this session's own repeats are shared (the same 4 calls as the first session).
@@ -239,7 +239,7 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
         three = store_session(store, relations, conversations)
         outcome = await run_session(store, three, third, config=ExecutorConfig(concurrency=1))
         assert len(third.calls) == 4
-        assert {r["raw"] for r in store.iter_responses(three)} == {"No"}
+        assert {r["raw"] for r in store.responses.rows(three)} == {"No"}
         assert outcome.evaluation.to_json()["answers_from_cache"] == 2
         # --no-cache: every turn asked.
         fourth = ToyModel(lambda request: "No")
@@ -281,9 +281,9 @@ async def test_cancel_stops_the_run_and_leaves_whole_rows(tmp_path) -> None:  # 
             on_executor=lambda executor: holder.update(executor=executor),
         )
         assert outcome.status == "cancelled"
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert row["status"] == "cancelled"
-        stored = list(store.iter_responses(session))
+        stored = list(store.responses.rows(session))
         assert len(stored) == 5 == row["answered"]
         assert all(r["answer"] == "yes" and r["raw"] == "Yes" for r in stored)
 
@@ -297,13 +297,13 @@ async def test_task_cancellation_marks_the_session_cancelled(tmp_path) -> None: 
         task = asyncio.create_task(
             run_session(store, session, model, config=ExecutorConfig(concurrency=1))
         )
-        while len(list(store.iter_responses(session))) < 3:
+        while len(list(store.responses.rows(session))) < 3:
             await asyncio.sleep(0.005)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
-        assert store.get_session(session)["status"] == "cancelled"
-        count = len(list(store.iter_responses(session)))
+        assert store.sessions.get(session)["status"] == "cancelled"
+        count = len(list(store.responses.rows(session)))
         assert 3 <= count < 30
 
 
@@ -480,7 +480,7 @@ async def test_pause_and_resume_are_recorded_in_the_session(tmp_path) -> None:  
                 asyncio.get_running_loop().call_later(0.01, holder["executor"].resume)
 
         def on_state(state: str) -> None:
-            seen.append((state, store.get_session(session)["status"]))
+            seen.append((state, store.sessions.get(session)["status"]))
 
         outcome = await run_session(
             store,
@@ -491,7 +491,7 @@ async def test_pause_and_resume_are_recorded_in_the_session(tmp_path) -> None:  
             on_executor=lambda executor: holder.update(executor=executor),
         )
         assert seen == [("paused", "paused"), ("running", "running")]
-        assert outcome.status == "done" and store.get_session(session)["status"] == "done"
+        assert outcome.status == "done" and store.sessions.get(session)["status"] == "done"
 
 
 def test_cache_key_is_the_sha256_of_the_documented_json() -> None:

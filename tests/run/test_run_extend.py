@@ -79,7 +79,7 @@ def test_a_template_id_the_session_has_is_refused_and_nothing_changes(store: Sto
     with pytest.raises(InvalidInputError, match="already has a template t1"):
         add_template(store, first.session_id, edited_t1)
     assert load_session(store, first.session_id).template_ids == ["t1", "t2"]
-    assert store.get_session(first.session_id)["status"] == "done"
+    assert store.sessions.get(first.session_id)["status"] == "done"
 
 
 def test_the_cli_adds_a_template_to_a_session_and_prints_its_gap(

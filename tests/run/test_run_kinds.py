@@ -181,7 +181,7 @@ def test_run_with_logic_and_factcheck_kinds(
     assert (wh["expected"], wh["correct_option"]) == ("Ireland", "Ireland")
 
     with Store(db, create=False) as store:
-        session = store.get_session(store.resolve_session(None))
+        session = store.sessions.get(store.sessions.resolve(None))
         assert session["kinds_json"]["kinds"] == ["kontest", "factcheck", "logic"]
         assert session["planned"] == 18 + 2 + 9  # KONTEST, FactChecker WH, logic (7 + 2 premises)
 
@@ -208,9 +208,9 @@ def test_variants_with_json_postfix_are_parsed_as_json(
     )
     assert code == 0, err
     with Store(db, create=False) as store:
-        session_id = store.resolve_session(None)
-        conversations = {c.id: c for c in store.load_conversations(session_id)}
-        responses = list(store.load_responses(session_id).values())
+        session_id = store.sessions.resolve(None)
+        conversations = {c.id: c for c in store.relations.load_conversations(session_id)}
+        responses = list(store.responses.load(session_id).values())
     assert {c.test_kind.value for c in conversations.values()} == {"variant"}
     assert all(c.turns[0].text.endswith("? Return a JSON Boolean.") for c in conversations.values())
     raw_to_parsed = {(r.raw.strip().lower(), r.answer.value) for r in responses}
@@ -268,13 +268,13 @@ def test_run_questions_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert len(annotation["problems"]) == 2
     # A questions-only session has no KG; resuming it (here: asking again what failed) works.
     with Store(db) as store:
-        session_id = store.resolve_session(None)
+        session_id = store.sessions.resolve(None)
         store.conn.execute("DELETE FROM responses WHERE session = ? AND id = 1", (session_id,))
-        store.update_session(session_id, status="cancelled")
+        store.sessions.update(session_id, status="cancelled")
     code, out, err = kontest(capsys, "run", "--db", db, "--resume", session_id, "-q")
     assert code == 0, err
     with Store(db, create=False) as store:
-        ids = [row["id"] for row in store.iter_responses(session_id)]
+        ids = [row["id"] for row in store.responses.rows(session_id)]
     assert sorted(ids) == [2, 3]  # the deleted answer was asked again
     code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
     assert json.loads(out)["annotation"]["executions"] == 2
@@ -308,6 +308,6 @@ def test_given_conversations_are_stored_as_given(tmp_path: Path) -> None:
             conversations=given,
             kinds=(TestKind.LOGIC,),
         )
-        stored = store.load_conversations(session_id)
+        stored = store.relations.load_conversations(session_id)
         assert [c.id for c in stored] == [c.id for c in given]  # none dropped, none twice
-        assert store.get_session(session_id)["kinds_json"]["kinds"] == ["kontest", "logic"]
+        assert store.sessions.get(session_id)["kinds_json"]["kinds"] == ["kontest", "logic"]

@@ -32,6 +32,7 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.run.session import create_session, run_session
 from kontest_tui.store import Store
 from kontest_tui.store import database as database_module
+from kontest_tui.store import verdicts as verdicts_module
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -80,13 +81,13 @@ def test_a_live_owner_refuses_a_second_run_and_a_dead_one_is_taken_over(tmp_path
         )
     )
     with Store(db) as store:
-        assert list(store.iter_responses(session)) == []
+        assert list(store.responses.rows(session)) == []
     # killed with kill -9 on this host: its pid is gone, the lease is taken over at once
     plant_lease(db, session, pid=dead_pid(), renewed=now_iso())
     code, _, err = kontest(capsys, "run", "--resume", session, "--db", db, "-q")
     assert code == 0, err
     with Store(db) as store:
-        assert store.get_session(session)["status"] == "done"
+        assert store.sessions.get(session)["status"] == "done"
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
 
 
@@ -97,18 +98,18 @@ def test_a_lease_not_renewed_for_a_minute_is_stale_on_any_host(tmp_path) -> None
         db, session, pid=os.getpid(), renewed="2020-01-01T00:00:00.000+00:00", host="elsewhere"
     )
     with Store(db) as store:
-        lease = store.acquire_lease(session)
+        lease = store.leases.acquire(session)
         assert lease.pid == os.getpid() and lease.owner.startswith(socket.gethostname())
         with pytest.raises(SessionBusyError, match="being run by another kontest"):
-            store.acquire_lease(session)  # now ours and live: a second owner is refused
-        assert store.renew_lease(lease)
-        store.release_lease(lease)
-        assert not store.renew_lease(lease)  # given back: no longer ours
+            store.leases.acquire(session)  # now ours and live: a second owner is refused
+        assert store.leases.renew(lease)
+        store.leases.release(lease)
+        assert not store.leases.renew(lease)  # given back: no longer ours
     plant_lease(
         db, session, pid=os.getpid(), renewed="2999-01-01T00:00:00.000+00:00", host="elsewhere"
     )
     with Store(db) as store, pytest.raises(SessionBusyError):
-        store.acquire_lease(session)  # another host, recently renewed: its pid says nothing
+        store.leases.acquire(session)  # another host, recently renewed: its pid says nothing
 
 
 async def test_two_runs_of_one_session_at_once(tmp_path) -> None:  # noqa: ANN001
@@ -132,9 +133,9 @@ async def test_two_runs_of_one_session_at_once(tmp_path) -> None:  # noqa: ANN00
             await run_session(other, session, second_model)
         await task
         assert second_model.calls == []
-        rows = list(store.iter_responses(session))
+        rows = list(store.responses.rows(session))
         assert len(rows) == 18 and len({(r["conversation"], r["turn"]) for r in rows}) == 18
-        assert store.get_session(session)["status"] == "done"
+        assert store.sessions.get(session)["status"] == "done"
 
 
 async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> None:  # noqa: ANN001
@@ -144,24 +145,24 @@ async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> Non
     conversations = make_conversations(relations)
     with Store(tmp_path / "s.db") as store:
         session = store_session(store, relations, conversations)
-        real = Store._insert_verdicts
+        real = verdicts_module.insert_verdicts
 
         def broken(conn, *rows):  # noqa: ANN001, ANN002, ANN202
             real(conn, *rows)
             raise StoreError("disk full (simulated, after the verdict rows)")
 
-        monkeypatch.setattr(Store, "_insert_verdicts", staticmethod(broken))
+        monkeypatch.setattr(verdicts_module, "insert_verdicts", broken)
         with pytest.raises(StoreError, match="disk full"):
             await run_session(store, session, ToyModel())
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert row["status"] == "running" and row["finished"] is None
-        assert list(store.iter_verdicts(session)) == []
+        assert store.verdicts.load(session) == []
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
-        monkeypatch.setattr(Store, "_insert_verdicts", staticmethod(real))
+        monkeypatch.setattr(verdicts_module, "insert_verdicts", real)
         model = ToyModel()
         outcome = await run_session(store, session, model)
         assert model.calls == [] and outcome.status == "done"
-        assert len(list(store.iter_verdicts(session))) == len(outcome.evaluation.verdicts) > 0
+        assert len(store.verdicts.load(session)) == len(outcome.evaluation.verdicts) > 0
 
 
 def test_sigterm_stops_a_run_like_ctrl_c(tmp_path) -> None:  # noqa: ANN001
@@ -196,7 +197,7 @@ def test_sigterm_stops_a_run_like_ctrl_c(tmp_path) -> None:  # noqa: ANN001
         f"kontest: terminated; resume with kontest run --resume {session} --db {db}"
     )
     with Store(db) as store:
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert (row["status"], row["message"]) == ("cancelled", "interrupted")
         assert row["answered"] < row["planned"]
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
@@ -262,7 +263,7 @@ def test_sighup_stops_a_run_like_sigterm(tmp_path) -> None:  # noqa: ANN001
         f"kontest: hung up; resume with kontest run --resume {session} --db {db}"
     )
     with Store(db) as store:
-        assert store.get_session(session)["status"] == "cancelled"
+        assert store.sessions.get(session)["status"] == "cancelled"
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
 
 
@@ -295,7 +296,7 @@ async def test_a_run_that_lost_its_lease_stops_asking_and_leaves_the_session(
         await asyncio.sleep(0.2)
         assert len(model.calls) == asked  # it stopped asking
         assert asked < 180
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert row["status"] == "running" and row["message"] == "the other run"
         holders = store.conn.execute("SELECT pid FROM session_leases").fetchall()
         assert holders == [(os.getpid(),)]  # the other owner's lease is still there

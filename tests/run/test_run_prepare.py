@@ -175,8 +175,8 @@ def test_resolving_scopes_once(tmp_path: Path) -> None:
 def test_create_session_stores_the_scope_the_cli_asks(store: Store) -> None:
     session_id = create_session(store, SessionSpec("places", entities=("ireland",), depth=2))
     expected = places_relations(("ireland",), 2)
-    assert [r.id for r in store.load_relations(session_id)] == [r.id for r in expected]
-    row = store.get_session(session_id)
+    assert [r.id for r in store.relations.load(session_id)] == [r.id for r in expected]
+    row = store.sessions.get(session_id)
     assert row["kg_name"] == "places" and row["depth"] is None
 
 
@@ -191,8 +191,8 @@ def test_a_questions_file_only_session(store: Store, tmp_path: Path) -> None:
     assert [c.kind for c in preparation.counts] == ["annotation"]
     assert len(preparation.spec.problems) == 1  # the skipped line
     session_id = create_session(store, preparation.spec)
-    assert store.load_relations(session_id) == []
-    assert store.get_session(session_id)["kg_name"] == f"questions:{questions}"
+    assert store.relations.load(session_id) == []
+    assert store.sessions.get(session_id)["kg_name"] == f"questions:{questions}"
 
 
 def test_the_stored_spec_starts_a_session_on_the_same_relations(store: Store) -> None:
@@ -209,12 +209,12 @@ def test_the_stored_spec_starts_a_session_on_the_same_relations(store: Store) ->
     assert again.model == "sim" and again.kg_name == "places" and again.seed == 3
     assert list(again.kinds) == [TestKind.KONTEST, TestKind.LOGIC]
     second = asyncio.run(start_session(store, replace(again, model="sim:forgetful"))).session_id
-    assert store.get_session(second)["model"] == "sim:forgetful"
-    relations = [r.id for r in store.load_relations(first)]
+    assert store.sessions.get(second)["model"] == "sim:forgetful"
+    relations = [r.id for r in store.relations.load(first)]
     assert len(relations) == 7
-    assert [r.id for r in store.load_relations(second)] == relations
-    assert [c.id for c in store.load_conversations(second)] == [
-        c.id for c in store.load_conversations(first)
+    assert [r.id for r in store.relations.load(second)] == relations
+    assert [c.id for c in store.relations.load_conversations(second)] == [
+        c.id for c in store.relations.load_conversations(first)
     ]
 
 
@@ -222,6 +222,8 @@ def test_kontest_conversations_of_the_preview_are_those_stored(store: Store) -> 
     preparation = prepare(SessionSpec("places", limit=3))
     session_id = create_session(store, preparation.spec)
     first = preparation.listed[0]
-    stored = [c for c in store.load_conversations(session_id) if c.relation_id == first.id]
+    stored = [
+        c for c in store.relations.load_conversations(session_id) if c.relation_id == first.id
+    ]
     assert len(stored) == 4 and preparation.preview is not None
     assert [c.turns for c in stored] == [c.turns for c in preparation.preview.conversations]

@@ -30,7 +30,6 @@ from kontest_tui.run.probe import (
     template_from_question,
 )
 from kontest_tui.store import SCHEMA_VERSION, Store
-from kontest_tui.store.probes import iter_probes, mark_promoted
 from kontest_tui.store.schema import apply_migrations
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
 
@@ -97,7 +96,7 @@ def session_db(tmp_path) -> tuple[str, str]:
     db = str(tmp_path / "probe.db")
     assert run_cli(["--db", db, "run", "--kg", "places", "--model", "sim", "--limit", "12"]) == 0
     with Store(db) as store:
-        return db, store.resolve_session(None)
+        return db, store.sessions.resolve(None)
 
 
 def test_probes_of_a_session_match_its_answers_and_change_no_metric(session_db, capsys) -> None:
@@ -131,10 +130,10 @@ def test_probes_of_a_session_match_its_answers_and_change_no_metric(session_db, 
     assert [row["question"] for row in rows] == [p.question for p in phrasings]
     assert rows[-1]["template"] is None and rows[0]["template"] == "Does {parent} have a {child}?"
     with Store(db) as store:
-        mark_promoted(store, saved[-1].id, "template")
-        assert [p.promoted for p in iter_probes(store, session_id)][-1] == "template"
-        store.delete_session(session_id)
-        assert list(iter_probes(store, session_id)) == []
+        store.probes.mark_promoted(saved[-1].id, "template")
+        assert [p.promoted for p in store.probes.of_session(session_id)][-1] == "template"
+        store.sessions.delete(session_id)
+        assert list(store.probes.of_session(session_id)) == []
 
 
 def test_kontest_probe_prints_every_phrasing_side_by_side(session_db, capsys) -> None:
@@ -163,7 +162,7 @@ def test_kontest_probe_prints_every_phrasing_side_by_side(session_db, capsys) ->
     assert "template Does {parent} have a {child}?" in asked[0]
     assert "your own" in asked[3]
     with Store(db) as store:
-        assert len(list(iter_probes(store, session_id, CAPELLEN))) == 4
+        assert len(list(store.probes.of_session(session_id, CAPELLEN))) == 4
 
 
 @pytest.mark.parametrize(
@@ -233,7 +232,7 @@ def test_schema_10_adds_probes_to_a_version_9_file(tmp_path) -> None:
     conn.close()
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION >= 10
-        assert store.get_session("s")["model"] == "sim"
-        assert list(iter_probes(store, "s")) == []
+        assert store.sessions.get("s")["model"] == "sim"
+        assert list(store.probes.of_session("s")) == []
         with pytest.raises(InvalidInputError):
-            mark_promoted(store, 1, "ensemble")
+            store.probes.mark_promoted(1, "ensemble")

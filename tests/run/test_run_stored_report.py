@@ -44,11 +44,11 @@ def renders(report: object) -> list[str]:
 
 def assert_stored_equals_fresh(store: Store, session_id: str) -> None:
     fresh = evaluate_session(store, session_id)
-    stored = store.read_report(session_id, engine=evaluation_engine())
+    stored = store.reports.read(session_id, engine=evaluation_engine())
     assert stored is not None, "the run stored no (fresh) report"
     assert renders(stored) == renders(fresh)
     assert stored.total_errors == sum(1 for v in fresh.verdicts if v.error) > 0
-    assert store.load_verdicts(session_id) == fresh.verdicts
+    assert store.verdicts.load(session_id) == fresh.verdicts
 
 
 @pytest.mark.parametrize("sampled", [False, True])
@@ -70,7 +70,7 @@ def test_a_resumed_run_evaluates_stored_and_new_answers(store: Store) -> None:
     with store.transaction() as conn:  # a run killed after a third of its answers
         conn.execute("DELETE FROM responses WHERE session = ? AND id % 3 != 0", (session_id,))
         conn.execute("UPDATE sessions SET status = 'cancelled' WHERE id = ?", (session_id,))
-    assert store.read_report(session_id, engine=evaluation_engine()) is None  # stale now
+    assert store.reports.read(session_id, engine=evaluation_engine()) is None  # stale now
     resumed = asyncio.run(resume_session(store, session_id))
     assert resumed.result.progress.skipped > 0 and resumed.result.progress.done > 0
     # the same answers (the simulated model is seeded); which ones were reused differs
@@ -85,8 +85,8 @@ def test_a_stale_report_is_evaluated_again(store: Store) -> None:
     outcome = asyncio.run(start_session(store, sim_spec(kinds=(TestKind.KONTEST,))))
     session_id = outcome.session_id
     engine = evaluation_engine()
-    assert store.read_report(session_id, engine=engine) is not None
-    assert store.read_report(session_id, engine="other code") is None
+    assert store.reports.read(session_id, engine=engine) is not None
+    assert store.reports.read(session_id, engine="other code") is None
     # an answer changed after the verdicts (same count of rows, a newer one)
     with store.transaction() as conn:
         row = conn.execute(
@@ -94,13 +94,13 @@ def test_a_stale_report_is_evaluated_again(store: Store) -> None:
             (session_id,),
         ).fetchone()
         conn.execute("DELETE FROM responses WHERE id = ?", (row[0],))
-    assert store.read_report(session_id, engine=engine) is None  # a row less
+    assert store.reports.read(session_id, engine=engine) is None  # a row less
     reference = evaluate_session(store, session_id)
     report = session_report(store, session_id)
     assert renders(report) == renders(reference)
-    assert store.read_report(session_id, engine=engine) is None  # reading never writes
+    assert store.reports.read(session_id, engine=engine) is None  # reading never writes
     assert renders(refresh_report(store, session_id)) == renders(reference)
-    assert store.read_report(session_id, engine=engine) is not None  # the refresh stored it
+    assert store.reports.read(session_id, engine=engine) is not None  # the refresh stored it
     for edit in (  # rows changed in place (a trigger drops the report) or deleted
         "UPDATE responses SET answer = 'no' WHERE id = (SELECT MAX(id) FROM responses)",
         "UPDATE conversations SET label = 'x' WHERE pk = 1",
@@ -108,10 +108,10 @@ def test_a_stale_report_is_evaluated_again(store: Store) -> None:
         "DELETE FROM verdicts WHERE id = (SELECT MAX(id) FROM verdicts)",
     ):
         refresh_report(store, session_id)
-        assert store.read_report(session_id, engine=engine) is not None
+        assert store.reports.read(session_id, engine=engine) is not None
         with store.transaction() as conn:
             conn.execute(edit)
-        assert store.read_report(session_id, engine=engine) is None, edit
+        assert store.reports.read(session_id, engine=engine) is None, edit
 
 
 def test_kontest_report_reads_stored_verdicts_unless_asked(store: Store, capsys) -> None:  # noqa: ANN001

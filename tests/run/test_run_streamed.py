@@ -31,10 +31,10 @@ def run(
             run_session(store, session, open_model(model, kg=kg, seed=3), chunk=chunk)
         )
         assert outcome.evaluation.streamed is (chunk is not None)
-        stored = store.read_report(session, engine=evaluation_engine())
+        stored = store.reports.read(session, engine=evaluation_engine())
         assert stored is not None
         report = {**stored.report, "session": None}
-        verdicts = store.load_verdicts(session)
+        verdicts = store.verdicts.load(session)
         fresh = evaluate_session(store, session)
         assert verdicts == fresh.verdicts
         assert report == {**fresh.to_json(), "session": None}
@@ -81,12 +81,12 @@ def test_a_resumed_streamed_run_stores_what_a_whole_run_does(tmp_path: Path) -> 
 
         first = asyncio.run(run_session(store, session, model, chunk=4, on_executor=stop_half_way))
         assert first.status == "cancelled"
-        assert store.read_report(session, engine=evaluation_engine()) is not None
-        assert store.load_verdicts(session) == evaluate_session(store, session).verdicts
+        assert store.reports.read(session, engine=evaluation_engine()) is not None
+        assert store.verdicts.load(session) == evaluate_session(store, session).verdicts
         second = asyncio.run(run_session(store, session, model, chunk=4))
         assert second.status == "done"
-        resumed = store.load_verdicts(session)
-        report = store.read_report(session, engine=evaluation_engine())
+        resumed = store.verdicts.load(session)
+        report = store.reports.read(session, engine=evaluation_engine())
         assert report is not None
     assert (resumed, {**report.report, "session": None})[0] == run(
         tmp_path / "w.db", None, limit=40
@@ -111,7 +111,7 @@ def test_stream_false_keeps_the_verdict_list_of_a_session_above_the_threshold(
                     store, session, open_model("sim:forgetful", kg=kg, seed=3), stream=stream
                 )
             )
-            outcomes[stream] = (outcome.evaluation, store.load_verdicts(session))
+            outcomes[stream] = (outcome.evaluation, store.verdicts.load(session))
     streamed, whole = outcomes[True], outcomes[False]
     assert streamed[0].streamed and not streamed[0].verdicts
     assert not whole[0].streamed

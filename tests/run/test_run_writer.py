@@ -21,7 +21,7 @@ from kontest_tui.store import Store
 
 
 def stored(store: Store, session: str) -> list[tuple[str, int]]:
-    return [(row["conversation"], row["turn"]) for row in store.iter_responses(session)]
+    return [(row["conversation"], row["turn"]) for row in store.responses.rows(session)]
 
 
 async def test_answers_wait_at_most_the_flush_bound(tmp_path: Path) -> None:
@@ -43,10 +43,10 @@ async def test_answers_wait_at_most_the_flush_bound(tmp_path: Path) -> None:
         assert writer.batches == 1
         assert stored(reader, session) == [(conversations[0].id, 0), (conversations[1].id, 0)]
         # cache entries wait for a chunk (stored sorted by key) or the end of the run
-        assert writer.pending == 1 and reader.cache_get("key") is None
+        assert writer.pending == 1 and reader.cache.get("key") is None
         assert writer.cache_get("key") == ("Yes", 1)
         writer.close()
-        assert writer.pending == 0 and reader.cache_get("key") == ("Yes", 1)
+        assert writer.pending == 0 and reader.cache.get("key") == ("Yes", 1)
 
 
 def test_cache_entries_are_stored_in_sorted_chunks(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_a_refused_row_costs_only_itself(tmp_path: Path) -> None:
             writer.flush()
         assert writer.pending == 0
         assert stored(store, session) == [(c.id, 0) for c in conversations[:3]]
-        assert [row["raw"] for row in store.iter_responses(session)][2] == "Yes \ufffd"
+        assert [row["raw"] for row in store.responses.rows(session)][2] == "Yes \ufffd"
 
 
 async def test_the_lease_renews_while_answers_are_batched(tmp_path: Path, monkeypatch) -> None:  # noqa: ANN001
@@ -104,16 +104,17 @@ async def test_the_lease_renews_while_answers_are_batched(tmp_path: Path, monkey
     between batches (the renewal period is made 0 so every loop turn renews)."""
     from kontest_tui.run import session as session_module
     from kontest_tui.run.session import run_session
+    from kontest_tui.store.leases import Leases
 
     renewals: list[bool] = []
-    real = Store.renew_lease
+    real = Leases.renew
 
-    def counting(self: Store, lease):  # noqa: ANN001, ANN202
+    def counting(self: Leases, lease):  # noqa: ANN001, ANN202
         renewals.append(real(self, lease))
         return renewals[-1]
 
     monkeypatch.setattr(session_module, "RENEW_EVERY_S", 0.0)
-    monkeypatch.setattr(Store, "renew_lease", counting)
+    monkeypatch.setattr(Leases, "renew", counting)
     relations = make_relations(10)
     conversations = make_conversations(relations)
     with Store(tmp_path / "w.db") as store:

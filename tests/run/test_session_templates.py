@@ -15,7 +15,7 @@ def test_a_music_session_gives_its_set_and_first_relations_of_each_type(tmp_path
     (session_id,) = store_sessions(db, [("sim:careful", None)], "music")
     with Store(db) as store:
         read = read_session_templates(store, session_id, preview=4)
-        relations = store.load_relations(session_id)
+        relations = store.relations.load(session_id)
     assert read.id == session_id and read.model == "sim:careful" and read.domain == "music"
     assert read.template_ids == ("t1", "t2")
     assert read.template_set is not None and read.template_set.domain == "music"

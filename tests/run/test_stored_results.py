@@ -69,7 +69,7 @@ def test_a_stale_report_is_evaluated_in_memory_and_left_stale(two, monkeypatch) 
             " WHERE session = ? AND answer = 'yes')",
             (ids[0],),
         )
-    assert store.read_report(ids[0], engine=evaluation_engine()) is None
+    assert store.reports.read(ids[0], engine=evaluation_engine()) is None
     calls = []
     real = results_answers.evaluate_session
     monkeypatch.setattr(
@@ -80,7 +80,7 @@ def test_a_stale_report_is_evaluated_in_memory_and_left_stale(two, monkeypatch) 
     assert dict(answers.atomic) == dict(
         model_answers_from_evaluation(evaluate_session(store, ids[0])).atomic
     )
-    assert store.read_report(ids[0], engine=evaluation_engine()) is None  # never written
+    assert store.reports.read(ids[0], engine=evaluation_engine()) is None  # never written
 
 
 def test_pair_comparison_from_the_store_equals_the_loaded_one(two, monkeypatch) -> None:  # noqa: ANN001
@@ -104,10 +104,10 @@ def test_seed_seeds_the_sample_and_model_seed_the_model(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         same = [run_sim(store, "sim", seed=seed) for seed in (0, 5)]
         seeded = run_sim(store, "sim", options=ChatOptions(seed=5))
-        answers = [store.load_answers(sid) for sid in (*same, seeded)]
+        answers = [store.responses.answers(sid) for sid in (*same, seeded)]
         assert answers[0] == answers[1]  # the same model whatever --seed
         assert answers[2] != answers[0]  # another model seed, other answers
-        options = [store.get_session(sid)["options_json"]["seed"] for sid in (*same, seeded)]
+        options = [store.sessions.get(sid)["options_json"]["seed"] for sid in (*same, seeded)]
         assert options == [None, None, 5]
     assert "seed" not in build_options(ChatOptions())
     assert build_options(ChatOptions(seed=5))["seed"] == 5
@@ -149,7 +149,7 @@ def test_fresh_conversations_ask_every_turn_and_add_the_stability_test(
 def test_table_14_tokens_count_the_calls_made(tmp_path: Path) -> None:
     with Store(tmp_path / "t.db") as store:
         session_id = run_sim(store, "sim")
-        rows = list(store.iter_responses(session_id))
+        rows = list(store.responses.rows(session_id))
         made = sum(int(r["tokens"]) for r in rows if not r["cached"])
         reused = sum(int(r["tokens"]) for r in rows if r["cached"])
         assert reused > 0  # first turns reused from the atomic answers carry tokens

@@ -1,4 +1,4 @@
-"""Store.create_session keeps the records it stored, so a run in the same process does not
+"""store.sessions.create keeps the records it stored, so a run in the same process does not
 read them back (issue 17): what it gives back equals what a fresh Store reads, and it never
 hides rows that changed since."""
 
@@ -20,7 +20,9 @@ from kontest_tui.store import Store
 def read_back(db: Path, session: str) -> tuple[list[object], list[object]]:
     """The session's relations and conversations as a Store that did not create it reads them."""
     with Store(db) as other:
-        return list(other.load_relations(session)), list(other.load_conversations(session))
+        return list(other.relations.load(session)), list(
+            other.relations.load_conversations(session)
+        )
 
 
 @pytest.mark.parametrize(
@@ -31,7 +33,10 @@ def test_kept_records_equal_the_stored_rows(tmp_path: Path, kinds: tuple[TestKin
     db = tmp_path / "s.db"
     with Store(db) as store:
         session = create_session(store, kg, "sim", seed=1, kinds=kinds)
-        relations, conversations = store.load_relations(session), store.load_conversations(session)
+        relations, conversations = (
+            store.relations.load(session),
+            store.relations.load_conversations(session),
+        )
         stored_relations, stored_conversations = read_back(db, session)
         assert len(relations) == 265
         assert relations == stored_relations
@@ -42,7 +47,7 @@ def test_kept_records_equal_the_stored_rows(tmp_path: Path, kinds: tuple[TestKin
         # given once: the next read is from the file (a long-lived Store does not hold them)
         with sqlite3.connect(db) as edit:
             edit.execute("UPDATE conversations SET label = 'edited' WHERE session = ?", (session,))
-        assert {c.label for c in store.load_conversations(session)} == {"edited"}
+        assert {c.label for c in store.relations.load_conversations(session)} == {"edited"}
 
 
 def test_rows_added_since_are_read_from_the_database(tmp_path: Path) -> None:
@@ -51,18 +56,18 @@ def test_rows_added_since_are_read_from_the_database(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     with Store(db) as store:
         session = create_session(store, kg, "sim", limit=5)
-        kept = store.load_conversations(session)
+        kept = store.relations.load_conversations(session)
         with Store(db) as other:  # another process adds the relations' conversations again
             renamed = [
                 type(c)(f"{c.id}/again", c.relation_id, c.kind, c.label, c.turns) for c in kept
             ]
-            other.add_conversations(
+            other.relations.add_conversations(
                 session,
                 renamed,
                 templates_json={"templates": []},
                 template_ids=[t.id for t in templates.templates],
             )
-        assert store.load_conversations(session) == kept + renamed
+        assert store.relations.load_conversations(session) == kept + renamed
 
 
 def test_a_session_above_the_bound_is_not_kept(
@@ -75,4 +80,4 @@ def test_a_session_above_the_bound_is_not_kept(
         session = create_session(store, kg, "sim", limit=10)
         with sqlite3.connect(db) as edit:  # a hand edit that keeps the count of rows
             edit.execute("UPDATE conversations SET label = 'edited' WHERE session = ?", (session,))
-        assert {c.label for c in store.load_conversations(session)} == {"edited"}
+        assert {c.label for c in store.relations.load_conversations(session)} == {"edited"}

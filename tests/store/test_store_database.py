@@ -45,7 +45,7 @@ CONVERSATIONS = [
 
 
 def new_session(store: Store, model: str = "sim") -> str:
-    return store.create_session(
+    return store.sessions.create(
         kg_name="toy",
         kg_json={"name": "toy", "nodes": [{"id": "A", "label": "Ä"}], "edges": []},
         templates_json={"domain": "places"},
@@ -62,27 +62,30 @@ def new_session(store: Store, model: str = "sim") -> str:
 def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
     with Store(tmp_path / "s.db") as store:
         session = new_session(store)
-        assert store.load_relations(session) == RELATIONS
-        loaded = store.load_conversations(session)
+        assert store.relations.load(session) == RELATIONS
+        loaded = store.relations.load_conversations(session)
         assert loaded == CONVERSATIONS
         assert loaded[1].extras == CONVERSATIONS[1].extras
-        row = store.get_session(session)
+        row = store.sessions.get(session)
         assert row["planned"] == 3 and row["relations"] == 2 and row["status"] == "created"
-        assert row["kg_json"]["nodes"][0]["label"] == "Ä"
-        labels = [(r["parent_label"], r["child_label"]) for r in store.iter_relations(session)]
+        assert store.sessions.kg_snapshot(session)["nodes"][0]["label"] == "Ä"
+        labels = store.conn.execute(
+            "SELECT parent_label, child_label FROM relations WHERE session = ? ORDER BY position",
+            (session,),
+        ).fetchall()
         assert labels == [("Ä", "Bee"), ("Ä", "C")]
         response = Response("A>B/t1+t2", 1, "Yes.", Answer.YES, None, 12.5, 2, 3)
-        store.save_response(session, response)
-        store.save_response(
+        store.responses.save(session, response)
+        store.responses.save(
             session, Response("A>B/t1", 0, "", Answer.INVALID, "HTTP 500", 1.0, 0, 4)
         )
-        assert store.load_responses(session)[("A>B/t1+t2", 1)] == response
-        assert store.load_answers(session) == {
+        assert store.responses.load(session)[("A>B/t1+t2", 1)] == response
+        assert store.responses.answers(session) == {
             ("A>B/t1", 0): Answer.INVALID,
             ("A>B/t1+t2", 1): Answer.YES,
         }
-        assert [r["conversation"] for r in store.iter_responses(session)] == ["A>B/t1", "A>B/t1+t2"]
-        assert store.refresh_counts(session) == {"answered": 1, "failed": 1, "retries": 5}
+        assert [r["conversation"] for r in store.responses.rows(session)] == ["A>B/t1", "A>B/t1+t2"]
+        assert store.sessions.refresh_counts(session) == {"answered": 1, "failed": 1, "retries": 5}
         verdict = Verdict(
             "atomic",
             "A>B",
@@ -92,29 +95,29 @@ def test_records_round_trip(tmp_path) -> None:  # noqa: ANN001
             (Answer.YES, Answer.NO),
             "x",
         )
-        assert store.replace_verdicts(session, [verdict, verdict]) == 2
-        assert store.replace_verdicts(session, [verdict]) == 1
-        assert store.load_verdicts(session) == [verdict]
+        assert store.verdicts.replace(session, [verdict, verdict]) == 2
+        assert store.verdicts.replace(session, [verdict]) == 1
+        assert store.verdicts.load(session) == [verdict]
 
 
 def test_one_response_per_turn(tmp_path) -> None:  # noqa: ANN001
     with Store(tmp_path / "s.db") as store:
         session = new_session(store)
         response = Response("A>B/t1", 0, "No", Answer.NO)
-        store.save_response(session, response)
+        store.responses.save(session, response)
         with pytest.raises(StoreError, match="A>B/t1 turn 0"):
-            store.save_response(session, response)
+            store.responses.save(session, response)
         # foreign keys are on: a response to an unknown conversation is refused
         with pytest.raises(StoreError, match="has no conversation 'nope'"):
-            store.save_response(session, Response("nope", 0, "No", Answer.NO))
-        assert len(list(store.iter_responses(session))) == 1
+            store.responses.save(session, Response("nope", 0, "No", Answer.NO))
+        assert len(list(store.responses.rows(session))) == 1
 
 
 def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
     path = tmp_path / "s.db"
     with Store(path) as store:
         session = new_session(store)
-        store.save_response(session, Response("A>B/t1", 0, "No", Answer.NO))
+        store.responses.save(session, Response("A>B/t1", 0, "No", Answer.NO))
     db = sqlite_utils.Database(path)
     assert db.journal_mode == "wal"
     assert {
@@ -172,12 +175,12 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     conn.close()
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION == 12
-        rows = list(store.iter_responses("old"))
+        rows = list(store.responses.rows("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
-        store.cache_put("k", "sim", "Yes", 1)
-        assert store.cache_get("k") == ("Yes", 1)
-        assert store.load_conversations("old")[0].turns[0].text == "Q?"
-        assert next(store.iter_sessions())["oracle_error_rate"] is None
+        store.cache.put("k", "sim", "Yes", 1)
+        assert store.cache.get("k") == ("Yes", 1)
+        assert store.relations.load_conversations("old")[0].turns[0].text == "Q?"
+        assert next(store.sessions.listing())["oracle_error_rate"] is None
 
 
 def test_store_errors(tmp_path) -> None:  # noqa: ANN001
@@ -200,26 +203,26 @@ def test_store_errors(tmp_path) -> None:  # noqa: ANN001
         Store(newer)
     with Store(tmp_path / "s.db") as store:
         with pytest.raises(StoreError, match=r"no session 'x' in .*\(sessions: none yet\)"):
-            store.get_session("x")
+            store.sessions.get("x")
         first = new_session(store)
         with pytest.raises(StoreError, match=rf"\(sessions: {first}\)"):
-            store.resolve_session("y")
+            store.sessions.resolve("y")
         with pytest.raises(StoreError, match="unknown session status"):
-            store.update_session(first, status="exploded")
+            store.sessions.update(first, status="exploded")
 
 
 def test_latest_and_unfinished(tmp_path) -> None:  # noqa: ANN001
     with Store(tmp_path / "s.db") as store:
-        assert store.latest_session() is None
+        assert store.sessions.latest() is None
         one = new_session(store)
         two = new_session(store)
-        assert store.latest_session() == two
-        store.update_session(two, status="done")
-        assert store.latest_session(unfinished=True) == one
-        assert store.resolve_session(None) == two
-        assert [row["id"] for row in store.iter_sessions()] == [one, two]
-        store.delete_session(one)
-        assert store.session_ids() == [two]
+        assert store.sessions.latest() == two
+        store.sessions.update(two, status="done")
+        assert store.sessions.latest(unfinished=True) == one
+        assert store.sessions.resolve(None) == two
+        assert [row["id"] for row in store.sessions.listing()] == [one, two]
+        store.sessions.delete(one)
+        assert store.sessions.ids() == [two]
 
 
 def test_default_path_is_in_the_data_dir(isolated_home) -> None:  # noqa: ANN001
@@ -234,8 +237,8 @@ def test_secrets_are_not_stored(tmp_path, monkeypatch) -> None:  # noqa: ANN001
     path = tmp_path / "s.db"
     with Store(path) as store:
         session = new_session(store, model=spec)
-        store.cache_put("k", spec, "Yes", 1)
-        assert "hunter2" not in store.get_session(session)["model"]
+        store.cache.put("k", spec, "Yes", 1)
+        assert "hunter2" not in store.sessions.get(session)["model"]
     data = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("s.db"))
     assert b"sk-test-SECRET-123456" not in data and b"hunter2" not in data
 
@@ -244,11 +247,11 @@ def test_hostile_text_is_stored(tmp_path) -> None:  # noqa: ANN001
     hostile = "\x1b[31m[bold red]Yes[/bold red]\x1b[0m\x00 " + "y" * 1_000_000
     with Store(tmp_path / "s.db") as store:
         session = new_session(store)
-        store.save_response(session, Response("A>B/t1", 0, hostile, Answer.INVALID))
+        store.responses.save(session, Response("A>B/t1", 0, hostile, Answer.INVALID))
         # a lone surrogate (what a lenient decoder may leave) cannot be UTF-8: U+FFFD instead
-        store.save_response(session, Response("A>B/t1+t2", 0, "Yes \udcff!", Answer.YES))
-        rows = {r["conversation"]: r["raw"] for r in store.iter_responses(session)}
+        store.responses.save(session, Response("A>B/t1+t2", 0, "Yes \udcff!", Answer.YES))
+        rows = {r["conversation"]: r["raw"] for r in store.responses.rows(session)}
         assert rows["A>B/t1"] == hostile
         assert rows["A>B/t1+t2"] == "Yes \ufffd!"
-        store.cache_put("k", "sim", "No \udc80", 1)
-        assert store.cache_get("k") == ("No \ufffd", 1)
+        store.cache.put("k", "sim", "No \udc80", 1)
+        assert store.cache.get("k") == ("No \ufffd", 1)

@@ -93,8 +93,8 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
                 assert report["executions"] == expected["executions"] - 2
                 continue
             assert without_new_keys(report) == {**expected, "failed": 0}
-            assert store.get_session(session)["kg_json"] == json.loads(kg[session])
-        row = store.get_session(PARTIAL)
+            assert store.sessions.kg_snapshot(session) == json.loads(kg[session])
+        row = store.sessions.get(PARTIAL)
         assert (row["answered"], row["failed"], row["oracle_errors"]) == (16, 2, 0)
     for table, count in counts.items():
         assert table_rows(path, f"SELECT COUNT(*) FROM {table}")[0][0] == count, table
@@ -184,14 +184,14 @@ def test_status_updates_never_rewrite_the_kg_snapshot(tmp_path) -> None:  # noqa
         two = create_session(store, kg, "sim:careful", limit=3)
         assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 1
         changes = store.conn.total_changes
-        store.update_session(one, status="running", message="x")
+        store.sessions.update(one, status="running", message="x")
         assert store.conn.total_changes - changes == 1  # one small sessions row
         assert "kg_json" not in {
             row[1] for row in store.conn.execute("PRAGMA table_info(sessions)")
         }
-        store.delete_session(one)
+        store.sessions.delete(one)
         assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 1
-        store.delete_session(two)
+        store.sessions.delete(two)
         assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 0
 
 
@@ -267,8 +267,8 @@ def test_version_8_keeps_responses_and_their_triggers_and_view(tmp_path) -> None
     finally:
         conn.close()
     with Store(path) as store:  # a failed turn is asked again: it and the turns after it go
-        assert store.delete_failed_responses("s") == 1
-        assert list(store.load_responses("s")) == [("A>B/t1+t2", 0)]
+        assert store.responses.delete_failed("s") == 1
+        assert list(store.responses.load("s")) == [("A>B/t1+t2", 0)]
 
 
 def test_processes_opening_a_new_db_at_once_all_get_it_migrated(tmp_path) -> None:  # noqa: ANN001
@@ -332,7 +332,7 @@ def test_version_11_adds_stopped_and_counts_a_session_from_indexes(tmp_path) -> 
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION
         store.conn.execute("UPDATE responses SET stopped = 'length' WHERE turn = 0")
-        (row,) = list(store.iter_sessions())
+        (row,) = list(store.sessions.listing())
         assert (row["answered"], row["failed"]) == (1, 1)  # from the rows: the run is going on
         assert (row["stopped_length"], row["stopped_timeout"]) == (1, 0)
         with pytest.raises(sqlite3.IntegrityError):
@@ -348,9 +348,9 @@ def test_version_11_adds_stopped_and_counts_a_session_from_indexes(tmp_path) -> 
 
 
 def _session_list() -> str:
-    from kontest_tui.store import database
+    from kontest_tui.store import sessions
 
-    return database._SESSION_LIST
+    return sessions._SESSION_LIST
 
 
 def test_version_12_backfills_the_headline_from_stored_reports(tmp_path: Path, capsys) -> None:  # noqa: ANN001
@@ -385,7 +385,7 @@ def test_version_12_backfills_the_headline_from_stored_reports(tmp_path: Path, c
     conn.close()
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION == 12
-        rows = {row["id"]: row for row in store.iter_sessions()}
+        rows = {row["id"]: row for row in store.sessions.listing()}
     assert (rows["a"]["headline_measure"], rows["a"]["headline_rate"]) == ("logic", 0.25)
     assert (rows["b"]["headline_measure"], rows["b"]["headline_rate"]) == ("kontest", 0.3)
     assert (rows["c"]["headline_measure"], rows["c"]["headline_rate"]) == (None, None)

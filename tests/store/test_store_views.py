@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, Response, Verdict
+from kontest_tui.errors import StoreError
 from kontest_tui.store import SCHEMA_VERSION, Store
 from kontest_tui.store.schema import apply_migrations
 from kontest_tui.store.view_records import TREE
@@ -102,7 +103,7 @@ def store_session(store: Store, *, report: bool = True) -> str:
         for relation_id in PATHS
         for template, label in (("t1", "Q1"), ("t2", "Q2"))
     ]
-    session_id = store.create_session(
+    session_id = store.sessions.create(
         kg_name="toy",
         kg_json=KG,
         templates_json={"domain": "places"},
@@ -116,12 +117,12 @@ def store_session(store: Store, *, report: bool = True) -> str:
     )
     for relation_id, answers in ANSWERS.items():
         for template, answer in zip(("t1", "t2"), answers, strict=True):
-            store.save_response(
+            store.responses.save(
                 session_id,
                 Response(f"{relation_id}/{template}", 0, f"{answer.title()}.", Answer(answer)),
             )
     gap = {"per_template": {"t1": {"missing": 2}, "t2": {"missing": 2}}}
-    store.replace_verdicts(
+    store.verdicts.replace(
         session_id,
         VERDICTS,
         report={"gap": gap} if report else None,
@@ -135,7 +136,7 @@ def store_session(store: Store, *, report: bool = True) -> str:
 def session(tmp_path: Path) -> tuple[ResultViews, str]:
     store = Store(tmp_path / "s.db")
     session_id = store_session(store)
-    return ResultViews(store.conn), session_id
+    return store.views, session_id
 
 
 def ids(rows: list) -> list[int]:  # noqa: ANN001
@@ -238,7 +239,7 @@ def test_summaries_come_from_stored_columns(tmp_path: Path) -> None:
             "UPDATE sessions SET created = '2000-01-01T00:00:00' WHERE id = ?", (first,)
         )
         second = store_session(store)
-        summaries = ResultViews(store.conn).summaries()
+        summaries = store.sessions.summaries()
     assert [s.id for s in summaries] == [second, first]
     assert summaries[1].date == "2000-01-01 00:00"
     assert summaries[0].error_rate == 0.25 and summaries[0].kinds == ("kontest", "variants")
@@ -259,7 +260,7 @@ def test_distinct_labels_come_before_shorter_ones(tmp_path: Path) -> None:
         "edges": [{"parent": "X", "child": child} for child in ("Y", "Z")],
     }
     with Store(tmp_path / "s.db") as store:
-        session_id = store.create_session(
+        session_id = store.sessions.create(
             kg_name="same",
             kg_json=kg,
             templates_json={},
@@ -270,28 +271,28 @@ def test_distinct_labels_come_before_shorter_ones(tmp_path: Path) -> None:
             conversations=[],
             labels=labels,
         )
-        store.replace_verdicts(
+        store.verdicts.replace(
             session_id,
             [verdict("atomic", "X>Y", ("yes", "no")), verdict("atomic", "X>Z", ("no", "yes"))],
             report={},
             engine="test",
         )
-        rows = ResultViews(store.conn).errors(session_id)
+        rows = store.views.errors(session_id)
     assert [row.verdict.relation_id for row in rows] == ["X>Z", "X>Y"]
 
 
 def test_views_follow_the_stored_report(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         session_id = store_session(store)
-        views = ResultViews(store.conn)
+        views = store.views
         assert views.ready(session_id)
         # An answer changed in place makes the report stale: the views go with it.
         store.conn.execute("UPDATE responses SET answer = 'no' WHERE conversation = 'A>E/t1'")
         assert not views.ready(session_id)
         assert views.count_errors(session_id) == 0
-        with pytest.raises(Exception, match="no stored report"):
-            views.ensure(session_id)
-        store.replace_verdicts(session_id, VERDICTS, report={}, engine="test")
+        with pytest.raises(Exception, match="no current stored report"):
+            views.ensure(session_id, "test")
+        store.verdicts.replace(session_id, VERDICTS, report={}, engine="test")
         assert views.ready(session_id)
         # A gap of A>E under t1 now (it was answered no); no report gap: templates from answers
         assert [row.relation_id for row in views.gap_page(session_id, "t1")] == [
@@ -338,9 +339,9 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION
         assert store.conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] == before
-        views = ResultViews(store.conn)
+        views = store.views
         assert not views.ready(session_id)
-        views.ensure(session_id)
+        views.ensure(session_id, "test")
         assert views.ready(session_id)
         assert ids(views.errors(session_id, limit=3)) == [6, 1, 7]
         # Deleting the report by hand takes the views along (the trigger).
@@ -348,3 +349,35 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
         assert store.conn.execute("SELECT COUNT(*) FROM result_errors").fetchone()[0] == 0
     conn = sqlite3.connect(":memory:")
     assert apply_migrations(conn) == SCHEMA_VERSION
+
+
+def test_a_read_only_database_builds_missing_views_in_temp_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Views of another rollups version on a read-only file: built in the connection's TEMP
+    tables (the file and its directory unchanged), as the writable store builds them; a
+    stale report there is one line saying the file is read only."""
+    from kontest_tui.store import database
+
+    path = tmp_path / "s.db"
+    with Store(path) as store:
+        session_id = store_session(store)
+        expected = ids(store.views.errors(session_id, limit=10))
+        stale = store_session(store)
+        store.conn.execute("UPDATE result_views SET version = 0")
+        # An answer changed by hand: that session's report goes (stale).
+        store.conn.execute("UPDATE responses SET answer = 'no' WHERE session = ?", (stale,))
+        store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.conn.execute("PRAGMA journal_mode = DELETE")
+    before = path.read_bytes()
+    monkeypatch.setattr(database, "_writable", lambda path: False)  # as root: say so
+    with Store(path, create=False) as store:
+        assert store.read_only and not store.views.ready(session_id)
+        store.views.ensure(session_id, "test")
+        assert store.views.ready(session_id)
+        assert ids(store.views.errors(session_id, limit=10)) == expected
+        assert [node.node for node in store.views.children(session_id, None)] == ["A"]
+        with pytest.raises(StoreError, match="stale or missing and .* is read only"):
+            store.views.ensure(stale, "test")
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]

@@ -14,7 +14,6 @@ from pathlib import Path
 from kontest_tui.results.reports import session_report
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import CLEAREST
-from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
@@ -58,7 +57,7 @@ async def test_a_country_from_ctrl_r_to_its_errors(tmp_path: Path, db_path: str)
         session_id = results.session_id
         with Store(db_path) as store:
             report = session_report(store, session_id).report
-            views = ResultViews(store.conn)
+            views = store.views
             first, second = (views.error_at(session_id, i, order=CLEAREST) for i in (0, 1))
             total = views.count_errors(session_id)
         assert report["relations"] == RELATIONS and report["executions"] == 6 * RELATIONS

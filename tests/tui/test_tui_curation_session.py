@@ -23,9 +23,9 @@ def template_turns(db: str, session_id: str, template_id: str) -> int:
     with Store(db) as store:
         return sum(
             1
-            for conversation in store.load_conversations(session_id)
+            for conversation in store.relations.load_conversations(session_id)
             if conversation.turns[0].template_id == template_id
-            and (conversation.id, 0) in store.load_responses(session_id)
+            and (conversation.id, 0) in store.responses.load(session_id)
         )
 
 

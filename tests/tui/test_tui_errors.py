@@ -11,7 +11,6 @@ from kontest_tui.kg.io import load_graph, save_graph
 from kontest_tui.kg.scope import scope_graph
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
-from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
@@ -40,9 +39,9 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
         with Store(db_path) as store:
             verdicts = evaluate_session(store, results.session_id).verdicts
             relations = {
-                relation.id: relation for relation in store.load_relations(results.session_id)
+                relation.id: relation for relation in store.relations.load(results.session_id)
             }
-            ordered = ResultViews(store.conn).errors(results.session_id, limit=10_000)
+            ordered = store.views.errors(results.session_id, limit=10_000)
         errors = [verdict for verdict in verdicts if verdict.error]
         assert len(errors) > PAGE  # enough for the Errors tab to page
         assert sorted(row.verdict.relation_id for row in ordered) == sorted(
@@ -159,7 +158,7 @@ async def test_gap_lists_page_per_template(tmp_path: Path, db_path: str) -> None
                 what=f"gap {group}",
             )
         with Store(db_path) as store:
-            intersection = ResultViews(store.conn).gap_page(results.session_id, "intersection")
+            intersection = store.views.gap_page(results.session_id, "intersection")
         rows = await paged_rows(pilot, table, upto=2)
         assert rows[0][1] == f"{intersection[0].parent_name} ⊃ {intersection[0].child_name}"
         # Choosing one selects it in the graph.

@@ -143,7 +143,7 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         assert {"leave", "open_results"} <= keys
         assert not run.query_one("#run-progress").query_one("#eta").display
         with Store(db_path) as store:
-            assert store.get_session(run.session_id)["status"] == "cancelled"
+            assert store.sessions.get(run.session_id)["status"] == "cancelled"
         await pilot.press("enter")
         results = await wait_for_screen(pilot, ResultsScreen)
         assert f"executions {answered}" in widget_text(results.query_one("#result-counts"))

@@ -15,7 +15,6 @@ from kontest_tui.domain.records import TestKind
 from kontest_tui.results.evaluate import evaluate_session, session_kinds
 from kontest_tui.run.api import SessionSpec
 from kontest_tui.store import Store
-from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
@@ -161,8 +160,8 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
 
         # The detail pane of a relation lists its probe conversations and their raw answers.
         with Store(db_path) as store:
-            relation = store.load_relations(results.session_id)[0]
-            way = ResultViews(store.conn).way(results.session_id, relation.child)
+            relation = store.relations.load(results.session_id)[0]
+            way = store.views.way(results.session_id, relation.child)
         results.select_way(way)
         await wait_until(
             pilot,

@@ -55,9 +55,9 @@ async def test_the_same_session_with_another_model_then_compare(db_path: str) ->
         await settle(pilot)
         assert second.query_one("#result-tabs", TabbedContent).active == "tab-compare"
     with Store(db_path) as store:
-        old, new = store.get_session(first), store.get_session(second.session_id)
+        old, new = store.sessions.get(first), store.sessions.get(second.session_id)
         assert new["model"] == "sim:careful" and old["model"] == "sim"
-        assert store.load_relations(first) == store.load_relations(second.session_id)
+        assert store.relations.load(first) == store.relations.load(second.session_id)
         assert new["template_ids"] == old["template_ids"]
 
 

@@ -12,7 +12,6 @@ from kontest_tui.generate.synonyms import list_user_choices
 from kontest_tui.results.reports import session_report
 from kontest_tui.run.probe import Phrasing, probe_context, probe_relation
 from kontest_tui.store import Store
-from kontest_tui.store.probes import iter_probes
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import TemplateEditorScreen
 from kontest_tui.tui.screens.probe import ProbeScreen
@@ -59,7 +58,7 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
             assert shown.startswith("now: ")
             assert f"→ {answer.answer.value}" in shown.splitlines()[0], shown
         with Store(db_path) as store:
-            probes = list(iter_probes(store, session_id, CAPELLEN))
+            probes = list(store.probes.of_session(session_id, CAPELLEN))
             after = session_report(store, session_id).report
         assert [(p.question, p.raw) for p in probes] == [
             (a.phrasing.question, a.raw) for a in expected
@@ -92,6 +91,6 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
 
         def promoted() -> dict[str, str | None]:
             with Store(db_path) as store:
-                return {p.question: p.promoted for p in iter_probes(store, session_id)}
+                return {p.question: p.promoted for p in store.probes.of_session(session_id)}
 
         await wait_until(pilot, lambda: promoted().get(own) == "template", what="the mark")

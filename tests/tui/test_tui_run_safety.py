@@ -54,8 +54,8 @@ async def test_cancel_asks_then_resume_asks_only_the_rest(db_path: str) -> None:
         # title callback, still queued, failed with NoMatches at teardown now and then.
         await settle(pilot)
         with Store(db_path) as store:
-            assert len(store.load_responses(session_id)) == 1590  # 265 relations x 6 calls
-            assert store.get_session(session_id)["status"] == "done"
+            assert len(store.responses.load(session_id)) == 1590  # 265 relations x 6 calls
+            assert store.sessions.get(session_id)["status"] == "done"
 
 
 async def test_bad_model_spec_stops_before_the_run_and_keys_move_between_steps(

@@ -38,7 +38,7 @@ from kontest_tui.run.probe import (
     template_from_question,
 )
 from kontest_tui.store.database import Store
-from kontest_tui.store.probes import StoredProbe, mark_promoted
+from kontest_tui.store.probes import StoredProbe
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -361,7 +361,7 @@ class ProbeScreen(WorkerFailures, Screen[None]):
     @work(thread=True, group="probe-promote", exit_on_error=False)
     def promote_worker(self, probe_id: int, promotion: str) -> None:
         with Store(self.db) as store:
-            mark_promoted(store, probe_id, promotion)
+            store.probes.mark_promoted(probe_id, promotion)
 
 
 def _style(answer: Answer) -> str:
