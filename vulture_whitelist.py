@@ -52,3 +52,10 @@ case  # parametrized test cases only named in the id (tests/kg)
 attrs  # html.parser's handle_starttag(tag, attrs) (tests/report/test_session_page.py)
 DOMNode  # in a cast() string (kontest_tui/tui/workers.py)
 cpu1  # unpacked beside the figures the benchmark prints (benchmarks/model_clients.py)
+
+# TypedDict keys written and read as JSON strings ("key": value), never as names.
+interval_method  # oracles/report_json.py RateJSON
+tests_planned  # ReportJSON
+pending_relations
+answers_from_cache
+relation_status

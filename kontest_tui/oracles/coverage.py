@@ -22,6 +22,7 @@ from kontest_tui.oracles.conversation_index import (
     index_conversations,
     ordered_templates,
 )
+from kontest_tui.oracles.report_json import CountPct, GapJSON
 
 COVERED = "covered"
 GAP = "gap"  # in the intersection: no template got a yes
@@ -54,14 +55,14 @@ class GapReport:
     pending: int
     status: dict[str, str] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, object]:
-        return {
-            "per_template": {
-                template_id: {"missing": gap.missing, "pct": gap.pct}
+    def to_json(self) -> GapJSON:
+        return GapJSON(
+            per_template={
+                template_id: CountPct(missing=gap.missing, pct=gap.pct)
                 for template_id, gap in self.per_template.items()
             },
-            "intersection": {"missing": self.intersection, "pct": self.intersection_pct},
-        }
+            intersection=CountPct(missing=self.intersection, pct=self.intersection_pct),
+        )
 
 
 def percent(part: int, whole: int) -> float:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from kontest_tui.domain.records import (
     Answer,
@@ -37,6 +38,13 @@ from kontest_tui.oracles.intervals import (
 )
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import find_ontological_verdicts
+from kontest_tui.oracles.report_json import (
+    HeadlineJSON,
+    RateJSON,
+    RatioJSON,
+    RelationStatusJSON,
+    ReportJSON,
+)
 from kontest_tui.oracles.stability import STABILITY
 
 ORACLES: tuple[str, ...] = (*METAMORPHIC_ORACLES, "ontological")
@@ -149,7 +157,7 @@ class Evaluation:
         """The error rate a session list shows: None (shown "-") when no KONTEST test ran."""
         return round(self.error_rate, 6) if self.test_total else None
 
-    def consistency_json(self) -> dict[str, dict[str, float | int | None]]:
+    def consistency_json(self) -> dict[str, RatioJSON]:
         """Consistency, answers held to other answers: KONTEST's oracles together, the
         covering-array variants (when the session has them) and the stability test (when its
         conversations were asked from scratch), each tests/errors/rate."""
@@ -159,7 +167,7 @@ class Evaluation:
         if STABILITY in self.tests:  # fresh conversations (oracles.stability)
             groups[STABILITY] = (self.tests[STABILITY], self.errors.get(STABILITY, 0))
         return {
-            name: {"tests": tests, "errors": errors, "rate": _ratio(errors, tests)}
+            name: RatioJSON(tests=tests, errors=errors, rate=_ratio(errors, tests))
             for name, (tests, errors) in groups.items()
         }
 
@@ -205,7 +213,7 @@ class Evaluation:
         listed = self.sections.get("kinds")
         return [str(kind) for kind in listed] if isinstance(listed, list) else ["kontest"]
 
-    def headline_json(self) -> dict[str, object]:
+    def headline_json(self) -> HeadlineJSON:
         """The session's headline rate (see `headline_of`)."""
         return headline_of(
             {
@@ -238,7 +246,7 @@ class Evaluation:
             tallies[TOTAL] = total
         return tallies
 
-    def rates_json(self) -> dict[str, dict[str, object]]:
+    def rates_json(self) -> dict[str, RateJSON]:
         """The Report JSON's `rates` (oracles.intervals): per oracle (and the total, and the
         logic rules' hallucination rate) errors, tests, rate and its clustered 95% interval."""
         rates = rates_json(self.rate_tallies(), NOT_ESTIMATED if self.sampled else ())
@@ -269,9 +277,11 @@ class Evaluation:
                 found[(relation.id, template_id)] = get_answer(answers, (conversation.id, 0))
         return found
 
-    def to_json(self, *, include_relations: bool = False) -> dict[str, object]:
-        """The Report JSON of DESIGN.md (plus a few extra keys, listed in the docs)."""
-        report: dict[str, object] = {
+    def to_json(self, *, include_relations: bool = False) -> ReportJSON:
+        """The Report JSON of DESIGN.md (plus a few extra keys, listed in the docs): its
+        keys in this order (the CSV report lists them so), the other kinds' sections after
+        the rates."""
+        report = {
             "session": self.session,
             "model": self.model,
             "relations": self.relations,
@@ -304,23 +314,25 @@ class Evaluation:
         report["headline"] = self.headline_json()
         if include_relations:
             report["relation_status"] = [
-                {
-                    "relation": summary.relation_id,
-                    "parent": summary.parent,
-                    "child": summary.child,
-                    "type": summary.type,
-                    "answers": {
+                RelationStatusJSON(
+                    relation=summary.relation_id,
+                    parent=summary.parent,
+                    child=summary.child,
+                    type=summary.type,
+                    answers={
                         tid: (answer.value if answer is not None else None)
                         for tid, answer in summary.atomic.items()
                     },
-                    "status": summary.status,
-                    "tests": summary.tests,
-                    "errors": summary.errors,
-                    "error_oracles": list(summary.error_oracles),
-                }
+                    status=summary.status,
+                    tests=summary.tests,
+                    errors=summary.errors,
+                    error_oracles=list(summary.error_oracles),
+                )
                 for summary in self.summaries.values()
             ]
-        return report
+        # The sections are the kinds' own JSON: the record is checked where it is read back
+        # (report_json.report_from_json) and by the tests of every kind's report.
+        return cast(ReportJSON, report)
 
 
 def evaluation_sample_section(
@@ -355,7 +367,7 @@ def headline_title(measure: str) -> str:
     return dict(HEADLINES).get(measure, measure)
 
 
-def headline_of(report: Mapping[str, object]) -> dict[str, object]:
+def headline_of(report: Mapping[str, object]) -> HeadlineJSON:
     """`{"measure", "title", "count", "of", "rate"}` of a Report JSON's headline: the one
     rate `kontest sessions`, the report's first line and the explorer show for the session
     (HEADLINES says which; rate None before any test)."""
@@ -365,14 +377,10 @@ def headline_of(report: Mapping[str, object]) -> dict[str, object]:
         if measure not in kinds:
             continue
         count, of = _headline_counts(measure, report)
-        return {
-            "measure": measure,
-            "title": title,
-            "count": count,
-            "of": of,
-            "rate": _ratio(count, of),
-        }
-    return {"measure": "", "title": "", "count": 0, "of": 0, "rate": None}
+        return HeadlineJSON(
+            measure=measure, title=title, count=count, of=of, rate=_ratio(count, of)
+        )
+    return HeadlineJSON(measure="", title="", count=0, of=0, rate=None)
 
 
 def _headline_counts(measure: str, report: Mapping[str, object]) -> tuple[int, int]:

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Verdict
+from kontest_tui.oracles.report_json import RateJSON
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 NOT_ESTIMATED = frozenset({"ontological"})  # biased on a sample: no interval
@@ -78,19 +79,19 @@ class RateEstimate:
             "design_effect": round(self.design_effect, 4),
         }
 
-    def rate_json(self, estimated: bool = True) -> dict[str, object]:
+    def rate_json(self, estimated: bool = True) -> RateJSON:
         """The report's `rates` cell: errors, tests, rate, interval [lo, hi] (None when not
         estimated), interval_method, design_effect."""
-        return {
-            "errors": self.errors,
-            "tests": self.tests,
-            "rate": round(self.rate, 6) if self.tests else None,
-            "interval": [round(self.low, 6), round(self.high, 6)]
+        return RateJSON(
+            errors=self.errors,
+            tests=self.tests,
+            rate=round(self.rate, 6) if self.tests else None,
+            interval=[round(self.low, 6), round(self.high, 6)]
             if estimated and self.tests
             else None,
-            "interval_method": INTERVAL_METHOD if estimated else "not estimated",
-            "design_effect": round(self.design_effect, 4),
-        }
+            interval_method=INTERVAL_METHOD if estimated else "not estimated",
+            design_effect=round(self.design_effect, 4),
+        )
 
 
 @dataclass(slots=True)
@@ -188,7 +189,7 @@ class RateCells:
 
 def rates_json(
     tallies: Mapping[str, ClusterTally], not_estimated: Iterable[str] = ()
-) -> dict[str, dict[str, object]]:
+) -> dict[str, RateJSON]:
     """The report's `rates`: per name its rate and interval (see RateEstimate.rate_json);
     names in `not_estimated` (a sample's ontological rate) have no interval."""
     skipped = frozenset(not_estimated)

@@ -7,10 +7,11 @@ ci95}`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.oracles.report_json import ReportJSON
 
 NOT_ESTIMATED = "not estimated"
 
@@ -37,6 +38,6 @@ def count_cell(count: int, of: int, interval: Sequence[float] | None = None) -> 
     return f"{count}/{of} {100 * count / of:.1f}% [{100 * low:.1f}-{100 * high:.1f}]"
 
 
-def session_label(report: Mapping[str, Any]) -> str:
+def session_label(report: ReportJSON) -> str:
     """`sim:forgetful (20261123-234412-bf2138)`: a session's model and id, naming a column."""
     return f"{report.get('model') or '-'} ({report.get('session') or '-'})"

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare_cells import session_label
 from kontest_tui.report.tables import Table
 
@@ -26,7 +27,7 @@ h2 { font-size: 1.1em; margin-top: 1.5em; }
 """
 
 
-def _measures(report: Mapping[str, Any]) -> list[tuple[str, int, int, Sequence[float] | None]]:
+def _measures(report: ReportJSON) -> list[tuple[str, int, int, Sequence[float] | None]]:
     """(name, count, of, the report's interval or None) of the rates a model's bars show:
     KONTEST's error rate, the logic rules' hallucination rate, FactChecker's accuracy."""
     rates = report.get("rates") or {}
@@ -38,7 +39,8 @@ def _measures(report: Mapping[str, Any]) -> list[tuple[str, int, int, Sequence[f
         )
     logic = report.get("logic")
     if logic:
-        interval = (rates.get("hallucination") or {}).get("interval")
+        hallucination = rates.get("hallucination")
+        interval = hallucination["interval"] if hallucination else None
         measures.append(("hallucination rate", logic["errors"], logic["asked"], interval))
     factcheck = report.get("factcheck")
     if factcheck:

@@ -35,6 +35,7 @@ from typing import Any, TypedDict
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.oracles.evaluate import ORACLES
+from kontest_tui.oracles.report_json import ReportJSON, report_section
 from kontest_tui.report.compare_cells import NOT_ESTIMATED, count_cell, session_label
 from kontest_tui.report.compare_variants import variant_table, variant_tables
 from kontest_tui.report.tables import (
@@ -52,7 +53,7 @@ COMPARE_FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json", "html")
 class CompareJSON(TypedDict):
     """The compare JSON (`kontest compare --format json`)."""
 
-    sessions: list[dict[str, Any]]
+    sessions: list[ReportJSON]
     overlap: dict[str, Any]
     timing: list[dict[str, Any]]
     variant_table: dict[str, Any]
@@ -64,7 +65,7 @@ class CompareEntry:
     """One session's inputs: its report, verdicts, timing and variant answers."""
 
     session: str
-    report: dict[str, Any]
+    report: ReportJSON
     # its error verdicts, and every verdict of the variant oracles (the variant table's)
     verdicts: Sequence[Verdict] = ()
     timing: dict[str, Any] = field(default_factory=dict)
@@ -118,15 +119,15 @@ def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, Any]:
     return overlap
 
 
-def check_comparable(entries: Sequence[CompareEntry], identities: Sequence[Any]) -> None:
+def check_comparable(sessions: Sequence[str], identities: Sequence[object]) -> None:
     """Sessions must share one KG and scope (same `identities`); InvalidInputError otherwise."""
-    if len(entries) < 1:
+    if len(sessions) < 1:
         raise InvalidInputError("no finished session to compare")
     first = identities[0]
-    for entry, identity in zip(entries[1:], identities[1:], strict=True):
+    for session, identity in zip(sessions[1:], identities[1:], strict=True):
         if identity != first:
             raise InvalidInputError(
-                f"session {entry.session} is on another KG or scope than {entries[0].session} "
+                f"session {session} is on another KG or scope than {sessions[0]} "
                 "(compare sessions of one KG, entity and depth)"
             )
 
@@ -147,7 +148,7 @@ def build_comparison(
 # ---------------------------------------------------------------------------- tables
 
 
-def _rate_cell(report: Mapping[str, Any], name: str, count: int, of: int) -> str:
+def _rate_cell(report: ReportJSON, name: str, count: int, of: int) -> str:
     """A report's rate `name` with its clustered interval (`rates`); "not estimated" when
     the report says so (a sampled session's ontological rate); Wilson's without `rates`."""
     cell = (report.get("rates") or {}).get(name)
@@ -158,7 +159,7 @@ def _rate_cell(report: Mapping[str, Any], name: str, count: int, of: int) -> str
     return count_cell(int(cell["errors"]), int(cell["tests"]), cell.get("interval"))
 
 
-def _total_cell(report: Mapping[str, Any]) -> str:
+def _total_cell(report: ReportJSON) -> str:
     """KONTEST's total: the report's `rates.total` (a sampled session's leaves the
     ontological oracle out, and says so), else the four oracles' counts."""
     cell = (report.get("rates") or {}).get("total")
@@ -186,7 +187,7 @@ def difference_table(differences: Sequence[Mapping[str, Any]], labels: Sequence[
 
 def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
     """(title, header, rows) of every table the text, Markdown, CSV and HTML forms show."""
-    reports: list[Mapping[str, Any]] = data["sessions"]
+    reports: list[ReportJSON] = data["sessions"]
     labels = [session_label(report) for report in reports]
     tables: list[Table] = []
     if data.get("differences"):
@@ -224,7 +225,7 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
     return tables
 
 
-def _kontest_tables(reports: Sequence[Mapping[str, Any]]) -> list[Table]:
+def _kontest_tables(reports: Sequence[ReportJSON]) -> list[Table]:
     """KONTEST Table 10 (errors of valid tests per oracle) and Table 5 (gap, coverage)."""
     header = ("model", *ORACLES, "total")
     rows = []
@@ -267,22 +268,22 @@ def _kontest_tables(reports: Sequence[Mapping[str, Any]]) -> list[Table]:
 
 
 def _per_key_cells(
-    reports: Sequence[Mapping[str, Any]], section: str, per: str
+    reports: Sequence[ReportJSON], section: str, per: str
 ) -> list[tuple[str, list[Mapping[str, Any] | None]]]:
     """Each key of the reports' `section[per]` (sorted), then "total" (the section itself),
     with every report's cell for it (None where the report has none)."""
-    keys = sorted({key for r in reports if r.get(section) for key in r[section][per]})
+    sections = [report_section(report, section) or {} for report in reports]
+    keys = sorted({key for found in sections for key in found.get(per, {})})
     rows: list[tuple[str, list[Mapping[str, Any] | None]]] = []
     for key in [*keys, "total"]:
         cells: list[Mapping[str, Any] | None] = []
-        for report in reports:
-            found = report.get(section) or {}
+        for found in sections:
             cells.append((found if key == "total" else found.get(per, {}).get(key)) or None)
         rows.append((key, cells))
     return rows
 
 
-def _factcheck_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+def _factcheck_table(reports: Sequence[ReportJSON], labels: Sequence[str]) -> Table:
     """FactChecker accuracy per question type per model (its Tables 5 and 6)."""
     rows = [
         (qtype, *(count_cell(c["correct"], c["asked"]) if c else "-" for c in cells))
@@ -295,7 +296,7 @@ def _factcheck_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]
     )
 
 
-def _logic_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+def _logic_table(reports: Sequence[ReportJSON], labels: Sequence[str]) -> Table:
     """HalluVault's hallucination rate per rule per model, with each error's cause."""
     rows = []
     for rule, per_report in _per_key_cells(reports, "logic", "per_rule"):
@@ -326,7 +327,7 @@ def _logic_table(reports: Sequence[Mapping[str, Any]], labels: Sequence[str]) ->
 
 
 def _variant_measures(
-    reports: Sequence[Mapping[str, Any]], labels: Sequence[str], flips: bool, annotated: bool
+    reports: Sequence[ReportJSON], labels: Sequence[str], flips: bool, annotated: bool
 ) -> Table:
     """The thesis's measures per model: variant flips and annotation accuracy."""
     rows = []
@@ -339,8 +340,12 @@ def _variant_measures(
     if annotated:
         cells = []
         for report in reports:
-            cell = (report.get("accuracy") or {}).get("annotation")
-            cells.append(count_cell(cell["correct"], cell["asked"]) if cell else "-")
+            accuracy = (report.get("accuracy") or {}).get("annotation")
+            cells.append(
+                count_cell(int(accuracy["correct"] or 0), int(accuracy["asked"] or 0))
+                if accuracy
+                else "-"
+            )
         rows.append(("annotation accuracy", *cells))
     return ("Covering-array variants (thesis; 95% Wilson)", ("measure", *labels), rows)
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 from kontest_tui.domain.records import Answer, Relation
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.results.answers import stored_model_answers
-from kontest_tui.results.reports import session_report
+from kontest_tui.results.reports import session_report, stored_report_json
 from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
 
@@ -51,8 +52,8 @@ class SessionComparison:
     """Two sessions on one KG: their reports (the engine's Report JSON) and the shared
     relations whose atomic answers differ."""
 
-    left: dict[str, Any]
-    right: dict[str, Any]
+    left: ReportJSON
+    right: ReportJSON
     shared: int  # relations both sessions asked
     templates: list[str]  # templates both asked
     differences: list[AnswerDifference]
@@ -72,8 +73,8 @@ def compare_sessions(left: AnsweredSession, right: AnsweredSession) -> SessionCo
     shared = [relation for relation in left.relations if relation.id in right_ids]
     templates = [tid for tid in left.evaluation.templates if tid in right.evaluation.templates]
     return SessionComparison(
-        left=dict(left.evaluation.to_json()),
-        right=dict(right.evaluation.to_json()),
+        left=left.evaluation.to_json(),
+        right=right.evaluation.to_json(),
         shared=len(shared),
         templates=templates,
         differences=answer_differences(
@@ -88,13 +89,11 @@ def compare_sessions(left: AnsweredSession, right: AnsweredSession) -> SessionCo
 def compare_stored_sessions(store: Store, left: str, right: str) -> SessionComparison:
     """`compare_sessions` for two stored sessions, read from the store: their stored reports
     and atomic answers (no evaluation when the reports are current; nothing is written)."""
-    reports = [session_report(store, session_id, errors=0).report for session_id in (left, right)]
+    reports = [stored_report_json(session_report(store, sid, errors=0)) for sid in (left, right)]
     mine, theirs = (stored_model_answers(store, sid).atomic for sid in (left, right))
     right_ids = set(store.relations.ids(right))
     shared = [rid for rid in store.relations.ids(left) if rid in right_ids]
-    templates = [
-        str(t) for t in reports[0].get("templates", ()) if t in reports[1].get("templates", ())
-    ]
+    templates = [str(t) for t in reports[0]["templates"] if t in reports[1]["templates"]]
     differing = [
         rid
         for rid in shared
@@ -102,8 +101,8 @@ def compare_stored_sessions(store: Store, left: str, right: str) -> SessionCompa
     ]
     relations = store.relations.by_id(left, differing)
     return SessionComparison(
-        left=dict(reports[0]),
-        right=dict(reports[1]),
+        left=reports[0],
+        right=reports[1],
         shared=len(shared),
         templates=templates,
         differences=answer_differences(

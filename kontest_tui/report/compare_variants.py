@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare_cells import count_cell, rate_json
 from kontest_tui.report.tables import Table
 
@@ -109,7 +110,7 @@ ORACLE_TITLES = {
 
 
 def variant_tables(
-    table: Mapping[str, Any], reports: Sequence[Mapping[str, Any]], labels: Sequence[str]
+    table: Mapping[str, Any], reports: Sequence[ReportJSON], labels: Sequence[str]
 ) -> list[Table]:
     """Thesis Table 4: failure rate per covering-array row per model, then the answers."""
     names = [report.get("session") for report in reports]

@@ -21,6 +21,7 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.oracles.report_json import ReportJSON, report_from_json
 from kontest_tui.report.tables import (
     Table,
     csv_table,
@@ -32,7 +33,7 @@ from kontest_tui.store.reports import StoredReport
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
 # An evaluation, a report read from the store (its first errors only) or a Report JSON.
-ReportInput = Evaluation | StoredReport | Mapping[str, Any]
+ReportInput = Evaluation | StoredReport | ReportJSON
 # tests = valid tests run; planned = tests the conversations allow; rate = errors / tests.
 ORACLE_HEADER = ("oracle", "tests", "planned", "errors", "rate", "95% interval")
 
@@ -57,10 +58,12 @@ def render_report(
     with; a plain Report JSON mapping has no verdicts). `labels`
     (node id -> label, e.g. from the KG) names the entities in that list instead of ids."""
     check_format(fmt)
+    report: ReportJSON
     if isinstance(evaluation, StoredReport):
-        report, errors, total_errors = evaluation.report, evaluation.errors, evaluation.total_errors
+        report = report_from_json(evaluation.report, f"the stored report of {evaluation.session}")
+        errors, total_errors = evaluation.errors, evaluation.total_errors
     else:
-        report = evaluation.to_json() if isinstance(evaluation, Evaluation) else dict(evaluation)
+        report = evaluation.to_json() if isinstance(evaluation, Evaluation) else evaluation
         verdicts = evaluation.verdicts if isinstance(evaluation, Evaluation) else []
         errors = [v for v in verdicts if v.error]
         total_errors = len(errors)
@@ -198,7 +201,7 @@ def flatten(data: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     return rows
 
 
-def asks_kontest(report: Mapping[str, Any]) -> bool:
+def asks_kontest(report: ReportJSON) -> bool:
     """Does the session ask KONTEST questions (its report then has KONTEST's tables, gap and
     coverage)? A report without `kinds` is KONTEST's alone."""
     return "kontest" in (report.get("kinds") or ["kontest"])
@@ -214,7 +217,7 @@ def interval_text(cell: Mapping[str, Any] | None) -> str:
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
 
 
-def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+def _report_rows(report: ReportJSON) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     tests, errors = report["tests"], report["errors"]
     planned = report.get("tests_planned") or {}
     rates = report.get("rates") or {}
@@ -249,7 +252,7 @@ def _report_rows(report: Mapping[str, Any]) -> tuple[list[tuple[str, ...]], list
     return oracle_rows, gap_rows
 
 
-def headline_text(report: Mapping[str, Any]) -> str:
+def headline_text(report: ReportJSON) -> str:
     """`hallucination rate 29.1% (195 of 671), 95% interval 25.3-33.1%`: the session's headline
     rate (Report JSON `headline`), its interval where the report has one."""
     headline = report.get("headline") or {}
@@ -265,7 +268,7 @@ def headline_text(report: Mapping[str, Any]) -> str:
     return text
 
 
-def _headline(report: Mapping[str, Any]) -> list[str]:
+def _headline(report: ReportJSON) -> list[str]:
     lines = [
         f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
         f"Headline: {headline_text(report)}",
@@ -360,7 +363,7 @@ ACCURACY_HEADER = (
 )
 
 
-def accuracy_table(report: Mapping[str, Any]) -> SectionTable | None:
+def accuracy_table(report: ReportJSON) -> SectionTable | None:
     """Accuracy of the kinds with known answers (FactChecker, logic rules, annotations):
     accuracy = correct of asked, error rate = errors of valid answers (the tests)."""
     accuracy = report.get("accuracy")
@@ -388,7 +391,7 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.1f}%"
 
 
-def section_tables(report: Mapping[str, Any]) -> list[SectionTable]:
+def section_tables(report: ReportJSON) -> list[SectionTable]:
     """(title, header, rows) of the other test kinds' sections present in a report: what the
     text and Markdown reports print and the explorer's Kinds tab shows."""
     tables: list[SectionTable] = []
@@ -528,11 +531,11 @@ def sample_table(sample: Mapping[str, Any]) -> SectionTable:
     return title, header, rows
 
 
-def _title(report: Mapping[str, Any]) -> str:
+def _title(report: ReportJSON) -> str:
     return "KONTEST report" if asks_kontest(report) else "Report"
 
 
-def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
+def _report_text(report: ReportJSON, errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = ["\n".join([_title(report), *_headline(report)]), ""]
     if asks_kontest(report):
@@ -553,7 +556,7 @@ def _report_text(report: Mapping[str, Any], errors: Sequence[str], total_errors:
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def _report_markdown(report: Mapping[str, Any], errors: Sequence[str], total_errors: int) -> str:
+def _report_markdown(report: ReportJSON, errors: Sequence[str], total_errors: int) -> str:
     oracle_rows, gap_rows = _report_rows(report)
     parts = [f"# {_title(report)}", "", *(f"- {line}" for line in _headline(report)), ""]
     if asks_kontest(report):

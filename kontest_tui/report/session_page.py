@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
-from typing import Any
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Verdict
@@ -24,6 +23,7 @@ from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.kg.scope import scope_graph
+from kontest_tui.oracles.report_json import ReportJSON, report_from_json
 from kontest_tui.paths import write_text_atomic
 from kontest_tui.report.explain import ExplanationCard, build_card
 from kontest_tui.report.explain_render import CARD_CSS, card_html, cards_markdown, escape_markdown
@@ -68,7 +68,7 @@ class SessionDocument:
     session: str
     model: str
     kg_name: str
-    report: dict[str, Any]
+    report: ReportJSON
     templates: list[tuple[str, str]]
     picture: Picture
     cards: list[ExplanationCard]
@@ -131,7 +131,7 @@ def build_session_document(
         session=session_id,
         model=str(row.get("model") or ""),
         kg_name=str(row.get("kg_name") or whole.name),
-        report=dict(stored.report),
+        report=report_from_json(stored.report, f"the stored report of {session_id}"),
         templates=template_legend(template_set, template_ids),
         picture=picture,
         cards=cards,
@@ -156,7 +156,7 @@ def _scope_names(kg: KnowledgeGraph, entities: Sequence[str]) -> list[str]:
     return [clean_text(kg.label(root)) for root in kg.roots()] if entities else []
 
 
-def summary_rows(report: dict[str, Any]) -> list[tuple[str, str, int, int, str]]:
+def summary_rows(report: ReportJSON) -> list[tuple[str, str, int, int, str]]:
     """(oracle, what it checks, tests, errors, rate) for each oracle that ran a test."""
     tests, errors = report.get("tests") or {}, report.get("errors") or {}
     rows = []

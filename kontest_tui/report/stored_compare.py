@@ -7,7 +7,7 @@ given, else every finished session on the KG given or on the latest session's KG
 sessions on different KGs or scopes, refuses sessions whose settings differ
 (results.settings: templates, system prompt, temperature, max tokens, kinds and their
 options, sampling, conversation mode; `SettingsDifferError`, one line per difference) unless
-`allow_differences`, and reads each session's stored report (results.reports.session_report:
+`allow_differences`, and reads each session's stored report (results.reports.current_report:
 what `kontest report --format json` prints, evaluated in memory only when stale; nothing is
 written), its errors and variant verdicts, its timing and variant answers, each one indexed
 query (store.relations, store.responses, store.verdicts). Nothing here evaluates a whole session when its report is current.
@@ -32,7 +32,7 @@ from kontest_tui.report.compare_many import (
 )
 from kontest_tui.report.compare_variants import VARIANT_ORACLES
 from kontest_tui.results.evaluate import evaluate_session
-from kontest_tui.results.reports import current_report, session_report
+from kontest_tui.results.reports import current_report
 from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
 
@@ -112,35 +112,34 @@ def comparison_entries(
     docstring)."""
     chosen = pick_sessions(store, ids, kg)
     identities = [session_identity(store, session_id) for session_id in chosen]
-    entries = [CompareEntry(session_id, {}) for session_id in chosen]
-    check_comparable(entries, identities)
+    check_comparable(chosen, identities)
     differences = setting_differences([store.sessions.get(session_id) for session_id in chosen])
     if differences and not allow_differences:
         raise SettingsDifferError(differences)
-    for entry in entries:
-        _read_entry(store, entry)
-    return entries, differences
+    return [_read_entry(store, session_id) for session_id in chosen], differences
 
 
-def _read_entry(store: Store, entry: CompareEntry) -> None:
-    """Fill one entry from the store: its report, error and variant verdicts, timing and
+def _read_entry(store: Store, session_id: str) -> CompareEntry:
+    """One session's entry from the store: its report, error and variant verdicts, timing and
     variant answers (its stored verdicts when its report is current, else an evaluation)."""
-    if current_report(store, entry.session) is not None:
-        entry.report = session_report(store, entry.session, errors=0).report
-        entry.verdicts = store.verdicts.errors_and_all_of(entry.session, VARIANT_ORACLES)
+    report = current_report(store, session_id)
+    if report is not None:
+        entry = CompareEntry(session_id, report)
+        entry.verdicts = store.verdicts.errors_and_all_of(session_id, VARIANT_ORACLES)
     else:
-        evaluation = evaluate_session(store, entry.session)
-        entry.report = evaluation.to_json()
+        evaluation = evaluate_session(store, session_id)
+        entry = CompareEntry(session_id, evaluation.to_json())
         entry.verdicts = [v for v in evaluation.verdicts if v.error or v.oracle in VARIANT_ORACLES]
-    entry.timing = session_timing(store, entry.session)
+    entry.timing = session_timing(store, session_id)
     variant_kinds = [kind.value for kind in VARIANT_KINDS]
-    for found in store.relations.first_answers(entry.session, variant_kinds):
+    for found in store.relations.first_answers(session_id, variant_kinds):
         if found.answer is not None:
             entry.variant_answers[found.conversation] = (found.question, found.answer)
         if isinstance(found.extras, VariantExtras):
             entry.variant_rows[found.conversation] = found.extras.variant
         if found.expected is not None:
             entry.variant_expected[found.conversation] = found.expected
+    return entry
 
 
 def stored_comparison(

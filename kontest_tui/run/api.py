@@ -33,6 +33,7 @@ from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.oracles.report_json import ReportJSON, report_from_json, report_section
 from kontest_tui.results.evaluate import (
     evaluate_session,
     evaluation_engine,
@@ -96,6 +97,7 @@ __all__ = [
     "Problem",
     "Progress",
     "QueryVariants",
+    "ReportJSON",
     "RelationPreview",
     "SessionOutcome",
     "SessionSpec",
@@ -121,6 +123,8 @@ __all__ = [
     "preview_variants",
     "read_session_templates",
     "refresh_report",
+    "report_from_json",
+    "report_section",
     "resolve_spec",
     "resume_session",
     "sample_sources",

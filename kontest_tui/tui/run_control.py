@@ -16,6 +16,7 @@ from kontest_tui.generate.templates import Template
 from kontest_tui.run.api import (
     Executor,
     LiveTally,
+    ReportJSON,
     SessionSpec,
     extend_session,
     kontest_per_relation,
@@ -103,7 +104,7 @@ class RunEnd:
 
     session_id: str
     status: str
-    report: dict[str, object]
+    report: ReportJSON
 
 
 async def run_live(
@@ -146,12 +147,12 @@ async def run_live(
     finally:
         store.close()
     tally.finish()
-    return RunEnd(outcome.session_id, outcome.status, dict(outcome.evaluation.to_json()))
+    return RunEnd(outcome.session_id, outcome.status, outcome.evaluation.to_json())
 
 
 async def ask_extra_template(
     session_id: str, template: Template, db: str | Path | None
-) -> dict[str, object]:
+) -> ReportJSON:
     """Ask `template`'s atomic questions in the stored session (run.api.extend_session: the
     answers are stored, its report, gap and ensemble include them); its new report."""
     store = open_store(db)
@@ -159,4 +160,4 @@ async def ask_extra_template(
         outcome = await extend_session(store, session_id, template)
     finally:
         store.close()
-    return dict(outcome.evaluation.to_json())
+    return outcome.evaluation.to_json()

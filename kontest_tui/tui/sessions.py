@@ -11,7 +11,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from kontest_tui.errors import StoreError
 from kontest_tui.paths import default_db_path
@@ -20,10 +19,12 @@ from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.render import render_cross_validation
 from kontest_tui.run.api import (
     Evaluation,
+    ReportJSON,
     StoredSession,
     ensure_report,
     evaluation_engine,
     load_session,
+    report_from_json,
 )
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
@@ -67,7 +68,7 @@ class OpenedResults:
     roots and how many errors it has."""
 
     header: SessionHeader
-    report: dict[str, Any]
+    report: ReportJSON
     roots: list[TreeNode]
     errors: int
     oracles: list[str]
@@ -106,10 +107,11 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
             raise StoreError(
                 f"session {session_id} is being run by another process: open it when it ends"
             )
-        report = views.done_report(session_id, evaluation_engine())
-        if report is None:  # checked against the answers, evaluated again when stale
-            report = ensure_report(store, session_id, errors=0).report
+        done = views.done_report(session_id, evaluation_engine())
+        if done is None:  # checked against the answers, evaluated again when stale
+            done = ensure_report(store, session_id, errors=0).report
             views.ensure(session_id, evaluation_engine())
+        report = report_from_json(done, f"the stored report of {session_id}")
         roots = views.children(session_id, None)
         return OpenedResults(
             header=header,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -34,6 +33,7 @@ from kontest_tui.report.explain_render import card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
 from kontest_tui.report.legend import TREE_LEGEND
 from kontest_tui.run.api import (
+    ReportJSON,
     SessionSpec,
     StoredSession,
     check_model,
@@ -387,7 +387,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self._db = db
         self.compare_with = compare_with  # a session to open Compare on (same scope, other model)
         self.header: SessionHeader | None = None
-        self.report: dict[str, Any] = {}
+        self.report: ReportJSON | None = None
         self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
         self.error_count = 0
         self.oracles: list[str] = []
@@ -804,9 +804,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         return []
 
     def template_ids_of_gap(self) -> list[str]:
-        gap = self.report.get("gap") or {}
-        per_template = gap.get("per_template") if isinstance(gap, dict) else None
-        return list(per_template) if isinstance(per_template, dict) else self.template_ids
+        if self.report is None:
+            return self.template_ids
+        return list(self.report["gap"]["per_template"])
 
     async def build_pane(self, pane_id: str) -> None:
         """Mount and fill a tab's widgets once."""

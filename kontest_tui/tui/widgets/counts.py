@@ -8,18 +8,18 @@ with their oracles; a KONTEST-only report looks as it always did.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.report.render import asks_kontest, headline_text
+from kontest_tui.run.api import ReportJSON, report_section
 from kontest_tui.tui.views import KIND_ORACLES
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 
 
-def report_oracles(report: Mapping[str, Any]) -> tuple[str, ...]:
+def report_oracles(report: ReportJSON) -> tuple[str, ...]:
     """The KONTEST oracles, then those of the other test kinds the report has tests for."""
     tests = report.get("tests") or {}
     return (*ORACLES, *(oracle for oracle in KIND_ORACLES if oracle in tests))
@@ -34,7 +34,7 @@ def append_oracle(
     text.append(f"/{tests.get(oracle, 0)}")
 
 
-def render_counts(report: Mapping[str, Any]) -> Text:
+def render_counts(report: ReportJSON | None) -> Text:
     """`relations 265 · executions 1590 · valid .. · errors atomic 3/250 ...` from a report."""
     if not report:
         return Text("No answers yet.", style="italic")
@@ -66,7 +66,9 @@ def render_counts(report: Mapping[str, Any]) -> Text:
         text.append("\n")
         for oracle in others:
             append_oracle(text, oracle, errors, tests)
-            refusals = (report.get(oracle) or {}).get("refusals") if oracle == "logic" else 0
+            refusals = (
+                (report_section(report, oracle) or {}).get("refusals") if oracle == "logic" else 0
+            )
             if refusals:
                 text.append(f" ({refusals} idk)", style="yellow")
             text.append("  ")
@@ -76,5 +78,5 @@ def render_counts(report: Mapping[str, Any]) -> Text:
 class ReportCounts(Static):
     """The counters of one report (tests and errors per oracle)."""
 
-    def show_report(self, report: Mapping[str, Any]) -> None:
+    def show_report(self, report: ReportJSON | None) -> None:
         self.update(render_counts(report))

@@ -5,11 +5,10 @@ Reads the Report JSON's "gap" and "coverage" keys (DESIGN.md); it computes nothi
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from rich.text import Text
 from textual.widgets import Static
+
+from kontest_tui.run.api import ReportJSON
 
 
 def render_bar(name: str, count: int, pct: float, width: int = 30) -> Text:
@@ -22,21 +21,21 @@ def render_bar(name: str, count: int, pct: float, width: int = 30) -> Text:
     return text
 
 
-def render_gap(report: Mapping[str, Any], width: int = 30) -> Text:
+def render_gap(report: ReportJSON | None, width: int = 30) -> Text:
     """The gap section of a report as bars, or a one-line note when it is missing."""
-    gap = report.get("gap") or {}
-    if not gap:
+    if report is None:
         return Text("No gap figures yet.", style="italic")
+    gap = report["gap"]
     lines = Text()
     lines.append(
         f"Knowledge gap ({report.get('relations', 0)} relations: not answered yes)\n", style="bold"
     )
-    for template_id, figures in sorted((gap.get("per_template") or {}).items()):
+    for template_id, figures in sorted(gap["per_template"].items()):
         lines.append_text(
             render_bar(f"gap {template_id}", int(figures["missing"]), float(figures["pct"]), width)
         )
         lines.append("\n")
-    intersection = gap.get("intersection") or {}
+    intersection = gap["intersection"]
     if intersection:
         lines.append_text(
             render_bar(
@@ -44,7 +43,7 @@ def render_gap(report: Mapping[str, Any], width: int = 30) -> Text:
             )
         )
         lines.append("\n")
-    coverage = report.get("coverage") or {}
+    coverage = report["coverage"]
     if coverage:
         covered = Text(f"{'coverage':<14}")
         filled = max(0, min(width, round(width * float(coverage["pct"]) / 100)))
@@ -58,5 +57,5 @@ def render_gap(report: Mapping[str, Any], width: int = 30) -> Text:
 class GapBars(Static):
     """Bars for one report's gap figures."""
 
-    def show_report(self, report: Mapping[str, Any]) -> None:
+    def show_report(self, report: ReportJSON | None) -> None:
         self.update(render_gap(report))

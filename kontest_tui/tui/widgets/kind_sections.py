@@ -7,8 +7,7 @@ it computes nothing, it only colours the engine's figures.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from rich import box
 from rich.console import Group, RenderableType
@@ -17,8 +16,10 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.report.render import section_tables
+from kontest_tui.run.api import ReportJSON
 
 SECTIONS = ("factcheck", "logic", "variants", "annotation")
+KONTEST_ONLY = "This session asked only KONTEST paraphrases."
 # Columns whose non-zero counts are errors (red) or refusals (yellow).
 ERROR_COLUMNS = ("errors", "flips")
 RIGHT_ALIGNED = (
@@ -35,7 +36,7 @@ RIGHT_ALIGNED = (
 )
 
 
-def has_kind_sections(report: Mapping[str, Any]) -> bool:
+def has_kind_sections(report: ReportJSON) -> bool:
     """Whether a report has any section of another test kind (KONTEST-only reports do not)."""
     return any(report.get(name) for name in SECTIONS)
 
@@ -67,8 +68,10 @@ def section_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table
     return table
 
 
-def render_kind_sections(report: Mapping[str, Any]) -> RenderableType:
+def render_kind_sections(report: ReportJSON | None) -> RenderableType:
     """Every other-kind section of a report, one after the other."""
+    if report is None or not has_kind_sections(report):
+        return Text(KONTEST_ONLY, style="italic")
     parts: list[RenderableType] = []
     kinds = report.get("kinds")
     if kinds:
@@ -76,13 +79,11 @@ def render_kind_sections(report: Mapping[str, Any]) -> RenderableType:
     for title, header, rows in section_tables(report):
         parts.append(heading(title))
         parts.append(section_table(header, rows) if rows else Text("(none)", style="italic"))
-    if not has_kind_sections(report):
-        return Text("This session asked only KONTEST paraphrases.", style="italic")
     return Group(*parts)
 
 
 class KindSections(Static):
     """The sections of the test kinds other than KONTEST in one report."""
 
-    def show_report(self, report: Mapping[str, Any]) -> None:
+    def show_report(self, report: ReportJSON | None) -> None:
         self.update(render_kind_sections(report))

@@ -7,14 +7,12 @@ answers) and only lays it out; it computes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.report.compare import SessionComparison
+from kontest_tui.run.api import ReportJSON
 from kontest_tui.tui.widgets.counts import report_oracles
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES
 
@@ -23,7 +21,7 @@ COLUMN_WIDTH = 18  # each session's column
 MAX_DIFFERENCES = 300  # relations listed (the count says how many there are)
 
 
-def figure_cells(report: Mapping[str, Any], oracles: tuple[str, ...]) -> list[tuple[str, str]]:
+def figure_cells(report: ReportJSON, oracles: tuple[str, ...]) -> list[tuple[str, str]]:
     """(row name, value) for one report: counts, errors/tests per oracle, gap, coverage."""
     tests = report.get("tests") or {}
     errors = report.get("errors") or {}

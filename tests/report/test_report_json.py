@@ -1,0 +1,80 @@
+"""oracles.report_json: the Report JSON a run prints holds exactly the keys ReportJSON declares
+(every required one, no undeclared one) for every test kind and for a sample, and a report of
+another shape read back is one readable error."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kontest_tui.cli import run_cli
+from kontest_tui.errors import InvalidInputError
+from kontest_tui.oracles.report_json import (
+    GapJSON,
+    HeadlineJSON,
+    RateJSON,
+    RatioJSON,
+    ReportJSON,
+    report_from_json,
+    report_section,
+)
+
+
+def declared(record: type) -> tuple[frozenset[str], frozenset[str]]:
+    """(required keys, every key) of a TypedDict."""
+    required: frozenset[str] = record.__required_keys__  # type: ignore[attr-defined]
+    optional: frozenset[str] = record.__optional_keys__  # type: ignore[attr-defined]
+    return required, required | optional
+
+
+def assert_shape(data: dict[str, object], record: type) -> None:
+    required, every = declared(record)
+    assert required <= data.keys(), sorted(required - data.keys())
+    assert data.keys() <= every, sorted(data.keys() - every)
+
+
+def run_report(capsys: pytest.CaptureFixture[str], db: str, *options: str) -> dict[str, object]:
+    assert run_cli(["run", "--db", db, "--kg", "places", "-q", *options]) == 0
+    capsys.readouterr()
+    assert run_cli(["report", "--db", db, "--format", "json"]) == 0
+    report: dict[str, object] = json.loads(capsys.readouterr().out)
+    return report
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ("--kind", "kontest,variant,factcheck,logic", "--limit", "4"),
+        ("--sample", "6", "--fresh-conversations"),
+    ],
+    ids=["every-kind", "sample"],
+)
+def test_a_printed_report_has_the_declared_keys(
+    tmp_path: object, capsys: pytest.CaptureFixture[str], options: tuple[str, ...]
+) -> None:
+    report = run_report(capsys, str(tmp_path) + "/k.db", *options)
+    assert_shape(report, ReportJSON)
+    assert_shape(report["gap"], GapJSON)  # type: ignore[arg-type]
+    assert_shape(report["headline"], HeadlineJSON)  # type: ignore[arg-type]
+    for cell in report["rates"].values():  # type: ignore[attr-defined]
+        assert_shape(cell, RateJSON)
+    for cell in report["consistency"].values():  # type: ignore[attr-defined]
+        assert_shape(cell, RatioJSON)
+    typed = report_from_json(report)
+    if "--sample" in options:
+        assert report_section(typed, "sample") is not None
+        assert report_section(typed, "logic") is None
+    else:
+        assert typed.get("kinds") == ["kontest", "variant", "factcheck", "logic"]
+        assert report_section(typed, "logic") is not None
+
+
+def test_a_report_of_another_shape_is_one_readable_error() -> None:
+    with pytest.raises(InvalidInputError, match=r"not a JSON object"):
+        report_from_json([1, 2], "x.json")  # type: ignore[arg-type]
+    whole = {key: 0 for key in ReportJSON.__required_keys__}
+    assert report_from_json(whole) == whole
+    del whole["gap"]
+    with pytest.raises(InvalidInputError, match=r"^the report: not a session report \(no 'gap'\)"):
+        report_from_json(whole, "the report")
