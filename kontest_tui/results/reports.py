@@ -6,7 +6,8 @@
 - `refresh_report(store, id)` evaluates again and stores verdicts and report (when the
   database is writable and no run holds the session): `kontest report --re-evaluate`.
 - `ensure_report(store, id)`: the stored report, refreshed first when it is missing or stale
-  (the explorer's results, whose views are built from stored verdicts).
+  (the session page, explanations and the explorer's results, which list stored verdicts);
+  on a read-only database a stale one is one StoreError line, never written.
 - `current_report(store, id)`: the stored Report JSON when it is current, else None (cheap:
   the staleness check reads counts, no verdict).
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 
-from kontest_tui.errors import KontestError
+from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.report_json import ReportJSON, report_from_json
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine, store_evaluation
@@ -60,9 +61,20 @@ def refresh_report(store: Store, session_id: str, *, errors: int = 20) -> Stored
 
 
 def ensure_report(store: Store, session_id: str, *, errors: int = 20) -> StoredReport:
-    """The stored report, refreshed first (refresh_report) when it is missing or stale."""
+    """The stored report, refreshed first (refresh_report) when it is missing or stale, for
+    the readers that list stored verdicts beside it (the session page, explanations, the
+    explorer's views). A stale one on a read-only database cannot be refreshed: one
+    StoreError line (`session_report` evaluates it in memory)."""
     stored = store.reports.read(session_id, engine=evaluation_engine(), limit=errors)
-    return stored if stored is not None else refresh_report(store, session_id, errors=errors)
+    if stored is not None:
+        return stored
+    if store.read_only:
+        raise StoreError(
+            f"the stored report of session {session_id} is stale or missing and"
+            f" {store.path} is read only: `kontest report` evaluates it without storing;"
+            " open a writable copy for its page, explanations and results"
+        )
+    return refresh_report(store, session_id, errors=errors)
 
 
 def _as_stored(session_id: str, evaluation: Evaluation, errors: int) -> StoredReport:

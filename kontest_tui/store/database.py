@@ -63,15 +63,18 @@ def _is_read_only_error(error: sqlite3.Error) -> bool:
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
-    """A read-only connection that never writes (no WAL switch, no -shm created): `mode=ro`,
-    or `immutable=1` when the directory does not allow the WAL index to be made."""
+    """A read-only connection that never writes, the file nor its directory: `immutable=1`
+    when no -wal file is beside it (the file holds every commit; `mode=ro` would leave a
+    -wal and -shm there), else `mode=ro` (it reads what a running writer's WAL holds), or
+    `immutable=1` when the directory does not allow the WAL index to be made."""
     uri = "file:" + quote(str(path.resolve()))
-    conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=10.0)
-    try:
-        conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
-        return conn
-    except sqlite3.OperationalError:
-        conn.close()
+    if Path(f"{path}-wal").exists():
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=10.0)
+        try:
+            conn.execute("SELECT name FROM sqlite_master LIMIT 1").fetchall()
+            return conn
+        except sqlite3.OperationalError:
+            conn.close()
     return sqlite3.connect(f"{uri}?immutable=1", uri=True, isolation_level=None, timeout=10.0)
 
 

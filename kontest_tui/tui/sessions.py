@@ -44,10 +44,14 @@ def open_store(path: str | Path | None) -> Store:
 
 
 @contextmanager
-def open_views(path: str | Path | None) -> Iterator[ResultViews]:
-    """The store's explorer views (store.views) on `path`, open for the calling thread."""
+def open_views(path: str | Path | None, session_id: str | None = None) -> Iterator[ResultViews]:
+    """The store's explorer views (store.views) on `path`, open for the calling thread. On a
+    read-only database whose file lacks the session's views (another kontest built them)
+    they are built again in this Store's TEMP tables, which close with it."""
     store = open_store(path)
     try:
+        if session_id is not None and store.read_only and not store.views.ready(session_id):
+            store.views.ensure(session_id, evaluation_engine())
         yield store.views
     finally:
         store.close()

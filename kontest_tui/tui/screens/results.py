@@ -494,7 +494,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         way: tuple[str, ...] = (),
         error: ErrorRow | None = None,
     ) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             children = {
                 parent: views.children(self.session_id, parent, errors_only=errors_only)
                 for parent in parents
@@ -540,7 +540,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     @work(thread=True, exclusive=True, group="results-detail", exit_on_error=False)
     def detail_worker(self, row: TreeNode) -> None:
         current = self.current_error
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             details = views.relations_into(self.session_id, row.node)
             chosen = choose_card_error(views, self.session_id, details, current)
         card = None
@@ -669,7 +669,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def step_worker(self, index: int | None, step: int, oracle: str | None, order: str) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             row = views.step_error(self.session_id, index, step, oracle=oracle, order=order)
         if row is None:
             self.post_message(self.NoErrorFound())
@@ -688,7 +688,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-roots", exit_on_error=False)
     def roots_worker(self, errors_only: bool) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             roots = views.children(self.session_id, None, errors_only=errors_only)
         self.post_message(self.RootsLoaded(roots, errors_only))
 
@@ -839,7 +839,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-count", exit_on_error=False)
     def count_worker(self, table_id: str, key: tuple[str, ...]) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             if table_id == "error-table":
                 oracle = key[0] if key[0] != ALL else None
                 count = views.count_errors(self.session_id, oracle)
@@ -863,7 +863,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, group="results-pages", exit_on_error=False)
     def page_worker(self, table_id: str, generation: int, page: int, key: tuple[str, ...]) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             if table_id == "error-table":
                 oracle = key[0] if key[0] != ALL else None
                 rows: list[Row] = [
@@ -911,7 +911,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def choose_worker(self, index: int, oracle: str | None, order: str) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             row = views.error_at(self.session_id, index, oracle=oracle, order=order)
         if row is not None:
             self.post_message(self.ChildrenLoaded({}, row.way, row))
@@ -932,7 +932,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def gap_choose_worker(self, group: str, index: int) -> None:
-        with open_views(self.db) as views:
+        with open_views(self.db, self.session_id) as views:
             rows = views.gap_page(self.session_id, group, offset=index, limit=1)
         if rows:
             self.post_message(self.ChildrenLoaded({}, rows[0].way))
