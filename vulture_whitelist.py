@@ -59,3 +59,7 @@ tests_planned  # ReportJSON
 pending_relations
 answers_from_cache
 relation_status
+ci95  # report/compare_json.py RateCellJSON
+by_subset  # OverlapJSON
+wall_s  # SessionTiming, TimingJSON
+s_per_call

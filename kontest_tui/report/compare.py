@@ -10,10 +10,10 @@
 
 from __future__ import annotations
 
+from kontest_tui.report.compare_json import CompareJSON
 from kontest_tui.report.compare_many import (
     COMPARE_FORMATS,
     CompareEntry,
-    CompareJSON,
     build_comparison,
     comparison_tables,
     compute_overlap,

@@ -8,25 +8,25 @@ ci95}`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from kontest_tui.oracles.intervals import wilson_interval
 from kontest_tui.oracles.report_json import ReportJSON
+from kontest_tui.report.compare_json import RateCellJSON
 
 NOT_ESTIMATED = "not estimated"
 
 
-def rate_json(successes: int, trials: int) -> dict[str, Any]:
+def rate_json(successes: int, trials: int) -> RateCellJSON:
     """{"count", "of", "rate", "ci95": [low, high]} with 6-decimal fractions (Wilson)."""
     if trials <= 0:
-        return {"count": successes, "of": trials, "rate": None, "ci95": None}
+        return RateCellJSON(count=successes, of=trials, rate=None, ci95=None)
     low, high = wilson_interval(successes, trials)
-    return {
-        "count": successes,
-        "of": trials,
-        "rate": round(successes / trials, 6),
-        "ci95": [round(low, 6), round(high, 6)],
-    }
+    return RateCellJSON(
+        count=successes,
+        of=trials,
+        rate=round(successes / trials, 6),
+        ci95=[round(low, 6), round(high, 6)],
+    )
 
 
 def count_cell(count: int, of: int, interval: Sequence[float] | None = None) -> str:

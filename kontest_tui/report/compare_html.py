@@ -7,12 +7,12 @@ every table of report.compare_many.
 from __future__ import annotations
 
 import html
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from kontest_tui.oracles.intervals import wilson_interval
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare_cells import session_label
+from kontest_tui.report.compare_json import CompareJSON
 from kontest_tui.report.tables import Table
 
 _STYLE = """
@@ -48,7 +48,7 @@ def _measures(report: ReportJSON) -> list[tuple[str, int, int, Sequence[float] |
     return measures
 
 
-def _bars(data: Mapping[str, Any]) -> str:
+def _bars(data: CompareJSON) -> str:
     """Bars per model: its rates (see _measures) with their 95% intervals."""
     rows = []
     for report in data["sessions"]:
@@ -72,7 +72,7 @@ def _bars(data: Mapping[str, Any]) -> str:
     )
 
 
-def _overlap_svg(data: Mapping[str, Any]) -> str:
+def _overlap_svg(data: CompareJSON) -> str:
     """The overlap diagram: per error type, one stacked bar of the subsets finding the errors."""
     overlap = data.get("overlap") or {}
     if not overlap:
@@ -101,7 +101,7 @@ def _overlap_svg(data: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
-def comparison_page(title: str, data: Mapping[str, Any], tables: Sequence[Table]) -> str:
+def comparison_page(title: str, data: CompareJSON, tables: Sequence[Table]) -> str:
     """The comparison as one standalone HTML page: bars, the overlap diagram, the tables."""
     body = [f"<h1>{html.escape(title)}</h1>", _bars(data), _overlap_svg(data)]
     for name, header, rows in tables:

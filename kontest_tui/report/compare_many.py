@@ -30,13 +30,20 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, TypedDict
+from typing import Any
 
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.oracles.evaluate import ORACLES
 from kontest_tui.oracles.report_json import ReportJSON, report_section
 from kontest_tui.report.compare_cells import NOT_ESTIMATED, count_cell, session_label
+from kontest_tui.report.compare_json import (
+    CompareJSON,
+    OverlapJSON,
+    SessionTiming,
+    TimingJSON,
+    timing_json,
+)
 from kontest_tui.report.compare_variants import variant_table, variant_tables
 from kontest_tui.report.tables import (
     Table,
@@ -45,19 +52,9 @@ from kontest_tui.report.tables import (
     markdown_table,
     text_table,
 )
-from kontest_tui.results.settings import Difference, DifferenceJSON, show_value
+from kontest_tui.results.settings import Difference, show_value
 
 COMPARE_FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json", "html")
-
-
-class CompareJSON(TypedDict):
-    """The compare JSON (`kontest compare --format json`)."""
-
-    sessions: list[ReportJSON]
-    overlap: dict[str, Any]
-    timing: list[dict[str, Any]]
-    variant_table: dict[str, Any]
-    differences: list[DifferenceJSON]
 
 
 @dataclass
@@ -66,9 +63,9 @@ class CompareEntry:
 
     session: str
     report: ReportJSON
+    timing: SessionTiming
     # its error verdicts, and every verdict of the variant oracles (the variant table's)
     verdicts: Sequence[Verdict] = ()
-    timing: dict[str, Any] = field(default_factory=dict)
     # conversation id -> (question text, parsed answer), for variant/annotated questions
     variant_answers: dict[str, tuple[str, str]] = field(default_factory=dict)
     # conversation id -> covering-array row (0 = the original question)
@@ -87,7 +84,7 @@ def error_key(verdict: Verdict) -> tuple[str, str, str, tuple[tuple[str, int], .
     )
 
 
-def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, Any]:
+def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, OverlapJSON]:
     """Per oracle: distinct errors, how many each exact subset of sessions finds
     (`by_subset`, subsets named by their session ids joined with "+"), the errors unique to
     each session and those found by all."""
@@ -98,7 +95,7 @@ def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, Any]:
             if verdict.error:
                 by_key = found.setdefault(verdict.oracle, {})
                 by_key.setdefault(error_key(verdict), set()).add(entry.session)
-    overlap: dict[str, Any] = {}
+    overlap: dict[str, OverlapJSON] = {}
     for oracle in sorted(found, key=lambda name: (name not in ORACLES, name)):
         subsets: dict[str, int] = {}
         for sessions in found[oracle].values():
@@ -110,12 +107,12 @@ def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, Any]:
             for combo in combinations(names, size)
             if "+".join(combo) in subsets
         }
-        overlap[oracle] = {
-            "errors": len(found[oracle]),
-            "by_subset": ordered,
-            "unique": {name: subsets.get(name, 0) for name in names},
-            "all": subsets.get("+".join(names), 0),
-        }
+        overlap[oracle] = OverlapJSON(
+            errors=len(found[oracle]),
+            by_subset=ordered,
+            unique={name: subsets.get(name, 0) for name in names},
+            all=subsets.get("+".join(names), 0),
+        )
     return overlap
 
 
@@ -139,7 +136,7 @@ def build_comparison(
     return {
         "sessions": [entry.report for entry in entries],
         "overlap": compute_overlap(entries),
-        "timing": [{"session": entry.session, **entry.timing} for entry in entries],
+        "timing": [timing_json(entry.session, entry.timing) for entry in entries],
         "variant_table": variant_table(entries),
         "differences": [difference.to_json() for difference in differences],
     }
@@ -185,7 +182,7 @@ def difference_table(differences: Sequence[Mapping[str, Any]], labels: Sequence[
     )
 
 
-def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
+def comparison_tables(data: CompareJSON) -> list[Table]:
     """(title, header, rows) of every table the text, Markdown, CSV and HTML forms show."""
     reports: list[ReportJSON] = data["sessions"]
     labels = [session_label(report) for report in reports]
@@ -202,10 +199,10 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
     annotated = [r for r in reports if r.get("annotation")]
     if consistency or annotated:
         tables.append(_variant_measures(reports, labels, bool(consistency), bool(annotated)))
-    tables += variant_tables(data.get("variant_table") or {}, reports, labels)
-    overlap = data.get("overlap") or {}
+    tables += variant_tables(data["variant_table"], reports, labels)
+    overlap = data["overlap"]
     if overlap:
-        names = [report.get("session") for report in reports]
+        names = [report["session"] or "" for report in reports]
         header = ("error type", "errors", *(f"only {label}" for label in labels), "all")
         rows = [
             (
@@ -219,7 +216,7 @@ def comparison_tables(data: Mapping[str, Any]) -> list[Table]:
         tables.append(
             ("Errors found by exactly one model or by all (KONTEST Fig. 4)", header, rows)
         )
-    timing = data.get("timing") or []
+    timing = data["timing"]
     if timing:
         tables.append(_timing_table(timing, labels))
     return tables
@@ -350,7 +347,7 @@ def _variant_measures(
     return ("Covering-array variants (thesis; 95% Wilson)", ("measure", *labels), rows)
 
 
-def _timing_table(timing: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+def _timing_table(timing: Sequence[TimingJSON], labels: Sequence[str]) -> Table:
     """Calls, wall time and tokens per model (KONTEST Table 14)."""
     rows: list[tuple[str, ...]] = [
         (
@@ -382,11 +379,11 @@ def check_compare_format(fmt: str) -> str:
     return fmt
 
 
-def render_comparison(data: Mapping[str, Any], fmt: str = "text") -> str:
+def render_comparison(data: CompareJSON, fmt: str = "text") -> str:
     """The comparison in `fmt` (see COMPARE_FORMATS)."""
     check_compare_format(fmt)
     if fmt == "json":
-        public = {key: data[key] for key in CompareJSON.__annotations__ if key in data}
+        public = {key: value for key, value in data.items() if key in CompareJSON.__annotations__}
         return json.dumps(public, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     tables = comparison_tables(data)
     title = f"Comparison of {len(data['sessions'])} sessions"

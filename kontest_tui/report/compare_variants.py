@@ -7,11 +7,18 @@ comparison's tables: the failure rate per row per model, then every variant's an
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare_cells import count_cell, rate_json
+from kontest_tui.report.compare_json import (
+    RateCellJSON,
+    VariantOracleJSON,
+    VariantQuestionJSON,
+    VariantRowJSON,
+    VariantTableJSON,
+)
 from kontest_tui.report.tables import Table
 
 if TYPE_CHECKING:
@@ -28,7 +35,7 @@ def row_label(row: int) -> str:
     return f"q{row + 1}"
 
 
-def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
+def variant_table(entries: Sequence[CompareEntry]) -> VariantTableJSON:
     """Thesis Table 4 across models (seed 004, Sec. 1.3.4, Tabelle 4): covering-array rows
     (q1 = the original question, q2... its variants) against models.
 
@@ -58,7 +65,7 @@ def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
             tally[0] += int(verdict.error)
             tally[1] += 1
             failed[(entry.session, verdict.oracle, cid)] = verdict.error
-    oracles: dict[str, Any] = {}
+    oracles: dict[str, VariantOracleJSON] = {}
     for oracle in VARIANT_ORACLES:
         if oracle not in counts:
             continue
@@ -66,11 +73,11 @@ def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
         for row in sorted(counts[oracle]):
             cell = counts[oracle][row]
             rows.append(
-                {
-                    "row": row,
-                    "label": row_label(row),
-                    "sessions": {name: rate_json(*cell.get(name, [0, 0])) for name in names},
-                }
+                VariantRowJSON(
+                    row=row,
+                    label=row_label(row),
+                    sessions={name: rate_json(*cell.get(name, [0, 0])) for name in names},
+                )
             )
         total = {
             name: rate_json(
@@ -79,28 +86,28 @@ def variant_table(entries: Sequence[CompareEntry]) -> dict[str, Any]:
             )
             for name in names
         }
-        oracles[oracle] = {"rows": rows, "total": total}
-    questions = []
+        oracles[oracle] = VariantOracleJSON(rows=rows, total=total)
+    questions: list[VariantQuestionJSON] = []
     if entries:
         for cid, (text, _) in entries[0].variant_answers.items():
             if not all(cid in entry.variant_answers for entry in entries):
                 continue
             row = entries[0].variant_rows.get(cid, 0)
             questions.append(
-                {
-                    "conversation": cid,
-                    "row": row,
-                    "label": row_label(row),
-                    "question": text,
-                    "expected": entries[0].variant_expected.get(cid),
-                    "answers": {entry.session: entry.variant_answers[cid][1] for entry in entries},
-                    "failed": {
+                VariantQuestionJSON(
+                    conversation=cid,
+                    row=row,
+                    label=row_label(row),
+                    question=text,
+                    expected=entries[0].variant_expected.get(cid),
+                    answers={entry.session: entry.variant_answers[cid][1] for entry in entries},
+                    failed={
                         oracle: {name: failed.get((name, oracle, cid)) for name in names}
                         for oracle in oracles
                     },
-                }
+                )
             )
-    return {"oracles": oracles, "questions": questions}
+    return VariantTableJSON(oracles=oracles, questions=questions)
 
 
 ORACLE_TITLES = {
@@ -110,15 +117,16 @@ ORACLE_TITLES = {
 
 
 def variant_tables(
-    table: Mapping[str, Any], reports: Sequence[ReportJSON], labels: Sequence[str]
+    table: VariantTableJSON, reports: Sequence[ReportJSON], labels: Sequence[str]
 ) -> list[Table]:
     """Thesis Table 4: failure rate per covering-array row per model, then the answers."""
-    names = [report.get("session") for report in reports]
+    names = [report["session"] or "" for report in reports]
     tables: list[Table] = []
-    for oracle, block in (table.get("oracles") or {}).items():
+    for oracle, block in table["oracles"].items():
+        per_row = [(row["label"], row["sessions"]) for row in block["rows"]]
         rows = [
-            (row["label"], *(_json_cell(row["sessions"].get(name)) for name in names))
-            for row in [*block["rows"], {"label": "total", "sessions": block["total"]}]
+            (label, *(_json_cell(sessions.get(name)) for name in names))
+            for label, sessions in [*per_row, ("total", block["total"])]
         ]
         tables.append(
             (
@@ -128,7 +136,7 @@ def variant_tables(
                 rows,
             )
         )
-    questions = table.get("questions") or []
+    questions = table["questions"]
     if questions:
         rows = []
         for item in questions[:MAX_VARIANT_ROWS]:
@@ -156,5 +164,5 @@ def variant_tables(
     return tables
 
 
-def _json_cell(cell: Mapping[str, Any] | None) -> str:
-    return count_cell(cell["count"], cell["of"], cell.get("ci95")) if cell else "-"
+def _json_cell(cell: RateCellJSON | None) -> str:
+    return count_cell(cell["count"], cell["of"], cell["ci95"]) if cell else "-"

@@ -18,15 +18,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.redact import scrub
+from kontest_tui.report.compare_json import CompareJSON, SessionTiming
 from kontest_tui.report.compare_many import (
     CompareEntry,
-    CompareJSON,
     build_comparison,
     check_comparable,
 )
@@ -86,23 +85,23 @@ def session_identity(store: Store, session_id: str) -> tuple[str, str, tuple[str
     return str(row["kg_name"]), hashlib.sha256(snapshot).hexdigest(), relations
 
 
-def session_timing(store: Store, session_id: str) -> dict[str, Any]:
+def session_timing(store: Store, session_id: str) -> SessionTiming:
     """Calls made (attempts, retries included), answers, reused answers, wall time, tokens of
     the calls made (never of reused answers; None when none reported), time per call and mean
     latency of the model's answers (KONTEST Table 14)."""
     row = store.sessions.get(session_id)
     sums = store.responses.timing(session_id)
     wall = round(float(row.get("elapsed_s") or 0.0), 3)
-    return {
-        "model": row["model"],
-        "calls": sums.calls,
-        "answers": sums.answers,
-        "cached": sums.cached,
-        "wall_s": wall,
-        "tokens": sums.tokens,
-        "s_per_call": round(wall / sums.calls, 6) if sums.calls else None,
-        "mean_latency_ms": sums.mean_latency_ms,
-    }
+    return SessionTiming(
+        model=row["model"],
+        calls=sums.calls,
+        answers=sums.answers,
+        cached=sums.cached,
+        wall_s=wall,
+        tokens=sums.tokens,
+        s_per_call=round(wall / sums.calls, 6) if sums.calls else None,
+        mean_latency_ms=sums.mean_latency_ms,
+    )
 
 
 def comparison_entries(
@@ -123,14 +122,14 @@ def _read_entry(store: Store, session_id: str) -> CompareEntry:
     """One session's entry from the store: its report, error and variant verdicts, timing and
     variant answers (its stored verdicts when its report is current, else an evaluation)."""
     report = current_report(store, session_id)
+    timing = session_timing(store, session_id)
     if report is not None:
-        entry = CompareEntry(session_id, report)
+        entry = CompareEntry(session_id, report, timing)
         entry.verdicts = store.verdicts.errors_and_all_of(session_id, VARIANT_ORACLES)
     else:
         evaluation = evaluate_session(store, session_id)
-        entry = CompareEntry(session_id, evaluation.to_json())
+        entry = CompareEntry(session_id, evaluation.to_json(), timing)
         entry.verdicts = [v for v in evaluation.verdicts if v.error or v.oracle in VARIANT_ORACLES]
-    entry.timing = session_timing(store, session_id)
     variant_kinds = [kind.value for kind in VARIANT_KINDS]
     for found in store.relations.first_answers(session_id, variant_kinds):
         if found.answer is not None:

@@ -1,6 +1,7 @@
-"""oracles.report_json: the Report JSON a run prints holds exactly the keys ReportJSON declares
-(every required one, no undeclared one) for every test kind and for a sample, and a report of
-another shape read back is one readable error."""
+"""oracles.report_json and report.compare_json: the Report JSON a run prints holds exactly the
+keys ReportJSON declares (every required one, no undeclared one) for every test kind and for a
+sample, so does the compare JSON of two sessions with variants; a report of another shape read
+back is one readable error."""
 
 from __future__ import annotations
 
@@ -18,6 +19,14 @@ from kontest_tui.oracles.report_json import (
     ReportJSON,
     report_from_json,
     report_section,
+)
+from kontest_tui.report.compare_json import (
+    CompareJSON,
+    OverlapJSON,
+    RateCellJSON,
+    TimingJSON,
+    VariantQuestionJSON,
+    VariantTableJSON,
 )
 
 
@@ -78,3 +87,31 @@ def test_a_report_of_another_shape_is_one_readable_error() -> None:
     del whole["gap"]
     with pytest.raises(InvalidInputError, match=r"^the report: not a session report \(no 'gap'\)"):
         report_from_json(whole, "the report")
+
+
+def test_the_compare_json_has_the_declared_keys(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(tmp_path) + "/c.db"
+    asked = ("--kind", "kontest,variant", "--limit", "6", "--variant-limit", "2")
+    for model in ("sim", "sim:forgetful"):
+        assert run_cli(["run", "--db", db, "--kg", "places", "-q", "--model", model, *asked]) == 0
+    capsys.readouterr()
+    assert run_cli(["compare", "--db", db, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert_shape(data, CompareJSON)
+    assert len(data["sessions"]) == 2
+    for report in data["sessions"]:
+        assert_shape(report, ReportJSON)
+    assert data["overlap"], "the forgetful model makes errors the other does not"
+    for cell in data["overlap"].values():
+        assert_shape(cell, OverlapJSON)
+    for timing in data["timing"]:
+        assert_shape(timing, TimingJSON)
+    assert_shape(data["variant_table"], VariantTableJSON)
+    assert data["variant_table"]["questions"]
+    for question in data["variant_table"]["questions"]:
+        assert_shape(question, VariantQuestionJSON)
+    for block in data["variant_table"]["oracles"].values():
+        for cell in block["total"].values():
+            assert_shape(cell, RateCellJSON)

@@ -24,7 +24,7 @@ from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
 from kontest_tui.paths import default_db_path
-from kontest_tui.report.compare import render_comparison
+from kontest_tui.report.compare import CompareJSON, render_comparison
 from kontest_tui.report.stored_compare import stored_comparison
 from kontest_tui.store import Store
 from kontest_tui.tui.widgets.ticks import TickList
@@ -32,11 +32,11 @@ from kontest_tui.tui.widgets.ticks import TickList
 TICK_TWO = "Tick two or more sessions (space) for the tables of `kontest compare`."
 
 
-def compare_stored(db: str | Path | None, session_ids: Sequence[str]) -> tuple[dict[str, Any], str]:
+def compare_stored(db: str | Path | None, session_ids: Sequence[str]) -> tuple[CompareJSON, str]:
     """The compare JSON of these stored sessions and its text tables (run in a worker)."""
     with Store(Path(db) if db else default_db_path()) as store:
         # Settings that differ are shown above the tables, as --allow-differences does.
-        data: dict[str, Any] = dict(stored_comparison(store, session_ids, allow_differences=True))
+        data = stored_comparison(store, session_ids, allow_differences=True)
     return data, render_comparison(data, "text")
 
 
@@ -54,7 +54,7 @@ class CompareTables(Vertical):
     class Built(Message):
         """The ticked sessions were compared (the compare JSON and its text)."""
 
-        def __init__(self, session_ids: tuple[str, ...], data: dict[str, Any], text: str) -> None:
+        def __init__(self, session_ids: tuple[str, ...], data: CompareJSON, text: str) -> None:
             super().__init__()
             self.session_ids = session_ids
             self.data = data
@@ -74,7 +74,7 @@ class CompareTables(Vertical):
         self.db = db
         self.offered: tuple[tuple[str, str], ...] = ()  # (label, session id) listed
         self.asked: tuple[str, ...] = ()  # the sessions last compared (or being compared)
-        self.data: dict[str, Any] | None = None  # the compare JSON shown (tests read it)
+        self.data: CompareJSON | None = None  # the compare JSON shown (tests read it)
 
     def compose(self) -> ComposeResult:
         yield TickList[str](id="compare-ticks")
