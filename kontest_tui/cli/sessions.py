@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
 
 import click
 
 from kontest_tui.cli.db import db_option, open_store
 from kontest_tui.oracles.evaluate import headline_title
+from kontest_tui.store.records import SessionListing
 
 HEADER = ("id", "status", "created", "kg", "model", "answered", "failed", "stopped", "rate")
 
@@ -38,7 +37,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
         )
 
 
-def session_line(row: Mapping[str, Any]) -> tuple[str, ...]:
+def session_line(row: SessionListing) -> tuple[str, ...]:
     """One session's cells, in the order of HEADER."""
     return (
         row["id"],
@@ -53,7 +52,7 @@ def session_line(row: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
-def headline_cell(row: Mapping[str, Any]) -> str:
+def headline_cell(row: SessionListing) -> str:
     """`29.1% hallucination rate`: a session row's headline rate and what it is
     (oracles.evaluate.headline_of; a row stored before headlines: its KONTEST error rate)."""
     measure, rate = row.get("headline_measure"), row.get("headline_rate")

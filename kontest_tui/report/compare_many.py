@@ -52,7 +52,7 @@ from kontest_tui.report.tables import (
     markdown_table,
     text_table,
 )
-from kontest_tui.results.settings import Difference, show_value
+from kontest_tui.results.settings import Difference, DifferenceJSON, show_value
 
 COMPARE_FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json", "html")
 
@@ -168,7 +168,7 @@ def _total_cell(report: ReportJSON) -> str:
     return count_cell(errors.get("total", 0), sum(tests.get(o, 0) for o in ORACLES))
 
 
-def difference_table(differences: Sequence[Mapping[str, Any]], labels: Sequence[str]) -> Table:
+def difference_table(differences: Sequence[DifferenceJSON], labels: Sequence[str]) -> Table:
     """The settings that differ, one row each, a value per session (above the other tables)."""
     rows = []
     for item in differences:

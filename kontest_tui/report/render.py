@@ -21,7 +21,7 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
-from kontest_tui.oracles.report_json import ReportJSON, report_from_json
+from kontest_tui.oracles.report_json import RateJSON, ReportJSON, report_from_json
 from kontest_tui.report.tables import (
     Table,
     csv_table,
@@ -207,7 +207,7 @@ def asks_kontest(report: ReportJSON) -> bool:
     return "kontest" in (report.get("kinds") or ["kontest"])
 
 
-def interval_text(cell: Mapping[str, Any] | None) -> str:
+def interval_text(cell: RateJSON | None) -> str:
     """`12.0-19.8%` of a `rates` cell, "not estimated" or "-" (no test)."""
     if not cell or not cell.get("tests"):
         return "-"
