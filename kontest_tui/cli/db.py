@@ -26,6 +26,17 @@ def db_option(function: F) -> F:
     )(function)
 
 
+def out_option(function: F) -> F:
+    """Add `--out FILE` to a command (written whole by `write_output`), as the `out`
+    parameter."""
+    return click.option(
+        "--out",
+        type=click.Path(dir_okay=False, writable=True),
+        default=None,
+        help="Write to this file instead of stdout.",
+    )(function)
+
+
 def db_arg(ctx: click.Context, db: str | None) -> str | None:
     """The --db the user gave (to this command or the group), for commands we print."""
     if db is None and ctx.parent is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from kontest_tui.cli.db import db_option, open_store, write_output
+from kontest_tui.cli.db import db_option, open_store, out_option, write_output
 from kontest_tui.report.export import EXPORT_FORMATS, export_probes, export_session
 
 
@@ -14,12 +14,7 @@ from kontest_tui.report.export import EXPORT_FORMATS, export_probes, export_sess
 @click.option(
     "--format", "fmt", type=click.Choice(EXPORT_FORMATS), default="jsonl", show_default=True
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write to this file instead of stdout.",
-)
+@out_option
 @click.option(
     "--probes",
     is_flag=True,

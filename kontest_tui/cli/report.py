@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import click
 
-from kontest_tui.cli.db import db_option, open_store, write_output
+from kontest_tui.cli.db import db_option, open_store, out_option, write_output
 from kontest_tui.cli.option_groups import grouped
 from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.errors import InvalidInputError
@@ -40,12 +40,7 @@ class PageChoice:
     show_default=True,
     help="html: the session explained on one standalone page, with the picture of the model's KG.",
 )
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, writable=True),
-    default=None,
-    help="Write to this file instead of stdout.",
-)
+@out_option
 @click.option(
     "--re-evaluate",
     "re_evaluate",

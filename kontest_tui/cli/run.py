@@ -274,14 +274,9 @@ class CommandRun:
             else outcome.evaluation
         )
         click.echo(render_report(shown, "text"), nl=False)
-        failed = outcome.evaluation.failed
-        if failed:
-            click.echo(
-                f"kontest: error: {failed_message(failed)} (no answer); ask them again with: "
-                f"{resume_command(session_id, self.db)}",
-                err=True,
-            )
-            self.ctx.exit(1)
+        self.exit_if_failed(
+            outcome.evaluation.failed, f"ask them again with: {resume_command(session_id, self.db)}"
+        )
 
     def batch_phase(self, session_id: str, batch_in: str | None, batch_out: str | None) -> None:
         """One step of batch mode (run.batch.batch_phase), told on stderr; the report at the
@@ -321,12 +316,12 @@ class CommandRun:
         failed = phase.evaluation.failed
         click.echo(f"session {session_id} {'failed' if failed else 'done'}", err=True)
         click.echo(render_report(phase.evaluation, "text"), nl=False)
+        self.exit_if_failed(failed, f"request them again with: {resume} --batch-out DIR")
+
+    def exit_if_failed(self, failed: int, again: str) -> None:
+        """Turns with no answer: one error line saying how to ask them again, exit 1."""
         if failed:
-            click.echo(
-                f"kontest: error: {failed_message(failed)} (no answer); request them again "
-                f"with: {resume} --batch-out DIR",
-                err=True,
-            )
+            click.echo(f"kontest: error: {failed_message(failed)} (no answer); {again}", err=True)
             self.ctx.exit(1)
 
 

@@ -13,6 +13,7 @@ from typing import TypeVar
 import click
 
 from kontest_tui.cli.db import db_option
+from kontest_tui.cli.generate import parse_template_ids
 from kontest_tui.cli.kinds import parse_rules
 from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.domain.records import TestKind
@@ -183,16 +184,6 @@ class RunRequest:
             config=self.executor.config(self.seed),
             fresh_conversations=graph.fresh_conversations,
         )
-
-
-def parse_template_ids(value: str | None) -> tuple[str, ...] | None:
-    """`--template-ids t1,t3` as ids (None: the template set's first two)."""
-    if value is None or not value.strip():
-        return None
-    ids = tuple(part.strip() for part in value.split(","))
-    if any(not part for part in ids):
-        raise InvalidInputError(f"--template-ids: empty id in {value!r}")
-    return ids
 
 
 def _options(*decorators: Callable[[F], F]) -> Callable[[F], F]:

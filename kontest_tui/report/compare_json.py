@@ -48,18 +48,10 @@ class SessionTiming(TypedDict):
     mean_latency_ms: float | None
 
 
-class TimingJSON(TypedDict):
-    """A session's timing, named by its id."""
+class TimingJSON(SessionTiming):
+    """A session's timing, named by its id (the first key of its JSON: `timing_json`)."""
 
     session: str
-    model: str
-    calls: int
-    answers: int
-    cached: int
-    wall_s: float
-    tokens: int | None
-    s_per_call: float | None
-    mean_latency_ms: float | None
 
 
 class VariantRowJSON(TypedDict):
