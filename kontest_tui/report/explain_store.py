@@ -65,7 +65,7 @@ def choose_errors(
     kind: str | None = None,
 ) -> ChosenErrors:
     """The error to explain: the `number`-th (1-based) among those of oracle `kind`, clearest
-    first (store.views' order: atomic errors with both answers valid and short distinct
+    first (store.error_list's order: atomic errors with both answers valid and short distinct
     labels come first); of one `relation`: every error of it, or its `number`-th.
 
     The session's verdicts are the stored ones (evaluated and stored first when there are
@@ -103,15 +103,14 @@ def choose_errors(
 
 
 def _clearest(store: Store, session_id: str, index: int, kind: str | None) -> Verdict | None:
-    """The error at `index` of the clearest-first list (store.views, the order the
+    """The error at `index` of the clearest-first list (store.error_list, the order the
     explorer's `n` and Errors tab use); None when the views cannot be built (a read-only
     database without them): the stored order is used then."""
-    views = store.views
     try:
-        views.ensure(session_id, evaluation_engine())
+        store.views.ensure(session_id, evaluation_engine())
     except StoreError:
         return None
-    row = views.error_at(session_id, index, oracle=kind, order=CLEAREST)
+    row = store.error_list.error_at(session_id, index, oracle=kind, order=CLEAREST)
     return row.verdict if row is not None else None
 
 
@@ -187,12 +186,12 @@ def card_nodes(evidence: CardEvidence, verdict: Verdict) -> set[str]:
 
 
 def explain_verdict(store: Store, session_id: str, verdict: Verdict) -> ExplanationCard:
-    """The card of one stored verdict, its nodes named by the explorer's views (store.views,
+    """The card of one stored verdict, its nodes named by the explorer's views (store.tree,
     a few rows) when they are built, else by the session's KG."""
     evidence = stored_evidence(store, session_id, [verdict], MappedNames({}))
-    views = store.views
-    if views.ready(session_id):
-        evidence.names = MappedNames(views.node_names(session_id, card_nodes(evidence, verdict)))
+    if store.views.ready(session_id):
+        nodes = card_nodes(evidence, verdict)
+        evidence.names = MappedNames(store.tree.node_names(session_id, nodes))
     else:
         evidence.names = NodeNames(session_graph(store, session_id))
     return build_card(verdict, evidence)

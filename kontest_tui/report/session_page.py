@@ -142,12 +142,12 @@ def build_session_document(
 
 
 def _errors_clearest_first(store: Store, session_id: str, total: int) -> list[Verdict]:
-    """Every error verdict, clearest first (store.views); the stored order when the views
-    cannot be built (a read-only file)."""
-    views = store.views
+    """Every error verdict, clearest first (store.error_list); the stored order when the
+    views cannot be built (a read-only file)."""
     try:
-        views.ensure(session_id, evaluation_engine())
-        return [row.verdict for row in views.errors(session_id, limit=total, order=CLEAREST)]
+        store.views.ensure(session_id, evaluation_engine())
+        rows = store.error_list.errors(session_id, limit=total, order=CLEAREST)
+        return [row.verdict for row in rows]
     except StoreError:
         return store.verdicts.errors(session_id, limit=total)
 

@@ -10,7 +10,10 @@ tables (docs/architecture.md, "The store"):
 - `responses` (store.responses): the answers, stored as they arrive;
 - `verdicts` (store.verdicts): the oracles' verdicts, stored with the report;
 - `reports` (store.reports): the stored Report JSON, read only when current;
-- `views` (store.views): the explorer's derived tables (store.rollups writes them);
+- `views` (store.views): whether the explorer's derived tables are built (store.rollups
+  writes them), and building them; read by `tree` (store.tree: the results tree),
+  `error_list` (store.error_list: the ranked errors), `gaps` (store.gaps: the gap lists)
+  and `details` (store.details: one relation's answers, verdicts and transcripts);
 - `chunks` (store.chunks): a session a chunk of relations at a time (streamed runs);
 - `cache` (store.cache): raw answers kept across sessions;
 - `leases` (store.leases): which process runs which session;
@@ -38,6 +41,9 @@ from kontest_tui.errors import StoreError
 
 from .cache import ResponseCache
 from .chunks import Chunks
+from .details import RelationDetails
+from .error_list import ErrorList
+from .gaps import GapLists
 from .leases import Leases
 from .probes import Probes
 from .relations import Relations
@@ -45,6 +51,7 @@ from .reports import Reports
 from .responses import Responses
 from .schema import SCHEMA_VERSION, apply_migrations, read_version
 from .sessions import Sessions
+from .tree import ResultTree
 from .verdicts import Verdicts
 from .views import ResultViews
 
@@ -140,6 +147,10 @@ class Store:
         self.verdicts = Verdicts(self)
         self.reports = Reports(self)
         self.views = ResultViews(self)
+        self.tree = ResultTree(self)
+        self.error_list = ErrorList(self)
+        self.gaps = GapLists(self)
+        self.details = RelationDetails(self)
         self.chunks = Chunks(self)
         self.cache = ResponseCache(self)
         self.leases = Leases(self)

@@ -268,6 +268,11 @@ _TEST_KINDS: dict[str, TestKind] = {kind.value: kind for kind in TestKind}
 _ANSWERS: dict[str, Answer] = {answer.value: answer for answer in Answer}
 
 
+def stored_answer(value: object) -> Answer | None:
+    """An answer column's value as an Answer; None when it holds none (NULL, not an answer)."""
+    return _ANSWERS.get(value) if isinstance(value, str) else None
+
+
 def _answer(value: str) -> Answer:
     """Answer(value) by a dict lookup (an unknown value raises ValueError as Answer does)."""
     found = _ANSWERS.get(value)

@@ -27,8 +27,8 @@ from kontest_tui.run.api import (
     report_from_json,
 )
 from kontest_tui.store import Store
+from kontest_tui.store.tree import ResultTree
 from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
-from kontest_tui.store.views import ResultViews
 
 _STORE_OPENING = threading.Lock()
 
@@ -44,15 +44,16 @@ def open_store(path: str | Path | None) -> Store:
 
 
 @contextmanager
-def open_views(path: str | Path | None, session_id: str | None = None) -> Iterator[ResultViews]:
-    """The store's explorer views (store.views) on `path`, open for the calling thread. On a
-    read-only database whose file lacks the session's views (another kontest built them)
-    they are built again in this Store's TEMP tables, which close with it."""
+def open_views(path: str | Path | None, session_id: str | None = None) -> Iterator[Store]:
+    """A Store on `path` for reading the explorer's views (store.tree, store.error_list,
+    store.gaps, store.details), open for the calling thread. On a read-only database whose
+    file lacks the session's views (another kontest built them) they are built again in
+    this Store's TEMP tables, which close with it."""
     store = open_store(path)
     try:
         if session_id is not None and store.read_only and not store.views.ready(session_id):
             store.views.ensure(session_id, evaluation_engine())
-        yield store.views
+        yield store
     finally:
         store.close()
 
@@ -83,7 +84,7 @@ EXPAND_BUDGET = 300  # nodes shown open at first; deeper levels are read when op
 
 
 def read_open_levels(
-    views: ResultViews, session_id: str, roots: list[TreeNode], budget: int = EXPAND_BUDGET
+    tree: ResultTree, session_id: str, roots: list[TreeNode], budget: int = EXPAND_BUDGET
 ) -> dict[str, list[TreeNode]]:
     """The children of the first levels, as many whole levels as fit in `budget` nodes."""
     shown = len(roots)
@@ -93,7 +94,7 @@ def read_open_levels(
         count = sum(row.children for row in level)  # known before reading them
         if not count or shown + count > budget:
             break
-        below = {row.node: views.children(session_id, row.node) for row in level if row.children}
+        below = {row.node: tree.children(session_id, row.node) for row in level if row.children}
         found.update(below)
         shown += count
         level = [row for rows in below.values() for row in rows]
@@ -116,14 +117,14 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
             done = ensure_report(store, session_id, errors=0).report
             views.ensure(session_id, evaluation_engine())
         report = report_from_json(done, f"the stored report of {session_id}")
-        roots = views.children(session_id, None)
+        roots = store.tree.children(session_id, None)
         return OpenedResults(
             header=header,
             report=report,
             roots=roots,
-            errors=views.count_errors(session_id),
-            oracles=views.error_oracles(session_id),
-            children=read_open_levels(views, session_id, roots),
+            errors=store.error_list.count_errors(session_id),
+            oracles=store.error_list.error_oracles(session_id),
+            children=read_open_levels(store.tree, session_id, roots),
         )
     finally:
         store.close()

@@ -106,10 +106,10 @@ def test_a_read_only_copy_reads_as_the_original(
             opened.oracles,
         )
         assert seen.errors > 0 and seen.roots == opened.roots and seen.children == opened.children
-        with open_views(copy) as views:
-            first = views.errors(session_id, limit=5)
-        with open_views(path) as views:
-            assert first == views.errors(session_id, limit=5)
+        with open_views(copy) as store:
+            first = store.error_list.errors(session_id, limit=5)
+        with open_views(path) as store:
+            assert first == store.error_list.errors(session_id, limit=5)
         assert {p.name: p.read_bytes() for p in copy.parent.iterdir()} == files
     finally:
         unlock(copy)
@@ -122,8 +122,8 @@ def test_views_missing_from_a_read_only_copy_are_built_in_memory(
     built in memory for every read (each opens its own Store), the file unchanged."""
     path, session_id = original
     opened = open_results(path, session_id)
-    with open_views(path) as views:
-        first_errors = views.errors(session_id, limit=5)
+    with open_views(path) as store:
+        first_errors = store.error_list.errors(session_id, limit=5)
     copy = copy_of(path, tmp_path / "ro")
     for table in rollups.TABLES:  # views not built yet: a report stored before they existed
         edit(copy, f"DELETE FROM {table}")
@@ -135,10 +135,10 @@ def test_views_missing_from_a_read_only_copy_are_built_in_memory(
             opened.errors,
             opened.roots,
         )
-        with open_views(copy, session_id) as views:
-            assert views.errors(session_id, limit=5) == first_errors
+        with open_views(copy, session_id) as store:
+            assert store.error_list.errors(session_id, limit=5) == first_errors
             root = opened.roots[0].node
-            assert views.children(session_id, root) == opened.children[root]
+            assert store.tree.children(session_id, root) == opened.children[root]
         assert {p.name: p.read_bytes() for p in copy.parent.iterdir()} == files
     finally:
         unlock(copy)

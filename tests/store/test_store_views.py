@@ -1,4 +1,5 @@
-"""The explorer's store views (store.views over store.rollups) on a hand-made session.
+"""The explorer's store views (store.tree, store.error_list, store.gaps, store.details, kept
+built by store.views over store.rollups) on a hand-made session.
 
 The session: KG Alpha -> Be -> Ce, Alpha -> Delta, Alpha -> Echo; relations A>B, A>C, B>C,
 A>D, A>E (positions 0-4), atomic questions under t1 and t2 answered
@@ -33,7 +34,6 @@ from kontest_tui.errors import StoreError
 from kontest_tui.store import SCHEMA_VERSION, Store
 from kontest_tui.store.schema import apply_migrations
 from kontest_tui.store.view_records import TREE
-from kontest_tui.store.views import ResultViews
 
 LABELS = {"A": "Alpha", "B": "Be", "C": "Ce", "D": "Delta", "E": "Echo"}
 KG = {
@@ -133,10 +133,10 @@ def store_session(store: Store, *, report: bool = True) -> str:
 
 
 @pytest.fixture
-def session(tmp_path: Path) -> tuple[ResultViews, str]:
+def session(tmp_path: Path) -> tuple[Store, str]:
     store = Store(tmp_path / "s.db")
     session_id = store_session(store)
-    return store.views, session_id
+    return store, session_id
 
 
 def ids(rows: list) -> list[int]:  # noqa: ANN001
@@ -144,50 +144,52 @@ def ids(rows: list) -> list[int]:  # noqa: ANN001
 
 
 def test_the_clearest_error_comes_first_and_the_order_pages(session) -> None:  # noqa: ANN001
-    views, session_id = session
-    assert views.count_errors(session_id) == 6
-    assert ids(views.errors(session_id, limit=10)) == [6, 1, 7, 5, 2, 4]
-    assert ids(views.errors(session_id, offset=2, limit=2)) == [7, 5]
-    assert ids(views.errors(session_id, offset=4, limit=10)) == [2, 4]
-    assert views.errors(session_id, offset=6, limit=10) == []
-    first = views.error_at(session_id, 0)
+    store, session_id = session
+    assert store.error_list.count_errors(session_id) == 6
+    assert ids(store.error_list.errors(session_id, limit=10)) == [6, 1, 7, 5, 2, 4]
+    assert ids(store.error_list.errors(session_id, offset=2, limit=2)) == [7, 5]
+    assert ids(store.error_list.errors(session_id, offset=4, limit=10)) == [2, 4]
+    assert store.error_list.errors(session_id, offset=6, limit=10) == []
+    first = store.error_list.error_at(session_id, 0)
     assert first is not None and first.verdict_id == 6
     assert (first.parent_name, first.child_name) == ("Be", "Ce")
     assert first.way == ("A", "B", "C")
 
 
 def test_graph_order_and_oracle_filter(session) -> None:  # noqa: ANN001
-    views, session_id = session
-    assert ids(views.errors(session_id, limit=10, order=TREE)) == [7, 1, 2, 5, 6, 4]
-    assert ids(views.errors(session_id, limit=10, oracle="atomic")) == [6, 1, 7]
-    assert ids(views.errors(session_id, offset=1, limit=1, oracle="atomic", order=TREE)) == [1]
-    assert views.count_errors(session_id, "atomic") == 3
-    assert views.error_oracles(session_id) == [
+    store, session_id = session
+    assert ids(store.error_list.errors(session_id, limit=10, order=TREE)) == [7, 1, 2, 5, 6, 4]
+    assert ids(store.error_list.errors(session_id, limit=10, oracle="atomic")) == [6, 1, 7]
+    assert ids(
+        store.error_list.errors(session_id, offset=1, limit=1, oracle="atomic", order=TREE)
+    ) == [1]
+    assert store.error_list.count_errors(session_id, "atomic") == 3
+    assert store.error_list.error_oracles(session_id) == [
         "atomic",
         "sequential_intra",
         "ontological",
         "variant",
     ]
-    ontological = views.errors(session_id, limit=1, oracle="ontological")[0]
+    ontological = store.error_list.errors(session_id, limit=1, oracle="ontological")[0]
     assert ontological.path_names == ("Alpha", "Be", "Ce")
 
 
 def test_next_and_previous_error_wrap_around(session) -> None:  # noqa: ANN001
-    views, session_id = session
-    assert views.step_error(session_id, None, 1).verdict_id == 6
-    assert views.step_error(session_id, None, -1).verdict_id == 4
-    assert views.step_error(session_id, 5, 1).verdict_id == 6
-    assert views.step_error(session_id, 0, -1).verdict_id == 4
-    assert views.step_error(session_id, 2, 1, oracle="atomic").verdict_id == 6
-    assert views.error_index(session_id, 2) == 4
-    assert views.error_index(session_id, 2, order=TREE) == 2
-    assert views.error_index(session_id, 2, oracle="atomic") is None
-    assert views.error_index(session_id, 3) is None  # not an error
+    store, session_id = session
+    assert store.error_list.step_error(session_id, None, 1).verdict_id == 6
+    assert store.error_list.step_error(session_id, None, -1).verdict_id == 4
+    assert store.error_list.step_error(session_id, 5, 1).verdict_id == 6
+    assert store.error_list.step_error(session_id, 0, -1).verdict_id == 4
+    assert store.error_list.step_error(session_id, 2, 1, oracle="atomic").verdict_id == 6
+    assert store.error_list.error_index(session_id, 2) == 4
+    assert store.error_list.error_index(session_id, 2, order=TREE) == 2
+    assert store.error_list.error_index(session_id, 2, oracle="atomic") is None
+    assert store.error_list.error_index(session_id, 3) is None  # not an error
 
 
 def test_tree_children_carry_their_rollups(session) -> None:  # noqa: ANN001
-    views, session_id = session
-    roots = views.children(session_id, None)
+    store, session_id = session
+    roots = store.tree.children(session_id, None)
     assert [node.node for node in roots] == ["A"]
     alpha = roots[0]
     assert (alpha.subtree.relations, alpha.subtree.error_total, alpha.errors_below) == (5, 6, 6)
@@ -195,41 +197,44 @@ def test_tree_children_carry_their_rollups(session) -> None:  # noqa: ANN001
         "t1": {"yes": 3, "no": 2},
         "t2": {"yes": 3, "invalid": 1, "no": 1},
     }
-    children = views.children(session_id, "A")
+    children = store.tree.children(session_id, "A")
     assert [node.node for node in children] == ["B", "D", "E"]
     be = children[0]
     assert be.relation == "A>B" and be.answers == {"t1": Answer.YES, "t2": Answer.YES}
     assert (be.own.relations, be.own.errors) == (1, {"atomic": 1})
     assert (be.subtree.relations, be.subtree.error_total, be.errors_below) == (3, 5, 4)
-    ce = views.children(session_id, "B")[0]
+    ce = store.tree.children(session_id, "B")[0]
     assert ce.own.errors == {"atomic": 2, "ontological": 1, "sequential_intra": 1}
     assert ce.own.relations == 2 and ce.children == 0
-    assert [node.node for node in views.children(session_id, "A", errors_only=True)] == ["B", "D"]
-    assert views.way(session_id, "C") == ("A", "B", "C")
+    assert [node.node for node in store.tree.children(session_id, "A", errors_only=True)] == [
+        "B",
+        "D",
+    ]
+    assert store.tree.way(session_id, "C") == ("A", "B", "C")
 
 
 def test_gap_lists_page_per_template(session) -> None:  # noqa: ANN001
-    views, session_id = session
-    assert views.gap_groups(session_id) == [("t1", 2), ("t2", 2), ("intersection", 1)]
-    assert [row.relation_id for row in views.gap_page(session_id, "t1")] == ["A>C", "A>D"]
-    assert [row.relation_id for row in views.gap_page(session_id, "t2")] == ["B>C", "A>D"]
-    assert [row.relation_id for row in views.gap_page(session_id, "t2", offset=1)] == ["A>D"]
-    assert [row.relation_id for row in views.gap_page(session_id, "intersection")] == ["A>D"]
-    assert views.gap_page(session_id, "t1", offset=2) == []
+    store, session_id = session
+    assert store.gaps.gap_groups(session_id) == [("t1", 2), ("t2", 2), ("intersection", 1)]
+    assert [row.relation_id for row in store.gaps.gap_page(session_id, "t1")] == ["A>C", "A>D"]
+    assert [row.relation_id for row in store.gaps.gap_page(session_id, "t2")] == ["B>C", "A>D"]
+    assert [row.relation_id for row in store.gaps.gap_page(session_id, "t2", offset=1)] == ["A>D"]
+    assert [row.relation_id for row in store.gaps.gap_page(session_id, "intersection")] == ["A>D"]
+    assert store.gaps.gap_page(session_id, "t1", offset=2) == []
 
 
 def test_relation_detail_reads_one_relation(session) -> None:  # noqa: ANN001
-    views, session_id = session
-    detail = views.relation_detail(session_id, "A>C")
+    store, session_id = session
+    detail = store.details.relation_detail(session_id, "A>C")
     assert detail is not None
     assert detail.name == "Alpha ⊃ Ce" and detail.path_names == ("Alpha", "Be", "Ce")
     assert detail.answers == {"t1": Answer.NO, "t2": Answer.YES}
     assert [v.oracle for v in detail.errors] == ["atomic", "ontological"]
     assert [c.conversation.label for c in detail.conversations] == ["Q1", "Q2"]
     assert detail.conversations[0].turns[0].raw == "No."
-    into = views.relations_into(session_id, "C")
+    into = store.details.relations_into(session_id, "C")
     assert [d.relation.id for d in into] == ["A>C", "B>C"]
-    assert views.relation_detail(session_id, "nope") is None
+    assert store.details.relation_detail(session_id, "nope") is None
 
 
 def test_summaries_come_from_stored_columns(tmp_path: Path) -> None:
@@ -277,25 +282,24 @@ def test_distinct_labels_come_before_shorter_ones(tmp_path: Path) -> None:
             report={},
             engine="test",
         )
-        rows = store.views.errors(session_id)
+        rows = store.error_list.errors(session_id)
     assert [row.verdict.relation_id for row in rows] == ["X>Z", "X>Y"]
 
 
 def test_views_follow_the_stored_report(tmp_path: Path) -> None:
     with Store(tmp_path / "s.db") as store:
         session_id = store_session(store)
-        views = store.views
-        assert views.ready(session_id)
+        assert store.views.ready(session_id)
         # An answer changed in place makes the report stale: the views go with it.
         store.conn.execute("UPDATE responses SET answer = 'no' WHERE conversation = 'A>E/t1'")
-        assert not views.ready(session_id)
-        assert views.count_errors(session_id) == 0
+        assert not store.views.ready(session_id)
+        assert store.error_list.count_errors(session_id) == 0
         with pytest.raises(Exception, match="no current stored report"):
-            views.ensure(session_id, "test")
+            store.views.ensure(session_id, "test")
         store.verdicts.replace(session_id, VERDICTS, report={}, engine="test")
-        assert views.ready(session_id)
+        assert store.views.ready(session_id)
         # A gap of A>E under t1 now (it was answered no); no report gap: templates from answers
-        assert [row.relation_id for row in views.gap_page(session_id, "t1")] == [
+        assert [row.relation_id for row in store.gaps.gap_page(session_id, "t1")] == [
             "A>C",
             "A>D",
             "A>E",
@@ -339,11 +343,10 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     with Store(path) as store:
         assert store.version == SCHEMA_VERSION
         assert store.conn.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0] == before
-        views = store.views
-        assert not views.ready(session_id)
-        views.ensure(session_id, "test")
-        assert views.ready(session_id)
-        assert ids(views.errors(session_id, limit=3)) == [6, 1, 7]
+        assert not store.views.ready(session_id)
+        store.views.ensure(session_id, "test")
+        assert store.views.ready(session_id)
+        assert ids(store.error_list.errors(session_id, limit=3)) == [6, 1, 7]
         # Deleting the report by hand takes the views along (the trigger).
         store.conn.execute("DELETE FROM session_reports")
         assert store.conn.execute("SELECT COUNT(*) FROM result_errors").fetchone()[0] == 0
@@ -362,7 +365,7 @@ def test_a_read_only_database_builds_missing_views_in_temp_tables(
     path = tmp_path / "s.db"
     with Store(path) as store:
         session_id = store_session(store)
-        expected = ids(store.views.errors(session_id, limit=10))
+        expected = ids(store.error_list.errors(session_id, limit=10))
         stale = store_session(store)
         store.conn.execute("UPDATE result_views SET version = 0")
         # An answer changed by hand: that session's report goes (stale).
@@ -375,8 +378,8 @@ def test_a_read_only_database_builds_missing_views_in_temp_tables(
         assert store.read_only and not store.views.ready(session_id)
         store.views.ensure(session_id, "test")
         assert store.views.ready(session_id)
-        assert ids(store.views.errors(session_id, limit=10)) == expected
-        assert [node.node for node in store.views.children(session_id, None)] == ["A"]
+        assert ids(store.error_list.errors(session_id, limit=10)) == expected
+        assert [node.node for node in store.tree.children(session_id, None)] == ["A"]
         with pytest.raises(StoreError, match="stale or missing and .* is read only"):
             store.views.ensure(stale, "test")
     assert path.read_bytes() == before

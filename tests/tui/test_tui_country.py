@@ -57,9 +57,10 @@ async def test_a_country_from_ctrl_r_to_its_errors(tmp_path: Path, db_path: str)
         session_id = results.session_id
         with Store(db_path) as store:
             report = session_report(store, session_id).report
-            views = store.views
-            first, second = (views.error_at(session_id, i, order=CLEAREST) for i in (0, 1))
-            total = views.count_errors(session_id)
+            first, second = (
+                store.error_list.error_at(session_id, i, order=CLEAREST) for i in (0, 1)
+            )
+            total = store.error_list.count_errors(session_id)
         assert report["relations"] == RELATIONS and report["executions"] == 6 * RELATIONS
         shown = widget_text(results.query_one("#result-counts"))
         assert f"relations {RELATIONS}" in shown and f"executions {6 * RELATIONS}" in shown

@@ -41,7 +41,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
             relations = {
                 relation.id: relation for relation in store.relations.load(results.session_id)
             }
-            ordered = store.views.errors(results.session_id, limit=10_000)
+            ordered = store.error_list.errors(results.session_id, limit=10_000)
         errors = [verdict for verdict in verdicts if verdict.error]
         assert len(errors) > PAGE  # enough for the Errors tab to page
         assert sorted(row.verdict.relation_id for row in ordered) == sorted(
@@ -158,7 +158,7 @@ async def test_gap_lists_page_per_template(tmp_path: Path, db_path: str) -> None
                 what=f"gap {group}",
             )
         with Store(db_path) as store:
-            intersection = store.views.gap_page(results.session_id, "intersection")
+            intersection = store.gaps.gap_page(results.session_id, "intersection")
         rows = await paged_rows(pilot, table, upto=2)
         assert rows[0][1] == f"{intersection[0].parent_name} ⊃ {intersection[0].child_name}"
         # Choosing one selects it in the graph.

@@ -161,7 +161,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         # The detail pane of a relation lists its probe conversations and their raw answers.
         with Store(db_path) as store:
             relation = store.relations.load(results.session_id)[0]
-            way = store.views.way(results.session_id, relation.child)
+            way = store.tree.way(results.session_id, relation.child)
         results.select_way(way)
         await wait_until(
             pilot,

@@ -3,7 +3,7 @@
 Opened from a session id. The header is the stored report (run.session.session_report); the
 graph tree reads a node's children when it is opened, the detail pane one node's relations
 when it is selected, the Errors tab and the gap lists a page of rows when it is drawn, and
-`n` / `p` one error (store.views). Nothing here holds or walks the whole session, so a
+`n` / `p` one error (store.error_list). Nothing here holds or walks the whole session, so a
 100,000-relation session opens as fast as a 10-relation one. Compare and Ensemble load the
 sessions they compare when their tab is shown.
 """
@@ -40,6 +40,7 @@ from kontest_tui.run.api import (
     model_presets,
     stored_spec,
 )
+from kontest_tui.store.error_list import ErrorList
 from kontest_tui.store.view_records import (
     CLEAREST,
     INTERSECTION,
@@ -49,7 +50,6 @@ from kontest_tui.store.view_records import (
     SessionHeader,
     TreeNode,
 )
-from kontest_tui.store.views import ResultViews
 from kontest_tui.tui.export import export_folder, export_stored_session
 from kontest_tui.tui.results_text import (
     error_cells,
@@ -94,14 +94,14 @@ ORDER_CHOICES = (("clearest first", CLEAREST), ("graph order", TREE))
 
 
 def choose_card_error(
-    views: ResultViews,
+    error_list: ErrorList,
     session_id: str,
     details: list[RelationDetail],
     current: ErrorRow | None,
 ) -> tuple[int, Verdict] | None:
     """The error whose card heads a node's detail: the one `n` / `p` / the Errors tab chose
     when it is among the node's, else the node's clearest (its first in the clearest-first
-    list of store.views); None when the node has no error."""
+    list of store.error_list); None when the node has no error."""
     errors = [
         (verdict_id, verdict)
         for detail in details
@@ -115,7 +115,7 @@ def choose_card_error(
                 return verdict_id, verdict
     ranked = []
     for verdict_id, verdict in errors:
-        index = views.error_index(session_id, verdict_id, order=CLEAREST)
+        index = error_list.error_index(session_id, verdict_id, order=CLEAREST)
         ranked.append((index if index is not None else 1 << 62, verdict_id, verdict))
     _, verdict_id, verdict = min(ranked, key=lambda item: (item[0], item[1]))
     return verdict_id, verdict
@@ -494,9 +494,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         way: tuple[str, ...] = (),
         error: ErrorRow | None = None,
     ) -> None:
-        with open_views(self.db, self.session_id) as views:
+        with open_views(self.db, self.session_id) as store:
             children = {
-                parent: views.children(self.session_id, parent, errors_only=errors_only)
+                parent: store.tree.children(self.session_id, parent, errors_only=errors_only)
                 for parent in parents
             }
         self.post_message(self.ChildrenLoaded(children, way, error))
@@ -540,16 +540,12 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     @work(thread=True, exclusive=True, group="results-detail", exit_on_error=False)
     def detail_worker(self, row: TreeNode) -> None:
         current = self.current_error
-        with open_views(self.db, self.session_id) as views:
-            details = views.relations_into(self.session_id, row.node)
-            chosen = choose_card_error(views, self.session_id, details, current)
-        card = None
-        if chosen is not None and not get_current_worker().is_cancelled:
-            store = open_store(self.db)
-            try:
+        with open_views(self.db, self.session_id) as store:
+            details = store.details.relations_into(self.session_id, row.node)
+            chosen = choose_card_error(store.error_list, self.session_id, details, current)
+            card = None
+            if chosen is not None and not get_current_worker().is_cancelled:
                 card = explain_verdict(store, self.session_id, chosen[1])
-            finally:
-                store.close()
         if not get_current_worker().is_cancelled:
             self.post_message(self.DetailLoaded(row, details, card, chosen[0] if chosen else None))
 
@@ -669,8 +665,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def step_worker(self, index: int | None, step: int, oracle: str | None, order: str) -> None:
-        with open_views(self.db, self.session_id) as views:
-            row = views.step_error(self.session_id, index, step, oracle=oracle, order=order)
+        with open_views(self.db, self.session_id) as store:
+            row = store.error_list.step_error(
+                self.session_id, index, step, oracle=oracle, order=order
+            )
         if row is None:
             self.post_message(self.NoErrorFound())
         else:
@@ -688,8 +686,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-roots", exit_on_error=False)
     def roots_worker(self, errors_only: bool) -> None:
-        with open_views(self.db, self.session_id) as views:
-            roots = views.children(self.session_id, None, errors_only=errors_only)
+        with open_views(self.db, self.session_id) as store:
+            roots = store.tree.children(self.session_id, None, errors_only=errors_only)
         self.post_message(self.RootsLoaded(roots, errors_only))
 
     @on(RootsLoaded)
@@ -839,12 +837,12 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-count", exit_on_error=False)
     def count_worker(self, table_id: str, key: tuple[str, ...]) -> None:
-        with open_views(self.db, self.session_id) as views:
+        with open_views(self.db, self.session_id) as store:
             if table_id == "error-table":
                 oracle = key[0] if key[0] != ALL else None
-                count = views.count_errors(self.session_id, oracle)
+                count = store.error_list.count_errors(self.session_id, oracle)
             else:
-                count = dict(views.gap_groups(self.session_id)).get(key[0], 0)
+                count = dict(store.gaps.gap_groups(self.session_id)).get(key[0], 0)
         self.post_message(self.ListCounted(table_id, count, key))
 
     @on(ListCounted)
@@ -863,19 +861,19 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, group="results-pages", exit_on_error=False)
     def page_worker(self, table_id: str, generation: int, page: int, key: tuple[str, ...]) -> None:
-        with open_views(self.db, self.session_id) as views:
+        with open_views(self.db, self.session_id) as store:
             if table_id == "error-table":
                 oracle = key[0] if key[0] != ALL else None
                 rows: list[Row] = [
                     error_cells(row)
-                    for row in views.errors(
+                    for row in store.error_list.errors(
                         self.session_id, offset=page * PAGE, limit=PAGE, oracle=oracle, order=key[1]
                     )
                 ]
             else:
                 rows = [
                     gap_cells(row)
-                    for row in views.gap_page(
+                    for row in store.gaps.gap_page(
                         self.session_id, key[0], offset=page * PAGE, limit=PAGE
                     )
                 ]
@@ -911,8 +909,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def choose_worker(self, index: int, oracle: str | None, order: str) -> None:
-        with open_views(self.db, self.session_id) as views:
-            row = views.error_at(self.session_id, index, oracle=oracle, order=order)
+        with open_views(self.db, self.session_id) as store:
+            row = store.error_list.error_at(self.session_id, index, oracle=oracle, order=order)
         if row is not None:
             self.post_message(self.ChildrenLoaded({}, row.way, row))
 
@@ -932,8 +930,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def gap_choose_worker(self, group: str, index: int) -> None:
-        with open_views(self.db, self.session_id) as views:
-            rows = views.gap_page(self.session_id, group, offset=index, limit=1)
+        with open_views(self.db, self.session_id) as store:
+            rows = store.gaps.gap_page(self.session_id, group, offset=index, limit=1)
         if rows:
             self.post_message(self.ChildrenLoaded({}, rows[0].way))
 
