@@ -12,6 +12,11 @@ from textual.app import App
 from textual.pilot import Pilot
 from textual.screen import Screen
 
+# Ten relations of the places sample (Ireland, two provinces, two counties each: 60 turns with
+# the simulated model, some of them errors and gaps): the graph of TUI flows and snapshots that
+# run a session (the whole places sample is 1,590 turns).
+TEN_RELATIONS = str(Path(__file__).resolve().parents[1] / "data" / "ireland_10_kg.json")
+
 MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
 ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
 

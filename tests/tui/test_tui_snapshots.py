@@ -11,7 +11,14 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import settle, wait_for_screen, wait_for_workers, wait_until, widget_text
+from tests.support.tui import (
+    TEN_RELATIONS,
+    settle,
+    wait_for_screen,
+    wait_for_workers,
+    wait_until,
+    widget_text,
+)
 
 SIZE = (100, 32)
 
@@ -101,7 +108,9 @@ def test_results_graph(snap_compare, db_path: str) -> None:
         await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SIZE,
+        run_before=run_before,
     )
 
 
@@ -112,7 +121,9 @@ def test_results_gap(snap_compare, db_path: str) -> None:
         await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SIZE,
+        run_before=run_before,
     )
 
 
@@ -123,7 +134,9 @@ def test_results_errors(snap_compare, db_path: str) -> None:
         await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SIZE,
+        run_before=run_before,
     )
 
 

@@ -11,12 +11,12 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import settle, wait_for_screen, wait_for_workers, wait_until
+from tests.support.tui import TEN_RELATIONS, settle, wait_for_screen, wait_for_workers, wait_until
 
 SMALL = (80, 24)
 
 
-async def run_places(pilot: Pilot) -> ResultsScreen:
+async def run_ten(pilot: Pilot) -> ResultsScreen:
     wizard = await wait_for_screen(pilot, WizardScreen)
     await wait_until(pilot, lambda: wizard.state.run_state()[0], what="Run on")
     await wait_for_workers(pilot)
@@ -29,45 +29,49 @@ async def run_places(pilot: Pilot) -> ResultsScreen:
 
 def test_results_graph_at_80x24(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
-        await run_places(pilot)
+        await run_ten(pilot)
         await pilot.press("n")  # the first node with errors, its verdicts first
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SMALL,
+        run_before=run_before,
     )
 
 
 def test_results_gap_at_80x24(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
-        await run_places(pilot)
+        await run_ten(pilot)
         await pilot.press("g")
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SMALL,
+        run_before=run_before,
     )
 
 
 def test_template_editor_editing_t1_at_80x24(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
-        await run_places(pilot)
+        await run_ten(pilot)
         await pilot.press("e")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)  # its set read
         editor.query_one("#template-choice", Select).value = "t1"
         await wait_until(pilot, lambda: editor.words_shown == ["Does", "have", "a"], what="t1")
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SMALL,
+        run_before=run_before,
     )
 
 
 def test_synonym_editor_at_80x24(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
-        await run_places(pilot)
+        await run_ten(pilot)
         await pilot.press("e")
         await wait_for_screen(pilot, TemplateEditorScreen)
         await pilot.press("ctrl+y")
@@ -76,7 +80,9 @@ def test_synonym_editor_at_80x24(snap_compare, db_path: str) -> None:
         await settle(pilot)
 
     assert snap_compare(
-        make_app(kg="places", model="sim", db=db_path), terminal_size=SMALL, run_before=run_before
+        make_app(kg=TEN_RELATIONS, model="sim", db=db_path),
+        terminal_size=SMALL,
+        run_before=run_before,
     )
 
 
@@ -87,11 +93,10 @@ def test_results_first_error_at_120x36(snap_compare, db_path: str, tmp_path) -> 
     kg_path, _ = write_kinawley(tmp_path)
 
     async def run_before(pilot: Pilot) -> None:
-        results = await run_places(pilot)
+        results = await run_ten(pilot)
         await pilot.press("n")
         await wait_until(pilot, lambda: results.error_index == 0, what="the first error")
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(
         make_app(kg=str(kg_path), model="sim", db=db_path),
@@ -115,8 +120,7 @@ def test_probe_panel_at_80x24(snap_compare, db_path: str) -> None:
         await wait_until(pilot, lambda: screen.ready, what="the rows")
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: len(screen.probe_ids) == 3, what="the answers shown")
-        await wait_for_workers(pilot)
-        await pilot.pause(0.2)
+        await settle(pilot)
 
     assert snap_compare(make_app(db=db_path), terminal_size=SMALL, run_before=run_before)
 
@@ -141,6 +145,5 @@ def test_live_run_finished_at_80x24(snap_compare, tmp_path, db_path: str) -> Non
         await pilot.app.push_screen(run)
         await wait_until(pilot, lambda: run.finished, what="the run")
         await settle(pilot)
-        await pilot.pause(0.2)  # one redraw after the end
 
     assert snap_compare(make_app(db=db_path), terminal_size=SMALL, run_before=run_before)
