@@ -63,3 +63,5 @@ ci95  # report/compare_json.py RateCellJSON
 by_subset  # OverlapJSON
 wall_s  # SessionTiming, TimingJSON
 s_per_call
+weighted_improvement_pct  # mitigate/ensemble_json.py CrossValidatedTotalJSON
+majority_improvement_pct

@@ -19,10 +19,20 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.mitigate.ensemble_json import (
+    CrossValidatedTemplateJSON,
+    CrossValidatedTotalJSON,
+    CrossValidationJSON,
+    EnsembleJSON,
+    EnsembleTemplateJSON,
+    EnsembleTotalJSON,
+    FoldJSON,
+    GapCell,
+    MeanGapCell,
+)
 from kontest_tui.oracles.coverage import percent
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
 from kontest_tui.results.answers import (
@@ -68,36 +78,38 @@ class EnsembleResult:
         """Gap reduction over the models' mean gap, in percent (negative = worse)."""
         return improvement(self.mean_gap_total, self.gap_total)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EnsembleJSON:
         relations = len(self.relation_ids)
-        return {
-            "method": self.method,
-            "models": list(self.weights),
-            "relations": relations,
-            "templates": list(self.templates),
-            "weights": {name: round(weight, 6) for name, weight in self.weights.items()},
-            "per_template": {
-                template_id: {
-                    "ensemble": {
-                        "missing": self.gap[template_id],
-                        "pct": percent(self.gap[template_id], relations),
-                    },
-                    "models_mean": {
-                        "missing": round(self.mean_gap[template_id], 4),
-                        "pct": round(100 * self.mean_gap[template_id] / relations, 2)
-                        if relations
-                        else 0.0,
-                    },
-                }
+        return EnsembleJSON(
+            method=self.method,
+            models=list(self.weights),
+            relations=relations,
+            templates=list(self.templates),
+            weights={name: round(weight, 6) for name, weight in self.weights.items()},
+            per_template={
+                template_id: EnsembleTemplateJSON(
+                    ensemble=GapCell(
+                        missing=self.gap[template_id],
+                        pct=percent(self.gap[template_id], relations),
+                    ),
+                    models_mean=_mean_cell(self.mean_gap[template_id], relations),
+                )
                 for template_id in self.templates
             },
-            "all": {
-                "ensemble": self.gap_total,
-                "models_mean": round(self.mean_gap_total, 4),
-                "improvement_pct": round(self.improvement_pct, 2),
-            },
-            "model_gaps": {name: dict(gaps) for name, gaps in self.model_gaps.items()},
-        }
+            all=EnsembleTotalJSON(
+                ensemble=self.gap_total,
+                models_mean=round(self.mean_gap_total, 4),
+                improvement_pct=round(self.improvement_pct, 2),
+            ),
+            model_gaps={name: dict(gaps) for name, gaps in self.model_gaps.items()},
+        )
+
+
+def _mean_cell(mean: float, relations: int) -> MeanGapCell:
+    """The models' mean gap of a template and its share of the relations."""
+    return MeanGapCell(
+        missing=round(mean, 4), pct=round(100 * mean / relations, 2) if relations else 0.0
+    )
 
 
 @dataclass(slots=True)
@@ -127,64 +139,49 @@ class CrossValidation:
     model_gaps: dict[str, dict[str, int]]
     weights: dict[str, float] = field(default_factory=dict)  # from all relations, for reference
 
-    def totals(self) -> dict[str, float]:
-        return {
-            "weighted": sum(self.weighted.values()),
-            "majority": sum(self.majority.values()),
-            "models_mean": sum(self.mean_gap.values()),
-        }
-
-    def to_json(self) -> dict[str, Any]:
-        totals = self.totals()
+    def to_json(self) -> CrossValidationJSON:
+        weighted, majority = sum(self.weighted.values()), sum(self.majority.values())
+        models_mean = sum(self.mean_gap.values())
         per_template = {
-            template_id: {
-                "weighted": {
-                    "missing": self.weighted[template_id],
-                    "pct": percent(self.weighted[template_id], self.relations),
-                },
-                "majority": {
-                    "missing": self.majority[template_id],
-                    "pct": percent(self.majority[template_id], self.relations),
-                },
-                "models_mean": {
-                    "missing": round(self.mean_gap[template_id], 4),
-                    "pct": round(100 * self.mean_gap[template_id] / self.relations, 2)
-                    if self.relations
-                    else 0.0,
-                },
-            }
+            template_id: CrossValidatedTemplateJSON(
+                weighted=GapCell(
+                    missing=self.weighted[template_id],
+                    pct=percent(self.weighted[template_id], self.relations),
+                ),
+                majority=GapCell(
+                    missing=self.majority[template_id],
+                    pct=percent(self.majority[template_id], self.relations),
+                ),
+                models_mean=_mean_cell(self.mean_gap[template_id], self.relations),
+            )
             for template_id in self.templates
         }
-        return {
-            "models": list(self.models),
-            "k": self.k,
-            "seed": self.seed,
-            "relations": self.relations,
-            "templates": list(self.templates),
-            "weights": {name: round(weight, 6) for name, weight in self.weights.items()},
-            "per_template": per_template,
-            "all": {
-                "weighted": totals["weighted"],
-                "majority": totals["majority"],
-                "models_mean": round(totals["models_mean"], 4),
-                "weighted_improvement_pct": round(
-                    improvement(totals["models_mean"], totals["weighted"]), 2
-                ),
-                "majority_improvement_pct": round(
-                    improvement(totals["models_mean"], totals["majority"]), 2
-                ),
-            },
-            "model_gaps": {name: dict(gaps) for name, gaps in self.model_gaps.items()},
-            "folds": [
-                {
-                    "index": fold.index,
-                    "relations": len(fold.relation_ids),
-                    "weights": {n: round(w, 6) for n, w in fold.weights.items()},
-                    "gap": dict(fold.gap),
-                }
+        return CrossValidationJSON(
+            models=list(self.models),
+            k=self.k,
+            seed=self.seed,
+            relations=self.relations,
+            templates=list(self.templates),
+            weights={name: round(weight, 6) for name, weight in self.weights.items()},
+            per_template=per_template,
+            all=CrossValidatedTotalJSON(
+                weighted=weighted,
+                majority=majority,
+                models_mean=round(models_mean, 4),
+                weighted_improvement_pct=round(improvement(models_mean, weighted), 2),
+                majority_improvement_pct=round(improvement(models_mean, majority), 2),
+            ),
+            model_gaps={name: dict(gaps) for name, gaps in self.model_gaps.items()},
+            folds=[
+                FoldJSON(
+                    index=fold.index,
+                    relations=len(fold.relation_ids),
+                    weights={n: round(w, 6) for n, w in fold.weights.items()},
+                    gap=dict(fold.gap),
+                )
                 for fold in self.folds
             ],
-        }
+        )
 
 
 def improvement(before: float, after: float) -> float:

@@ -19,6 +19,7 @@ from typing import Any
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
+from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import RateJSON, ReportJSON, report_from_json
@@ -113,24 +114,19 @@ def render_cross_validation(
     return render_ensemble(cross_validate(list(evaluations), k=k, seed=seed), fmt)
 
 
-def render_ensemble(
-    result: CrossValidation | EnsembleResult | Mapping[str, Any], fmt: str = "text"
-) -> str:
+def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text") -> str:
     """Table 5 of the paper for one ensemble run: gap per template for the weighted ensemble
     (cross-validated), majority vote and the models' mean, then the totals. A single
     `EnsembleResult` (no cross-validation) renders as one ensemble column vs the models' mean."""
     check_format(fmt)
-    data: dict[str, Any]
-    if isinstance(result, CrossValidation | EnsembleResult):
-        data = result.to_json()
-    else:
-        data = dict(result)
-    if fmt == "json":
-        return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-    if fmt == "csv":
-        return csv_table(("metric", "value"), flatten(data))
-    if "method" in data:
-        return _render_single_ensemble(data, fmt)
+    if fmt in ("json", "csv"):
+        whole = result.to_json()
+        if fmt == "json":
+            return json.dumps(whole, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
+        return csv_table(("metric", "value"), flatten(whole))
+    if isinstance(result, EnsembleResult):
+        return _render_single_ensemble(result.to_json(), fmt)
+    data = result.to_json()
     header = ("template", "weighted", "majority", "models (mean)")
     rows = [
         (
@@ -165,7 +161,7 @@ def render_ensemble(
     return f"{title}\nWeights (all relations): {weights}\n\n{text_table(header, rows)}{note}\n"
 
 
-def _render_single_ensemble(data: Mapping[str, Any], fmt: str) -> str:
+def _render_single_ensemble(data: EnsembleJSON, fmt: str) -> str:
     method = data["method"]
     header = ("template", method, "models (mean)")
     rows = [
