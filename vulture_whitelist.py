@@ -13,6 +13,7 @@ _.n_ctx  # xllamacpp.CommonParams (kontest_tui/models/local.py)
 _.n_parallel  # xllamacpp.CommonParams
 _.verbosity  # xllamacpp.CommonParams
 _.warmup  # xllamacpp.CommonParams
+_.n_threads  # xllamacpp.CommonParams (cpuparams, cpuparams_batch)
 _.row_factory  # sqlite3.Connection (kontest_tui/store/chunks.py)
 _.virtual_size  # Textual ScrollView (kontest_tui/tui/widgets/paged_table.py)
 _.show_root  # Textual Tree (kontest_tui/tui/widgets/relation_tree.py)
