@@ -101,9 +101,11 @@ class ProgressLine:
             self.stream.flush()
 
     def close(self) -> None:
+        """End the line being redrawn (a message then prints on a line of its own)."""
         if self.tty and self._width:
             self.stream.write("\n")
             self.stream.flush()
+            self._width = 0
 
 
 # -- kontest run -----------------------------------------------------------------------------
@@ -130,7 +132,9 @@ class CommandRun:
         self, ctx: click.Context, db: str | None, store: Store, bar: ProgressLine | None
     ) -> None:
         self.ctx, self.db, self.store, self.bar = ctx, db, store, bar
-        self.events = ExecutorEvents(on_progress=bar.update if bar is not None else None)
+        self.events = ExecutorEvents(
+            on_progress=bar.update if bar is not None else None, on_failing=self.failing
+        )
         self.session_id: str | None = None  # once the session is stored
         self.stopped_by = "interrupted"  # what cancelled the run (a signal renames it)
 
@@ -207,6 +211,22 @@ class CommandRun:
         """The session API's on_created: keep the id (for the interrupt message), name it."""
         self.session_id = session_id
         self.announce(session_id)
+
+    def failing(self, turns: int, error: str) -> None:
+        """The executor's on_failing: one line when the model stops answering (turns in a
+        row failed after their retries), one when it answers again."""
+        self._close_bar()
+        if not turns:
+            click.echo("kontest: note: the model answers again", err=True)
+            return
+        resume = (
+            resume_command(self.session_id, self.db) if self.session_id is not None else "--resume"
+        )
+        click.echo(
+            f"kontest: warning: the model stopped answering: {turns} turns in a row failed "
+            f"({error}); still asking (ctrl-c stops; {resume} asks the failed turns again)",
+            err=True,
+        )
 
     def announce(self, session_id: str) -> None:
         model = self.store.sessions.get(session_id)["model"]

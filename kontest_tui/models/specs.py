@@ -43,10 +43,19 @@ def key_host() -> str:
         return ""
 
 
-def withheld_key(spec: str) -> str | None:
+@dataclass(frozen=True, slots=True)
+class WithheldKey:
+    """The API key is not sent to a stored model URL: that URL's hosts and the key's host."""
+
+    spec: str
+    hosts: tuple[str, ...]
+    key_host: str  # the host the key is for (OPENAI_BASE_URL's, else api.openai.com)
+
+
+def key_withheld(spec: str) -> WithheldKey | None:
     """For a model spec read from a session database (someone else's DB may name any URL):
-    the one line saying the API key is not sent to its URL, or None when it is (the URL's
-    host is the key's: OPENAI_BASE_URL's, else api.openai.com) or there is no key to send."""
+    the hosts the API key is not sent to, or None when it is sent (the URL's host is the
+    key's: OPENAI_BASE_URL's, else api.openai.com) or there is no key to send."""
     if not os.environ.get(API_KEY_ENV):
         return None
     parsed = parse_model_spec(spec)
@@ -56,12 +65,20 @@ def withheld_key(spec: str) -> str | None:
         (httpx.URL(part.partition("*")[0]).host or "").lower()
         for part in (parsed.url or DEFAULT_OPENAI_URL).split(",")
     }
-    foreign = sorted(hosts - {key_host()})
+    foreign = tuple(sorted(hosts - {key_host()}))
     if not foreign:
         return None
+    return WithheldKey(parsed.spec, foreign, key_host() or BASE_URL_ENV)
+
+
+def withheld_key(spec: str) -> str | None:
+    """The command line's one line when the key is withheld from a stored URL (key_withheld)."""
+    found = key_withheld(spec)
+    if found is None:
+        return None
     return (
-        f"{API_KEY_ENV} is not sent to {', '.join(foreign)}, the session's stored URL (the key "
-        f"is for {key_host() or BASE_URL_ENV}); to send it, resume with --model {parsed.spec} "
+        f"{API_KEY_ENV} is not sent to {', '.join(found.hosts)}, the session's stored URL (the "
+        f"key is for {found.key_host}); to send it, resume with --model {found.spec} "
         f"or set {BASE_URL_ENV}"
     )
 

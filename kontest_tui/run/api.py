@@ -31,6 +31,7 @@ from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
+from kontest_tui.models.specs import WithheldKey, key_withheld
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import ReportJSON, report_from_json, report_section
@@ -103,6 +104,7 @@ __all__ = [
     "SessionSpec",
     "SessionTemplates",
     "StoredSession",
+    "WithheldKey",
     "add_template",
     "build_wikidata_source",
     "check_model",
@@ -133,6 +135,7 @@ __all__ = [
     "source_of_match",
     "start_session",
     "stored_spec",
+    "withheld_key_of",
 ]
 
 
@@ -322,6 +325,13 @@ async def resume_session(
         on_executor=on_executor,
         stream=stream,
     )
+
+
+def withheld_key_of(store: Store, session_id: str) -> WithheldKey | None:
+    """Whether resuming a stored session with its stored model withholds the API key from
+    its URL (models.specs.key_withheld: the URL's host is not the key's): the explorer and
+    the command line each say so in one line before the run."""
+    return key_withheld(str(store.sessions.get(session_id)["model"]))
 
 
 def add_template(store: Store, session_id: str, template: Template) -> list[Conversation]:

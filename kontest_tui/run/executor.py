@@ -24,9 +24,11 @@ model) are not, and `stop_after_fatal` of them with no answer in between end the
 `ModelError` (after storing them). A call that still fails is recorded as an error
 response (answer INVALID, `error` set: a *failed* turn, never an answer) and the run goes on;
 the later turns of that conversation are not asked (they need its answer as context) and are
-recorded as failed with that reason. Each response goes to the sink before the next event
-(a session's sink, run.writer, stores it within 50 ms, in one transaction with the others
-received meanwhile). Cancelling (`cancel()` or cancelling the task)
+recorded as failed with that reason. `failing_after` calls in a row that still fail with a
+retryable error (a server that died) call `on_failing` once, and again with 0 when the model
+answers: the explorer pauses the run, the command line prints one line. Each response goes
+to the sink before the next event (a session's sink, run.writer, stores it within 50 ms, in
+one transaction with the others received meanwhile). Cancelling (`cancel()` or cancelling the task)
 stops the workers between awaits, so no half-written response exists.
 """
 
@@ -95,6 +97,10 @@ class ExecutorConfig:
     share_answers: bool = True
     jitter_seed: int | None = None  # for reproducible backoff in tests
     stop_after_fatal: int = 3  # 401/403/404 failures with no success since: the run stops
+    # Calls in a row that still failed after all their attempts with an error worth retrying
+    # (a server that died, a network gone): the model looks unreachable, and `on_failing`
+    # says so once per such streak.
+    failing_after: int = 10
 
 
 @dataclass(slots=True)
@@ -142,6 +148,9 @@ class ExecutorEvents:
     on_progress: Callable[[Progress], None] | None = None
     on_retry: Callable[[str, int, int, str], None] | None = None  # (conv, turn, attempt, error)
     on_state: Callable[[str], None] | None = None  # "paused" | "running" | "cancelling"
+    # (turns failed in a row, the last error): once when a streak of failed turns reaches
+    # `failing_after` (the model looks unreachable), and (0, "") when an answer ends it
+    on_failing: Callable[[int, str], None] | None = None
 
 
 @dataclass(slots=True)
@@ -240,6 +249,8 @@ class Executor:
         self._random = random.Random(self.config.jitter_seed)
         self._fatal_streak = 0  # fatal failures (ModelError.fatal) since the last answer
         self._fatal_message = ""
+        self._failing = 0  # turns in a row with no answer (the turns skipped after one aside)
+        self._said_failing = False  # on_failing was called for the current streak
         self._uncacheable: set[AnswerKey] = set()  # answers cut by the timeout
         self._limiter = RateLimiter(self.config.rate_limit) if self.config.rate_limit else None
         self._running = asyncio.Event()
@@ -276,6 +287,8 @@ class Executor:
 
     def _resume_now(self) -> None:
         self._running.set()
+        self._failing = 0  # asked again (the model is back?): a new streak is counted
+        self._said_failing = False
         self._emit_state("running")
 
     def _emit_state(self, state: str) -> None:
@@ -633,11 +646,8 @@ class Executor:
                         self.events.on_retry(conversation.id, turn, attempt, message)
                     await asyncio.sleep(self._backoff(attempt, error.retry_after))
                     continue
-                self.progress.errors[classify_error(message)] += 1
                 latency = (time.perf_counter() - started) * 1000.0
-                if error.fatal:
-                    self._fatal_streak += 1
-                    self._fatal_message = message
+                self._count_failure(error, message)
                 return Response(
                     conversation.id,
                     turn,
@@ -649,7 +659,7 @@ class Executor:
                     attempt,
                     stopped="timeout" if isinstance(error, AnswerCutError) else None,
                 )
-            self._fatal_streak = 0
+            self._count_answer()
             latency = result.latency_ms or (time.perf_counter() - started) * 1000.0
             if result.stopped is None:
                 raw, cut = cut_answer(result.text)
@@ -730,6 +740,31 @@ class Executor:
         if self.events.on_answer is not None:
             self.events.on_answer(conversation, response)
         self._emit_progress()
+
+    def _count_failure(self, error: ModelError, message: str) -> None:
+        """A call failed for good (its attempts spent): counted by class; a fatal one adds
+        to the fatal streak; a retryable one to the streak of turns without an answer (the
+        model may be unreachable), said once when it reaches `failing_after`."""
+        self.progress.errors[classify_error(message)] += 1
+        if error.fatal:
+            self._fatal_streak += 1
+            self._fatal_message = message
+        if not error.retryable:
+            return
+        self._failing += 1
+        if self._failing == self.config.failing_after and not self._said_failing:
+            self._said_failing = True
+            if self.events.on_failing is not None:
+                self.events.on_failing(self._failing, message)
+
+    def _count_answer(self) -> None:
+        """The model answered: the streaks are over (one that was said, said to be over)."""
+        self._fatal_streak = 0
+        self._failing = 0
+        if self._said_failing:
+            self._said_failing = False
+            if self.events.on_failing is not None:
+                self.events.on_failing(0, "")
 
     def _emit_progress(self) -> None:
         if self.events.on_progress is not None:

@@ -15,13 +15,16 @@ from pathlib import Path
 from kontest_tui.generate.templates import Template
 from kontest_tui.run.api import (
     Executor,
+    ExecutorEvents,
     LiveTally,
     ReportJSON,
     SessionSpec,
+    WithheldKey,
     extend_session,
     kontest_per_relation,
     resume_session,
     start_session,
+    withheld_key_of,
 )
 from kontest_tui.tui.sessions import open_store
 
@@ -43,6 +46,7 @@ class RunControl:
         self._paused = False
         self._cancelled = False
         self._aborted = False
+        self._over = False  # the run ended: controls on their way do nothing
         self._lock = threading.Lock()
 
     def attach(self, executor: Executor) -> None:
@@ -63,11 +67,23 @@ class RunControl:
             if self._aborted and self.task is not None:
                 self.task.cancel()
 
+    def detach(self) -> None:
+        """Called in the run's loop when the run is over (before its store closes): a pause
+        or resume still on its way to the loop does nothing (the executor stays, its
+        progress read by the live screen)."""
+        with self._lock:
+            self._over = True
+
     def _forward(self, method: str) -> None:
         with self._lock:
             executor, loop = self.executor, self.loop
             if executor is not None and loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(getattr(executor, method))
+                loop.call_soon_threadsafe(self._call, executor, method)
+
+    def _call(self, executor: Executor, method: str) -> None:
+        """In the run's loop: `executor.method()` unless the run ended meanwhile."""
+        if not self._over:
+            getattr(executor, method)()
 
     @property
     def paused(self) -> bool:
@@ -114,27 +130,39 @@ async def run_live(
     *,
     resume: str | None = None,
     db: str | Path | None = None,
-    on_started: Callable[[str, str], None] | None = None,
+    on_started: Callable[[str, str, str], None] | None = None,
+    on_failing: Callable[[int, str], None] | None = None,
+    on_key_withheld: Callable[[WithheldKey], None] | None = None,
 ) -> RunEnd:
     """Run a new session (`spec`) or go on with a stored one (`resume`) through run.api,
     feeding `tally`; call it in the loop of a worker thread. `on_started` gets the session's
-    id and a line naming it before the first question. The report is the engine's final
-    evaluation, made in this thread."""
+    id, its name (`sim on places`) and a line naming it before the first question. The
+    report is the engine's final evaluation, made in this thread. `on_failing` is the
+    executor's event for turns failing in a row (the model looks unreachable, or answers
+    again); `on_key_withheld` hears, before a resume, that the API key is not sent to the
+    session's stored URL."""
     control.attach_task()
     store = open_store(db)
+    if resume is not None and on_key_withheld is not None:
+        withheld = withheld_key_of(store, resume)
+        if withheld is not None:
+            on_key_withheld(withheld)
 
     def created(session_id: str) -> None:
         row = store.sessions.get(session_id)
         tally.per_relation = kontest_per_relation(len(row.get("template_ids") or ()))
         if on_started is not None:
+            header = store.sessions.header(session_id)
+            name = f"{row['model']} on {header.kg_title or header.kg_name}"
             on_started(
                 session_id,
-                f"{row['model']} on {row['kg_name']}: {row['relations']:,} relations, "
+                name,
+                f"{name}: {row['relations']:,} relations, "
                 f"{row['conversations']:,} conversations, {row['planned']:,} model calls",
             )
 
     try:
-        events = tally.events()
+        events = tally.events(ExecutorEvents(on_failing=on_failing))
         if resume is not None:
             outcome = await resume_session(
                 store, resume, events=events, on_created=created, on_executor=control.attach
@@ -145,6 +173,7 @@ async def run_live(
                 store, spec, events=events, on_created=created, on_executor=control.attach
             )
     finally:
+        control.detach()
         store.close()
     tally.finish()
     return RunEnd(outcome.session_id, outcome.status, outcome.evaluation.to_json())

@@ -85,3 +85,43 @@ def test_fatal_failures_between_answers_do_not_stop_the_run(
     assert "run stopped" not in err and "Traceback" not in err
     asked = MisbehavingHandler.posts["alternate-401"]
     assert asked >= 6  # every 401 was asked once: the run went on to the end
+
+
+def test_a_model_that_stops_answering_is_said_once(
+    bad_url: str,
+    tmp_path,
+    capsys,
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    """QA finding 7: every call failing with an error worth retrying (HTTP 500: a server in
+    trouble) went on silently. With one attempt per turn, 3 relations ask 12 first turns
+    (the later turns of a failed conversation are not asked): the 10th failure in a row says
+    once that the model stopped answering, with the command that asks the failed turns again;
+    the run goes on to the end and is left to resume."""
+    monkeypatch.setenv("OPENAI_API_KEY", "good-key")
+    before = MisbehavingHandler.posts["status-500"]
+    code, _, err = kontest(
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "3",
+        "--model",
+        f"openai:status-500@{bad_url}/v1",
+        "--db",
+        tmp_path / "s.db",
+        "--concurrency",
+        "1",
+        "--max-attempts",
+        "1",
+        "-q",
+    )
+    assert code == 1 and "Traceback" not in err
+    warnings = [line for line in err.splitlines() if "stopped answering" in line]
+    assert len(warnings) == 1, err
+    assert warnings[0].startswith(
+        "kontest: warning: the model stopped answering: 10 turns in a row failed (server error"
+    )
+    assert "kontest run --resume " in warnings[0]
+    assert MisbehavingHandler.posts["status-500"] - before == 12

@@ -516,3 +516,69 @@ def test_cache_key_is_the_sha256_of_the_documented_json() -> None:
     )
     expected = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     assert cache_key("sim", options, messages) == expected
+
+
+async def test_a_streak_of_failed_turns_is_said_once_and_its_end_too() -> None:
+    """QA finding 7: a model server that dies mid-run failed every turn silently. Turns in
+    a row without an answer after all attempts call `on_failing` once, when the streak
+    reaches `failing_after`, and (0, "") when an answer ends it; a shorter streak says
+    nothing. Worked out with one worker and one attempt per turn: calls 5-16 fail (12 turns
+    in a row: said at the 10th), calls 25-33 fail (9: not said)."""
+    down = set(range(5, 17)) | set(range(25, 34))
+    calls = [0]
+
+    def answer(request) -> str:  # noqa: ANN001
+        index = calls[0]
+        calls[0] += 1
+        if index in down:
+            raise ModelError("cannot reach toy: connection refused", retryable=True)
+        return "Yes"
+
+    said: list[tuple[int, str]] = []
+    model = ToyModel(answer)
+    config = ExecutorConfig(concurrency=1, max_attempts=1, share_answers=False, use_cache=False)
+    events = ExecutorEvents(on_failing=lambda turns, error: said.append((turns, error)))
+    executor = Executor(model, config=config, events=events)
+    # atomic conversations only: each turn is one call, none skipped after a failure
+    conversations = [c for c in make_conversations(make_relations(20)) if c.kind == "atomic"]
+    result = await executor.run(conversations)
+    assert said == [(10, "cannot reach toy: connection refused"), (0, "")]
+    assert result.progress.failed == 12 + 9 and len(model.calls) == 40
+
+
+async def test_a_resume_counts_a_new_streak() -> None:
+    """After a pause (the explorer pauses on `on_failing`) and a resume, the streak starts
+    again: a model still down is said again after `failing_after` more failed turns."""
+    said: list[int] = []
+    model = ToyModel(lambda request: (_ for _ in ()).throw(ModelError("down", retryable=True)))
+    executor: Executor
+
+    def failing(turns: int, error: str) -> None:
+        said.append(turns)
+        if len(said) == 1:  # the explorer pauses; the user resumes
+            executor.pause()
+            asyncio.get_running_loop().call_soon(executor.resume)
+
+    config = ExecutorConfig(
+        concurrency=1, max_attempts=1, share_answers=False, use_cache=False, failing_after=3
+    )
+    executor = Executor(model, config=config, events=ExecutorEvents(on_failing=failing))
+    conversations = [c for c in make_conversations(make_relations(4)) if c.kind == "atomic"]
+    await executor.run(conversations)
+    assert said == [3, 3]  # 8 turns failed: said at the 3rd, and at the 3rd after the resume
+
+
+async def test_failures_not_worth_retrying_are_no_streak() -> None:
+    """A turn the model refuses for good (not in a recording, a bad request) says nothing
+    about the model being reachable: only retryable failures make a streak."""
+    said: list[int] = []
+    model = ToyModel(lambda request: (_ for _ in ()).throw(ModelError("bad request")))
+    config = ExecutorConfig(
+        concurrency=1, max_attempts=2, share_answers=False, use_cache=False, failing_after=3
+    )
+    executor = Executor(
+        model, config=config, events=ExecutorEvents(on_failing=lambda t, e: said.append(t))
+    )
+    conversations = [c for c in make_conversations(make_relations(4)) if c.kind == "atomic"]
+    result = await executor.run(conversations)
+    assert result.progress.failed == 8 and said == []

@@ -34,6 +34,7 @@ from kontest_tui.run.api import (
     LiveTally,
     Progress,
     SessionSpec,
+    WithheldKey,
     kontest_per_relation,
 )
 from kontest_tui.tui.run_control import RunControl, RunEnd, run_live
@@ -89,12 +90,30 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     ]
 
     class SessionStarted(Message):
-        """The engine stored the session (its id, and a line naming it) and starts asking."""
+        """The engine stored the session (its id, name and a line naming it) and starts
+        asking."""
 
-        def __init__(self, session_id: str, title: str) -> None:
+        def __init__(self, session_id: str, name: str, title: str) -> None:
             super().__init__()
             self.session_id = session_id
+            self.name = name
             self.title = title
+
+    class ModelFailing(Message):
+        """The executor's failing event: `turns` in a row failed (`error` the last), or, with
+        0, the model answers again."""
+
+        def __init__(self, turns: int, error: str) -> None:
+            super().__init__()
+            self.turns = turns
+            self.error = error
+
+    class KeyWithheld(Message):
+        """Resuming: the API key is not sent to the session's stored URL."""
+
+        def __init__(self, withheld: WithheldKey) -> None:
+            super().__init__()
+            self.withheld = withheld
 
     class RunEnded(Message):
         """The run's worker returned: how the run ended, with the engine's final report."""
@@ -124,12 +143,17 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         self.session_id: str | None = resume
         self.end: RunEnd | None = None
         self.failed: str | None = None
-        self.shown_answered = -1
+        self.shown_counts = (-1, 0)  # (answers of this run, answers before it) drawn
         self.count_lines = 0  # lines of the running counts (a layout when they change)
         self.redraws = 0
         self.panes_answered = -1
         self.bar_step = -1
         self.started = time.monotonic()
+        self.results_waiting = False  # finished under another screen: results on return
+        self.active_s = 0.0  # seconds spent asking (pauses left out): the rate and the ETA
+        self.ticked = time.monotonic()
+        self.failing: tuple[int, str] | None = None  # paused because the model stopped answering
+        self.run_name = ""  # `sim on places` (the line naming the session, its head)
 
     @property
     def finished(self) -> bool:
@@ -143,7 +167,9 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self.title_line, id="run-title", classes="title", markup=False)
-        yield ProgressBar(id="run-progress", show_eta=True)
+        # The ETA is the state line's (Textual's counts paused time and a resume's stored
+        # answers as speed: it grew while paused, QA finding 9).
+        yield ProgressBar(id="run-progress", show_eta=False)
         yield Static("starting…", id="run-state", classes="hint", markup=False)
         yield ReportCounts("", id="run-counts", classes="counts")
         with Horizontal(id="run-body"):
@@ -180,18 +206,67 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
                 resume=self.resume,
                 db=db,
                 on_started=self.announce_start,
+                on_failing=self.announce_failing,
+                on_key_withheld=self.announce_withheld_key,
             )
         )
         # A failure (KontestError or not) goes to `worker_failed` through the one handler.
         self.post_message(self.RunEnded(end))
 
-    def announce_start(self, session_id: str, title: str) -> None:
+    def announce_start(self, session_id: str, name: str, title: str) -> None:
         """In the run's thread: the engine stored the session."""
-        self.post_message(self.SessionStarted(session_id, title))
+        self.post_message(self.SessionStarted(session_id, name, title))
+
+    def announce_withheld_key(self, withheld: WithheldKey) -> None:
+        """In the run's thread, before a resume asks: the key is not sent to its URL."""
+        self.post_message(self.KeyWithheld(withheld))
+
+    def announce_failing(self, turns: int, error: str) -> None:
+        """In the run's thread: the model stopped answering (or answers again)."""
+        self.post_message(self.ModelFailing(turns, error))
+
+    @on(ModelFailing)
+    def model_failing(self, event: ModelFailing) -> None:
+        """Turns failing in a row: pause (calls in flight still end) and say why; `p` asks
+        again once the model is back, escape cancels (QA finding 7)."""
+        if self.finished or self.control.cancelled:
+            return
+        if event.turns == 0:
+            if self.failing is None:
+                self.notify("The model answers again.", markup=False)
+            return
+        self.failing = (event.turns, clean_text(event.error)[:200])
+        if not self.control.paused:
+            self.control.pause()
+        self.notify(
+            f"The model stopped answering: {event.turns} turns in a row failed "
+            f"({self.failing[1]}). The run is paused: p asks again once the model is back, "
+            "escape cancels (the answers so far stay stored).",
+            title="Model not answering",
+            severity="warning",
+            markup=False,
+            timeout=15,
+        )
+        self.refresh_bindings()
+        self.redraw()
+
+    @on(KeyWithheld)
+    def key_withheld(self, event: KeyWithheld) -> None:
+        withheld = event.withheld
+        self.notify(
+            f"OPENAI_API_KEY is not sent to {', '.join(withheld.hosts)}, the session's stored "
+            f"URL (the key is for {withheld.key_host}): its answers may fail as unauthorized. "
+            "To send it there, set OPENAI_BASE_URL to that URL and resume again.",
+            title="API key withheld",
+            severity="warning",
+            markup=False,
+            timeout=15,
+        )
 
     @on(SessionStarted)
     def session_started(self, event: SessionStarted) -> None:
         self.session_id = event.session_id
+        self.run_name = event.name
         self.query_one("#run-title", Static).update(event.title)
 
     @on(RunEnded)
@@ -202,7 +277,29 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         self.redraw()
         self.query_one("#run-counts", ReportCounts).show_report(event.end.report)
         if self.auto_results and event.end.status != "cancelled":
-            self.action_open_results()
+            if self.app.screen is self:
+                self.action_open_results()
+            else:
+                # A screen the user opened meanwhile (a new wizard, the help) stays on top;
+                # the results open when this screen is back (QA finding 8).
+                self.results_waiting = True
+                self.notify(
+                    f"The run of {self.describe_run()} finished; its results open when you go "
+                    "back to its live screen.",
+                    title="Run finished",
+                    markup=False,
+                    timeout=10,
+                )
+
+    def on_screen_resume(self) -> None:
+        """Back on the live screen after its run finished under another one: its results."""
+        if self.results_waiting and self.end is not None:
+            self.results_waiting = False
+            self.call_after_refresh(self.action_open_results)
+
+    def describe_run(self) -> str:
+        """`sim on places` once the session is stored, else `the session`."""
+        return self.run_name or "the session"
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         """The run failed (already notified): it stops, the answers so far stay."""
@@ -213,10 +310,15 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
 
     def stop_clock(self) -> None:
         """The run is over: no ETA counting on, the footer offers what is left to do."""
-        bar = self.query_one("#run-progress", ProgressBar)
-        for eta in bar.query("#eta"):
-            eta.display = False
+        self.tick()
         self.refresh_bindings()
+
+    def tick(self) -> None:
+        """Count the time since the last tick as asking time unless paused or over."""
+        now = time.monotonic()
+        if self.running and not self.control.paused:
+            self.active_s += now - self.ticked
+        self.ticked = now
 
     # -- drawing ---------------------------------------------------------------------------
 
@@ -226,6 +328,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
 
     def redraw(self) -> None:
         """Draw from a snapshot of the tally (at most REDRAWS_PER_S times a second)."""
+        self.tick()
         counts = self.tally.snapshot()
         progress = self.progress()
         if progress is not None and progress.total:
@@ -245,9 +348,10 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             streaming.display = bool(counts.streaming)
         if counts.streaming or self.finished:
             streaming.update(self.render_streaming(counts))
-        if counts.answered != self.shown_answered and self.end is None:
-            self.shown_answered = counts.answered
-            lines = render_live_counts(counts)
+        before = progress.skipped if progress is not None else 0
+        if (counts.answered, before) != self.shown_counts and self.end is None:
+            self.shown_counts = (counts.answered, before)
+            lines = render_live_counts(counts, before=before)
             box = self.query_one("#run-counts", ReportCounts)
             box.update(lines, layout=len(lines.plain.splitlines()) != self.count_lines)
             self.count_lines = len(lines.plain.splitlines())
@@ -271,15 +375,14 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         return text
 
     def describe_state(self, counts: LiveCounts, progress: Progress | None) -> str:
-        """One line: running / paused / cancelled / failed / finished, and the counts."""
+        """One line: running / paused / cancelled / failed / finished, the answers stored of
+        all (a resume's earlier ones included), and while asking the answers per second
+        and the time left, both over the time spent asking (pauses left out)."""
         done = progress.done + progress.skipped if progress is not None else counts.answered
         total = progress.total if progress is not None else 0
         line = f"{done}/{total} answers" if total else f"{done} answers"
         if counts.failed:
             line += f" ({counts.failed} failed)"
-        elapsed = time.monotonic() - self.started
-        if not self.finished and counts.answered and elapsed > 1:
-            line += f" · {counts.answered / elapsed:,.0f} answers/s"
         if self.failed is not None:
             return f"failed: {line} · {self.failed} · escape back"
         if self.end is not None:
@@ -287,8 +390,15 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             return f"{state}: {line} · enter for results · escape back"
         if self.control.cancelled:
             return f"cancelling: {line} · evaluating the answers so far…"
-        state = "paused" if self.control.paused else "running"
-        return f"{state}: {line} · p pause/resume · escape cancel"
+        if self.control.paused:
+            why = ", the model not answering" if self.failing is not None else ""
+            return f"paused{why}: {line} · p resume · escape cancel"
+        rate = counts.answered / self.active_s if self.active_s > 1 else 0.0
+        if counts.answered and rate:
+            line += f" · {rate:,.0f} answers/s"
+            if total > done:
+                line += f" · {format_duration((total - done) / rate)} left"
+        return f"running: {line} · p pause · escape cancel"
 
     # -- controls --------------------------------------------------------------------------
 
@@ -305,8 +415,10 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     def action_toggle_pause(self) -> None:
         if self.finished:
             return
+        self.tick()
         if self.control.paused:
             self.control.resume()
+            self.failing = None
             self.notify("Resumed", markup=False)
         else:
             self.control.pause()
@@ -352,12 +464,17 @@ class LivePane(Static, can_focus=True):
     on a redraw; the newest first, what does not fit is cut at the bottom)."""
 
 
-def render_live_counts(counts: LiveCounts) -> Text:
+def render_live_counts(counts: LiveCounts, before: int = 0) -> Text:
     """`answered 1,234 · valid … · atomic 3/250 …` from the tally (ontological and the
-    other kinds' oracles come with the final evaluation)."""
+    other kinds' oracles come with the final evaluation). The tally counts this run's
+    answers: a resumed session's `before` stored ones are named beside them."""
     if not counts.answered:
+        if before:
+            return Text(f"No answers yet in this run ({before} stored before).", style="italic")
         return Text("No answers yet.", style="italic")
     text = Text()
+    if before:
+        text.append(f"this run ({before} answers stored before): ", style="dim")
     text.append(f"relations judged {counts.relations}", style="bold")
     text.append(f" · answers {counts.answered} · valid {counts.valid} · invalid {counts.invalid}")
     if counts.failed:
@@ -414,3 +531,9 @@ def describe_disagreement(verdict: Verdict) -> str:
     if verdict.oracle == "sequential_inter":
         return f"alone: {first}; after its paraphrase: {second}"
     return clean_text(verdict.detail)[:120]
+
+
+def format_duration(seconds: float) -> str:
+    """`0:03:12` (hours, minutes, seconds)."""
+    whole = max(0, round(seconds))
+    return f"{whole // 3600}:{whole // 60 % 60:02d}:{whole % 60:02d}"
