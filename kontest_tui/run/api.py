@@ -118,6 +118,7 @@ __all__ = [
     "list_test_kinds",
     "ensure_report",
     "load_session",
+    "mark_interrupted",
     "model_presets",
     "model_problem",
     "prepare",
@@ -332,6 +333,16 @@ def withheld_key_of(store: Store, session_id: str) -> WithheldKey | None:
     its URL (models.specs.key_withheld: the URL's host is not the key's): the explorer and
     the command line each say so in one line before the run."""
     return key_withheld(str(store.sessions.get(session_id)["model"]))
+
+
+def mark_interrupted(store: Store, session_id: str, message: str) -> bool:
+    """A session whose run was cut off without winding down (its process ending) is marked
+    cancelled with `message`, as a run interrupted in time marks itself, unless it is no
+    longer running or paused (it ended meanwhile); whether it was marked."""
+    if store.sessions.get(session_id)["status"] not in ("running", "paused"):
+        return False
+    store.sessions.update(session_id, status="cancelled", message=message)
+    return True
 
 
 def add_template(store: Store, session_id: str, template: Template) -> list[Conversation]:

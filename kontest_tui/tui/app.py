@@ -13,6 +13,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,7 @@ from kontest_tui.tui.workers import WorkerFailures
 
 if TYPE_CHECKING:
     from kontest_tui.run.api import SessionSpec
+    from kontest_tui.tui.run_control import RunControl
     from kontest_tui.tui.screens.curation import SessionExtended
 
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
@@ -76,6 +78,9 @@ class KontestApp(WorkerFailures, App[None]):
         self.kg_name = kg
         self.model_spec = model
         self.db_path = db
+        # runs the explorer aborted (a live screen unmounted mid-run): their sessions are
+        # marked cancelled if the process ends before they wind down
+        self.aborted_runs: list[RunControl] = []
         # sessions that got a template's answers, until their results screen shows them again
         self.extended_sessions: set[str] = set()
 
@@ -239,18 +244,35 @@ class KontestApp(WorkerFailures, App[None]):
 
     def on_unmount(self) -> None:
         """The explorer is closing: a run still busy in its thread (a final evaluation that
-        cannot be interrupted) must not keep the process alive once the screen is gone."""
+        cannot be interrupted) must not keep the process alive once the screen is gone; its
+        session is marked cancelled before the process ends."""
         if not self.is_headless:
-            end_process_after(EXIT_GRACE_S, self.return_code or 0)
+            from kontest_tui.tui.run_control import leave_cancelled
+
+            runs, db = tuple(self.aborted_runs), self.db_path
+            end_process_after(
+                EXIT_GRACE_S, self.return_code or 0, before=lambda: leave_cancelled(runs, db)
+            )
 
 
-def end_process_after(seconds: float, code: int) -> None:
+def end_process_after(
+    seconds: float, code: int, before: Callable[[], None] | None = None
+) -> threading.Timer:
     """End this process after `seconds` unless it ends by itself first (a daemon timer: it
-    dies with the process). The answers a run stored are committed; a session cut short is
-    left resumable (its lease is taken over once its process is gone)."""
-    timer = threading.Timer(seconds, os._exit, args=(code,))
+    dies with the process), calling `before` first. The answers a run stored are committed;
+    a session cut short is left resumable (its lease is taken over once its process is
+    gone)."""
+
+    def end() -> None:
+        if before is not None:
+            with contextlib.suppress(Exception):
+                before()
+        os._exit(code)
+
+    timer = threading.Timer(seconds, end)
     timer.daemon = True
     timer.start()
+    return timer
 
 
 def make_app(kg: str | None = None, model: str | None = None, db: str | None = None) -> KontestApp:

@@ -7,8 +7,9 @@ Runs happen in the event loop of a worker thread; nothing here touches a widget.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from kontest_tui.run.api import (
     WithheldKey,
     extend_session,
     kontest_per_relation,
+    mark_interrupted,
     resume_session,
     start_session,
     withheld_key_of,
@@ -47,6 +49,7 @@ class RunControl:
         self._cancelled = False
         self._aborted = False
         self._over = False  # the run ended: controls on their way do nothing
+        self.session_id: str | None = None  # once stored (set from the run's thread)
         self._lock = threading.Lock()
 
     def attach(self, executor: Executor) -> None:
@@ -105,6 +108,12 @@ class RunControl:
         self._cancelled = True
         self._forward("cancel")
 
+    @property
+    def cut_off(self) -> str | None:
+        """The session of a run aborted before it could wind down (still going), or None."""
+        with self._lock:
+            return self.session_id if self._aborted and not self._over else None
+
     def abort(self) -> None:
         """Stop the run now (see the class docstring)."""
         with self._lock:
@@ -142,6 +151,7 @@ async def run_live(
     again); `on_key_withheld` hears, before a resume, that the API key is not sent to the
     session's stored URL."""
     control.attach_task()
+    control.session_id = resume
     store = open_store(db)
     if resume is not None and on_key_withheld is not None:
         withheld = withheld_key_of(store, resume)
@@ -149,6 +159,7 @@ async def run_live(
             on_key_withheld(withheld)
 
     def created(session_id: str) -> None:
+        control.session_id = session_id
         row = store.sessions.get(session_id)
         tally.per_relation = kontest_per_relation(len(row.get("template_ids") or ()))
         if on_started is not None:
@@ -190,3 +201,20 @@ async def ask_extra_template(
     finally:
         store.close()
     return outcome.evaluation.to_json()
+
+
+def leave_cancelled(controls: Sequence[RunControl], db: str | Path | None) -> None:
+    """The explorer ends with runs still winding down in their threads: mark their sessions
+    cancelled, as a run stopped in time marks itself (before, a session cut off while it
+    was being prepared or evaluated stayed `running` until resumed, QA finding 13). Never
+    raises: the process ends after this whatever happens."""
+    cut = [session_id for control in controls if (session_id := control.cut_off) is not None]
+    if not cut:
+        return
+    with contextlib.suppress(Exception):
+        store = open_store(db)
+        try:
+            for session_id in cut:
+                mark_interrupted(store, session_id, "interrupted: the explorer closed")
+        finally:
+            store.close()

@@ -191,6 +191,9 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         once: the answers so far stay stored, the session resumable."""
         if not self.finished:
             self.control.abort()
+            from kontest_tui.tui.app import KontestApp
+
+            cast(KontestApp, self.app).aborted_runs.append(self.control)
 
     # -- the run ---------------------------------------------------------------------------
 

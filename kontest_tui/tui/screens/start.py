@@ -210,9 +210,15 @@ class StartScreen(WorkerFailures, Screen[None]):
 
 def rate_cell(summary: SessionSummary) -> str:
     """The session's rate: its KONTEST error rate, or for a session without KONTEST questions
-    its own headline rate and what it is (`29.1% hallucination rate`)."""
+    its own headline rate and what it is (`29.1% hallucination rate`); `-` when it was never
+    evaluated. A session not done (cancelled in the explorer, evaluated on the answers it
+    got; turns failed) says `so far`: its rate may change once resumed."""
     if summary.headline_measure and summary.headline_measure != "kontest":
         rate = summary.headline_rate
-        title = headline_title(summary.headline_measure)
-        return "-" if rate is None else f"{rate * 100:.1f}% {title}"
-    return "-" if summary.error_rate is None else f"{summary.error_rate * 100:.1f}%"
+        title = f" {headline_title(summary.headline_measure)}"
+    else:
+        rate, title = summary.error_rate, ""
+    if rate is None:
+        return "-"
+    partial = " so far" if summary.status != "done" else ""
+    return f"{rate * 100:.1f}%{title}{partial}"
