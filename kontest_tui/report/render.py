@@ -30,6 +30,7 @@ from kontest_tui.report.tables import (
     markdown_table,
     text_table,
 )
+from kontest_tui.store.database import Store
 from kontest_tui.store.reports import StoredReport
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
@@ -104,14 +105,15 @@ def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") 
     return text_table(header, rows)
 
 
-def render_cross_validation(
-    evaluations: Sequence[Evaluation], k: int = 5, seed: int = 0, fmt: str = "text"
+def render_stored_ensemble(
+    store: Store, session_ids: Sequence[str], k: int = 5, seed: int = 0, fmt: str = "text"
 ) -> str:
-    """The weighted ensemble over sessions on one KG, cross-validated over relations
-    (`kontest ensemble`, the explorer's Ensemble tab)."""
-    from kontest_tui.mitigate.ensemble import cross_validate
+    """The weighted ensemble over stored sessions on one KG, cross-validated over relations
+    (mitigate.ensemble.cross_validate_sessions: the atomic answers read from the store, no
+    evaluation), as `kontest ensemble` prints it: the explorer's Ensemble tab."""
+    from kontest_tui.mitigate.ensemble import cross_validate_sessions
 
-    return render_ensemble(cross_validate(list(evaluations), k=k, seed=seed), fmt)
+    return render_ensemble(cross_validate_sessions(store, session_ids, k=k, seed=seed), fmt)
 
 
 def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text") -> str:

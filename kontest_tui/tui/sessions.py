@@ -15,10 +15,9 @@ from pathlib import Path
 from kontest_tui.errors import StoreError
 from kontest_tui.paths import default_db_path
 from kontest_tui.report import compare
-from kontest_tui.report.compare import ComparableSessions
-from kontest_tui.report.render import render_cross_validation
+from kontest_tui.report.compare import ComparableSessions, SessionComparison
+from kontest_tui.report.render import render_stored_ensemble
 from kontest_tui.run.api import (
-    Evaluation,
     ReportJSON,
     StoredSession,
     ensure_report,
@@ -130,12 +129,29 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
         store.close()
 
 
-def load_stored(db: str | Path | None, session_id: str) -> StoredSession:
-    """A whole stored session with its evaluation (Compare and Ensemble read these).
-    TODO(issue 23): read stored reports once report.compare does (the `numbers` work)."""
+@dataclass(frozen=True)
+class PairCompared:
+    """Two stored sessions compared (report.compare.compare_stored_sessions) and the names
+    of the nodes of the relations their answers differ on."""
+
+    comparison: SessionComparison
+    names: dict[str, str]  # node id -> its name in the first session's results tree
+
+
+def compare_pair(db: str | Path | None, left: str, right: str) -> PairCompared:
+    """Compare tab: two stored sessions' stored reports and the shared relations whose
+    atomic answers differ, read from the store (no session loaded or evaluated again)."""
     store = open_store(db)
     try:
-        return load_session(store, session_id)
+        comparison = compare.compare_stored_sessions(store, left, right)
+        nodes = {
+            node
+            for difference in comparison.differences
+            for node in difference.relation.path
+            or (difference.relation.parent, difference.relation.child)
+        }
+        store.views.ensure(left, evaluation_engine())  # the tree's names (built when missing)
+        return PairCompared(comparison, store.tree.node_names(left, nodes))
     finally:
         store.close()
 
@@ -162,7 +178,11 @@ def find_comparable_sessions(
         store.close()
 
 
-def describe_ensemble(evaluations: Sequence[Evaluation], k: int = 5) -> str:
-    """The weighted ensemble across sessions on one KG (cross-validated over relations, as
-    `kontest ensemble` does), rendered by the report module as text."""
-    return render_cross_validation(evaluations, k=k)
+def describe_ensemble(db: str | Path | None, session_ids: Sequence[str], k: int = 5) -> str:
+    """Ensemble tab: the weighted ensemble across stored sessions on one KG, cross-validated
+    over relations from their stored answers (as `kontest ensemble` does), as text."""
+    store = open_store(db)
+    try:
+        return render_stored_ensemble(store, session_ids, k=k)
+    finally:
+        store.close()

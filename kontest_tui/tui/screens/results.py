@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import KontestError
-from kontest_tui.report.compare import ComparableSessions, SessionComparison, compare_sessions
+from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.explain import ExplanationCard
 from kontest_tui.report.explain_render import card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
@@ -35,7 +35,6 @@ from kontest_tui.report.legend import TREE_LEGEND
 from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
-    StoredSession,
     check_model,
     model_presets,
     stored_spec,
@@ -59,9 +58,10 @@ from kontest_tui.tui.results_text import (
 )
 from kontest_tui.tui.sessions import (
     OpenedResults,
+    PairCompared,
+    compare_pair,
     describe_ensemble,
     find_comparable_sessions,
-    load_stored,
     open_results,
     open_store,
     open_views,
@@ -348,13 +348,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     class ComparisonBuilt(Message):
         """This session and a stored one were compared."""
 
-        def __init__(
-            self, session_id: str, other: StoredSession, comparison: SessionComparison
-        ) -> None:
+        def __init__(self, session_id: str, compared: PairCompared) -> None:
             super().__init__()
             self.session_id = session_id
-            self.other = other
-            self.comparison = comparison
+            self.compared = compared
 
     class EnsembleBuilt(Message):
         """The ensemble over the ticked sessions was cross-validated and rendered."""
@@ -401,7 +398,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.built_panes: set[str] = set()
         self.shown_node: TreeNode | None = None
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
-        self.loaded: dict[str, StoredSession] = {}  # stored sessions loaded (by id)
         self.ensemble_asked: tuple[str, ...] | None = None  # the sessions last ensembled
 
     @property
@@ -1043,15 +1039,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.query_one("#ensemble-note", Static).update(" ".join((note, left_out)).strip())
             self.ensemble_ticked()
 
-    def load_stored(self, session_id: str) -> StoredSession:
-        """A stored session with its evaluation, loaded once (call it in a worker thread).
-        TODO(issue 23): compare stored reports once report.compare reads them."""
-        stored = self.loaded.get(session_id)
-        if stored is None:
-            stored = load_stored(self.db, session_id)
-            self.loaded[session_id] = stored
-        return stored
-
     @on(Select.Changed, "#compare-select")
     def compare_chosen(self, event: Select.Changed) -> None:
         if isinstance(event.value, str):
@@ -1064,9 +1051,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def compare_worker(self, session_id: str) -> None:
         worker = get_current_worker()
         try:
-            this = self.load_stored(self.session_id)
-            other = self.load_stored(session_id)
-            comparison = compare_sessions(this, other)
+            compared = compare_pair(self.db, self.session_id, session_id)
         except KontestError as error:
             self.post_message(self.SessionWorkFailed("compare", str(error), error.title))
             return
@@ -1074,18 +1059,18 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.post_message(self.SessionWorkFailed("compare", str(error), "Compare failed"))
             return
         if not worker.is_cancelled:
-            self.post_message(self.ComparisonBuilt(session_id, other, comparison))
+            self.post_message(self.ComparisonBuilt(session_id, compared))
 
     @on(ComparisonBuilt)
     def comparison_built(self, event: ComparisonBuilt) -> None:
         if self.query_one("#compare-select", Select).value != event.session_id:
             return  # another session was chosen meanwhile
-        this = self.loaded[self.session_id]
+        comparison = event.compared.comparison
         self.query_one("#compare-view", SessionCompare).show_comparison(
-            event.comparison,
-            this.kg,
-            f"{this.model} · {self.session_id}",
-            f"{event.other.model} · {event.session_id}",
+            comparison,
+            event.compared.names,
+            f"{comparison.left.get('model', '')} · {self.session_id}",
+            f"{comparison.right.get('model', '')} · {event.session_id}",
         )
 
     @on(SelectionList.SelectedChanged, "#ensemble-select")
@@ -1107,10 +1092,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def ensemble_worker(self, chosen: tuple[str, ...]) -> None:
         worker = get_current_worker()
         try:
-            sessions = [
-                self.load_stored(self.session_id if value == THIS else value) for value in chosen
-            ]
-            text = describe_ensemble([stored.evaluation for stored in sessions])
+            ids = [self.session_id if value == THIS else value for value in chosen]
+            text = describe_ensemble(self.db, ids)
         except KontestError as error:
             text = f"Ensemble: {error}"
         except Exception as error:  # an engine bug must not crash the results

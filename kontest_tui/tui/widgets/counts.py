@@ -35,13 +35,26 @@ def append_oracle(
 
 
 def render_counts(report: ReportJSON | None) -> Text:
-    """`relations 265 · executions 1590 · valid .. · errors atomic 3/250 ...` from a report."""
+    """`relations 265 · executions 1590 · valid .. · errors atomic 3/250 ...` from a report;
+    a session without KONTEST questions: `relations 5 · questions 13 · valid 9 · ...` (its
+    kinds' questions, not KONTEST's executions: 0) above its headline rate."""
     if not report:
         return Text("No answers yet.", style="italic")
     text = Text()
     text.append(f"relations {report.get('relations', 0)}", style="bold")
-    text.append(f" · executions {report.get('executions', 0)}")
-    text.append(f" · valid {report.get('valid', 0)} · invalid {report.get('invalid', 0)}")
+    if asks_kontest(report):
+        text.append(f" · executions {report.get('executions', 0)}")
+        text.append(f" · valid {report.get('valid', 0)} · invalid {report.get('invalid', 0)}")
+    else:  # KONTEST's executions and validity are 0: the questions the session asked
+        kinds = list((report.get("accuracy") or {}).values())
+
+        def total(key: str) -> int:
+            return sum(int(cells.get(key) or 0) for cells in kinds)
+
+        text.append(f" · questions {total('asked')} · valid {total('valid')}")
+        if total("refusals"):
+            text.append(f" · I don't know {total('refusals')}")
+        text.append(f" · invalid {total('invalid')}")
     if report.get("failed"):  # turns with no answer after all attempts
         text.append(f" · failed {report['failed']}", style="bold red")
     text.append("\n")

@@ -7,10 +7,11 @@ answers) and only lays it out; it computes nothing.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 from textual.widgets import Static
 
-from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.report.compare import SessionComparison
 from kontest_tui.run.api import ReportJSON
 from kontest_tui.tui.widgets.counts import report_oracles
@@ -50,7 +51,7 @@ def figure_cells(report: ReportJSON, oracles: tuple[str, ...]) -> list[tuple[str
 
 
 def render_comparison(
-    comparison: SessionComparison, kg: KnowledgeGraph, left_name: str, right_name: str
+    comparison: SessionComparison, names: Mapping[str, str], left_name: str, right_name: str
 ) -> Text:
     """The figures of both sessions in two columns, then the differing relations."""
     oracles = tuple(
@@ -83,10 +84,12 @@ def render_comparison(
     text.append(f" ({per_template})\n" if per_template else "\n")
     for difference in differences[:MAX_DIFFERENCES]:
         relation = difference.relation
-        text.append(f"  {kg.label(relation.parent)} ⊃ {kg.label(relation.child)}")
+        parent, child = (names.get(node, node) for node in (relation.parent, relation.child))
+        text.append(f"  {parent} ⊃ {child}")
         if relation.between:
             text.append(
-                " via " + " > ".join(kg.label(node) for node in relation.between), style="dim"
+                " via " + " > ".join(names.get(node, node) for node in relation.between),
+                style="dim",
             )
         text.append(" ")
         for template_id, (this_answer, other_answer) in difference.answers.items():
@@ -105,6 +108,10 @@ class SessionCompare(Static):
     """A comparison of two sessions (see `render_comparison`)."""
 
     def show_comparison(
-        self, comparison: SessionComparison, kg: KnowledgeGraph, left_name: str, right_name: str
+        self,
+        comparison: SessionComparison,
+        names: Mapping[str, str],
+        left_name: str,
+        right_name: str,
     ) -> None:
-        self.update(render_comparison(comparison, kg, left_name, right_name))
+        self.update(render_comparison(comparison, names, left_name, right_name))
