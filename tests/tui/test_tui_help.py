@@ -55,3 +55,73 @@ async def test_the_palette_screenshot_goes_to_the_exports_folder(db_path: str) -
         )
         (saved,) = set(export_folder().glob("*.svg")) - before
         assert saved.read_text(encoding="utf-8").startswith("<svg")
+
+
+def keys_listed(text: str) -> list[str]:
+    """The `key` **Description** lines of the help's key sections."""
+    return [line for line in text.splitlines() if line.startswith("- `")]
+
+
+async def test_the_live_help_lists_the_keys_of_the_moment(db_path: str) -> None:
+    """QA finding 11: the live run's help listed escape twice (Cancel and Back) and Results
+    during the run. During the run: Pause and Cancel; once over: Results and Back."""
+    from dataclasses import replace
+
+    from kontest_tui.run.api import SessionSpec
+    from kontest_tui.tui.screens.live_run import LiveRunScreen
+    from tests.support.tui import wait_until
+
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, StartScreen)
+        run = LiveRunScreen(
+            replace(SessionSpec("places", model="sim"), limit=3), auto_results=False
+        )
+        run.control.pause()  # before its first question: the run is on
+        await app.push_screen(run)
+        await wait_until(pilot, lambda: run.control.executor is not None, what="the executor")
+        await pilot.press("f1")
+        lines = keys_listed((await wait_for_screen(pilot, HelpScreen)).text)
+        assert [line for line in lines if line.startswith("- `esc`")] == [
+            next(line for line in lines if "**Cancel**" in line)
+        ]
+        assert not any("**Results**" in line or "**Back**" in line for line in lines)
+        assert any("**Pause/Resume**" in line for line in lines)
+        await pilot.press("escape")
+        run.control.resume()
+        await wait_until(pilot, lambda: run.end is not None, what="the run's end")
+        await pilot.press("f1")
+        lines = keys_listed((await wait_for_screen(pilot, HelpScreen)).text)
+        assert any("**Results**" in line for line in lines)
+        assert any("**Back**" in line for line in lines)
+        assert not any("**Cancel**" in line or "**Pause/Resume**" in line for line in lines)
+
+
+async def test_the_results_help_lists_kinds_only_for_a_session_with_kinds(db_path: str) -> None:
+    import asyncio
+
+    from kontest_tui.tui.screens.results import ResultsScreen
+    from tests.support.sessions import store_sessions
+    from tests.support.tui import wait_until
+
+    (session_id,) = await asyncio.to_thread(store_sessions, db_path, [("sim", 3)])
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await wait_for_screen(pilot, StartScreen)
+        app.open_stored_session(session_id)
+        await wait_until(pilot, lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready)
+        await pilot.press("f1")
+        text = (await wait_for_screen(pilot, HelpScreen)).text
+        assert text.startswith("# Results: help")
+        assert "**Compare**" in text and "**Kinds**" not in text
+
+
+def test_a_screen_without_a_name_is_named_in_words() -> None:
+    from kontest_tui.tui.screens.help import screen_name
+    from kontest_tui.tui.screens.probe import ProbeScreen
+
+    class ModelListScreen(StartScreen):
+        pass
+
+    assert screen_name(ProbeScreen.__new__(ProbeScreen)) == "Probe"
+    assert screen_name(ModelListScreen.__new__(ModelListScreen)) == "Model list"

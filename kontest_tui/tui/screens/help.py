@@ -3,6 +3,9 @@ the results the meaning of every symbol of the tree (report.legend)."""
 
 from __future__ import annotations
 
+import re
+
+from textual.actions import parse as parse_action
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -26,6 +29,10 @@ SCREEN_HELP: dict[str, str] = {
     "TemplateEditorScreen": "Write a template or edit one: its text, the words that may "
     "vary, a preview on the session's relations; save it in your copy of the set or ask it "
     "in the session.",
+    "ProbeScreen": "Ask the session's model your own question about one relation now (each "
+    "template's text for the pair is there to start from) and see its answer beside the "
+    "stored ones. Probes are stored with the session and change no metric; a rephrasing "
+    "worth keeping becomes a template or a synonym.",
     "SynonymEditorScreen": "Pin or ban values of a word for the covering-array variants; your "
     "pins and bans are listed, and Undo (ctrl+z) takes one back.",
 }
@@ -54,18 +61,31 @@ SCREEN_NAMES: dict[str, str] = {
     "ResultsScreen": "Results",
     "TemplateEditorScreen": "Template editor",
     "SynonymEditorScreen": "Synonym editor",
+    "ProbeScreen": "Probe",
 }
 
 
-def screen_help(screen: Screen[object]) -> str:
-    """The help of one screen as Markdown: what it is for, every key active on it (the
-    screen's own, the app's, then the focused widget's), and the results' symbols."""
+def screen_name(screen: Screen[object]) -> str:
+    """What the help calls a screen: `Results`, `Probe` (its class name in words when it has
+    no name of its own, never `ProbeScreen`)."""
     name = type(screen).__name__
-    lines = [f"# {SCREEN_NAMES.get(name, name)}: help", "", SCREEN_HELP.get(name, ""), ""]
+    if name in SCREEN_NAMES:
+        return SCREEN_NAMES[name]
+    words = re.findall(r"[A-Z][a-z0-9]*", name.removesuffix("Screen")) or [name]
+    return " ".join([words[0], *(word.lower() for word in words[1:])])
+
+
+def screen_help(screen: Screen[object]) -> str:
+    """The help of one screen as Markdown: what it is for, every key that works on it now
+    (the screen's own, the app's, then the focused widget's), and the results' symbols."""
+    name = type(screen).__name__
+    lines = [f"# {screen_name(screen)}: help", "", SCREEN_HELP.get(name, ""), ""]
     groups: dict[str, list[str]] = {"screen": [], "app": [], "widget": []}
     seen: set[tuple[str, str]] = set()
     for key, active in screen.active_bindings.items():
         binding = active.binding
+        if not active.enabled:
+            continue  # shown greyed in the footer: not a key of this moment
         description = binding.description or binding.action
         if (description, binding.action) in seen:
             continue  # one binding reached by several keys is listed once
@@ -80,6 +100,9 @@ def screen_help(screen: Screen[object]) -> str:
     for entry in type(screen).BINDINGS:  # a key a focused field takes over is listed too
         if not isinstance(entry, Binding) or not entry.description:
             continue
+        _, action, parameters = parse_action(entry.action)
+        if not screen.check_action(action, parameters):
+            continue  # not now (Results while a run goes on, a tab this session lacks)
         if (entry.description, entry.action) not in seen:
             seen.add((entry.description, entry.action))
             shown = entry.key_display or screen.app.get_key_display(entry)
