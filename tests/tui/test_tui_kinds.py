@@ -183,7 +183,12 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         assert results.header.kinds == ("kontest",)
         assert not results.query("#tab-kinds")
         header = widget_text(results.query_one("#result-counts"))
-        assert header.count("\n") == 1  # one line of counts, one of KONTEST oracles
+        # the counts, then KONTEST's oracles (wrapped between items to the width): no line
+        # of the other kinds' oracles
+        lines = header.splitlines()
+        assert lines[0].startswith("relations ") and lines[1].startswith("atomic ")
+        assert lines[-1].endswith("%") and "KONTEST total" in header
+        assert not any(line.startswith(("factcheck", "logic", "variant")) for line in lines)
         assert "kinds" not in results.report
         await pilot.press("k")  # no Kinds tab: the key does nothing
         assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"

@@ -50,6 +50,23 @@ def test_counts_show_each_oracle_as_errors_over_tests() -> None:
     assert render_counts({}).plain == "No answers yet."
 
 
+def test_counts_wrap_between_items_never_inside_one() -> None:
+    """QA finding 10: `error rate` and `12.0%` (and `183` and `error rate`) were split over
+    two lines by the header's width. Worked out at 40 columns: each line is filled with
+    whole items, the next item starting a line of its own."""
+    lines = render_counts(REPORT, width=40).plain.splitlines()
+    assert lines == [
+        "relations 10 · executions 60 · valid 58",
+        "invalid 2",
+        "atomic 1/9  sequential_intra 0/18",
+        "sequential_inter 2/17  ontological 1/4",
+        "KONTEST total 4  error rate 8.3%",
+    ]
+    assert all(len(line) <= 40 for line in lines)
+    unwrapped = render_counts(REPORT).plain.splitlines()
+    assert unwrapped[1].endswith("KONTEST total 4  error rate 8.3%")
+
+
 def test_gap_bars_are_proportional() -> None:
     bar = render_bar("gap t2", 5, 50.0, width=10).plain
     assert bar.count("█") == 5 and bar.count("░") == 5

@@ -18,7 +18,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, TabbedContent, TabPane
+from textual.widgets import Header, Input, TabbedContent, TabPane
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import KontestError
@@ -40,6 +40,7 @@ from kontest_tui.run.api import (
     sample_sources,
     source_of_match,
 )
+from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.wizard.graph import GraphStep
 from kontest_tui.tui.widgets.wizard.kinds import KindsStep
 from kontest_tui.tui.widgets.wizard.model import ModelStep
@@ -79,6 +80,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             "check_model",
             "Check model",
             id="check_model",
+            show=False,  # the Model step's Check connection button; in the help and palette
             tooltip="Check the model connection",
         ),
         Binding(
@@ -211,7 +213,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
             yield VariantsStep("3 Variants", id="step-variants")
             yield KindsStep("4 Kinds", QUESTION_TYPES, LOGIC_RULES, id="step-kinds")
             yield ModelStep("5 Model & run", self.state.model, id="step-model")
-        yield Footer()
+        footer = KeyFooter()
+        footer.show_command_palette = False  # ctrl+p still opens it (f1 says so): the room
+        yield footer  # goes to the keys, help included, at 80 columns (QA finding 10)
 
     @property
     def graph_step(self) -> GraphStep:
