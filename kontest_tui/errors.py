@@ -34,6 +34,18 @@ class GraphError(InvalidInputError):
     title = "Knowledge graph"
 
 
+class TooManyPathsError(GraphError):
+    """More root-to-leaf paths than a walk may take: `what` says how many; the message adds
+    the command line's ways to narrow the scope (the explorer words its own)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = " ".join(what.split())
+        super().__init__(
+            f"{self.what}: narrow it with --depth N or --entity NAME, or take the first "
+            "--limit N relations"
+        )
+
+
 class TemplateError(InvalidInputError):
     """A template file or text that cannot be filled (missing/unknown placeholders)."""
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from kontest_tui.errors import GraphError, InvalidInputError
+from kontest_tui.errors import InvalidInputError, TooManyPathsError
 
 from .graph import KnowledgeGraph
 
@@ -78,11 +78,10 @@ def check_path_count(kg: KnowledgeGraph, depth: int | None = None) -> None:
     count = count_paths(kg, depth)
     if count > MAX_PATHS:
         bound = "with no depth bound" if depth is None else f"within depth {depth}"
-        raise GraphError(
+        raise TooManyPathsError(
             f"KG {kg.name!r} has more than {MAX_PATHS:,} root-to-leaf paths {bound} (its "
             "nodes share descendants, which multiplies the paths; relations come from every "
-            "path): narrow it with --depth N or --entity NAME, or take the first --limit N "
-            "relations"
+            "path)"
         )
 
 

@@ -20,7 +20,13 @@ from itertools import islice
 from typing import TYPE_CHECKING, Literal
 
 from kontest_tui.domain.records import Conversation, Relation, TestKind
-from kontest_tui.errors import GraphError, InvalidInputError, KontestError, TemplateError
+from kontest_tui.errors import (
+    GraphError,
+    InvalidInputError,
+    KontestError,
+    TemplateError,
+    TooManyPathsError,
+)
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.summary import GraphSummary, describe_graph
@@ -161,10 +167,22 @@ def prepare(
         preparation.problems.append(
             Problem("kinds", "Tick at least one test kind or load annotated questions.")
         )
-    if kinds:
-        _check_relations(preparation, resolved, detail)
-    if detail and not preparation.problems:
-        _describe(preparation, resolved, strength, variant_rows)
+    try:
+        if kinds:
+            _check_relations(preparation, resolved, detail)
+        if detail and not preparation.problems:
+            _describe(preparation, resolved, strength, variant_rows)
+    except TooManyPathsError as error:  # the explorer's words; the CLI raises the error
+        preparation.problems.append(
+            Problem(
+                "graph",
+                f"{error.what}: narrow the scope: choose a depth, or entities to keep with "
+                "their subtrees.",
+                error,
+            )
+        )
+    except KontestError as error:
+        preparation.problems.append(Problem("graph", _sentence(error), error))
     if problem is None and ask_model:
         problem, preparation.model_line = check_model(resolved)
     if problem is not None:

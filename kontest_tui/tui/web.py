@@ -21,6 +21,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import secrets
+import socket
 from collections.abc import Awaitable, Callable
 from urllib.parse import urlsplit
 
@@ -113,12 +114,26 @@ class TokenServer(Server):
         self.console.print("Press Ctrl+C to quit", highlight=False, markup=False)
 
 
+def check_port(host: str, port: int) -> None:
+    """WebServeError when host:port cannot be listened on (taken, not this machine's): said
+    before the server starts, which prints its address and token as it starts (before it
+    binds: a URL with a token was printed above 'cannot listen', QA finding 12)."""
+    try:
+        with socket.create_server((host.strip("[]"), port)):
+            pass
+    except OSError as error:
+        raise WebServeError(
+            f"--web: cannot listen on {host}:{port}: {error.strerror or error}"
+        ) from None
+
+
 def serve(command: str, host: str, port: int) -> None:
     """Serve `command` (the explorer) on host:port until Ctrl+C; a taken port is one line."""
+    check_port(host, port)
     server = TokenServer(command, host=host, port=port)
     try:
         server.serve()
-    except OSError as error:
+    except OSError as error:  # taken between the check and the start
         raise WebServeError(
             f"--web: cannot listen on {host}:{port}: {error.strerror or error}"
         ) from None

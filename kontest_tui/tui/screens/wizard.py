@@ -300,6 +300,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def prepare_worker(self, version: int, spec: SessionSpec, strength: int) -> None:
         try:
             preparation = prepare(spec, strength=strength)
+        except KontestError as error:  # a readable line, no class name
+            self.post_message(self.PrepareFailed(version, str(error)))
+            return
         except Exception as error:  # an engine bug must not leave "preparing…" forever
             self.post_message(self.PrepareFailed(version, f"{type(error).__name__}: {error}"))
             return
