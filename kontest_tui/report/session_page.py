@@ -5,7 +5,8 @@ What it holds: what was tested and the counts per kind of error (the stored repo
 template by its text, a legend of every symbol (report.legend), the picture of the model's
 KG (report.picture; only the nodes with errors and the way to them with `errors_only`, only
 the subtrees of `entities` for big graphs), and every error as a card with its questions and
-replies as visible text, clearest first (report.explain; the first `max_cards`).
+replies as visible text, clearest first (report.explain; the first `max_cards`), and the
+questions asked by hand about its relations (probes), which change no figure.
 
 `kontest report --format html|markdown` and the explorer's export (`w`) write these.
 """
@@ -13,7 +14,7 @@ replies as visible text, clearest first (report.explain; the first `max_cards`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
 
@@ -75,6 +76,9 @@ class SessionDocument:
     total_errors: int  # error verdicts in the scope shown
     errors_only: bool = False
     entities: tuple[str, ...] = ()
+    # questions asked by hand about its relations (probe mode), oldest first: (relation,
+    # question, how it was asked, reply, read as, became); no metric counts them
+    probes: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
 
     @property
     def title(self) -> str:
@@ -122,6 +126,7 @@ def build_session_document(
     picture = draw_picture(
         kg, relations, atomic, errors, errors_only=errors_only, templates=template_ids or None
     )
+    probes = probe_rows(store, session_id, NodeNames(whole), kept if entities else None)
     chosen = errors[: max(max_cards, 0)]
     cards: list[ExplanationCard] = []
     if chosen:
@@ -138,6 +143,42 @@ def build_session_document(
         total_errors=len(errors),
         errors_only=errors_only,
         entities=tuple(_scope_names(kg, entities)),
+        probes=probes,
+    )
+
+
+def probe_rows(
+    store: Store, session_id: str, names: NodeNames, kept: set[str] | None = None
+) -> list[tuple[str, str, str, str, str, str]]:
+    """The session's probes as the page lists them (those about `kept` relations when
+    given): the relation by its labels, the question, a template's text or `typed`, the
+    reply (or the error), what it was read as, and what it became (template, synonym)."""
+    probes = [p for p in store.probes.of_session(session_id) if kept is None or p.relation in kept]
+    relations = store.relations.by_id(session_id, {probe.relation for probe in probes})
+    rows = []
+    for probe in probes:
+        relation = relations.get(probe.relation)
+        rows.append(
+            (
+                names.relation(relation) if relation is not None else probe.relation,
+                clean_text(probe.question),
+                f"template {clean_text(probe.template)}" if probe.template else "typed",
+                clean_text(probe.raw) if probe.error is None else f"failed: {probe.error}",
+                probe.answer.value if probe.error is None else "-",
+                probe.promoted or "-",
+            )
+        )
+    return rows
+
+
+PROBE_HEADER = ("relation", "question", "asked as", "reply", "read as", "became")
+
+
+def _probes_note(document: SessionDocument) -> str:
+    return (
+        f"{len(document.probes)} questions asked by hand about relations of this session "
+        "(probe mode), each alone, oldest first. They change no figure above unless one "
+        "became a template or a synonym."
     )
 
 
@@ -255,8 +296,14 @@ def document_html(document: SessionDocument) -> str:
         "<h2>The errors explained</h2>",
         f"<p>{escape(_cards_note(document))}</p>",
         *(card_html(card, level=3) for card in document.cards),
-        "</body></html>\n",
     ]
+    if document.probes:
+        parts += [
+            "<h2>Questions asked by hand</h2>",
+            f"<p>{escape(_probes_note(document))}</p>",
+            _table(PROBE_HEADER, document.probes),
+        ]
+    parts.append("</body></html>\n")
     return "".join(parts)
 
 
@@ -304,7 +351,17 @@ def document_markdown(document: SessionDocument) -> str:
         escape_markdown(" ".join(filter(None, (_scope_note(document), _cards_note(document))))),
         "",
     ]
-    return "\n".join(lines) + "\n" + cards_markdown(document.cards, level=3)
+    text = "\n".join(lines) + "\n" + cards_markdown(document.cards, level=3)
+    if document.probes:
+        probes = [
+            "## Questions asked by hand",
+            "",
+            escape_markdown(_probes_note(document)),
+            "",
+            *_markdown_table(PROBE_HEADER, document.probes),
+        ]
+        text = text.rstrip("\n") + "\n\n" + "\n".join(probes) + "\n"
+    return text
 
 
 def write_session_files(store: Store, session_id: str, folder: Path) -> list[Path]:

@@ -124,3 +124,63 @@ def test_the_export_files(db, tmp_path) -> None:
     )  # no probes in this session: no probes file
     errors_page = (tmp_path / f"kontest-{session_id}-errors.html").read_text(encoding="utf-8")
     assert errors_page.count("<circle") == 3
+
+
+def test_probes_are_a_section_of_the_page(tmp_path) -> None:
+    """F7: probes reached the exports only as CSV. The page (HTML and Markdown) lists each
+    question asked by hand with its relation by labels, how it was asked, the reply and
+    what it was read as; hostile text stays text; a session without probes has no section."""
+    from kontest_tui.domain.records import Answer
+    from kontest_tui.results.evaluate import session_graph
+
+    db = str(tmp_path / "probed.db")
+    argv = ["--db", db, "run", "--kg", str(KINAWLEY_KG), "--model", f"replay:{KINAWLEY_REPLAY}"]
+    assert run_cli(argv) == 0
+    with Store(db) as store:
+        session_id = store.sessions.resolve(None)
+        before = build_session_document(store, session_id)
+        kg = session_graph(store, session_id)
+        (relation,) = [
+            r
+            for r in store.relations.load(session_id)
+            if (kg.label(r.parent), kg.label(r.child)) == ("Ulster", "Kinawley")
+        ]
+        store.probes.save(
+            session_id,
+            relation.id,
+            model="replay",
+            question="<b>Is Kinawley really in Ulster?</b>",
+            template=None,
+            raw="No, it is in Connacht.",
+            answer=Answer.NO,
+        )
+        store.probes.save(
+            session_id,
+            relation.id,
+            model="replay",
+            question="Does Ulster have a Kinawley?",
+            template="Does {parent} have a {child}?",
+            raw="",
+            answer=Answer.INVALID,
+            error="cannot reach the model",
+        )
+        document = build_session_document(store, session_id)
+    from kontest_tui.report.session_page import document_html
+
+    assert before.probes == [] and "Questions asked by hand" not in document_html(before)
+    page = document_html(document)
+    assert "<b>Is Kinawley" not in page  # escaped, shown as typed
+    text = visible(page)
+    assert "Questions asked by hand" in text
+    assert "2 questions asked by hand about relations of this session" in text
+    assert (
+        "Ulster ⊃ Kinawley <b>Is Kinawley really in Ulster?</b> typed No, it is in Connacht. no -"
+        in text
+    )
+    assert (
+        "Ulster ⊃ Kinawley Does Ulster have a Kinawley? template Does {parent} have a {child}? "
+        "failed: cannot reach the model - -" in text
+    )
+    markdown = document_markdown(document)
+    assert "## Questions asked by hand" in markdown
+    assert "| Ulster ⊃ Kinawley |" in markdown and "failed: cannot reach the model" in markdown
