@@ -11,7 +11,7 @@ import csv
 import io
 import json
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TypedDict
 
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import StoreError
@@ -19,33 +19,58 @@ from kontest_tui.probes.factcheck import correct_option, expected_answer
 from kontest_tui.store.database import Store
 
 EXPORT_FORMATS = ("jsonl", "csv")
-EXPORT_COLUMNS = (
-    "session",
-    "conversation",
-    "relation",
-    "kind",
-    "test_kind",
-    "label",
-    "turn",
-    "template",
-    "question",
-    "messages",
-    "answer",
-    "parsed",
-    "expected",
-    "correct_option",
-    "error",
-    "latency_ms",
-    "tokens",
-    "attempts",
-    "cached",
-    "cut",
-    "stopped",
-    "created",
-)
 
 
-def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
+class ExportRow(TypedDict):
+    """One stored response as exported: its question, the user turns so far, the raw and
+    the parsed answer, what was expected and how the call went (the columns, in order)."""
+
+    session: str
+    conversation: str
+    relation: str
+    kind: str
+    test_kind: str
+    label: str
+    turn: int
+    template: str | None
+    question: str
+    messages: list[str]
+    answer: str
+    parsed: str
+    expected: str | None
+    correct_option: str | None
+    error: str | None
+    latency_ms: float
+    tokens: int
+    attempts: int
+    cached: bool
+    cut: int
+    stopped: str | None
+    created: str
+
+
+class ProbeRow(TypedDict):
+    """One question asked by hand about a relation, as exported (the columns, in order)."""
+
+    session: str
+    probe: int
+    relation: str
+    model: str
+    question: str
+    template: str | None
+    answer: str
+    parsed: str
+    error: str | None
+    latency_ms: float
+    promoted: str | None
+    created: str
+
+
+EXPORT_COLUMNS: tuple[str, ...] = tuple(ExportRow.__annotations__)
+PROBE_COLUMNS: tuple[str, ...] = tuple(ProbeRow.__annotations__)
+
+
+def iter_export_rows(store: Store, session_id: str) -> Iterator[ExportRow]:
     """One dict per stored response, with its question and all user turns so far.
 
     `messages` + `kind` + `answer` (the raw text) make each JSONL line a replay record, so an
@@ -61,30 +86,30 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
                 f"({conversation.id} has no turn {turn})"
             )
         query = conversation.turns[turn]
-        yield {
-            "session": session_id,
-            "conversation": conversation.id,
-            "relation": conversation.relation_id,
-            "kind": conversation.kind,
-            "test_kind": conversation.test_kind.value,
-            "label": conversation.label,
-            "turn": turn,
-            "template": query.template_id,
-            "question": query.text,
-            "messages": [q.text for q in conversation.turns[: turn + 1]],
-            "answer": row["raw"],
-            "parsed": row["answer"],
-            "expected": _expected(conversation, turn),
-            "correct_option": correct_option(conversation),
-            "error": row["error"],
-            "latency_ms": row["latency_ms"],
-            "tokens": row["tokens"],
-            "attempts": row["attempts"],
-            "cached": bool(row["cached"]),
-            "cut": row["cut"],
-            "stopped": row["stopped"],
-            "created": row["created"],
-        }
+        yield ExportRow(
+            session=session_id,
+            conversation=conversation.id,
+            relation=conversation.relation_id,
+            kind=conversation.kind,
+            test_kind=conversation.test_kind.value,
+            label=conversation.label,
+            turn=turn,
+            template=query.template_id,
+            question=query.text,
+            messages=[q.text for q in conversation.turns[: turn + 1]],
+            answer=row["raw"],
+            parsed=row["answer"],
+            expected=_expected(conversation, turn),
+            correct_option=correct_option(conversation),
+            error=row["error"],
+            latency_ms=row["latency_ms"],
+            tokens=row["tokens"],
+            attempts=row["attempts"],
+            cached=bool(row["cached"]),
+            cut=row["cut"],
+            stopped=row["stopped"],
+            created=row["created"],
+        )
 
 
 def _expected(conversation: Conversation, turn: int) -> str | None:
@@ -97,7 +122,9 @@ def _expected(conversation: Conversation, turn: int) -> str | None:
 
 
 def render_export(
-    rows: Iterable[dict[str, Any]], fmt: str, columns: Sequence[str] = EXPORT_COLUMNS
+    rows: Iterable[ExportRow] | Iterable[ProbeRow],
+    fmt: str,
+    columns: Sequence[str] = EXPORT_COLUMNS,
 ) -> str:
     """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows."""
     if fmt == "jsonl":
@@ -106,9 +133,10 @@ def render_export(
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
     for row in rows:
-        if "messages" in row:
-            row = {**row, "messages": json.dumps(row["messages"], ensure_ascii=False)}
-        writer.writerow(row)
+        cells: dict[str, object] = dict(row)
+        if "messages" in cells:
+            cells["messages"] = json.dumps(cells["messages"], ensure_ascii=False)
+        writer.writerow(cells)
     return buffer.getvalue()
 
 
@@ -128,24 +156,24 @@ PROBE_COLUMNS = (
 )
 
 
-def iter_probe_rows(store: Store, session_id: str) -> Iterator[dict[str, Any]]:
+def iter_probe_rows(store: Store, session_id: str) -> Iterator[ProbeRow]:
     """One dict per question asked by hand about a relation of the session (probe mode).
     Apart from the responses: a probe is no turn of the session's plan."""
     for probe in store.probes.of_session(session_id):
-        yield {
-            "session": probe.session,
-            "probe": probe.id,
-            "relation": probe.relation,
-            "model": probe.model,
-            "question": probe.question,
-            "template": probe.template,
-            "answer": probe.raw,
-            "parsed": probe.answer.value,
-            "error": probe.error,
-            "latency_ms": probe.latency_ms,
-            "promoted": probe.promoted,
-            "created": probe.created,
-        }
+        yield ProbeRow(
+            session=probe.session,
+            probe=probe.id,
+            relation=probe.relation,
+            model=probe.model,
+            question=probe.question,
+            template=probe.template,
+            answer=probe.raw,
+            parsed=probe.answer.value,
+            error=probe.error,
+            latency_ms=probe.latency_ms,
+            promoted=probe.promoted,
+            created=probe.created,
+        )
 
 
 def export_probes(store: Store, session_id: str | None, fmt: str) -> str:
