@@ -18,7 +18,7 @@ from kontest_tui.domain.records import Answer, Relation
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.results.answers import stored_model_answers
-from kontest_tui.results.reports import session_report, stored_report_json
+from kontest_tui.results.reports import session_report
 from kontest_tui.results.settings import Difference, setting_differences
 from kontest_tui.store.database import Store
 
@@ -89,7 +89,7 @@ def compare_sessions(left: AnsweredSession, right: AnsweredSession) -> SessionCo
 def compare_stored_sessions(store: Store, left: str, right: str) -> SessionComparison:
     """`compare_sessions` for two stored sessions, read from the store: their stored reports
     and atomic answers (no evaluation when the reports are current; nothing is written)."""
-    reports = [stored_report_json(session_report(store, sid, errors=0)) for sid in (left, right)]
+    reports = [session_report(store, sid, errors=0).report for sid in (left, right)]
     mine, theirs = (stored_model_answers(store, sid).atomic for sid in (left, right))
     right_ids = set(store.relations.ids(right))
     shared = [rid for rid in store.relations.ids(left) if rid in right_ids]

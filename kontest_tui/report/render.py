@@ -22,7 +22,7 @@ from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
-from kontest_tui.oracles.report_json import RateJSON, ReportJSON, report_from_json
+from kontest_tui.oracles.report_json import RateJSON, ReportJSON
 from kontest_tui.report.tables import (
     Table,
     csv_table,
@@ -62,7 +62,7 @@ def render_report(
     check_format(fmt)
     report: ReportJSON
     if isinstance(evaluation, StoredReport):
-        report = report_from_json(evaluation.report, f"the stored report of {evaluation.session}")
+        report = evaluation.report
         errors, total_errors = evaluation.errors, evaluation.total_errors
     else:
         report = evaluation.to_json() if isinstance(evaluation, Evaluation) else evaluation

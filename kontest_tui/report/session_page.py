@@ -24,7 +24,7 @@ from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.kg.scope import scope_graph
-from kontest_tui.oracles.report_json import ReportJSON, report_from_json
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.paths import write_text_atomic
 from kontest_tui.report.explain import ExplanationCard, build_card
 from kontest_tui.report.explain_render import CARD_CSS, card_html, cards_markdown, escape_markdown
@@ -136,7 +136,7 @@ def build_session_document(
         session=session_id,
         model=str(row.get("model") or ""),
         kg_name=str(row.get("kg_name") or whole.name),
-        report=report_from_json(stored.report, f"the stored report of {session_id}"),
+        report=stored.report,
         templates=template_legend(template_set, template_ids),
         picture=picture,
         cards=cards,

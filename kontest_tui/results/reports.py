@@ -18,7 +18,7 @@ import contextlib
 
 from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.oracles.evaluate import Evaluation
-from kontest_tui.oracles.report_json import ReportJSON, report_from_json
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine, store_evaluation
 from kontest_tui.store.database import Store
 from kontest_tui.store.reports import StoredReport
@@ -28,12 +28,7 @@ def current_report(store: Store, session_id: str) -> ReportJSON | None:
     """The stored Report JSON when it is current (same evaluating code, same answers and
     verdicts), else None."""
     stored = store.reports.read(session_id, engine=evaluation_engine(), limit=0)
-    return stored_report_json(stored) if stored is not None else None
-
-
-def stored_report_json(stored: StoredReport) -> ReportJSON:
-    """The Report JSON of a report read from the store, checked (report_json)."""
-    return report_from_json(stored.report, f"the stored report of {stored.session}")
+    return stored.report if stored is not None else None
 
 
 def session_report(
@@ -79,4 +74,4 @@ def ensure_report(store: Store, session_id: str, *, errors: int = 20) -> StoredR
 
 def _as_stored(session_id: str, evaluation: Evaluation, errors: int) -> StoredReport:
     wrong = [verdict for verdict in evaluation.verdicts if verdict.error]
-    return StoredReport(session_id, dict(evaluation.to_json()), wrong[:errors], len(wrong))
+    return StoredReport(session_id, evaluation.to_json(), wrong[:errors], len(wrong))

@@ -21,9 +21,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Verdict
-from kontest_tui.errors import StoreError
+from kontest_tui.errors import InvalidInputError, StoreError
+from kontest_tui.oracles.report_json import ReportJSON, report_from_json
 
-from .records import JsonObject, dump_json, row_to_verdict
+from .records import dump_json, row_to_verdict
 from .repository import Repository
 from .schema import now_iso
 
@@ -33,7 +34,7 @@ class StoredReport:
     """A report read from the store: the Report JSON, the first error verdicts, their count."""
 
     session: str
-    report: JsonObject
+    report: ReportJSON
     errors: list[Verdict] = field(default_factory=list)  # the first `limit` errors, in order
     total_errors: int = 0
 
@@ -96,10 +97,16 @@ def read_report(
     )
     columns = [column[0] for column in cursor.description or ()]
     errors = [row_to_verdict(dict(zip(columns, values, strict=True))) for values in cursor]
-    report = json.loads(row[4])
-    if not isinstance(report, dict):
-        raise ValueError("the stored report is not a JSON object")
-    return StoredReport(session_id, report, errors, int(verdicts[1]))
+    return StoredReport(session_id, stored_report_json(row[4]), errors, int(verdicts[1]))
+
+
+def stored_report_json(text: str) -> ReportJSON:
+    """A stored report's JSON text read back, checked to be a Report JSON (a hand-edited one
+    of another shape is a ValueError: a damaged row)."""
+    try:
+        return report_from_json(json.loads(text), "the stored report")
+    except InvalidInputError as error:
+        raise ValueError(str(error)) from None
 
 
 class Reports(Repository):

@@ -23,9 +23,10 @@ from __future__ import annotations
 import json
 
 from kontest_tui.errors import StoreError
+from kontest_tui.oracles.report_json import ReportJSON
 
 from . import rollups
-from .records import JsonObject
+from .reports import stored_report_json
 from .repository import Repository
 
 
@@ -41,7 +42,7 @@ class ResultViews(Repository):
         )
         return bool(rows) and rows[0][0] == rollups.VERSION and rows[0][1] == rows[0][2]
 
-    def done_report(self, session_id: str, engine: str) -> JsonObject | None:
+    def done_report(self, session_id: str, engine: str) -> ReportJSON | None:
         """The stored report of a done session whose views are built, made by `engine`;
         None otherwise. A done session's report is current without counting its rows (what
         store.reports checks): a run that adds answers marks the session running first and
@@ -54,8 +55,8 @@ class ResultViews(Repository):
         )
         if not rows:
             return None
-        report = json.loads(rows[0][0])
-        return report if isinstance(report, dict) else None
+        with self._damaged_rows("session_reports", session_id):
+            return stored_report_json(rows[0][0])
 
     def ensure(self, session_id: str, engine: str) -> None:
         """Build the derived tables when they are missing or outdated. The session's report

@@ -23,7 +23,6 @@ from kontest_tui.run.api import (
     ensure_report,
     evaluation_engine,
     load_session,
-    report_from_json,
 )
 from kontest_tui.store import Store
 from kontest_tui.store.tree import ResultTree
@@ -111,11 +110,10 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
             raise StoreError(
                 f"session {session_id} is being run by another process: open it when it ends"
             )
-        done = views.done_report(session_id, evaluation_engine())
-        if done is None:  # checked against the answers, evaluated again when stale
-            done = ensure_report(store, session_id, errors=0).report
+        report = views.done_report(session_id, evaluation_engine())
+        if report is None:  # checked against the answers, evaluated again when stale
+            report = ensure_report(store, session_id, errors=0).report
             views.ensure(session_id, evaluation_engine())
-        report = report_from_json(done, f"the stored report of {session_id}")
         roots = store.tree.children(session_id, None)
         return OpenedResults(
             header=header,

@@ -86,6 +86,7 @@ def test_locked_database_while_creating_a_session(session_db) -> None:
         ("UPDATE responses SET answer = 'maybe' WHERE rowid = 1", "responses"),
         ("UPDATE relations SET path = '[' WHERE rowid = 1", "relations"),
         ("UPDATE sessions SET options_json = '{'", "sessions"),
+        ("UPDATE session_reports SET report = json_remove(report, '$.gap')", "session_reports"),
     ],
 )
 def test_hand_edited_rows_report(session_db, capsys, sql, table) -> None:

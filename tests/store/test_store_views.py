@@ -31,6 +31,7 @@ import pytest
 
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, Response, Verdict
 from kontest_tui.errors import StoreError
+from kontest_tui.oracles.report_json import REQUIRED_KEYS
 from kontest_tui.store import SCHEMA_VERSION, Store
 from kontest_tui.store.schema import apply_migrations
 from kontest_tui.store.view_records import TREE
@@ -122,10 +123,11 @@ def store_session(store: Store, *, report: bool = True) -> str:
                 Response(f"{relation_id}/{template}", 0, f"{answer.title()}.", Answer(answer)),
             )
     gap = {"per_template": {"t1": {"missing": 2}, "t2": {"missing": 2}}}
+    # A report as the store reads it back (every key a Report JSON has): the views read its gap.
     store.verdicts.replace(
         session_id,
         VERDICTS,
-        report={"gap": gap} if report else None,
+        report={**dict.fromkeys(REQUIRED_KEYS, 0), "gap": gap} if report else None,
         engine="test",
         oracle_error_rate=0.25,
     )
