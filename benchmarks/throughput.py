@@ -47,6 +47,7 @@ from kontest_tui.run.session import (  # noqa: E402
 )
 from kontest_tui.run.writer import BatchWriter  # noqa: E402
 from kontest_tui.store import Store  # noqa: E402
+from kontest_tui.store.records import NewSession  # noqa: E402
 
 CPU_SECONDS: dict[object, float] = {}  # CPU time of this process per run (key: concurrency, "bare")
 OPTIONS = ChatOptions(seed=0, timeout=30.0, system_prompt="Answer with yes or no.")
@@ -73,15 +74,17 @@ def build_workload(calls: int) -> tuple[list[Relation], list[Conversation]]:
 
 def new_session(store: Store, relations: list[Relation], conversations: list[Conversation]) -> str:
     return store.sessions.create(
-        kg_name="benchmark",
-        kg_json={},
-        templates_json={},
-        template_ids=["t1"],
-        model="benchmark",
-        options={},
+        NewSession(
+            kg_name="benchmark",
+            kg_json={},
+            templates_json={},
+            template_ids=["t1"],
+            model="benchmark",
+            options={},
+            labels={},
+        ),
         relations=relations,
         conversations=conversations,
-        labels={},
     )
 
 

@@ -59,7 +59,7 @@ from kontest_tui.run.executor import (
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
-from kontest_tui.store.records import template_set_to_dict
+from kontest_tui.store.records import NewSession, template_set_to_dict
 from kontest_tui.store.schema import now_iso
 
 # Relations per chunk of a streamed run, and the session size from which a run streams by
@@ -304,22 +304,24 @@ def _store_session(
         options = dataclasses.replace(options, system_prompt=template_set.system_prompt)
     with paused_gc():  # bursts of many small acyclic records
         return store.sessions.create(
-            kg_name=kg_name or kg.name,
-            kg_json=graph_to_dict(kg),
-            templates_json=template_set_to_dict(template_set),
-            template_ids=chosen_ids,
-            model=model_spec,
-            options=options_to_dict(options),
+            NewSession(
+                kg_name=kg_name or kg.name,
+                kg_json=graph_to_dict(kg),
+                templates_json=template_set_to_dict(template_set),
+                template_ids=chosen_ids,
+                model=model_spec,
+                options=options_to_dict(options),
+                labels={node_id: node.label for node_id, node in kg.nodes.items()},
+                seed=seed,
+                depth=depth,
+                per_path=per_path,
+                kinds=kinds_json,
+                fresh_conversations=fresh_conversations,
+            ),
             relations=relations,
             conversations=conversations,
-            labels={node_id: node.label for node_id, node in kg.nodes.items()},
-            seed=seed,
-            depth=depth,
-            per_path=per_path,
-            kinds=kinds_json,
             chunks=chunks,
             keep_up_to=STREAM_ABOVE,  # a run asks these whole: kept for it
-            fresh_conversations=fresh_conversations,
         )
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from json.encoder import encode_basestring as _quote  # what dump_json quotes strings with
 from typing import Any, NotRequired, TypedDict
 
@@ -42,6 +43,26 @@ class SessionKinds(TypedDict):
     options: NotRequired[JsonObject]  # kinds.options.KindOptions.to_json
     problems: NotRequired[list[str]]  # what the inputs lacked (one line each)
     sample: NotRequired[JsonObject]  # how a sampled session drew its relations
+
+
+@dataclass(frozen=True, slots=True)
+class NewSession:
+    """What a new session asks, as `store.sessions.create` stores it on its row (its relations
+    and conversations given beside it)."""
+
+    kg_name: str  # the KG's source as the user named it (a sample, a file)
+    kg_json: Mapping[str, object]  # the KG snapshot (kg.io.graph_to_dict)
+    templates_json: Mapping[str, object]  # the template set (template_set_to_dict)
+    template_ids: Sequence[str]  # the templates asked
+    model: str  # the model spec (redacted when stored)
+    options: Mapping[str, object]  # the run's options (run.executor.options_to_dict)
+    labels: Mapping[str, str]  # node id -> label, stored beside each relation
+    seed: int = 0
+    depth: int | None = None
+    per_path: bool = False
+    kinds: Mapping[str, object] | None = None  # SessionKinds; None: KONTEST paraphrases only
+    fresh_conversations: bool = False  # every conversation asked from scratch
+    session_id: str | None = None  # None: a new id (store.sessions.new_session_id)
 
 
 class SessionRow(TypedDict):

@@ -21,7 +21,14 @@ from kontest_tui.domain.records import Conversation, Relation, Verdict
 from kontest_tui.errors import LeaseLostError, StoreError
 
 from . import leases
-from .records import JsonObject, SessionListing, SessionRow, SessionUpdate, dump_json
+from .records import (
+    JsonObject,
+    NewSession,
+    SessionListing,
+    SessionRow,
+    SessionUpdate,
+    dump_json,
+)
 from .relations import insert_conversations, insert_relations
 from .repository import Repository
 from .responses import count_responses
@@ -105,35 +112,21 @@ class Sessions(Repository):
 
     def create(
         self,
+        new: NewSession,
+        relations: Sequence[Relation] = (),
+        conversations: Sequence[Conversation] = (),
         *,
-        kg_name: str,
-        kg_json: Mapping[str, object],
-        templates_json: Mapping[str, object],
-        template_ids: Sequence[str],
-        model: str,
-        options: Mapping[str, object],
-        relations: Sequence[Relation],
-        conversations: Sequence[Conversation],
-        labels: Mapping[str, str],
-        seed: int = 0,
-        depth: int | None = None,
-        per_path: bool = False,
-        session_id: str | None = None,
-        kinds: Mapping[str, object] | None = None,
         chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
         keep_up_to: int = 0,
-        fresh_conversations: bool = False,
     ) -> str:
-        """Store a new session with its relations and conversations in one transaction.
+        """Store a new session with its relations and conversations in one transaction; its id.
 
-        `kinds` (store.records.SessionKinds) records the test kinds asked besides KONTEST
-        paraphrases; None means paraphrases only. `fresh_conversations`: every conversation
-        is to be asked from scratch (no answer shared between them). `chunks` (instead of
-        `relations` and `conversations`): pieces of both, each piece's conversations pointing
-        at its own relations, stored as they come (a large session never all in memory).
-        A session of at most `keep_up_to` relations keeps its records in this Store, so a run
-        in the same process does not read them back (store.relations.Relations.keep)."""
-        session_id = session_id or new_session_id()
+        `chunks` (instead of `relations` and `conversations`): pieces of both, each piece's
+        conversations pointing at its own relations, stored as they come (a large session
+        never all in memory). A session of at most `keep_up_to` relations keeps its records
+        in this Store, so a run in the same process does not read them back
+        (store.relations.Relations.keep)."""
+        session_id = new.session_id or new_session_id()
         stamp = now_iso()
         if chunks is None:
             chunks = [(relations, conversations)]
@@ -144,23 +137,23 @@ class Sessions(Repository):
             "created": stamp,
             "updated": stamp,
             "status": "created",
-            "kg_name": kg_name,
-            "templates_json": dump_json(templates_json),
-            "template_ids": dump_json(list(template_ids)),
-            "model": redact_spec(model),
-            "options_json": dump_json(dict(options)),
-            "seed": seed,
-            "depth": depth,
-            "per_path": int(per_path),
+            "kg_name": new.kg_name,
+            "templates_json": dump_json(new.templates_json),
+            "template_ids": dump_json(list(new.template_ids)),
+            "model": redact_spec(new.model),
+            "options_json": dump_json(dict(new.options)),
+            "seed": new.seed,
+            "depth": new.depth,
+            "per_path": int(new.per_path),
             "relations": 0,
             "conversations": 0,
             "planned": 0,
-            "kinds_json": dump_json(dict(kinds)) if kinds is not None else None,
-            "fresh_conversations": int(fresh_conversations),
+            "kinds_json": dump_json(dict(new.kinds)) if new.kinds is not None else None,
+            "fresh_conversations": int(new.fresh_conversations),
         }
         try:
             with self.store.transaction() as conn:
-                row["kg_snapshot"] = _store_kg_snapshot(conn, dump_json(kg_json))
+                row["kg_snapshot"] = _store_kg_snapshot(conn, dump_json(new.kg_json))
                 conn.execute(
                     f"INSERT INTO sessions ({', '.join(row)})"
                     f" VALUES ({', '.join('?' for _ in row)})",
@@ -168,7 +161,7 @@ class Sessions(Repository):
                 )
                 counts = [0, 0, 0]  # relations, conversations, planned turns
                 for part_relations, part_conversations in chunks:
-                    keys = insert_relations(conn, session_id, counts[0], part_relations, labels)
+                    keys = insert_relations(conn, session_id, counts[0], part_relations, new.labels)
                     insert_conversations(conn, session_id, counts[1], part_conversations, keys=keys)
                     counts[0] += len(part_relations)
                     counts[1] += len(part_conversations)

@@ -9,6 +9,7 @@ from pathlib import Path
 from kontest_tui.domain.records import Conversation, Query, Relation
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
+from kontest_tui.store.records import NewSession
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 KINAWLEY_KG = DATA / "kinawley_kg.json"
@@ -96,13 +97,15 @@ def store_session(
 ) -> str:  # noqa: ANN001
     """A stored session over toy records (no KG file needed)."""
     return store.sessions.create(
-        kg_name="toy",
-        kg_json={"name": "toy", "domain": "places", "nodes": [], "edges": []},
-        templates_json={},
-        template_ids=["t1", "t2"],
-        model=model,
-        options={"temperature": 0.0, "seed": 0, "timeout": 5.0},
+        NewSession(
+            kg_name="toy",
+            kg_json={"name": "toy", "domain": "places", "nodes": [], "edges": []},
+            templates_json={},
+            template_ids=["t1", "t2"],
+            model=model,
+            options={"temperature": 0.0, "seed": 0, "timeout": 5.0},
+            labels={},
+        ),
         relations=relations,
         conversations=conversations,
-        labels={},
     )

@@ -19,6 +19,7 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import StoreError
 from kontest_tui.store import SCHEMA_VERSION, Store, redact_spec
+from kontest_tui.store.records import NewSession
 from kontest_tui.store.schema import apply_migrations
 
 RELATIONS = [
@@ -46,16 +47,18 @@ CONVERSATIONS = [
 
 def new_session(store: Store, model: str = "sim") -> str:
     return store.sessions.create(
-        kg_name="toy",
-        kg_json={"name": "toy", "nodes": [{"id": "A", "label": "Ä"}], "edges": []},
-        templates_json={"domain": "places"},
-        template_ids=["t1", "t2"],
-        model=model,
-        options={"temperature": 0.0, "seed": 3},
+        NewSession(
+            kg_name="toy",
+            kg_json={"name": "toy", "nodes": [{"id": "A", "label": "Ä"}], "edges": []},
+            templates_json={"domain": "places"},
+            template_ids=["t1", "t2"],
+            model=model,
+            options={"temperature": 0.0, "seed": 3},
+            labels={"A": "Ä", "B": "Bee"},
+            seed=3,
+        ),
         relations=RELATIONS,
         conversations=CONVERSATIONS,
-        labels={"A": "Ä", "B": "Bee"},
-        seed=3,
     )
 
 

@@ -33,6 +33,7 @@ from kontest_tui.domain.records import Answer, Conversation, Query, Relation, Re
 from kontest_tui.errors import StoreError
 from kontest_tui.oracles.report_json import REQUIRED_KEYS
 from kontest_tui.store import SCHEMA_VERSION, Store
+from kontest_tui.store.records import NewSession
 from kontest_tui.store.schema import apply_migrations
 from kontest_tui.store.view_records import TREE
 
@@ -105,16 +106,18 @@ def store_session(store: Store, *, report: bool = True) -> str:
         for template, label in (("t1", "Q1"), ("t2", "Q2"))
     ]
     session_id = store.sessions.create(
-        kg_name="toy",
-        kg_json=KG,
-        templates_json={"domain": "places"},
-        template_ids=["t1", "t2"],
-        model="sim",
-        options={},
+        NewSession(
+            kg_name="toy",
+            kg_json=KG,
+            templates_json={"domain": "places"},
+            template_ids=["t1", "t2"],
+            model="sim",
+            options={},
+            labels=LABELS,
+            kinds={"kinds": ["kontest", "variants"]},
+        ),
         relations=relations,
         conversations=conversations,
-        labels=LABELS,
-        kinds={"kinds": ["kontest", "variants"]},
     )
     for relation_id, answers in ANSWERS.items():
         for template, answer in zip(("t1", "t2"), answers, strict=True):
@@ -268,15 +271,17 @@ def test_distinct_labels_come_before_shorter_ones(tmp_path: Path) -> None:
     }
     with Store(tmp_path / "s.db") as store:
         session_id = store.sessions.create(
-            kg_name="same",
-            kg_json=kg,
-            templates_json={},
-            template_ids=["t1", "t2"],
-            model="sim",
-            options={},
+            NewSession(
+                kg_name="same",
+                kg_json=kg,
+                templates_json={},
+                template_ids=["t1", "t2"],
+                model="sim",
+                options={},
+                labels=labels,
+            ),
             relations=relations,
             conversations=[],
-            labels=labels,
         )
         store.verdicts.replace(
             session_id,
