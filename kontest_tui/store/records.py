@@ -65,23 +65,17 @@ class NewSession:
     session_id: str | None = None  # None: a new id (store.sessions.new_session_id)
 
 
-class SessionRow(TypedDict):
-    """A session as `store.sessions.get` reads it: its columns, JSON ones decoded (its KG
-    snapshot apart: `store.sessions.kg_snapshot`)."""
+class SessionColumns(TypedDict):
+    """The columns every read of a session row gives: what it is and how its run went (its
+    counts, times, message and the rates stored with its last report)."""
 
     id: str
     created: str
     updated: str
     status: str  # one of store.sessions.STATUSES
     kg_name: str
-    kg_snapshot: int
-    templates_json: JsonObject  # the template set (store.records.template_set_to_dict)
-    template_ids: list[str]
     model: str  # redacted (store.text.redact_spec)
-    options_json: JsonObject  # the run's options (run.executor.options_from_dict)
     seed: int
-    depth: int | None
-    per_path: int
     relations: int
     conversations: int
     planned: int  # turns to ask
@@ -94,38 +88,28 @@ class SessionRow(TypedDict):
     message: str | None
     oracle_errors: int | None
     oracle_error_rate: float | None
-    kinds_json: SessionKinds
     headline_measure: str | None
     headline_rate: float | None
     fresh_conversations: int
 
 
-class SessionListing(TypedDict):
+class SessionRow(SessionColumns):
+    """A session as `store.sessions.get` reads it: every column, JSON ones decoded (its KG
+    snapshot apart: `store.sessions.kg_snapshot`)."""
+
+    kg_snapshot: int
+    templates_json: JsonObject  # the template set (store.records.template_set_to_dict)
+    template_ids: list[str]
+    options_json: JsonObject  # the run's options (run.executor.options_from_dict)
+    depth: int | None
+    per_path: int
+    kinds_json: SessionKinds
+
+
+class SessionListing(SessionColumns):
     """One session as `store.sessions.listing` reads it (no snapshot columns): its counts,
     true during a run too, and the answers the token limit and the timeout cut."""
 
-    id: str
-    created: str
-    updated: str
-    status: str
-    kg_name: str
-    model: str
-    seed: int
-    relations: int
-    conversations: int
-    planned: int
-    answered: int
-    failed: int
-    retries: int
-    started: str | None
-    finished: str | None
-    elapsed_s: float
-    message: str | None
-    oracle_error_rate: float | None
-    oracle_errors: int | None
-    headline_measure: str | None
-    headline_rate: float | None
-    fresh_conversations: int
     stopped_length: int
     stopped_timeout: int
 
