@@ -76,7 +76,8 @@ def report_command(
     the answers are evaluated again in memory (nothing is written); --re-evaluate evaluates
     again and stores the result. html: the session explained on one
     standalone page (counts, templates, legend, the picture of the model's KG, every error
-    with its questions and replies), read from the store."""
+    with its questions and replies), read from the store; it lists the stored verdicts, so
+    stale ones are evaluated and stored first (a read-only database: one line instead)."""
     from kontest_tui.report.render import render_report
 
     if page.chosen and fmt != "html":
