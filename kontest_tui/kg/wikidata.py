@@ -15,7 +15,7 @@ counted. `build_with_summary` returns those counts with the graph.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,12 +120,7 @@ def build_with_summary(
     """
     qids = _validate_seeds(seeds)
     lang = validate_lang(lang)
-    if not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-        raise InvalidInputError(f"depth must be between 1 and {MAX_DEPTH}, got {depth!r}")
-    if not isinstance(max_nodes, int) or max_nodes < 1:
-        raise InvalidInputError(f"max-nodes must be a positive number, got {max_nodes!r}")
-    if not 1 <= chunk_size <= CHUNK_SIZE:
-        raise InvalidInputError(f"chunk size must be between 1 and {CHUNK_SIZE}, got {chunk_size}")
+    _check_limits(depth, max_nodes, chunk_size)
     dom = domain if isinstance(domain, Domain) else load_domain(domain)
     if client is None:
         client = SparqlClient(endpoint, refresh=refresh)
@@ -137,37 +132,14 @@ def build_with_summary(
 
     types: dict[str, str] = {qid: dom.seed_type for qid in qids}
     edges: list[Edge] = []
+    walk = _LevelWalk(client, tally, report, hint, chunk_size, result_limit, max_nodes)
     frontier = list(qids)
     for level_depth in range(1, depth + 1):
         level = dom.level(level_depth)
         if level is None or not frontier:
             break
         rank = {qid: index for index, qid in enumerate(frontier)}
-        pairs: set[tuple[str, str]] = set()
-        pending: set[str] = set()
-        report(BuildProgress("children", level_depth, 0, len(frontier), len(types)))
-
-        def children_query(part: list[str], level: Level = level) -> str:
-            return build_children_query(level, part, result_limit, optimizer_hint=hint)
-
-        for start in range(0, len(frontier), chunk_size):
-            chunk = frontier[start : start + chunk_size]
-            rows = _select_splitting(client, chunk, children_query, result_limit, tally)
-            for row in rows:
-                parent = qid_from_iri(row.get("parent", ""))
-                child = qid_from_iri(row.get("child", ""))
-                if parent in rank and child is not None:
-                    pairs.add((parent, child))
-                    if child not in types:
-                        pending.add(child)
-            if len(types) + len(pending) > max_nodes:
-                raise MaxNodesError(_too_many(len(types) + len(pending), max_nodes, level_depth))
-            done = min(start + chunk_size, len(frontier))
-            report(
-                BuildProgress(
-                    "children", level_depth, done, len(frontier), len(types) + len(pending)
-                )
-            )
+        pairs = walk.children(level, level_depth, frontier, types)
         next_frontier: list[str] = []
         for parent, child in sorted(pairs, key=lambda pair: (rank[pair[0]], qid_number(pair[1]))):
             if child in types:
@@ -223,6 +195,61 @@ def build_with_summary(
         timed_out=tuple(dict.fromkeys(tally.timed_out)),
         splits=tally.splits,
     )
+
+
+def _check_limits(depth: int, max_nodes: int, chunk_size: int) -> None:
+    """The build's sizes, one readable line for the first out of range."""
+    if not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+        raise InvalidInputError(f"depth must be between 1 and {MAX_DEPTH}, got {depth!r}")
+    if not isinstance(max_nodes, int) or max_nodes < 1:
+        raise InvalidInputError(f"max-nodes must be a positive number, got {max_nodes!r}")
+    if not 1 <= chunk_size <= CHUNK_SIZE:
+        raise InvalidInputError(f"chunk size must be between 1 and {CHUNK_SIZE}, got {chunk_size}")
+
+
+@dataclass(slots=True)
+class _LevelWalk:
+    """Asks one level's children of a frontier, chunk by chunk (halving a chunk that times
+    out), told as progress; refuses a graph over `max_nodes`."""
+
+    client: SparqlClient
+    tally: _Tally
+    report: ProgressCallback
+    hint: bool
+    chunk_size: int
+    result_limit: int
+    max_nodes: int
+
+    def children(
+        self, level: Level, level_depth: int, frontier: list[str], types: Mapping[str, str]
+    ) -> set[tuple[str, str]]:
+        """(parent, child) pairs of the frontier's parents at this level."""
+        rank = set(frontier)
+        pairs: set[tuple[str, str]] = set()
+        pending: set[str] = set()
+        self.report(BuildProgress("children", level_depth, 0, len(frontier), len(types)))
+
+        def children_query(part: list[str]) -> str:
+            return build_children_query(level, part, self.result_limit, optimizer_hint=self.hint)
+
+        for start in range(0, len(frontier), self.chunk_size):
+            chunk = frontier[start : start + self.chunk_size]
+            rows = _select_splitting(
+                self.client, chunk, children_query, self.result_limit, self.tally
+            )
+            for row in rows:
+                parent = qid_from_iri(row.get("parent", ""))
+                child = qid_from_iri(row.get("child", ""))
+                if parent in rank and child is not None:
+                    pairs.add((parent, child))
+                    if child not in types:
+                        pending.add(child)
+            found = len(types) + len(pending)
+            if found > self.max_nodes:
+                raise MaxNodesError(_too_many(found, self.max_nodes, level_depth))
+            done = min(start + self.chunk_size, len(frontier))
+            self.report(BuildProgress("children", level_depth, done, len(frontier), found))
+        return pairs
 
 
 def _select_splitting(
