@@ -80,3 +80,41 @@ async def test_results_opened_for_a_comparison_stay_on_compare(db_path: str) -> 
         await wait_until(pilot, lambda: select.value == first, what="the pair compared")
         await settle(pilot)
         assert results.query_one("#result-tabs", TabbedContent).active == "tab-compare"
+
+
+async def test_the_model_picker_lists_presets_used_models_and_ollamas(db_path: str) -> None:
+    """F8: `o` suggested only the first preset the session did not use. The picker lists the
+    presets, the models of the other stored sessions and, on Find Ollama models, the models
+    of the Ollama server typed (a real `kontest sim serve`); moving fills the field, enter
+    on an entry runs it."""
+    from textual.widgets import OptionList
+
+    from tests.models.model_test_servers import running_sim_server
+
+    chosen: list[str | None] = []
+    app = make_app(db=db_path)
+    with running_sim_server() as url:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            modal = ModelChoiceScreen("sim", ["sim", "sim:careful"], ["sim:forgetful", "sim"])
+            await app.push_screen(modal, chosen.append)
+            await wait_for_screen(pilot, ModelChoiceScreen)
+            field = modal.query_one("#model-choice", Input)
+            options = modal.query_one("#model-options", OptionList)
+            shown = [
+                str(options.get_option_at_index(i).prompt) for i in range(options.option_count)
+            ]
+            assert shown == ["sim:forgetful  (used by another session)", "sim:careful  (simulated)"]
+            field.value = f"ollama:@{url}"
+            await pilot.click("#model-choice-ollama")
+            await wait_until(pilot, lambda: options.option_count > 2, what="the Ollama models")
+            listed = [
+                str(options.get_option_at_index(i).prompt) for i in range(options.option_count)
+            ]
+            assert f"ollama:slow:latest@{url}  (Ollama)" in listed
+            assert app.focused is options
+            await pilot.press("end", "home")  # the first entry: its spec in the field
+            assert field.value == "sim:forgetful"
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: bool(chosen), what="the choice")
+    assert chosen == ["sim:forgetful"]

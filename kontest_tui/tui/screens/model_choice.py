@@ -1,27 +1,48 @@
 """Ask for another model spec ("same scope, another model" from the results): a modal with an
-input prefilled with a preset the session did not use, and the presets listed."""
+input prefilled with a preset the session did not use, and a list to pick from: the simulated
+presets, the models of the other stored sessions, and the models an Ollama server offers
+(Find Ollama models: the server typed in the field, or the session's, or the local default).
+Moving in the list fills the field; enter on an entry, or in the field, runs it."""
 
 from __future__ import annotations
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from kontest_tui.errors import KontestError
+from kontest_tui.run.api import list_ollama_models
+from kontest_tui.tui.workers import WorkerFailures
 
 
-class ModelChoiceScreen(ModalScreen[str | None]):
-    """Dismissed with the spec typed (enter, Run) or None (escape, Cancel)."""
+class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
+    """Dismissed with the spec typed or picked (enter, Run) or None (escape, Cancel)."""
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="model_choice_cancel", tooltip="Cancel"),
     ]
+    AUTO_FOCUS = "#model-choice"
 
-    def __init__(self, current: str, presets: list[str]) -> None:
+    class OllamaListed(Message):
+        """The models of an Ollama server (`error` when they could not be listed)."""
+
+        def __init__(self, specs: list[str], error: str = "") -> None:
+            super().__init__()
+            self.specs = specs
+            self.error = error
+
+    def __init__(self, current: str, presets: list[str], used: list[str] | None = None) -> None:
         super().__init__()
         self.current = current
         self.presets = presets
+        # models of other stored sessions, newest first (not the session's own)
+        self.used = [spec for spec in dict.fromkeys(used or []) if spec != current]
+        self.listed: list[str] = []  # the specs of the list, in order
 
     def compose(self) -> ComposeResult:
         suggestion = next((p for p in self.presets if p != self.current), "")
@@ -34,18 +55,85 @@ class ModelChoiceScreen(ModalScreen[str | None]):
             yield Input(
                 suggestion, placeholder="ollama:MODEL, openai:MODEL, sim:PROFILE", id="model-choice"
             )
+            used = [spec for spec in self.used if spec not in self.presets]
+            yield OptionList(
+                *self.new_options(used, "used by another session"),
+                *(
+                    option
+                    for preset in self.presets
+                    if preset != self.current
+                    for option in self.new_options(
+                        [preset],
+                        "simulated, used by another session"
+                        if preset in self.used
+                        else "simulated",
+                    )
+                ),
+                id="model-options",
+            )
             yield Static(
-                "Presets: " + ", ".join(self.presets) + ". Any spec works: "
+                "Pick one above (moving fills the field, enter runs it) or type any spec: "
                 "ollama:MODEL[@URL], openai:MODEL[@BASE_URL], replay:FILE.jsonl.",
                 classes="hint",
                 markup=False,
             )
             with Horizontal(classes="buttons"):
                 yield Button("Run (enter)", id="model-choice-run", variant="success")
+                yield Button("Find Ollama models", id="model-choice-ollama")
                 yield Button("Cancel (esc)", id="model-choice-cancel")
 
-    def on_mount(self) -> None:
-        self.query_one("#model-choice", Input).focus()
+    def new_options(self, specs: list[str], what: str) -> list[Option]:
+        """Options for `specs` not listed yet, each saying what it is (its id: its index in
+        `listed`)."""
+        options = []
+        for spec in specs:
+            if spec not in self.listed:
+                self.listed.append(spec)
+                options.append(Option(f"{spec}  ({what})", id=str(len(self.listed) - 1)))
+        return options
+
+    def spec_of(self, option: Option) -> str:
+        return self.listed[int(str(option.id))]
+
+    @on(OptionList.OptionHighlighted, "#model-options")
+    def option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        self.query_one("#model-choice", Input).value = self.spec_of(event.option)
+
+    @on(OptionList.OptionSelected, "#model-options")
+    def option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(self.spec_of(event.option))
+
+    @on(Button.Pressed, "#model-choice-ollama")
+    def find_ollama(self) -> None:
+        """The models of the Ollama server in the field (its @URL), else of the session's
+        model when it is an Ollama one, else of the local default server."""
+        typed = self.query_one("#model-choice", Input).value.strip()
+        server = typed if typed.startswith("ollama:") else self.current
+        self.notify("Looking for Ollama models…", markup=False)
+        self.ollama_worker(server if server.startswith("ollama:") else "ollama:")
+
+    @work(thread=True, exclusive=True, group="model-choice-ollama", exit_on_error=False)
+    def ollama_worker(self, server: str) -> None:
+        try:
+            specs = list_ollama_models(server)
+        except KontestError as error:
+            self.post_message(self.OllamaListed([], str(error)))
+            return
+        self.post_message(self.OllamaListed(specs))
+
+    @on(OllamaListed)
+    def ollama_listed(self, event: OllamaListed) -> None:
+        if event.error:
+            self.notify(event.error, title="Ollama", severity="warning", markup=False)
+            return
+        if not event.specs:
+            self.notify("The Ollama server offers no model.", markup=False)
+            return
+        self.query_one("#model-options", OptionList).add_options(
+            self.new_options(event.specs, "Ollama")
+        )
+        self.notify(f"{len(event.specs)} Ollama model(s) listed", markup=False)
+        self.query_one("#model-options", OptionList).focus()
 
     @on(Input.Submitted, "#model-choice")
     @on(Button.Pressed, "#model-choice-run")

@@ -632,7 +632,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 self.notify(f"Checking {spec}…", markup=False)
                 self.another_model_worker(spec)
 
-        self.app.push_screen(ModelChoiceScreen(current, model_presets()), chosen)
+        used = [choice.model for choice in self.sessions.offered] if self.sessions else []
+        self.app.push_screen(ModelChoiceScreen(current, model_presets(), used), chosen)
 
     @work(thread=True, exclusive=True, group="another-model", exit_on_error=False)
     def another_model_worker(self, model: str) -> None:
