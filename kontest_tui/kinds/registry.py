@@ -306,6 +306,56 @@ def build_kind_conversations(
     return conversations
 
 
+@dataclass(frozen=True)
+class PrebuiltKinds:
+    """The other kinds' conversations built over `relation_ids` with `template_ids` and
+    `options` (what the explorer's prepare builds to count them): a session of exactly
+    these stores them as they are instead of building them again (`matches`)."""
+
+    relation_ids: tuple[str, ...]
+    template_ids: tuple[str, ...]
+    kinds: tuple[TestKind, ...]
+    options: KindOptions
+    conversations: tuple[Conversation, ...]
+
+    def matches(
+        self,
+        relations: Sequence[Relation],
+        template_ids: Sequence[str],
+        kinds: Sequence[TestKind],
+        options: KindOptions,
+    ) -> bool:
+        """Whether these were built for this session's relations, templates, kinds and options."""
+        return (
+            set(self.kinds) == set(kinds)  # built in registry order either way
+            and self.template_ids == tuple(template_ids)
+            and self.options == options
+            and self.relation_ids == tuple(relation.id for relation in relations)
+        )
+
+
+def build_other_kinds(
+    kg: KnowledgeGraph,
+    relations: Sequence[Relation],
+    template_set: TemplateSet,
+    template_ids: Sequence[str],
+    kinds: Sequence[TestKind],
+    options: KindOptions,
+) -> PrebuiltKinds:
+    """The conversations of `kinds` (not KONTEST: they read the relations and templates, not
+    KONTEST's conversations) over these relations, kind by kind in registry order."""
+    chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
+    ordered = tuple(kind for kind in KINDS if kind in kinds and kind is not TestKind.KONTEST)
+    suite = Suite(list(relations), [], template_set, chosen_ids)
+    return PrebuiltKinds(
+        tuple(relation.id for relation in relations),
+        chosen_ids,
+        ordered,
+        options,
+        tuple(build_kind_conversations(suite, kg, ordered, options)),
+    )
+
+
 def build_kind_for_relations(
     kg: KnowledgeGraph,
     relations: Sequence[Relation],

@@ -203,6 +203,7 @@ def create_session(store: Store, spec: SessionSpec, model_spec: str | None = Non
         kind_options=spec.kind_options,
         extra_conversations=spec.extra_conversations,
         problems=spec.problems,
+        prebuilt=spec.prebuilt,
         fresh_conversations=spec.fresh_conversations,
     )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import TYPE_CHECKING, Literal
 
@@ -34,7 +34,12 @@ from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.kg.paths import iter_paths
-from kontest_tui.kinds.registry import KINDS, build_kind_for_relations
+from kontest_tui.kinds.registry import (
+    KINDS,
+    PrebuiltKinds,
+    build_kind_for_relations,
+    build_other_kinds,
+)
 from kontest_tui.run.spec import SessionSpec, resolve_spec
 
 if TYPE_CHECKING:
@@ -333,7 +338,9 @@ def _describe(
         preparation.relations = total
         preparation.paths = list(islice(iter_paths(kg, spec.depth), PATHS_SHOWN))
     try:
-        preparation.counts = _count_kinds(spec, _template_ids(spec))
+        preparation.counts, prebuilt = _count_kinds(spec, _template_ids(spec))
+        if prebuilt is not None:
+            preparation.spec = replace(preparation.spec, prebuilt=prebuilt)
     except KontestError as error:
         preparation.problems.append(Problem("kinds", _sentence(error), error))
         return
@@ -350,9 +357,12 @@ def _describe(
         )
 
 
-def _count_kinds(spec: SessionSpec, template_ids: Sequence[str]) -> list[KindCount]:
+def _count_kinds(
+    spec: SessionSpec, template_ids: Sequence[str]
+) -> tuple[list[KindCount], PrebuiltKinds | None]:
     """Conversations and calls per asked kind: KONTEST's from one relation of each type
-    (every relation of a type gets the same conversations), the others built in full."""
+    (every relation of a type gets the same conversations), the others built in full (and
+    returned, for the run to store as they are)."""
     counts: list[KindCount] = []
     template_set = _template_set(spec)
     kinds = [kind for kind in KINDS if kind in spec.kinds and KINDS[kind].build is not None]
@@ -369,19 +379,28 @@ def _count_kinds(spec: SessionSpec, template_ids: Sequence[str]) -> list[KindCou
             calls += sum(len(c.turns) for c in built) * by_type[relation_type]
         counts.append(KindCount(TestKind.KONTEST.value, conversations, calls))
     others = [kind for kind in kinds if kind is not TestKind.KONTEST]
+    prebuilt: PrebuiltKinds | None = None
     if others:
-        relations_list = list(_relations(spec))
-        for kind in others:
-            built = build_kind_for_relations(
-                spec.graph, relations_list, template_set, template_ids, kind, spec.kind_settings
-            )
+        # Built once, over the relations alone (no kind reads KONTEST's conversations), and
+        # kept with the spec: the run stores them instead of building them again (F6).
+        prebuilt = build_other_kinds(
+            spec.graph,
+            list(_relations(spec)),
+            template_set,
+            template_ids,
+            others,
+            spec.kind_settings,
+        )
+        for kind in prebuilt.kinds:
+            built = [c for c in prebuilt.conversations if c.test_kind is kind]
             counts.append(KindCount(kind.value, len(built), sum(len(c.turns) for c in built)))
     if spec.extra_conversations:
         extra = spec.extra_conversations
         counts.append(
             KindCount(TestKind.ANNOTATION.value, len(extra), sum(len(c.turns) for c in extra))
         )
-    return counts
+    # a sample is drawn when the session is stored: its relations are not these
+    return counts, prebuilt if spec.sample is None else None
 
 
 def _relations(spec: SessionSpec, *, first: bool = False) -> Iterator[Relation]:

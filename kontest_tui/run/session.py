@@ -40,7 +40,12 @@ from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
 from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_to_dict
-from kontest_tui.kinds.registry import KindOptions, build_kind_conversations, count_refusals
+from kontest_tui.kinds.registry import (
+    KindOptions,
+    PrebuiltKinds,
+    build_kind_conversations,
+    count_refusals,
+)
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
@@ -142,6 +147,7 @@ def create_session(
     problems: Sequence[str] = (),
     sample: SampleSpec | None = None,
     fresh_conversations: bool = False,
+    prebuilt: PrebuiltKinds | None = None,
 ) -> str:
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
@@ -155,7 +161,9 @@ def create_session(
     the kinds' options; the model's seed is `options.seed` (None: none is sent). When
     `options` has no system prompt, the template set's is used. `fresh_conversations`: every
     conversation is asked from scratch (the KONTEST paper's setting; run_session never shares
-    an answer between conversations, and the report adds the stability test).
+    an answer between conversations, and the report adds the stability test). `prebuilt`:
+    the other kinds' conversations run.prepare built to count them, stored as they are when
+    they were built for this session's relations, templates, kinds and options.
     """
     if not isinstance(template_set, TemplateSet):
         template_set = (
@@ -221,7 +229,13 @@ def create_session(
     others = [kind for kind in kinds if kind is not TestKind.KONTEST] if generated else []
     if generated and TestKind.KONTEST not in kinds:
         chosen = [c for c in chosen if c.test_kind is not TestKind.KONTEST]
-    if others:
+    if (
+        others
+        and prebuilt is not None
+        and prebuilt.matches(chosen_relations, chosen_ids, others, kind_options)
+    ):
+        chosen = [*chosen, *prebuilt.conversations]  # built by prepare for exactly these
+    elif others:
         suite = Suite(chosen_relations, list(chosen), template_set, chosen_ids)
         chosen = [*chosen, *build_kind_conversations(suite, kg, others, kind_options)]
     chosen = [*chosen, *extra_conversations]

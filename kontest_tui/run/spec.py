@@ -20,7 +20,7 @@ from kontest_tui.generate.templates import TemplateSet, load_template_set, templ
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph
-from kontest_tui.kinds.registry import KindOptions, build_annotated_questions
+from kontest_tui.kinds.registry import KindOptions, PrebuiltKinds, build_annotated_questions
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.results.evaluate import empty_graph
 from kontest_tui.run.executor import ExecutorConfig
@@ -63,6 +63,9 @@ class SessionSpec:
     # Filled by resolve_spec from `questions`: its conversations and the lines it skipped.
     extra_conversations: Sequence[Conversation] = ()
     problems: Sequence[str] = ()
+    # Filled by run.prepare: the other kinds' conversations it built to count them, stored
+    # as they are by create_session when they were built for its relations (else rebuilt).
+    prebuilt: PrebuiltKinds | None = None
 
     @property
     def resolved(self) -> bool:

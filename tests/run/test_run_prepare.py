@@ -227,3 +227,60 @@ def test_kontest_conversations_of_the_preview_are_those_stored(store: Store) -> 
     ]
     assert len(stored) == 4 and preparation.preview is not None
     assert [c.turns for c in stored] == [c.turns for c in preparation.preview.conversations]
+
+
+ALL_KINDS = (TestKind.KONTEST, TestKind.FACTCHECK, TestKind.LOGIC, TestKind.VARIANT)
+
+
+def stored_conversations(store: Store, session_id: str) -> list[tuple]:
+    return [
+        (c.id, c.kind, c.test_kind, tuple(q.text for q in c.turns), c.expected)
+        for c in store.relations.load_conversations(session_id)
+    ]
+
+
+def test_the_kinds_prepare_built_are_stored_as_they_are(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F6: prepare built the other kinds in full to count them and create_session built them
+    again on Run. The prepared spec carries them; a session of it stores them without
+    building them (the builder patched to fail), the same conversations as a session of the
+    spec never prepared (built when stored, as `kontest run` does)."""
+    import kontest_tui.run.session as run_session
+
+    spec = SessionSpec("places", entities=("ireland",), kinds=ALL_KINDS)
+    fresh = create_session(store, spec)
+    prepared = prepare(spec).spec
+    assert prepared.prebuilt is not None
+    assert {c.test_kind for c in prepared.prebuilt.conversations} == set(ALL_KINDS[1:])
+
+    def built_again(*args: object, **kwargs: object) -> list:
+        raise AssertionError("the other kinds were built again")
+
+    monkeypatch.setattr(run_session, "build_kind_conversations", built_again)
+    reused = create_session(store, prepared)
+    assert stored_conversations(store, reused) == stored_conversations(store, fresh)
+
+
+def test_kinds_built_for_other_relations_are_built_again(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A prebuilt set is used only for the relations, templates, kinds and options it was
+    built for: another limit, another seed, and the kinds are built again."""
+    import kontest_tui.run.session as run_session
+
+    spec = SessionSpec("places", entities=("ireland",), kinds=ALL_KINDS[:2])
+    prepared = prepare(spec).spec
+    calls: list[int] = []
+    build = run_session.build_kind_conversations
+
+    def counted(*args: object, **kwargs: object) -> list:
+        calls.append(1)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(run_session, "build_kind_conversations", counted)
+    create_session(store, replace(prepared, limit=3))
+    create_session(store, replace(prepared, kind_options=KindOptions(seed=5)))
+    assert len(calls) == 2
+    create_session(store, prepared)
+    assert len(calls) == 2
