@@ -128,3 +128,15 @@ async def paged_rows(pilot: Pilot, table, upto: int | None = None) -> list[tuple
             await wait_until(pilot, lambda i=index: table.row(i) is not None, what=f"row {index}")
         rows.append(tuple(str(cell) for cell in table.row(index)))
     return rows
+
+
+def notified(app: App, text: str) -> bool:
+    """Whether a notification of the app says `text`."""
+    return any(text in str(n.message) for n in app._notifications)
+
+
+async def cancel_run(pilot: Pilot, run: Screen) -> None:
+    """escape on a live run, and yes to its question: the run is cancelled."""
+    await pilot.press("escape")
+    await wait_until(pilot, lambda: pilot.app.screen is not run, what="the question")
+    await pilot.press("y")

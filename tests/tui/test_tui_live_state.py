@@ -18,7 +18,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen, render_live_counts
 from kontest_tui.tui.screens.wizard import WizardScreen
 from tests.models.model_test_servers import start_sim_server
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import cancel_run, notified, wait_for_screen, wait_until, widget_text
 
 
 def closed_port() -> int:
@@ -28,20 +28,9 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def notified(app, text: str) -> bool:  # noqa: ANN001
-    return any(text in str(n.message) for n in app._notifications)
-
-
 def said(app) -> int:  # noqa: ANN001
     """How many times the explorer said that the model stopped answering."""
     return sum("The model stopped answering" in str(n.message) for n in app._notifications)
-
-
-async def cancel(pilot, run: LiveRunScreen) -> None:  # noqa: ANN001
-    """escape, and yes to the question: the run is cancelled."""
-    await pilot.press("escape")
-    await wait_until(pilot, lambda: pilot.app.screen is not run, what="the question")
-    await pilot.press("y")
 
 
 def state_line(run: LiveRunScreen) -> str:
@@ -82,7 +71,7 @@ async def test_a_model_that_stops_answering_pauses_the_run(db_path: str) -> None
             await pilot.press("p")  # asks again: the server is still gone, said again
             await wait_until(pilot, lambda: said(app) == 2, what="the second event")
             assert run.control.paused and run.failing is not None
-            await cancel(pilot, run)
+            await cancel_run(pilot, run)
             await wait_until(pilot, lambda: run.end is not None, what="the cancelled run's end")
             assert run.end.status == "cancelled"
             with Store(db_path) as store:
@@ -111,7 +100,7 @@ async def test_a_pause_stops_the_rate_and_the_time_left(db_path: str) -> None:
         assert line.startswith("paused:") and "answers/s" not in line and " left" not in line
         await pilot.press("p")
         await wait_until(pilot, lambda: run.active_s > asked, what="asking time again")
-        await cancel(pilot, run)
+        await cancel_run(pilot, run)
         await wait_until(pilot, lambda: run.end is not None, what="the cancelled run's end")
 
 
@@ -137,7 +126,7 @@ async def test_a_resume_shows_all_answers_and_names_the_earlier_ones(db_path: st
         await pilot.press("ctrl+r")
         first = await wait_for_screen(pilot, LiveRunScreen)
         await wait_until(pilot, lambda: first.tally.snapshot().answered >= 3, what="answers")
-        await cancel(pilot, first)
+        await cancel_run(pilot, first)
         await wait_until(pilot, lambda: first.end is not None, what="the cancelled run's end")
         assert first.end.status == "cancelled" and first.session_id is not None
         with Store(db_path) as store:
@@ -168,7 +157,7 @@ async def test_a_resume_shows_all_answers_and_names_the_earlier_ones(db_path: st
             return state_line(run).startswith(line)
 
         await wait_until(pilot, all_counted, what="this run's and the earlier answers counted")
-        await cancel(pilot, run)
+        await cancel_run(pilot, run)
         await wait_until(pilot, lambda: run.end is not None, what="the cancelled resume's end")
 
 
@@ -190,5 +179,5 @@ async def test_a_resume_says_when_the_api_key_is_withheld(
         assert notified(app, "OPENAI_API_KEY is not sent to 127.0.0.1")
         await wait_until(pilot, lambda: run.finished or run.control.executor is not None)
         if not run.finished:
-            await cancel(pilot, run)
+            await cancel_run(pilot, run)
             await wait_until(pilot, lambda: run.finished, what="the run's end")

@@ -21,7 +21,7 @@ from kontest_tui.tui.run_control import RunControl, leave_cancelled
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.start import StartScreen, rate_cell
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until
+from tests.support.tui import cancel_run, wait_for_screen, wait_until
 
 
 def stored(db: Path, status: str) -> str:
@@ -111,9 +111,7 @@ async def test_a_run_cancelled_in_the_explorer_lists_its_rate_so_far(db_path: st
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
         await wait_until(pilot, lambda: run.tally.snapshot().answered >= 30, what="answers")
-        await pilot.press("escape")
-        await wait_until(pilot, lambda: app.screen is not run, what="the question")
-        await pilot.press("y")
+        await cancel_run(pilot, run)
         await wait_until(pilot, lambda: run.end is not None, what="the cancelled run's end")
         with Store(db_path) as store:
             row = store.sessions.get(run.end.session_id)

@@ -13,7 +13,7 @@ from kontest_tui.tui.screens.help import HelpScreen
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until, write_kinawley
+from tests.support.tui import notified, wait_for_screen, wait_until, write_kinawley
 
 
 async def paused_run(pilot) -> LiveRunScreen:  # noqa: ANN001
@@ -32,10 +32,6 @@ async def paused_run(pilot) -> LiveRunScreen:  # noqa: ANN001
     run = await wait_for_screen(pilot, LiveRunScreen)
     await wait_until(pilot, lambda: run.control.executor is not None, what="the executor")
     return run
-
-
-def notified(app, text: str) -> bool:  # noqa: ANN001
-    return any(text in str(n.message) for n in app._notifications)
 
 
 async def test_a_run_ending_under_a_new_wizard_keeps_the_wizard(
