@@ -289,6 +289,18 @@ env_values = st.sampled_from(
 
 
 @contextlib.contextmanager
+def working_directory(path: Path) -> Iterator[None]:
+    """Run in `path` (made), then back where the test was."""
+    path.mkdir()
+    before = os.getcwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
+
+
+@contextlib.contextmanager
 def environment(values: dict[str, str]) -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in values}
     os.environ.update(values)
@@ -306,7 +318,9 @@ def environment(values: dict[str, str]) -> Iterator[None]:
 @given(st.dictionaries(st.sampled_from(ENVIRONMENT), env_values, min_size=1))
 def test_environment_values(values: dict[str, str]) -> None:
     """Whatever these variables hold, a command succeeds or says what is wrong in one line."""
-    with tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder, working_directory(Path(folder) / "cwd"):
+        # a relative KONTEST_HOME ("~", "..", "a\nb") lands in the temporary folder, not in
+        # the checkout (or beside it)
         if "KONTEST_HOME" in values and not values["KONTEST_HOME"].strip():
             values["KONTEST_HOME"] = f"{folder}/{values['KONTEST_HOME']}"
         with environment(values):
