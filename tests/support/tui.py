@@ -7,8 +7,11 @@ import contextlib
 import json
 import time
 from pathlib import Path
+from weakref import WeakKeyDictionary
 
+import pytest
 from textual.app import App
+from textual.notifications import Notification, SeverityLevel
 from textual.pilot import Pilot
 from textual.screen import Screen
 
@@ -16,6 +19,30 @@ from textual.screen import Screen
 # the simulated model, some of them errors and gaps): the graph of TUI flows and snapshots that
 # run a session (the whole places sample is 1,590 turns).
 TEN_RELATIONS = str(Path(__file__).resolve().parents[1] / "data" / "ireland_10_kg.json")
+
+
+def write_sample_part(tmp_path: Path, root: str, sample: str = "places") -> Path:
+    """One country of a sample graph (`root` and everything below it) as a graph file: a
+    session of tens of relations where a flow needs more than ten (Denmark: 34, Norway: 56)."""
+    from kontest_tui.kg.io import sample_path
+
+    data = json.loads(sample_path(sample).read_text(encoding="utf-8"))
+    below: dict[str, list[str]] = {}
+    for edge in data["edges"]:
+        below.setdefault(edge["parent"], []).append(edge["child"])
+    kept, todo = {root}, [root]
+    while todo:
+        for child in below.get(todo.pop(), []):
+            if child not in kept:
+                kept.add(child)
+                todo.append(child)
+    data["name"] = f"{sample}-{root}"
+    data["nodes"] = [node for node in data["nodes"] if node["id"] in kept]
+    data["edges"] = [edge for edge in data["edges"] if edge["parent"] in kept]
+    path = tmp_path / f"{data['name']}.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
 
 MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
 ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
@@ -74,6 +101,37 @@ def steady_cursors(pilot: Pilot) -> None:
 
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False
+
+
+_NOTIFIED: WeakKeyDictionary[App, list[Notification]] = WeakKeyDictionary()
+
+
+def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every notification an app posts through its public `notify` (screens' and widgets'
+    `notify` call it), so a test reads them with `notifications(app)` after their toasts
+    expired, without Textual's private `App._notifications`."""
+    original = App.notify
+
+    def notify(
+        self: App,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        shown = self.NOTIFICATION_TIMEOUT if timeout is None else timeout
+        posted = Notification(message, title, severity, shown, markup=markup)
+        _NOTIFIED.setdefault(self, []).append(posted)
+        original(self, message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    monkeypatch.setattr(App, "notify", notify)
+
+
+def notifications(app: App) -> list[Notification]:
+    """The notifications `app` posted so far, oldest first (`record_notifications`)."""
+    return list(_NOTIFIED.get(app, ()))
 
 
 def widget_text(widget) -> str:

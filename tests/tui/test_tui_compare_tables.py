@@ -16,7 +16,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.widgets.compare_tables import CompareTables
 from tests.support import sessions as support_sessions
-from tests.support.tui import wait_until, widget_text
+from tests.support.tui import notifications, wait_until, widget_text
 
 KINDS = (TestKind.KONTEST, TestKind.VARIANT)
 
@@ -109,7 +109,7 @@ async def test_ticked_sessions_show_the_numbers_of_kontest_compare(
         await pilot.press("up", "space")
         await wait_until(
             pilot,
-            lambda: any("another KG or scope" in str(n.message) for n in app._notifications),
+            lambda: any("another KG or scope" in str(n.message) for n in notifications(app)),
             what="the refusal",
         )
         assert tables.data is None

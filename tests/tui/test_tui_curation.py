@@ -11,7 +11,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import notifications, wait_for_screen, wait_until, widget_text
 
 
 async def test_synonym_editor_opens_from_the_template_editor(tmp_path: Path, db_path: str) -> None:
@@ -124,7 +124,7 @@ async def test_export_writes_the_report_and_the_picture(tmp_path: Path, db_path:
         assert "metric,value" in (folder / f"{stem}.csv").read_text(encoding="utf-8")
         await wait_until(
             pilot,
-            lambda: any(str(folder) in str(n.message) for n in app._notifications),
+            lambda: any(str(folder) in str(n.message) for n in notifications(app)),
             what="the notification naming the folder",
         )
 

@@ -15,7 +15,7 @@ from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditor
 from kontest_tui.tui.screens.probe import ProbeScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from tests.support.sessions import store_sessions
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import notifications, wait_for_screen, wait_until, widget_text
 
 
 def template_turns(db: str, session_id: str, template_id: str) -> int:
@@ -90,7 +90,7 @@ async def test_ctrl_t_edits_and_asks_in_the_probed_session(db_path: str) -> None
         await pilot.press("ctrl+r")
         await wait_until(
             pilot,
-            lambda: any("Template t4 asked" in str(n.message) for n in app._notifications),
+            lambda: any("Template t4 asked" in str(n.message) for n in notifications(app)),
             what="the template asked",
             timeout=60,
         )
@@ -152,7 +152,7 @@ async def test_a_music_session_edits_music_templates_and_synonyms(db_path: str) 
         await pilot.press("ctrl+s")
         await wait_until(
             pilot,
-            lambda: any("one text per relation type" in str(n.message) for n in app._notifications),
+            lambda: any("one text per relation type" in str(n.message) for n in notifications(app)),
             what="the refusal",
         )
         assert not user_template_path("music").exists()

@@ -11,7 +11,7 @@ from kontest_tui.tui.export import export_folder
 from kontest_tui.tui.screens.probe import ProbeScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import TEN_RELATIONS, notifications, wait_for_screen, wait_until, widget_text
 
 
 async def test_a_clear_contradiction_on_screen_and_saved_in_five_keys(db_path: str) -> None:
@@ -22,7 +22,7 @@ async def test_a_clear_contradiction_on_screen_and_saved_in_five_keys(db_path: s
         keys += 1
         await pilot.press(key)
 
-    app = make_app(kg="places", model="sim", db=db_path)
+    app = make_app(kg=TEN_RELATIONS, model="sim", db=db_path)
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: wizard.kg is not None, what="the graph")
@@ -53,7 +53,7 @@ async def test_a_clear_contradiction_on_screen_and_saved_in_five_keys(db_path: s
         assert keys <= 5
         await wait_until(
             pilot,
-            lambda: any(".svg" in str(n.message) for n in app._notifications),
+            lambda: any(".svg" in str(n.message) for n in notifications(app)),
             what="the notification naming the files",
         )
         md = next(p for p in set(export_folder().glob("*.md")) - before)

@@ -12,7 +12,7 @@ from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.paged_table import PagedTable
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import TEN_RELATIONS, wait_for_screen, wait_until, widget_text
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 
@@ -78,10 +78,10 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
 
 
 async def test_reopen_a_stored_session(db_path: str) -> None:
-    app = make_app(kg="places", model="sim", db=db_path)
+    app = make_app(kg=TEN_RELATIONS, model="sim", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
-        # `kontest --kg places --model sim` opens the wizard at its last step, ready to run.
+        # `kontest --kg GRAPH --model sim` opens the wizard at its last step, ready to run.
         assert wizard.query_one("#wizard-tabs", TabbedContent).active == "step-model"
         assert wizard.query_one("#model-spec", Input).value == "sim"
         await pilot.press("ctrl+r")

@@ -9,7 +9,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.help import HelpScreen
 from kontest_tui.tui.screens.start import StartScreen
-from tests.support.tui import wait_for_screen
+from tests.support.tui import notifications, wait_for_screen
 
 
 def descriptions(screen_type) -> list[str]:
@@ -50,7 +50,7 @@ async def test_the_palette_screenshot_goes_to_the_exports_folder(db_path: str) -
         app.deliver_screenshot()  # what the palette's "Save screenshot" calls
         await wait_until(  # the delivery is complete (the file written whole)
             pilot,
-            lambda: any("Saved screenshot" in str(n.message) for n in app._notifications),
+            lambda: any("Saved screenshot" in str(n.message) for n in notifications(app)),
             what="the notification",
         )
         (saved,) = set(export_folder().glob("*.svg")) - before

@@ -22,6 +22,7 @@ from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from tests.support.tui import notifications as posted
 from tests.support.tui import wait_for_screen, wait_for_workers, wait_until, widget_text
 
 SIZE = (100, 32)
@@ -35,7 +36,7 @@ def rendered(parts: object, width: int = 120) -> str:
 
 
 def notifications(app) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in posted(app)]
 
 
 async def open_kinds_step(pilot) -> WizardScreen:

@@ -12,7 +12,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.model_choice import ModelChoiceScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from tests.support.sessions import store_sessions
-from tests.support.tui import settle, wait_for_screen, wait_until
+from tests.support.tui import notifications, settle, wait_for_screen, wait_until
 
 
 async def test_the_same_session_with_another_model_then_compare(db_path: str) -> None:
@@ -33,7 +33,7 @@ async def test_the_same_session_with_another_model_then_compare(db_path: str) ->
         await pilot.press("enter")
         await wait_until(
             pilot,
-            lambda: any("nope" in str(n.message) for n in app._notifications),
+            lambda: any("nope" in str(n.message) for n in notifications(app)),
             what="the refusal",
         )
         assert app.screen is results

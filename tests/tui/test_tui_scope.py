@@ -9,7 +9,7 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import notifications, wait_for_screen, wait_until, widget_text
 
 
 async def choose_entity(pilot, wizard: WizardScreen, typed: str, source: str) -> None:
@@ -103,5 +103,5 @@ async def test_a_leaf_entity_keeps_run_off_and_says_why(db_path: str) -> None:
         await pilot.press("ctrl+r")
         await pilot.pause()
         assert isinstance(app.screen, WizardScreen)
-        notes = [str(n.message) for n in app._notifications]
+        notes = [str(n.message) for n in notifications(app)]
         assert any(n.startswith("Run is off: Kinawley has nothing below it") for n in notes)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from kontest_tui.tui.app import make_app
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import notifications, wait_for_screen, wait_until, widget_text
 
 
 def messages(app) -> list[tuple[str, str]]:
-    return [(str(n.title), str(n.message)) for n in app._notifications]
+    return [(str(n.title), str(n.message)) for n in notifications(app)]
 
 
 async def test_a_run_that_raises_stops_and_says_why(
