@@ -190,7 +190,7 @@ async def paged_rows(pilot: Pilot, table, upto: int | None = None) -> list[tuple
 
 def notified(app: App, text: str) -> bool:
     """Whether a notification of the app says `text`."""
-    return any(text in str(n.message) for n in app._notifications)
+    return any(text in str(n.message) for n in notifications(app))
 
 
 async def cancel_run(pilot: Pilot, run: Screen) -> None:

@@ -18,7 +18,14 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen, render_live_counts
 from kontest_tui.tui.screens.wizard import WizardScreen
 from tests.models.model_test_servers import start_sim_server
-from tests.support.tui import cancel_run, notified, wait_for_screen, wait_until, widget_text
+from tests.support.tui import (
+    cancel_run,
+    notifications,
+    notified,
+    wait_for_screen,
+    wait_until,
+    widget_text,
+)
 
 
 def closed_port() -> int:
@@ -30,7 +37,7 @@ def closed_port() -> int:
 
 def said(app) -> int:  # noqa: ANN001
     """How many times the explorer said that the model stopped answering."""
-    return sum("The model stopped answering" in str(n.message) for n in app._notifications)
+    return sum("The model stopped answering" in str(n.message) for n in notifications(app))
 
 
 def state_line(run: LiveRunScreen) -> str:
