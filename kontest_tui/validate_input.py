@@ -92,6 +92,26 @@ _DECODER = json.JSONDecoder(
 )
 
 
+def _json_problem(text: str, problem: json.JSONDecodeError) -> str:
+    """What is wrong and where: "Expecting ',' delimiter at line 3, column 7"; a text that
+    stops before its JSON is complete says so with its last line and column."""
+    if not text.strip():
+        return "it is empty"
+    single = "\n" not in text.strip()
+    if problem.pos >= len(text.rstrip()):
+        last = text.rstrip()
+        line = last.count("\n") + 1
+        column = len(last) - (last.rfind("\n") + 1)
+        where = f"column {column}" if single else f"line {line}, column {column}"
+        return f"it ends at {where} before the JSON is complete (cut off?)"
+    where = (
+        f"column {problem.colno}" if single else f"line {problem.lineno}, column {problem.colno}"
+    )
+    if problem.msg.startswith("Unterminated string"):
+        return f"a string starting at {where} never ends (cut off?)"
+    return f"{problem.msg} at {where}"
+
+
 def loads_json(
     text: str, origin: str, error: ErrorType = InvalidInputError, *, surrogates: bool = False
 ) -> Any:
@@ -101,12 +121,7 @@ def loads_json(
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as problem:
-        at = (
-            f"line {problem.lineno}, column {problem.colno}"
-            if "\n" in text.rstrip()
-            else (f"column {problem.colno}")
-        )
-        raise error(f"{origin}: not JSON: {problem.msg} at {at}") from None
+        raise error(f"{origin}: not JSON: {_json_problem(text, problem)}") from None
     except _NumberError as problem:
         raise error(f"{origin}: not JSON: {problem}") from None
     except RecursionError:

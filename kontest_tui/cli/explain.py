@@ -26,8 +26,9 @@ from kontest_tui.report.explain_store import CARD_KINDS
 @click.option(
     "--relation",
     default=None,
-    metavar="ID",
-    help="The errors of this relation (all of them, unless --error picks one).",
+    metavar="PARENT>CHILD",
+    help="The errors of this relation, by id or labels ('Nordland>Grane'): all of them, "
+    "unless --error picks one.",
 )
 @click.option(
     "--kind",

@@ -84,8 +84,11 @@ def conversation_to_dict(conversation: Conversation) -> dict[str, object]:
 
 
 def format_conversation_text(conversation: Conversation) -> str:
-    """A readable block: label, kind and id, then one numbered line per turn."""
-    lines = [f"{conversation.label:<3} {conversation.kind:<10} {conversation.id}"]
+    """A readable block: the conversation in words (report.words: "asked alone", "one
+    conversation", "variant 3") and its id, then one numbered line per turn."""
+    from kontest_tui.report.words import conversation_name
+
+    lines = [f"{conversation_name(conversation)} · {conversation.id}"]
     for number, query in enumerate(conversation.turns, start=1):
         lines.append(f"    {number}. [{query.template_id}] {query.text}")
     return "\n".join(lines)

@@ -26,7 +26,8 @@ if TYPE_CHECKING:  # the engine is imported when the command runs
     "--relation",
     required=True,
     metavar="PARENT>CHILD",
-    help="The relation, as ids or labels: 'Ulster>Kinawley', 'Q27>Q6410645'.",
+    help="The relation, as ids or labels: 'Ulster>Kinawley', 'Q27>Q6410645' (with --session "
+    "also the relation's id).",
 )
 @click.option(
     "--model", "model_spec", default=None, help="Model spec (default sim, or the session's)."

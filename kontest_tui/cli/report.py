@@ -78,7 +78,7 @@ def report_command(
     standalone page (counts, templates, legend, the picture of the model's KG, every error
     with its questions and replies), read from the store; it lists the stored verdicts, so
     stale ones are evaluated and stored first (a read-only database: one line instead)."""
-    from kontest_tui.report.render import render_report
+    from kontest_tui.report.explain_store import render_named_report
 
     if page.chosen and fmt != "html":
         raise InvalidInputError("--errors-only, --entity and --depth go with --format html")
@@ -100,5 +100,5 @@ def report_command(
         else:
             session_id = store.sessions.resolve(session)
             shown = (refresh_report if re_evaluate else session_report)(store, session_id)
-            text = render_report(shown, fmt)
+            text = render_named_report(store, session_id, shown, fmt)
     write_output(text, out)

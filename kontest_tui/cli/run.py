@@ -277,7 +277,7 @@ class CommandRun:
 
     def finish(self, outcome: SessionOutcome) -> None:
         """The session's one-line outcome and its text report; exit 1 when turns failed."""
-        from kontest_tui.report.render import render_report
+        from kontest_tui.report.explain_store import render_named_report
 
         session_id = self.session_id
         assert session_id is not None  # the session API stored it before running
@@ -293,7 +293,7 @@ class CommandRun:
             if outcome.evaluation.streamed
             else outcome.evaluation
         )
-        click.echo(render_report(shown, "text"), nl=False)
+        click.echo(render_named_report(self.store, session_id, shown), nl=False)
         self.exit_if_failed(
             outcome.evaluation.failed, f"ask them again with: {resume_command(session_id, self.db)}"
         )
@@ -331,11 +331,11 @@ class CommandRun:
             )
             return
         assert phase.evaluation is not None
-        from kontest_tui.report.render import render_report
+        from kontest_tui.report.explain_store import render_named_report
 
         failed = phase.evaluation.failed
         click.echo(f"session {session_id} {'failed' if failed else 'done'}", err=True)
-        click.echo(render_report(phase.evaluation, "text"), nl=False)
+        click.echo(render_named_report(self.store, session_id, phase.evaluation), nl=False)
         self.exit_if_failed(failed, f"request them again with: {resume} --batch-out DIR")
 
     def exit_if_failed(self, failed: int, again: str) -> None:

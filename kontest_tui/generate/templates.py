@@ -55,6 +55,14 @@ class Template:
                 f"template {self.id} has no text for relation type {relation_type!r}"
             ) from None
 
+    @property
+    def text(self) -> str:
+        """Its text for a reader: the one text, or each relation type's joined by " / "
+        ("album->song: Is {child} a song on {parent}? / ...")."""
+        if len(self.texts) == 1:
+            return next(iter(self.texts.values()))
+        return " / ".join(f"{kind}: {value}" for kind, value in self.texts.items())
+
     def fill(self, relation_type: str, parent_label: str, child_label: str) -> str:
         """The question for one relation: this template's text with both labels filled in."""
         return fill_template(self.text_for(relation_type), parent_label, child_label)

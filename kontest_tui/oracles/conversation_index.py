@@ -101,7 +101,12 @@ _YES, _NO = Answer.YES, Answer.NO
 
 
 def turn_label(conversation: Conversation, turn: int) -> str:
-    """What a view calls one answer: "Q1" for an atomic conversation, "A2" for turn 2 of A."""
-    if conversation.kind == "atomic":
-        return conversation.label or conversation.id
-    return f"{conversation.label or conversation.id}{turn + 1}"
+    """One answer in a verdict's detail, by template and place, never the paper's codes
+    (Q1, A2): "t1 alone", "t1 first of t1+t2", "t2 after t1". Readers see report.words."""
+    turns = conversation.turns
+    template_id = turns[turn].template_id if turn < len(turns) else "?"
+    if conversation.kind == "atomic" or len(turns) < 2:
+        return f"{template_id} alone"
+    if turn == 0:
+        return f"{template_id} first of {'+'.join(query.template_id for query in turns)}"
+    return f"{template_id} after {'+'.join(query.template_id for query in turns[:turn])}"

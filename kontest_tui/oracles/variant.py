@@ -98,6 +98,21 @@ def describe_changes(changed: Mapping[str, str]) -> str:
     return ", ".join(f"{name.split(':', 1)[-1]} -> {value}" for name, value in changed.items())
 
 
+FLIPS_MARK = "; always flips with "  # in a variant verdict's detail, before its flip causes
+
+
+def verdict_changes(verdict: Verdict) -> str:
+    """The words a variant verdict's variant changed, from its detail: "have → include,
+    Ireland → Éire" ("" for the original wording or another oracle's verdict)."""
+    if verdict.oracle != "variant":
+        return ""
+    head = verdict.detail.split(FLIPS_MARK, 1)[0]
+    if ": " not in head:
+        return ""
+    changes = head.rsplit(": ", 1)[0]
+    return "" if changes == describe_changes({}) else changes.replace(" -> ", " → ")
+
+
 def find_flip_causes(group: VariantGroup) -> list[FlipCause]:
     """Replaced values ranked by flip rate (then flips): which word choice flips the answer."""
     flips: Counter[tuple[str, str]] = Counter()
@@ -132,7 +147,7 @@ def find_variant_verdicts(
             if error:
                 own = [c for c in suspects if changed.get(c.parameter) == c.value]
                 if own:
-                    detail += "; always flips with " + ", ".join(
+                    detail += FLIPS_MARK + ", ".join(
                         f"{c.parameter.split(':', 1)[-1]} -> {c.value} ({c.flips}/{c.uses})"
                         for c in own
                     )

@@ -13,7 +13,9 @@ from kontest_tui.oracles.intervals import wilson_interval
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare_cells import session_label
 from kontest_tui.report.compare_json import CompareJSON
+from kontest_tui.report.compare_many import LEFT_OUT, left_out_lines
 from kontest_tui.report.tables import Table
+from kontest_tui.report.words import oracle_name
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
@@ -94,7 +96,7 @@ def _overlap_svg(data: CompareJSON) -> str:
             )
             x += width
         parts.append(
-            f"<p><b>{html.escape(oracle)}</b> ({cell['errors']} errors, found by all: {cell['all']})"
+            f"<p><b>{html.escape(oracle_name(oracle))}</b> ({cell['errors']} errors, found by all: {cell['all']})"
             f"<br><svg width='600' height='18' xmlns='http://www.w3.org/2000/svg'>{''.join(rects)}"
             f"</svg><br>{' &nbsp; '.join(legend)}</p>"
         )
@@ -103,7 +105,12 @@ def _overlap_svg(data: CompareJSON) -> str:
 
 def comparison_page(title: str, data: CompareJSON, tables: Sequence[Table]) -> str:
     """The comparison as one standalone HTML page: bars, the overlap diagram, the tables."""
-    body = [f"<h1>{html.escape(title)}</h1>", _bars(data), _overlap_svg(data)]
+    body = [f"<h1>{html.escape(title)}</h1>"]
+    left_out = left_out_lines(data)
+    if left_out:
+        items = "".join(f"<li>{html.escape(line)}</li>" for line in left_out)
+        body.append(f"<p>{html.escape(LEFT_OUT)}</p><ul>{items}</ul>")
+    body += [_bars(data), _overlap_svg(data)]
     for name, header, rows in tables:
         body.append(
             f"<h2>{html.escape(name)}</h2><table><tr>"

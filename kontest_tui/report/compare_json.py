@@ -3,7 +3,7 @@
 `CompareJSON` is what `compare_many.build_comparison` builds and every reader takes (the
 tables, the HTML page, the explorer's Compare tab): the sessions' Report JSONs
 (oracles.report_json.ReportJSON), the errors' overlap per oracle, each session's timing, the
-variant table and the settings that differ. docs/compare.md says what each number reproduces.
+variant table, the settings that differ and the sessions left out. docs/compare.md says what each number reproduces.
 """
 
 # Not `from __future__ import annotations`: TypedDict reads NotRequired and the key sets from
@@ -87,6 +87,15 @@ class VariantTableJSON(TypedDict):
     questions: list[VariantQuestionJSON]
 
 
+class LeftOutJSON(TypedDict):
+    """A session `kontest compare` without ids left out (another scope or settings than the
+    ones compared): its id, model and how it differs (report.stored_compare.LeftOut)."""
+
+    session: str
+    model: str
+    differences: list[DifferenceJSON]
+
+
 class CompareJSON(TypedDict):
     """The compare JSON (`kontest compare --format json`)."""
 
@@ -95,6 +104,7 @@ class CompareJSON(TypedDict):
     timing: list[TimingJSON]
     variant_table: VariantTableJSON
     differences: list[DifferenceJSON]
+    left_out: list[LeftOutJSON]
 
 
 def timing_json(session: str, timing: SessionTiming) -> TimingJSON:

@@ -3,7 +3,8 @@
 `build_comparison(entries, differences)` takes, per session, its Report JSON (exactly what
 `kontest report --format json` prints), its errors and variant verdicts, its timing and its
 variant answers, and gives the compare JSON (`CompareJSON`): `{"sessions": [REPORT, ...],
-"overlap": {...}, "timing": [...], "variant_table": {...}, "differences": [...]}`:
+"overlap": {...}, "timing": [...], "variant_table": {...}, "differences": [...],
+"left_out": [...]}`:
 
 - `overlap`, per error type (oracle): how many distinct errors are found by exactly which
   subset of the sessions (KONTEST Fig. 4: unique to one model, found by all). An error is
@@ -13,7 +14,9 @@ variant answers, and gives the compare JSON (`CompareJSON`): `{"sessions": [REPO
   reports them) and time per call (KONTEST Table 14);
 - `variant_table`: the thesis's Table 4 across models (`variant_table()`);
 - `differences`: the settings that differ between the sessions (results.settings), compared
-  anyway (`--allow-differences`); empty when they all match.
+  anyway (`--allow-differences`); empty when they all match;
+- `left_out`: the sessions `kontest compare` without ids did not compare (another scope or
+  settings than the latest session's), each with its differences (report.stored_compare).
 
 `comparison_tables(data)` lays the JSON out as the papers' tables (docs/compare.md says which
 table and column each number reproduces), `render_comparison(data, fmt)` as text, Markdown,
@@ -27,7 +30,7 @@ CSV (one block per table) or a standalone HTML page (report.compare_html). Every
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -39,6 +42,7 @@ from kontest_tui.oracles.report_json import ReportJSON, report_section
 from kontest_tui.report.compare_cells import NOT_ESTIMATED, count_cell, session_label
 from kontest_tui.report.compare_json import (
     CompareJSON,
+    LeftOutJSON,
     OverlapJSON,
     SessionTiming,
     TimingJSON,
@@ -52,6 +56,7 @@ from kontest_tui.report.tables import (
     markdown_table,
     text_table,
 )
+from kontest_tui.report.words import oracle_name, question_name, rule_name
 from kontest_tui.results.settings import Difference, DifferenceJSON, show_value
 
 COMPARE_FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json", "html")
@@ -116,29 +121,21 @@ def compute_overlap(entries: Sequence[CompareEntry]) -> dict[str, OverlapJSON]:
     return overlap
 
 
-def check_comparable(sessions: Sequence[str], identities: Sequence[object]) -> None:
-    """Sessions must share one KG and scope (same `identities`); InvalidInputError otherwise."""
-    if len(sessions) < 1:
-        raise InvalidInputError("no finished session to compare")
-    first = identities[0]
-    for session, identity in zip(sessions[1:], identities[1:], strict=True):
-        if identity != first:
-            raise InvalidInputError(
-                f"session {session} is on another KG or scope than {sessions[0]} "
-                "(compare sessions of one KG, entity and depth)"
-            )
-
-
 def build_comparison(
-    entries: Sequence[CompareEntry], differences: Sequence[Difference] = ()
+    entries: Sequence[CompareEntry],
+    differences: Sequence[Difference] = (),
+    left_out: Sequence[LeftOutJSON] = (),
 ) -> CompareJSON:
     """The compare JSON (see the module docstring)."""
+    if len(entries) < 2:
+        raise InvalidInputError("nothing to compare: a comparison needs two or more sessions")
     return {
         "sessions": [entry.report for entry in entries],
         "overlap": compute_overlap(entries),
         "timing": [timing_json(entry.session, entry.timing) for entry in entries],
         "variant_table": variant_table(entries),
         "differences": [difference.to_json() for difference in differences],
+        "left_out": list(left_out),
     }
 
 
@@ -173,7 +170,12 @@ def difference_table(differences: Sequence[DifferenceJSON], labels: Sequence[str
     rows = []
     for item in differences:
         difference = Difference.from_json(item)
-        rows.append((difference.setting, *(show_value(v) for v in difference.values.values())))
+        rows.append(
+            (
+                difference.setting,
+                *(show_value(v, difference.setting) for v in difference.values.values()),
+            )
+        )
     return (
         "Settings that differ between these sessions (compared anyway: --allow-differences); "
         "their numbers answer different questions",
@@ -182,31 +184,33 @@ def difference_table(differences: Sequence[DifferenceJSON], labels: Sequence[str
     )
 
 
-def comparison_tables(data: CompareJSON) -> list[Table]:
-    """(title, header, rows) of every table the text, Markdown, CSV and HTML forms show."""
+def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
+    """(title, header, rows) of every table the text, Markdown, CSV and HTML forms show; the
+    tests by their names in words (report.words), by their JSON keys with `keys` (CSV)."""
+    name_of = str if keys else oracle_name
     reports: list[ReportJSON] = data["sessions"]
     labels = [session_label(report) for report in reports]
     tables: list[Table] = []
     if data.get("differences"):
         tables.append(difference_table(data["differences"], labels))
     if any(any(r.get("tests", {}).get(o) for o in ORACLES) for r in reports):
-        tables += _kontest_tables(reports)
+        tables += _kontest_tables(reports, name_of)
     if any(r.get("factcheck") for r in reports):
-        tables.append(_factcheck_table(reports, labels))
+        tables.append(_factcheck_table(reports, labels, str if keys else question_name))
     if any(r.get("logic") for r in reports):
-        tables.append(_logic_table(reports, labels))
+        tables.append(_logic_table(reports, labels, str if keys else rule_name))
     consistency = [r for r in reports if (r.get("consistency") or {}).get("variant")]
     annotated = [r for r in reports if r.get("annotation")]
     if consistency or annotated:
         tables.append(_variant_measures(reports, labels, bool(consistency), bool(annotated)))
-    tables += variant_tables(data["variant_table"], reports, labels)
+    tables += variant_tables(data["variant_table"], reports, labels, keys=keys)
     overlap = data["overlap"]
     if overlap:
         names = [report["session"] or "" for report in reports]
         header = ("error type", "errors", *(f"only {label}" for label in labels), "all")
         rows = [
             (
-                oracle,
+                name_of(oracle),
                 str(cell["errors"]),
                 *(str(cell["unique"].get(n, 0)) for n in names),
                 str(cell["all"]),
@@ -222,9 +226,9 @@ def comparison_tables(data: CompareJSON) -> list[Table]:
     return tables
 
 
-def _kontest_tables(reports: Sequence[ReportJSON]) -> list[Table]:
+def _kontest_tables(reports: Sequence[ReportJSON], name_of: Callable[[str], str]) -> list[Table]:
     """KONTEST Table 10 (errors of valid tests per oracle) and Table 5 (gap, coverage)."""
-    header = ("model", *ORACLES, "total")
+    header = ("model", *(name_of(oracle) for oracle in ORACLES), "total")
     rows = []
     for report in reports:
         tests, errors = report.get("tests", {}), report.get("errors", {})
@@ -280,10 +284,12 @@ def _per_key_cells(
     return rows
 
 
-def _factcheck_table(reports: Sequence[ReportJSON], labels: Sequence[str]) -> Table:
+def _factcheck_table(
+    reports: Sequence[ReportJSON], labels: Sequence[str], name_of: Callable[[str], str]
+) -> Table:
     """FactChecker accuracy per question type per model (its Tables 5 and 6)."""
     rows = [
-        (qtype, *(count_cell(c["correct"], c["asked"]) if c else "-" for c in cells))
+        (name_of(qtype), *(count_cell(c["correct"], c["asked"]) if c else "-" for c in cells))
         for qtype, cells in _per_key_cells(reports, "factcheck", "per_type")
     ]
     return (
@@ -293,7 +299,9 @@ def _factcheck_table(reports: Sequence[ReportJSON], labels: Sequence[str]) -> Ta
     )
 
 
-def _logic_table(reports: Sequence[ReportJSON], labels: Sequence[str]) -> Table:
+def _logic_table(
+    reports: Sequence[ReportJSON], labels: Sequence[str], name_of: Callable[[str], str]
+) -> Table:
     """HalluVault's hallucination rate per rule per model, with each error's cause."""
     rows = []
     for rule, per_report in _per_key_cells(reports, "logic", "per_rule"):
@@ -312,7 +320,7 @@ def _logic_table(reports: Sequence[ReportJSON], labels: Sequence[str]) -> Table:
                 else count_cell(cell["errors"], cell["asked"])
             )
             cells.append(f"{shown} k/i/b/u {split}")
-        rows.append((rule, *cells))
+        rows.append((name_of(rule), *cells))
     return (
         "Logic hallucination rate, errors / all responses ('I don't know' is a normal "
         "response; HalluVault Fig. 6a overall, Fig. 11 per rule; 95% Wilson, the total "
@@ -385,12 +393,16 @@ def render_comparison(data: CompareJSON, fmt: str = "text") -> str:
     if fmt == "json":
         public = {key: value for key, value in data.items() if key in CompareJSON.__annotations__}
         return json.dumps(public, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
-    tables = comparison_tables(data)
+    tables = comparison_tables(data, keys=fmt == "csv")
     title = f"Comparison of {len(data['sessions'])} sessions"
+    left_out = left_out_lines(data)
     if fmt == "csv":
         return csv_tables(tables)
     if fmt == "markdown":
         parts = [f"# {title}", ""]
+        if left_out:
+            parts += [escape_markdown(LEFT_OUT), "", *(f"- {escape_markdown(x)}" for x in left_out)]
+            parts.append("")
         for name, header, rows in tables:
             parts += [f"## {escape_markdown(name)}", "", markdown_table(header, rows)]
         return "\n".join(parts).rstrip("\n") + "\n"
@@ -399,6 +411,22 @@ def render_comparison(data: CompareJSON, fmt: str = "text") -> str:
 
         return comparison_page(title, data, tables)
     parts = [title, ""]
+    if left_out:
+        parts += [LEFT_OUT, *(f"  {line}" for line in left_out), ""]
     for name, header, rows in tables:
         parts += [name, text_table(header, rows)]
     return "\n".join(parts).rstrip("\n") + "\n"
+
+
+LEFT_OUT = "Left out (asked with another scope or settings than these; compare them by id):"
+
+
+def left_out_lines(data: CompareJSON) -> list[str]:
+    """One line per session left out: `S1 (sim:careful): depth: 2 (S2) vs 1 (S1)`."""
+    lines = []
+    for item in data.get("left_out", []):
+        differences = "; ".join(
+            Difference.from_json(difference).describe() for difference in item["differences"]
+        )
+        lines.append(f"{item['session']} ({item['model']}): {differences}")
+    return lines

@@ -173,12 +173,14 @@ def find_comparable_sessions(
     offered: list[StoredSessionChoice] = []
     other_kgs: dict[str, int] = {}
     disjoint = unanswered = 0
+    titles = store.sessions.kg_titles()  # a KG by its own name: one file under two paths
     for row in reversed(list(store.sessions.listing())):
         session_id = str(row["id"])
         if session_id == exclude:
             continue
         kg_name = str(row.get("kg_name") or "")
-        if kg_name not in kg_names:
+        if kg_name not in kg_names and titles.get(session_id) not in kg_names:
+            kg_name = titles.get(session_id) or kg_name
             other_kgs[kg_name] = other_kgs.get(kg_name, 0) + 1
             continue
         if not row.get("answered"):

@@ -20,6 +20,7 @@ from kontest_tui.report.compare_json import (
     VariantTableJSON,
 )
 from kontest_tui.report.tables import Table
+from kontest_tui.report.words import oracle_name
 
 if TYPE_CHECKING:
     from kontest_tui.report.compare_many import CompareEntry
@@ -117,20 +118,26 @@ ORACLE_TITLES = {
 
 
 def variant_tables(
-    table: VariantTableJSON, reports: Sequence[ReportJSON], labels: Sequence[str]
+    table: VariantTableJSON,
+    reports: Sequence[ReportJSON],
+    labels: Sequence[str],
+    *,
+    keys: bool = False,
 ) -> list[Table]:
-    """Thesis Table 4: failure rate per covering-array row per model, then the answers."""
+    """Thesis Table 4: failure rate per covering-array row per model, then the answers; each
+    oracle by its name in words, by its JSON key with `keys` (CSV)."""
     names = [report["session"] or "" for report in reports]
     tables: list[Table] = []
     for oracle, block in table["oracles"].items():
         per_row = [(row["label"], row["sessions"]) for row in block["rows"]]
+        called = f"{oracle} oracle" if keys else oracle_name(oracle)
         rows = [
             (label, *(_json_cell(sessions.get(name)) for name in names))
             for label, sessions in [*per_row, ("total", block["total"])]
         ]
         tables.append(
             (
-                f"Variant x model, {oracle} oracle ({ORACLE_TITLES.get(oracle, oracle)}): failure "
+                f"Variant x model, {called} ({ORACLE_TITLES.get(oracle, oracle)}): failure "
                 "rate per covering-array row, q1 = original (thesis Table 4; 95% Wilson)",
                 ("row", *labels),
                 rows,

@@ -20,38 +20,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.extras import CHOICE_TYPES, AnnotationExtras, FactcheckExtras, LogicExtras
+from kontest_tui.domain.extras import (
+    CHOICE_TYPES,
+    AnnotationExtras,
+    FactcheckExtras,
+    LogicExtras,
+    PremiseExtras,
+)
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, Verdict
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.oracles.ontological import error_path
-from kontest_tui.oracles.variant import changed_words, variant_row
+from kontest_tui.oracles.variant import FLIPS_MARK, changed_words, variant_row
 from kontest_tui.probes.matching import match_wh, parse_choice
+from kontest_tui.report.words import (
+    CARD_TITLES,
+    QUESTION_TYPES,
+    Naming,
+    capitalized,
+    describe_fact,
+    fact_words,
+    oracle_name,
+    quoted,
+    read_word,
+    verdict_sentence,
+)
 
 RAW_CHARS = 2000  # how much of one reply a card shows
-
-# What each oracle's card is called: a few plain words, never the paper's code.
-CARD_TITLES: dict[str, str] = {
-    "atomic": "Two phrasings, opposite answers",
-    "sequential_intra": "A contradiction within one conversation",
-    "sequential_inter": "The answer changed after a rephrasing",
-    "ontological": "Its yes-answers imply a fact it denied",
-    "variant": "Changing a few words flipped the answer",
-    "annotation": "An annotated question answered against its annotation",
-    "factcheck": "A fact-check question answered wrongly",
-    "logic": "A fact derived by a logic rule answered wrongly",
-}
-
-# How an answer reads in a sentence.
-_READ = {
-    Answer.YES: "yes",
-    Answer.NO: "no",
-    Answer.INVALID: "neither yes nor no",
-    Answer.REFUSAL: "a refusal (I don't know)",
-}
 
 _RULES = {
     "negation": "Negation: the knowledge graph states the fact, so the statement that it is "
@@ -63,15 +60,6 @@ _RULES = {
     "transitive": "Transitivity: the facts below chain into the fact asked, so it is true.",
     "composite": "Composite: the facts below chain into one fact, which is then stated from "
     "the other side{negated}.",
-}
-
-_QUESTION_TYPES = {
-    "yes_no": "a yes-or-no question about one fact of the knowledge graph",
-    "multiple_choice": "a multiple-choice question with one right option, from the knowledge graph",
-    "wh": "an open question whose answer is one name from the knowledge graph",
-    "two_hop": "a yes-or-no question about a fact two steps apart in the knowledge graph",
-    "two_hop_choice": "a multiple-choice question about a fact two steps apart in the "
-    "knowledge graph",
 }
 
 
@@ -109,28 +97,6 @@ class ExplanationCard:
     session: str | None = None
     model: str | None = None
     error: bool = True  # False: the card of a test that passed (shown for a probe's context)
-
-
-class Naming(Protocol):
-    """How a card names nodes: `kg.names.NodeNames`, or `MappedNames` of a few names read
-    from the store (the explorer's views)."""
-
-    def name(self, node_id: str) -> str: ...
-
-    def label(self, node_id: str) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class MappedNames:
-    """Names of the nodes a card shows, by id (a node not listed is named by its id)."""
-
-    names: Mapping[str, str]
-
-    def name(self, node_id: str) -> str:
-        return clean_text(self.names.get(node_id, node_id))
-
-    def label(self, node_id: str) -> str:
-        return self.name(node_id)
 
 
 @dataclass(slots=True)
@@ -203,31 +169,6 @@ def evidence_from_records(
 
 
 # -- words -----------------------------------------------------------------------------------
-
-
-def read_word(answer: Answer | None) -> str:
-    """How a parsed answer reads in a sentence ("no answer" when there is none)."""
-    return _READ.get(answer, "no answer") if answer is not None else "no answer"
-
-
-def describe_fact(relation: Relation | None, names: Naming, relation_id: str = "") -> str:
-    """The fact a relation states, by labels: "Ireland contains Kinawley"; "Abbey Road has
-    the song Something" for typed relations such as album->song."""
-    if relation is None:
-        return clean_text(relation_id) or "an unknown fact"
-    parent, child = names.name(relation.parent), names.name(relation.child)
-    kind = relation.type
-    if "->" in kind:
-        child_type = kind.split("->", 1)[1].strip()
-        return f"{parent} has the {child_type} {child}"
-    if not kind or kind == "contains":
-        return f"{parent} contains {child}"
-    return f"{parent} {kind.replace('_', ' ')} {child}"
-
-
-def quoted(text: str) -> str:
-    """Text in typographic quotes."""
-    return f"“{text}”"
 
 
 def _phrasing(evidence: CardEvidence, template_id: str, relation_type: str | None) -> str | None:
@@ -319,7 +260,7 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
         reasons = [*reasons, "The oracle found no error here: the answers agree."]
     return ExplanationCard(
         oracle=verdict.oracle,
-        title=CARD_TITLES.get(verdict.oracle, f"{verdict.oracle} error"),
+        title=CARD_TITLES.get(verdict.oracle, capitalized(oracle_name(verdict.oracle)).rstrip(".")),
         fact=fact,
         headline=headline,
         chats=tuple(chats),
@@ -347,10 +288,7 @@ def _atomic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
         _chat(evidence, left[0], "Asked alone, in a fresh chat", (left[1],)),
         _chat(evidence, right[0], "Asked alone, in another fresh chat", (right[1],)),
     ]
-    headline = (
-        f"Asked the same thing in two phrasings, each alone, the model said {first} to one "
-        f"and {second} to the other."
-    )
+    headline = capitalized(verdict_sentence(verdict))
     reasons = [
         f"Both questions ask whether {fact}, in different words: the first with "
         f"{_template_name(evidence, left[0])}, the second with "
@@ -372,10 +310,7 @@ def _intra_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
             (left[1], right[1]),
         )
     ]
-    headline = (
-        f"In one conversation the model said {first}, then {second} to the same question "
-        "in other words."
-    )
+    headline = capitalized(verdict_sentence(verdict))
     reasons = [
         f"Both questions of this conversation ask whether {fact}: first with "
         f"{_template_name(evidence, left[0], left[1])}, then with "
@@ -398,10 +333,7 @@ def _inter_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
             (right[1],),
         ),
     ]
-    headline = (
-        f"Asked alone, the question got {alone}; asked again right after another "
-        f"phrasing of it, it got {after}."
-    )
+    headline = capitalized(verdict_sentence(verdict))
     reasons = [
         f"The question asks whether {fact}, with {_template_name(evidence, left[0])}.",
         "It was asked twice: once alone, once as the second question of a conversation that "
@@ -486,11 +418,11 @@ def _variant_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built
         f"The answers differ ({first} and {second}): the wording, not the fact, changed "
         "what the model said.",
     ]
-    marker = "; always flips with "
-    if marker in verdict.detail:
+    if FLIPS_MARK in verdict.detail:
+        causes = clean_text(verdict.detail.split(FLIPS_MARK, 1)[1]).replace(" -> ", " → ")
         reasons.append(
             "Among this question's variants, the answer flipped every time one of these "
-            "changes was used: " + clean_text(verdict.detail.split(marker, 1)[1]) + "."
+            f"changes was used (flips of uses): {causes}."
         )
     return headline, chats, reasons, None
 
@@ -535,7 +467,7 @@ def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Bui
     qtype = extras.question_type
     response = _response(evidence, key)
     raw = response.raw if response is not None else ""
-    reasons = [f"This is {_QUESTION_TYPES.get(qtype, 'a question with a known answer')}."]
+    reasons = [f"This is {QUESTION_TYPES.get(qtype, 'a question with a known answer')}."]
     read: dict[int, str] = {}
     if qtype in CHOICE_TYPES:
         chosen = parse_choice(raw, extras.options) if raw else None
@@ -566,9 +498,17 @@ def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Bui
                 "real member: the knowledge graph says it is not there, so the answer is no."
             )
         middle = extras.middle
-        if middle and qtype == "two_hop":
+        relation = evidence.relations.get(verdict.relation_id)
+        if middle and qtype == "two_hop" and relation is not None:
+            names = evidence.names
+            parent, child, between = (
+                names.name(relation.parent),
+                names.name(relation.child),
+                names.name(middle),
+            )
             reasons.append(
-                f"The step in between is {evidence.names.name(middle)}, from the fact {fact}."
+                f"It spans two facts of the knowledge graph that meet at {between}: "
+                f"{quoted(fact_words(parent, between))} and {quoted(fact_words(between, child))}."
             )
     reasons.append(f"The knowledge graph gives the answer {expected}; the model's differs.")
     chats = [_chat(evidence, key[0], "The question, asked alone", (key[1],), read)]
@@ -595,7 +535,12 @@ def _logic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     rule_text = _RULES.get(rule, f"The rule {rule}.").format(
         negated=", then negated" if "negation" in steps else ""
     )
-    reasons = [rule_text, f"From {quoted(fact)} it follows that the answer is {expected}."]
+    stated = _premise_facts(evidence, premises) or [quoted(fact)]
+    reasons = [
+        rule_text,
+        f"The knowledge graph states {' and '.join(stated)}; the rule derives the question "
+        f"below from {'it' if len(stated) == 1 else 'them'}, so its right answer is {expected}.",
+    ]
     said = [_answer_of(evidence, (premise, 0)) for premise in premises]
     if any(answer is Answer.NO for answer in said):
         reasons.append(
@@ -608,6 +553,20 @@ def _logic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
             "fact wrong (an error of reasoning)."
         )
     return headline, chats, reasons, expected
+
+
+def _premise_facts(evidence: CardEvidence, premises: Sequence[str]) -> list[str]:
+    """The KG facts a logic rule starts from, quoted, by name ("“Ireland contains Ulster”")."""
+    facts = []
+    for premise in premises:
+        conversation = evidence.conversations.get(premise)
+        extras = conversation.extras if conversation is not None else None
+        if isinstance(extras, PremiseExtras):
+            parent, child = extras.fact
+            facts.append(
+                quoted(fact_words(evidence.names.name(parent), evidence.names.name(child)))
+            )
+    return facts
 
 
 def _other_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:

@@ -4,7 +4,8 @@ store.verdicts), never the whole session.
 
 `kontest explain` and the explorer call `stored_cards`; `choose_errors` picks the verdicts
 (the N-th error, a relation's errors, one oracle's), `stored_evidence` reads what their
-cards show.
+cards show. `report_names` reads the names a report's error list shows
+(`render_named_report`: `kontest run` and `kontest report`).
 """
 
 from __future__ import annotations
@@ -12,25 +13,29 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
+from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.explain import (
     CardEvidence,
     ExplanationCard,
-    MappedNames,
-    Naming,
     build_card,
     conversations_needed,
     premises_needed,
     relations_needed,
 )
+from kontest_tui.report.render import MAX_ERRORS, ReportNames, render_report
+from kontest_tui.report.words import MappedNames, Naming, oracle_name, quoted
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
+from kontest_tui.run.relation_names import label_of, resolve_relation
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
+from kontest_tui.store.reports import StoredReport
 from kontest_tui.store.view_records import CLEAREST
 
 # The oracles a card explains, as `--kind` accepts them.
@@ -75,18 +80,22 @@ def choose_errors(
     if number is not None and number < 1:
         raise InvalidInputError(f"--error counts from 1, not {number}")
     report = ensure_report(store, session_id, errors=0)
-    if relation is not None and not store.relations.by_id(session_id, [relation]):
-        raise InvalidInputError(f"session {session_id} has no relation {relation!r}")
+    on = ""
+    if relation is not None:
+        named = resolve_relation(store, session_id, relation)
+        relation, on = named.id, f" on {label_of(named)}"
     total = store.verdicts.count_errors(session_id, oracle=kind, relation=relation)
-    where = _describe_filter(kind, relation)
+    of_kind = f"{quoted(oracle_name(kind))} " if kind is not None else ""
     if total == 0:
         if report.total_errors == 0:
             raise InvalidInputError(f"session {session_id} has no errors to explain")
-        raise InvalidInputError(f"session {session_id} has no {where}errors")
+        raise InvalidInputError(f"session {session_id} has no {of_kind}errors{on}")
     if number is not None and number > total:
+        counted = f"{total} {of_kind}error{'s' if total != 1 else ''}{on}"
         raise InvalidInputError(
-            f"session {session_id} has {total} {where}error{'s' if total != 1 else ''}, "
-            f"not {number}"
+            f"session {session_id} has {counted}: --error takes 1 to {total}, not {number}"
+            if total > 1
+            else f"session {session_id} has {counted}: --error takes only 1, not {number}"
         )
     if number is None and relation is not None:
         verdicts = store.verdicts.errors(session_id, oracle=kind, relation=relation, limit=total)
@@ -112,15 +121,6 @@ def _clearest(store: Store, session_id: str, index: int, kind: str | None) -> Ve
         return None
     row = store.error_list.error_at(session_id, index, oracle=kind, order=CLEAREST)
     return row.verdict if row is not None else None
-
-
-def _describe_filter(kind: str | None, relation: str | None) -> str:
-    words = []
-    if kind is not None:
-        words.append(kind.replace("_", " "))
-    if relation is not None:
-        words.append(f"relation {relation}")
-    return (" ".join(words) + " ") if words else ""
 
 
 def stored_evidence(
@@ -185,13 +185,64 @@ def card_nodes(evidence: CardEvidence, verdict: Verdict) -> set[str]:
     return nodes
 
 
-def explain_verdict(store: Store, session_id: str, verdict: Verdict) -> ExplanationCard:
-    """The card of one stored verdict, its nodes named by the explorer's views (store.tree,
-    a few rows) when they are built, else by the session's KG."""
-    evidence = stored_evidence(store, session_id, [verdict], MappedNames({}))
+def stored_naming(store: Store, session_id: str, nodes: set[str]) -> Naming:
+    """Names of these nodes: read from the explorer's views (store.tree, a few rows) when
+    they are built, else from the session's KG."""
     if store.views.ready(session_id):
-        nodes = card_nodes(evidence, verdict)
-        evidence.names = MappedNames(store.tree.node_names(session_id, nodes))
-    else:
-        evidence.names = NodeNames(session_graph(store, session_id))
+        return MappedNames(store.tree.node_names(session_id, nodes))
+    return NodeNames(session_graph(store, session_id))
+
+
+def explain_verdict(store: Store, session_id: str, verdict: Verdict) -> ExplanationCard:
+    """The card of one stored verdict, its nodes named by `stored_naming`."""
+    evidence = stored_evidence(store, session_id, [verdict], MappedNames({}))
+    evidence.names = stored_naming(store, session_id, card_nodes(evidence, verdict))
     return build_card(verdict, evidence)
+
+
+def report_names(store: Store, session_id: str, verdicts: Sequence[Verdict]) -> ReportNames:
+    """What a report's error list (report.render) names: the verdicts' relations and their
+    nodes' names, read from the store (`stored_naming`; the labels stored with the relations
+    when the session's KG snapshot cannot be read: a report never needs the KG)."""
+    relations = store.relations.by_id(session_id, {verdict.relation_id for verdict in verdicts})
+    nodes: set[str] = set()
+    for relation in relations.values():
+        nodes.update((relation.parent, relation.child))
+    for verdict in verdicts:
+        nodes.update(error_path(verdict))
+    try:
+        template_set = template_set_from_dict(
+            store.sessions.get(session_id)["templates_json"], f"session {session_id}"
+        )
+        texts = {template.id: clean_text(template.text) for template in template_set.templates}
+    except KontestError:
+        texts = {}
+    try:
+        names = stored_naming(store, session_id, nodes)
+    except KontestError:
+        labels: dict[str, str] = {}
+        for named in store.relations.names(session_id):
+            labels.update({named.parent: named.parent_label, named.child: named.child_label})
+        names = MappedNames(labels)
+    return ReportNames(relations, names, texts)
+
+
+def render_named_report(
+    store: Store,
+    session_id: str,
+    shown: Evaluation | StoredReport,
+    fmt: str = "text",
+    *,
+    max_errors: int = MAX_ERRORS,
+) -> str:
+    """`report.render.render_report` of a stored session with its error list named by
+    labels (`report_names`): what `kontest run` and `kontest report` print."""
+    if fmt not in ("text", "markdown"):
+        return render_report(shown, fmt)
+    if isinstance(shown, StoredReport):
+        errors = shown.errors
+    else:
+        errors = [verdict for verdict in shown.verdicts if verdict.error]
+    errors = errors[:max_errors]
+    names = report_names(store, session_id, errors)
+    return render_report(shown, fmt, max_errors=max_errors, names=names)

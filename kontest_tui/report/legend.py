@@ -97,13 +97,8 @@ def template_legend(
     joined by " / " ("t1", "Does {parent} have a {child}?")."""
     if template_set is None:
         return [(template_id, "(its text is not stored)") for template_id in template_ids]
-    texts = {template.id: template.texts for template in template_set.templates}
-    found = []
-    for template_id in template_ids:
-        per_type = texts.get(template_id, {})
-        if len(per_type) == 1:
-            text = next(iter(per_type.values()))
-        else:
-            text = " / ".join(f"{kind}: {value}" for kind, value in per_type.items())
-        found.append((template_id, clean_text(text) or "(its text is not stored)"))
-    return found
+    texts = {template.id: template.text for template in template_set.templates}
+    return [
+        (template_id, clean_text(texts.get(template_id, "")) or "(its text is not stored)")
+        for template_id in template_ids
+    ]

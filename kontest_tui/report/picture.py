@@ -19,7 +19,9 @@ from html import escape
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.kg.names import NodeNames
 from kontest_tui.report.legend import error_marks
+from kontest_tui.report.render import describe_error
 
 ROW = 22  # pixels per leaf row
 COLUMN = 260  # pixels per tree level
@@ -48,6 +50,7 @@ def draw_picture(
 ) -> Picture:
     """The inline SVG of `kg` (a left-to-right tree) with each node's answers and error
     marks (report.legend); `templates` orders the answers (default: sorted ids)."""
+    names = NodeNames(kg)
     by_pair = {(relation.parent, relation.child): relation for relation in relations}
     relation_by_id = {relation.id: relation for relation in relations}
     errors_into: dict[str, list[Verdict]] = {}
@@ -100,7 +103,10 @@ def draw_picture(
         colour = "#cf222e" if errors else "#24292f"
         weight = ' font-weight="bold"' if errors else ""
         tip = [f"{clean_text(kg.label(node_id))} ({node_id})"]
-        tip += [_describe(verdict, kg) for verdict in errors]
+        tip += [
+            describe_error(verdict, relation_by_id.get(verdict.relation_id), names)
+            for verdict in errors
+        ]
         parts.append(f"<g><title>{escape(chr(10).join(tip))}</title>")
         parts.append(
             f'<circle cx="{x + 4}" cy="{y - 4}" r="4" fill="{colour}"/>'
@@ -173,16 +179,3 @@ def _with_errors_below(kg: KnowledgeGraph, marked: set[str]) -> set[str]:
                 keep.add(parent)
                 stack.append(parent)
     return keep
-
-
-def _describe(verdict: Verdict, kg: KnowledgeGraph) -> str:
-    """`ontological (t1): no/yes: …` with node ids replaced by labels where they appear."""
-    from kontest_tui.oracles.ontological import error_path
-
-    path = error_path(verdict)
-    answers = "/".join(answer.value for answer in verdict.answers)
-    head = f"{verdict.oracle}" + (f" ({verdict.template_id})" if verdict.template_id else "")
-    if path:
-        chain = " → ".join(clean_text(kg.label(node)) for node in path)
-        return f"{head}: answered no, implied by the yes-path {chain}"
-    return f"{head}: {answers} {clean_text(verdict.detail)}".strip()

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from kontest_tui.domain.records import Verdict
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
@@ -30,14 +32,37 @@ from kontest_tui.report.tables import (
     markdown_table,
     text_table,
 )
+from kontest_tui.report.words import (
+    MappedNames,
+    Naming,
+    describe_fact,
+    oracle_name,
+    question_name,
+    rule_name,
+    verdict_sentence,
+)
 from kontest_tui.store.database import Store
 from kontest_tui.store.reports import StoredReport
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
+MAX_ERRORS = 20  # errors a text or Markdown report lists
 # An evaluation, a report read from the store (its first errors only) or a Report JSON.
 ReportInput = Evaluation | StoredReport | ReportJSON
 # tests = valid tests run; planned = tests the conversations allow; rate = errors / tests.
-ORACLE_HEADER = ("oracle", "tests", "planned", "errors", "rate", "95% interval")
+
+
+@dataclass(frozen=True, slots=True)
+class ReportNames:
+    """How a report names things: the errors' relations by id (those an `Evaluation` holds
+    need not be given), the names of their nodes, and the templates' texts by id (the gap
+    table shows each template with its text)."""
+
+    relations: Mapping[str, Relation]
+    names: Naming
+    templates: Mapping[str, str] = field(default_factory=dict)
+
+
+ORACLE_HEADER = ("test", "tests", "planned", "errors", "rate", "95% interval")
 
 
 def check_format(fmt: str) -> str:
@@ -52,13 +77,16 @@ def render_report(
     evaluation: ReportInput,
     fmt: str = "text",
     *,
-    max_errors: int = 20,
+    max_errors: int = MAX_ERRORS,
     labels: Mapping[str, str] | None = None,
+    names: ReportNames | None = None,
 ) -> str:
     """The report of one session in `fmt`; text/markdown list up to `max_errors` errors
     when given an `Evaluation` or a `StoredReport` (which holds the first errors it was read
-    with; a plain Report JSON mapping has no verdicts). `labels`
-    (node id -> label, e.g. from the KG) names the entities in that list instead of ids."""
+    with; a plain Report JSON mapping has no verdicts), each in words (`describe_error`).
+    `names` (the errors' relations and their nodes' names, e.g.
+    `report.explain_store.report_names`) or `labels` (node id -> label, e.g. from the KG)
+    name the entities in that list instead of ids."""
     check_format(fmt)
     report: ReportJSON
     if isinstance(evaluation, StoredReport):
@@ -73,10 +101,13 @@ def render_report(
         return json.dumps(report, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
     if fmt == "csv":
         return csv_table(("metric", "value"), flatten(report))
-    lines = [_describe(v, evaluation, labels) for v in errors[:max_errors]]
+    if names is None and labels is not None:
+        names = ReportNames({}, MappedNames(labels))
+    lines = [_describe(v, evaluation, names) for v in errors[:max_errors]]
+    templates = names.templates if names is not None else {}
     if fmt == "markdown":
-        return _report_markdown(report, lines, total_errors)
-    return _report_text(report, lines, total_errors)
+        return _report_markdown(report, lines, total_errors, templates)
+    return _report_text(report, lines, total_errors, templates)
 
 
 def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") -> str:
@@ -215,7 +246,9 @@ def interval_text(cell: RateJSON | None) -> str:
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
 
 
-def _report_rows(report: ReportJSON) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+def _report_rows(
+    report: ReportJSON, templates: Mapping[str, str] | None = None
+) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     tests, errors = report["tests"], report["errors"]
     planned = report.get("tests_planned") or {}
     rates = report.get("rates") or {}
@@ -225,7 +258,7 @@ def _report_rows(report: ReportJSON) -> tuple[list[tuple[str, ...]], list[tuple[
     def row(name: str, run: int, failed: int, possible: int | None) -> tuple[str, ...]:
         shown = "-" if possible is None else str(possible)
         return (
-            name,
+            name if name == "total" else oracle_name(name),
             str(run),
             shown,
             str(failed),
@@ -241,13 +274,19 @@ def _report_rows(report: ReportJSON) -> tuple[list[tuple[str, ...]], list[tuple[
         oracle_rows.append(row("total", total_tests, total_errors, total_planned))
     gap = report["gap"]
     gap_rows: list[tuple[str, ...]] = [
-        (str(template_id), str(cell["missing"]), f"{cell['pct']:.2f}%")
+        (_template_name(str(template_id), templates), str(cell["missing"]), f"{cell['pct']:.2f}%")
         for template_id, cell in gap["per_template"].items()
     ]
     gap_rows.append(
         ("intersection", str(gap["intersection"]["missing"]), f"{gap['intersection']['pct']:.2f}%")
     )
     return oracle_rows, gap_rows
+
+
+def _template_name(template_id: str, templates: Mapping[str, str] | None) -> str:
+    """`t1: Does {parent} have a {child}?` (the id alone when its text is not known)."""
+    text = (templates or {}).get(template_id)
+    return f"{template_id}: {text}" if text else template_id
 
 
 def headline_text(report: ReportJSON) -> str:
@@ -369,7 +408,7 @@ def accuracy_table(report: ReportJSON) -> SectionTable | None:
         return None
     rows = [
         (
-            name,
+            oracle_name(name),
             *(str(cell[key]) for key in ACCURACY_HEADER[1:7]),
             _percent(cell["accuracy"]),
             _percent(cell["error_rate"]),
@@ -405,7 +444,7 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
                 ("test", "tests", "errors", "rate", "95% interval"),
                 [
                     (
-                        "stability",
+                        oracle_name("stability"),
                         str(stability["tests"]),
                         str(stability["errors"]),
                         _rate(stability["errors"], stability["tests"]),
@@ -416,14 +455,16 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
         )
     factcheck = report.get("factcheck")
     if factcheck:
-        rows = [_tally_row(name, cell) for name, cell in factcheck["per_type"].items()]
+        rows = [
+            _tally_row(question_name(name), cell) for name, cell in factcheck["per_type"].items()
+        ]
         rows.append(_tally_row("total", factcheck))
         tables.append(("FactChecker questions", ("question type", *TALLY_HEADER), rows))
         rows = [_tally_row(name, cell) for name, cell in factcheck["per_relation_type"].items()]
         tables.append(("FactChecker by relation type", ("relation type", *TALLY_HEADER), rows))
     logic = report.get("logic")
     if logic:
-        rows = [_logic_row(name, cell) for name, cell in logic["per_rule"].items()]
+        rows = [_logic_row(rule_name(name), cell) for name, cell in logic["per_rule"].items()]
         rows.append(_logic_row("total", logic))
         tables.append(
             (
@@ -470,14 +511,14 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
         )
         rows = [
             (
-                name,
+                oracle_name(name),
                 str(annotation["tests"][name]),
                 str(annotation["errors"][name]),
                 _rate(annotation["errors"][name], annotation["tests"][name]),
             )
             for name in ("annotation", "variant")
         ]
-        tables.append((title, ("oracle", "tests", "errors", "rate"), rows))
+        tables.append((title, ("test", "tests", "errors", "rate"), rows))
         if annotation["problems"]:
             problems: list[tuple[str, ...]] = [
                 (str(problem),) for problem in annotation["problems"]
@@ -533,8 +574,13 @@ def _title(report: ReportJSON) -> str:
     return "KONTEST report" if asks_kontest(report) else "Report"
 
 
-def _report_text(report: ReportJSON, errors: Sequence[str], total_errors: int) -> str:
-    oracle_rows, gap_rows = _report_rows(report)
+def _report_text(
+    report: ReportJSON,
+    errors: Sequence[str],
+    total_errors: int,
+    templates: Mapping[str, str],
+) -> str:
+    oracle_rows, gap_rows = _report_rows(report, templates)
     parts = ["\n".join([_title(report), *_headline(report)]), ""]
     if asks_kontest(report):
         parts.append(text_table(ORACLE_HEADER, oracle_rows))
@@ -554,8 +600,13 @@ def _report_text(report: ReportJSON, errors: Sequence[str], total_errors: int) -
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def _report_markdown(report: ReportJSON, errors: Sequence[str], total_errors: int) -> str:
-    oracle_rows, gap_rows = _report_rows(report)
+def _report_markdown(
+    report: ReportJSON,
+    errors: Sequence[str],
+    total_errors: int,
+    templates: Mapping[str, str],
+) -> str:
+    oracle_rows, gap_rows = _report_rows(report, templates)
     parts = [f"# {_title(report)}", "", *(f"- {line}" for line in _headline(report)), ""]
     if asks_kontest(report):
         parts.append("## KONTEST tests and errors\n")
@@ -575,25 +626,31 @@ def _report_markdown(report: ReportJSON, errors: Sequence[str], total_errors: in
     return "\n".join(parts).rstrip("\n") + "\n"
 
 
-def _describe(verdict: Verdict, evaluation: ReportInput, labels: Mapping[str, str] | None) -> str:
-    """One line per error; with `labels`, entity labels instead of node ids."""
-    template = f" [{verdict.template_id}]" if verdict.template_id else ""
-    name, detail = verdict.relation_id, verdict.detail
-    if labels and isinstance(evaluation, Evaluation):
+def describe_error(
+    verdict: Verdict, relation: Relation | None = None, names: Naming | None = None
+) -> str:
+    """One error as a line for a reader: its relation by labels, the test by name and what the
+    model said in words (report.words), e.g. `Ulster > Kinawley · two phrasings alone: asked
+    the same thing in two phrasings, each alone, the model said yes to one and no to the
+    other`. Without names, the relation and nodes are named by their ids."""
+    path = error_path(verdict)
+    if names is not None and relation is not None:
+        where = f"{names.name(relation.parent)} > {names.name(relation.child)}"
+        fact: str | None = describe_fact(relation, names)
+    else:
+        where, fact = clean_text(verdict.relation_id), None
+    path_names = [names.name(node) for node in path] if names is not None else path
+    sentence = verdict_sentence(verdict, fact=fact, path_names=path_names)
+    return f"{where} · {oracle_name(verdict.oracle)}: {sentence}"
 
-        def label(node: str) -> str:
-            return " ".join(str(labels.get(node, node)).split())
 
+def _describe(verdict: Verdict, evaluation: ReportInput, names: ReportNames | None) -> str:
+    relation = None
+    if names is not None:
+        relation = names.relations.get(verdict.relation_id)
+    if relation is None and isinstance(evaluation, Evaluation):
         relation = evaluation.relation(verdict.relation_id)
-        if relation is not None:
-            name = f"{label(relation.parent)} > {label(relation.child)}"
-        path = error_path(verdict)
-        if path:
-            detail = (
-                f"missing edge {label(path[0])} -> {label(path[-1])} (answered no); implied by "
-                "yes-path " + " -> ".join(label(node) for node in path)
-            )
-    return f"{verdict.oracle} {name}{template}: {detail}"
+    return describe_error(verdict, relation, names.names if names is not None else None)
 
 
 def _rate(errors: int, tests: int) -> str:

@@ -36,6 +36,7 @@ from kontest_tui.report.legend import (
     template_legend,
 )
 from kontest_tui.report.picture import Picture, draw_picture
+from kontest_tui.report.words import ORACLE_CHECKS, oracle_name
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
 from kontest_tui.store.database import Store
@@ -44,21 +45,6 @@ from kontest_tui.store.view_records import CLEAREST
 
 MAX_CARDS = 200  # error cards in one page (the rest: `kontest explain --error N`)
 
-# Each oracle's test: a name in words (its key in the report JSON after it) and what it
-# checks (the summary table's rows).
-ORACLE_WORDS: dict[str, tuple[str, str]] = {
-    "atomic": ("phrasings alone", "two phrasings, each asked alone, agree"),
-    "sequential_intra": ("within a conversation", "two phrasings in one conversation agree"),
-    "sequential_inter": (
-        "across conversations",
-        "a question alone and after its other phrasing agree",
-    ),
-    "ontological": ("implied facts", "no fact its own yes-answers imply is answered no"),
-    "variant": ("reworded variants", "reworded variants of a question agree"),
-    "annotation": ("annotated questions", "annotated questions get their annotated answer"),
-    "factcheck": ("fact checks", "fact-check questions get the knowledge graph's answer"),
-    "logic": ("logic rules", "facts derived by logic rules get the rule's answer"),
-}
 _ANSWERS = {answer.value: answer for answer in Answer}
 
 
@@ -198,15 +184,16 @@ def _scope_names(kg: KnowledgeGraph, entities: Sequence[str]) -> list[str]:
 
 
 def summary_rows(report: ReportJSON) -> list[tuple[str, str, int, int, str]]:
-    """(oracle, what it checks, tests, errors, rate) for each oracle that ran a test."""
+    """(test, what it checks, tests, errors, rate) for each oracle that ran a test, in
+    words (report.words; the JSON keys are in the report's JSON)."""
     tests, errors = report.get("tests") or {}, report.get("errors") or {}
     rows = []
-    for oracle, (name, words) in ORACLE_WORDS.items():
+    for oracle, checks in ORACLE_CHECKS.items():
         ran = int(tests.get(oracle) or 0)
         if not ran:
             continue
         wrong = int(errors.get(oracle) or 0)
-        rows.append((f"{name} ({oracle})", words, ran, wrong, f"{100 * wrong / ran:.1f}%"))
+        rows.append((oracle_name(oracle), checks, ran, wrong, f"{100 * wrong / ran:.1f}%"))
     return rows
 
 

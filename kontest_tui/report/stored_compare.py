@@ -3,62 +3,129 @@ errors, timing and variant answers.
 
 `stored_comparison(store, ids, kg, allow_differences=False)` gives the compare JSON;
 `comparison_entries(...)` its inputs: it picks the sessions (the ids
-given, else every finished session on the KG given or on the latest session's KG), refuses
-sessions on different KGs or scopes, refuses sessions whose settings differ
-(results.settings: templates, system prompt, temperature, max tokens, kinds and their
-options, sampling, conversation mode; `SettingsDifferError`, one line per difference) unless
-`allow_differences`, and reads each session's stored report (results.reports.current_report:
-what `kontest report --format json` prints, evaluated in memory only when stale; nothing is
-written), its errors and variant verdicts, its timing and variant answers, each one indexed
-query (store.relations, store.responses, store.verdicts). Nothing here evaluates a whole session when its report is current.
+given, else every finished session on the KG given or on the latest session's KG: a KG is
+known by its name, not the path it was read from), refuses sessions of other scopes
+(results.settings.scope_differences: KG, graph, depth, per-path mode, relations;
+`ScopeDiffersError`) or whose settings differ (results.settings: templates, system prompt,
+temperature, max tokens, seeds, kinds and their options, sampling, conversation mode;
+`SettingsDifferError`) unless `allow_differences`, one line per difference with every value.
+Without ids, the sessions of another scope or settings than the latest are left out instead
+(`LeftOut`, listed above the tables) and one session alone is "nothing to compare". It reads
+each session's stored report (results.reports.current_report: what `kontest report --format
+json` prints, evaluated in memory only when stale; nothing is written), its errors and
+variant verdicts, its timing and variant answers, each one indexed query (store.relations,
+store.responses, store.verdicts). Nothing here evaluates a whole session when its report is
+current.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.redact import scrub
-from kontest_tui.report.compare_json import CompareJSON, SessionTiming
-from kontest_tui.report.compare_many import (
-    CompareEntry,
-    build_comparison,
-    check_comparable,
-)
+from kontest_tui.report.compare_json import CompareJSON, LeftOutJSON, SessionTiming
+from kontest_tui.report.compare_many import CompareEntry, build_comparison
 from kontest_tui.report.compare_variants import VARIANT_ORACLES
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.results.reports import current_report
-from kontest_tui.results.settings import Difference, setting_differences
+from kontest_tui.results.settings import (
+    Difference,
+    identity,
+    scope_differences,
+    session_scope,
+    session_settings,
+    setting_differences,
+)
 from kontest_tui.store.database import Store
 
 VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)
 
 
-class SettingsDifferError(InvalidInputError):
-    """Sessions asked with different settings: comparing their numbers would mislead."""
+class DifferencesError(InvalidInputError):
+    """Sessions that differ where a comparison needs them alike: a head line, then one line
+    per difference (`lines`, what the CLI prints; the message joins them on one line)."""
 
-    def __init__(self, differences: Sequence[Difference]) -> None:
+    def __init__(self, head: str, differences: Sequence[Difference]) -> None:
         self.differences = list(differences)
-        head = (
-            f"the sessions' settings differ in {len(self.differences)} way"
-            f"{'s' if len(self.differences) != 1 else ''} (compare them anyway with "
-            "--allow-differences):"
-        )
         super().__init__(" ".join([head, *(d.describe() + ";" for d in self.differences)]))
-        # What the CLI prints: one line each (the message itself is one line, as every error's)
         self.lines = [
             scrub(" ".join(line.split()))
             for line in (head, *(difference.describe() for difference in self.differences))
         ]
 
 
+class SettingsDifferError(DifferencesError):
+    """Sessions asked with different settings: comparing their numbers would mislead."""
+
+    def __init__(self, differences: Sequence[Difference]) -> None:
+        count = len(differences)
+        super().__init__(
+            f"the sessions' settings differ in {count} way{'s' if count != 1 else ''} "
+            "(compare them anyway with --allow-differences):",
+            differences,
+        )
+
+
+class ScopeDiffersError(DifferencesError):
+    """Sessions that asked other relations (another KG, part of it, depth, per-path mode or
+    number of relations): their numbers are not about the same facts."""
+
+    def __init__(self, differences: Sequence[Difference]) -> None:
+        super().__init__(
+            "the sessions asked about other relations (compare sessions of one KG, entity, "
+            "depth and size):",
+            differences,
+        )
+
+
+class NothingToCompareError(InvalidInputError):
+    """`kontest compare` without ids found no two sessions alike: the latest session's KG
+    has one session, or every other differs (one line each, `lines`)."""
+
+    def __init__(self, session_id: str, model: str, kg: str, left_out: Sequence[LeftOut]) -> None:
+        head = f"nothing to compare: {session_id} ({model}) is the only finished session on {kg}"
+        if left_out:
+            head += " asked like it; the others differ:"
+        else:
+            head += " (run another model on it: o on the explorer's results)"
+        self.lines = [scrub(head)]
+        for left in left_out:  # each session, then one line per difference
+            self.lines.append(scrub(f"{left.session} ({left.model}):"))
+            self.lines += [scrub(f"  {d.describe()}") for d in left.differences]
+        super().__init__(" ".join(self.lines))
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """A session `kontest compare` without ids did not compare, and why (its differences
+    from the latest session's scope or settings)."""
+
+    session: str
+    model: str
+    differences: tuple[Difference, ...]
+
+    def describe(self) -> str:
+        """`S3 (sim:careful): depth: 2 (S1) vs 1 (S3); seed: 0 (S1) vs 3 (S3)`."""
+        return f"{self.session} ({self.model}): " + "; ".join(
+            difference.describe() for difference in self.differences
+        )
+
+    def to_json(self) -> LeftOutJSON:
+        return {
+            "session": self.session,
+            "model": self.model,
+            "differences": [difference.to_json() for difference in self.differences],
+        }
+
+
 def pick_sessions(store: Store, ids: Sequence[str], kg: str | None) -> list[str]:
-    """The sessions to compare: `ids` (checked), else the finished sessions on `kg` (a KG
-    name as sessions record it), else on the latest session's KG; oldest first."""
+    """The sessions to compare: `ids` (checked), else the finished sessions on `kg` (the
+    KG's name, or the name or path a session was given it by), else on the latest session's
+    KG (by its name: one file read under two paths is one KG); oldest first."""
     if ids:
         for session_id in ids:
             store.sessions.get(session_id)
@@ -68,21 +135,24 @@ def pick_sessions(store: Store, ids: Sequence[str], kg: str | None) -> list[str]
     rows = list(store.sessions.listing())
     if not rows:
         raise InvalidInputError(f"no session in {store.path}")
-    name = kg if kg is not None else str(rows[-1]["kg_name"])
-    chosen = [str(row["id"]) for row in rows if row["kg_name"] == name and row["status"] == "done"]
+    titles = store.sessions.kg_titles()
+    if kg is not None:
+        # the KG's name, or a name or path a session gave it by (then the KG it names)
+        names = {kg} | {titles.get(str(row["id"]), "") for row in rows if row["kg_name"] == kg}
+        wanted = {
+            str(row["id"])
+            for row in rows
+            if row["kg_name"] in names or titles.get(str(row["id"])) in names
+        }
+        name = kg
+    else:
+        name = titles.get(str(rows[-1]["id"])) or str(rows[-1]["kg_name"])
+        wanted = {str(row["id"]) for row in rows if titles.get(str(row["id"])) == name}
+    chosen = [str(row["id"]) for row in rows if row["id"] in wanted and row["status"] == "done"]
     if not chosen:
-        known = ", ".join(sorted({str(row["kg_name"]) for row in rows}))
+        known = ", ".join(sorted(set(titles.values())))
         raise InvalidInputError(f"no finished session on KG {name!r} (sessions are on: {known})")
     return chosen
-
-
-def session_identity(store: Store, session_id: str) -> tuple[str, str, tuple[str, ...]]:
-    """(KG name, digest of the KG snapshot, relation ids): equal for one KG and scope."""
-    row = store.sessions.get(session_id)
-    kg = store.sessions.kg_snapshot(session_id)
-    snapshot = json.dumps(kg, sort_keys=True).encode("utf-8")
-    relations = tuple(sorted(store.relations.ids(session_id)))
-    return str(row["kg_name"]), hashlib.sha256(snapshot).hexdigest(), relations
 
 
 def session_timing(store: Store, session_id: str) -> SessionTiming:
@@ -106,23 +176,72 @@ def session_timing(store: Store, session_id: str) -> SessionTiming:
 
 def comparison_entries(
     store: Store, ids: Sequence[str], kg: str | None = None, *, allow_differences: bool = False
-) -> tuple[list[CompareEntry], list[Difference]]:
-    """One CompareEntry per chosen session and the settings that differ (see the module
-    docstring)."""
+) -> tuple[list[CompareEntry], list[Difference], list[LeftOut]]:
+    """One CompareEntry per chosen session, the settings that differ between them and the
+    sessions left out (see the module docstring)."""
     chosen = pick_sessions(store, ids, kg)
-    identities = [session_identity(store, session_id) for session_id in chosen]
-    check_comparable(chosen, identities)
-    differences = setting_differences([store.sessions.get(session_id) for session_id in chosen])
+    rows = {session_id: store.sessions.get(session_id) for session_id in chosen}
+    scopes = {
+        session_id: session_scope(
+            row, store.sessions.kg_snapshot(session_id), store.relations.ids(session_id)
+        )
+        for session_id, row in rows.items()
+    }
+    left_out: list[LeftOut] = []
+    if ids:
+        if len(chosen) < 2:
+            raise InvalidInputError("nothing to compare: give two or more sessions")
+        scope = scope_differences(list(scopes.items()))
+        if scope:
+            raise ScopeDiffersError(scope)
+    else:
+        chosen, left_out = _one_group(chosen, rows, scopes, allow_differences)
+    differences = setting_differences([rows[session_id] for session_id in chosen])
     if differences and not allow_differences:
         raise SettingsDifferError(differences)
-    return [_read_entry(store, session_id) for session_id in chosen], differences
+    entries = [_read_entry(store, session_id) for session_id in chosen]
+    return entries, differences, left_out
+
+
+def _one_group(
+    chosen: Sequence[str],
+    rows: Mapping[str, Mapping[str, object]],
+    scopes: Mapping[str, Mapping[str, object]],
+    allow_differences: bool,
+) -> tuple[list[str], list[LeftOut]]:
+    """The largest group of sessions alike in scope (and settings, unless
+    `allow_differences`), the latest session's on a tie, and the others left out with how
+    each differs from the group's latest session. NothingToCompareError when no two are alike."""
+    groups: dict[str, list[str]] = {}
+    for session_id in chosen:
+        key = identity(scopes[session_id])
+        if not allow_differences:
+            key += identity(session_settings(rows[session_id]))
+        groups.setdefault(key, []).append(session_id)
+    # the largest group; of equal ones, the one with the latest session
+    kept = max(groups.values(), key=lambda group: (len(group), chosen.index(group[-1])))
+    reference = kept[-1]
+    left_out = []
+    for session_id in chosen:
+        if session_id in kept:
+            continue
+        pair = [(reference, scopes[reference]), (session_id, scopes[session_id])]
+        differences = scope_differences(pair)
+        if not allow_differences:
+            differences += setting_differences([rows[reference], rows[session_id]])
+        model = str(rows[session_id].get("model") or "")
+        left_out.append(LeftOut(session_id, model, tuple(differences)))
+    if len(kept) < 2:
+        model = str(rows[reference].get("model") or "")
+        raise NothingToCompareError(reference, model, str(scopes[reference]["KG"]), left_out)
+    return kept, left_out
 
 
 def _read_entry(store: Store, session_id: str) -> CompareEntry:
     """One session's entry from the store: its report, error and variant verdicts, timing and
     variant answers (its stored verdicts when its report is current, else an evaluation)."""
-    report = current_report(store, session_id)
     timing = session_timing(store, session_id)
+    report = current_report(store, session_id)
     if report is not None:
         entry = CompareEntry(session_id, report, timing)
         entry.verdicts = store.verdicts.errors_and_all_of(session_id, VARIANT_ORACLES)
@@ -146,5 +265,7 @@ def stored_comparison(
 ) -> CompareJSON:
     """The compare JSON of stored sessions (`kontest compare`, the explorer's Compare
     tables): `build_comparison` over `comparison_entries`."""
-    entries, differences = comparison_entries(store, ids, kg, allow_differences=allow_differences)
-    return build_comparison(entries, differences)
+    entries, differences, left_out = comparison_entries(
+        store, ids, kg, allow_differences=allow_differences
+    )
+    return build_comparison(entries, differences, [left.to_json() for left in left_out])

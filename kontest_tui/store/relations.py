@@ -110,6 +110,17 @@ class FirstAnswer:
     extras: ConversationExtras | None  # what its test kind records (domain.extras)
 
 
+@dataclass(frozen=True, slots=True)
+class RelationName:
+    """A relation's id with its two ends' ids and labels (what naming it by labels searches)."""
+
+    id: str
+    parent: str
+    child: str
+    parent_label: str
+    child_label: str
+
+
 class Relations(Repository):
     """A session's relations and conversations."""
 
@@ -178,6 +189,18 @@ class Relations(Repository):
             str(row[0])
             for row in self._fetch(
                 "SELECT id FROM relations WHERE session = ? ORDER BY position", (session_id,)
+            )
+        ]
+
+    def names(self, session_id: str) -> list[RelationName]:
+        """Every relation of the session by its ids and labels, in the session's order (five
+        short columns, no path or type)."""
+        return [
+            RelationName(str(row[0]), str(row[1]), str(row[2]), str(row[3]), str(row[4]))
+            for row in self._fetch(
+                "SELECT id, parent, child, parent_label, child_label FROM relations"
+                " WHERE session = ? ORDER BY position",
+                (session_id,),
             )
         ]
 

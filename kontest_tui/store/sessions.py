@@ -17,8 +17,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Unpack, cast
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Conversation, Relation, Verdict
-from kontest_tui.errors import LeaseLostError, StoreError
+from kontest_tui.errors import KontestError, LeaseLostError, StoreError
 
 from . import leases
 from .records import (
@@ -28,6 +29,7 @@ from .records import (
     SessionRow,
     SessionUpdate,
     dump_json,
+    template_set_from_dict,
 )
 from .relations import insert_conversations, insert_relations
 from .repository import Repository
@@ -291,12 +293,22 @@ class Sessions(Repository):
             for row in rows
         ]
 
+    def kg_titles(self) -> dict[str, str]:
+        """Each session's KG by the name its snapshot gives (session id -> name): the KG's
+        own name, whatever path it was read from (the sessions' `kg_name` is that path)."""
+        return {
+            str(row[0]): str(row[1])
+            for row in self._fetch(
+                "SELECT s.id, k.name FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot"
+            )
+        }
+
     def header(self, session_id: str) -> SessionHeader:
         """The session's model, KG names, templates, kinds and size (StoreError when unknown)."""
         rows = self._fetch(
             "SELECT s.id, s.model, s.kg_name, k.name, s.template_ids, s.kinds_json, s.relations,"
-            " s.status FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot"
-            " WHERE s.id = ?",
+            " s.status, s.templates_json FROM sessions s JOIN kg_snapshots k"
+            " ON k.id = s.kg_snapshot WHERE s.id = ?",
             (session_id,),
         )
         if not rows:
@@ -315,6 +327,7 @@ class Sessions(Repository):
             kinds=_kinds(row[5]),
             relations=int(row[6] or 0),
             status=str(row[7] or ""),
+            template_texts=_template_texts(row[8], session_id),
         )
 
     # -- changing --------------------------------------------------------------------------
@@ -398,3 +411,14 @@ class Sessions(Repository):
             if lease is not None:
                 leases.release(conn, lease)
         return counts
+
+
+def _template_texts(stored: object, session_id: str) -> dict[str, str]:
+    """Each template's text (one per relation type joined) from a session's templates_json
+    ({} when it cannot be read)."""
+    try:
+        data = json.loads(str(stored))
+        template_set = template_set_from_dict(data, f"session {session_id}")
+    except (ValueError, TypeError, KontestError):
+        return {}
+    return {template.id: clean_text(template.text) for template in template_set.templates}

@@ -7,6 +7,7 @@ transcripts), so a screen never holds a whole session.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, Conversation, Relation, Verdict
@@ -48,6 +49,7 @@ class SessionHeader:
     kinds: tuple[str, ...]
     relations: int
     status: str
+    template_texts: Mapping[str, str] = field(default_factory=dict)  # template id -> its text
 
     @property
     def kg_names(self) -> tuple[str, ...]:

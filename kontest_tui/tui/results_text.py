@@ -11,6 +11,15 @@ from rich.text import Text
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import expected_text
 from kontest_tui.domain.records import Verdict
+from kontest_tui.report.words import (
+    MappedNames,
+    conversation_name,
+    describe_fact,
+    oracle_name,
+    verdict_brief,
+    verdict_sentence,
+    verdict_template,
+)
 from kontest_tui.store.view_records import ErrorRow, GapRow, RelationDetail, TreeNode
 from kontest_tui.tui.views import KIND_ORACLES
 from kontest_tui.tui.widgets.paged_table import Row
@@ -19,38 +28,41 @@ from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
 RAW_CHARS = 2000  # how much of one raw answer the detail pane shows
 
 
-def describe_verdict(verdict: Verdict, path: Sequence[str] = ()) -> Text:
-    """One error verdict as a line: oracle, template, answers, and what it means; `path`: an
-    ontological error's yes-path by name (store.view_records.RelationDetail.error_paths)."""
-    text = Text()
-    if len(path) >= 3:
-        text.append("✗ ontological", style="bold red")
-        text.append(f" ({verdict.template_id}): missing edge ")
-        text.append(f"{path[0]} → {path[-1]}", style="bold red reverse")
-        text.append(" (answered no), implied by the yes-path ")
-        text.append(" → ".join(path), style="bold")
-        return text
+def describe_verdict(verdict: Verdict, path: Sequence[str] = (), fact: str | None = None) -> Text:
+    """One error verdict as a line: the test by name and what the model said, in the
+    engine's words (report.words); `path`: an ontological error's yes-path by name
+    (store.view_records.RelationDetail.error_paths); `fact`: its relation's fact by name."""
     style = {"ontological": "bold red"}.get(
-        verdict.oracle,
+        oracle_name(verdict.oracle),
         "bold yellow" if verdict.oracle in KIND_ORACLES else "bold magenta",
     )
-    text.append(f"✗ {verdict.oracle}", style=style)
-    if verdict.template_id:
-        text.append(f" ({verdict.template_id})")
-    text.append(" answers " + "/".join(answer.value for answer in verdict.answers))
-    if verdict.detail:
-        text.append(f": {clean_text(verdict.detail)}")
+    text = Text()
+    text.append(f"✗ {oracle_name(verdict.oracle)}", style=style)
+    sentence = verdict_sentence(verdict, fact=fact, path_names=path)
+    text.append(f": {sentence}")
     return text
 
 
+def fact_of(row: ErrorRow | RelationDetail) -> str | None:
+    """The fact of a row's relation by its nodes' names ("Ulster contains Kinawley")."""
+    relation = row.relation
+    if relation is None:
+        return None
+    names = {relation.parent: row.parent_name, relation.child: row.child_name}
+    return describe_fact(relation, MappedNames(names))
+
+
 def describe_rollup(row: TreeNode) -> Text:
-    """`Below Ulster: 120 relations, 14 errors (atomic 3, ontological 11); t1 yes 100 no 20`."""
+    """`Ulster and below: 120 relations, 14 errors (implied facts 11, two phrasings alone 3);
+    t1 yes 100 no 20`."""
     text = Text()
     sub = row.subtree
     text.append(f"{row.name}", style="bold")
     text.append(f" and below: {sub.relations} relation{'s' if sub.relations != 1 else ''}")
     if sub.errors:
-        parts = ", ".join(f"{oracle} {count}" for oracle, count in sorted(sub.errors.items()))
+        parts = ", ".join(
+            f"{oracle_name(oracle)} {count}" for oracle, count in sorted(sub.errors.items())
+        )
         text.append(f", {sub.error_total} error{'s' if sub.error_total != 1 else ''} ({parts})")
     else:
         text.append(", no errors")
@@ -99,7 +111,7 @@ def render_relation_detail(
         paths = detail.error_paths or ((),) * len(detail.errors)
         for verdict_id, verdict, path in zip(detail.error_ids, detail.errors, paths, strict=False):
             text.append("▶ " if verdict_id == current else "  ", style="bold")
-            text.append_text(describe_verdict(verdict, path))
+            text.append_text(describe_verdict(verdict, path, fact_of(detail)))
             text.append("\n")
     text.append("\nTranscripts\n", style="bold underline")
     for detail in ordered:
@@ -107,12 +119,7 @@ def render_relation_detail(
         text.append(f"  {detail.relation.id}\n", style="dim")
         for record in detail.conversations:
             conversation = record.conversation
-            label = (
-                f"{conversation.label} {conversation.kind}"
-                if str(conversation.test_kind) == "kontest"
-                else f"{conversation.test_kind} {conversation.label}"
-            )
-            text.append(f"  {label}", style="cyan")
+            text.append(f"  {conversation_name(conversation)}", style="cyan")
             expected = expected_text(conversation.extras)
             if expected is not None and str(conversation.test_kind) != "kontest":
                 text.append(f"  expected: {expected}", style="dim")
@@ -138,14 +145,12 @@ def render_relation_detail(
 def error_cells(row: ErrorRow) -> Row:
     """One error as the Errors tab's row."""
     verdict = row.verdict
-    detail = (
-        "yes-path " + " → ".join(row.path_names) if row.path_names else clean_text(verdict.detail)
-    )
+    detail = verdict_brief(verdict, path_names=row.path_names)
     return (
         str(row.index + 1),
-        verdict.oracle,
+        oracle_name(verdict.oracle),
         Text(f"{row.parent_name} ⊃ {row.child_name}" if row.child_name else row.parent_name),
-        verdict.template_id or "",
+        verdict_template(verdict),
         "/".join(answer.value for answer in verdict.answers),
         Text(detail),
     )

@@ -58,9 +58,9 @@ def test_text_format_limit_and_template_ids(capsys, kinawley_file: Path) -> None
     code, out, _ = run(capsys, *args)
     assert code == 0
     assert out.splitlines() == [
-        "Q1  atomic     Ireland>Ireland/Ulster/t3",
+        "asked alone · Ireland>Ireland/Ulster/t3",
         "    1. [t3] Is there a Ulster located in Ireland?",
-        "Q2  atomic     Ireland>Ireland/Ulster/t1",
+        "asked alone · Ireland>Ireland/Ulster/t1",
         "    1. [t1] Does Ireland have a Ulster?",
     ]
 

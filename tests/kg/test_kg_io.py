@@ -253,6 +253,31 @@ def test_invalid_json_gives_line_and_column(tmp_path: Path) -> None:
     assert "line 3, column 16" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        # cut after line 3's "[": the text ends at line 3, column 12 (the "[" is its 12th)
+        (
+            '{\n  "name": "x",\n  "nodes": [\n',
+            "it ends at line 3, column 12 before the JSON is complete",
+        ),
+        # cut inside the string "Ire..., whose quote is line 3's 20th character
+        (
+            '{\n  "name": "x",\n  "nodes": [{"id": "Ire',
+            "a string starting at line 3, column 20 never",
+        ),
+        ("", "it is empty"),
+        ('{"name": "x", "nodes": [', "it ends at column 24 before the JSON is complete"),
+    ],
+)
+def test_a_cut_off_kg_file_says_where_it_ends(tmp_path: Path, text: str, problem: str) -> None:
+    path = tmp_path / "kg.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(GraphError) as caught:
+        load_graph(path)
+    assert str(caught.value).startswith(f"{path}: not JSON: {problem}")
+
+
 def test_missing_unreadable_and_non_utf8_files(tmp_path: Path) -> None:
     with pytest.raises(GraphError, match=r"nothere\.json: no such file"):
         load_graph(tmp_path / "nothere.json")

@@ -85,7 +85,8 @@ def test_kinawley_verdicts_name_the_compared_answers() -> None:
     assert inter[0].answers == (N, Y)
     assert inter[0].error is True
     assert inter[0].template_id == "t2"
-    assert "Q2 said no" in inter[0].detail and "A2 said yes" in inter[0].detail
+    # The detail names the answers by template and place, never by the paper's codes.
+    assert inter[0].detail == "t2 alone said no, t2 after t1 said yes"
 
 
 def test_kinawley_one_ontological_error_with_path() -> None:

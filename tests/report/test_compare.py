@@ -82,8 +82,15 @@ def test_every_number_of_compare_json_matches_the_session_reports(
     code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"sessions", "overlap", "timing", "variant_table", "differences"}
-    assert data["differences"] == []  # the same settings
+    assert set(data) == {
+        "sessions",
+        "overlap",
+        "timing",
+        "variant_table",
+        "differences",
+        "left_out",
+    }
+    assert data["differences"] == [] and data["left_out"] == []  # the same settings
     # Each REPORT is exactly what `kontest report --format json` prints for that session.
     reports = []
     for session_id, shown in zip(ids, data["sessions"], strict=True):
@@ -150,12 +157,92 @@ def test_sessions_on_different_kgs_are_refused(
     _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
     other = json.loads(out)[-1]["id"]
     code, _, err = kontest(capsys, "compare", ids[0], other, "--db", db)
-    assert code == 2 and err.count("\n") == 1
-    assert "another KG or scope" in err
-    # Without ids: the latest session's KG (places), one session.
+    lines = err.splitlines()
+    assert code == 2 and len(lines) == 2, err
+    assert lines[0].startswith("kontest: error: the sessions asked about other relations")
+    # one line, both KGs by name (the graph's and relations' differences follow from it)
+    assert lines[1] == f"kontest: error: KG: kinawley ({ids[0]}) vs places ({other})"
+    # Without ids: the latest session's KG (places) has one session: nothing to compare.
     code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
+    assert code == 2 and out == ""
+    assert err.startswith(f"kontest: error: nothing to compare: {other} (sim) is the only")
+    assert "Comparison of 1 sessions" not in err
+    assert "o on the explorer's results" in err
+
+
+def test_compare_by_kg_leaves_out_other_scopes_and_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Five places sessions of 4 relations: sim and sim:careful alike, one of depth 1, one
+    asking t1 and t3, one at temperature 0.7 with seed 3. `compare --kg places` compares the
+    two alike and lists the three others, each with how it differs from them (both values);
+    by id the scope is refused and the settings too, one line per difference."""
+    db = tmp_path / "p.db"
+    base = ["run", "--db", db, "--kg", "places", "--limit", "4", "-q", "--model"]
+    runs = [
+        ["sim"],
+        ["sim:careful"],
+        ["sim:forgetful", "--depth", "1"],
+        ["sim:flaky", "--template-ids", "t1,t3"],
+        ["sim:careful", "--temperature", "0.7", "--seed", "3"],
+    ]
+    for extra in runs:
+        assert kontest(capsys, *base, *extra)[0] == 0
+    _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    ids = [row["id"] for row in json.loads(out)]
+    code, out, err = kontest(capsys, "compare", "--db", db, "--kg", "places", "--format", "json")
     assert code == 0, err
-    assert [r["session"] for r in json.loads(out)["sessions"]] == [other]
+    data = json.loads(out)
+    assert [report["session"] for report in data["sessions"]] == ids[:2]
+    left = {item["session"]: item["differences"] for item in data["left_out"]}
+    assert left[ids[2]] == [{"setting": "depth", "values": {ids[1]: "all", ids[2]: 1}}]
+    assert [d["setting"] for d in left[ids[3]]] == ["templates"]
+    assert left[ids[3]][0]["values"][ids[3]] == {
+        "t1": "Does {parent} have a {child}?",
+        "t3": "Is there a {child} located in {parent}?",
+    }
+    assert left[ids[4]] == [
+        {"setting": "temperature", "values": {ids[1]: 0.0, ids[4]: 0.7}},
+        {"setting": "seed", "values": {ids[1]: 0, ids[4]: 3}},
+    ]
+    code, out, _ = kontest(capsys, "compare", "--db", db, "--kg", "places")
+    assert out.startswith("Comparison of 2 sessions\n\nLeft out (")
+    assert f"  {ids[2]} (sim:forgetful): depth: all ({ids[1]}) vs 1 ({ids[2]})" in out
+    templates = (
+        f"templates: t1 “Does {{parent}} have a {{child}}?”, t2 “Is there a {{child}} in "
+        f"{{parent}}?” ({ids[1]}) vs t1 “Does {{parent}} have a {{child}}?”, t3 “Is there a "
+        f"{{child}} located in {{parent}}?” ({ids[3]})"
+    )
+    assert templates in out
+    code, _, err = kontest(capsys, "compare", "--db", db, ids[0], ids[2])
+    assert code == 2
+    assert err.splitlines()[1] == f"kontest: error: depth: all ({ids[0]}) vs 1 ({ids[2]})"
+    code, _, err = kontest(capsys, "compare", "--db", db, ids[0], ids[4])
+    assert err.splitlines()[1:] == [
+        f"kontest: error: temperature: 0.0 ({ids[0]}) vs 0.7 ({ids[4]})",
+        f"kontest: error: seed: 0 ({ids[0]}) vs 3 ({ids[4]})",
+    ]
+    code, _, err = kontest(capsys, "compare", "--db", db, ids[0])
+    assert code == 2 and "nothing to compare: give two or more sessions" in err
+
+
+def test_one_kg_file_under_two_paths_is_one_kg(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same file run as `evil.json` (from its folder) and by its full path: one KG (its
+    name and content), compared by default, by --kg with either path or the KG's name."""
+    folder = tmp_path / "qa"
+    folder.mkdir()
+    (folder / "evil.json").write_text(KG.read_text(encoding="utf-8"), encoding="utf-8")
+    db = tmp_path / "e.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(folder)
+        assert kontest(capsys, "run", "--db", db, "--kg", "evil.json", "-q")[0] == 0
+    full = str(folder / "evil.json")
+    assert kontest(capsys, "run", "--db", db, "--kg", full, "--model", "sim:careful", "-q")[0] == 0
+    for chosen in ((), ("--kg", "evil.json"), ("--kg", full), ("--kg", "kinawley")):
+        code, out, err = kontest(capsys, "compare", "--db", db, *chosen)
+        assert code == 0 and out.startswith("Comparison of 2 sessions\n"), (chosen, err)
 
 
 def test_wilson_interval_by_hand() -> None:
@@ -204,13 +291,23 @@ def test_sessions_with_other_settings_are_refused_or_marked(
     assert kontest(capsys, *base)[0] == 0
     extra = ["--temperature", "0.7", "--system-prompt", "Answer yes or no."]
     assert kontest(capsys, *base, *extra)[0] == 0
-    code, _, err = kontest(capsys, "compare", "--db", db)
+    _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    ids = [row["id"] for row in json.loads(out)]
+    code, _, err = kontest(capsys, "compare", *ids, "--db", db)
     lines = err.splitlines()
     assert code == 2 and len(lines) == 3, err
     assert lines[0].startswith("kontest: error: the sessions' settings differ in 2 ways")
     assert "--allow-differences" in lines[0]
-    assert lines[1].startswith("kontest: error: system prompt differs: ")
-    assert lines[2].startswith("kontest: error: temperature differs: ") and "0.7" in lines[2]
+    assert lines[1].startswith("kontest: error: system prompt: ")
+    assert lines[2].startswith("kontest: error: temperature: 0.0 (") and " vs 0.7 (" in lines[2]
+    # Without ids: nothing alike to compare, the other session's differences one per line.
+    code, _, err = kontest(capsys, "compare", "--db", db)
+    assert code == 2 and err.splitlines()[1:] == [
+        f"kontest: error: {ids[0]} (sim):",
+        f"kontest: error:   system prompt: Answer yes or no. ({ids[1]}) vs Be concise as "
+        f"possible. Answer with a yes or no response. ({ids[0]})",
+        f"kontest: error:   temperature: 0.7 ({ids[1]}) vs 0.0 ({ids[0]})",
+    ]
     code, out, err = kontest(
         capsys, "compare", "--db", db, "--format", "json", "--allow-differences"
     )

@@ -91,7 +91,14 @@ def test_variant_x_model_matrix_worked_by_hand(
     code, out, err = kontest(capsys, "compare", "--db", db, "--format", "json")
     assert code == 0, err
     data = json.loads(out)
-    assert set(data) == {"sessions", "overlap", "timing", "variant_table", "differences"}
+    assert set(data) == {
+        "sessions",
+        "overlap",
+        "timing",
+        "variant_table",
+        "differences",
+        "left_out",
+    }
     table = data["variant_table"]
     # Annotation oracle (the thesis's): a row fails when the answer's class is not the
     # annotation. q1 (the originals of both questions): A right twice, B wrong twice (false
@@ -155,7 +162,7 @@ def test_variant_x_model_matrix_worked_by_hand(
 def test_text_markdown_csv_show_the_matrix(compared: tuple[Path, list[str]], capsys) -> None:
     db, ids = compared
     _, text, _ = kontest(capsys, "compare", "--db", db)
-    assert "Variant x model, annotation oracle" in text and "thesis Table 4" in text
+    assert "Variant x model, annotated questions (" in text and "thesis Table 4" in text
     row = next(line for line in text.splitlines() if line.startswith("q3 "))
     assert "1/1 100.0% [20.7-100.0]" in row and "0/1 0.0% [0.0-79.3]" in row
     assert "invalid *" in text and "yes ~" in text
@@ -167,4 +174,4 @@ def test_text_markdown_csv_show_the_matrix(compared: tuple[Path, list[str]], cap
         for line in table.splitlines()
     )
     _, page, _ = kontest(capsys, "compare", "--db", db, "--format", "html")
-    assert "Variant x model, annotation oracle" in page
+    assert "Variant x model, annotated questions (" in page

@@ -274,6 +274,16 @@ def probe_records():
         test_kind=TestKind.FACTCHECK,
         extras=FactcheckExtras(question_type="wh", accepted=("Ulster", "Ulaidh")),
     )
+    two_hop = Conversation(
+        f"{IK}/fc:two_hop",
+        IK,
+        "atomic",
+        "two_hop",
+        (Query(IK, "fc:two_hop", "Is the region that contains Kinawley located in Ireland?"),),
+        test_kind=TestKind.FACTCHECK,
+        expected=(Answer.YES,),
+        extras=FactcheckExtras(question_type="two_hop", hops=2, middle="Q190"),
+    )
     premise = [
         Conversation(
             f"{IK}/lr:premise:{index}",
@@ -283,12 +293,12 @@ def probe_records():
             (Query(IK, "lr:premise", text),),
             test_kind=TestKind.LOGIC,
             expected=(Answer.YES,),
-            extras=PremiseExtras(("Q27", "Q1")),
+            extras=PremiseExtras((fact.split(">")[0], fact.split(">")[1])),
         )
-        for index, text in enumerate(
+        for index, (fact, text) in enumerate(
             [
-                "Is it true that Ulster is located in Ireland?",
-                "Is it true that Kinawley is located in Ulster?",
+                (IU, "Is it true that Ulster is located in Ireland?"),
+                (UK, "Is it true that Kinawley is located in Ulster?"),
             ]
         )
     ]
@@ -310,12 +320,13 @@ def probe_records():
     )
     raw = {
         (mc.id, 0): "B) Wales",
+        (two_hop.id, 0): "No, it is not.",
         (wh.id, 0): "It is in Munster.",
         (premise[0].id, 0): "Yes.",
         (premise[1].id, 0): "No, Kinawley is in Fermanagh.",
         (transitive.id, 0): "No. It is not in Ireland.",
     }
-    conversations = [mc, wh, *premise, transitive]
+    conversations = [mc, wh, two_hop, *premise, transitive]
     responses = {key: Response(key[0], 0, text, parse_answer(text)) for key, text in raw.items()}
     return conversations, responses, raw
 
@@ -337,6 +348,12 @@ def test_factcheck_cards_give_the_right_option_and_name() -> None:
     )
     assert wh.chats[0].turns[0].raw == "It is in Munster."
     assert wh.chats[0].turns[0].read == "another name"
+    two_hop = cards["two_hop"]
+    assert two_hop.headline == "The right answer is yes; the model said no."
+    assert (
+        "It spans two facts of the knowledge graph that meet at Ulster: “Ireland contains "
+        "Ulster” and “Ulster contains Kinawley”."
+    ) in two_hop.reasons
     for card in cards.values():
         assert card.chats[0].turns[0].phrasing is None  # probe questions have no template
         assert_no_codes(card)
@@ -354,6 +371,10 @@ def test_logic_card_shows_the_rule_its_premises_and_the_knowledge_error() -> Non
     assert [chat.turns[0].read for chat in premises] == ["yes", "no"]
     assert card.chats[-1].turns[0].question == "Is it true that Kinawley is located in Ireland?"
     assert any(reason.startswith("Transitivity") for reason in card.reasons)
+    assert (
+        "The knowledge graph states “Ireland contains Ulster” and “Ulster contains Kinawley”; "
+        "the rule derives the question below from them, so its right answer is yes."
+    ) in card.reasons
     assert any("error of knowledge" in reason for reason in card.reasons)
     assert_no_codes(card)
 

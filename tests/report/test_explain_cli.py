@@ -57,6 +57,13 @@ def test_every_error_of_the_relation_in_plain_words(capsys, db) -> None:
         assert code_word not in out
 
 
+@pytest.mark.parametrize("name", ["Ireland>Kinawley", " ireland > KINAWLEY ", "Q27>Kinawley"])
+def test_a_relation_by_its_labels_is_the_one_by_its_id(capsys, db, name) -> None:
+    by_id = explain(capsys, db, "--relation", RELATION)
+    assert explain(capsys, db, "--relation", name) == by_id
+    assert by_id[0] == 0
+
+
 def test_kind_and_number_pick_one_card(capsys, db) -> None:
     code, out, _ = explain(capsys, db, "--kind", "ontological")
     assert code == 0
@@ -80,11 +87,16 @@ def test_html_and_svg_are_standalone(capsys, db, tmp_path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--error", "9"], "has 4 errors, not 9"),
+        (["--error", "9"], "has 4 errors: --error takes 1 to 4, not 9"),
+        (
+            ["--relation", "Ireland>Kinawley", "--kind", "atomic", "--error", "2"],
+            "has 1 “two phrasings alone” error on Ireland > Kinawley: --error takes only 1, not 2",
+        ),
         (["--error", "0"], "--error counts from 1"),
-        (["--relation", "Q27>nowhere"], "has no relation 'Q27>nowhere'"),
-        (["--kind", "logic"], "has no logic errors"),
-        (["--relation", "Q27>Q189458"], "has no relation Q27>Q189458 errors"),
+        (["--relation", "Q27>nowhere"], "has no relation 'Q27>nowhere'; closest: "),
+        (["--relation", "Ireland>Kinawly"], "closest: Ireland > Kinawley (Q27>Q6410645)"),
+        (["--kind", "logic"], "has no “logic rules” errors"),
+        (["--relation", "Q27>Q189458"], "has no errors on Ireland > Ulster"),
         (["nosuchsession"], "no session 'nosuchsession'"),
         (["--format", "pdf"], "Invalid value for '--format'"),
     ],

@@ -51,7 +51,8 @@ def test_the_papers_kinawley_error_is_red_with_its_yes_path() -> None:
     assert "3 relations, 1 error verdicts on 1 nodes" in page
     # Kinawley is red with the verdict in its tooltip, by label.
     assert (
-        "ontological (t1): answered no, implied by the yes-path Ireland → Ulster → Kinawley" in page
+        "Ireland &gt; Kinawley · implied facts: its yes-answers chain Ireland → Ulster → "
+        "Kinawley, yet it said no to “Ireland contains Kinawley”" in page
     )
     assert 'fill="#cf222e" font-weight="bold">Kinawley' in page
     assert ">⚠1<" in page  # one ontological error (report.legend: the tree's marks)

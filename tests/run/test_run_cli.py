@@ -65,7 +65,12 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
         capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "--db", db
     )
     assert code == 0, err
-    assert "KONTEST report" in out and "ontological" in out
+    assert "KONTEST report" in out and "implied facts" in out
+    # The error list by labels and in words (report.words), not by ids and codes.
+    assert (
+        "Ireland > Kinawley · implied facts: its yes-answers chain Ireland → Ulster → "
+        "Kinawley, yet it said no to “Ireland contains Kinawley”"
+    ) in out
     assert "18/18" in err
     report = report_json(capsys, db)
     assert {key: report[key] for key in EXPECTED} == EXPECTED

@@ -29,6 +29,7 @@ from kontest_tui.run.probe import (
     synonym_from_question,
     template_from_question,
 )
+from kontest_tui.run.relation_names import resolve_relation
 from kontest_tui.store import SCHEMA_VERSION, Store
 from kontest_tui.store.schema import apply_migrations
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
@@ -236,3 +237,34 @@ def test_schema_10_adds_probes_to_a_version_9_file(tmp_path) -> None:
         assert list(store.probes.of_session("s")) == []
         with pytest.raises(InvalidInputError):
             store.probes.mark_promoted(1, "ensemble")
+
+
+def test_a_session_relation_by_labels_shown_names_or_id(session_db) -> None:
+    """Labels in any case, the explorer's names ("Garnich (in Garnich)" where two nodes share
+    a label) and ids name the same relation; a label two relations share, or a typo, is
+    refused with the relations it could mean, each with its id."""
+    db, session_id = session_db
+    with Store(db) as store:
+        for name in (CAPELLEN, "Luxembourg>Canton of Capellen", "luxembourg >  canton of capellen"):
+            assert resolve_relation(store, session_id, name).id == CAPELLEN
+        inner = resolve_relation(store, session_id, "Luxembourg>Garnich (in Garnich)")
+        assert inner.id == "luxembourg>luxembourg.canton-of-capellen.garnich.garnich"
+        assert inner.child_label == "Garnich (in Garnich)"
+        with pytest.raises(InvalidInputError) as shared:
+            resolve_relation(store, session_id, "Luxembourg>Garnich")
+        assert str(shared.value).count("luxembourg>luxembourg.canton-of-capellen.garnich") == 2
+        assert "names 2 relations" in str(shared.value)
+        with pytest.raises(InvalidInputError) as typo:
+            resolve_relation(store, session_id, "Luxembourg>Canton of Capelen")
+        assert f"closest: Luxembourg > Canton of Capellen ({CAPELLEN})" in str(typo.value)
+
+
+def test_kontest_probe_of_a_session_takes_labels(session_db, capsys) -> None:
+    db, session_id = session_db
+    capsys.readouterr()
+    args = ["--db", db, "probe", "--session", session_id, "--relation"]
+    assert run_cli([*args, "Luxembourg>Canton of Capellen"]) == 0
+    assert capsys.readouterr().out.startswith("Luxembourg > Canton of Capellen  (model sim)")
+    assert run_cli([*args, "Luxembourg>Garnich"]) == 2
+    err = capsys.readouterr().err
+    assert "names 2 relations" in err and err.count("\n") == 1

@@ -17,6 +17,7 @@ from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import TestKind
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.kg.io import load_graph
+from kontest_tui.report.explain_store import render_named_report
 from kontest_tui.report.render import FORMATS, render_report
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
 from kontest_tui.results.reports import refresh_report, session_report
@@ -122,7 +123,9 @@ def test_kontest_report_reads_stored_verdicts_unless_asked(store: Store, capsys)
         capsys.readouterr()
         assert run_cli(["report", outcome.session_id, "--db", db, *flags]) == 0
         outputs[flags] = capsys.readouterr().out
-    assert outputs[()] == outputs[("--re-evaluate",)] == render_report(outcome.evaluation)
+    named = render_named_report(store, outcome.session_id, outcome.evaluation)
+    assert outputs[()] == outputs[("--re-evaluate",)] == named
+    assert "Errors (" in named and "luxembourg>" not in named  # relations by their labels
     # the stored report is what `report` prints: a hand-edited one shows (no re-evaluation)
     with store.transaction() as conn:
         conn.execute("UPDATE session_reports SET report = json_set(report, '$.relations', 99)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from pathlib import Path
 
 from kontest_tui.domain.records import TestKind
 from kontest_tui.kg.io import load_graph
@@ -37,3 +38,67 @@ def store_sessions(
         return ids
 
     return asyncio.run(run_all())
+
+
+# Every test kind's errors on a small scope (checked: sim:forgetful on the first 20 places
+# relations makes errors of each KONTEST oracle, variants, fact checks and logic rules).
+EVERY_KIND = ("kontest", "variant", "factcheck", "logic")
+ANNOTATED = (
+    '{"question": "is ireland part of the united kingdom", "answer": false, "passage": "p"}\n'
+    '{"question": "does ulster have a coastline", "answer": true, "passage": "p"}\n'
+)
+ANNOTATION_REPLIES = (
+    '{"query": "is ireland part of the united kingdom", "answer": "Yes."}\n'
+    '{"query": "does ulster have a coastline", "answer": "Yes."}\n'
+)
+
+
+def store_every_kind(
+    db: str, folder: Path, models: Sequence[str] = ("sim:forgetful",)
+) -> list[str]:
+    """Through `kontest run`: per model, a session of every test kind on the places sample
+    (20 relations, fresh conversations, 4 variants a question), then one annotated-questions
+    session (a replayed wrong answer: one annotation error). Their ids, in that order."""
+    from kontest_tui.cli import run_cli
+
+    for model in models:
+        code = run_cli(
+            [
+                "--db",
+                db,
+                "run",
+                "--kg",
+                "places",
+                "--model",
+                model,
+                "--limit",
+                "20",
+                "--kind",
+                ",".join(EVERY_KIND),
+                "--fresh-conversations",
+                "--variant-limit",
+                "4",
+                "--quiet",
+            ]
+        )
+        assert code == 0, model
+    questions, replies = folder / "questions.jsonl", folder / "replies.jsonl"
+    questions.write_text(ANNOTATED, encoding="utf-8")
+    replies.write_text(ANNOTATION_REPLIES, encoding="utf-8")
+    code = run_cli(
+        [
+            "--db",
+            db,
+            "run",
+            "--questions",
+            str(questions),
+            "--variant-limit",
+            "1",
+            "--model",
+            f"replay:{replies}",
+            "-q",
+        ]
+    )
+    assert code == 0
+    with Store(db) as store:
+        return store.sessions.ids()

@@ -1,6 +1,6 @@
 """The Compare tab's tables for ticked sessions: the numbers must be those of
 `kontest compare --format json` for the same sessions; sessions of another scope are refused
-with a notification naming why."""
+with a notification saying what differs, with both values."""
 
 from __future__ import annotations
 
@@ -85,7 +85,9 @@ async def test_ticked_sessions_show_the_numbers_of_kontest_compare(
         # The thesis's Table 4: failure rate per covering-array row, each model's count/of.
         block = expected["variant_table"]["oracles"]["variant"]
         start = next(
-            i for i, line in enumerate(lines) if line.startswith("Variant x model, variant")
+            i
+            for i, line in enumerate(lines)
+            if line.startswith("Variant x model, reworded variants")
         )
         for row in [*block["rows"], {"label": "total", "sessions": block["total"]}]:
             line = next(line for line in lines[start:] if line.startswith(f"{row['label']} "))
@@ -109,9 +111,11 @@ async def test_ticked_sessions_show_the_numbers_of_kontest_compare(
         await pilot.press("up", "space")
         await wait_until(
             pilot,
-            lambda: any("another KG or scope" in str(n.message) for n in notifications(app)),
+            lambda: any("other relations" in str(n.message) for n in notifications(app)),
             what="the refusal",
         )
         assert tables.data is None
         note = widget_text(tables.query_one("#compare-tables-note"))
         assert note.startswith("Not compared:") and narrow in note
+        # one line per difference, with both values (6 relations asked against 4)
+        assert f"relations: 6 relations ({first}, {forgetful}) vs 4 relations ({narrow})" in note

@@ -9,6 +9,7 @@ from textual.widgets import Select, TabbedContent
 
 from kontest_tui.kg.io import load_graph, save_graph
 from kontest_tui.kg.scope import scope_graph
+from kontest_tui.report.words import oracle_name
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
@@ -74,7 +75,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
             await step("n", index)
         detail = widget_text(results.query_one("#detail-text"))
         # The card of the error heads the pane (issue 24), then the node's roll-ups.
-        from kontest_tui.report.explain import CARD_TITLES
+        from kontest_tui.report.words import CARD_TITLES
 
         assert detail.splitlines()[0] in CARD_TITLES.values()
         assert "and below:" in detail.split("─" * 40, 1)[1].strip().splitlines()[0]
@@ -97,7 +98,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
         table = results.query_one("#error-table", PagedTable)
         await wait_until(pilot, lambda: table.row_count == len(errors), what="error rows")
         rows = await paged_rows(pilot, table, upto=3)
-        assert [row[1] for row in rows] == [r.verdict.oracle for r in ordered[:3]]
+        assert [row[1] for row in rows] == [oracle_name(r.verdict.oracle) for r in ordered[:3]]
         assert set(table.pages) == {0}  # only the page drawn is held
         table.move_cursor(len(errors) - 1)
         await wait_until(pilot, lambda: table.row(len(errors) - 1) is not None, what="last page")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, TabbedContent
 
+from kontest_tui.report.words import oracle_name
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
@@ -46,7 +47,10 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         assert f"executions {report['executions']}" in shown
         assert f"valid {report['valid']} · invalid {report['invalid']}" in shown
         for oracle in ORACLES:
-            assert f"{oracle} {report['errors'][oracle]}/{report['tests'][oracle]}" in shown
+            assert (
+                f"{oracle_name(oracle)} {report['errors'][oracle]}/{report['tests'][oracle]}"
+                in shown
+            )
         assert f"total {report['errors']['total']}" in shown
         assert f"error rate {report['error_rate'] * 100:.1f}%" in shown
 
@@ -54,7 +58,8 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         await pilot.press("g")
         gap = widget_text(results.query_one("#gap-view"))
         for template_id, figures in report["gap"]["per_template"].items():
-            assert f"gap {template_id}" in gap
+            assert f"\n{template_id} " in gap  # each template by its id, then its text
+            assert f"“{results.header.template_texts[template_id][:8]}" in gap
             assert f"{figures['missing']} ({figures['pct']:.1f}%)" in gap
 
         # The error table lists exactly the error verdicts, and filters by type.

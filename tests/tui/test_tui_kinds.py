@@ -12,6 +12,7 @@ from rich.console import Console
 from textual.widgets import Select, SelectionList, Static, TabbedContent
 
 from kontest_tui.domain.records import TestKind
+from kontest_tui.report.words import oracle_name, question_name, rule_name
 from kontest_tui.results.evaluate import evaluate_session, session_kinds
 from kontest_tui.run.api import SessionSpec
 from kontest_tui.store import Store
@@ -114,7 +115,10 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         # The live counters end on the engine's figures, new oracles included; the live
         # tally of metamorphic tests is the same as the final evaluation's.
         for oracle in (*ORACLES, "factcheck", "logic"):
-            assert f"{oracle} {report['errors'][oracle]}/{report['tests'][oracle]}" in live_counts
+            assert (
+                f"{oracle_name(oracle)} {report['errors'][oracle]}/{report['tests'][oracle]}"
+                in live_counts
+            )
         for oracle in ("atomic", "sequential_intra", "sequential_inter"):
             assert live.errors[oracle] == report["errors"][oracle]
             assert live.tests[oracle] == report["tests"][oracle]
@@ -123,7 +127,10 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         results = await wait_for_screen(pilot, ResultsScreen)
         header = widget_text(results.query_one("#result-counts"))
         for oracle in (*ORACLES, "factcheck", "logic"):
-            assert f"{oracle} {report['errors'][oracle]}/{report['tests'][oracle]}" in header
+            assert (
+                f"{oracle_name(oracle)} {report['errors'][oracle]}/{report['tests'][oracle]}"
+                in header
+            )
         refusals = report["logic"]["refusals"]
         assert f"({refusals} idk)" in header
         assert f"total {report['errors']['total']}" in header
@@ -138,11 +145,12 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         kinds_text = collapse(static_text(results.query_one("#kinds-view", Static)))
         factcheck, logic = report["factcheck"], report["logic"]
         for name, cell in factcheck["per_type"].items():
-            assert tally_line(name, cell) in kinds_text
+            assert tally_line(question_name(name), cell) in kinds_text
+        assert "multiple-choice question " in kinds_text and "multiple_choice" not in kinds_text
         for name, cell in factcheck["per_relation_type"].items():
             assert tally_line(name, cell) in kinds_text
         for name, cell in logic["per_rule"].items():
-            assert logic_line(name, cell) in kinds_text
+            assert logic_line(rule_name(name), cell) in kinds_text
         assert tally_line("total", factcheck) in kinds_text
         assert logic_line("total", logic) in kinds_text
 
@@ -173,12 +181,16 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         results.select_way(way)
         await wait_until(
             pilot,
-            lambda: "factcheck yes_no" in widget_text(results.query_one("#detail-text")),
+            lambda: (
+                "fact check: yes-or-no question" in widget_text(results.query_one("#detail-text"))
+            ),
             what="the probe conversations",
         )
         detail = widget_text(results.query_one("#detail-text"))
-        assert "factcheck yes_no" in detail
-        assert "logic negation" in detail
+        # Conversations by name in words (report.words.conversation_name), not by label.
+        assert "fact check: yes-or-no question (a wrong name)" in detail
+        assert "logic rule: negation" in detail
+        assert "factcheck yes_no" not in detail
         assert "expected: " in detail
 
 

@@ -41,10 +41,12 @@ REPORT = {
 def test_counts_show_each_oracle_as_errors_over_tests() -> None:
     text = render_counts(REPORT).plain
     assert "relations 10 · executions 60 · valid 58 · invalid 2" in text
-    assert "atomic 1/9" in text
-    assert "sequential_intra 0/18" in text
-    assert "sequential_inter 2/17" in text
-    assert "ontological 1/4" in text
+    # Each test by its name in words (report.words), never its JSON key.
+    assert "two phrasings alone 1/9" in text
+    assert "same conversation 0/18" in text
+    assert "after its paraphrase 2/17" in text
+    assert "implied facts 1/4" in text
+    assert "sequential_" not in text and "atomic" not in text
     assert "total 4" in text
     assert "error rate 8.3%" in text
     assert render_counts({}).plain == "No answers yet."
@@ -71,8 +73,8 @@ def test_gap_bars_are_proportional() -> None:
     bar = render_bar("gap t2", 5, 50.0, width=10).plain
     assert bar.count("█") == 5 and bar.count("░") == 5
     assert bar.endswith("5 (50.0%)")
-    text = render_gap(REPORT, width=10).plain
-    assert "gap t1" in text and "3 (30.0%)" in text
+    text = render_gap(REPORT, width=10, texts={"t1": "Does {parent} have a {child}?"}).plain
+    assert "t1 " in text and "3 (30.0%)  “Does {parent} have a {child}?”" in text
     assert "intersection" in text and "2 (20.0%)" in text
     assert "coverage" in text and "8 (80.0%)" in text
     assert text.splitlines()[-1].count("█") == 8  # coverage 80% of 10 cells
@@ -159,10 +161,14 @@ async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path:
         assert editor.query_one("#template-preview").row_count == 3
         await pilot.press("ctrl+r")
         await wait_until(
-            pilot, lambda: "gap t4" in widget_text(editor.query_one("#template-gap")), what="t4 gap"
+            pilot,
+            lambda: (
+                "“Is {child} part of {parent}?”" in widget_text(editor.query_one("#template-gap"))
+            ),
+            what="t4 gap",
         )
         gap = widget_text(editor.query_one("#template-gap"))
-        assert "gap t1" in gap and "gap t2" in gap
+        assert "t1 " in gap and "“Does {parent} have a {child}?”" in gap and "t2 " in gap
 
 
 async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> None:

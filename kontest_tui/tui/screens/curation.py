@@ -562,7 +562,10 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         report = await ask_extra_template(session_id, template, self.db)
         self.session = await asyncio.to_thread(self.read_session, session_id)
         self.post_message(SessionExtended(session_id))
-        self.query_one("#template-gap", Static).update(render_gap(report))
+        known = self.session.template_set if self.session is not None else None
+        texts = {t.id: t.text for t in known.templates} if known is not None else {}
+        texts[template.id] = template.text
+        self.query_one("#template-gap", Static).update(render_gap(report, texts=texts))
         stored = " and stored in the session"
         self.notify(f"Template {template.id} asked{stored}; its gap is shown", markup=False)
 

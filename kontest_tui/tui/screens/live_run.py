@@ -28,7 +28,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.domain.records import Verdict
+from kontest_tui.report.words import conversation_name, oracle_name, verdict_brief
 from kontest_tui.run.api import (
     LiveCounts,
     LiveTally,
@@ -39,7 +39,6 @@ from kontest_tui.run.api import (
 )
 from kontest_tui.tui.run_control import RunControl, RunEnd, run_live
 from kontest_tui.tui.screens.confirm import ConfirmScreen
-from kontest_tui.tui.views import conversation_label
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import describe_answer
 from kontest_tui.tui.workers import WorkerFailures
@@ -373,7 +372,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             return Text("(waiting for the model)" if not self.finished else "(done)", style="dim")
         text = Text()
         for conversation, turn, partial in counts.streaming:
-            text.append(f"{conversation_label(conversation)} turn {turn + 1}: ", style="cyan")
+            text.append(f"{conversation_name(conversation)}, question {turn + 1}: ", style="cyan")
             text.append(clean_text(partial)[-120:] + "\n")
         return text
 
@@ -485,10 +484,10 @@ def render_live_counts(counts: LiveCounts, before: int = 0) -> Text:
     text.append("\n")
     for oracle in ORACLES_LIVE:
         errors = counts.errors.get(oracle, 0)
-        text.append(f"{oracle} ")
+        text.append(f"{oracle_name(oracle)} ")
         text.append(str(errors), style="bold red" if errors else "green")
         text.append(f"/{counts.tests.get(oracle, 0)}  ")
-    text.append("ontological and other kinds: at the end", style="dim")
+    text.append(f"{oracle_name('ontological')} and other kinds: at the end", style="dim")
     return text
 
 
@@ -499,7 +498,7 @@ def render_answers(counts: LiveCounts) -> Text:
         conversation, response = live.conversation, live.response
         word, style = describe_answer(conversation, response.answer)
         text.append(f"{word:>5} ", style=style)
-        text.append(f"{conversation_label(conversation)} ", style="cyan")
+        text.append(f"{conversation_name(conversation)}: ", style="cyan")
         if conversation.turns:
             text.append(clean_text(conversation.turns[response.turn].text)[:200])
         reply = clean_text(response.raw[:400]).strip()[:160] or "(empty)"
@@ -517,23 +516,10 @@ def render_errors(counts: LiveCounts) -> Text:
     text = Text()
     for live in reversed(counts.recent_errors):
         verdict = live.verdict
-        text.append(f"✗ {verdict.oracle} ", style="bold red")
+        text.append(f"✗ {oracle_name(verdict.oracle)}: ", style="bold red")
         text.append(clean_text(live.question)[:200])
-        text.append(f" · {describe_disagreement(verdict)}\n", style="dim")
+        text.append(f" · {verdict_brief(verdict)}\n", style="dim")
     return text
-
-
-def describe_disagreement(verdict: Verdict) -> str:
-    """What disagreed, in words (no A1/Q2 codes): `alone: yes; after its paraphrase: no`."""
-    words = [answer.value for answer in verdict.answers]
-    first, second = (words + ["?", "?"])[:2]
-    if verdict.oracle == "atomic":
-        return f"two phrasings asked alone: {first} vs {second}"
-    if verdict.oracle == "sequential_intra":
-        return f"both phrasings in one conversation: {first}, then {second}"
-    if verdict.oracle == "sequential_inter":
-        return f"alone: {first}; after its paraphrase: {second}"
-    return clean_text(verdict.detail)[:120]
 
 
 def format_duration(seconds: float) -> str:

@@ -25,7 +25,7 @@ from kontest_tui.domain.records import Answer
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.synonyms import pin_value
 from kontest_tui.kg.names import NodeNames
-from kontest_tui.report.explain import describe_fact, read_word
+from kontest_tui.report.words import describe_fact, read_word
 from kontest_tui.run.probe import (
     Phrasing,
     ProbeAnswer,

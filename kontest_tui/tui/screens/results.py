@@ -32,6 +32,7 @@ from kontest_tui.report.explain import ExplanationCard
 from kontest_tui.report.explain_render import card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
 from kontest_tui.report.legend import TREE_LEGEND
+from kontest_tui.report.words import oracle_name, quoted
 from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
@@ -85,7 +86,7 @@ ENSEMBLE_PRESELECT = 4  # stored sessions ticked at first (newest), besides this
 # Detail column was cut to `De`, QA finding 10); Relation and Detail share any room left.
 ERROR_COLUMNS = (
     ("#", 4),
-    ("Oracle", 16),
+    ("Test", 20),
     ("Relation", 22),
     ("Tmpl", 5),
     ("Answers", 10),
@@ -748,7 +749,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 (
                     "intersection (no template answered yes)"
                     if group == INTERSECTION
-                    else f"gap {group} (not answered yes under {group})",
+                    else f"{group}: not answered yes to {self.template_text(group)}",
                     group,
                 )
                 for group in [*self.template_ids_of_gap(), INTERSECTION]
@@ -762,7 +763,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             return [
                 Horizontal(
                     Select[str](
-                        [("all errors", ALL), *((name, name) for name in self.oracles)],
+                        [
+                            ("all errors", ALL),
+                            *((oracle_name(name), name) for name in self.oracles),
+                        ],
                         id="error-filter",
                         value=ALL,
                         allow_blank=False,
@@ -800,6 +804,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
         return []
 
+    def template_text(self, template_id: str) -> str:
+        """A template's text in quotes ("its text" when the session's is unreadable)."""
+        texts = self.header.template_texts if self.header else {}
+        return quoted(texts[template_id]) if template_id in texts else "its text"
+
     def template_ids_of_gap(self) -> list[str]:
         if self.report is None:
             return self.template_ids
@@ -814,7 +823,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if widgets:
             await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
         if pane_id == "tab-gap":
-            self.query_one("#gap-view", GapBars).show_report(self.report)
+            texts = self.header.template_texts if self.header else {}
+            self.query_one("#gap-view", GapBars).show_report(self.report, texts)
             self.choose_gap_group(str(self.query_one("#gap-select", Select).value))
         elif pane_id == "tab-errors":
             self.list_errors()
@@ -1013,8 +1023,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 select.value = wanted[0] if wanted else offered[0].id
             else:
                 note = (
-                    f"No other stored session on {name} to compare with: run another model "
-                    "on it (escape, n, then Run)."
+                    f"No other stored session on {name} to compare with: press o to run this "
+                    "scope with another model."
                 )
                 self.query_one("#compare-view", SessionCompare).update("")
             self.query_one("#compare-note", Static).update(" ".join((note, left_out)).strip())
@@ -1037,7 +1047,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             else:
                 note = (
                     f"The ensemble needs two or more sessions on {name}: no other stored one "
-                    "has answers to its relations. Run another model on it (escape, n, then Run)."
+                    "has answers to its relations. Press o to run this scope with another model."
                 )
             self.query_one("#ensemble-note", Static).update(" ".join((note, left_out)).strip())
             self.ensemble_ticked()

@@ -5,7 +5,8 @@ and the others on the same KG), and for every set of two or more ticked ones rea
 the store and asks the engine for the comparison (`report.stored_compare.comparison_entries`,
 `report.compare.build_comparison`, `report.compare.render_comparison`): the tables are those
 of `kontest compare SESSION... --format text`, number for number. It computes nothing itself.
-Sessions on another KG or scope are refused by the engine; the reason is notified and shown.
+Sessions on another KG or scope are refused by the engine; the reasons (one line per
+difference, with each session's value) are notified and shown.
 """
 
 from __future__ import annotations
@@ -123,7 +124,9 @@ class CompareTables(Vertical):
         try:
             data, text = compare_stored(self.db, chosen)
         except KontestError as error:
-            self.post_message(self.Refused(chosen, str(error), error.title))
+            # one line per difference, as `kontest compare` prints them
+            lines = getattr(error, "lines", None) or [str(error)]
+            self.post_message(self.Refused(chosen, "\n".join(lines), error.title))
             return
         except Exception as error:  # an engine bug must not crash the results
             self.post_message(

@@ -13,6 +13,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.report.render import asks_kontest, headline_text
+from kontest_tui.report.words import oracle_name
 from kontest_tui.run.api import ReportJSON, report_section
 from kontest_tui.tui.views import KIND_ORACLES
 
@@ -26,8 +27,8 @@ def report_oracles(report: ReportJSON) -> tuple[str, ...]:
 
 
 def oracle_item(oracle: str, errors: Mapping[str, int], tests: Mapping[str, int]) -> Text:
-    """`atomic 3/250` (errors in red when there are any)."""
-    text = Text(f"{oracle} ")
+    """`two phrasings alone 3/250` (errors in red when there are any)."""
+    text = Text(f"{oracle_name(oracle)} ")
     text.append(f"{errors.get(oracle, 0)}", style="bold red" if errors.get(oracle) else "green")
     text.append(f"/{tests.get(oracle, 0)}")
     return text

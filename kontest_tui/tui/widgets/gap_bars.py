@@ -1,13 +1,17 @@
-"""Knowledge gap per template, the intersection and coverage as horizontal bars.
+"""Knowledge gap per template (by its id and text), the intersection and coverage as
+horizontal bars.
 
 Reads the Report JSON's "gap" and "coverage" keys (DESIGN.md); it computes nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 from textual.widgets import Static
 
+from kontest_tui.report.words import quoted
 from kontest_tui.run.api import ReportJSON
 
 
@@ -21,8 +25,11 @@ def render_bar(name: str, count: int, pct: float, width: int = 30) -> Text:
     return text
 
 
-def render_gap(report: ReportJSON | None, width: int = 30) -> Text:
-    """The gap section of a report as bars, or a one-line note when it is missing."""
+def render_gap(
+    report: ReportJSON | None, width: int = 30, texts: Mapping[str, str] | None = None
+) -> Text:
+    """The gap section of a report as bars, or a one-line note when it is missing; each
+    template by its id and, from `texts` (template id -> text), its text after the bar."""
     if report is None:
         return Text("No gap figures yet.", style="italic")
     gap = report["gap"]
@@ -32,8 +39,11 @@ def render_gap(report: ReportJSON | None, width: int = 30) -> Text:
     )
     for template_id, figures in sorted(gap["per_template"].items()):
         lines.append_text(
-            render_bar(f"gap {template_id}", int(figures["missing"]), float(figures["pct"]), width)
+            render_bar(f"{template_id}", int(figures["missing"]), float(figures["pct"]), width)
         )
+        text = (texts or {}).get(template_id)
+        if text:
+            lines.append(f"  {quoted(text)}", style="italic")
         lines.append("\n")
     intersection = gap["intersection"]
     if intersection:
@@ -57,5 +67,7 @@ def render_gap(report: ReportJSON | None, width: int = 30) -> Text:
 class GapBars(Static):
     """Bars for one report's gap figures."""
 
-    def show_report(self, report: ReportJSON | None) -> None:
-        self.update(render_gap(report))
+    def show_report(
+        self, report: ReportJSON | None, texts: Mapping[str, str] | None = None
+    ) -> None:
+        self.update(render_gap(report, texts=texts))

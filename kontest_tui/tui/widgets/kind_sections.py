@@ -16,6 +16,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.report.render import section_tables
+from kontest_tui.report.words import kind_name
 from kontest_tui.run.api import ReportJSON
 
 SECTIONS = ("factcheck", "logic", "variants", "annotation")
@@ -80,7 +81,7 @@ def render_kind_sections(report: ReportJSON | None) -> RenderableType:
     parts: list[RenderableType] = []
     kinds = report.get("kinds")
     if kinds:
-        parts.append(Text("Test kinds asked: " + ", ".join(map(str, kinds)), style="dim"))
+        parts.append(Text("Test kinds asked: " + ", ".join(map(kind_name, kinds)), style="dim"))
     for title, header, rows in section_tables(report):
         parts.append(heading(title))
         parts.append(section_table(header, rows) if rows else Text("(none)", style="italic"))

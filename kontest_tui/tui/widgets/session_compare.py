@@ -13,11 +13,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from kontest_tui.report.compare import SessionComparison
+from kontest_tui.report.words import oracle_name
 from kontest_tui.run.api import ReportJSON
 from kontest_tui.tui.widgets.counts import report_oracles
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES
 
-NAME_WIDTH = 18  # the row names
+NAME_WIDTH = 22  # the row names (the tests by name: "two phrasings alone")
 COLUMN_WIDTH = 18  # each session's column
 MAX_DIFFERENCES = 300  # relations listed (the count says how many there are)
 
@@ -32,7 +33,10 @@ def figure_cells(report: ReportJSON, oracles: tuple[str, ...]) -> list[tuple[str
         ("executions", str(report.get("executions", 0))),
         ("valid / invalid", f"{report.get('valid', 0)} / {report.get('invalid', 0)}"),
     ]
-    cells += [(oracle, f"{errors.get(oracle, 0)}/{tests.get(oracle, 0)}") for oracle in oracles]
+    cells += [
+        (oracle_name(oracle), f"{errors.get(oracle, 0)}/{tests.get(oracle, 0)}")
+        for oracle in oracles
+    ]
     cells.append(("total errors", str(errors.get("total", 0))))
     if isinstance(rate, int | float):
         cells.append(("error rate", f"{rate * 100:.1f}%"))

@@ -19,9 +19,11 @@ from textual.widgets.option_list import Option
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.report.words import conversation_name, kind_name
 from kontest_tui.run.api import RelationPreview
-from kontest_tui.tui.views import conversation_label
 from kontest_tui.tui.widgets.ticks import TickList
+
+LABEL_WIDTH = 18  # the conversations' names (report.words.conversation_name), wrapped beyond
 
 
 def describe_template(template_set: TemplateSet, template_id: str) -> str:
@@ -39,9 +41,9 @@ def render_conversations(preview: RelationPreview) -> Group:
     kinds = list(dict.fromkeys(c.test_kind for c in preview.conversations))
     for kind in kinds:
         members = [c for c in preview.conversations if c.test_kind == kind]
-        parts.append(Text(f"\n{kind.value} ({len(members)})", style="bold underline"))
+        parts.append(Text(f"\n{kind_name(kind)} ({len(members)})", style="bold underline"))
         table = Table(box=None, show_header=False, padding=(0, 1, 0, 0), expand=True)
-        table.add_column("label", no_wrap=True, style="cyan")
+        table.add_column("label", style="cyan", max_width=LABEL_WIDTH)
         table.add_column("questions", ratio=1)
         for conversation in members:
             turns = conversation.turns
@@ -55,7 +57,7 @@ def render_conversations(preview: RelationPreview) -> Group:
             expected = [a.value for a in conversation.expected if a is not None]
             if expected:
                 questions.append(f"  (expected: {', '.join(expected)})", style="dim")
-            table.add_row(Text(conversation_label(conversation)), questions)
+            table.add_row(Text(conversation_name(conversation)), questions)
         parts.append(table)
     for note in preview.notes:
         parts.append(Text(f"\n{note}", style="italic yellow"))

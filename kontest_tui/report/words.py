@@ -1,0 +1,351 @@
+"""The reader's words for what the engine computes: the one phrasebook every view uses.
+
+A verdict is stored as machine data (its oracle key, refs, answers and a detail string the
+oracles parse back, such as an ontological error's path); a conversation carries the paper's
+label (Q1, A, B). Neither reaches a reader as such. This module turns them into words, the
+same everywhere: an oracle's name (`oracle_name`: "same conversation" for the key
+`sequential_intra`) and what its test checks, a card's title, a conversation's name
+(`conversation_name`: "asked alone"), and a verdict as one sentence (`verdict_sentence`:
+"asked alone, the question got yes; asked again right after another phrasing of it, it got
+no"). The explanation cards (report.explain) speak with these words and add the questions,
+replies and reasons; the text and Markdown reports, the session page and its picture, the
+explorer's Errors tab, detail pane, live panes and wizard preview show the one-line forms.
+
+The machine keys stay in the JSON and CSV outputs (docs/oracles-and-metrics.md lists both).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.extras import (
+    PREMISE,
+    AnnotationExtras,
+    FactcheckExtras,
+    LogicExtras,
+    PremiseExtras,
+    VariantExtras,
+)
+from kontest_tui.domain.records import Answer, Conversation, Relation, TestKind, Verdict
+from kontest_tui.kinds.registry import KINDS
+from kontest_tui.oracles.ontological import error_path
+from kontest_tui.oracles.variant import verdict_changes
+
+# What each oracle is called, in a few words (the machine key stays in JSON and CSV).
+ORACLE_NAMES: dict[str, str] = {
+    "atomic": "two phrasings alone",
+    "sequential_intra": "same conversation",
+    "sequential_inter": "after its paraphrase",
+    "ontological": "implied facts",
+    "variant": "reworded variants",
+    "annotation": "annotated questions",
+    "factcheck": "fact checks",
+    "logic": "logic rules",
+    "stability": "same question again",
+}
+
+# What each oracle's test checks, as the end of "it checks that ...".
+ORACLE_CHECKS: dict[str, str] = {
+    "atomic": "two phrasings, each asked alone, agree",
+    "sequential_intra": "two phrasings in one conversation agree",
+    "sequential_inter": "a question alone and after its other phrasing agree",
+    "ontological": "no fact its own yes-answers imply is answered no",
+    "variant": "reworded variants of a question agree",
+    "annotation": "annotated questions get their annotated answer",
+    "factcheck": "fact-check questions get the knowledge graph's answer",
+    "logic": "facts derived by logic rules get the rule's answer",
+    "stability": "a question asked alone and as a conversation's first question agree",
+}
+
+# What an explanation card of each oracle is called.
+CARD_TITLES: dict[str, str] = {
+    "atomic": "Two phrasings, opposite answers",
+    "sequential_intra": "A contradiction within one conversation",
+    "sequential_inter": "The answer changed after a rephrasing",
+    "ontological": "Its yes-answers imply a fact it denied",
+    "variant": "Changing a few words flipped the answer",
+    "annotation": "An annotated question answered against its annotation",
+    "factcheck": "A fact-check question answered wrongly",
+    "logic": "A fact derived by a logic rule answered wrongly",
+    "stability": "The same question, asked twice, got two answers",
+}
+
+# The FactChecker question types (a conversation's meta "question_type"), in words.
+QUESTION_TYPES: dict[str, str] = {
+    "yes_no": "a yes-or-no question about one fact of the knowledge graph",
+    "multiple_choice": "a multiple-choice question with one right option, from the knowledge graph",
+    "wh": "an open question whose answer is one name from the knowledge graph",
+    "two_hop": "a yes-or-no question about a fact two steps apart in the knowledge graph",
+    "two_hop_choice": "a multiple-choice question about a fact two steps apart in the "
+    "knowledge graph",
+}
+# The same, short enough for a transcript's heading.
+_QUESTION_NAMES: dict[str, str] = {
+    "yes_no": "yes-or-no question",
+    "multiple_choice": "multiple-choice question",
+    "wh": "open question",
+    "two_hop": "two-step yes-or-no question",
+    "two_hop_choice": "two-step multiple-choice question",
+}
+
+# The HalluVault rules (a logic conversation's meta "rule"), in words.
+RULE_NAMES: dict[str, str] = {
+    "negation": "negation",
+    "symmetric": "symmetry",
+    "inverse": "inverse",
+    "transitive": "transitivity",
+    "composite": "composite",
+}
+
+# How an answer reads in a sentence.
+_READ = {
+    Answer.YES: "yes",
+    Answer.NO: "no",
+    Answer.INVALID: "neither yes nor no",
+    Answer.REFUSAL: "a refusal (I don't know)",
+}
+
+
+class Naming(Protocol):
+    """How views name nodes: `kg.names.NodeNames`, or `report.explain.MappedNames` of a few
+    names read from the store (the explorer's views)."""
+
+    def name(self, node_id: str) -> str: ...
+
+    def label(self, node_id: str) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MappedNames:
+    """Names of the nodes a card shows, by id (a node not listed is named by its id)."""
+
+    names: Mapping[str, str]
+
+    def name(self, node_id: str) -> str:
+        return clean_text(self.names.get(node_id, node_id))
+
+    def label(self, node_id: str) -> str:
+        return self.name(node_id)
+
+
+def kind_name(kind: str) -> str:
+    """A test kind by its title ("FactChecker questions" for `factcheck`, kinds.registry)."""
+    try:
+        return KINDS[TestKind(str(kind))].title
+    except (KeyError, ValueError):
+        return str(kind).replace("_", " ")
+
+
+def oracle_name(oracle: str) -> str:
+    """An oracle's name for a reader ("same conversation"); an unknown key with its
+    underscores as spaces."""
+    return ORACLE_NAMES.get(oracle, oracle.replace("_", " "))
+
+
+def read_word(answer: Answer | None) -> str:
+    """How a parsed answer reads in a sentence ("no answer" when there is none)."""
+    return _READ.get(answer, "no answer") if answer is not None else "no answer"
+
+
+def quoted(text: str) -> str:
+    """Text in typographic quotes."""
+    return f"“{text}”"
+
+
+def describe_fact(relation: Relation | None, names: Naming, relation_id: str = "") -> str:
+    """The fact a relation states, by labels: "Ireland contains Kinawley"; "Abbey Road has
+    the song Something" for typed relations such as album->song."""
+    if relation is None:
+        return clean_text(relation_id) or "an unknown fact"
+    return fact_words(names.name(relation.parent), names.name(relation.child), relation.type)
+
+
+def fact_words(parent: str, child: str, kind: str = "contains") -> str:
+    """ "Ireland contains Kinawley" from two names and a relation type."""
+    if "->" in kind:
+        child_type = kind.split("->", 1)[1].strip()
+        return f"{parent} has the {child_type} {child}"
+    if not kind or kind == "contains":
+        return f"{parent} contains {child}"
+    return f"{parent} {kind.replace('_', ' ')} {child}"
+
+
+def conversation_name(conversation: Conversation) -> str:
+    """What a transcript or a preview calls a conversation, in a few words: "asked alone",
+    "one conversation" (its questions in turn), "variant 3", "fact check: open question",
+    "logic rule: negation", "a rule's premise", "annotated question". The questions
+    themselves are shown beside it."""
+    kind = str(conversation.test_kind)
+    extras = conversation.extras
+    if kind == "kontest":
+        if conversation.kind == "atomic" or len(conversation.turns) < 2:
+            return "asked alone"
+        return "one conversation"
+    if kind == "annotation" or isinstance(extras, AnnotationExtras):
+        return "annotated question"
+    if kind == "variant":
+        if not isinstance(extras, VariantExtras):
+            return "variant"
+        return "original question" if extras.variant == 0 else f"variant {extras.variant}"
+    if kind == "factcheck":
+        if isinstance(extras, FactcheckExtras):
+            qtype, wrong = extras.question_type, " (a wrong name)" if extras.distractor else ""
+        else:
+            qtype, wrong = conversation.label.split(":", 1)[0], ""
+        return f"fact check: {question_name(qtype)}{wrong}"
+    if kind == "logic":
+        if isinstance(extras, PremiseExtras):
+            return "a rule's premise"
+        if isinstance(extras, LogicExtras):
+            return f"logic rule: {rule_name(extras.steps or extras.rule)}"
+        if conversation.label == PREMISE:
+            return "a rule's premise"
+        return f"logic rule: {rule_name(conversation.label)}"
+    return clean_text(f"{kind} {conversation.label}")
+
+
+def question_name(question_type: str) -> str:
+    """A FactChecker question type in words: "multiple-choice question"."""
+    return _QUESTION_NAMES.get(question_type, question_type.replace("_", " "))
+
+
+def rule_name(steps: str) -> str:
+    """A logic rule in words: "negation", "composite (inverse, then negation)"."""
+    rule, _, chained = steps.partition(":")
+    name = RULE_NAMES.get(rule, rule.replace("_", " "))
+    if chained:
+        return f"{name} ({', then '.join(chained.split('+'))})"
+    return name
+
+
+def verdict_template(verdict: Verdict) -> str:
+    """What a verdict's template column shows: the template ids a KONTEST or variant test
+    compared ("t1+t2", explained by the templates' legend), a fact check's question type or
+    a logic rule in words."""
+    template_id = verdict.template_id or ""
+    if verdict.oracle == "factcheck":
+        return question_name(template_id.split(":", 1)[0])
+    if verdict.oracle == "logic":
+        return rule_name(template_id)
+    return template_id
+
+
+def verdict_sentence(
+    verdict: Verdict,
+    *,
+    fact: str | None = None,
+    path_names: Sequence[str] = (),
+) -> str:
+    """One verdict as one sentence without the paper's codes (no capital, no full stop):
+    what the model said and why that fails the test. `fact`: the relation's fact by labels
+    (`describe_fact`); `path_names`: an ontological error's yes-path by name (its node ids
+    without). A variant's changed words are read from its detail (oracles.variant)."""
+    answers = [read_word(answer) for answer in verdict.answers] + ["no answer"] * 2
+    first, second = answers[0], answers[1]
+    oracle = verdict.oracle
+    if not verdict.error:
+        said = " and ".join(read_word(answer) for answer in verdict.answers) or "no answer"
+        return f"{oracle_name(oracle)}: no error (the model said {said})"
+    if oracle == "atomic":
+        return (
+            f"asked the same thing in two phrasings, each alone, the model said {first} to "
+            f"one and {second} to the other"
+        )
+    if oracle == "sequential_intra":
+        return (
+            f"in one conversation the model said {first}, then {second} to the same question "
+            "in other words"
+        )
+    if oracle == "sequential_inter":
+        return (
+            f"asked alone, the question got {first}; asked again right after another "
+            f"phrasing of it, it got {second}"
+        )
+    if oracle == "stability":
+        return (
+            f"the same question got {first} asked alone and {second} as the first question "
+            "of a conversation"
+        )
+    if oracle == "ontological":
+        path_names = path_names or error_path(verdict)
+        if len(path_names) >= 3:
+            denied = fact or fact_words(path_names[0], path_names[-1])
+            return (
+                f"its yes-answers chain {' → '.join(path_names)}, yet it said no to "
+                f"{quoted(denied)}"
+            )
+        return (
+            f"it said no to {quoted(fact)}, which its yes-answers imply"
+            if fact
+            else ("it said no to a fact its yes-answers imply")
+        )
+    if oracle == "variant":
+        changes = verdict_changes(verdict)
+        reworded = f"reworded ({changes})" if changes else "reworded"
+        return f"the question got {first}; {reworded}, it got {second}"
+    if oracle == "annotation":
+        return f"the annotation says {_other(first)}; the model said {first}"
+    if oracle == "factcheck":
+        qtype = (verdict.template_id or "").split(":", 1)[0]
+        if qtype in ("multiple_choice", "two_hop_choice"):
+            return f"{_QUESTION_NAMES[qtype]}: the model chose a wrong option"
+        if qtype == "wh":
+            return "open question: the model's reply does not name the right entity"
+        name = _QUESTION_NAMES.get(qtype, "fact check")
+        return f"{name}: the right answer is {_other(first)}; the model said {first}"
+    if oracle == "logic":
+        return (
+            f"the {rule_name(verdict.template_id or 'rule')} rule gives the answer "
+            f"{_other(first)}; the model said {first}"
+        )
+    said = " and ".join(read_word(answer) for answer in verdict.answers) or "no answer"
+    return f"{oracle_name(oracle)}: the model said {said}"
+
+
+def verdict_brief(verdict: Verdict, *, path_names: Sequence[str] = ()) -> str:
+    """A verdict in a few words for a table cell or a live pane, where the test's name and
+    the relation stand beside it: "yes to one phrasing, no to the other", "alone yes, after
+    its paraphrase no", "yes-answers chain A → B → C". The full sentence: `verdict_sentence`."""
+    answers = [read_word(answer) for answer in verdict.answers] + ["no answer"] * 2
+    first, second = answers[0], answers[1]
+    oracle = verdict.oracle
+    if not verdict.error:
+        return "no error"
+    if oracle == "atomic":
+        return f"{first} to one phrasing, {second} to the other"
+    if oracle == "sequential_intra":
+        return f"{first}, then {second} in one conversation"
+    if oracle == "sequential_inter":
+        return f"alone {first}, after its paraphrase {second}"
+    if oracle == "stability":
+        return f"alone {first}, as a conversation's first question {second}"
+    if oracle == "ontological":
+        path_names = path_names or error_path(verdict)
+        if len(path_names) >= 3:
+            return f"no, though its yes-answers chain {' → '.join(path_names)}"
+        return "no to a fact its yes-answers imply"
+    if oracle == "variant":
+        changes = verdict_changes(verdict)
+        return f"{first}, reworded{f' ({changes})' if changes else ''} {second}"
+    if oracle in ("annotation", "factcheck", "logic"):
+        if verdict.oracle == "factcheck" and (verdict.template_id or "").startswith(
+            ("multiple_choice", "two_hop_choice", "wh")
+        ):
+            return "a wrong answer"
+        return f"said {first}, the right answer is {_other(first)}"
+    return " and ".join(answers[: len(verdict.answers)]) or "no answer"
+
+
+def _other(word: str) -> str:
+    """The other of yes and no (a wrong yes-or-no answer's right one)."""
+    return {"yes": "no", "no": "yes"}.get(word, "the other answer")
+
+
+def capitalized(sentence: str) -> str:
+    """A sentence with its first letter up and a full stop."""
+    if not sentence:
+        return sentence
+    return sentence[0].upper() + sentence[1:] + ("" if sentence.endswith(".") else ".")
