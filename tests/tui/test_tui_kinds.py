@@ -206,9 +206,10 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         # the counts, then KONTEST's oracles (wrapped between items to the width): no line
         # of the other kinds' oracles
         lines = header.splitlines()
-        assert lines[0].startswith("relations ") and lines[1].startswith("atomic ")
+        assert lines[0].startswith("relations ") and lines[1].startswith("two phrasings alone ")
         assert lines[-1].endswith("%") and "KONTEST total" in header
-        assert not any(line.startswith(("factcheck", "logic", "variant")) for line in lines)
+        others = ("fact checks", "logic rules", "reworded variants")
+        assert not any(line.startswith(others) for line in lines)
         assert "kinds" not in results.report
         await pilot.press("k")  # no Kinds tab: the key does nothing
         assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
