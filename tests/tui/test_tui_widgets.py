@@ -55,14 +55,18 @@ def test_counts_show_each_oracle_as_errors_over_tests() -> None:
 def test_counts_wrap_between_items_never_inside_one() -> None:
     """QA finding 10: `error rate` and `12.0%` (and `183` and `error rate`) were split over
     two lines by the header's width. Worked out at 40 columns: each line is filled with
-    whole items, the next item starting a line of its own."""
+    whole items, the next item starting a line of its own ("two phrasings alone 1/9" and
+    "same conversation 0/18" are 23 + 2 + 22 = 47 wide; "implied facts 1/4  KONTEST total
+    4" 34, with "  error rate 8.3%" 51)."""
     lines = render_counts(REPORT, width=40).plain.splitlines()
     assert lines == [
         "relations 10 · executions 60 · valid 58",
         "invalid 2",
-        "atomic 1/9  sequential_intra 0/18",
-        "sequential_inter 2/17  ontological 1/4",
-        "KONTEST total 4  error rate 8.3%",
+        "two phrasings alone 1/9",
+        "same conversation 0/18",
+        "after its paraphrase 2/17",
+        "implied facts 1/4  KONTEST total 4",
+        "error rate 8.3%",
     ]
     assert all(len(line) <= 40 for line in lines)
     unwrapped = render_counts(REPORT).plain.splitlines()
