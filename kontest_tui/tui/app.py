@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 TERMINAL_CHECK_S = 0.5  # how often the explorer checks that its terminal is still there
 EXIT_GRACE_S = 1.5  # how long a closing explorer waits for a run's thread before it ends
+BEFORE_EXIT_S = 1.0  # then at most this long to mark the sessions it cut off (3 s in all)
 
 
 def input_terminal() -> int | None:
@@ -259,14 +260,22 @@ def end_process_after(
     seconds: float, code: int, before: Callable[[], None] | None = None
 ) -> threading.Timer:
     """End this process after `seconds` unless it ends by itself first (a daemon timer: it
-    dies with the process), calling `before` first. The answers a run stored are committed;
+    dies with the process), calling `before` first for at most BEFORE_EXIT_S (in a thread
+    of its own: a database locked by the run's thread makes it wait, never the process's
+    end; a failure is ignored). The answers a run stored are committed;
     a session cut short is left resumable (its lease is taken over once its process is
     gone)."""
 
-    def end() -> None:
-        if before is not None:
-            with contextlib.suppress(Exception):
+    def quietly() -> None:
+        with contextlib.suppress(Exception):
+            if before is not None:
                 before()
+
+    def end() -> None:
+        if before is not None:  # bounded: the run's thread may hold the database's lock
+            marking = threading.Thread(target=quietly, name="kontest-exit", daemon=True)
+            marking.start()
+            marking.join(BEFORE_EXIT_S)
         os._exit(code)
 
     timer = threading.Timer(seconds, end)
