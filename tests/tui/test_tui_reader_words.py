@@ -9,10 +9,12 @@ The views are the functions the screens draw with, fed by the store's views
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 from rich.console import Console
+from textual.app import App
 
 from kontest_tui.domain.records import Answer, Response
 from kontest_tui.report.explain_render import card_to_rich
@@ -22,12 +24,15 @@ from kontest_tui.results.reports import ensure_report
 from kontest_tui.run.api import prepare, preview_relation, stored_spec
 from kontest_tui.run.live import LiveAnswer, LiveCounts, LiveError
 from kontest_tui.store import Store
+from kontest_tui.tui.app import make_app
 from kontest_tui.tui.results_text import describe_rollup, error_cells, render_relation_detail
 from kontest_tui.tui.screens.live_run import render_answers, render_errors, render_live_counts
+from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.widgets.counts import render_counts
 from kontest_tui.tui.widgets.kind_sections import render_kind_sections
 from kontest_tui.tui.widgets.wizard.templates import render_conversations
 from tests.support.sessions import store_every_kind
+from tests.support.tui import settle, wait_until
 
 YES = Answer.YES
 CODES = re.compile(r"\b[QAB][12]\b")
@@ -112,4 +117,41 @@ def test_every_view_of_every_kind_speaks_words(every_kind) -> None:
     } <= oracles
     assert any("same conversation" in text for text, _ in shown)
     for text, where in shown:
+        assert_reader_text(text, where)
+
+
+def screen_text(app: App) -> str:
+    """The text on the screen now, line by line (the screenshot's text, unescaped)."""
+    svg = app.export_screenshot()
+    return "\n".join(
+        html.unescape(part).replace("\xa0", " ") for part in re.findall(r">([^<>]*)</text>", svg)
+    )
+
+
+async def test_the_results_screens_of_every_kind_speak_words(every_kind) -> None:
+    """The explorer as a reader sees it: the first session's results (every kind of error),
+    each of its first errors' cards in the detail pane (n), and every tab: no paper code and
+    no machine name anywhere on the screen."""
+    db, sessions = every_kind
+    app = make_app(db=db)
+    seen: list[tuple[str, str]] = []
+    async with app.run_test(size=(160, 50)) as pilot:
+        await pilot.pause()
+        app.open_stored_session(sessions[0])
+        await wait_until(
+            pilot,
+            lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready,
+            what="the session's results",
+        )
+        for number in range(8):
+            await pilot.press("n")
+            await settle(pilot)
+            seen.append((screen_text(app), f"error {number + 1} (n)"))
+        for key, tab in (("g", "Gap"), ("x", "Errors"), ("k", "Kinds"), ("c", "Compare")):
+            await pilot.press(key)
+            await settle(pilot)
+            seen.append((screen_text(app), f"the {tab} tab"))
+    assert any("Two phrasings, opposite answers" in text for text, _ in seen)
+    assert any("“Does {parent} have a {child}?”" in text for text, _ in seen)  # the Gap tab
+    for text, where in seen:
         assert_reader_text(text, where)
