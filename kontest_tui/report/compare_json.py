@@ -3,7 +3,7 @@
 `CompareJSON` is what `compare_many.build_comparison` builds and every reader takes (the
 tables, the HTML page, the explorer's Compare tab): the sessions' Report JSONs
 (oracles.report_json.ReportJSON), the errors' overlap per oracle, each session's timing, the
-variant table, the settings that differ and the sessions left out. docs/compare.md says what each number reproduces.
+variant table, the settings that differ, the sessions left out and the templates' texts. docs/compare.md says what each number reproduces.
 """
 
 # Not `from __future__ import annotations`: TypedDict reads NotRequired and the key sets from
@@ -105,6 +105,7 @@ class CompareJSON(TypedDict):
     variant_table: VariantTableJSON
     differences: list[DifferenceJSON]
     left_out: list[LeftOutJSON]
+    templates: dict[str, str]  # each template's text by id (the gap columns name the ids)
 
 
 def timing_json(session: str, timing: SessionTiming) -> TimingJSON:

@@ -16,7 +16,8 @@ variant answers, and gives the compare JSON (`CompareJSON`): `{"sessions": [REPO
 - `differences`: the settings that differ between the sessions (results.settings), compared
   anyway (`--allow-differences`); empty when they all match;
 - `left_out`: the sessions `kontest compare` without ids did not compare (another scope or
-  settings than the latest session's), each with its differences (report.stored_compare).
+  settings than the latest session's), each with its differences (report.stored_compare);
+- `templates`: each template's text by id (the gap columns name the ids).
 
 `comparison_tables(data)` lays the JSON out as the papers' tables (docs/compare.md says which
 table and column each number reproduces), `render_comparison(data, fmt)` as text, Markdown,
@@ -125,8 +126,9 @@ def build_comparison(
     entries: Sequence[CompareEntry],
     differences: Sequence[Difference] = (),
     left_out: Sequence[LeftOutJSON] = (),
+    templates: Mapping[str, str] | None = None,
 ) -> CompareJSON:
-    """The compare JSON (see the module docstring)."""
+    """The compare JSON (see the module docstring); `templates`: each template's text by id."""
     if len(entries) < 2:
         raise InvalidInputError("nothing to compare: a comparison needs two or more sessions")
     return {
@@ -136,6 +138,7 @@ def build_comparison(
         "variant_table": variant_table(entries),
         "differences": [difference.to_json() for difference in differences],
         "left_out": list(left_out),
+        "templates": dict(templates or {}),
     }
 
 
@@ -194,7 +197,7 @@ def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
     if data.get("differences"):
         tables.append(difference_table(data["differences"], labels))
     if any(any(r.get("tests", {}).get(o) for o in ORACLES) for r in reports):
-        tables += _kontest_tables(reports, name_of)
+        tables += _kontest_tables(reports, name_of, data.get("templates", {}))
     if any(r.get("factcheck") for r in reports):
         tables.append(_factcheck_table(reports, labels, str if keys else question_name))
     if any(r.get("logic") for r in reports):
@@ -226,8 +229,13 @@ def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
     return tables
 
 
-def _kontest_tables(reports: Sequence[ReportJSON], name_of: Callable[[str], str]) -> list[Table]:
-    """KONTEST Table 10 (errors of valid tests per oracle) and Table 5 (gap, coverage)."""
+def _kontest_tables(
+    reports: Sequence[ReportJSON],
+    name_of: Callable[[str], str],
+    texts: Mapping[str, str],
+) -> list[Table]:
+    """KONTEST Table 10 (errors of valid tests per oracle) and Table 5 (gap, coverage), its
+    title naming each template of a gap column by its text (`texts`)."""
     header = ("model", *(name_of(oracle) for oracle in ORACLES), "total")
     rows = []
     for report in reports:
@@ -256,11 +264,12 @@ def _kontest_tables(reports: Sequence[ReportJSON], name_of: Callable[[str], str]
         cells.append(count_cell(gap["intersection"]["missing"], relations))
         cells.append(count_cell(report["coverage"]["covered"], relations))
         rows.append((session_label(report), *cells))
+    legend = "; ".join(f"{t} = “{texts[t]}”" for t in templates if t in texts)
     tables.append(
         (
             "Knowledge gap and coverage, of relations (Table 5: its Template 1 column is the "
             "prototype's 'Is there ...' template, our t2, its Template 2 our t1; gap all = its "
-            "Intersection; 95% Wilson)",
+            "Intersection; 95% Wilson)" + (f"; templates: {legend}" if legend else ""),
             header,
             rows,
         )

@@ -23,9 +23,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import TestKind
-from kontest_tui.errors import InvalidInputError
+from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.redact import scrub
 from kontest_tui.report.compare_json import CompareJSON, LeftOutJSON, SessionTiming
 from kontest_tui.report.compare_many import CompareEntry, build_comparison
@@ -41,6 +42,7 @@ from kontest_tui.results.settings import (
     setting_differences,
 )
 from kontest_tui.store.database import Store
+from kontest_tui.store.records import template_set_from_dict
 
 VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)
 
@@ -268,4 +270,24 @@ def stored_comparison(
     entries, differences, left_out = comparison_entries(
         store, ids, kg, allow_differences=allow_differences
     )
-    return build_comparison(entries, differences, [left.to_json() for left in left_out])
+    texts: dict[str, str] = {}
+    for entry in entries:  # the first session's text of a template id wins
+        for template_id, text in template_texts(store, entry.session).items():
+            texts.setdefault(template_id, text)
+    left = [item.to_json() for item in left_out]
+    return build_comparison(entries, differences, left, templates=texts)
+
+
+def template_texts(store: Store, session_id: str) -> dict[str, str]:
+    """The texts of the templates a session asked, by id ({} when its set is unreadable)."""
+    row = store.sessions.get(session_id)
+    try:
+        template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
+    except KontestError:
+        return {}
+    asked = set(row["template_ids"])
+    return {
+        template.id: clean_text(template.text)
+        for template in template_set.templates
+        if template.id in asked
+    }

@@ -89,8 +89,13 @@ def test_every_number_of_compare_json_matches_the_session_reports(
         "variant_table",
         "differences",
         "left_out",
+        "templates",
     }
     assert data["differences"] == [] and data["left_out"] == []  # the same settings
+    assert data["templates"] == {
+        "t1": "Does {parent} have a {child}?",
+        "t2": "Is there a {child} in {parent}?",
+    }
     # Each REPORT is exactly what `kontest report --format json` prints for that session.
     reports = []
     for session_id, shown in zip(ids, data["sessions"], strict=True):

@@ -98,6 +98,7 @@ def test_variant_x_model_matrix_worked_by_hand(
         "variant_table",
         "differences",
         "left_out",
+        "templates",
     }
     table = data["variant_table"]
     # Annotation oracle (the thesis's): a row fails when the answer's class is not the
