@@ -21,13 +21,14 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
     """List the stored sessions, oldest first."""
     with open_store(ctx, db, create=False) as store:
         rows = list(store.sessions.listing())
+        titles = store.sessions.kg_titles()
     if as_json:
         click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
         click.echo("no sessions yet")
         return
-    table = [session_line(row) for row in rows]
+    table = [session_line(row, titles.get(row["id"], "")) for row in rows]
     widths = [max(len(str(line[i])) for line in (HEADER, *table)) for i in range(len(HEADER))]
     for line in (HEADER, *table):
         click.echo(
@@ -37,13 +38,18 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
         )
 
 
-def session_line(row: SessionListing) -> tuple[str, ...]:
-    """One session's cells, in the order of HEADER."""
+def session_line(row: SessionListing, kg_title: str = "") -> tuple[str, ...]:
+    """One session's cells, in the order of HEADER: the KG by its own name (`kg_title`, what
+    `kontest compare --kg` and the explorer call it), with the file it was read from when
+    that is another name (`kinawley (/tmp/qa/evil.json)`)."""
+    kg = row["kg_name"]
+    if kg_title and kg_title != kg:
+        kg = f"{kg_title} ({kg})"
     return (
         row["id"],
         row["status"],
         row["created"][:19].replace("T", " "),
-        row["kg_name"],
+        kg,
         row["model"],
         f"{row['answered']}/{row['planned']}",
         str(row["failed"]),

@@ -245,6 +245,8 @@ def test_one_kg_file_under_two_paths_is_one_kg(
         assert kontest(capsys, "run", "--db", db, "--kg", "evil.json", "-q")[0] == 0
     full = str(folder / "evil.json")
     assert kontest(capsys, "run", "--db", db, "--kg", full, "--model", "sim:careful", "-q")[0] == 0
+    _, out, _ = kontest(capsys, "sessions", "--db", db)
+    assert "kinawley (evil.json)" in out and f"kinawley ({full})" in out  # the KG by its name
     for chosen in ((), ("--kg", "evil.json"), ("--kg", full), ("--kg", "kinawley")):
         code, out, err = kontest(capsys, "compare", "--db", db, *chosen)
         assert code == 0 and out.startswith("Comparison of 2 sessions\n"), (chosen, err)
