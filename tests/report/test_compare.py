@@ -12,7 +12,7 @@ import pytest
 
 from kontest_tui.cli import run_cli
 from kontest_tui.oracles.intervals import wilson_interval
-from kontest_tui.report.compare import compare_stored_sessions
+from kontest_tui.report.compare import compare_stored_sessions, find_comparable_sessions
 from kontest_tui.results.evaluate import evaluation_engine
 from kontest_tui.store import Store
 
@@ -250,6 +250,11 @@ def test_one_kg_file_under_two_paths_is_one_kg(
     for chosen in ((), ("--kg", "evil.json"), ("--kg", full), ("--kg", "kinawley")):
         code, out, err = kontest(capsys, "compare", "--db", db, *chosen)
         assert code == 0 and out.startswith("Comparison of 2 sessions\n"), (chosen, err)
+    with Store(db) as store:  # the explorer offers the other session too
+        ids = store.sessions.ids()
+        names = store.sessions.header(ids[0]).kg_names
+        found = find_comparable_sessions(store, names, store.relations.ids(ids[0]), ids[0])
+    assert [choice.id for choice in found.offered] == [ids[1]] and found.left_out == []
 
 
 def test_wilson_interval_by_hand() -> None:
