@@ -147,7 +147,8 @@ async def test_the_results_screens_of_every_kind_speak_words(every_kind) -> None
             await pilot.press("n")
             await settle(pilot)
             seen.append((screen_text(app), f"error {number + 1} (n)"))
-        for key, tab in (("g", "Gap"), ("x", "Errors"), ("k", "Kinds"), ("c", "Compare")):
+        tabs = (("g", "Gap"), ("x", "Errors"), ("k", "Kinds"), ("c", "Compare"), ("m", "Ensemble"))
+        for key, tab in tabs:
             await pilot.press(key)
             await settle(pilot)
             seen.append((screen_text(app), f"the {tab} tab"))
