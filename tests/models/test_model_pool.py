@@ -10,6 +10,7 @@ from model_test_servers import running_sim_server
 
 from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelSpecError
+from kontest_tui.models import pool as pool_module
 from kontest_tui.models.pool import ModelPool
 from kontest_tui.models.specs import open_model, parse_model_spec
 from kontest_tui.run.executor import Executor, ExecutorConfig
@@ -70,7 +71,11 @@ async def test_calls_spread_over_endpoints_within_their_caps(sim_url, second_sim
     }
 
 
-async def test_a_dead_endpoint_rests_and_the_run_goes_on(sim_url, refused_url) -> None:  # noqa: ANN001
+async def test_a_dead_endpoint_rests_and_the_run_goes_on(
+    sim_url: str, refused_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A rest longer than the run, so a busy machine (a run over 1 s) cannot end it.
+    monkeypatch.setattr(pool_module, "REST_FIRST", 600.0)
     pool = open_model(f"ollama:default@{refused_url},{sim_url}", stream=False)
     assert isinstance(pool, ModelPool)
     config = ExecutorConfig(
@@ -117,7 +122,9 @@ async def test_calls_go_to_the_endpoint_with_fewest_in_flight(slow_sim_url, sim_
         await pool.aclose()
     slow, fast = pool.endpoints
     assert slow.calls + fast.calls == 80
-    assert slow.calls * 4 < fast.calls
+    # Shared out by count it would be 40 / 40; by calls in flight the fast one gets more
+    # than twice as many even when a busy machine slows both.
+    assert slow.calls * 2 < fast.calls
 
 
 async def test_a_replica_answering_401_is_left_for_the_healthy_one(leaky_url, sim_url) -> None:  # noqa: ANN001
