@@ -16,7 +16,11 @@ from kontest_tui.generate.variants import preview_variants
 from kontest_tui.kg.io import load_graph
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.confirm import ConfirmScreen
-from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
+from kontest_tui.tui.screens.curation import (
+    NEW_TEMPLATE,
+    SynonymEditorScreen,
+    TemplateEditorScreen,
+)
 from tests.support.tui import settle, wait_for_screen, wait_until, widget_text
 
 
@@ -53,6 +57,20 @@ async def test_the_synonym_fields_are_on_screen_and_typed_into_at_80x24(db_path:
         await pilot.press("ctrl+z")
         await wait_until(pilot, lambda: not list_user_choices("places"), what="the pin undone")
         assert "No pins or bans" in str(choices.get_option_at_index(0).prompt)
+
+
+async def test_the_template_editor_takes_typing_into_its_text_at_once(db_path: str) -> None:
+    """Opened, it is on a new template: typed keys go to the text, not to the choice."""
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        app.push_screen(TemplateEditorScreen(None))
+        editor = await wait_for_screen(pilot, TemplateEditorScreen)
+        await wait_until(pilot, lambda: editor.template_set is not None, what="the templates")
+        await settle(pilot)
+        await type_text(pilot, "Is {child} part of {parent}?")
+        assert editor.query_one("#template-text", Input).value == "Is {child} part of {parent}?"
+        assert editor.query_one("#template-choice", Select).value == NEW_TEMPLATE
 
 
 async def test_a_saved_template_is_listed_and_its_new_word_varies(

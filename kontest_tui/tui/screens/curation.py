@@ -165,7 +165,8 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#template-preview", DataTable).add_column("Question · relation asked")
-        self.query_one("#template-choice", Select).focus()
+        # It opens on a new template: what a user types first is its text.
+        self.query_one("#template-text", Input).focus()
         for widget in ("#template-type", "#template-type-label"):
             self.query_one(widget).display = False
         for widget in ("#template-domain", "#template-domain-label"):
