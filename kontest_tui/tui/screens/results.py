@@ -18,11 +18,10 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.content import Content
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Select, SelectionList, Static, TabbedContent, TabPane
+from textual.widgets import Header, Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from kontest_tui.domain.records import Verdict
@@ -32,7 +31,6 @@ from kontest_tui.report.explain import ExplanationCard
 from kontest_tui.report.explain_render import card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
 from kontest_tui.report.legend import TREE_LEGEND
-from kontest_tui.report.words import oracle_name, quoted
 from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
@@ -43,8 +41,6 @@ from kontest_tui.run.api import (
 from kontest_tui.store.error_list import ErrorList
 from kontest_tui.store.view_records import (
     CLEAREST,
-    INTERSECTION,
-    TREE,
     ErrorRow,
     RelationDetail,
     SessionHeader,
@@ -52,48 +48,24 @@ from kontest_tui.store.view_records import (
 )
 from kontest_tui.tui.export import export_folder, export_stored_session
 from kontest_tui.tui.results_text import (
-    error_cells,
-    gap_cells,
     order_details,
     render_relation_detail,
 )
 from kontest_tui.tui.sessions import (
     OpenedResults,
-    PairCompared,
-    compare_pair,
-    describe_ensemble,
     find_comparable_sessions,
     open_results,
     open_store,
     open_views,
 )
-from kontest_tui.tui.widgets.compare_tables import CompareTables
+from kontest_tui.tui.widgets.compare_pane import ComparePane, EnsemblePane, SessionWorkFailed
 from kontest_tui.tui.widgets.counts import ReportCounts
-from kontest_tui.tui.widgets.gap_bars import GapBars
+from kontest_tui.tui.widgets.error_list_pane import ErrorListPane
+from kontest_tui.tui.widgets.gap_pane import GapPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
-from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable, Row
 from kontest_tui.tui.widgets.relation_tree import RelationTree
-from kontest_tui.tui.widgets.session_compare import SessionCompare
-from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
-
-ALL = "all"
-LOOKING = "Looking for stored sessions on the same KG…"
-THIS = "this"  # the ensemble list's value for the session on screen
-ENSEMBLE_PRESELECT = 4  # stored sessions ticked at first (newest), besides this one
-# (title, least width): 76 in all with the gaps, what the Errors pane has at 80 columns (the
-# Detail column was cut to `De`, QA finding 10); Relation and Detail share any room left.
-ERROR_COLUMNS = (
-    ("#", 4),
-    ("Test", 20),
-    ("Relation", 22),
-    ("Tmpl", 5),
-    ("Answers", 10),
-    ("Detail", 14),
-)
-GAP_COLUMNS = (("#", 6), ("Relation", 60))
-ORDER_CHOICES = (("clearest first", CLEAREST), ("graph order", TREE))
 
 
 def choose_card_error(
@@ -319,25 +291,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             super().__init__()
             self.paths = paths
 
-    class PageLoaded(Message):
-        """A page of a paged table's rows was read."""
-
-        def __init__(self, table_id: str, generation: int, page: int, rows: list[Row]) -> None:
-            super().__init__()
-            self.table_id = table_id
-            self.generation = generation
-            self.page = page
-            self.rows = rows
-
-    class ListCounted(Message):
-        """A list (errors of a filter, a gap group) was counted: its table starts again."""
-
-        def __init__(self, table_id: str, count: int, key: tuple[str, ...]) -> None:
-            super().__init__()
-            self.table_id = table_id
-            self.count = count
-            self.key = key
-
     class NoErrorFound(Message):
         """`n` / `p` found no error in the list."""
 
@@ -348,36 +301,12 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             super().__init__()
             self.sessions = sessions
 
-    class ComparisonBuilt(Message):
-        """This session and a stored one were compared."""
-
-        def __init__(self, session_id: str, compared: PairCompared) -> None:
-            super().__init__()
-            self.session_id = session_id
-            self.compared = compared
-
-    class EnsembleBuilt(Message):
-        """The ensemble over the ticked sessions was cross-validated and rendered."""
-
-        def __init__(self, text: str) -> None:
-            super().__init__()
-            self.text = text
-
     class SessionExported(Message):
         """The session's report and picture were written."""
 
         def __init__(self, paths: list[Path]) -> None:
             super().__init__()
             self.paths = paths
-
-    class SessionWorkFailed(Message):
-        """Listing, loading or comparing stored sessions failed (shown where it was asked)."""
-
-        def __init__(self, target: str, text: str, title: str) -> None:
-            super().__init__()
-            self.target = target  # the Static that shows the failure
-            self.text = text
-            self.title = title
 
     def __init__(
         self, session_id: str, db: str | None = None, compare_with: str | None = None
@@ -391,17 +320,13 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
         self.error_count = 0
         self.oracles: list[str] = []
-        self.error_filter: str | None = None  # the Errors tab's oracle (None: all)
-        self.error_order = CLEAREST
         self.error_index: int | None = None  # where n / p stand in the error list
         self.current_error: ErrorRow | None = None
         self.shown_card: ExplanationCard | None = None  # the card heading the detail pane
         self.shown_details: list[RelationDetail] = []  # the relations into the node shown
-        self.gap_group: str | None = None
         self.built_panes: set[str] = set()
         self.shown_node: TreeNode | None = None
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
-        self.ensemble_asked: tuple[str, ...] | None = None  # the sessions last ensembled
 
     @property
     def db(self) -> str | None:
@@ -415,6 +340,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def template_ids(self) -> list[str]:
         return list(self.header.template_ids) if self.header else []
 
+    @property
+    def gap_group(self) -> str | None:
+        """The group the Gap tab lists (None before it was shown)."""
+        return self.query_one(GapPane).gap_group
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield ReportCounts("Reading the stored report…", id="result-counts", classes="counts")
@@ -426,11 +356,18 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 with VerticalScroll(id="relation-detail", classes="pane"):
                     yield Static("Select a node.", id="detail-text", markup=False)
             # The other panes are built when first shown, so the graph opens at once.
-            yield TabPane("Gap", id="tab-gap")
-            yield TabPane("Errors", id="tab-errors")
+            db, session_id = self.db, self.session_id
+            yield GapPane("Gap", db=db, session_id=session_id, id="tab-gap")
+            yield ErrorListPane("Errors", db=db, session_id=session_id, id="tab-errors")
             yield TabPane("Kinds", id="tab-kinds")
-            yield TabPane("Compare", id="tab-compare")
-            yield TabPane("Ensemble", id="tab-ensemble")
+            yield ComparePane(
+                "Compare",
+                db=db,
+                session_id=session_id,
+                compare_with=self.compare_with,
+                id="tab-compare",
+            )
+            yield EnsemblePane("Ensemble", db=db, session_id=session_id, id="tab-ensemble")
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (and f1 says so): the
         yield footer  # room goes to the keys (help must fit in 80 columns)
@@ -583,7 +520,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         try:
             paths = write_card_files(card, export_folder(), stem)
         except OSError as error:
-            self.post_message(self.SessionWorkFailed("card", str(error), "Saving the card failed"))
+            self.post_message(SessionWorkFailed("card", str(error), "Saving the card failed"))
             return
         self.post_message(self.CardSaved(paths))
 
@@ -661,7 +598,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     def action_step_error(self, offset: int) -> None:
         """Next/previous error of the Errors tab's list (its order and filter), selected in
         the graph with the way to it opened."""
-        self.step_worker(self.error_index, offset, self.error_filter, self.error_order)
+        errors = self.query_one(ErrorListPane)
+        self.step_worker(self.error_index, offset, errors.error_filter, errors.error_order)
 
     @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
     def step_worker(self, index: int | None, step: int, oracle: str | None, order: str) -> None:
@@ -743,76 +681,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             await self.build_pane(event.pane.id)
 
     def compose_pane(self, pane_id: str) -> list[Widget]:
-        """The widgets of a tab, made the first time it is shown."""
-        if pane_id == "tab-gap":
-            groups = [
-                (
-                    "intersection (no template answered yes)"
-                    if group == INTERSECTION
-                    else f"{group}: not answered yes to {self.template_text(group)}",
-                    group,
-                )
-                for group in [*self.template_ids_of_gap(), INTERSECTION]
-            ]
-            return [
-                GapBars("", id="gap-view"),
-                Select[str](groups, id="gap-select", allow_blank=False, value=groups[0][1]),
-                PagedTable(GAP_COLUMNS, id="gap-table", classes="pane"),
-            ]
-        if pane_id == "tab-errors":
-            return [
-                Horizontal(
-                    Select[str](
-                        [
-                            ("all errors", ALL),
-                            *((oracle_name(name), name) for name in self.oracles),
-                        ],
-                        id="error-filter",
-                        value=ALL,
-                        allow_blank=False,
-                    ),
-                    Select[str](
-                        list(ORDER_CHOICES), id="error-order", value=CLEAREST, allow_blank=False
-                    ),
-                    id="error-choices",
-                ),
-                PagedTable(
-                    ERROR_COLUMNS, grow=("Relation", "Detail"), id="error-table", classes="pane"
-                ),
-            ]
-        if pane_id == "tab-compare":
-            name = self.header.kg_names[0] if self.header and self.header.kg_names else "this KG"
-            return [
-                Select[str](
-                    [], id="compare-select", prompt=f"a stored session on {name}", allow_blank=True
-                ),
-                Static(LOOKING, id="compare-note", classes="note", markup=False),
-                VerticalScroll(
-                    SessionCompare("", id="compare-view", markup=False),
-                    id="compare-scroll",
-                    classes="pane",
-                ),
-                CompareTables(self.db, id="compare-tables"),
-            ]
-        if pane_id == "tab-ensemble":
-            return [
-                TickList[str](id="ensemble-select", classes="pane"),
-                Static(LOOKING, id="ensemble-note", classes="note", markup=False),
-                VerticalScroll(Static("", id="ensemble-view", markup=False), id="ensemble-scroll"),
-            ]
+        """The widgets of a tab the screen fills itself, made the first time it is shown."""
         if pane_id == "tab-kinds":
             return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
         return []
-
-    def template_text(self, template_id: str) -> str:
-        """A template's text in quotes ("its text" when the session's is unreadable)."""
-        texts = self.header.template_texts if self.header else {}
-        return quoted(texts[template_id]) if template_id in texts else "its text"
-
-    def template_ids_of_gap(self) -> list[str]:
-        if self.report is None:
-            return self.template_ids
-        return list(self.report["gap"]["per_template"])
 
     async def build_pane(self, pane_id: str) -> None:
         """Mount and fill a tab's widgets once."""
@@ -823,12 +695,14 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if widgets:
             await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
         if pane_id == "tab-gap":
-            texts = self.header.template_texts if self.header else {}
-            self.query_one("#gap-view", GapBars).show_report(self.report, texts)
-            self.choose_gap_group(str(self.query_one("#gap-select", Select).value))
+            await self.query_one(GapPane).build(self.header, self.report)
         elif pane_id == "tab-errors":
-            self.list_errors()
+            await self.query_one(ErrorListPane).build(self.oracles)
         elif pane_id in ("tab-compare", "tab-ensemble"):
+            if pane_id == "tab-compare":
+                await self.query_one(ComparePane).build(self.header)
+            else:
+                await self.query_one(EnsemblePane).build()
             if self.sessions is None:
                 self.list_sessions()
             else:
@@ -838,111 +712,19 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if self.query_one("#result-tabs", TabbedContent).active == pane_id:
             self.focus_pane(pane_id)
 
-    # -- the paged lists: errors and gaps ---------------------------------------------------
+    # -- rows chosen in the Errors and Gap tabs: selected in the graph ---------------------
 
-    def list_errors(self) -> None:
-        """The Errors tab's list again (filter or order changed)."""
-        self.count_worker("error-table", (self.error_filter or ALL, self.error_order))
+    @on(ErrorListPane.ErrorChosen)
+    def error_chosen(self, event: ErrorListPane.ErrorChosen) -> None:
+        self.children_loaded(self.ChildrenLoaded({}, event.way, event.error))
 
-    @work(thread=True, exclusive=True, group="results-count", exit_on_error=False)
-    def count_worker(self, table_id: str, key: tuple[str, ...]) -> None:
-        with open_views(self.db, self.session_id) as store:
-            if table_id == "error-table":
-                oracle = key[0] if key[0] != ALL else None
-                count = store.error_list.count_errors(self.session_id, oracle)
-            else:
-                count = dict(store.gaps.gap_groups(self.session_id)).get(key[0], 0)
-        self.post_message(self.ListCounted(table_id, count, key))
+    @on(ErrorListPane.OrderChanged)
+    def error_order_changed(self) -> None:
+        self.error_index = None  # n / p start again in the new list
 
-    @on(ListCounted)
-    def list_counted(self, event: ListCounted) -> None:
-        table = self.query_one(f"#{event.table_id}", PagedTable)
-        table.reset(event.count)
-
-    @on(PagedTable.PageMissed)
-    def page_missed(self, event: PagedTable.PageMissed) -> None:
-        table = event.table
-        if table.id == "error-table":
-            key: tuple[str, ...] = (self.error_filter or ALL, self.error_order)
-        else:
-            key = (self.gap_group or "",)
-        self.page_worker(str(table.id), table.generation, event.page, key)
-
-    @work(thread=True, group="results-pages", exit_on_error=False)
-    def page_worker(self, table_id: str, generation: int, page: int, key: tuple[str, ...]) -> None:
-        with open_views(self.db, self.session_id) as store:
-            if table_id == "error-table":
-                oracle = key[0] if key[0] != ALL else None
-                rows: list[Row] = [
-                    error_cells(row)
-                    for row in store.error_list.errors(
-                        self.session_id, offset=page * PAGE, limit=PAGE, oracle=oracle, order=key[1]
-                    )
-                ]
-            else:
-                rows = [
-                    gap_cells(row)
-                    for row in store.gaps.gap_page(
-                        self.session_id, key[0], offset=page * PAGE, limit=PAGE
-                    )
-                ]
-        self.post_message(self.PageLoaded(table_id, generation, page, rows))
-
-    @on(PageLoaded)
-    def page_loaded(self, event: PageLoaded) -> None:
-        self.query_one(f"#{event.table_id}", PagedTable).add_page(
-            event.page, event.rows, event.generation
-        )
-
-    @on(Select.Changed, "#error-filter")
-    def filter_changed(self, event: Select.Changed) -> None:
-        value = str(event.value)
-        oracle = None if value == ALL else value
-        if oracle != self.error_filter:
-            self.error_filter = oracle
-            self.error_index = None
-            self.list_errors()
-
-    @on(Select.Changed, "#error-order")
-    def order_changed(self, event: Select.Changed) -> None:
-        order = str(event.value)
-        if order != self.error_order:
-            self.error_order = order
-            self.error_index = None
-            self.list_errors()
-
-    @on(PagedTable.RowSelected, "#error-table")
-    def error_row_chosen(self, event: PagedTable.RowSelected) -> None:
-        """Enter on an error: the graph with its relation selected; `n` goes on from it."""
-        self.choose_worker(event.index, self.error_filter, self.error_order)
-
-    @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
-    def choose_worker(self, index: int, oracle: str | None, order: str) -> None:
-        with open_views(self.db, self.session_id) as store:
-            row = store.error_list.error_at(self.session_id, index, oracle=oracle, order=order)
-        if row is not None:
-            self.post_message(self.ChildrenLoaded({}, row.way, row))
-
-    @on(Select.Changed, "#gap-select")
-    def gap_group_changed(self, event: Select.Changed) -> None:
-        if "tab-gap" in self.built_panes:
-            self.choose_gap_group(str(event.value))
-
-    def choose_gap_group(self, group: str) -> None:
-        if group != self.gap_group:
-            self.gap_group = group
-            self.count_worker("gap-table", (group,))
-
-    @on(PagedTable.RowSelected, "#gap-table")
-    def gap_row_chosen(self, event: PagedTable.RowSelected) -> None:
-        self.gap_choose_worker(self.gap_group or "", event.index)
-
-    @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
-    def gap_choose_worker(self, group: str, index: int) -> None:
-        with open_views(self.db, self.session_id) as store:
-            rows = store.gaps.gap_page(self.session_id, group, offset=index, limit=1)
-        if rows:
-            self.post_message(self.ChildrenLoaded({}, rows[0].way))
+    @on(GapPane.GapChosen)
+    def gap_chosen(self, event: GapPane.GapChosen) -> None:
+        self.children_loaded(self.ChildrenLoaded({}, event.way))
 
     # -- export and templates ---------------------------------------------------------------
 
@@ -955,7 +737,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         try:
             paths = export_stored_session(self.db, self.session_id)
         except (KontestError, OSError) as error:
-            self.post_message(self.SessionWorkFailed("export", str(error), "Export failed"))
+            self.post_message(SessionWorkFailed("export", str(error), "Export failed"))
             return
         self.post_message(self.SessionExported(paths))
 
@@ -990,7 +772,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         try:
             found = find_comparable_sessions(self.db, kg_names, self.session_id)
         except KontestError as error:
-            self.post_message(self.SessionWorkFailed("sessions", str(error), error.title))
+            self.post_message(SessionWorkFailed("sessions", str(error), error.title))
             return
         self.post_message(self.SessionsListed(found))
 
@@ -999,124 +781,14 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.sessions = event.sessions
         self.show_sessions()
 
-    def describe_left_out(self) -> str:
-        left_out = self.sessions.left_out if self.sessions else []
-        return ("Not offered: " + "; ".join(left_out) + ".") if left_out else ""
-
     def show_sessions(self) -> None:
         """Offer the stored sessions in the built panes (compare: the newest is shown)."""
         if self.sessions is None or self.header is None:
             return
-        offered = self.sessions.offered
-        total = self.header.relations
-        name = self.header.kg_names[0] if self.header.kg_names else "this KG"
-        left_out = self.describe_left_out()
-        this_line = f"this session · {self.header.model}"
-        if "tab-compare" in self.built_panes and self.query("#compare-select"):
-            select = self.query_one("#compare-select", Select)
-            if offered:
-                note = f"{len(offered)} stored session{'s' if len(offered) != 1 else ''} on {name}."
-                select.set_options(  # names of sessions, models and KGs: text, never markup
-                    [(Content(choice.describe(total)), choice.id) for choice in offered]
-                )
-                wanted = [choice.id for choice in offered if choice.id == self.compare_with]
-                select.value = wanted[0] if wanted else offered[0].id
-            else:
-                note = (
-                    f"No other stored session on {name} to compare with: press o to run this "
-                    "scope with another model."
-                )
-                self.query_one("#compare-view", SessionCompare).update("")
-            self.query_one("#compare-note", Static).update(" ".join((note, left_out)).strip())
-            self.query_one(CompareTables).offer(
-                [(this_line, self.session_id), *((c.describe(total), c.id) for c in offered)]
-            )
-        if "tab-ensemble" in self.built_panes and self.query("#ensemble-select"):
-            choices = self.query_one("#ensemble-select", SelectionList)
-            choices.clear_options()
-            choices.add_option((this_line, THIS, True))
-            # Only sessions of the same scope start ticked (issue 24, defect 8): one that asked
-            # other relations is one Compare refuses; it can still be ticked by hand.
-            same_scope = [c for c in offered if c.shared == c.relations == total]
-            ticked = {c.id for c in same_scope[:ENSEMBLE_PRESELECT]}
-            choices.add_options(
-                (choice.describe(total), choice.id, choice.id in ticked) for choice in offered
-            )
-            if offered:
-                note = "Tick two or more sessions (space); the ensemble follows the ticks."
-            else:
-                note = (
-                    f"The ensemble needs two or more sessions on {name}: no other stored one "
-                    "has answers to its relations. Press o to run this scope with another model."
-                )
-            self.query_one("#ensemble-note", Static).update(" ".join((note, left_out)).strip())
-            self.ensemble_ticked()
-
-    @on(Select.Changed, "#compare-select")
-    def compare_chosen(self, event: Select.Changed) -> None:
-        if isinstance(event.value, str):
-            self.query_one("#compare-view", SessionCompare).update(
-                Text(f"Loading session {event.value}…", style="italic")
-            )
-            self.compare_worker(event.value)
-
-    @work(thread=True, exclusive=True, group="results-compare", exit_on_error=False)
-    def compare_worker(self, session_id: str) -> None:
-        worker = get_current_worker()
-        try:
-            compared = compare_pair(self.db, self.session_id, session_id)
-        except KontestError as error:
-            self.post_message(self.SessionWorkFailed("compare", str(error), error.title))
-            return
-        except Exception as error:  # an engine bug must not crash the results
-            self.post_message(self.SessionWorkFailed("compare", str(error), "Compare failed"))
-            return
-        if not worker.is_cancelled:
-            self.post_message(self.ComparisonBuilt(session_id, compared))
-
-    @on(ComparisonBuilt)
-    def comparison_built(self, event: ComparisonBuilt) -> None:
-        if self.query_one("#compare-select", Select).value != event.session_id:
-            return  # another session was chosen meanwhile
-        comparison = event.compared.comparison
-        self.query_one("#compare-view", SessionCompare).show_comparison(
-            comparison,
-            event.compared.names,
-            f"{comparison.left.get('model', '')} · {self.session_id}",
-            f"{comparison.right.get('model', '')} · {event.session_id}",
-        )
-
-    @on(SelectionList.SelectedChanged, "#ensemble-select")
-    def ensemble_ticked(self) -> None:
-        chosen = tuple(self.query_one("#ensemble-select", SelectionList).selected)
-        if chosen == self.ensemble_asked:
-            return
-        self.ensemble_asked = chosen
-        view = self.query_one("#ensemble-view", Static)
-        if len(chosen) < 2:
-            view.update(Text("The ensemble needs two or more ticked sessions.", style="italic"))
-            return
-        view.update(
-            Text(f"Cross-validating the ensemble of {len(chosen)} sessions…", style="italic")
-        )
-        self.ensemble_worker(chosen)
-
-    @work(thread=True, exclusive=True, group="results-ensemble", exit_on_error=False)
-    def ensemble_worker(self, chosen: tuple[str, ...]) -> None:
-        worker = get_current_worker()
-        try:
-            ids = [self.session_id if value == THIS else value for value in chosen]
-            text = describe_ensemble(self.db, ids)
-        except KontestError as error:
-            text = f"Ensemble: {error}"
-        except Exception as error:  # an engine bug must not crash the results
-            text = f"Ensemble failed: {error}"
-        if not worker.is_cancelled:
-            self.post_message(self.EnsembleBuilt(text))
-
-    @on(EnsembleBuilt)
-    def ensemble_built(self, event: EnsembleBuilt) -> None:
-        self.query_one("#ensemble-view", Static).update(Text(event.text))
+        if "tab-compare" in self.built_panes:
+            self.query_one(ComparePane).show_sessions(self.sessions, self.header)
+        if "tab-ensemble" in self.built_panes:
+            self.query_one(EnsemblePane).show_sessions(self.sessions, self.header)
 
     @on(SessionWorkFailed)
     def session_work_failed(self, event: SessionWorkFailed) -> None:

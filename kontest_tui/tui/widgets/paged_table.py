@@ -39,6 +39,27 @@ class _RowMessage(Message):
         return self.table
 
 
+class PageLoaded(Message):
+    """A page of a paged table's rows was read (by the pane that owns the table)."""
+
+    def __init__(self, table_id: str, generation: int, page: int, rows: list[Row]) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.generation = generation
+        self.page = page
+        self.rows = rows
+
+
+class ListCounted(Message):
+    """A list (errors of a filter, a gap group) was counted: its table starts again."""
+
+    def __init__(self, table_id: str, count: int, key: tuple[str, ...]) -> None:
+        super().__init__()
+        self.table_id = table_id
+        self.count = count
+        self.key = key
+
+
 class PagedTable(ScrollView, can_focus=True):
     """Rows 0 .. row_count - 1 under a fixed header row; pages filled on demand."""
 
