@@ -5,12 +5,15 @@ do not catch ends the worker in `WorkerState.ERROR`; `WorkerFailures.on_worker_s
 (mixed into the app and every screen that starts workers) turns it into one notification,
 `KontestError` or not, then calls `worker_failed` so the screen can put itself back in a
 usable state (the live run stops saying "running", a "loading…" line says what failed).
+A failure a worker catches itself is posted as `SessionWorkFailed` (the results screen shows
+it where it was asked).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, cast
 
+from textual.message import Message
 from textual.worker import Worker, WorkerState
 
 from kontest_tui.errors import KontestError
@@ -18,6 +21,16 @@ from kontest_tui.redact import scrub
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode
+
+
+class SessionWorkFailed(Message):
+    """Listing, loading or comparing stored sessions failed (shown where it was asked)."""
+
+    def __init__(self, target: str, text: str, title: str) -> None:
+        super().__init__()
+        self.target = target  # the Static that shows the failure
+        self.text = text
+        self.title = title
 
 
 def describe_failure(worker: Worker[object], error: BaseException) -> tuple[str, str]:

@@ -1,11 +1,15 @@
 """Results: one stored session explored through the store's views, a page at a time.
 
-Opened from a session id. The header is the stored report (run.session.session_report); the
-graph tree reads a node's children when it is opened, the detail pane one node's relations
-when it is selected, the Errors tab and the gap lists a page of rows when it is drawn, and
-`n` / `p` one error (store.error_list). Nothing here holds or walks the whole session, so a
-100,000-relation session opens as fast as a 10-relation one. Compare and Ensemble load the
-sessions they compare when their tab is shown.
+Opened from a session id. The screen opens the session (the stored report as the header,
+run.session.session_report, and the tree's first levels), holds the tabs and the keys. Each
+tab is its own widget with its own workers (widgets/graph_pane.py, gap_pane.py,
+error_list_pane.py, compare_pane.py): the graph tree reads a node's children when it is
+opened, the detail pane one node's relations when it is selected, the Errors tab and the gap
+lists a page of rows when it is drawn, and `n` / `p` one error (store.error_list). Nothing
+holds or walks the whole session, so a 100,000-relation session opens as fast as a
+10-relation one. Compare and Ensemble load the sessions they compare when their tab is shown;
+the screen keeps what crosses tabs (a row chosen in a list is selected in the graph, the
+stored sessions are listed once for Compare, Ensemble and `o`).
 """
 
 from __future__ import annotations
@@ -17,20 +21,15 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Header, Static, TabbedContent, TabPane
-from textual.worker import get_current_worker
 
-from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.explain import ExplanationCard
-from kontest_tui.report.explain_render import card_to_rich, write_card_files
-from kontest_tui.report.explain_store import explain_verdict
-from kontest_tui.report.legend import TREE_LEGEND
 from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
@@ -38,62 +37,24 @@ from kontest_tui.run.api import (
     model_presets,
     stored_spec,
 )
-from kontest_tui.store.error_list import ErrorList
-from kontest_tui.store.view_records import (
-    CLEAREST,
-    ErrorRow,
-    RelationDetail,
-    SessionHeader,
-    TreeNode,
-)
-from kontest_tui.tui.export import export_folder, export_stored_session
-from kontest_tui.tui.results_text import (
-    order_details,
-    render_relation_detail,
-)
+from kontest_tui.store.view_records import ErrorRow, RelationDetail, SessionHeader
+from kontest_tui.tui.export import export_stored_session
+from kontest_tui.tui.results_text import order_details
 from kontest_tui.tui.sessions import (
     OpenedResults,
     find_comparable_sessions,
     open_results,
     open_store,
-    open_views,
 )
-from kontest_tui.tui.widgets.compare_pane import ComparePane, EnsemblePane, SessionWorkFailed
+from kontest_tui.tui.widgets.compare_pane import ComparePane, EnsemblePane
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.error_list_pane import ErrorListPane
 from kontest_tui.tui.widgets.gap_pane import GapPane
+from kontest_tui.tui.widgets.graph_pane import GraphPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
 from kontest_tui.tui.widgets.relation_tree import RelationTree
-from kontest_tui.tui.workers import WorkerFailures
-
-
-def choose_card_error(
-    error_list: ErrorList,
-    session_id: str,
-    details: list[RelationDetail],
-    current: ErrorRow | None,
-) -> tuple[int, Verdict] | None:
-    """The error whose card heads a node's detail: the one `n` / `p` / the Errors tab chose
-    when it is among the node's, else the node's clearest (its first in the clearest-first
-    list of store.error_list); None when the node has no error."""
-    errors = [
-        (verdict_id, verdict)
-        for detail in details
-        for verdict_id, verdict in zip(detail.error_ids, detail.errors, strict=False)
-    ]
-    if not errors:
-        return None
-    if current is not None:
-        for verdict_id, verdict in errors:
-            if verdict_id == current.verdict_id:
-                return verdict_id, verdict
-    ranked = []
-    for verdict_id, verdict in errors:
-        index = error_list.error_index(session_id, verdict_id, order=CLEAREST)
-        ranked.append((index if index is not None else 1 << 62, verdict_id, verdict))
-    _, verdict_id, verdict = min(ranked, key=lambda item: (item[0], item[1]))
-    return verdict_id, verdict
+from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
 
 
 class ResultsScreen(WorkerFailures, Screen[None]):
@@ -246,54 +207,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             super().__init__()
             self.opened = opened
 
-    class ChildrenLoaded(Message):
-        """Children of some nodes were read; `way` and `error`: a node to select (an error's)."""
-
-        def __init__(
-            self,
-            children: dict[str, list[TreeNode]],
-            way: tuple[str, ...] = (),
-            error: ErrorRow | None = None,
-        ) -> None:
-            super().__init__()
-            self.children = children
-            self.way = way
-            self.error = error
-
-    class RootsLoaded(Message):
-        """The tree's roots were read again (errors only, or everything)."""
-
-        def __init__(self, roots: list[TreeNode], errors_only: bool) -> None:
-            super().__init__()
-            self.roots = roots
-            self.errors_only = errors_only
-
-    class DetailLoaded(Message):
-        """The relations into a node were read, and the card of its error (if any)."""
-
-        def __init__(
-            self,
-            row: TreeNode,
-            details: list[RelationDetail],
-            card: ExplanationCard | None = None,
-            card_error: int | None = None,
-        ) -> None:
-            super().__init__()
-            self.row = row
-            self.details = details
-            self.card = card
-            self.card_error = card_error  # the verdict id the card explains
-
-    class CardSaved(Message):
-        """An error's card was written as Markdown, SVG and HTML."""
-
-        def __init__(self, paths: list[Path]) -> None:
-            super().__init__()
-            self.paths = paths
-
-    class NoErrorFound(Message):
-        """`n` / `p` found no error in the list."""
-
     class SessionsListed(Message):
         """The stored sessions on the same KG were looked up."""
 
@@ -320,12 +233,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
         self.error_count = 0
         self.oracles: list[str] = []
-        self.error_index: int | None = None  # where n / p stand in the error list
-        self.current_error: ErrorRow | None = None
-        self.shown_card: ExplanationCard | None = None  # the card heading the detail pane
-        self.shown_details: list[RelationDetail] = []  # the relations into the node shown
         self.built_panes: set[str] = set()
-        self.shown_node: TreeNode | None = None
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
 
     @property
@@ -345,18 +253,40 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         """The group the Gap tab lists (None before it was shown)."""
         return self.query_one(GapPane).gap_group
 
+    # What the Graph tab shows, read (and `error_index` set) by the keys and the tests.
+
+    @property
+    def error_index(self) -> int | None:
+        """Where n / p stand in the error list."""
+        return self.query_one(GraphPane).error_index
+
+    @error_index.setter
+    def error_index(self, index: int | None) -> None:
+        self.query_one(GraphPane).error_index = index
+
+    @property
+    def current_error(self) -> ErrorRow | None:
+        return self.query_one(GraphPane).current_error
+
+    @property
+    def shown_card(self) -> ExplanationCard | None:
+        return self.query_one(GraphPane).shown_card
+
+    @property
+    def shown_details(self) -> list[RelationDetail]:
+        return self.query_one(GraphPane).shown_details
+
+    def select_way(self, way: tuple[str, ...], error: ErrorRow | None = None) -> None:
+        """Open the way to a node in the graph and select it."""
+        self.query_one(GraphPane).select_way(way, error)
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield ReportCounts("Reading the stored report…", id="result-counts", classes="counts")
         with TabbedContent(id="result-tabs"):
-            with TabPane("Graph", id="tab-graph"), Horizontal():
-                with Vertical(id="tree-box"):
-                    yield RelationTree(id="relation-tree")
-                    yield Static(TREE_LEGEND, id="tree-legend", classes="hint", markup=False)
-                with VerticalScroll(id="relation-detail", classes="pane"):
-                    yield Static("Select a node.", id="detail-text", markup=False)
-            # The other panes are built when first shown, so the graph opens at once.
             db, session_id = self.db, self.session_id
+            yield GraphPane("Graph", db=db, session_id=session_id, id="tab-graph")
+            # The other panes are built when first shown, so the graph opens at once.
             yield GapPane("Gap", db=db, session_id=session_id, id="tab-gap")
             yield ErrorListPane("Errors", db=db, session_id=session_id, id="tab-errors")
             yield TabPane("Kinds", id="tab-kinds")
@@ -397,138 +327,22 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             await tabs.remove_pane("tab-kinds")
         self.refresh_bindings()
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
-        tree = self.query_one("#relation-tree", RelationTree)
-        tree.show_roots(opened.roots, self.template_ids, children=opened.children)
-        if tree.root.children:
-            tree.move_cursor(tree.root.children[0])
+        self.query_one(GraphPane).show_roots(
+            opened.roots, opened.children, self.template_ids, self.error_count
+        )
         self.ready = True
         if self.compare_with is not None:
             # Not the tree's focus first: TabbedContent follows the focus to its pane, and
             # the focus comes after the tab was switched (QA finding 2).
             self.action_show_tab("tab-compare")
         else:
-            tree.focus()
+            self.query_one("#relation-tree", RelationTree).focus()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "results-open":
             self.query_one("#result-counts", ReportCounts).update(
                 Text(f"Could not open session {self.session_id}: {error}", style="italic")
             )
-
-    # -- the tree ---------------------------------------------------------------------------
-
-    @on(RelationTree.ChildrenMissed)
-    def children_missed(self, event: RelationTree.ChildrenMissed) -> None:
-        tree = self.query_one("#relation-tree", RelationTree)
-        self.children_worker((event.node_id,), tree.errors_only)
-
-    @work(thread=True, group="results-children", exit_on_error=False)
-    def children_worker(
-        self,
-        parents: tuple[str, ...],
-        errors_only: bool,
-        way: tuple[str, ...] = (),
-        error: ErrorRow | None = None,
-    ) -> None:
-        with open_views(self.db, self.session_id) as store:
-            children = {
-                parent: store.tree.children(self.session_id, parent, errors_only=errors_only)
-                for parent in parents
-            }
-        self.post_message(self.ChildrenLoaded(children, way, error))
-
-    @on(ChildrenLoaded)
-    def children_loaded(self, event: ChildrenLoaded) -> None:
-        tree = self.query_one("#relation-tree", RelationTree)
-        for parent, rows in event.children.items():
-            tree.add_children(parent, rows)
-        if event.error is not None:
-            self.error_index = event.error.index  # n / p go on from here
-        if event.way:
-            if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
-                self.action_show_tab("tab-graph")
-            self.select_way(event.way, event.error)
-        elif event.error is not None:
-            self.notify("This error's relation is not in the graph.", markup=False)
-
-    def select_way(self, way: tuple[str, ...], error: ErrorRow | None = None) -> None:
-        """Open the way to a node and select it (reading the levels not read yet first)."""
-        tree = self.query_one("#relation-tree", RelationTree)
-        self.current_error = error
-        missing = tree.missing(way)
-        if missing:
-            self.children_worker(tuple(missing), tree.errors_only, way, error)
-            return
-        if tree.reveal(way) is None and tree.errors_only:
-            self.notify("Not among the nodes shown: press f for the whole graph.", markup=False)
-        tree.focus()
-        if error is not None and self.shown_node is not None and self.shown_node.node == way[-1]:
-            self.show_detail(self.shown_node)  # the same node: mark the error now
-
-    @on(RelationTree.NodeSelected)
-    def node_selected(self, event: RelationTree.NodeSelected) -> None:
-        self.shown_node = event.row
-        self.show_detail(event.row)
-
-    def show_detail(self, row: TreeNode) -> None:
-        self.detail_worker(row)
-
-    @work(thread=True, exclusive=True, group="results-detail", exit_on_error=False)
-    def detail_worker(self, row: TreeNode) -> None:
-        current = self.current_error
-        with open_views(self.db, self.session_id) as store:
-            details = store.details.relations_into(self.session_id, row.node)
-            chosen = choose_card_error(store.error_list, self.session_id, details, current)
-            card = None
-            if chosen is not None and not get_current_worker().is_cancelled:
-                card = explain_verdict(store, self.session_id, chosen[1])
-        if not get_current_worker().is_cancelled:
-            self.post_message(self.DetailLoaded(row, details, card, chosen[0] if chosen else None))
-
-    @on(DetailLoaded)
-    def detail_loaded(self, event: DetailLoaded) -> None:
-        if self.shown_node is not None and self.shown_node.node != event.row.node:
-            return  # another node was selected meanwhile
-        current = event.card_error
-        self.shown_card = event.card
-        self.shown_details = event.details
-        detail = Text()
-        if event.card is not None:
-            detail.append_text(card_to_rich(event.card, source=False))
-            detail.append("─" * 40 + "\n\n", style="dim")
-        detail.append_text(
-            render_relation_detail(
-                event.details, self.template_ids, event.row.parent or None, current, event.row
-            )
-        )
-        self.query_one("#detail-text", Static).update(detail)
-        self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
-
-    # -- the card of the error shown: save and share ----------------------------------------
-
-    def action_save_card(self) -> None:
-        card = self.shown_card
-        if card is None:
-            self.notify("No error shown: press n for the clearest error, then s.", markup=False)
-            return
-        index = self.error_index + 1 if self.error_index is not None else None
-        stem = f"kontest-{self.session_id}-" + (f"error-{index}" if index else "card")
-        self.save_card_worker(card, stem)
-
-    @work(thread=True, exclusive=True, group="results-card", exit_on_error=False)
-    def save_card_worker(self, card: ExplanationCard, stem: str) -> None:
-        try:
-            paths = write_card_files(card, export_folder(), stem)
-        except OSError as error:
-            self.post_message(SessionWorkFailed("card", str(error), "Saving the card failed"))
-            return
-        self.post_message(self.CardSaved(paths))
-
-    @on(CardSaved)
-    def card_saved(self, event: CardSaved) -> None:
-        folder = event.paths[0].parent
-        names = ", ".join(path.name for path in event.paths)
-        self.notify(f"Saved {names} in {folder}", title="Card", markup=False, timeout=10)
 
     # -- probing the selected relation ------------------------------------------------------
 
@@ -538,7 +352,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         from kontest_tui.tui.screens.probe import ProbeScreen
 
         details = self.shown_details
-        node = self.shown_node
+        node = self.query_one(GraphPane).shown_node
         if node is None or not details:
             self.notify("Select a node below a root first.", markup=False)
             return
@@ -593,55 +407,30 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if start is not None:
             start(event.spec, compare_with=self.session_id)
 
-    # -- finding errors ---------------------------------------------------------------------
+    # -- the graph's keys: the card, finding errors -----------------------------------------
+
+    def action_save_card(self) -> None:
+        self.query_one(GraphPane).save_card()
 
     def action_step_error(self, offset: int) -> None:
         """Next/previous error of the Errors tab's list (its order and filter), selected in
         the graph with the way to it opened."""
         errors = self.query_one(ErrorListPane)
-        self.step_worker(self.error_index, offset, errors.error_filter, errors.error_order)
-
-    @work(thread=True, exclusive=True, group="results-step", exit_on_error=False)
-    def step_worker(self, index: int | None, step: int, oracle: str | None, order: str) -> None:
-        with open_views(self.db, self.session_id) as store:
-            row = store.error_list.step_error(
-                self.session_id, index, step, oracle=oracle, order=order
-            )
-        if row is None:
-            self.post_message(self.NoErrorFound())
-        else:
-            self.post_message(self.ChildrenLoaded({}, row.way, row))
-
-    @on(NoErrorFound)
-    def no_error_found(self) -> None:
-        self.notify("No errors in this session.", markup=False)
+        graph = self.query_one(GraphPane)
+        graph.step_worker(graph.error_index, offset, errors.error_filter, errors.error_order)
 
     def action_errors_only(self) -> None:
         tree = self.query_one("#relation-tree", RelationTree)
         if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
             self.action_show_tab("tab-graph")
-        self.roots_worker(not tree.errors_only)
+        self.query_one(GraphPane).roots_worker(not tree.errors_only)
 
-    @work(thread=True, exclusive=True, group="results-roots", exit_on_error=False)
-    def roots_worker(self, errors_only: bool) -> None:
-        with open_views(self.db, self.session_id) as store:
-            roots = store.tree.children(self.session_id, None, errors_only=errors_only)
-        self.post_message(self.RootsLoaded(roots, errors_only))
-
-    @on(RootsLoaded)
-    def roots_loaded(self, event: RootsLoaded) -> None:
-        tree = self.query_one("#relation-tree", RelationTree)
-        tree.show_roots(event.roots, self.template_ids, errors_only=event.errors_only)
-        if tree.root.children:
-            tree.move_cursor(tree.root.children[0])
-        nodes = sum(1 for row in event.roots if row.subtree.error_total)
-        self.notify(
-            f"Errors only: {self.error_count} error(s) under {nodes} root(s)"
-            if event.errors_only
-            else "The whole graph",
-            markup=False,
-        )
-        tree.focus()
+    @on(GraphPane.WayFound)
+    def way_found(self, event: GraphPane.WayFound) -> None:
+        """A node to select (an error's, a gap's): the graph shown, the node selected."""
+        if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
+            self.action_show_tab("tab-graph")
+        self.select_way(event.way, event.error)
 
     # -- tabs -------------------------------------------------------------------------------
 
@@ -716,7 +505,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @on(ErrorListPane.ErrorChosen)
     def error_chosen(self, event: ErrorListPane.ErrorChosen) -> None:
-        self.children_loaded(self.ChildrenLoaded({}, event.way, event.error))
+        graph = self.query_one(GraphPane)
+        graph.children_loaded(graph.ChildrenLoaded({}, event.way, event.error))
 
     @on(ErrorListPane.OrderChanged)
     def error_order_changed(self) -> None:
@@ -724,7 +514,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @on(GapPane.GapChosen)
     def gap_chosen(self, event: GapPane.GapChosen) -> None:
-        self.children_loaded(self.ChildrenLoaded({}, event.way))
+        graph = self.query_one(GraphPane)
+        graph.children_loaded(graph.ChildrenLoaded({}, event.way))
 
     # -- export and templates ---------------------------------------------------------------
 

@@ -23,21 +23,11 @@ from kontest_tui.tui.sessions import PairCompared, compare_pair, describe_ensemb
 from kontest_tui.tui.widgets.compare_tables import CompareTables
 from kontest_tui.tui.widgets.session_compare import SessionCompare
 from kontest_tui.tui.widgets.ticks import TickList
-from kontest_tui.tui.workers import WorkerFailures
+from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
 
 LOOKING = "Looking for stored sessions on the same KG…"
 THIS = "this"  # the ensemble list's value for the session on screen
 ENSEMBLE_PRESELECT = 4  # stored sessions ticked at first (newest), besides this one
-
-
-class SessionWorkFailed(Message):
-    """Listing, loading or comparing stored sessions failed (shown where it was asked)."""
-
-    def __init__(self, target: str, text: str, title: str) -> None:
-        super().__init__()
-        self.target = target  # the Static that shows the failure
-        self.text = text
-        self.title = title
 
 
 def describe_left_out(sessions: ComparableSessions | None) -> str:
