@@ -13,7 +13,7 @@ from textual import on, work
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Select, SelectionList, Static, TabPane
+from textual.widgets import Select, SelectionList, Static
 from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
@@ -22,8 +22,9 @@ from kontest_tui.store.view_records import SessionHeader
 from kontest_tui.tui.sessions import PairCompared, compare_pair, describe_ensemble
 from kontest_tui.tui.widgets.compare_tables import CompareTables
 from kontest_tui.tui.widgets.session_compare import SessionCompare
+from kontest_tui.tui.widgets.session_pane import SessionPane
 from kontest_tui.tui.widgets.ticks import TickList
-from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
+from kontest_tui.tui.workers import SessionWorkFailed
 
 LOOKING = "Looking for stored sessions on the same KG…"
 THIS = "this"  # the ensemble list's value for the session on screen
@@ -36,7 +37,7 @@ def describe_left_out(sessions: ComparableSessions | None) -> str:
     return ("Not offered: " + "; ".join(left_out) + ".") if left_out else ""
 
 
-class ComparePane(WorkerFailures, TabPane):
+class ComparePane(SessionPane):
     """The Compare tab: this session and one stored session chosen, side by side."""
 
     class ComparisonBuilt(Message):
@@ -56,9 +57,7 @@ class ComparePane(WorkerFailures, TabPane):
         compare_with: str | None = None,
         id: str | None = None,  # noqa: A002 - Textual's name
     ) -> None:
-        super().__init__(title, id=id)
-        self.db = db
-        self.session_id = session_id
+        super().__init__(title, db=db, session_id=session_id, id=id)
         self.compare_with = compare_with  # a session to open Compare on (same scope, other model)
 
     async def build(self, header: SessionHeader | None) -> None:
@@ -142,7 +141,7 @@ class ComparePane(WorkerFailures, TabPane):
         )
 
 
-class EnsemblePane(WorkerFailures, TabPane):
+class EnsemblePane(SessionPane):
     """The Ensemble tab: weighted ensemble vs majority vote over the ticked sessions."""
 
     class EnsembleBuilt(Message):
@@ -160,9 +159,7 @@ class EnsemblePane(WorkerFailures, TabPane):
         session_id: str,
         id: str | None = None,  # noqa: A002 - Textual's name
     ) -> None:
-        super().__init__(title, id=id)
-        self.db = db
-        self.session_id = session_id
+        super().__init__(title, db=db, session_id=session_id, id=id)
         self.ensemble_asked: tuple[str, ...] | None = None  # the sessions last ensembled
 
     async def build(self) -> None:

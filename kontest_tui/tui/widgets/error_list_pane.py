@@ -11,14 +11,14 @@ from __future__ import annotations
 from textual import on, work
 from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Select, TabPane
+from textual.widgets import Select
 
 from kontest_tui.report.words import oracle_name
 from kontest_tui.store.view_records import CLEAREST, TREE, ErrorRow
 from kontest_tui.tui.results_text import error_cells
 from kontest_tui.tui.sessions import open_views
 from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, PageLoaded, Row
-from kontest_tui.tui.workers import WorkerFailures
+from kontest_tui.tui.widgets.session_pane import SessionPane
 
 ALL = "all"
 # (title, least width): 76 in all with the gaps, what the Errors pane has at 80 columns (the
@@ -34,7 +34,7 @@ ERROR_COLUMNS = (
 ORDER_CHOICES = (("clearest first", CLEAREST), ("graph order", TREE))
 
 
-class ErrorListPane(WorkerFailures, TabPane):
+class ErrorListPane(SessionPane):
     """The Errors tab: the session's errors, filtered by oracle, in the order chosen."""
 
     class ErrorChosen(Message):
@@ -56,9 +56,7 @@ class ErrorListPane(WorkerFailures, TabPane):
         session_id: str,
         id: str | None = None,  # noqa: A002 - Textual's name
     ) -> None:
-        super().__init__(title, id=id)
-        self.db = db
-        self.session_id = session_id
+        super().__init__(title, db=db, session_id=session_id, id=id)
         self.error_filter: str | None = None  # the oracle listed (None: all)
         self.error_order = CLEAREST
 

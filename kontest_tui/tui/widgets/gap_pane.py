@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.message import Message
-from textual.widgets import Select, TabPane
+from textual.widgets import Select
 
 from kontest_tui.report.words import quoted
 from kontest_tui.run.api import ReportJSON
@@ -19,12 +19,12 @@ from kontest_tui.tui.results_text import gap_cells
 from kontest_tui.tui.sessions import open_views
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, PageLoaded, Row
-from kontest_tui.tui.workers import WorkerFailures
+from kontest_tui.tui.widgets.session_pane import SessionPane
 
 GAP_COLUMNS = (("#", 6), ("Relation", 60))
 
 
-class GapPane(WorkerFailures, TabPane):
+class GapPane(SessionPane):
     """The Gap tab: gap bars, a group chosen, and that group's relations."""
 
     class GapChosen(Message):
@@ -42,9 +42,7 @@ class GapPane(WorkerFailures, TabPane):
         session_id: str,
         id: str | None = None,  # noqa: A002 - Textual's name
     ) -> None:
-        super().__init__(title, id=id)
-        self.db = db
-        self.session_id = session_id
+        super().__init__(title, db=db, session_id=session_id, id=id)
         self.gap_group: str | None = None
         self.built = False
 

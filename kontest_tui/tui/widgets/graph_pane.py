@@ -16,7 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
-from textual.widgets import Static, TabPane
+from textual.widgets import Static
 from textual.worker import get_current_worker
 
 from kontest_tui.domain.records import Verdict
@@ -30,7 +30,8 @@ from kontest_tui.tui.export import export_folder
 from kontest_tui.tui.results_text import render_relation_detail
 from kontest_tui.tui.sessions import open_views
 from kontest_tui.tui.widgets.relation_tree import RelationTree
-from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
+from kontest_tui.tui.widgets.session_pane import SessionPane
+from kontest_tui.tui.workers import SessionWorkFailed
 
 
 def choose_card_error(
@@ -61,7 +62,7 @@ def choose_card_error(
     return verdict_id, verdict
 
 
-class GraphPane(WorkerFailures, TabPane):
+class GraphPane(SessionPane):
     """The Graph tab: the tree of the session's graph and the selected node's detail."""
 
     class ChildrenLoaded(Message):
@@ -128,9 +129,7 @@ class GraphPane(WorkerFailures, TabPane):
         session_id: str,
         id: str | None = None,  # noqa: A002 - Textual's name
     ) -> None:
-        super().__init__(title, id=id)
-        self.db = db
-        self.session_id = session_id
+        super().__init__(title, db=db, session_id=session_id, id=id)
         self.template_ids: list[str] = []
         self.error_count = 0
         self.error_index: int | None = None  # where n / p stand in the error list
