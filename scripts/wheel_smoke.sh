@@ -14,7 +14,10 @@ trap 'rm -rf "$WORK"' EXIT
 WHEEL="$(ls "$WORK"/dist/*.whl)"
 echo "wheel: $(basename "$WHEEL"), $(unzip -l "$WHEEL" | tail -1 | awk '{print $2}') files"
 # Typed package (PEP 561): type checkers of projects that import kontest_tui read its hints.
-unzip -l "$WHEEL" | grep -q 'kontest_tui/py.typed' || { echo "py.typed missing from the wheel"; exit 1; }
+# (the listing goes to a file first: `grep -q` leaving a pipe early gives unzip SIGPIPE, and
+# pipefail turned that into a failure now and then)
+unzip -l "$WHEEL" >"$WORK/wheel-files.txt"
+grep -q 'kontest_tui/py.typed' "$WORK/wheel-files.txt" || { echo "py.typed missing from the wheel"; exit 1; }
 
 "$PYTHON" -m venv "$WORK/venv"
 "$WORK/venv/bin/pip" install --quiet "$WHEEL"
