@@ -50,6 +50,30 @@ def running_sim_server(*args: str) -> Iterator[str]:
             process.kill()
 
 
+@contextmanager
+def sim_server_thread(profile: str = "default", **switches: object) -> Iterator[str]:
+    """A `SimServer` with `switches` (models/sim/switches.py) on 127.0.0.1, in a thread with an
+    event loop of its own (so a command run in the test's thread can reach it): yields its base
+    URL, stops it after. Cheaper than a `kontest sim serve` subprocess."""
+    import asyncio
+
+    from kontest_tui.models.sim.server import SimServer
+    from kontest_tui.models.sim.switches import ServeSwitches
+
+    server = SimServer(profile=profile, switches=ServeSwitches(**switches))  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    url = asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
+    try:
+        yield url
+    finally:
+        asyncio.run_coroutine_threadsafe(server.close(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default 5 resets connections when 16 arrive at once
 
@@ -210,6 +234,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
     then a 3 s hang), stall ("Ye" then a 3 s hang), length (done_reason "length"), empty (an
     empty `message`), thinker (Ollama: it thinks until the length limit unless the request
     says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
+    A chat POSTed under /as/NAME/ behaves as model NAME whatever the request names (a pool's
+    replicas share one model name).
     """
 
     protocol_version = "HTTP/1.1"
@@ -270,6 +296,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
         type(self).payloads.append(data)
         type(self).authorizations.append(self.headers.get("Authorization", ""))
         model = str(data.get("model", "")).removesuffix(":latest")
+        if self.path.startswith("/as/"):  # /as/NAME/api/chat: as model NAME (a pool's replica)
+            _, _, model, rest = self.path.split("/", 3)
+            self.path = f"/{rest}"
         if self.path == "/api/chat" and model == "webpage":  # a web server, not Ollama
             self.send_response(200)
             body = b"<html><body>Welcome</body></html>"
