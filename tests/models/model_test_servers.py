@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from kontest_tui.models.sim.server import SimServer
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -51,22 +53,22 @@ def running_sim_server(*args: str) -> Iterator[str]:
 
 
 @contextmanager
-def sim_server_thread(profile: str = "default", **switches: object) -> Iterator[str]:
+def sim_server_thread(profile: str = "default", **switches: object) -> Iterator[SimServer]:
     """A `SimServer` with `switches` (models/sim/switches.py) on 127.0.0.1, in a thread with an
-    event loop of its own (so a command run in the test's thread can reach it): yields its base
-    URL, stops it after. Cheaper than a `kontest sim serve` subprocess."""
+    event loop of its own (so a command run in the test's thread can reach it): yields the
+    server (`url`, `posts` by path), stops it after. Cheaper than a `kontest sim serve`
+    subprocess."""
     import asyncio
 
-    from kontest_tui.models.sim.server import SimServer
     from kontest_tui.models.sim.switches import ServeSwitches
 
     server = SimServer(profile=profile, switches=ServeSwitches(**switches))  # type: ignore[arg-type]
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
-    url = asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
     try:
-        yield url
+        yield server
     finally:
         asyncio.run_coroutine_threadsafe(server.close(), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
@@ -95,7 +97,7 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
     """Answers according to the request's model name: status-401, status-404, status-500,
     status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut),
     alternate-401 (401 and "Yes" in turn). `posts` counts the POSTs per model name;
-    /models/NAME (the connection check) knows the status-* and alternate-* names."""
+    /models/NAME (the connection check) knows the status-*, alternate-* and truncated names."""
 
     protocol_version = "HTTP/1.1"
     posts: Counter[str] = Counter()
@@ -124,7 +126,7 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             body = {"data": [{"id": "known"}], "models": [{"name": "known:latest"}]}
             self._send(200, json.dumps(body).encode())
             return
-        if "/models/status-" in self.path or "/models/alternate-" in self.path:
+        if any(f"/models/{name}" in self.path for name in ("status-", "alternate-", "truncated")):
             self._send(200, json.dumps({"id": self.path.rsplit("/", 1)[1]}).encode())
             return
         self._send(404, b'{"error": "not found"}')

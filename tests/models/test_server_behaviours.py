@@ -5,9 +5,16 @@ speed, a model that takes only its default temperature."""
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
+from model_test_servers import sim_server_thread
 
 from kontest_tui.cli import run_cli
+from kontest_tui.domain.records import Conversation, Query
+from kontest_tui.errors import ModelError
+from kontest_tui.models.specs import open_model
+from kontest_tui.run.executor import Executor, ExecutorConfig
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -50,3 +57,99 @@ def test_a_model_name_the_server_does_not_serve_fails_the_check(
         "-q",
     )
     assert code == 0, err
+
+
+def stored(db, sql: str) -> list[tuple[object, ...]]:  # noqa: ANN001
+    conn = sqlite3.connect(db)
+    try:
+        return list(conn.execute(sql))
+    finally:
+        conn.close()
+
+
+def test_the_same_400_for_every_chat_stops_the_run(tmp_path, capsys) -> None:  # noqa: ANN001
+    """A server refusing every chat the same way (Ollama's 400 "does not support thinking")
+    was asked every turn of the session. Now 5 turns in a row failed the same way stop the
+    run with one line naming the rejection; the failed turns stay stored, and the session
+    is resumed on a server that answers."""
+    rejection = '"qwen3" does not support thinking'
+    db = tmp_path / "s.db"
+    with sim_server_thread(reject_status=400, reject_message=rejection) as server:
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--kg",
+            "places",
+            "--limit",
+            "3",
+            "--model",
+            f"ollama:sim@{server.url}",
+            "--db",
+            db,
+            "--concurrency",
+            "1",
+            "-q",
+        )
+        asked = server.posts["/api/chat"]
+    assert code == 1 and "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.startswith("kontest: error:")]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("kontest: error: run stopped: 5 turns in a row failed the same way")
+    assert "request rejected (HTTP 400)" in lines[0] and "does not support thinking" in lines[0]
+    assert asked == 5  # not every turn of the session (12 first turns)
+    errors = [str(row[0]) for row in stored(db, "SELECT error FROM responses")]
+    asked_turns = [error for error in errors if not error.startswith("not asked")]
+    assert len(asked_turns) == 5 and all("does not support thinking" in e for e in asked_turns)
+    with sim_server_thread() as good:
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--resume",
+            "--retry-errors",
+            "--model",
+            f"ollama:sim@{good.url}",
+            "--db",
+            db,
+            "-q",
+        )
+    assert code == 0, err
+    assert stored(db, "SELECT count(*) FROM responses WHERE error IS NULL") == [(18,)]
+
+
+async def test_a_gateways_same_500_stops_the_run_after_its_retries() -> None:
+    """A gateway answering an identical 500 for a dead upstream was asked 4 times per turn,
+    every turn. Now the run stops once 5 turns in a row failed with it: 20 calls."""
+    conversations = [
+        Conversation(
+            f"R{i}/t1", f"R{i}", "atomic", "Q1", (Query(f"R{i}", "t1", f"Does A{i} have a B{i}?"),)
+        )
+        for i in range(12)
+    ]
+    config = ExecutorConfig(
+        concurrency=1, share_answers=False, backoff_base=0.001, backoff_max=0.002
+    )
+    message = "litellm.InternalServerError: upstream http://10.0.0.7:8000 unavailable"
+    with sim_server_thread(reject_status=500, reject_message=message) as server:
+        model = open_model(f"openai:sim@{server.url}/v1")
+        executor = Executor(model, config=config)
+        try:
+            with pytest.raises(ModelError, match="run stopped: 5 turns in a row") as caught:
+                await executor.run(conversations)
+        finally:
+            await model.aclose()
+        asked = server.posts["/v1/chat/completions"]
+    assert "server error (HTTP 500)" in str(caught.value) and "unavailable" in str(caught.value)
+    assert asked == 5 * config.max_attempts
+    assert len(executor.responses) == 5
+
+
+def test_rejections_differing_only_in_ids_are_the_same() -> None:
+    """Request ids and times do not make two rejections different; a status does."""
+    from kontest_tui.run.executor import _same_failure
+
+    one = "server error (HTTP 500) from openai at U: request req_8f3a9c2b1d7e failed"
+    two = "server error (HTTP 500) from openai at U: request req_77aa01bc99ff failed"
+    assert _same_failure(one) == _same_failure(two)
+    assert _same_failure("HTTP 500 at 127.0.0.1:8000") != _same_failure(
+        "HTTP 502 at 127.0.0.1:8000"
+    )

@@ -23,6 +23,7 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -89,6 +90,7 @@ class SimServer:
         self._attempts = AttemptCounter()
         self._profiles = set(list_profiles())
         self.requests = 0
+        self.posts: Counter[str] = Counter()  # POST requests by path (chats asked)
         self._writers: set[asyncio.StreamWriter] = set()
 
     @property
@@ -136,6 +138,8 @@ class SimServer:
                 if request is None:
                     break
                 self.requests += 1
+                if request.method == "POST":
+                    self.posts[request.path] += 1
                 reply = Reply(writer, request.keep_alive)
                 try:
                     await self._dispatch(request, reply)
