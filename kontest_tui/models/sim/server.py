@@ -207,6 +207,14 @@ class SimServer:
         """The names this server serves (its /api/tags and /v1/models)."""
         return sorted(self._profiles | {SERVER_MODEL, self.profile.name})
 
+    async def _refused(self, reply: Reply, model: str, openai: bool) -> bool:
+        """Answer a chat for a model not served (404) or under the `reject` switch; True
+        when it is answered so."""
+        if self._profile_for(model) is None:
+            await self._unknown_model(reply, model, openai)
+            return True
+        return await self._reject_all(reply, openai)
+
     async def _unknown_model(self, reply: Reply, model: str, openai: bool) -> None:
         """A real server's 404 for a model it does not serve (Ollama's or OpenAI's shape)."""
         if openai:
@@ -322,10 +330,7 @@ class SimServer:
         options = data.get("options") if isinstance(data.get("options"), dict) else {}
         assert isinstance(options, dict)
         model = str(data.get("model") or self.profile_name)
-        if self._profile_for(model) is None:
-            await self._unknown_model(reply, model, openai=False)
-            return
-        if await self._reject_all(reply, openai=False):
+        if await self._refused(reply, model, openai=False):
             return
         turn = self.plan_turn(model, messages, options.get("seed"), options.get("num_predict"))
         if await self._reject_fault(turn, reply, openai=False):
@@ -457,14 +462,26 @@ class SimServer:
             return
         await self._openai_answer(data, parse_completion_prompt(prompt), reply, completions=True)
 
+    def _whole_choice(self, turn: Turn, finish: str, completions: bool) -> dict[str, object]:
+        """The one choice of a whole (not streamed) answer, its reasoning beside the content."""
+        text = "".join(turn.pieces)
+        choice: dict[str, object] = {"index": 0, "finish_reason": finish, "logprobs": None}
+        if completions:
+            choice["text"] = text
+            return choice
+        # a reasoning model with no answer sends content null (vLLM's reasoning parsers)
+        content = text if text or not turn.thinking else None
+        message: dict[str, object] = {"role": "assistant", "content": content}
+        if turn.thinking:
+            message[self.switches.reasoning_field] = "".join(turn.thinking)
+        choice["message"] = message
+        return choice
+
     async def _openai_answer(
         self, data: dict[str, object], messages: list[Message], reply: Reply, *, completions: bool
     ) -> None:
         model = str(data.get("model") or self.profile_name)
-        if self._profile_for(model) is None:
-            await self._unknown_model(reply, model, openai=True)
-            return
-        if await self._reject_all(reply, openai=True):
+        if await self._refused(reply, model, openai=True):
             return
         max_tokens = data.get("max_tokens", data.get("max_completion_tokens"))
         turn = self.plan_turn(model, messages, data.get("seed"), max_tokens)
@@ -485,15 +502,7 @@ class SimServer:
         if data.get("stream") is not True:
             if turn.token_s:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
-            text = "".join(turn.pieces)
-            choice: dict[str, object] = {"index": 0, "finish_reason": finish, "logprobs": None}
-            if completions:
-                choice["text"] = text
-            else:
-                message: dict[str, object] = {"role": "assistant", "content": text or None}
-                if turn.thinking:
-                    message[reasoning] = "".join(turn.thinking)
-                choice["message"] = message
+            choice = self._whole_choice(turn, finish, completions)
             body = {
                 "id": ident,
                 "object": "text_completion" if completions else "chat.completion",
