@@ -254,6 +254,18 @@ async def send_bounded(
         raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
 
 
+def raise_if_only_thinking(
+    collector: StreamCollector, *, service: str, url: str, hint: str
+) -> None:
+    """A thinking model that spent the answer's budget (or time) thinking and said nothing:
+    a failed call saying so (`hint`: what to change), never an empty answer parsed invalid."""
+    if collector.thinking and not collector.text.strip():
+        raise ModelError(
+            f"{service} at {url}: the answer ended inside the model's thinking "
+            f"({collector.stopped or 'done'}, no answer given); {hint}"
+        )
+
+
 # Characters of a streamed answer held in memory: what the store keeps, and room for a key
 # that straddles the limit to be masked whole before the answer is cut.
 KEEP_CHARS = MAX_ANSWER_CHARS + 1024
@@ -281,7 +293,9 @@ class StreamCollector:
         self.started = started
         self.first_token_ms: float | None = None
         self.stopped: str | None = None
-        self.thinking = False  # the model sent thinking (Ollama's `message.thinking`)
+        # the model sent thinking (Ollama's `message.thinking`, OpenAI-compatible servers'
+        # `reasoning_content` / `reasoning`)
+        self.thinking = False
         self.kept = 0  # characters held in `pieces`
         self.dropped = 0  # characters received past KEEP_CHARS, never held
 

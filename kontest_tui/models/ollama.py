@@ -30,6 +30,7 @@ from kontest_tui.models.http_common import (
     loads,
     make_client,
     quote,
+    raise_if_only_thinking,
     send_bounded,
 )
 
@@ -127,14 +128,9 @@ class OllamaModel:
             service=SERVICE,
             url=self.url,
         )
-        if collector.thinking and not collector.text.strip():
-            # A thinking model that spent the answer's budget (or time) thinking said nothing.
-            raise ModelError(
-                f"ollama at {self.url}: the answer ended inside the model's thinking "
-                f"({collector.stopped or 'done'}, no answer given); try --max-tokens higher "
-                "or leave out --think",
-                retryable=False,
-            )
+        raise_if_only_thinking(
+            collector, service=SERVICE, url=self.url, hint=_thinking_hint(request.options.think)
+        )
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
@@ -231,6 +227,14 @@ class OllamaModel:
                     f"unknown model {self.model!r} at ollama {self.url}: {message}", fatal=True
                 )
             raise ModelError(f"ollama at {self.url}: {message}", retryable=True)
+
+
+def _thinking_hint(think: bool) -> str:
+    """What to change when the answer ended inside the thinking: --think was given, or the
+    model thinks although the request said `"think": false` (some always do)."""
+    if think:
+        return "try --max-tokens higher or leave out --think"
+    return 'the model thinks although asked not to ("think": false): try --max-tokens higher'
 
 
 def _content(data: object) -> str:

@@ -13,6 +13,10 @@ from model_test_servers import sim_server_thread
 from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelError
+from kontest_tui.models.base import ChatOptions, ChatRequest, Message
+from kontest_tui.models.ollama import OllamaModel
+from kontest_tui.models.openai import OpenAIModel
+from kontest_tui.models.sim import SimulatedModel
 from kontest_tui.models.specs import open_model
 from kontest_tui.run.executor import Executor, ExecutorConfig
 
@@ -153,3 +157,78 @@ def test_rejections_differing_only_in_ids_are_the_same() -> None:
     assert _same_failure("HTTP 500 at 127.0.0.1:8000") != _same_failure(
         "HTTP 502 at 127.0.0.1:8000"
     )
+
+
+def chat_request(question: str = "Does Ireland have a Ulster?", **options: object) -> ChatRequest:
+    return ChatRequest((Message("user", question),), ChatOptions(**options))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["stream", "whole"])
+@pytest.mark.parametrize("field", ["reasoning_content", "reasoning"])
+async def test_an_answer_in_the_reasoning_only_is_a_failed_turn(stream: bool, field: str) -> None:
+    """A thinking model behind an OpenAI-compatible server (vLLM's reasoning parsers, LiteLLM,
+    llama-server --reasoning-format) whose budget ran out while it reasoned: content empty,
+    the reasoning in `reasoning_content` / `reasoning`. It was an empty answer (stored as
+    invalid); now a failed call saying so, as over Ollama. With an answer after the
+    reasoning, the answer is the content alone."""
+    with sim_server_thread(reasoning="only", reasoning_field=field) as server:
+        model = OpenAIModel("sim", f"{server.url}/v1", stream=stream)
+        try:
+            with pytest.raises(ModelError, match="ended inside the model's thinking") as caught:
+                await model.chat(chat_request())
+        finally:
+            await model.aclose()
+    assert "(length, no answer given)" in str(caught.value) and "--max-tokens" in str(caught.value)
+    assert not caught.value.retryable
+    expected = await SimulatedModel().chat(chat_request())
+    with sim_server_thread(reasoning="first", reasoning_field=field) as server:
+        model = OpenAIModel("sim", f"{server.url}/v1", stream=stream)
+        try:
+            answered = await model.chat(chat_request())
+        finally:
+            await model.aclose()
+    assert answered.text == expected.text and answered.text.strip()
+
+
+def test_a_run_of_a_model_answering_in_its_reasoning_stores_failed_turns(tmp_path, capsys) -> None:  # noqa: ANN001
+    """The issue's run: 18/18 empty answers stored as invalid, 0 failed. Now the turns asked
+    are failed turns saying why, none an invalid answer, and the run stops after 5 of them in
+    a row (every turn would end the same way)."""
+    db = tmp_path / "s.db"
+    with sim_server_thread(reasoning="only") as server:
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--kg",
+            "places",
+            "--limit",
+            "3",
+            "--model",
+            f"openai:sim@{server.url}/v1",
+            "--db",
+            db,
+            "--concurrency",
+            "1",
+            "-q",
+        )
+    assert code == 1 and "Traceback" not in err
+    assert "the answer ended inside the model's thinking" in err
+    rows = stored(db, "SELECT raw, error FROM responses WHERE error NOT LIKE 'not asked%'")
+    assert len(rows) == 5 and all(raw == "" and "thinking" in error for raw, error in rows)
+
+
+async def test_ollama_says_leave_out_think_only_when_it_was_given() -> None:
+    """A model thinking until its budget ran out: "leave out --think" was said even when
+    --think was not given (some models think although the request says "think": false)."""
+    said = {}
+    with sim_server_thread(reasoning="only") as server:
+        model = OllamaModel("sim", server.url)
+        try:
+            for think in (False, True):
+                with pytest.raises(ModelError, match="ended inside the model's thinking") as caught:
+                    await model.chat(chat_request(think=think))
+                said[think] = str(caught.value)
+        finally:
+            await model.aclose()
+    assert "leave out --think" in said[True]
+    assert "--think" not in said[False] and "asked not to" in said[False]
