@@ -163,6 +163,8 @@ class OllamaModel:
                 "JSON: not Ollama's chat API",
                 fatal=True,
             )
+        if _is_ndjson(kind, response.content):
+            return self._read_ndjson(response.content, collector)
         data = loads(response.content, "ollama /api/chat")
         self._raise_inline_error(data)
         if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
@@ -208,6 +210,33 @@ class OllamaModel:
             f"stream broken: ollama at {self.url} ended the stream before done", retryable=True
         )
 
+    def _read_ndjson(self, body: bytes, collector: StreamCollector) -> int:
+        """A whole answer that came as NDJSON lines (a proxy streaming although the request
+        said `"stream": false`): read as a stream is, so it is an answer, not "malformed JSON"
+        asked again and again; one without its `done` line is a broken answer."""
+        done: int | None = None
+        lines = [
+            loads(line, "ollama /api/chat (NDJSON)") for line in body.splitlines() if line.strip()
+        ]
+        for data in lines:
+            self._raise_inline_error(data)
+            collector.add(_content(data))
+            collector.thinking = collector.thinking or _thinks(data)
+            if isinstance(data, dict) and data.get("done"):
+                done = int(data.get("eval_count") or 0)
+                if data.get("done_reason") == "length":
+                    collector.stopped = "length"
+        if lines and not any(
+            isinstance(d, dict) and isinstance(d.get("message"), dict) for d in lines
+        ):
+            raise self._no_message(lines[0], len(lines))
+        if done is None:
+            raise ModelError(
+                f"stream broken: ollama at {self.url} sent NDJSON lines without done",
+                retryable=True,
+            )
+        return done
+
     def _no_message(self, first: object, lines: int) -> ModelError:
         """The failure of an /api/chat answer with no `message` object at all (a proxy sending
         /api/generate's `{"response": ...}` lines): not an answer, and every call would get it."""
@@ -227,6 +256,15 @@ class OllamaModel:
                     f"unknown model {self.model!r} at ollama {self.url}: {message}", fatal=True
                 )
             raise ModelError(f"ollama at {self.url}: {message}", retryable=True)
+
+
+def _is_ndjson(content_type: str, body: bytes) -> bool:
+    """Whether a whole /api/chat answer is NDJSON lines rather than one JSON object: said by
+    its content type, or several lines each one object (pretty-printed JSON is not)."""
+    if "ndjson" in content_type:
+        return True
+    lines = [line.strip() for line in body.strip().splitlines()]
+    return len(lines) > 1 and all(line.startswith(b"{") and line.endswith(b"}") for line in lines)
 
 
 def _thinking_hint(think: bool) -> str:

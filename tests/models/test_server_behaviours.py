@@ -232,3 +232,19 @@ async def test_ollama_says_leave_out_think_only_when_it_was_given() -> None:
             await model.aclose()
     assert "leave out --think" in said[True]
     assert "--think" not in said[False] and "asked not to" in said[False]
+
+
+async def test_whole_ollama_answers_sent_as_ndjson_are_read() -> None:
+    """A proxy answering /api/chat in NDJSON lines although the request said "stream": false:
+    `OllamaModel(stream=False)` failed with a retryable "malformed JSON" (asked again and
+    again). Now the lines are read as a stream is: the same answer as the in-process model."""
+    questions = ["Does Ireland have a Ulster?", "Does Land7 have a Village7?"]
+    with sim_server_thread(ndjson=True) as server:
+        model = OllamaModel("sim", server.url, stream=False)
+        try:
+            got = [await model.chat(chat_request(question)) for question in questions]
+        finally:
+            await model.aclose()
+    expected = [await SimulatedModel().chat(chat_request(question)) for question in questions]
+    assert [result.text for result in got] == [result.text for result in expected]
+    assert all(result.tokens > 0 for result in got)
