@@ -16,6 +16,7 @@ from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
 from kontest_tui.models.ollama import OllamaModel
 from kontest_tui.models.openai import OpenAIModel
+from kontest_tui.models.pool import ModelPool
 from kontest_tui.models.sim import SimulatedModel
 from kontest_tui.models.specs import open_model
 from kontest_tui.run.executor import Executor, ExecutorConfig
@@ -248,3 +249,26 @@ async def test_whole_ollama_answers_sent_as_ndjson_are_read() -> None:
     expected = [await SimulatedModel().chat(chat_request(question)) for question in questions]
     assert [result.text for result in got] == [result.text for result in expected]
     assert all(result.tokens > 0 for result in got)
+
+
+async def test_a_slower_replica_gets_calls_by_its_answer_time() -> None:
+    """A replica 4x slower than the other: shared out by calls in flight it held half the
+    slots while it had calls (about a fifth of the calls, the fast one kept to half the
+    concurrency). Weighted by measured answer time it holds a slot or two: under an eighth."""
+    conversations = [
+        Conversation(
+            f"R{i}/t1", f"R{i}", "atomic", "Q1", (Query(f"R{i}", "t1", f"Does P{i} have a C{i}?"),)
+        )
+        for i in range(120)
+    ]
+    with sim_server_thread(latency_ms=100) as slow, sim_server_thread(latency_ms=25) as fast:
+        pool = open_model(f"ollama:sim@{slow.url},{fast.url}", stream=False)
+        assert isinstance(pool, ModelPool)
+        config = ExecutorConfig(concurrency=8, share_answers=False)
+        try:
+            result = await Executor(pool, config=config).run(conversations)
+        finally:
+            await pool.aclose()
+        asked_slow, asked_fast = slow.posts["/api/chat"], fast.posts["/api/chat"]
+    assert result.progress.failed == 0 and asked_slow + asked_fast == 120
+    assert asked_slow * 8 < 120, (asked_slow, asked_fast)
