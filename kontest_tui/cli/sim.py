@@ -64,6 +64,11 @@ def sim_group() -> None:
     help='Answer /api/chat in NDJSON lines even when asked for one object ("stream": false), '
     "as some proxies do.",
 )
+@click.option(
+    "--default-temperature-only",
+    is_flag=True,
+    help="Answer 400 to a request sending a temperature other than 1, as reasoning models do.",
+)
 def serve_command(
     host: str,
     port: int,
@@ -75,6 +80,7 @@ def serve_command(
     reasoning_field: str,
     reject: str | None,
     ndjson: bool,
+    default_temperature_only: bool,
 ) -> None:
     """Serve the simulated model over the Ollama (/api/chat) and OpenAI (/v1/...) wire formats.
 
@@ -97,6 +103,7 @@ def serve_command(
         reject_status=status,
         reject_message=message,
         ndjson=ndjson,
+        default_temperature_only=default_temperature_only,
     )
     kg = None
     if kg_source:

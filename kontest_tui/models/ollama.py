@@ -49,7 +49,9 @@ def build_messages(request: ChatRequest) -> list[dict[str, str]]:
 
 
 def build_options(options: ChatOptions) -> dict[str, object]:
-    wire: dict[str, object] = {"temperature": options.temperature}
+    wire: dict[str, object] = {}
+    if options.temperature is not None:  # None: the model's default
+        wire["temperature"] = options.temperature
     if options.seed is not None:
         wire["seed"] = options.seed
     wire["num_predict"] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS

@@ -222,7 +222,8 @@ class OpenAIModel:
             if prompt.stop:
                 payload["stop"] = list(prompt.stop)
             path = "/completions"
-        payload["temperature"] = options.temperature
+        if options.temperature is not None:  # None: the server's default
+            payload["temperature"] = options.temperature
         if options.seed is not None:
             payload["seed"] = options.seed
         return path, payload

@@ -128,7 +128,8 @@ def request_line(
     else:
         body["messages"] = [{"role": m.role, "content": m.content} for m in pending.messages]
         body[max_tokens_field] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
-    body["temperature"] = options.temperature
+    if options.temperature is not None:  # None: the engine's default
+        body["temperature"] = options.temperature
     if options.seed is not None:
         body["seed"] = options.seed
     url = COMPLETIONS_URL if completions else BATCH_URL

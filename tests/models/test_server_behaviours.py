@@ -272,3 +272,49 @@ async def test_a_slower_replica_gets_calls_by_its_answer_time() -> None:
         asked_slow, asked_fast = slow.posts["/api/chat"], fast.posts["/api/chat"]
     assert result.progress.failed == 0 and asked_slow + asked_fast == 120
     assert asked_slow * 8 < 120, (asked_slow, asked_fast)
+
+
+def test_a_model_taking_only_its_default_temperature(tmp_path, capsys) -> None:  # noqa: ANN001
+    """Temperature 0 was always sent, and reasoning models (OpenAI's o-series, gpt-5) refuse
+    any but their default: every turn a 400. Now the 400 says what to change, and
+    `--temperature default` sends none (over both wire formats)."""
+    with sim_server_thread(default_temperature_only=True) as server:
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--kg",
+            "places",
+            "--limit",
+            "2",
+            "--model",
+            f"openai:sim@{server.url}/v1",
+            "--db",
+            tmp_path / "zero.db",
+            "-q",
+        )
+        assert code == 1 and "Traceback" not in err
+        lines = [line for line in err.splitlines() if line.startswith("kontest: error:")]
+        assert len(lines) == 1 and "'temperature' does not support 0" in lines[0], err
+        assert "--temperature default" in lines[0]
+        for kind, url in (("openai", f"{server.url}/v1"), ("ollama", server.url)):
+            db = tmp_path / f"{kind}.db"
+            code, _, err = kontest(
+                capsys,
+                "run",
+                "--kg",
+                "places",
+                "--limit",
+                "2",
+                "--model",
+                f"{kind}:sim@{url}",
+                "--temperature",
+                "default",
+                "--db",
+                db,
+                "-q",
+            )
+            assert code == 0, err
+            assert stored(db, "SELECT count(*) FROM responses WHERE error IS NOT NULL") == [(0,)]
+            assert stored(
+                db, "SELECT json_extract(options_json, '$.temperature') FROM sessions"
+            ) == [(None,)]

@@ -207,11 +207,17 @@ class SimServer:
         """The names this server serves (its /api/tags and /v1/models)."""
         return sorted(self._profiles | {SERVER_MODEL, self.profile.name})
 
-    async def _refused(self, reply: Reply, model: str, openai: bool) -> bool:
-        """Answer a chat for a model not served (404) or under the `reject` switch; True
-        when it is answered so."""
+    async def _refused(
+        self, reply: Reply, model: str, openai: bool, temperature: object = None
+    ) -> bool:
+        """Answer a chat for a model not served (404), under the `reject` switch or with a
+        temperature the switches refuse (400); True when it is answered so."""
         if self._profile_for(model) is None:
             await self._unknown_model(reply, model, openai)
+            return True
+        refusal = self.switches.refuses_temperature(temperature)
+        if refusal is not None:
+            await self._bad(reply, refusal, openai)
             return True
         return await self._reject_all(reply, openai)
 
@@ -330,7 +336,7 @@ class SimServer:
         options = data.get("options") if isinstance(data.get("options"), dict) else {}
         assert isinstance(options, dict)
         model = str(data.get("model") or self.profile_name)
-        if await self._refused(reply, model, openai=False):
+        if await self._refused(reply, model, openai=False, temperature=options.get("temperature")):
             return
         turn = self.plan_turn(model, messages, options.get("seed"), options.get("num_predict"))
         if await self._reject_fault(turn, reply, openai=False):
@@ -481,7 +487,7 @@ class SimServer:
         self, data: dict[str, object], messages: list[Message], reply: Reply, *, completions: bool
     ) -> None:
         model = str(data.get("model") or self.profile_name)
-        if await self._refused(reply, model, openai=True):
+        if await self._refused(reply, model, openai=True, temperature=data.get("temperature")):
             return
         max_tokens = data.get("max_tokens", data.get("max_completion_tokens"))
         turn = self.plan_turn(model, messages, data.get("seed"), max_tokens)

@@ -5,8 +5,10 @@ it over HTTP: a slower replica (`latency_ms`), a thinking model behind an OpenAI
 server or Ollama that answers in its reasoning (`reasoning`: LiteLLM's and vLLM's
 `reasoning_content`, vLLM's newer `reasoning`, llama-server's `--reasoning-format`, Ollama's
 `message.thinking`), a server or gateway that rejects every chat the same way (`reject`: a
-400 "does not support thinking", a 500 for a dead upstream) and a proxy that answers
-Ollama's /api/chat in NDJSON lines even when asked for one object (`ndjson`).
+400 "does not support thinking", a 500 for a dead upstream), a proxy that answers
+Ollama's /api/chat in NDJSON lines even when asked for one object (`ndjson`) and a reasoning
+model that takes only its default temperature (`default_temperature_only`: OpenAI's o-series
+and gpt-5 answer any other 400).
 """
 
 from __future__ import annotations
@@ -33,6 +35,16 @@ class ServeSwitches:
     reject_status: int | None = None  # every chat answered with this status ...
     reject_message: str = ""  # ... and this same message
     ndjson: bool = False  # /api/chat answers NDJSON lines even to "stream": false
+    default_temperature_only: bool = False  # a temperature other than 1 sent: HTTP 400
+
+    def refuses_temperature(self, temperature: object) -> str | None:
+        """The 400 message for a temperature this server does not take (None: taken)."""
+        if not self.default_temperature_only or temperature is None or temperature == 1:
+            return None
+        return (
+            f"Unsupported value: 'temperature' does not support {temperature} with this "
+            "model. Only the default (1) value is supported."
+        )
 
     def __post_init__(self) -> None:
         if self.latency_ms < 0:
