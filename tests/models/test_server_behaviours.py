@@ -5,6 +5,7 @@ speed, a model that takes only its default temperature."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 
 import pytest
@@ -318,3 +319,51 @@ def test_a_model_taking_only_its_default_temperature(tmp_path, capsys) -> None: 
             assert stored(
                 db, "SELECT json_extract(options_json, '$.temperature') FROM sessions"
             ) == [(None,)]
+
+
+def test_answers_the_timeout_cut_are_counted_apart_from_failed_turns(tmp_path, capsys) -> None:  # noqa: ANN001
+    """A model sending each answer's first piece and then stalling past the timeout: "Yes"
+    is kept as an answer the timeout cut, "**" cannot be read and is a failed turn. The
+    report said every one of them was "kept as far as they went"; now it counts the kept
+    answers only (the failed ones are failed turns), in the report and the session list."""
+    profile = tmp_path / "stalling.toml"
+    profile.write_text(
+        'name = "stalling"\nextends = "default"\ntoken_ms = 3000.0\nunsure_rate = 0.0\n'
+        '[styles]\nyes = ["Yes, it is."]\nno = ["**No**"]\n',
+        encoding="utf-8",
+    )
+    db = tmp_path / "s.db"
+    with sim_server_thread(str(profile)) as server:
+        code, _, err = kontest(
+            capsys,
+            "run",
+            "--kg",
+            "places",
+            "--limit",
+            "2",
+            "--model",
+            f"ollama:sim@{server.url}",
+            "--timeout",
+            "0.4",
+            "--max-attempts",
+            "1",
+            "--concurrency",
+            "8",
+            "--db",
+            db,
+            "-q",
+        )
+    assert "Traceback" not in err
+    kept = stored(db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND error IS NULL")
+    cut = stored(
+        db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND error IS NOT NULL"
+    )
+    assert kept[0][0] > 0 and cut[0][0] > 0  # both kinds happened
+    assert run_cli(["report", "--db", str(db), "--format", "json"]) in (0, 1)
+    report = json.loads(capsys.readouterr().out)
+    assert report["stopped"]["timeout"] == kept[0][0]
+    assert report["failed"] >= cut[0][0]
+    assert run_cli(["report", "--db", str(db)]) in (0, 1)
+    assert f"{kept[0][0]} by the timeout (kept as far as they went)" in capsys.readouterr().out
+    assert run_cli(["sessions", "--db", str(db)]) == 0
+    assert f"{kept[0][0]} timeout" in capsys.readouterr().out
