@@ -111,7 +111,6 @@ def test_the_same_400_for_every_chat_stops_the_run(tmp_path, capsys) -> None:  #
             capsys,
             "run",
             "--resume",
-            "--retry-errors",
             "--model",
             f"ollama:sim@{good.url}",
             "--db",
