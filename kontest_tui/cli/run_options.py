@@ -5,6 +5,7 @@ into the session API's own objects (run.api.SessionSpec, ChatOptions, ExecutorCo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +47,9 @@ class TemperatureType(click.ParamType[float | str, Any]):
             number = float(text)
         except ValueError:
             number = -1.0
-        if not 0.0 <= number <= 2.0:  # (NaN fails too)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        if not 0.0 <= number <= 2.0:
             self.fail(f"{value!r} is not a number from 0 to 2 nor 'default'", param, ctx)
         return number
 
