@@ -255,9 +255,11 @@ class OllamaModel:
             message = quote(str(data["error"]))
             if "not found" in message:
                 raise ModelError(
-                    f"unknown model {self.model!r} at ollama {self.url}: {message}", fatal=True
+                    f"unknown model {self.model!r} at ollama {self.url}: {message}",
+                    fatal=True,
+                    rejected=True,
                 )
-            raise ModelError(f"ollama at {self.url}: {message}", retryable=True)
+            raise ModelError(f"ollama at {self.url}: {message}", retryable=True, rejected=True)
 
 
 def _is_ndjson(content_type: str, body: bytes) -> bool:

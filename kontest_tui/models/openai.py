@@ -328,7 +328,9 @@ class OpenAIModel:
         if isinstance(data, dict) and data.get("error"):
             error = data["error"]
             message = error.get("message", error) if isinstance(error, dict) else error
-            raise ModelError(f"{self.base_url}: {quote(str(message))}", retryable=True)
+            raise ModelError(
+                f"{self.base_url}: {quote(str(message))}", retryable=True, rejected=True
+            )
 
 
 # What to change when a reasoning model's answer ended inside its reasoning.
