@@ -9,9 +9,14 @@ engine (create_session + run_session, a throw-away store):
    failed calls, answers stopped by the length limit;
 2. reproducibility: completions at concurrency 1, 2, 4 against a server with 4 slots (batched
    decoding) and against one with 1 slot (what `local:` uses), counting answers that differ
-   from concurrency 1.
+   from concurrency 1;
+3. with `--threads`: compute threads, the one setting a user's own llama-server most often
+   gets wrong on a busy machine: completions at concurrency 4 against 4 slots on llama.cpp's
+   default threads (one per core, what `llama-server` starts with) and on 1 thread (what
+   `local:` uses), seconds per call and the ratio.
 
     .venv/bin/python benchmarks/local_model.py [--limit 20] [--skip-chat] [--skip-repro]
+        [--threads]
 """
 
 from __future__ import annotations
@@ -84,6 +89,37 @@ def report(name: str, result: dict[str, object]) -> None:
     )
 
 
+def start_threaded_server(gguf: Path, threads: int, slots: int = 4) -> object:
+    """A llama.cpp server on `threads` compute threads (-1: llama.cpp's default, one per
+    core), as a user starts `llama-server -np SLOTS [-t THREADS]`; kept alive by the caller."""
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(gguf)
+    params.n_ctx = 4096
+    params.n_parallel = slots
+    params.verbosity = -1
+    params.warmup = False
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    return xllamacpp.Server(params)
+
+
+def compare_threads(gguf: Path, limit: int, timeout: float) -> None:
+    """Completions at c=4 on 4 slots: llama.cpp's default threads against one thread."""
+    seconds = {}
+    for threads in (-1, 1):
+        server = start_threaded_server(gguf, threads)
+        url = str(server.listening_address).rstrip("/")  # type: ignore[attr-defined]
+        result = run_places(url, "completions", limit, 4, timeout)
+        name = "default threads" if threads < 0 else "1 thread"
+        report(f"4 slots, c=4, {name}", result)
+        seconds[threads] = float(result["elapsed"])  # type: ignore[arg-type]
+        print(f"  {name}: {seconds[threads]:.1f} s for the session")
+        del server
+    print(f"default threads / 1 thread: {seconds[-1] / seconds[1]:.1f}x the time")
+
+
 def differ(a: dict[object, str | None], b: dict[object, str | None]) -> int:
     return sum(a.get(key) != b.get(key) for key in set(a) | set(b))
 
@@ -94,11 +130,17 @@ def main() -> None:
     parser.add_argument("--skip-chat", action="store_true")
     parser.add_argument("--skip-repro", action="store_true")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per call")
+    parser.add_argument(
+        "--threads", action="store_true", help="only compare default threads with one thread"
+    )
     args = parser.parse_args()
     if not local_extra_available():
         print("skipped: the [local] extra is not installed")
         return
     gguf = model_file("gemma3-270m")
+    if args.threads:
+        compare_threads(gguf, args.limit, args.timeout)
+        return
     batched = start_server(gguf, slots=4)
     print(f"llama.cpp server (xllamacpp, 4 slots) at {batched}; places --limit {args.limit}")
     if not args.skip_chat:

@@ -55,7 +55,9 @@ class TemplateError(InvalidInputError):
 class ModelError(KontestError):
     """A model call failed; `retryable` says whether trying again may help; `fatal` that every
     call would fail the same way (401/403 unauthorized, 404 unknown model): never retried, and
-    a few in a row stop the run."""
+    a few in a row stop the run. `rejected`: the server answered and refused the request (an
+    HTTP error status other than 429, or an error object in its answer), not a transport
+    failure: the same rejection turn after turn stops a run too."""
 
     title = "Model"
     retryable = False
@@ -67,11 +69,13 @@ class ModelError(KontestError):
         retryable: bool = False,
         retry_after: float | None = None,
         fatal: bool = False,
+        rejected: bool = False,
     ) -> None:
         super().__init__(message)
         self.retryable = retryable and not fatal
         self.retry_after = retry_after
         self.fatal = fatal
+        self.rejected = rejected
 
 
 class ModelSpecError(InvalidInputError):

@@ -329,6 +329,8 @@ class CommandRun:
                 "RESULTS.jsonl",
                 err=True,
             )
+            if phase.note is not None:
+                click.echo(f"kontest: note: {phase.note}", err=True)
             return
         assert phase.evaluation is not None
         from kontest_tui.report.explain_store import render_named_report

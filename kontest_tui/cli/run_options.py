@@ -5,10 +5,11 @@ into the session API's own objects (run.api.SessionSpec, ChatOptions, ExecutorCo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import click
 
@@ -25,6 +26,32 @@ from kontest_tui.run.api import SessionSpec
 from kontest_tui.run.executor import ExecutorConfig
 
 F = TypeVar("F", bound=Callable[..., object])
+
+# `--temperature default`: send no temperature, the server uses its own (reasoning models
+# such as OpenAI's o-series and gpt-5 take no other).
+SERVER_TEMPERATURE = "default"
+
+
+class TemperatureType(click.ParamType[float | str, Any]):
+    """A temperature from 0 to 2 (what OpenAI's API takes), or `default`: none sent."""
+
+    name = "0..2|default"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | str:
+        text = str(value).strip().lower()
+        if text == SERVER_TEMPERATURE:
+            return SERVER_TEMPERATURE
+        try:
+            number = float(text)
+        except ValueError:
+            number = -1.0
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number.", param, ctx)
+        if not 0.0 <= number <= 2.0:
+            self.fail(f"{value!r} is not a number from 0 to 2 nor 'default'", param, ctx)
+        return number
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +104,7 @@ class ModelChoice:
 
     model_spec: str | None
     model_seed: int | None
-    temperature: float | None
+    temperature: float | str | None  # None: the template set's; SERVER_TEMPERATURE: none sent
     think: bool
     system_prompt: str | None
     max_tokens: int | None
@@ -85,8 +112,13 @@ class ModelChoice:
 
     def chat_options(self, default_temperature: float) -> ChatOptions:
         """The chat options (the template set's temperature unless one is given)."""
+        temperature: float | None = default_temperature
+        if self.temperature == SERVER_TEMPERATURE:
+            temperature = None
+        elif isinstance(self.temperature, float):
+            temperature = self.temperature
         return ChatOptions(
-            temperature=default_temperature if self.temperature is None else self.temperature,
+            temperature=temperature,
             seed=self.model_seed,
             max_tokens=self.max_tokens,
             timeout=self.timeout,
@@ -248,9 +280,12 @@ run_options = _options(
     ),
     click.option(
         "--temperature",
-        type=click.FloatRange(0.0, 2.0),
+        type=TemperatureType(),
         default=None,
-        help="0 to 2 (what OpenAI's API takes). Default: the template set's (0).",
+        metavar="0..2|default",
+        help="0 to 2 (what OpenAI's API takes), or 'default' to send none (the server's own: "
+        "reasoning models such as OpenAI's o-series take no other). Default: the template "
+        "set's (0).",
     ),
     click.option(
         "--think",

@@ -30,18 +30,81 @@ def sim_group() -> None:
     default=None,
     help="KG file or sample: recognise its relations in non-template wording (variants).",
 )
-def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str | None) -> None:
+@click.option(
+    "--latency-ms",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Added before every answer's first byte (a slower replica).",
+)
+@click.option(
+    "--reasoning",
+    type=click.Choice(["first", "only"]),
+    default=None,
+    help="Answer as a thinking model: reasoning first, then the answer; or reasoning only "
+    "(its budget spent thinking, no answer).",
+)
+@click.option(
+    "--reasoning-field",
+    type=click.Choice(["reasoning_content", "reasoning"]),
+    default="reasoning_content",
+    show_default=True,
+    help="The OpenAI wire's field for the reasoning (Ollama's is message.thinking).",
+)
+@click.option(
+    "--reject",
+    default=None,
+    metavar="STATUS[:MESSAGE]",
+    help="Answer every chat with this HTTP error and message, e.g. "
+    "'400:model does not support thinking'.",
+)
+@click.option(
+    "--ndjson",
+    is_flag=True,
+    help='Answer /api/chat in NDJSON lines even when asked for one object ("stream": false), '
+    "as some proxies do.",
+)
+@click.option(
+    "--default-temperature-only",
+    is_flag=True,
+    help="Answer 400 to a request sending a temperature other than 1, as reasoning models do.",
+)
+def serve_command(
+    host: str,
+    port: int,
+    profile: str,
+    seed: int,
+    kg_source: str | None,
+    latency_ms: float,
+    reasoning: str | None,
+    reasoning_field: str,
+    reject: str | None,
+    ndjson: bool,
+    default_temperature_only: bool,
+) -> None:
     """Serve the simulated model over the Ollama (/api/chat) and OpenAI (/v1/...) wire formats.
 
     The first output line is the base URL, e.g. http://127.0.0.1:11435; point clients at
-    ollama:MODEL@URL or openai:MODEL@URL/v1. A profile's name as MODEL selects that profile.
+    ollama:MODEL@URL or openai:MODEL@URL/v1. MODEL is `sim` (the --profile), or a profile's
+    name to select that profile; any other name is answered 404, as real servers do.
     """
     from kontest_tui.models.sim import load_profile
     from kontest_tui.models.sim.server import run_server
+    from kontest_tui.models.sim.switches import ServeSwitches, parse_reject
 
     if not 0 <= port <= 65535:
         raise InvalidInputError(f"--port must be 0..65535, not {port}")
     load_profile(profile)  # a bad profile fails here with one line
+    status, message = parse_reject(reject) if reject is not None else (None, "")
+    switches = ServeSwitches(
+        latency_ms=latency_ms,
+        reasoning=reasoning,
+        reasoning_field=reasoning_field,
+        reject_status=status,
+        reject_message=message,
+        ndjson=ndjson,
+        default_temperature_only=default_temperature_only,
+    )
     kg = None
     if kg_source:
         from kontest_tui.kg.io import load_graph
@@ -54,7 +117,7 @@ def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str 
             click.echo(f"kontest sim server: warning: listening on {host}, not loopback", err=True)
         click.echo(
             f"kontest sim server: profile {profile}, seed {seed}; "
-            f"ollama:MODEL@{url} or openai:MODEL@{url}/v1; Ctrl-C stops",
+            f"ollama:sim@{url} or openai:sim@{url}/v1; Ctrl-C stops",
             err=True,
         )
         sys.stdout.flush()
@@ -62,7 +125,15 @@ def serve_command(host: str, port: int, profile: str, seed: int, kg_source: str 
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(
-                run_server(profile=profile, seed=seed, host=host, port=port, on_ready=ready, kg=kg)
+                run_server(
+                    profile=profile,
+                    seed=seed,
+                    host=host,
+                    port=port,
+                    on_ready=ready,
+                    kg=kg,
+                    switches=switches,
+                )
             )
     except OSError as error:
         raise InvalidInputError(

@@ -24,7 +24,9 @@ class Message:
 class ChatOptions:
     """Per-session generation options (part of the response-cache key)."""
 
-    temperature: float = 0.0
+    # None: no temperature is sent, the server uses its own default (reasoning models take
+    # no other; `kontest run --temperature default`)
+    temperature: float | None = 0.0
     seed: int | None = None
     max_tokens: int | None = None
     timeout: float = 60.0

@@ -117,10 +117,14 @@ def error_for_status(
         hint = (
             "check OPENAI_API_KEY" if service == "openai" else "check the server's access settings"
         )
-        return ModelError(f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}", fatal=True)
+        return ModelError(
+            f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}", fatal=True, rejected=True
+        )
     if status == 404:
         return ModelError(
-            f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}", fatal=True
+            f"unknown model {model!r} at {service} {url} (HTTP 404){suffix}",
+            fatal=True,
+            rejected=True,
         )
     if status == 429:
         retry_after = parse_retry_after(response.headers.get("retry-after"))
@@ -132,9 +136,26 @@ def error_for_status(
         )
     if status >= 500 or status == 408:
         return ModelError(
-            f"server error (HTTP {status}) from {service} at {url}{suffix}", retryable=True
+            f"server error (HTTP {status}) from {service} at {url}{suffix}",
+            retryable=True,
+            rejected=True,
         )
-    return ModelError(f"request rejected (HTTP {status}) by {service} at {url}{suffix}")
+    return ModelError(
+        f"request rejected (HTTP {status}) by {service} at {url}{suffix}"
+        f"{rejection_hint(status, detail)}",
+        rejected=True,
+    )
+
+
+def rejection_hint(status: int, detail: str) -> str:
+    """What to change when a 400 names an option the request sent: reasoning models (OpenAI's
+    o-series and gpt-5, ...) take only their default temperature."""
+    if status == 400 and "temperature" in detail.lower():
+        return (
+            " (the request sent a temperature; a model that takes only its default one is "
+            "asked with --temperature default, which sends none)"
+        )
+    return ""
 
 
 def is_stale_connection(error: httpx.RemoteProtocolError) -> bool:
@@ -233,6 +254,18 @@ async def send_bounded(
         raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
 
 
+def raise_if_only_thinking(
+    collector: StreamCollector, *, service: str, url: str, hint: str
+) -> None:
+    """A thinking model that spent the answer's budget (or time) thinking and said nothing:
+    a failed call saying so (`hint`: what to change), never an empty answer parsed invalid."""
+    if collector.thinking and not collector.text.strip():
+        raise ModelError(
+            f"{service} at {url}: the answer ended inside the model's thinking "
+            f"({collector.stopped or 'done'}, no answer given); {hint}"
+        )
+
+
 # Characters of a streamed answer held in memory: what the store keeps, and room for a key
 # that straddles the limit to be masked whole before the answer is cut.
 KEEP_CHARS = MAX_ANSWER_CHARS + 1024
@@ -260,7 +293,9 @@ class StreamCollector:
         self.started = started
         self.first_token_ms: float | None = None
         self.stopped: str | None = None
-        self.thinking = False  # the model sent thinking (Ollama's `message.thinking`)
+        # the model sent thinking (Ollama's `message.thinking`, OpenAI-compatible servers'
+        # `reasoning_content` / `reasoning`)
+        self.thinking = False
         self.kept = 0  # characters held in `pieces`
         self.dropped = 0  # characters received past KEEP_CHARS, never held
 

@@ -30,6 +30,7 @@ from kontest_tui.models.http_common import (
     loads,
     make_client,
     quote,
+    raise_if_only_thinking,
     send_bounded,
 )
 
@@ -48,7 +49,9 @@ def build_messages(request: ChatRequest) -> list[dict[str, str]]:
 
 
 def build_options(options: ChatOptions) -> dict[str, object]:
-    wire: dict[str, object] = {"temperature": options.temperature}
+    wire: dict[str, object] = {}
+    if options.temperature is not None:  # None: the model's default
+        wire["temperature"] = options.temperature
     if options.seed is not None:
         wire["seed"] = options.seed
     wire["num_predict"] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
@@ -127,14 +130,9 @@ class OllamaModel:
             service=SERVICE,
             url=self.url,
         )
-        if collector.thinking and not collector.text.strip():
-            # A thinking model that spent the answer's budget (or time) thinking said nothing.
-            raise ModelError(
-                f"ollama at {self.url}: the answer ended inside the model's thinking "
-                f"({collector.stopped or 'done'}, no answer given); try --max-tokens higher "
-                "or leave out --think",
-                retryable=False,
-            )
+        raise_if_only_thinking(
+            collector, service=SERVICE, url=self.url, hint=_thinking_hint(request.options.think)
+        )
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
@@ -167,6 +165,8 @@ class OllamaModel:
                 "JSON: not Ollama's chat API",
                 fatal=True,
             )
+        if _is_ndjson(kind, response.content):
+            return self._read_ndjson(response.content, collector)
         data = loads(response.content, "ollama /api/chat")
         self._raise_inline_error(data)
         if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
@@ -212,6 +212,33 @@ class OllamaModel:
             f"stream broken: ollama at {self.url} ended the stream before done", retryable=True
         )
 
+    def _read_ndjson(self, body: bytes, collector: StreamCollector) -> int:
+        """A whole answer that came as NDJSON lines (a proxy streaming although the request
+        said `"stream": false`): read as a stream is, so it is an answer, not "malformed JSON"
+        asked again and again; one without its `done` line is a broken answer."""
+        done: int | None = None
+        lines = [
+            loads(line, "ollama /api/chat (NDJSON)") for line in body.splitlines() if line.strip()
+        ]
+        for data in lines:
+            self._raise_inline_error(data)
+            collector.add(_content(data))
+            collector.thinking = collector.thinking or _thinks(data)
+            if isinstance(data, dict) and data.get("done"):
+                done = int(data.get("eval_count") or 0)
+                if data.get("done_reason") == "length":
+                    collector.stopped = "length"
+        if lines and not any(
+            isinstance(d, dict) and isinstance(d.get("message"), dict) for d in lines
+        ):
+            raise self._no_message(lines[0], len(lines))
+        if done is None:
+            raise ModelError(
+                f"stream broken: ollama at {self.url} sent NDJSON lines without done",
+                retryable=True,
+            )
+        return done
+
     def _no_message(self, first: object, lines: int) -> ModelError:
         """The failure of an /api/chat answer with no `message` object at all (a proxy sending
         /api/generate's `{"response": ...}` lines): not an answer, and every call would get it."""
@@ -228,9 +255,28 @@ class OllamaModel:
             message = quote(str(data["error"]))
             if "not found" in message:
                 raise ModelError(
-                    f"unknown model {self.model!r} at ollama {self.url}: {message}", fatal=True
+                    f"unknown model {self.model!r} at ollama {self.url}: {message}",
+                    fatal=True,
+                    rejected=True,
                 )
-            raise ModelError(f"ollama at {self.url}: {message}", retryable=True)
+            raise ModelError(f"ollama at {self.url}: {message}", retryable=True, rejected=True)
+
+
+def _is_ndjson(content_type: str, body: bytes) -> bool:
+    """Whether a whole /api/chat answer is NDJSON lines rather than one JSON object: said by
+    its content type, or several lines each one object (pretty-printed JSON is not)."""
+    if "ndjson" in content_type:
+        return True
+    lines = [line.strip() for line in body.strip().splitlines()]
+    return len(lines) > 1 and all(line.startswith(b"{") and line.endswith(b"}") for line in lines)
+
+
+def _thinking_hint(think: bool) -> str:
+    """What to change when the answer ended inside the thinking: --think was given, or the
+    model thinks although the request said `"think": false` (some always do)."""
+    if think:
+        return "try --max-tokens higher or leave out --think"
+    return 'the model thinks although asked not to ("think": false): try --max-tokens higher'
 
 
 def _content(data: object) -> str:

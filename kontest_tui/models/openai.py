@@ -30,6 +30,7 @@ from kontest_tui.models.http_common import (
     loads,
     make_client,
     quote,
+    raise_if_only_thinking,
     send_bounded,
 )
 from kontest_tui.redact import register_secret
@@ -221,7 +222,8 @@ class OpenAIModel:
             if prompt.stop:
                 payload["stop"] = list(prompt.stop)
             path = "/completions"
-        payload["temperature"] = options.temperature
+        if options.temperature is not None:  # None: the server's default
+            payload["temperature"] = options.temperature
         if options.seed is not None:
             payload["seed"] = options.seed
         return path, payload
@@ -238,6 +240,7 @@ class OpenAIModel:
             service=SERVICE,
             url=self.base_url,
         )
+        raise_if_only_thinking(collector, service=SERVICE, url=self.base_url, hint=THINKING_HINT)
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
@@ -265,6 +268,7 @@ class OpenAIModel:
         data = loads(response.content, f"{path} response")
         self._raise_inline_error(data)
         collector.add(self._choice_text(data, streamed=False))
+        collector.thinking = collector.thinking or _reasons(data, streamed=False)
         if _finish_reason(data) == "length":
             collector.stopped = "length"
         usage = data.get("usage") if isinstance(data, dict) else None
@@ -291,6 +295,7 @@ class OpenAIModel:
                 data = loads(data_text, "SSE stream")
                 self._raise_inline_error(data)
                 collector.add(self._choice_text(data, streamed=True))
+                collector.thinking = collector.thinking or _reasons(data, streamed=True)
                 reason = _finish_reason(data)
                 if reason == "length":
                     collector.stopped = "length"
@@ -323,7 +328,31 @@ class OpenAIModel:
         if isinstance(data, dict) and data.get("error"):
             error = data["error"]
             message = error.get("message", error) if isinstance(error, dict) else error
-            raise ModelError(f"{self.base_url}: {quote(str(message))}", retryable=True)
+            raise ModelError(
+                f"{self.base_url}: {quote(str(message))}", retryable=True, rejected=True
+            )
+
+
+# What to change when a reasoning model's answer ended inside its reasoning.
+THINKING_HINT = (
+    "try --max-tokens higher (e.g. 1024) or serve the model with its thinking off "
+    "(llama-server: --reasoning-budget 0)"
+)
+
+
+def _reasons(data: object, *, streamed: bool) -> bool:
+    """Whether a chat completion (or a streamed chunk) carries the model's reasoning, which
+    servers send beside the answer: `reasoning_content` (vLLM's reasoning parsers, LiteLLM,
+    llama-server's --reasoning-format deepseek) or `reasoning` (newer vLLM, OpenRouter)."""
+    if not isinstance(data, dict):
+        return False
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        return False
+    holder = choices[0].get("delta" if streamed else "message")
+    return isinstance(holder, dict) and bool(
+        holder.get("reasoning_content") or holder.get("reasoning")
+    )
 
 
 def _finish_reason(data: object) -> object:

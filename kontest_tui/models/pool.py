@@ -3,10 +3,14 @@
 `--model openai:MODEL@URL1*8,URL2*4` (or `ollama:`) names the same model on several base URLs
 (replicas of vLLM, Ollama, llama.cpp servers...). `*N` caps the calls in flight on that
 endpoint (default: no cap of its own; the run's `--concurrency` bounds the total). Each call
-goes to the healthy endpoint with the fewest calls in flight (ties: the most free capacity,
-then the fewest calls so far, then the first listed), so a slow endpoint, which holds its
-calls longer, gets fewer of them; when every endpoint is at its cap the call waits for a
-free slot.
+goes to the healthy endpoint whose next answer is expected soonest: its measured answer time
+times (its calls in flight + 1), the "peak EWMA" load of Finagle's and tower's balancers (the
+estimate jumps up to a slower answer at once, comes down by an average of the faster ones,
+and decays while the endpoint gets no answers, so a slow endpoint is tried again now and
+then); ties (nothing measured yet: the fewest calls in flight) go to the most free capacity,
+then the fewest calls so far, then the first listed. A replica 4x slower than the other so
+holds a slot or two of eight instead of half of them. When every endpoint is at its cap the
+call waits for a free slot.
 
 Health: an endpoint whose call fails with an error of its own (connection refused or reset,
 timeout, 5xx, a broken stream; and 401/403/404, a replica without the key or the model)
@@ -35,6 +39,8 @@ REST_FIRST = 1.0  # seconds an endpoint rests after its first failure
 REST_MAX = 60.0
 HANG_FACTOR = 8.0  # a call idle this many typical answer times hangs
 HANG_MIN_S = 5.0  # ... and never less than this
+DECAY_S = 10.0  # an answer-time estimate with no new answer falls by e every DECAY_S seconds
+FALL_WEIGHT = 0.3  # weight of a faster answer in the estimate (a slower one replaces it)
 
 
 @dataclass(slots=True)
@@ -51,9 +57,24 @@ class Endpoint:
     resting_until: float = 0.0
     rest: float = 0.0
     moved: int = 0  # calls moved off it (they hung)
+    answer_s: float | None = None  # its answer time (peak EWMA), None until it answers
+    measured_at: float = 0.0
 
     def free(self) -> float:
         return math.inf if self.limit is None else self.limit - self.in_flight
+
+    def expected_s(self, now: float, unknown: float) -> float:
+        """Its answer time now (decayed since its last answer); `unknown` before any."""
+        if self.answer_s is None:
+            return unknown
+        return self.answer_s * math.exp(-(now - self.measured_at) / DECAY_S)
+
+    def measure(self, took: float, now: float) -> None:
+        """An answer that took `took` seconds: a slower one than expected is the estimate at
+        once (the peak), a faster one brings it down by FALL_WEIGHT."""
+        expected = self.expected_s(now, took)
+        self.answer_s = took if took >= expected else expected + FALL_WEIGHT * (took - expected)
+        self.measured_at = now
 
     def healthy(self, now: float) -> bool:
         return now >= self.resting_until
@@ -134,7 +155,16 @@ class ModelPool:
         open_ = [e for e in healthy if e.free() > 0]
         if not open_:
             return None
-        return min(open_, key=lambda e: (e.in_flight, -e.free(), e.calls, self.endpoints.index(e)))
+        unknown = self.typical_s or 1.0
+        return min(
+            open_,
+            key=lambda e: (
+                (e.in_flight + 1) * e.expected_s(now, unknown),
+                -e.free(),
+                e.calls,
+                self.endpoints.index(e),
+            ),
+        )
 
     def another_healthy(self, tried: Collection[Endpoint]) -> bool:
         """Whether an endpoint not yet tried for this call is healthy now."""
@@ -171,6 +201,7 @@ class ModelPool:
             endpoint.rest = 0.0
             endpoint.resting_until = 0.0
             took = time.monotonic() - started
+            endpoint.measure(took, time.monotonic())
             self.typical_s = took if self.typical_s is None else 0.8 * self.typical_s + 0.2 * took
             return result
 

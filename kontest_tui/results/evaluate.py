@@ -63,10 +63,10 @@ def split_answers(
         if response.error is None:
             answers[key] = response.answer
             raw[key] = response.raw
+            if response.stopped is not None:  # (a failed turn the timeout cut is no answer)
+                stopped[response.stopped] = stopped.get(response.stopped, 0) + 1
         else:
             failed[failure_reason(response.error)] += 1
-        if response.stopped is not None:
-            stopped[response.stopped] = stopped.get(response.stopped, 0) + 1
     return answers, raw, failed, stopped
 
 

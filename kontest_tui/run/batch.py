@@ -4,8 +4,9 @@ For bulk runs on the batch engines providers already run (OpenAI's Batch API, vL
 `run-batch`): `write_batch` writes one request line per distinct pending chat
 (`{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body": {...}}`, the body
 the OpenAI client would send; `/v1/completions` lines with the few-shot prompt, its stop and
-max tokens for a completions-mode session; Ollama, replay and local sessions are refused in
-one line) into a file no earlier phase used; a turn is pending when it has no stored response and every
+max tokens for a completions-mode session, which OpenAI's Batch API runs and vLLM's
+`run-batch` does not (the phase's `note` says so); Ollama, replay and local sessions are
+refused in one line) into a file no earlier phase used; a turn is pending when it has no stored response and every
 earlier turn of its conversation has an answer, so the first phase holds every first turn and
 the next the second turns of sequential conversations (they need the first answers as
 context). `ingest_results` reads the engine's output lines (`{"custom_id", "response":
@@ -47,9 +48,16 @@ from kontest_tui.validate_input import read_jsonl
 
 BATCH_URL = "/v1/chat/completions"
 COMPLETIONS_URL = "/v1/completions"
-# Model kinds a batch engine runs: OpenAI's Batch API and vLLM's run-batch take chat and
-# completions lines; `kontest sim batch` is the simulated model as one.
+# Model kinds a batch engine runs: OpenAI's Batch API takes chat and completions lines, vLLM's
+# run-batch chat lines (and embeddings, score, rerank: no completions); `kontest sim batch`
+# is the simulated model as one.
 BATCH_KINDS = ("openai", "openai-completions", "sim")
+# Said when a completions-mode session's requests are written.
+COMPLETIONS_NOTE = (
+    "these are /v1/completions lines (completions mode): OpenAI's Batch API runs them, vLLM's "
+    "run-batch does not (it takes chat, embeddings, score and rerank lines only); for a base "
+    "model on vLLM, run the session live against `vllm serve` instead"
+)
 
 
 def check_batch_model(spec: str) -> None:
@@ -58,7 +66,7 @@ def check_batch_model(spec: str) -> None:
     if kind not in BATCH_KINDS:
         raise InvalidInputError(
             f"batch mode writes OpenAI Batch API files (openai:, openai-completions:, sim); "
-            f"a {kind}: model has no batch engine: run the session without --batch-out"
+            f"{kind}: models have no batch engine: run the session without --batch-out"
         )
 
 
@@ -128,7 +136,8 @@ def request_line(
     else:
         body["messages"] = [{"role": m.role, "content": m.content} for m in pending.messages]
         body[max_tokens_field] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
-    body["temperature"] = options.temperature
+    if options.temperature is not None:  # None: the engine's default
+        body["temperature"] = options.temperature
     if options.seed is not None:
         body["seed"] = options.seed
     url = COMPLETIONS_URL if completions else BATCH_URL
@@ -338,6 +347,7 @@ class BatchPhase:
     requests: int  # its lines (distinct chats)
     turns: int  # the turns they answer
     evaluation: Evaluation | None  # when no turn is left
+    note: str | None = None  # what to know about the requests written (COMPLETIONS_NOTE)
 
 
 def _pending(
@@ -397,7 +407,9 @@ def batch_phase(
                 elapsed_s=elapsed,
                 message=f"waiting for batch results of {path}",
             )
-            return BatchPhase(session_id, ingested, path, lines, len(left), None)
+            completions = parse_model_spec(spec).kind == "openai-completions"
+            note = COMPLETIONS_NOTE if completions else None
+            return BatchPhase(session_id, ingested, path, lines, len(left), None, note)
         evaluation = evaluate_session(store, session_id)
         status = "failed" if evaluation.failed else "done"
         store.sessions.finish_run(

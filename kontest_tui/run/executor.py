@@ -21,7 +21,10 @@ may opt in. With `share_answers=False` every turn is asked.
 Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
 backoff and jitter, honouring `retry_after`; fatal ones (401/403 unauthorized, 404 unknown
 model) are not, and `stop_after_fatal` of them with no answer in between end the run with a
-`ModelError` (after storing them). A call that still fails is recorded as an error
+`ModelError` (after storing them); so do `stop_after_identical` turns in a row that failed
+with the same error the server answered (an identical 400 for every chat, a gateway's
+identical 500 after all its attempts) or the same error that asking again cannot mend (ids
+and numbers of 8+ characters aside), since every later turn would get it too. A call that still fails is recorded as an error
 response (answer INVALID, `error` set: a *failed* turn, never an answer) and the run goes on;
 the later turns of that conversation are not asked (they need its answer as context) and are
 recorded as failed with that reason. `failing_after` calls in a row that still fail with a
@@ -38,6 +41,7 @@ import asyncio
 import hashlib
 import json
 import random
+import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -97,6 +101,9 @@ class ExecutorConfig:
     share_answers: bool = True
     jitter_seed: int | None = None  # for reproducible backoff in tests
     stop_after_fatal: int = 3  # 401/403/404 failures with no success since: the run stops
+    # Turns in a row that failed with the same rejection (or the same error that asking
+    # again cannot mend), with no answer between: the run stops.
+    stop_after_identical: int = 5
     # Calls in a row that still failed after all their attempts with an error worth retrying
     # (a server that died, a network gone): the model looks unreachable, and `on_failing`
     # says so once per such streak.
@@ -249,6 +256,9 @@ class Executor:
         self._random = random.Random(self.config.jitter_seed)
         self._fatal_streak = 0  # fatal failures (ModelError.fatal) since the last answer
         self._fatal_message = ""
+        self._same_streak = 0  # turns in a row failed with the same rejection (_same_failure)
+        self._same_key = ""
+        self._same_message = ""
         self._failing = 0  # turns in a row with no answer (the turns skipped after one aside)
         self._said_failing = False  # on_failing was called for the current streak
         self._uncacheable: set[AnswerKey] = set()  # answers cut by the timeout
@@ -712,6 +722,12 @@ class Executor:
                 f"{self._fatal_message}",
                 fatal=True,
             )
+        if self._same_streak >= self.config.stop_after_identical:
+            raise ModelError(
+                f"run stopped: {self._same_streak} turns in a row failed the same way, every "
+                f"turn would: {self._same_message}",
+                fatal=True,
+            )
 
     def _backoff(self, attempt: int, retry_after: float | None) -> float:
         """Exponential backoff with jitter (x0.5..1.5); a server's Retry-After wins if longer."""
@@ -749,6 +765,7 @@ class Executor:
         if error.fatal:
             self._fatal_streak += 1
             self._fatal_message = message
+        self._count_same_failure(error, message)
         if not error.retryable:
             return
         self._failing += 1
@@ -757,9 +774,24 @@ class Executor:
             if self.events.on_failing is not None:
                 self.events.on_failing(self._failing, message)
 
+    def _count_same_failure(self, error: ModelError, message: str) -> None:
+        """A turn failed for good: one more in the streak of turns failed the same way when
+        the server refused it (`rejected`) or asking again cannot mend it (not retryable);
+        a failure of the transport (timeouts, refused connections: the model unreachable,
+        said by `on_failing`) neither counts nor breaks the streak."""
+        if error.retryable and not error.rejected:
+            return
+        key = _same_failure(message)
+        if key == self._same_key:
+            self._same_streak += 1
+        else:
+            self._same_key, self._same_streak = key, 1
+        self._same_message = message
+
     def _count_answer(self) -> None:
         """The model answered: the streaks are over (one that was said, said to be over)."""
         self._fatal_streak = 0
+        self._same_streak = 0
         self._failing = 0
         if self._said_failing:
             self._said_failing = False
@@ -786,6 +818,16 @@ class _Pace:
             return False
         self.next = now + YIELD_EVERY_S
         return True
+
+
+# Ids, request numbers and times in an error (8+ characters with a digit) that differ between
+# two failures of the same kind.
+_VARYING = re.compile(r"[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*")
+
+
+def _same_failure(message: str) -> str:
+    """An error message with what varies between identical rejections masked."""
+    return _VARYING.sub(lambda m: "#" if len(m.group()) >= 8 else m.group(), message)
 
 
 def _with_system_prompt(options: ChatOptions, system_prompt: str) -> ChatOptions:

@@ -51,7 +51,7 @@ _FAILED_ROWS = (
 )
 _STOPPED_ROWS = (
     "(SELECT COUNT(*) FROM responses r INDEXED BY idx_responses_stopped"
-    " WHERE r.session = s.id AND r.stopped = '{}')"
+    " WHERE r.session = s.id AND r.stopped = '{}' AND r.error IS NULL)"
 )
 _SESSION_LIST = (
     "SELECT id, created, updated, status, kg_name, model, seed, relations, conversations,"
@@ -199,8 +199,9 @@ class Sessions(Repository):
         crashed) are counted from its stored rows, so they are true during a run and after
         a kill; a done session's were counted when it finished, in the transaction that
         closed it. `stopped_length` and `stopped_timeout` count the answers the token limit
-        and the timeout cut. Every count reads an index (the failed and stopped rows have
-        partial ones), never the answers themselves."""
+        and the timeout cut (a failed turn the timeout cut before it could be read is no
+        answer). Every count reads an index (the failed and stopped rows have partial ones,
+        and are few), never the answers themselves."""
         return cast(Iterator[SessionListing], self._dicts(_SESSION_LIST))
 
     def ids(self) -> list[str]:

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from kontest_tui.models.sim.server import SimServer
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -50,6 +52,30 @@ def running_sim_server(*args: str) -> Iterator[str]:
             process.kill()
 
 
+@contextmanager
+def sim_server_thread(profile: str = "default", **switches: object) -> Iterator[SimServer]:
+    """A `SimServer` with `switches` (models/sim/switches.py) on 127.0.0.1, in a thread with an
+    event loop of its own (so a command run in the test's thread can reach it): yields the
+    server (`url`, `posts` by path), stops it after. Cheaper than a `kontest sim serve`
+    subprocess."""
+    import asyncio
+
+    from kontest_tui.models.sim.switches import ServeSwitches
+
+    server = SimServer(profile=profile, switches=ServeSwitches(**switches))  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(server.start(), loop).result(timeout=10)
+    try:
+        yield server
+    finally:
+        asyncio.run_coroutine_threadsafe(server.close(), loop).result(timeout=10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # the default 5 resets connections when 16 arrive at once
 
@@ -71,7 +97,7 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
     """Answers according to the request's model name: status-401, status-404, status-500,
     status-429 (Retry-After: 7), sleep (3 s), garbage (not JSON), truncated (body cut),
     alternate-401 (401 and "Yes" in turn). `posts` counts the POSTs per model name;
-    /models/NAME (the connection check) knows the status-* and alternate-* names."""
+    /models/NAME (the connection check) knows the status-*, alternate-* and truncated names."""
 
     protocol_version = "HTTP/1.1"
     posts: Counter[str] = Counter()
@@ -100,7 +126,7 @@ class MisbehavingHandler(BaseHTTPRequestHandler):
             body = {"data": [{"id": "known"}], "models": [{"name": "known:latest"}]}
             self._send(200, json.dumps(body).encode())
             return
-        if "/models/status-" in self.path or "/models/alternate-" in self.path:
+        if any(f"/models/{name}" in self.path for name in ("status-", "alternate-", "truncated")):
             self._send(200, json.dumps({"id": self.path.rsplit("/", 1)[1]}).encode())
             return
         self._send(404, b'{"error": "not found"}')
@@ -210,6 +236,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
     then a 3 s hang), stall ("Ye" then a 3 s hang), length (done_reason "length"), empty (an
     empty `message`), thinker (Ollama: it thinks until the length limit unless the request
     says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
+    A chat POSTed under /as/NAME/ behaves as model NAME whatever the request names (a pool's
+    replicas share one model name).
     """
 
     protocol_version = "HTTP/1.1"
@@ -270,6 +298,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
         type(self).payloads.append(data)
         type(self).authorizations.append(self.headers.get("Authorization", ""))
         model = str(data.get("model", "")).removesuffix(":latest")
+        if self.path.startswith("/as/"):  # /as/NAME/api/chat: as model NAME (a pool's replica)
+            _, _, model, rest = self.path.split("/", 3)
+            self.path = f"/{rest}"
         if self.path == "/api/chat" and model == "webpage":  # a web server, not Ollama
             self.send_response(200)
             body = b"<html><body>Welcome</body></html>"

@@ -93,13 +93,14 @@ def test_a_model_that_stops_answering_is_said_once(
     capsys,
     monkeypatch,  # noqa: ANN001
 ) -> None:
-    """QA finding 7: every call failing with an error worth retrying (HTTP 500: a server in
-    trouble) went on silently. With one attempt per turn, 3 relations ask 12 first turns
-    (the later turns of a failed conversation are not asked): the 10th failure in a row says
-    once that the model stopped answering, with the command that asks the failed turns again;
-    the run goes on to the end and is left to resume."""
+    """QA finding 7: every call failing with an error worth retrying (a server in trouble,
+    cutting every answer) went on silently. With one attempt per turn, 3 relations ask 12
+    first turns (the later turns of a failed conversation are not asked): the 10th failure in
+    a row says once that the model stopped answering, with the command that asks the failed
+    turns again; the run goes on to the end and is left to resume. (The same rejection from
+    the server every time stops the run instead: test_server_behaviours.py.)"""
     monkeypatch.setenv("OPENAI_API_KEY", "good-key")
-    before = MisbehavingHandler.posts["status-500"]
+    before = MisbehavingHandler.posts["truncated"]
     code, _, err = kontest(
         capsys,
         "run",
@@ -108,7 +109,7 @@ def test_a_model_that_stops_answering_is_said_once(
         "--limit",
         "3",
         "--model",
-        f"openai:status-500@{bad_url}/v1",
+        f"openai:truncated@{bad_url}/v1",
         "--db",
         tmp_path / "s.db",
         "--concurrency",
@@ -121,7 +122,7 @@ def test_a_model_that_stops_answering_is_said_once(
     warnings = [line for line in err.splitlines() if "stopped answering" in line]
     assert len(warnings) == 1, err
     assert warnings[0].startswith(
-        "kontest: warning: the model stopped answering: 10 turns in a row failed (server error"
+        "kontest: warning: the model stopped answering: 10 turns in a row failed (stream broken"
     )
     assert "kontest run --resume " in warnings[0]
-    assert MisbehavingHandler.posts["status-500"] - before == 12
+    assert MisbehavingHandler.posts["truncated"] - before == 12

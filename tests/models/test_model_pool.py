@@ -114,7 +114,7 @@ def executor_config(concurrency: int = 8) -> ExecutorConfig:
 async def test_calls_go_to_the_endpoint_with_fewest_in_flight(slow_sim_url, sim_url) -> None:  # noqa: ANN001
     """No caps: a slow endpoint holds its calls longer, so it gets fewer of them (before:
     the calls were shared out by count, half to the slow one)."""
-    pool = open_model(f"ollama:any@{slow_sim_url},{sim_url}", stream=False)
+    pool = open_model(f"ollama:sim@{slow_sim_url},{sim_url}", stream=False)
     assert isinstance(pool, ModelPool)
     try:
         await Executor(pool, config=executor_config()).run(questions(80))
@@ -147,7 +147,7 @@ async def test_a_replica_answering_401_is_left_for_the_healthy_one(leaky_url, si
 async def test_calls_that_hang_are_moved_off_their_endpoint(proxy_url, sim_url) -> None:  # noqa: ANN001
     """An endpoint that sends "Ye" then hangs: its calls are moved to the healthy one after
     the hang bound, answered whole there, and the hanging endpoint rests."""
-    pool = open_model(f"ollama:stall@{proxy_url},{sim_url}")
+    pool = open_model(f"ollama:sim@{proxy_url}/as/stall,{sim_url}")
     assert isinstance(pool, ModelPool)
     pool.hang_min, pool.hang_factor = 0.3, 1.0
     try:

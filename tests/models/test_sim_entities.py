@@ -98,7 +98,7 @@ async def test_sim_serve_kg_option_matches_in_process() -> None:
     local = SimulatedModel("default", kg=kg)
     process, url = start_sim_server("--kg", "places")
     try:
-        client = OllamaModel("m", url)
+        client = OllamaModel("sim", url)
         try:
             for question in questions:
                 request = ChatRequest((Message("user", question),))

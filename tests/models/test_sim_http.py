@@ -35,7 +35,7 @@ CHATS: list[tuple[str, ...]] = [
 CLIENTS = ["ollama-stream", "ollama-whole", "openai-stream", "openai-whole"]
 
 
-def make_client(kind: str, url: str, model: str = "anything") -> OllamaModel | OpenAIModel:
+def make_client(kind: str, url: str, model: str = "sim") -> OllamaModel | OpenAIModel:
     stream = kind.endswith("stream")
     if kind.startswith("ollama"):
         return OllamaModel(model, url, stream=stream)
@@ -128,21 +128,21 @@ async def test_list_models_and_check(sim_url: str) -> None:
     assert "flaky:latest" in await alist_models(f"ollama:@{sim_url}")
     assert "careful" in await alist_models(f"openai:@{sim_url}")
     assert "default" in await alist_models("sim")
-    for spec in (f"ollama:flaky@{sim_url}", f"openai:whatever@{sim_url}"):
+    for spec in (f"ollama:flaky@{sim_url}", f"openai:careful@{sim_url}", f"openai:sim@{sim_url}"):
         model = open_model(spec)
         try:
             line = await model.check()
         finally:
             await model.aclose()
         assert "available" in line and "\n" not in line
-    # Ollama models are verified by name in /api/tags (the sim server's /api/show says yes
-    # to any name, as some proxies do)
-    model = open_model(f"ollama:whatever@{sim_url}")
-    try:
-        with pytest.raises(ModelError, match="unknown model 'whatever'"):
-            await model.check()
-    finally:
-        await model.aclose()
+    # a name the server does not serve fails the check, as on a real server
+    for spec in (f"ollama:whatever@{sim_url}", f"openai:whatever@{sim_url}"):
+        model = open_model(spec)
+        try:
+            with pytest.raises(ModelError, match="unknown model 'whatever'"):
+                await model.check()
+        finally:
+            await model.aclose()
 
 
 # the megabyte answer needs a length limit above the clients' yes/no default

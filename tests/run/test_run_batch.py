@@ -375,7 +375,7 @@ def test_models_without_a_batch_engine_are_refused_in_one_line_storing_nothing(
         tmp_path,
     )
     assert code == 2 and err.count("\n") == 1
-    assert "a ollama: model has no batch engine" in err
+    assert "ollama: models have no batch engine" in err
     assert not db.exists() and not list(tmp_path.glob("*.jsonl"))
 
 
@@ -408,3 +408,34 @@ def test_asking_failed_turns_again_writes_a_new_phase_file(
     assert first.read_text() == kept  # the first phase's file as it was
     again = only(tmp_path, "*-turn1-2.jsonl")
     assert len(again.read_text().splitlines()) == len(kept.splitlines())
+
+
+@pytest.mark.parametrize("kind", ["openai-completions", "openai"])
+def test_completions_lines_say_which_batch_engines_run_them(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Completions-mode lines are right for OpenAI's Batch API, but vLLM's run-batch takes
+    chat lines (and embeddings, score, rerank) only: writing them says so; chat lines not."""
+    code, _, err = kontest(
+        capsys,
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "2",
+        "--model",
+        f"{kind}:m@http://127.0.0.1:9/v1",
+        "--db",
+        tmp_path / "b.db",
+        "--batch-out",
+        tmp_path,
+    )
+    assert code == 0, err
+    notes = [line for line in err.splitlines() if line.startswith("kontest: note:")]
+    if kind == "openai":
+        assert notes == []
+    else:
+        assert len(notes) == 1 and "/v1/completions lines" in notes[0]
+        assert (
+            "vLLM's run-batch does not" in notes[0] and "OpenAI's Batch API runs them" in notes[0]
+        )

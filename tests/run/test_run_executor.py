@@ -574,7 +574,12 @@ async def test_failures_not_worth_retrying_are_no_streak() -> None:
     said: list[int] = []
     model = ToyModel(lambda request: (_ for _ in ()).throw(ModelError("bad request")))
     config = ExecutorConfig(
-        concurrency=1, max_attempts=2, share_answers=False, use_cache=False, failing_after=3
+        concurrency=1,
+        max_attempts=2,
+        share_answers=False,
+        use_cache=False,
+        failing_after=3,
+        stop_after_identical=100,  # (the same failure every turn stops a run at 5)
     )
     executor = Executor(
         model, config=config, events=ExecutorEvents(on_failing=lambda t, e: said.append(t))

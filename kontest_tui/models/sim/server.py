@@ -8,10 +8,13 @@ clients are exercised with no model installed. Routes:
 - OpenAI: POST /v1/chat/completions and /v1/completions (SSE `data:` lines ending in
   `data: [DONE]`, or one JSON object), GET /v1/models, GET /v1/models/{id}.
 
-Any model name is accepted; a profile's name (e.g. "flaky", "careful:latest") selects that
-profile, any other name the server's profile. Answers come from `sim.decide_answer`, so they
-equal the in-process `sim:` model's for the same chat and seed (a request's seed wins).
-Faults are real: 429 with a Retry-After header, 500, a stream cut mid-answer, a slow first byte.
+A profile's name (e.g. "flaky", "careful:latest") selects that profile; `sim` (or the server's
+own profile's name) the server's profile; any other name is unknown, answered 404 as real
+servers answer it (so a typo fails the connection check). Answers come from
+`sim.decide_answer`, so they equal the in-process `sim:` model's for the same chat and seed
+(a request's seed wins). Faults are real: 429 with a Retry-After header, 500, a stream cut
+mid-answer, a slow first byte; `switches.ServeSwitches` adds the servers met in use (latency,
+answers in the reasoning only, the same rejection for every chat, NDJSON to whole requests).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ import asyncio
 import contextlib
 import json
 import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -44,6 +48,10 @@ from kontest_tui.models.sim.model import (
     split_tokens,
 )
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
+from kontest_tui.models.sim.switches import THINKING_TEXT, ServeSwitches
+
+# The model name that always means the server's own profile (`openai:sim@URL/v1`).
+SERVER_MODEL = "sim"
 
 
 @dataclass(slots=True)
@@ -55,6 +63,7 @@ class Turn:
     fault: str | None
     delay_s: float
     token_s: float
+    thinking: list[str] = field(default_factory=list)  # reasoning pieces sent before the answer
 
 
 class SimServer:
@@ -67,8 +76,10 @@ class SimServer:
         host: str = "127.0.0.1",
         port: int = 0,
         kg: KnowledgeGraph | None = None,
+        switches: ServeSwitches | None = None,
     ) -> None:
         self.profile = load_profile(profile)
+        self.switches = switches or ServeSwitches()
         self.entities = EntityFinder(kg) if kg is not None else None
         self.patterns = TemplatePatterns(recheck=1.0)  # user template files may change
         self.profile_name = profile
@@ -79,6 +90,7 @@ class SimServer:
         self._attempts = AttemptCounter()
         self._profiles = set(list_profiles())
         self.requests = 0
+        self.posts: Counter[str] = Counter()  # POST requests by path (chats asked)
         self._writers: set[asyncio.StreamWriter] = set()
 
     @property
@@ -126,6 +138,8 @@ class SimServer:
                 if request is None:
                     break
                 self.requests += 1
+                if request.method == "POST":
+                    self.posts[request.path] += 1
                 reply = Reply(writer, request.keep_alive)
                 try:
                     await self._dispatch(request, reply)
@@ -176,21 +190,68 @@ class SimServer:
 
     # ------------------------------------------------------------------ decisions
 
-    def _profile_for(self, model: object) -> SimProfile:
-        name = str(model or "")
-        base = name.removesuffix(":latest")
+    def _profile_for(self, model: object) -> SimProfile | None:
+        """The profile a model name selects: a profile's name (`flaky`, `careful:latest`), the
+        server's own for `sim`, its profile's name or no name; None for any other name."""
+        base = str(model or "").strip().removesuffix(":latest")
+        if base in ("", SERVER_MODEL, self.profile_name, self.profile.name):
+            return self.profile
         if base in self._profiles:
             try:
                 return load_profile(base)
             except KontestError:
                 return self.profile
-        return self.profile
+        return None
+
+    def model_names(self) -> list[str]:
+        """The names this server serves (its /api/tags and /v1/models)."""
+        return sorted(self._profiles | {SERVER_MODEL, self.profile.name})
+
+    async def _refused(
+        self, reply: Reply, model: str, openai: bool, temperature: object = None
+    ) -> bool:
+        """Answer a chat for a model not served (404), under the `reject` switch or with a
+        temperature the switches refuse (400); True when it is answered so."""
+        if self._profile_for(model) is None:
+            await self._unknown_model(reply, model, openai)
+            return True
+        refusal = self.switches.refuses_temperature(temperature)
+        if refusal is not None:
+            await self._bad(reply, refusal, openai)
+            return True
+        return await self._reject_all(reply, openai)
+
+    async def _unknown_model(self, reply: Reply, model: str, openai: bool) -> None:
+        """A real server's 404 for a model it does not serve (Ollama's or OpenAI's shape)."""
+        if openai:
+            body: dict[str, object] = {
+                "error": {
+                    "message": f"The model `{model}` does not exist.",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": "model_not_found",
+                }
+            }
+        else:
+            body = {"error": f'model "{model}" not found, try pulling it first'}
+        await reply.send(404, encode_json(body))
+
+    async def _reject_all(self, reply: Reply, openai: bool) -> bool:
+        """The `reject` switch: every chat gets the same error status and message."""
+        status = self.switches.reject_status
+        if status is None:
+            return False
+        message = self.switches.reject_message
+        kind = "server_error" if status >= 500 else "invalid_request_error"
+        body = {"error": {"message": message, "type": kind}} if openai else {"error": message}
+        await reply.send(status, encode_json(body))
+        return True
 
     def plan_turn(
         self, model: object, messages: Sequence[Message], seed: object, max_tokens: object
     ) -> Turn:
         """Decide the answer and fault of one request (the pure part, no I/O)."""
-        profile = self._profile_for(model)
+        profile = self._profile_for(model) or self.profile
         use_seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else self.seed
         questions = [message.content for message in messages if message.role == "user"]
         attempt = self._attempts.next(profile.name, questions)
@@ -199,12 +260,17 @@ class SimServer:
         limit = (
             max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         )
-        delay = profile.first_byte_ms
+        delay = profile.first_byte_ms + self.switches.latency_ms
         if fault == "slow_first_byte":
             delay += profile.faults.slow_first_byte_ms
-        return Turn(
+        turn = Turn(
             profile, split_tokens(text, limit), fault, delay / 1000, profile.token_ms / 1000
         )
+        if self.switches.reasoning is not None:
+            turn.thinking = split_tokens(THINKING_TEXT)
+            if self.switches.reasoning == "only":  # the budget ran out while it thought
+                turn.pieces = []
+        return turn
 
     async def _reject_fault(self, turn: Turn, reply: Reply, openai: bool) -> bool:
         """Send the 429/500 of a faulty turn; True when the request is answered."""
@@ -270,6 +336,8 @@ class SimServer:
         options = data.get("options") if isinstance(data.get("options"), dict) else {}
         assert isinstance(options, dict)
         model = str(data.get("model") or self.profile_name)
+        if await self._refused(reply, model, openai=False, temperature=options.get("temperature")):
+            return
         turn = self.plan_turn(model, messages, options.get("seed"), options.get("num_predict"))
         if await self._reject_fault(turn, reply, openai=False):
             return
@@ -277,7 +345,7 @@ class SimServer:
             await asyncio.sleep(turn.delay_s)
         started = time.perf_counter_ns()
         created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        stream = data.get("stream", True) is not False
+        stream = data.get("stream", True) is not False or self.switches.ndjson
         cut = len(turn.pieces) // 2 if turn.fault == "dropped_stream" else None
 
         def final() -> dict[str, object]:
@@ -286,19 +354,30 @@ class SimServer:
                 "created_at": created,
                 "message": {"role": "assistant", "content": ""},
                 "done": True,
-                "done_reason": "stop",
+                "done_reason": "length" if turn.thinking and not turn.pieces else "stop",
                 "total_duration": time.perf_counter_ns() - started,
-                "eval_count": len(turn.pieces),
+                "eval_count": len(turn.thinking) + len(turn.pieces),
             }
 
         if not stream:
             if turn.token_s:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
             body = final()
-            body["message"] = {"role": "assistant", "content": "".join(turn.pieces)}
+            message = {"role": "assistant", "content": "".join(turn.pieces)}
+            if turn.thinking:
+                message["thinking"] = "".join(turn.thinking)
+            body["message"] = message
             await reply.send(200, encode_json(body), cut=cut is not None)
             return
         await reply.start_stream("application/x-ndjson")
+        for piece in turn.thinking:
+            line = {
+                "model": model,
+                "created_at": created,
+                "message": {"role": "assistant", "content": "", "thinking": piece},
+                "done": False,
+            }
+            await reply.chunk(encode_json(line) + b"\n")
         for index, piece in enumerate(turn.pieces):
             if index == cut:
                 reply.abort()
@@ -328,13 +407,17 @@ class SimServer:
                 "digest": "",
                 "details": {"family": "kontest-sim", "format": "sim"},
             }
-            for name in sorted(self._profiles)
+            for name in self.model_names()
         ]
         await reply.send(200, encode_json({"models": models}))
 
     async def _ollama_show(self, request: HttpRequest, reply: Reply) -> None:
         data = self._parse_body(request) or {}
-        profile = self._profile_for(data.get("model") or data.get("name"))
+        name = data.get("model") or data.get("name")
+        profile = self._profile_for(name)
+        if profile is None:
+            await reply.send(404, encode_json({"error": f"model '{name}' not found"}))
+            return
         body = {
             "modelfile": "",
             "parameters": "",
@@ -354,12 +437,15 @@ class SimServer:
     async def _openai_models(self, request: HttpRequest, reply: Reply) -> None:
         data = [
             {"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME}
-            for name in sorted(self._profiles)
+            for name in self.model_names()
         ]
         await reply.send(200, encode_json({"object": "list", "data": data}))
 
     async def _openai_model(self, request: HttpRequest, reply: Reply) -> None:
         name = request.path.removeprefix("/v1/models/")
+        if self._profile_for(name) is None:
+            await self._unknown_model(reply, name, openai=True)
+            return
         await reply.send(
             200, encode_json({"id": name, "object": "model", "created": 0, "owned_by": SERVER_NAME})
         )
@@ -382,10 +468,27 @@ class SimServer:
             return
         await self._openai_answer(data, parse_completion_prompt(prompt), reply, completions=True)
 
+    def _whole_choice(self, turn: Turn, finish: str, completions: bool) -> dict[str, object]:
+        """The one choice of a whole (not streamed) answer, its reasoning beside the content."""
+        text = "".join(turn.pieces)
+        choice: dict[str, object] = {"index": 0, "finish_reason": finish, "logprobs": None}
+        if completions:
+            choice["text"] = text
+            return choice
+        # a reasoning model with no answer sends content null (vLLM's reasoning parsers)
+        content = text if text or not turn.thinking else None
+        message: dict[str, object] = {"role": "assistant", "content": content}
+        if turn.thinking:
+            message[self.switches.reasoning_field] = "".join(turn.thinking)
+        choice["message"] = message
+        return choice
+
     async def _openai_answer(
         self, data: dict[str, object], messages: list[Message], reply: Reply, *, completions: bool
     ) -> None:
         model = str(data.get("model") or self.profile_name)
+        if await self._refused(reply, model, openai=True, temperature=data.get("temperature")):
+            return
         max_tokens = data.get("max_tokens", data.get("max_completion_tokens"))
         turn = self.plan_turn(model, messages, data.get("seed"), max_tokens)
         if await self._reject_fault(turn, reply, openai=True):
@@ -400,15 +503,12 @@ class SimServer:
             "completion_tokens": len(turn.pieces),
             "total_tokens": len(turn.pieces),
         }
+        finish = "length" if turn.thinking and not turn.pieces else "stop"
+        reasoning = self.switches.reasoning_field
         if data.get("stream") is not True:
             if turn.token_s:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
-            text = "".join(turn.pieces)
-            choice: dict[str, object] = {"index": 0, "finish_reason": "stop", "logprobs": None}
-            if completions:
-                choice["text"] = text
-            else:
-                choice["message"] = {"role": "assistant", "content": text}
+            choice = self._whole_choice(turn, finish, completions)
             body = {
                 "id": ident,
                 "object": "text_completion" if completions else "chat.completion",
@@ -421,12 +521,12 @@ class SimServer:
             return
         kind = "text_completion" if completions else "chat.completion.chunk"
 
-        def event(piece: str | None, finish: str | None) -> bytes:
+        def event(piece: str | None, finish: str | None, field: str = "content") -> bytes:
             choice: dict[str, object] = {"index": 0, "finish_reason": finish}
             if completions:
                 choice["text"] = piece or ""
             else:
-                choice["delta"] = {"content": piece} if piece is not None else {}
+                choice["delta"] = {field: piece} if piece is not None else {}
             body = {
                 "id": ident,
                 "object": kind,
@@ -457,6 +557,8 @@ class SimServer:
                 )
                 + b"\n\n"
             )
+        for piece in turn.thinking if not completions else ():
+            await reply.chunk(event(piece, None, reasoning))
         for index, piece in enumerate(turn.pieces):
             if index == cut:
                 reply.abort()
@@ -467,7 +569,7 @@ class SimServer:
         if cut is not None:
             reply.abort()
             return
-        await reply.chunk(event(None, "stop") + b"data: [DONE]\n\n")
+        await reply.chunk(event(None, finish) + b"data: [DONE]\n\n")
         await reply.end_stream()
 
 
@@ -478,9 +580,10 @@ async def run_server(
     port: int = 0,
     on_ready: Callable[[str], None] | None = None,
     kg: KnowledgeGraph | None = None,
+    switches: ServeSwitches | None = None,
 ) -> None:
     """Serve until cancelled; `on_ready(url)` is called once listening."""
-    server = SimServer(profile=profile, seed=seed, host=host, port=port, kg=kg)
+    server = SimServer(profile=profile, seed=seed, host=host, port=port, kg=kg, switches=switches)
     url = await server.start()
     if on_ready is not None:
         on_ready(url)
