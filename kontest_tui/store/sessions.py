@@ -245,6 +245,38 @@ class Sessions(Repository):
                 raise ValueError("the KG snapshot is not a JSON object")
         return data
 
+    def kg_origin(self, session_id: str) -> tuple[str, str]:
+        """(name, source) of the session's KG snapshot, read without loading the graph
+        (an explanation card names them); empty strings where the snapshot has none."""
+        rows = self._fetch(
+            "SELECT json_extract(k.json, '$.name'), json_extract(k.json, '$.source')"
+            " FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot WHERE s.id = ?",
+            (session_id,),
+        )
+        if not rows:
+            return "", ""
+        name, source = rows[0]
+        return (name if isinstance(name, str) else ""), (source if isinstance(source, str) else "")
+
+    def nodes_sharing_labels(self, session_id: str, nodes: Iterable[str]) -> dict[str, str]:
+        """Node id -> label of `nodes` and of every other node of the session's KG whose label
+        is one of theirs (without ASCII case, trimmed): whether a label is shared, read in
+        SQLite without loading the graph."""
+        wanted = sorted(set(nodes))
+        if not wanted:
+            return {}
+        rows = self._fetch(
+            "WITH nodes AS (SELECT json_extract(n.value, '$.id') AS id,"
+            " json_extract(n.value, '$.label') AS label"
+            " FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot,"
+            " json_each(k.json, '$.nodes') n WHERE s.id = ?)"
+            " SELECT id, label FROM nodes WHERE lower(trim(label)) IN"
+            " (SELECT lower(trim(label)) FROM nodes"
+            f" WHERE id IN ({','.join('?' * len(wanted))}))",
+            (session_id, *wanted),
+        )
+        return {str(node): str(label) for node, label in rows if node is not None}
+
     def latest(self, *, unfinished: bool = False) -> str | None:
         """The id of the newest session (only not-done ones when `unfinished`), or None."""
         sql = "SELECT id FROM sessions"
