@@ -673,13 +673,16 @@ def describe_error(
 def error_lines(
     errors: Sequence[Verdict], evaluation: ReportInput, names: ReportNames | None
 ) -> list[str]:
-    """The errors listed, one line each, folded by relation (oracles.findings): an error that
-    repeats its relation's disagreement alone goes under it (a line starting with
-    `_NESTED`), a flip after the model's own reply says so. The folds come from `names` or
-    from the evaluation's verdicts; without either the errors are listed as they are."""
-    folds: Mapping[str, RelationFold] = names.folds if names is not None else {}
-    if not folds and isinstance(evaluation, Evaluation):
-        folds = folds_of(evaluation.verdicts, {verdict.relation_id for verdict in errors})
+    """The errors listed, one line each, folded by relation (oracles.findings) when they are
+    named (`names`): an error that repeats its relation's disagreement alone goes under it (a
+    line starting with `_NESTED`), a flip after the model's own reply says so. The folds
+    come from `names` (read from the store) or from the evaluation's verdicts. Unnamed, the
+    errors are listed as they are (a stored report and its evaluation print alike)."""
+    folds: Mapping[str, RelationFold] = {}
+    if names is not None:
+        folds = names.folds
+        if not folds and isinstance(evaluation, Evaluation):
+            folds = folds_of(evaluation.verdicts, {verdict.relation_id for verdict in errors})
     shown: list[tuple[str, str | None]] = []  # (line, the relation whose repeats follow)
     repeats: dict[str, list[str]] = {}  # relation id -> its repeats, under its disagreement
     for verdict in errors:
