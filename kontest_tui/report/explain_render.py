@@ -96,7 +96,7 @@ def _context(card: ExplanationCard) -> list[str]:
         lines.append(card.asked)
     system = shared_system(card)
     if system:
-        lines.append(f"System prompt of every conversation: “{system}”")
+        lines.append(f"System prompt: “{system}”")
     return lines
 
 

@@ -84,19 +84,14 @@ def asked_sentence(prompting: Prompting) -> str | None:
     model = f" ({prompting.model})" if prompting.model else ""
     if prompting.mode == CHAT:
         return (
-            f"The model{model} was asked in a chat: each conversation below began with its "
-            "system prompt, and each question came after the earlier questions and replies "
-            "shown above it."
+            f"Asked as a chat{model}: each conversation began with its system prompt, and each "
+            "question came after the questions and replies before it."
         )
     if prompting.mode == COMPLETIONS:
         return (
-            f"The model{model} completes text (completions mode): it saw no chat, only the "
-            "prompt shown before each reply (examples, the conversation so far, the "
-            "question) and wrote what follows its last “Answer:”."
+            f"Asked as text to complete{model}: the model saw no chat, only the prompt shown "
+            "before each reply, and wrote what follows its last “Answer:”."
         )
     if prompting.mode == RECORDING:
-        return (
-            f"These replies come from a recording{model}: the recording holds the questions "
-            "as they were asked."
-        )
+        return f"Replayed from a recording{model}, which holds the questions as they were asked."
     return None

@@ -449,7 +449,7 @@ def test_a_card_says_what_the_graph_says_and_which_reply_is_wrong() -> None:
         assert "compared" not in rendered and "◀" not in rendered
     text = card_text(card)
     assert "Read as:  no (wrong: the knowledge graph says yes)" in text
-    assert f"System prompt of every conversation: “{system}”" in " ".join(text.split())
+    assert f"System prompt: “{system}”" in " ".join(text.split())
 
 
 def sequential_card(replies, oracle="sequential_intra", **options):
@@ -511,7 +511,7 @@ def test_a_completions_model_card_shows_the_prompt_it_continued() -> None:
     )
     assert second.prompt.endswith("Question: Is there a Kinawley in Ulster?\nAnswer:")
     assert "Answer: Yes\nQuestion: Is there a Kinawley in Ulster?" in second.prompt
-    assert card.asked is not None and "completions mode" in card.asked
+    assert card.asked is not None and "text to complete" in card.asked
     text = card_text(card)
     assert 'Reply:    " No" (quoted to show its spaces)' in text
     assert "  Prompt:   " in text and "System" not in text
