@@ -219,9 +219,7 @@ def is_generic(label: str) -> bool:
     """Whether a label is made only of generic words ("Central Region", "District"; not
     "Canton of Capellen")."""
     words = [
-        word
-        for word in _WORD.findall(clean_text(label).casefold())
-        if word not in _IGNORED_WORDS
+        word for word in _WORD.findall(clean_text(label).casefold()) if word not in _IGNORED_WORDS
     ]
     vocabulary = generic_words()
     return bool(words) and all(word in vocabulary for word in words)

@@ -19,11 +19,11 @@ from typing import Any
 import kontest_tui
 from kontest_tui.domain.failures import failure_reason
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, TestKind
+from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions
-from kontest_tui.errors import KontestError
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
 from kontest_tui.oracles.findings import label_doubts
 from kontest_tui.store.database import Store
