@@ -397,7 +397,7 @@ def findings_lines(findings: FindingsJSON, relations: int | None = None) -> list
             line += (
                 f"; {doubtful['total']} of them through a middle node whose name is "
                 f"{_doubt_kinds(doubtful['ambiguous'], doubtful['generic'])}, so the "
-                "model may have meant another place"
+                "model may have meant another one"
             )
         lines.append(line)
     return lines
@@ -407,7 +407,7 @@ def _doubt_kinds(ambiguous: int, generic: int) -> str:
     shared = "shared by several nodes"
     if ambiguous and generic:
         return f"{shared} ({ambiguous}) or generic ({generic})"
-    return shared if ambiguous else "generic, a kind of place rather than one place"
+    return shared if ambiguous else "generic (many entities could carry it)"
 
 
 def doubt_sentence(name: str, reason: str) -> str:
@@ -419,9 +419,8 @@ def doubt_sentence(name: str, reason: str) -> str:
             "from its answers."
         )
     return (
-        f"The name {quoted(name)} is generic (a kind of place rather than one place): the "
-        "model may have had another one in mind, so this implied fact may not follow from "
-        "its answers."
+        f"The name {quoted(name)} is generic (many entities could carry it): the model may "
+        "have had another one in mind, so this implied fact may not follow from its answers."
     )
 
 

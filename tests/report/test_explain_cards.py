@@ -554,9 +554,8 @@ def test_an_implied_fact_through_a_generic_middle_node_is_flagged() -> None:
     )
     card = build_card(wrong[0], proof)
     assert card.doubts == (
-        "The name “Central Region” is generic (a kind of place rather than one place): the "
-        "model may have had another one in mind, so this implied fact may not follow from "
-        "its answers.",
+        "The name “Central Region” is generic (many entities could carry it): the model may "
+        "have had another one in mind, so this implied fact may not follow from its answers.",
     )
     assert (
         card.wrong

@@ -85,6 +85,10 @@ def test_the_page_explains_itself(capsys, db, monkeypatch) -> None:
     assert text.count("Fact tested: Ireland contains Kinawley") == 4
     assert "Reply: Yes, in County Fermanagh." in text
     assert "4 errors, clearest first." in text
+    # The four errors come to one disagreement alone, its two repeats and one implied fact.
+    assert "1 of 3 relations get opposite answers to two phrasings, each asked alone" in text
+    assert "2 more errors repeat those disagreements" in text
+    assert "1 implied fact denied, on 1 relation" in text
     # Kinawley's node shows the answers to Ulster > Kinawley (its tree parent's relation, all
     # yes) and the marks of every relation ending at it: Ireland > Kinawley's metamorphic
     # errors and its one ontological error, as the legend says.
