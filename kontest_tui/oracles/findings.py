@@ -215,13 +215,24 @@ def generic_words() -> frozenset[str]:
     return frozenset(str(word).casefold() for word in data.get("words", []))
 
 
+def _label_key(label: str) -> str:
+    """A label as compared: cleaned (kg.graph.printable), without case, single spaces."""
+    text = label if label.isprintable() else clean_text(label)
+    return " ".join(text.casefold().split())
+
+
 def is_generic(label: str) -> bool:
     """Whether a label is made only of generic words ("Central Region", "District"; not
     "Canton of Capellen")."""
-    words = [
-        word for word in _WORD.findall(clean_text(label).casefold()) if word not in _IGNORED_WORDS
-    ]
+    return _generic_key(_label_key(label))
+
+
+def _generic_key(key: str) -> bool:
     vocabulary = generic_words()
+    first = _WORD.search(key)
+    if first is None or (first[0] not in vocabulary and first[0] not in _IGNORED_WORDS):
+        return False  # most labels: their first word names one place
+    words = [word for word in _WORD.findall(key) if word not in _IGNORED_WORDS]
     return bool(words) and all(word in vocabulary for word in words)
 
 
@@ -229,13 +240,13 @@ def label_doubts(labels: Mapping[str, str]) -> dict[str, str]:
     """Node id -> AMBIGUOUS (another node has the same label, compared without case) or
     GENERIC (`is_generic`), for the doubtful nodes among `labels` (node id -> label: every
     node of the graph, so that a shared label is seen)."""
-    keys = {node: " ".join(clean_text(label).casefold().split()) for node, label in labels.items()}
+    keys = {node: _label_key(label) for node, label in labels.items()}
     uses = Counter(keys.values())
     doubts: dict[str, str] = {}
     for node, key in keys.items():
         if uses[key] > 1:
             doubts[node] = AMBIGUOUS
-        elif is_generic(key):
+        elif _generic_key(key):
             doubts[node] = GENERIC
     return doubts
 

@@ -116,15 +116,9 @@ def session_doubts(store: Store, session_id: str) -> dict[str, str] | None:
     """The doubtful nodes of a session's KG snapshot (oracles.findings.label_doubts: a label
     shared by several nodes, or generic); None when the snapshot cannot be read."""
     try:
-        nodes = store.sessions.kg_snapshot(session_id).get("nodes") or []
+        return label_doubts(store.sessions.node_labels(session_id))
     except KontestError:
         return None
-    labels = {
-        str(node["id"]): str(node.get("label", ""))
-        for node in nodes
-        if isinstance(node, Mapping) and "id" in node
-    }
-    return label_doubts(labels)
 
 
 def evaluate_session(store: Store, session_id: str) -> Evaluation:

@@ -258,6 +258,19 @@ class Sessions(Repository):
         name, source = rows[0]
         return (name if isinstance(name, str) else ""), (source if isinstance(source, str) else "")
 
+    # The nodes of a session's KG snapshot, read by SQLite's JSON functions (`?` the session).
+    _NODES = (
+        "SELECT json_extract(n.value, '$.id') AS id, json_extract(n.value, '$.label') AS label"
+        " FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot,"
+        " json_each(k.json, '$.nodes') n WHERE s.id = ?"
+    )
+
+    def node_labels(self, session_id: str) -> dict[str, str]:
+        """Node id -> label of every node of the session's KG snapshot, without building the
+        graph (whether a label is shared or generic: oracles.findings.label_doubts)."""
+        rows = self._fetch(self._NODES, (session_id,))
+        return {str(node): str(label or "") for node, label in rows if node is not None}
+
     def nodes_sharing_labels(self, session_id: str, nodes: Iterable[str]) -> dict[str, str]:
         """Node id -> label of `nodes` and of every other node of the session's KG whose label
         is one of theirs (without ASCII case, trimmed): whether a label is shared, read in
@@ -266,12 +279,8 @@ class Sessions(Repository):
         if not wanted:
             return {}
         rows = self._fetch(
-            "WITH nodes AS (SELECT json_extract(n.value, '$.id') AS id,"
-            " json_extract(n.value, '$.label') AS label"
-            " FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot,"
-            " json_each(k.json, '$.nodes') n WHERE s.id = ?)"
-            " SELECT id, label FROM nodes WHERE lower(trim(label)) IN"
-            " (SELECT lower(trim(label)) FROM nodes"
+            f"WITH nodes AS ({self._NODES}) SELECT id, label FROM nodes"
+            " WHERE lower(trim(label)) IN (SELECT lower(trim(label)) FROM nodes"
             f" WHERE id IN ({','.join('?' * len(wanted))}))",
             (session_id, *wanted),
         )
