@@ -468,7 +468,8 @@ def _knowledge(
     if verdict.oracle in ("factcheck", "logic"):
         if not expected:
             return None
-        return f"The right answer, {expected}, comes from {source}, which says {fact}."
+        how = "follows by the rule from" if verdict.oracle == "logic" else "comes from"
+        return f"The right answer, {expected}, {how} {source}, which says {fact}."
     subject = capitalized(source).rstrip(".") + ("," if ", " in source else "")
     return f"{subject} says {fact}, so the right answer is yes."
 

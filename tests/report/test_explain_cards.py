@@ -340,6 +340,10 @@ def test_factcheck_cards_give_the_right_option_and_name() -> None:
     choice = cards["multiple_choice"]
     assert choice.headline == "The right option is A) Ireland; the model chose B) Wales."
     assert choice.chats[0].turns[0].read == "option B) Wales"
+    assert choice.chats[0].turns[0].judged == "wrong: the right option is A) Ireland"
+    assert choice.wrong == (
+        "So the wrong reply is the one to “In which country is Ulster?” (read as option B) Wales)."
+    )
     assert choice.expected == "A) Ireland"
     wh = cards["wh"]
     assert (
@@ -376,6 +380,15 @@ def test_logic_card_shows_the_rule_its_premises_and_the_knowledge_error() -> Non
         "the rule derives the question below from them, so its right answer is yes."
     ) in card.reasons
     assert any("error of knowledge" in reason for reason in card.reasons)
+    assert card.knowledge == (
+        "The right answer, yes, follows by the rule from the knowledge graph, which says "
+        "Ireland contains Kinawley (Wikidata Q27 → Q6413), through Ulster."
+    )
+    # the premise the model denied is judged against the graph too
+    assert [chat.turns[0].judged for chat in premises] == [
+        "right: the knowledge graph says yes",
+        "wrong: the knowledge graph says yes",
+    ]
     assert_no_codes(card)
 
 
