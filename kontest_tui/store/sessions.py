@@ -90,6 +90,23 @@ def _store_kg_snapshot(conn: sqlite3.Connection, kg_text: str) -> int:
     return int(cursor.lastrowid or 0)
 
 
+_ORIGIN_CHARS = 16_384  # how much of a KG snapshot's JSON holds its name and source
+
+
+def _leading_string(head: str, key: str) -> str:
+    """The string value of `key` in the start of a JSON object's text, or "" when that start
+    does not hold it whole (or holds another value)."""
+    marker = json.dumps(key) + ":"
+    found = head.find(marker)
+    if found < 0:
+        return ""
+    try:
+        value, _end = json.JSONDecoder().raw_decode(head[found + len(marker) :].lstrip())
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
 def _set_columns(conn: sqlite3.Connection, session_id: str, fields: Mapping[str, object]) -> None:
     """UPDATE the session row's `fields` (column -> value)."""
     assignments = ", ".join(f"{name} = ?" for name in fields)
@@ -246,17 +263,18 @@ class Sessions(Repository):
         return data
 
     def kg_origin(self, session_id: str) -> tuple[str, str]:
-        """(name, source) of the session's KG snapshot, read without loading the graph
-        (an explanation card names them); empty strings where the snapshot has none."""
+        """(name, source) of the session's KG snapshot, read from the start of its JSON (the
+        graph's fields come before its nodes: kg.io.graph_to_dict), so the cost does not grow
+        with the graph; empty strings where the snapshot has none."""
         rows = self._fetch(
-            "SELECT json_extract(k.json, '$.name'), json_extract(k.json, '$.source')"
-            " FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot WHERE s.id = ?",
-            (session_id,),
+            "SELECT k.name, substr(k.json, 1, ?) FROM sessions s"
+            " JOIN kg_snapshots k ON k.id = s.kg_snapshot WHERE s.id = ?",
+            (_ORIGIN_CHARS, session_id),
         )
         if not rows:
             return "", ""
-        name, source = rows[0]
-        return (name if isinstance(name, str) else ""), (source if isinstance(source, str) else "")
+        name, head = rows[0]
+        return str(name or ""), _leading_string(str(head or ""), "source")
 
     # The nodes of a session's KG snapshot, read by SQLite's JSON functions (`?` the session).
     _NODES = (

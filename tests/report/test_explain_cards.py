@@ -575,3 +575,21 @@ def test_an_implied_fact_through_a_generic_middle_node_is_flagged() -> None:
         == "So the wrong reply is the one to “Does Singapore have a Haw Par Villa?” (read as no)."
     )
     assert "Central Region" in card_text(card).split("Why this is an error")[0]
+
+
+def test_how_sure_and_confirmation_show_only_when_known() -> None:
+    import dataclasses
+
+    (card,) = kontest_cards({(IU, "Q1"): ["No."], (IU, "Q2"): ["Yes"]}, "atomic")
+    for rendered in all_formats(card):
+        assert "How sure" not in rendered and "Asked again" not in rendered
+    first = card.chats[0]
+    sure = dataclasses.replace(first.turns[0], p_yes=0.42)
+    known = dataclasses.replace(
+        card,
+        chats=(dataclasses.replace(first, turns=(sure,)), *card.chats[1:]),
+        confirmation="confirmed in 4 of 5 phrasings",
+    )
+    for rendered in (card_text(known), cards_markdown([known]), cards_html([known])):
+        assert "P(yes) 0.42 of yes or no" in rendered
+        assert "Asked again: confirmed in 4 of 5 phrasings" in rendered
