@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -83,6 +83,17 @@ class RelationFold:
         return AFTER_OWN_REPLY if self.compared_alone else NOT_COMPARED_ALONE
 
 
+def fold_counts(tested: int, opposite: int, flips: int) -> tuple[int, int, int, int]:
+    """The fold of one relation from its atomic tests, atomic errors and sequential errors:
+    (distinct disagreements, repeats, errors after its own reply, errors not compared
+    alone). The one rule `RelationFold.place` words error by error."""
+    if opposite:
+        return 1, opposite - 1 + flips, 0, 0
+    if tested:
+        return 0, 0, flips, 0
+    return 0, 0, 0, flips
+
+
 def fold_relation(verdicts: Iterable[Verdict]) -> RelationFold:
     """The fold of one relation's verdicts (the others' and other oracles' are ignored)."""
     compared = opposite = False
@@ -116,30 +127,29 @@ class Findings:
     _implied_relations: set[str] = field(default_factory=set)
     _doubtful: Counter[str] = field(default_factory=Counter)
 
-    def add_relation(self, verdicts: Sequence[Verdict]) -> None:
-        """Count one relation's metamorphic verdicts (all of them, passed tests too)."""
-        fold = fold_relation(verdicts)
-        self.compared_alone += fold.compared_alone
-        if fold.opposite_alone:
-            self.opposite_alone += 1
-            self.repeats += fold.errors - 1
-            return
-        flips = sum(1 for verdict in verdicts if verdict.error and verdict.oracle in SEQUENTIAL)
-        if fold.compared_alone:
-            self.after_own_reply += flips
-            self.after_own_reply_relations += flips > 0
-        else:
-            self.not_compared_alone += flips
-
     def add_metamorphic(self, verdicts: Iterable[Verdict]) -> None:
         """Count the metamorphic verdicts of whole relations (each relation's verdicts all
-        given in this call, in any order); other oracles' are left out."""
-        by_relation: dict[str, list[Verdict]] = defaultdict(list)
+        given in this call, in any order); other oracles' are left out. One pass, a few
+        counters per relation (a session's verdicts at once)."""
+        # relation id -> [atomic tests, atomic errors, sequential errors]
+        tallies: dict[str, list[int]] = {}
         for verdict in verdicts:
-            if verdict.oracle == ATOMIC or verdict.oracle in SEQUENTIAL:
-                by_relation[verdict.relation_id].append(verdict)
-        for found in by_relation.values():
-            self.add_relation(found)
+            oracle = verdict.oracle
+            if oracle == ATOMIC:
+                cell = tallies.setdefault(verdict.relation_id, [0, 0, 0])
+                cell[0] += 1
+                cell[1] += verdict.error
+            elif oracle in SEQUENTIAL:
+                cell = tallies.setdefault(verdict.relation_id, [0, 0, 0])
+                cell[2] += verdict.error
+        for tested, opposite, flips in tallies.values():
+            distinct, repeats, after_own_reply, not_compared = fold_counts(tested, opposite, flips)
+            self.compared_alone += tested > 0
+            self.opposite_alone += distinct
+            self.repeats += repeats
+            self.after_own_reply += after_own_reply
+            self.after_own_reply_relations += after_own_reply > 0
+            self.not_compared_alone += not_compared
 
     def add_implied(self, verdicts: Iterable[Verdict]) -> None:
         """Count ontological errors (other verdicts are left out)."""
