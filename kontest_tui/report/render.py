@@ -1,7 +1,8 @@
 """Render an evaluation (or its Report JSON) and ensemble results as text, JSON, Markdown or CSV.
 
-- text: aligned plain-text tables (tests run / planned, errors and rate per oracle; gap;
-  coverage), then the first errors;
+- text: the headline and the findings (each counted once: oracles.findings), aligned
+  plain-text tables (tests run / planned, errors and rate per oracle; gap; coverage), then
+  the first errors (named ones folded by relation: a repeat under its disagreement);
 - json: `Evaluation.to_json()` with sorted keys, indent 2 (`failed` = turns with no answer
   after all attempts, counted apart from `valid` and `invalid`);
 - markdown: the same tables as GitHub-flavoured Markdown;
