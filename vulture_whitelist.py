@@ -60,6 +60,11 @@ tests_planned  # ReportJSON
 pending_relations
 answers_from_cache
 relation_status
+relations_compared_alone  # oracles/report_json.py FindingsJSON
+relations_opposite_alone
+relations_after_own_reply
+relations_implied
+implied_doubtful
 ci95  # report/compare_json.py RateCellJSON
 by_subset  # OverlapJSON
 wall_s  # SessionTiming, TimingJSON

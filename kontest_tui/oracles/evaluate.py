@@ -28,6 +28,7 @@ from kontest_tui.oracles.conversation_index import (
     ordered_templates,
 )
 from kontest_tui.oracles.coverage import GapReport, compute_gap
+from kontest_tui.oracles.findings import Findings, tally_findings
 from kontest_tui.oracles.intervals import (
     NOT_ESTIMATED,
     TOTAL,
@@ -39,6 +40,7 @@ from kontest_tui.oracles.intervals import (
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import find_ontological_verdicts
 from kontest_tui.oracles.report_json import (
+    FindingsJSON,
     HeadlineJSON,
     RateJSON,
     RatioJSON,
@@ -107,6 +109,11 @@ class Evaluation:
     # A sampled session: its ontological rate is not estimated (biased low on a sample) and
     # its total is that of the other KONTEST oracles.
     sampled: bool = False
+    # The graph's doubtful nodes (oracles.findings.label_doubts: node id -> why its label is
+    # doubtful), set by the caller that knows the labels; None: implied facts are not flagged.
+    label_doubts: Mapping[str, str] | None = None
+    # The findings counted chunk by chunk (oracles.streamed); None: counted from `verdicts`.
+    findings: Findings | None = None
     # Inputs kept (not copied) so the per-relation summary is built only when a view asks.
     source: tuple[
         Sequence[Relation], Mapping[str, RelationConversations], Mapping[AnswerKey, Answer]
@@ -254,6 +261,14 @@ class Evaluation:
             rates[TOTAL]["oracles"] = list(self.total_oracles)
         return rates
 
+    def findings_json(self) -> FindingsJSON:
+        """KONTEST's errors folded per relation (oracles.findings): distinct disagreements,
+        repeats, flips after the model's own reply, implied facts and the doubtful ones."""
+        findings = self.findings
+        if findings is None:
+            findings = tally_findings(self.verdicts, self.label_doubts)
+        return findings.to_json()
+
     def verdicts_by_oracle(self) -> dict[str, list[Verdict]]:
         return group_verdicts_by_oracle(self.verdicts, self.tests)
 
@@ -312,6 +327,8 @@ class Evaluation:
         if accuracy:
             report["accuracy"] = accuracy
         report["headline"] = self.headline_json()
+        if "kontest" in self.kinds:
+            report["findings"] = self.findings_json()
         if include_relations:
             report["relation_status"] = [
                 RelationStatusJSON(

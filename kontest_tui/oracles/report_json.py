@@ -68,6 +68,31 @@ class HeadlineJSON(TypedDict):
     rate: float | None
 
 
+class DoubtfulJSON(TypedDict):
+    """Implied-fact errors through a middle node whose label is doubtful, by reason (an
+    error through both kinds counts in each, once in `total`)."""
+
+    ambiguous: int
+    generic: int
+    total: int
+
+
+class FindingsJSON(TypedDict):
+    """KONTEST's errors folded per relation (oracles.findings): distinct disagreements, their
+    repeats, flips after the model's own reply, implied facts (with the doubtful ones; None
+    when the graph's labels were not given)."""
+
+    relations_compared_alone: int
+    relations_opposite_alone: int
+    repeats: int
+    after_own_reply: int
+    relations_after_own_reply: int
+    not_compared_alone: int
+    implied: int
+    relations_implied: int
+    implied_doubtful: DoubtfulJSON | None
+
+
 class RelationStatusJSON(TypedDict):
     """One relation's answers and errors (`include_relations`)."""
 
@@ -121,6 +146,7 @@ class ReportJSON(ReportSections):
     rates: dict[str, RateJSON]
     accuracy: NotRequired[dict[str, dict[str, float | int | None]]]
     headline: HeadlineJSON
+    findings: NotRequired[FindingsJSON]  # sessions asking KONTEST questions
     relation_status: NotRequired[list[RelationStatusJSON]]
 
 

@@ -30,6 +30,7 @@ from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation
 from kontest_tui.oracles.conversation_index import index_conversations, ordered_templates
 from kontest_tui.oracles.coverage import compute_gap, gap_report
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation, count_executions, count_verdicts
+from kontest_tui.oracles.findings import Findings
 from kontest_tui.oracles.intervals import TOTAL, ClusterTally
 from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, relation_scope
@@ -85,6 +86,9 @@ class StreamedEvaluation:
         default_factory=lambda: (array("I"), array("I"))
     )
     _onto_pass: tuple[str | None, int] = (None, 0)  # (template of this pass, next place)
+    # The errors folded per relation (oracles.findings); its `doubts` (the graph's doubtful
+    # nodes) set before the ontological verdicts are made, to flag the implied facts.
+    findings: Findings = field(default_factory=Findings)
 
     def add_chunk(
         self,
@@ -106,6 +110,7 @@ class StreamedEvaluation:
         planned = dict.fromkeys(ORACLES, 0)
         verdicts = find_metamorphic_verdicts(conversations, answers, index=index, planned=planned)
         count_verdicts(verdicts, self.tests, self.errors)
+        self.findings.add_metamorphic(verdicts)
         self._add_clusters(relations, verdicts)
         gap = compute_gap(relations, conversations, answers, index=index, templates=templates)
         for template_id, part in gap.per_template.items():
@@ -329,6 +334,7 @@ class StreamedEvaluation:
                     )
                 )
         count_verdicts(verdicts, self.tests, self.errors)
+        self.findings.add_implied(verdicts)
         return verdicts
 
     def evaluation(self) -> Evaluation:
@@ -364,6 +370,8 @@ class StreamedEvaluation:
             refusals=self.refusals,
             streamed=True,
             tallies=self._rate_tallies(),
+            label_doubts=self.findings.doubts,
+            findings=self.findings,
         )
 
     def _rate_tallies(self) -> dict[str, ClusterTally]:

@@ -18,8 +18,10 @@ Renderers are in `report.explain_render`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import (
@@ -29,18 +31,45 @@ from kontest_tui.domain.extras import (
     LogicExtras,
     PremiseExtras,
 )
-from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, Verdict
+from kontest_tui.domain.records import (
+    Answer,
+    AnswerKey,
+    Conversation,
+    Relation,
+    Response,
+    TestKind,
+    Verdict,
+)
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.oracles.findings import (
+    AFTER_OWN_REPLY,
+    ATOMIC,
+    NOT_COMPARED_ALONE,
+    OPPOSITE_ALONE,
+    REPEAT,
+    SEQUENTIAL,
+    fold_conversations,
+    middle_doubts,
+)
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.variant import FLIPS_MARK, changed_words, variant_row
 from kontest_tui.probes.matching import match_wh, parse_choice
+from kontest_tui.report.prompts import (
+    COMPLETIONS,
+    Prompting,
+    asked_sentence,
+    completion_prompt,
+    prompting_of,
+)
 from kontest_tui.report.words import (
     CARD_TITLES,
     QUESTION_TYPES,
     Naming,
     capitalized,
+    counted,
     describe_fact,
+    doubt_sentence,
     fact_words,
     oracle_name,
     quoted,
@@ -49,6 +78,9 @@ from kontest_tui.report.words import (
 )
 
 RAW_CHARS = 2000  # how much of one reply a card shows
+KG = "the knowledge graph"
+VALID = (Answer.YES, Answer.NO)
+_QID = re.compile(r"Q[1-9][0-9]*")
 
 _RULES = {
     "negation": "Negation: the knowledge graph states the fact, so the statement that it is "
@@ -66,21 +98,33 @@ _RULES = {
 @dataclass(frozen=True, slots=True)
 class CardTurn:
     """One question and the model's reply: the text asked, the template it was filled from
-    (its text, None for questions of other kinds), the reply and what was read from it."""
+    (its text, None for questions of other kinds), the reply as it came (control characters
+    removed) and what was read from it, held to the right answer where it is known."""
 
     question: str
     phrasing: str | None
     raw: str | None  # None: no reply stored (not asked yet, or the call failed)
     read: str  # what was read, in words: "yes", "no", "neither yes nor no", ...
     compared: bool = False  # one of the answers the oracle compared
+    # The reading held to the right answer: "wrong: the knowledge graph says yes" (None:
+    # no right answer known, or the reply is neither yes nor no).
+    judged: str | None = None
+    # The text a completions-mode model continued for this reply (few-shot examples, the
+    # conversation so far, the question); None for a chat model, whose chat is shown whole.
+    prompt: str | None = None
+    # How sure the model was: P(yes | yes or no) of this reply, where the model's server gave
+    # token log-probabilities (None: not known, and nothing is shown).
+    p_yes: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class CardChat:
-    """One conversation as the model saw it: a heading in words, its turns in order."""
+    """One conversation as the model saw it: a heading in words, the system prompt it began
+    with (chat models; None otherwise), its turns in order."""
 
     heading: str
     turns: tuple[CardTurn, ...]
+    system: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +141,19 @@ class ExplanationCard:
     session: str | None = None
     model: str | None = None
     error: bool = True  # False: the card of a test that passed (shown for a probe's context)
+    # What the knowledge graph says, with its source: "The knowledge graph “places”, from
+    # Wikidata labels (P131 located in), says Qatar contains Ad Dawhah, so the right answer
+    # is yes." (None: no knowledge graph behind this test, e.g. an annotated question).
+    knowledge: str | None = None
+    wrong: str | None = None  # which reply the right answer contradicts, in a sentence
+    # Where this error stands among the relation's answers (oracles.findings): one
+    # disagreement, a repeat of one, or a flip only after the model's own previous reply.
+    finding: str | None = None
+    doubts: tuple[str, ...] = ()  # middle nodes with an ambiguous or generic name
+    asked: str | None = None  # how the model was asked (chat, completions, a recording)
+    # Whether asking the fact again confirmed the error (set by the confirmation step;
+    # None: not asked again, and nothing is shown).
+    confirmation: str | None = None
 
 
 @dataclass(slots=True)
@@ -112,6 +169,12 @@ class CardEvidence:
     session: str | None = None
     model: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    kg_name: str | None = None  # the knowledge graph's name (a sample, a file)
+    kg_source: str | None = None  # where it comes from (its `source`: Wikidata, a file)
+    prompting: Prompting | None = None  # how the model was asked (report.prompts)
+    # node id -> AMBIGUOUS or GENERIC for the doubtful nodes among those the cards name
+    # (oracles.findings.label_doubts over the whole graph's labels)
+    doubts: Mapping[str, str] = field(default_factory=dict)
 
 
 class CardError(KontestError):
@@ -132,6 +195,12 @@ def premises_needed(conversations: Iterable[Conversation]) -> set[str]:
     return found
 
 
+def folded_relations(verdicts: Iterable[Verdict]) -> set[str]:
+    """The relations whose KONTEST conversations a card reads to say where a metamorphic
+    error stands among the relation's answers (oracles.findings)."""
+    return {verdict.relation_id for verdict in verdicts if verdict.oracle in (ATOMIC, *SEQUENTIAL)}
+
+
 def relations_needed(verdict: Verdict, conversations: Iterable[Conversation]) -> set[str]:
     """The relation ids a card names: the verdict's and those of the conversations shown."""
     return {verdict.relation_id, *(conversation.relation_id for conversation in conversations)}
@@ -147,14 +216,26 @@ def evidence_from_records(
     template_set: TemplateSet | None = None,
     session: str | None = None,
     model: str | None = None,
+    kg_name: str | None = None,
+    kg_source: str | None = None,
+    prompting: Prompting | None = None,
+    doubts: Mapping[str, str] | None = None,
 ) -> CardEvidence:
     """Evidence for the cards of `verdicts` from a session held in memory (only the records
-    those cards show are kept)."""
+    those cards show are kept, with the KONTEST conversations of the metamorphic errors'
+    relations). `doubts`: the graph's doubtful nodes (oracles.findings.label_doubts)."""
+    verdicts = list(verdicts)
     by_id = {conversation.id: conversation for conversation in conversations}
     wanted: set[str] = set()
     for verdict in verdicts:
         wanted |= conversations_needed(verdict)
     wanted |= premises_needed(by_id[cid] for cid in wanted if cid in by_id)
+    folded = folded_relations(verdicts)
+    wanted |= {
+        conversation.id
+        for conversation in by_id.values()
+        if conversation.relation_id in folded and conversation.test_kind is TestKind.KONTEST
+    }
     kept = {cid: by_id[cid] for cid in wanted if cid in by_id}
     kept_responses = {key: response for key, response in responses.items() if key[0] in kept}
     return CardEvidence(
@@ -165,6 +246,10 @@ def evidence_from_records(
         template_set=template_set,
         session=session,
         model=model,
+        kg_name=kg_name,
+        kg_source=kg_source,
+        prompting=prompting if prompting is not None else prompting_of(model),
+        doubts=dict(doubts or {}),
     )
 
 
@@ -206,30 +291,82 @@ def _chat(
     heading: str,
     compared: Sequence[int] = (),
     read: Mapping[int, str] | None = None,
+    judged: Mapping[int, str] | None = None,
 ) -> CardChat:
-    """A conversation as a card shows it: every turn, its template's text, reply and reading."""
+    """A conversation as a card shows it: the system prompt it began with, every turn with
+    its template's text, the prompt a completions model continued, the reply, its reading
+    and that reading held to the right answer (`read`, `judged`: a turn's words given)."""
     conversation = _conversation(evidence, conversation_id)
     relation = evidence.relations.get(conversation.relation_id)
     relation_type = relation.type if relation is not None else None
+    prompting = evidence.prompting
+    completions = prompting is not None and prompting.mode == COMPLETIONS
     turns = []
+    asked: list[tuple[str, str | None]] = []  # the questions so far and their replies
     for index, query in enumerate(conversation.turns):
         response = _response(evidence, (conversation.id, index))
+        answer = response.answer if response is not None else None
         raw = None if response is None else _shorten(response.raw)
-        if read is not None and index in read:
-            word = read[index]
-        else:
-            word = read_word(response.answer if response is not None else None)
+        word = read[index] if read is not None and index in read else read_word(answer)
+        given = judged is not None and index in judged
+        verdict = (
+            judged[index] if judged is not None and given else _judged(conversation, index, answer)
+        )
         phrasing = (
             _phrasing(evidence, query.template_id, relation_type)
             if str(conversation.test_kind) in ("kontest", "variant")
             else None
         )
-        turns.append(CardTurn(clean_text(query.text), phrasing, raw, word, index in compared))
-    return CardChat(heading, tuple(turns))
+        asked.append((query.text, response.raw if response is not None else None))
+        prompt = completion_prompt(asked) if completions else None
+        turns.append(
+            CardTurn(
+                clean_text(query.text),
+                phrasing,
+                raw,
+                word,
+                index in compared,
+                judged=verdict,
+                prompt=prompt or None,
+            )
+        )
+    system = prompting.system_of(conversation) if prompting is not None else None
+    return CardChat(heading, tuple(turns), system)
+
+
+def _expected(conversation: Conversation, turn: int) -> tuple[Answer | None, str]:
+    """The right answer to one turn and who gives it ("the knowledge graph", "the
+    annotation", "the rule"); None where the test kind knows none (a multiple-choice or open
+    question is judged by its own card)."""
+    extras = conversation.extras
+    given = conversation.expected[turn] if turn < len(conversation.expected) else None
+    if isinstance(extras, AnnotationExtras):
+        return given, "the annotation"
+    kind = conversation.test_kind
+    if kind in (TestKind.KONTEST, TestKind.VARIANT):
+        return Answer.YES, KG  # every relation asked is a fact the knowledge graph states
+    if isinstance(extras, LogicExtras):
+        return given, "the rule"
+    if isinstance(extras, FactcheckExtras) and extras.question_type in (*CHOICE_TYPES, "wh"):
+        return None, KG
+    return given, KG
+
+
+def _judged(conversation: Conversation, turn: int, answer: Answer | None) -> str | None:
+    """ "right: the knowledge graph says yes" / "wrong: ..." for a yes or no reply whose right
+    answer is known; None otherwise."""
+    expected, authority = _expected(conversation, turn)
+    if expected not in VALID or answer not in VALID:
+        return None
+    verb = "gives" if authority == "the rule" else "says"
+    right = "right" if answer is expected else "wrong"
+    return f"{right}: {authority} {verb} {read_word(expected)}"
 
 
 def _shorten(raw: str) -> str:
-    text = clean_text(raw).strip()
+    """The reply as it came, control characters removed (its spaces kept: a completions
+    model's " No" starts with one), cut after RAW_CHARS."""
+    text = clean_text(raw)
     if len(text) > RAW_CHARS:
         return text[:RAW_CHARS] + f" … ({len(text) - RAW_CHARS} more characters)"
     return text
@@ -258,6 +395,7 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
     headline, chats, reasons, expected = builder(verdict, evidence, fact)
     if not verdict.error:
         reasons = [*reasons, "The oracle found no error here: the answers agree."]
+    prompting = evidence.prompting
     return ExplanationCard(
         oracle=verdict.oracle,
         title=CARD_TITLES.get(verdict.oracle, capitalized(oracle_name(verdict.oracle)).rstrip(".")),
@@ -269,6 +407,147 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
         session=evidence.session,
         model=evidence.model,
         error=verdict.error,
+        knowledge=_knowledge(verdict, relation, evidence, expected),
+        wrong=_wrong(chats) if verdict.error else None,
+        finding=_finding(verdict, evidence) if verdict.error else None,
+        doubts=_doubts(verdict, evidence),
+        asked=asked_sentence(prompting) if prompting is not None else None,
+    )
+
+
+def source_words(name: str | None, source: str | None) -> str:
+    """The knowledge graph by its name (or its file's) and where it comes from: `the
+    knowledge graph “places”, from Wikidata labels (P131 located in)` (the source's first
+    clause)."""
+    name = " ".join(clean_text(name or "").split())
+    if "/" in name or "\\" in name or name.lower().endswith((".json", ".csv")):
+        named = f"{KG} in the file {quoted(PurePath(name).name)}"
+    else:
+        named = f"{KG} {quoted(name)}" if name else KG
+    source = " ".join(clean_text(source or "").split())
+    if not source:
+        return named
+    if source.lower().startswith("wikidata:"):
+        return f"{named}, built from Wikidata"
+    return f"{named}, from {_first_clause(source)}"
+
+
+def _first_clause(text: str, limit: int = 100) -> str:
+    """The text up to its first comma, semicolon or full stop outside brackets."""
+    depth = 0
+    for index, char in enumerate(text):
+        depth += (char in "([") - (char in ")]")
+        if depth == 0 and (
+            char in ",;" or (char == "." and text[index + 1 : index + 2] in ("", " "))
+        ):
+            text = text[:index]
+            break
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def wikidata_ids(relation: Relation) -> str:
+    """` (Wikidata Q27 → Q190)` when both ends are Wikidata ids, else ``."""
+    if _QID.fullmatch(relation.parent) and _QID.fullmatch(relation.child):
+        return f" (Wikidata {relation.parent} → {relation.child})"
+    return ""
+
+
+def _knowledge(
+    verdict: Verdict, relation: Relation | None, evidence: CardEvidence, expected: str | None
+) -> str | None:
+    """What the knowledge graph says about the card's fact, with its source, and the right
+    answer it gives (None where no knowledge graph is behind the test)."""
+    if relation is None or verdict.oracle == "annotation":
+        return None
+    names = evidence.names
+    source = source_words(evidence.kg_name, evidence.kg_source)
+    fact = describe_fact(relation, names) + wikidata_ids(relation)
+    if relation.between:
+        *first, last = [names.name(node) for node in relation.between]
+        fact += ", through " + (f"{', '.join(first)} and {last}" if first else last)
+    if verdict.oracle in ("factcheck", "logic"):
+        if not expected:
+            return None
+        how = "follows by the rule from" if verdict.oracle == "logic" else "comes from"
+        return f"The right answer, {expected}, {how} {source}, which says {fact}."
+    subject = capitalized(source).rstrip(".") + ("," if ", " in source else "")
+    return f"{subject} says {fact}, so the right answer is yes."
+
+
+def _wrong(chats: Sequence[CardChat]) -> str | None:
+    """Which of the answers compared the right answer contradicts, in a sentence."""
+    found = [
+        turn
+        for chat in chats
+        for turn in chat.turns
+        if turn.compared and turn.judged and turn.judged.startswith("wrong: ")
+    ]
+    if not found:
+        return None
+    targets = [
+        f"to {quoted(turn.question.splitlines()[0] if turn.question else '')} (read as {turn.read})"
+        for turn in found
+    ]
+    if len(targets) == 1:
+        return f"So the wrong reply is the one {targets[0]}."
+    return f"So the wrong replies are those {' and '.join(targets)}."
+
+
+def _finding(verdict: Verdict, evidence: CardEvidence) -> str | None:
+    """Where a metamorphic error stands among its relation's answers (oracles.findings), in
+    a sentence: one disagreement, a repeat of one, or a flip only after the model's own reply."""
+    if verdict.oracle not in (ATOMIC, *SEQUENTIAL):
+        return None
+    conversations = [
+        conversation
+        for conversation in evidence.conversations.values()
+        if conversation.relation_id == verdict.relation_id
+    ]
+    answers = {
+        key: response.answer
+        for key, response in evidence.responses.items()
+        if response.error is None
+    }
+    fold = fold_conversations(conversations, answers).get(verdict.relation_id)
+    if fold is None:
+        return None
+    place = fold.place(verdict)
+    if place == OPPOSITE_ALONE:
+        sentence = "This is one disagreement: asked alone, the two phrasings get opposite answers."
+        if fold.errors > 1:
+            more = counted(fold.errors - 1, "more error")
+            sentence += f" {more} on this relation repeat it (in one conversation)."
+        return sentence
+    if place == REPEAT:
+        return (
+            "This repeats a disagreement counted once: asked alone, the two phrasings already "
+            "get opposite answers."
+        )
+    if place == AFTER_OWN_REPLY and fold.agreed is Answer.NO:
+        return (
+            "Asked alone, the model said no to both phrasings: it denies this fact, which the "
+            "knowledge graph states, and said yes only after its own previous reply."
+        )
+    if place == AFTER_OWN_REPLY:
+        return (
+            f"Asked alone, both phrasings got {read_word(fold.agreed)}: the model changes its "
+            "answer only after its own previous reply."
+        )
+    if place == NOT_COMPARED_ALONE:
+        return (
+            "Asked alone, its two phrasings were not both answered yes or no, so this flip "
+            "cannot be compared with the answers alone."
+        )
+    return None
+
+
+def _doubts(verdict: Verdict, evidence: CardEvidence) -> tuple[str, ...]:
+    """Why an implied fact may not follow: its middle nodes with doubtful names."""
+    if not evidence.doubts:
+        return ()
+    return tuple(
+        doubt_sentence(evidence.names.name(node), reason)
+        for node, reason in middle_doubts(verdict, evidence.doubts)
     )
 
 
@@ -469,17 +748,22 @@ def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Bui
     raw = response.raw if response is not None else ""
     reasons = [f"This is {QUESTION_TYPES.get(qtype, 'a question with a known answer')}."]
     read: dict[int, str] = {}
+    judged: dict[int, str] = {}
     if qtype in CHOICE_TYPES:
         chosen = parse_choice(raw, extras.options) if raw else None
         expected = _option_text(extras, str(extras.answer))
         got = _option_text(extras, chosen)
         read[key[1]] = f"option {got}" if chosen else "no option"
+        right = chosen is not None and chosen == str(extras.answer)
+        judged[key[1]] = f"{'right' if right else 'wrong'}: the right option is {expected}"
         headline = f"The right option is {expected}; the model chose {got}."
     elif qtype == "wh":
         accepted = [clean_text(label) for label in extras.accepted]
         expected = " or ".join(quoted(label) for label in accepted) or "unknown"
         found = match_wh(raw, accepted) if accepted else None
-        read[key[1]] = "names the right entity" if found and found.matched else "another name"
+        matched = found is not None and found.matched
+        read[key[1]] = "names the right entity" if matched else "another name"
+        judged[key[1]] = f"{'right' if matched else 'wrong'}: {KG} says {expected}"
         headline = f"The right answer is {expected}; the model's reply does not name it."
         if found is not None:
             reasons.append(
@@ -511,7 +795,7 @@ def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Bui
                 f"{quoted(fact_words(parent, between))} and {quoted(fact_words(between, child))}."
             )
     reasons.append(f"The knowledge graph gives the answer {expected}; the model's differs.")
-    chats = [_chat(evidence, key[0], "The question, asked alone", (key[1],), read)]
+    chats = [_chat(evidence, key[0], "The question, asked alone", (key[1],), read, judged)]
     return headline, chats, reasons, expected
 
 

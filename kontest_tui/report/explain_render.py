@@ -1,11 +1,16 @@
 """An explanation card as text, Markdown, standalone HTML (escaped, no script) or SVG.
 
-All four show the same things in the same order: the title and the fact tested, the one-line
-headline, every conversation (each question in full with the template's text it was filled
-from, the reply as it came and what was read from it; the answers the test compared are
-marked), why it is an error, and the session it comes from. Text from the model or the KG is
-escaped for each format (Markdown punctuation, HTML entities, Rich markup never parsed).
-The SVG is Rich's console export of `card_to_rich`, which the explorer shows too.
+All four show the same things in the same order: the title and the fact tested, what the
+knowledge graph says (its source, the right answer) and which reply it contradicts, whether
+asking again confirmed it (when it was asked again), the one-line headline, where the error
+stands among the relation's answers and any doubt about an implied fact, how the model was
+asked (a chat and its system prompt, or a text it completed), every conversation (each
+question in full with the template's text it was filled from, the prompt a completions
+model continued, the reply as it came, what was read from it and whether that is right,
+how sure the model was when that is known), why it is an error, and the session it comes
+from. Text from the model or the KG is escaped for each format (Markdown punctuation, HTML
+entities, Rich markup never parsed). The SVG is Rich's console export of `card_to_rich`,
+which the explorer shows too.
 """
 
 from __future__ import annotations
@@ -21,11 +26,10 @@ from rich.console import Console
 from rich.text import Text
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.report.explain import CardChat, ExplanationCard
+from kontest_tui.report.explain import CardChat, CardTurn, ExplanationCard
 
 CARD_FORMATS = ("text", "markdown", "html", "svg")
 WIDTH = 88  # text and SVG width in columns
-MARK = "◀ compared"  # marks the answers the test compared
 
 
 def render_cards(cards: Sequence[ExplanationCard], fmt: str = "text") -> str:
@@ -50,8 +54,50 @@ def _source(card: ExplanationCard) -> str:
     return ", ".join(parts)
 
 
-def _answer_line(read: str, compared: bool) -> str:
-    return f"{read}  {MARK}" if compared else read
+def _answer_line(turn: CardTurn) -> str:
+    """`no (wrong: the knowledge graph says yes)`: the reading, held to the right answer."""
+    return f"{turn.read} ({turn.judged})" if turn.judged else turn.read
+
+
+def reply_shown(raw: str | None) -> str:
+    """A reply as a card shows it: as it came, in quotes when spaces start or end it (a
+    completions model's " No"), "(no reply)" when there is none."""
+    if raw is None:
+        return "(no reply)"
+    return f'"{raw}" (quoted to show its spaces)' if raw != raw.strip() else raw
+
+
+def sureness(p_yes: float) -> str:
+    """`P(yes) 0.42 of yes or no`: how sure the model was of a reply."""
+    return f"P(yes) {p_yes:.2f} of yes or no"
+
+
+def shared_system(card: ExplanationCard) -> str | None:
+    """The system prompt every conversation of the card began with (shown once), or None
+    when they differ or have none (then each chat shows its own)."""
+    prompts = {chat.system for chat in card.chats}
+    return prompts.pop() if len(prompts) == 1 else None
+
+
+def _preface(card: ExplanationCard) -> list[str]:
+    """The sentences between the fact and the headline: what the graph says, the wrong
+    reply, the confirmation."""
+    lines = [line for line in (card.knowledge, card.wrong) if line]
+    if card.confirmation:
+        lines.append(f"Asked again: {card.confirmation}")
+    return lines
+
+
+def _context(card: ExplanationCard) -> list[str]:
+    """The sentences after the headline: the finding, the doubts, how the model was asked."""
+    lines = [card.finding] if card.finding else []
+    lines += card.doubts
+    if card.asked:
+        lines.append(card.asked)
+    system = shared_system(card)
+    if system:
+        lines.append(f"System prompt: “{system}”")
+    return lines
 
 
 # -- text ------------------------------------------------------------------------------------
@@ -59,16 +105,30 @@ def _answer_line(read: str, compared: bool) -> str:
 
 def card_text(card: ExplanationCard, *, width: int = WIDTH) -> str:
     """The card as plain text wrapped at `width` columns."""
-    lines = [card.title, "=" * min(len(card.title), width), f"Fact tested: {card.fact}", ""]
-    lines += textwrap.wrap(card.headline, width) + [""]
+    lines = [card.title, "=" * min(len(card.title), width), f"Fact tested: {card.fact}"]
+    for sentence in _preface(card):
+        lines += textwrap.wrap(sentence, width)
+    lines += [""] + textwrap.wrap(card.headline, width) + [""]
+    context = _context(card)
+    for sentence in context:
+        lines += textwrap.wrap(sentence, width)
+    if context:
+        lines.append("")
+    shared = shared_system(card)
     for chat in card.chats:
         lines.append(chat.heading)
+        if chat.system and not shared:
+            lines += _field("System", chat.system, width)
         for turn in chat.turns:
             lines += _field("Question", turn.question, width)
             if turn.phrasing:
                 lines += _field("Template", turn.phrasing, width)
-            lines += _field("Reply", turn.raw if turn.raw is not None else "(no reply)", width)
-            lines += _field("Read as", _answer_line(turn.read, turn.compared), width)
+            if turn.prompt:
+                lines += _field("Prompt", turn.prompt, width)
+            lines += _field("Reply", reply_shown(turn.raw), width)
+            lines += _field("Read as", _answer_line(turn), width)
+            if turn.p_yes is not None:
+                lines += _field("How sure", sureness(turn.p_yes), width)
         lines.append("")
     lines.append("Why this is an error" if card.error else "Why this passed")
     for reason in card.reasons:
@@ -110,6 +170,13 @@ def escape_markdown(text: str) -> str:
     return "  \n".join(lines)
 
 
+def _code_block(text: str, indent: str) -> str:
+    """Text shown verbatim in Markdown: a fenced block longer than any backtick run in it."""
+    fence = "`" * max(3, max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    body = "\n".join(indent + line for line in text.splitlines())
+    return f"{indent}{fence}text\n{body}\n{indent}{fence}"
+
+
 def cards_markdown(cards: Sequence[ExplanationCard], *, level: int = 2) -> str:
     """Cards as Markdown (headings at `level`)."""
     parts = [_card_markdown(card, level) for card in cards]
@@ -123,19 +190,28 @@ def _card_markdown(card: ExplanationCard, level: int) -> str:
         "",
         f"**Fact tested:** {escape_markdown(card.fact)}",
         "",
-        escape_markdown(card.headline),
-        "",
     ]
+    for sentence in _preface(card):
+        out += [escape_markdown(sentence), ""]
+    out += [escape_markdown(card.headline), ""]
+    for sentence in _context(card):
+        out += [escape_markdown(sentence), ""]
+    shared = shared_system(card)
     for chat in card.chats:
         out += [f"{head}# {escape_markdown(chat.heading)}", ""]
+        if chat.system and not shared:
+            out += [f"System prompt: {escape_markdown(chat.system)}", ""]
         for turn in chat.turns:
             out.append(f"- **Question:** {escape_markdown(turn.question)}")
             if turn.phrasing:
                 out.append(f"  - Template: {escape_markdown(turn.phrasing)}")
-            reply = turn.raw if turn.raw is not None else "(no reply)"
-            out.append(f"  - Reply: {escape_markdown(reply)}")
-            read = escape_markdown(turn.read)
-            out.append(f"  - Read as: **{read}**" + (" (compared)" if turn.compared else ""))
+            if turn.prompt:
+                out += ["  - Prompt:", "", _code_block(turn.prompt, "    "), ""]
+            out.append(f"  - Reply: {escape_markdown(reply_shown(turn.raw))}")
+            judged = f" ({escape_markdown(turn.judged)})" if turn.judged else ""
+            out.append(f"  - Read as: **{escape_markdown(turn.read)}**{judged}")
+            if turn.p_yes is not None:
+                out.append(f"  - How sure: {escape_markdown(sureness(turn.p_yes))}")
         out.append("")
     out += [f"{head}# {'Why this is an error' if card.error else 'Why this passed'}", ""]
     out += [f"- {escape_markdown(reason)}" for reason in card.reasons]
@@ -156,7 +232,9 @@ CARD_CSS = (
     ".chat h3{font-size:1em;margin:.2em 0}"
     ".turn{margin:.4em 0}.q{font-weight:600}.phrasing,.source{color:#57606a}"
     ".reply{white-space:pre-wrap;background:#f6f8fa;padding:.2em .4em;border-radius:4px}"
-    ".compared{color:#cf222e;font-weight:600}"
+    ".wrong{color:#cf222e;font-weight:600}.right{color:#1a7f37}"
+    ".prompt{white-space:pre-wrap;background:#f6f8fa;padding:.4em;margin:.2em 0;"
+    "font-family:ui-monospace,monospace;font-size:.9em}"
 )
 
 
@@ -177,9 +255,12 @@ def card_html(card: ExplanationCard, *, level: int = 2) -> str:
         '<section class="card">',
         f"<h{level}>{escape(card.title)}</h{level}>",
         f'<p class="fact">Fact tested: {escape(card.fact)}</p>',
-        f"<p>{escape(card.headline)}</p>",
     ]
-    parts += [_chat_html(chat) for chat in card.chats]
+    parts += [f"<p>{escape(sentence)}</p>" for sentence in _preface(card)]
+    parts.append(f"<p>{escape(card.headline)}</p>")
+    parts += [f"<p>{escape(sentence)}</p>" for sentence in _context(card)]
+    shared = shared_system(card)
+    parts += [_chat_html(chat, shared is None) for chat in card.chats]
     why = "Why this is an error" if card.error else "Why this passed"
     parts.append(f"<h{level + 1}>{why}</h{level + 1}><ul>")
     parts += [f"<li>{escape(reason)}</li>" for reason in card.reasons]
@@ -193,17 +274,26 @@ def card_html(card: ExplanationCard, *, level: int = 2) -> str:
     return "".join(parts)
 
 
-def _chat_html(chat: CardChat) -> str:
+def _chat_html(chat: CardChat, own_system: bool = True) -> str:
     parts = [f'<div class="chat"><h3>{escape(chat.heading)}</h3>']
+    if chat.system and own_system:
+        parts.append(f'<div class="phrasing">System prompt: {escape(chat.system)}</div>')
     for turn in chat.turns:
         parts.append('<div class="turn">')
         parts.append(f'<div>Question: <span class="q">{escape(turn.question)}</span></div>')
         if turn.phrasing:
             parts.append(f'<div class="phrasing">Template: {escape(turn.phrasing)}</div>')
-        reply = turn.raw if turn.raw is not None else "(no reply)"
-        parts.append(f'<div>Reply: <span class="reply">{escape(reply)}</span></div>')
-        mark = f' <span class="compared">{escape(MARK)}</span>' if turn.compared else ""
-        parts.append(f"<div>Read as: <b>{escape(turn.read)}</b>{mark}</div>")
+        if turn.prompt:
+            parts.append(f'<div>Prompt:<div class="prompt">{escape(turn.prompt)}</div></div>')
+        reply = escape(reply_shown(turn.raw))
+        parts.append(f'<div>Reply: <span class="reply">{reply}</span></div>')
+        judged = ""
+        if turn.judged:
+            style = "wrong" if turn.judged.startswith("wrong") else "right"
+            judged = f' <span class="{style}">({escape(turn.judged)})</span>'
+        parts.append(f"<div>Read as: <b>{escape(turn.read)}</b>{judged}</div>")
+        if turn.p_yes is not None:
+            parts.append(f"<div>How sure: {escape(sureness(turn.p_yes))}</div>")
         parts.append("</div>")
     parts.append("</div>")
     return "".join(parts)
@@ -219,23 +309,43 @@ def card_to_rich(card: ExplanationCard, *, source: bool = True) -> Text:
     text.append(card.title + "\n", style="bold red" if card.error else "bold green")
     text.append("Fact tested: ", style="dim")
     text.append(card.fact + "\n", style="bold")
-    text.append(card.headline + "\n\n")
+    for sentence in _preface(card):
+        text.append(sentence + "\n")
+    text.append("\n" + card.headline + "\n\n", style="bold")
+    context = _context(card)
+    for sentence in context:
+        text.append(sentence + "\n", style="italic")
+    if context:
+        text.append("\n")
+    shared = shared_system(card)
     for chat in card.chats:
         text.append(chat.heading + "\n", style="bold cyan")
+        if chat.system and not shared:
+            text.append("  System:   ", style="dim")
+            text.append(chat.system + "\n")
         for turn in chat.turns:
             text.append("  Question: ", style="dim")
             text.append(turn.question + "\n")
             if turn.phrasing:
                 text.append("  Template: ", style="dim")
                 text.append(turn.phrasing + "\n", style="italic")
+            if turn.prompt:
+                text.append("  Prompt:\n", style="dim")
+                text.append(
+                    "".join(f"    {line}\n" for line in turn.prompt.splitlines()), style="dim"
+                )
             text.append("  Reply:    ", style="dim")
-            text.append((turn.raw if turn.raw is not None else "(no reply)") + "\n")
+            text.append(reply_shown(turn.raw) + "\n")
             text.append("  Read as:  ", style="dim")
             style = {"yes": "green", "no": "red"}.get(turn.read, "yellow")
             text.append(turn.read, style=f"bold {style}")
-            if turn.compared:
-                text.append(f"  {MARK}", style="bold magenta")
+            if turn.judged:
+                wrong = turn.judged.startswith("wrong")
+                text.append(f" ({turn.judged})", style="bold red" if wrong else "green")
             text.append("\n")
+            if turn.p_yes is not None:
+                text.append("  How sure: ", style="dim")
+                text.append(sureness(turn.p_yes) + "\n")
         text.append("\n")
     text.append(("Why this is an error" if card.error else "Why this passed") + "\n", style="bold")
     for reason in card.reasons:

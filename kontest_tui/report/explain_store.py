@@ -10,24 +10,27 @@ cards show. `report_names` reads the names a report's error list shows
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import FactcheckExtras
-from kontest_tui.domain.records import Verdict
+from kontest_tui.domain.records import Conversation, TestKind, Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.oracles.findings import RelationFold, fold_conversations, label_doubts
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.report.explain import (
     CardEvidence,
     ExplanationCard,
     build_card,
     conversations_needed,
+    folded_relations,
     premises_needed,
     relations_needed,
 )
+from kontest_tui.report.prompts import prompting_of
 from kontest_tui.report.render import MAX_ERRORS, ReportNames, render_report
 from kontest_tui.report.words import MappedNames, Naming, oracle_name, quoted
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
@@ -135,6 +138,10 @@ def stored_evidence(
     premises = premises_needed(conversations.values()) - set(conversations)
     if premises:
         conversations.update(store.relations.conversations_by_id(session_id, premises))
+    for relation_id in folded_relations(verdicts):  # where each error stands (findings)
+        for conversation in store.relations.conversations_of(session_id, relation_id):
+            if conversation.test_kind is TestKind.KONTEST:
+                conversations.setdefault(conversation.id, conversation)
     relation_ids: set[str] = set()
     for verdict in verdicts:
         relation_ids |= relations_needed(verdict, conversations.values())
@@ -143,6 +150,11 @@ def stored_evidence(
         template_set = template_set_from_dict(row["templates_json"], f"session {session_id}")
     except KontestError:
         template_set = None
+    try:
+        kg_name, kg_source = store.sessions.kg_origin(session_id)
+    except KontestError:
+        kg_name, kg_source = "", ""
+    model = str(row.get("model") or "") or None
     return CardEvidence(
         conversations=conversations,
         responses=store.responses.of_conversations(session_id, conversations),
@@ -150,8 +162,28 @@ def stored_evidence(
         names=names if names is not None else NodeNames(session_graph(store, session_id)),
         template_set=template_set,
         session=session_id,
-        model=str(row.get("model") or "") or None,
+        model=model,
+        kg_name=str(row.get("kg_name") or "") or kg_name or None,
+        kg_source=kg_source or None,
+        prompting=prompting_of(model, row.get("options_json")),
+        doubts=middle_node_doubts(store, session_id, verdicts),
     )
+
+
+def middle_node_doubts(
+    store: Store, session_id: str, verdicts: Sequence[Verdict]
+) -> dict[str, str]:
+    """The doubtful nodes (oracles.findings.label_doubts) among the middle nodes of the
+    ontological errors in `verdicts`, from the labels of the session's KG that they share
+    (store.sessions.nodes_sharing_labels), never the whole graph."""
+    middle = {node for verdict in verdicts for node in error_path(verdict)[1:-1]}
+    if not middle:
+        return {}
+    try:
+        doubts = label_doubts(store.sessions.nodes_sharing_labels(session_id, middle))
+    except KontestError:
+        return {}
+    return {node: doubts[node] for node in middle if node in doubts}
 
 
 def stored_cards(
@@ -224,7 +256,26 @@ def report_names(store: Store, session_id: str, verdicts: Sequence[Verdict]) -> 
         for named in store.relations.names(session_id):
             labels.update({named.parent: named.parent_label, named.child: named.child_label})
         names = MappedNames(labels)
-    return ReportNames(relations, names, texts)
+    return ReportNames(relations, names, texts, stored_folds(store, session_id, relations))
+
+
+def stored_folds(
+    store: Store, session_id: str, relation_ids: Iterable[str]
+) -> dict[str, RelationFold]:
+    """The folds of a few relations (oracles.findings): their KONTEST conversations and
+    answers read by id, the metamorphic oracle run again on them."""
+    conversations: list[Conversation] = []
+    for relation_id in relation_ids:
+        conversations += [
+            conversation
+            for conversation in store.relations.conversations_of(session_id, relation_id)
+            if conversation.test_kind is TestKind.KONTEST
+        ]
+    responses = store.responses.of_conversations(
+        session_id, [conversation.id for conversation in conversations]
+    )
+    answers = {key: response.answer for key, response in responses.items() if not response.error}
+    return fold_conversations(conversations, answers)
 
 
 def render_named_report(

@@ -1,7 +1,8 @@
 """Render an evaluation (or its Report JSON) and ensemble results as text, JSON, Markdown or CSV.
 
-- text: aligned plain-text tables (tests run / planned, errors and rate per oracle; gap;
-  coverage), then the first errors;
+- text: the headline and the findings (each counted once: oracles.findings), aligned
+  plain-text tables (tests run / planned, errors and rate per oracle; gap; coverage), then
+  the first errors (named ones folded by relation: a repeat under its disagreement);
 - json: `Evaluation.to_json()` with sorted keys, indent 2 (`failed` = turns with no answer
   after all attempts, counted apart from `valid` and `invalid`);
 - markdown: the same tables as GitHub-flavoured Markdown;
@@ -23,6 +24,7 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
+from kontest_tui.oracles.findings import OPPOSITE_ALONE, REPEAT, RelationFold, folds_of
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import RateJSON, ReportJSON
 from kontest_tui.report.tables import (
@@ -36,9 +38,12 @@ from kontest_tui.report.words import (
     MappedNames,
     Naming,
     describe_fact,
+    findings_lines,
+    fold_note,
     oracle_name,
     question_name,
     rule_name,
+    verdict_brief,
     verdict_sentence,
 )
 from kontest_tui.store.database import Store
@@ -60,6 +65,8 @@ class ReportNames:
     relations: Mapping[str, Relation]
     names: Naming
     templates: Mapping[str, str] = field(default_factory=dict)
+    # The errors' relations folded (oracles.findings): repeats go under their disagreement.
+    folds: Mapping[str, RelationFold] = field(default_factory=dict)
 
 
 ORACLE_HEADER = ("test", "tests", "planned", "errors", "rate", "95% interval")
@@ -103,7 +110,7 @@ def render_report(
         return csv_table(("metric", "value"), flatten(report))
     if names is None and labels is not None:
         names = ReportNames({}, MappedNames(labels))
-    lines = [_describe(v, evaluation, names) for v in errors[:max_errors]]
+    lines = error_lines(errors[:max_errors], evaluation, names)
     templates = names.templates if names is not None else {}
     if fmt == "markdown":
         return _report_markdown(report, lines, total_errors, templates)
@@ -305,11 +312,22 @@ def headline_text(report: ReportJSON) -> str:
     return text
 
 
+FINDINGS_TITLE = "Findings, each counted once:"
+_NESTED = "\t"  # marks a line nested under the one before (`_headline`)
+
+
 def _headline(report: ReportJSON) -> list[str]:
+    """The report's first lines; the findings, nested under their title, start with
+    `_NESTED` (text indents them, Markdown makes them a nested list)."""
     lines = [
         f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
         f"Headline: {headline_text(report)}",
     ]
+    findings = report.get("findings")
+    if findings is not None:
+        lines.append(FINDINGS_TITLE)
+        relations = report.get("relations")
+        lines += [_NESTED + line for line in findings_lines(findings, relations)]
     kontest = asks_kontest(report)
     if kontest:
         coverage = report["coverage"]
@@ -581,7 +599,8 @@ def _report_text(
     templates: Mapping[str, str],
 ) -> str:
     oracle_rows, gap_rows = _report_rows(report, templates)
-    parts = ["\n".join([_title(report), *_headline(report)]), ""]
+    head = [line.replace(_NESTED, "  ", 1) for line in _headline(report)]
+    parts = ["\n".join([_title(report), *head]), ""]
     if asks_kontest(report):
         parts.append(text_table(ORACLE_HEADER, oracle_rows))
         if report["relations"]:
@@ -595,7 +614,7 @@ def _report_text(
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"Errors ({shown}):")
-        parts.extend(f"  {line}" for line in errors)
+        parts.extend(f"  {line.replace(_NESTED, '  ', 1)}" for line in errors)
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -607,7 +626,10 @@ def _report_markdown(
     templates: Mapping[str, str],
 ) -> str:
     oracle_rows, gap_rows = _report_rows(report, templates)
-    parts = [f"# {_title(report)}", "", *(f"- {line}" for line in _headline(report)), ""]
+    head = [
+        f"  - {line[1:]}" if line.startswith(_NESTED) else f"- {line}" for line in _headline(report)
+    ]
+    parts = [f"# {_title(report)}", "", *head, ""]
     if asks_kontest(report):
         parts.append("## KONTEST tests and errors\n")
         parts.append(markdown_table(ORACLE_HEADER, oracle_rows))
@@ -621,7 +643,12 @@ def _report_markdown(
     if errors:
         shown = f"first {len(errors)} of {total_errors}" if total_errors > len(errors) else "all"
         parts.append(f"## Errors ({shown})\n")
-        parts.extend(f"- {escape_markdown(line)}" for line in errors)
+        parts.extend(
+            f"  - {escape_markdown(line[1:])}"
+            if line.startswith(_NESTED)
+            else f"- {escape_markdown(line)}"
+            for line in errors
+        )
         parts.append("")
     return "\n".join(parts).rstrip("\n") + "\n"
 
@@ -642,6 +669,43 @@ def describe_error(
     path_names = [names.name(node) for node in path] if names is not None else path
     sentence = verdict_sentence(verdict, fact=fact, path_names=path_names)
     return f"{where} · {oracle_name(verdict.oracle)}: {sentence}"
+
+
+def error_lines(
+    errors: Sequence[Verdict], evaluation: ReportInput, names: ReportNames | None
+) -> list[str]:
+    """The errors listed, one line each, folded by relation (oracles.findings) when they are
+    named (`names`): an error that repeats its relation's disagreement alone goes under it (a
+    line starting with `_NESTED`), a flip after the model's own reply says so. The folds
+    come from `names` (read from the store) or from the evaluation's verdicts. Unnamed, the
+    errors are listed as they are (a stored report and its evaluation print alike)."""
+    folds: Mapping[str, RelationFold] = {}
+    if names is not None:
+        folds = names.folds
+        if not folds and isinstance(evaluation, Evaluation):
+            folds = folds_of(evaluation.verdicts, {verdict.relation_id for verdict in errors})
+    shown: list[tuple[str, str | None]] = []  # (line, the relation whose repeats follow)
+    repeats: dict[str, list[str]] = {}  # relation id -> its repeats, under its disagreement
+    for verdict in errors:
+        fold = folds.get(verdict.relation_id)
+        place = fold.place(verdict) if fold is not None else None
+        if place == REPEAT and verdict.relation_id in repeats:
+            repeats[verdict.relation_id].append(
+                f"{_NESTED}repeated: {oracle_name(verdict.oracle)}: {verdict_brief(verdict)}"
+            )
+            continue
+        line = _describe(verdict, evaluation, names)
+        note = fold_note(place, fold)
+        opens = place == OPPOSITE_ALONE and verdict.relation_id not in repeats
+        if opens:
+            repeats[verdict.relation_id] = []
+        shown.append((f"{line}; {note}" if note else line, verdict.relation_id if opens else None))
+    lines: list[str] = []
+    for line, relation_id in shown:
+        lines.append(line)
+        if relation_id is not None:
+            lines += repeats[relation_id]
+    return lines
 
 
 def _describe(verdict: Verdict, evaluation: ReportInput, names: ReportNames | None) -> str:

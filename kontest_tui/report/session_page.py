@@ -36,7 +36,7 @@ from kontest_tui.report.legend import (
     template_legend,
 )
 from kontest_tui.report.picture import Picture, draw_picture
-from kontest_tui.report.words import ORACLE_CHECKS, oracle_name
+from kontest_tui.report.words import ORACLE_CHECKS, findings_lines, oracle_name
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
 from kontest_tui.store.database import Store
@@ -209,6 +209,21 @@ def _intro(document: SessionDocument) -> str:
     )
 
 
+FINDINGS_NOTE = (
+    "One fact the model is unsure of fails several tests at once, so the errors above are "
+    "folded per relation here, each finding counted once:"
+)
+
+
+def page_findings(document: SessionDocument) -> list[str]:
+    """The report's findings in sentences (report.words.findings_lines; none for a report
+    stored before they were counted, or without KONTEST questions)."""
+    findings = document.report.get("findings")
+    if findings is None:
+        return []
+    return findings_lines(findings, document.report.get("relations"))
+
+
 def _scope_note(document: SessionDocument) -> str:
     notes = []
     if document.entities:
@@ -256,6 +271,14 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _findings_html(document: SessionDocument) -> list[str]:
+    lines = page_findings(document)
+    if not lines:
+        return []
+    items = "".join(f"<li>{escape(line)}</li>" for line in lines)
+    return [f"<p>{escape(FINDINGS_NOTE)}</p><ul>{items}</ul>"]
+
+
 def document_html(document: SessionDocument) -> str:
     """The standalone page: no script, no network; every text escaped."""
     report = document.report
@@ -267,6 +290,7 @@ def document_html(document: SessionDocument) -> str:
         f"<p>{escape(_intro(document))}</p>",
         "<h2>Errors per kind of test</h2>",
         _table(("test", "it checks that", "tests", "errors", "rate"), summary_rows(report)),
+        *_findings_html(document),
         f"<p>Covered: {escape(str(coverage.get('covered', 0)))} relations got a yes under "
         f"at least one template ({escape(str(coverage.get('pct', 0)))}%).</p>",
         "<h2>Templates</h2>",
@@ -304,6 +328,13 @@ def _markdown_table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> 
     return lines
 
 
+def _findings_markdown(document: SessionDocument) -> list[str]:
+    lines = page_findings(document)
+    if not lines:
+        return []
+    return [escape_markdown(FINDINGS_NOTE), "", *(f"- {escape_markdown(x)}" for x in lines), ""]
+
+
 def document_markdown(document: SessionDocument) -> str:
     """The page as Markdown: the same sections, entities by label (the picture is the
     HTML page's)."""
@@ -320,6 +351,7 @@ def document_markdown(document: SessionDocument) -> str:
             ("test", "it checks that", "tests", "errors", "rate"), summary_rows(report)
         ),
         "",
+        *_findings_markdown(document),
         escape_markdown(
             f"Covered: {coverage.get('covered', 0)} relations got a yes under at least one "
             f"template ({coverage.get('pct', 0)}%)."

@@ -31,7 +31,15 @@ from kontest_tui.domain.extras import (
 )
 from kontest_tui.domain.records import Answer, Conversation, Relation, TestKind, Verdict
 from kontest_tui.kinds.registry import KINDS
+from kontest_tui.oracles.findings import (
+    AFTER_OWN_REPLY,
+    AMBIGUOUS,
+    NOT_COMPARED_ALONE,
+    REPEAT,
+    RelationFold,
+)
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.oracles.report_json import FindingsJSON
 from kontest_tui.oracles.variant import verdict_changes
 
 # What each oracle is called, in a few words (the machine key stays in JSON and CSV).
@@ -337,6 +345,97 @@ def verdict_brief(verdict: Verdict, *, path_names: Sequence[str] = ()) -> str:
             return "a wrong answer"
         return f"said {first}, the right answer is {_other(first)}"
     return " and ".join(answers[: len(verdict.answers)]) or "no answer"
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """`1 relation`, `3 relations` (`plural` when adding an s is wrong)."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
+def findings_lines(findings: FindingsJSON, relations: int | None = None) -> list[str]:
+    """What a session's KONTEST errors come to, each finding counted once (oracles.findings),
+    a sentence a line: distinct disagreements first, then their repeats, the flips after the
+    model's own reply, and the implied facts (with those through a doubtful middle node).
+    `relations`: the session's relations, named when some were not compared alone."""
+    compared = findings["relations_compared_alone"]
+    opposite = findings["relations_opposite_alone"]
+    first = (
+        f"{opposite} of {counted(compared, 'relation')} get opposite answers to two "
+        "phrasings, each asked alone"
+    )
+    if relations is not None and relations > compared:
+        first += (
+            f" (the other {relations - compared} were not answered yes or no in both "
+            "phrasings alone)"
+        )
+    lines = [first]
+    if findings["repeats"]:
+        lines.append(
+            f"{counted(findings['repeats'], 'more error')} repeat those disagreements "
+            "(the same relations asked again, in one conversation)"
+        )
+    if findings["after_own_reply"]:
+        lines.append(
+            f"{counted(findings['relations_after_own_reply'], 'relation')} "
+            f"{'changes its' if findings['relations_after_own_reply'] == 1 else 'change their'}"
+            f" answer only after the model's own previous reply "
+            f"({counted(findings['after_own_reply'], 'error')}): asked alone, the two "
+            "phrasings agree"
+        )
+    if findings["not_compared_alone"]:
+        lines.append(
+            f"{counted(findings['not_compared_alone'], 'error')} in one conversation on "
+            "relations whose phrasings alone were not both answered yes or no"
+        )
+    if findings["implied"]:
+        line = (
+            f"{counted(findings['implied'], 'implied fact')} denied, on "
+            f"{counted(findings['relations_implied'], 'relation')}"
+        )
+        doubtful = findings.get("implied_doubtful")
+        if doubtful and doubtful["total"]:
+            line += (
+                f"; {doubtful['total']} of them through a middle node whose name is "
+                f"{_doubt_kinds(doubtful['ambiguous'], doubtful['generic'])}, so the "
+                "model may have meant another one"
+            )
+        lines.append(line)
+    return lines
+
+
+def _doubt_kinds(ambiguous: int, generic: int) -> str:
+    shared = "shared by several nodes"
+    if ambiguous and generic:
+        return f"{shared} ({ambiguous}) or generic ({generic})"
+    return shared if ambiguous else "generic (many entities could carry it)"
+
+
+def doubt_sentence(name: str, reason: str) -> str:
+    """Why a middle node's name is doubtful, as a sentence (oracles.findings)."""
+    if reason == AMBIGUOUS:
+        return (
+            f"The name {quoted(name)} is shared by several nodes of the knowledge graph: the "
+            "model may have had another one in mind, so this implied fact may not follow "
+            "from its answers."
+        )
+    return (
+        f"The name {quoted(name)} is generic (many entities could carry it): the model may "
+        "have had another one in mind, so this implied fact may not follow from its answers."
+    )
+
+
+def fold_note(place: str | None, fold: RelationFold | None) -> str | None:
+    """What a metamorphic error is beside its relation's other answers, in words: a repeat of
+    its phrasings' disagreement alone, a flip only after the model's own previous reply
+    (with the answer both phrasings got alone), or nothing to compare it with."""
+    if place == REPEAT:
+        return "a repeat of its two phrasings' disagreement alone"
+    if place == AFTER_OWN_REPLY:
+        agreed = read_word(fold.agreed) if fold is not None and fold.agreed else "the same"
+        return f"only after its own previous reply: alone, both phrasings got {agreed}"
+    if place == NOT_COMPARED_ALONE:
+        return "its phrasings alone were not both answered yes or no"
+    return None
 
 
 def _other(word: str) -> str:

@@ -19,11 +19,13 @@ from typing import Any
 import kontest_tui
 from kontest_tui.domain.failures import failure_reason
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, TestKind
+from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
+from kontest_tui.oracles.findings import label_doubts
 from kontest_tui.store.database import Store
 
 # The packages whose code decides verdicts and the Report JSON (with this one).
@@ -81,11 +83,13 @@ def evaluate_responses(
     from_cache: int = 0,
     sample: Mapping[str, Any] | None = None,
     fresh: bool = False,
+    doubts: Mapping[str, str] | None = None,
 ) -> Evaluation:
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals; a session whose
-    conversations were all asked from scratch (`fresh`) gets the stability test."""
+    conversations were all asked from scratch (`fresh`) gets the stability test. `doubts`:
+    the graph's doubtful nodes (`session_doubts`), which flag implied facts through them."""
     answers, raw, failed, stopped = split_answers(responses)
     evaluation = evaluate_all(
         relations,
@@ -104,7 +108,17 @@ def evaluate_responses(
         evaluation.sampled = True
         evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
     evaluation.from_cache = from_cache
+    evaluation.label_doubts = doubts
     return evaluation
+
+
+def session_doubts(store: Store, session_id: str) -> dict[str, str] | None:
+    """The doubtful nodes of a session's KG snapshot (oracles.findings.label_doubts: a label
+    shared by several nodes, or generic); None when the snapshot cannot be read."""
+    try:
+        return label_doubts(store.sessions.node_labels(session_id))
+    except KontestError:
+        return None
 
 
 def evaluate_session(store: Store, session_id: str) -> Evaluation:
@@ -120,6 +134,7 @@ def evaluate_session(store: Store, session_id: str) -> Evaluation:
         from_cache=store.responses.count_cached(session_id),
         sample=row["kinds_json"].get("sample"),
         fresh=bool(row.get("fresh_conversations")),
+        doubts=session_doubts(store, session_id),
     )
 
 

@@ -52,6 +52,7 @@ from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
 from kontest_tui.results.evaluate import (
     evaluate_responses,
     evaluation_engine,
+    session_doubts,
     split_answers,
 )
 from kontest_tui.run.executor import (
@@ -528,6 +529,7 @@ async def _run_session(
                     problems=row["kinds_json"].get("problems", ()),
                     sample=row["kinds_json"].get("sample"),
                     fresh=bool(row.get("fresh_conversations")),
+                    doubts=session_doubts(store, session_id),
                 )
         assert evaluation is not None
         evaluation.from_cache = stored_cached + result.progress.cached
@@ -605,6 +607,7 @@ async def _ask_streamed(
             store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     if totals is None:
         return None
+    totals.findings.doubts = session_doubts(store, session_id)
     for template_id in list(totals.templates):
         for chunk in store.chunks.read(session_id, size, conversations=False):
             with paused_gc():

@@ -90,6 +90,23 @@ def _store_kg_snapshot(conn: sqlite3.Connection, kg_text: str) -> int:
     return int(cursor.lastrowid or 0)
 
 
+_ORIGIN_CHARS = 16_384  # how much of a KG snapshot's JSON holds its name and source
+
+
+def _leading_string(head: str, key: str) -> str:
+    """The string value of `key` in the start of a JSON object's text, or "" when that start
+    does not hold it whole (or holds another value)."""
+    marker = json.dumps(key) + ":"
+    found = head.find(marker)
+    if found < 0:
+        return ""
+    try:
+        value, _end = json.JSONDecoder().raw_decode(head[found + len(marker) :].lstrip())
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
 def _set_columns(conn: sqlite3.Connection, session_id: str, fields: Mapping[str, object]) -> None:
     """UPDATE the session row's `fields` (column -> value)."""
     assignments = ", ".join(f"{name} = ?" for name in fields)
@@ -245,6 +262,48 @@ class Sessions(Repository):
             if not isinstance(data, dict):
                 raise ValueError("the KG snapshot is not a JSON object")
         return data
+
+    def kg_origin(self, session_id: str) -> tuple[str, str]:
+        """(name, source) of the session's KG snapshot, read from the start of its JSON (the
+        graph's fields come before its nodes: kg.io.graph_to_dict), so the cost does not grow
+        with the graph; empty strings where the snapshot has none."""
+        rows = self._fetch(
+            "SELECT k.name, substr(k.json, 1, ?) FROM sessions s"
+            " JOIN kg_snapshots k ON k.id = s.kg_snapshot WHERE s.id = ?",
+            (_ORIGIN_CHARS, session_id),
+        )
+        if not rows:
+            return "", ""
+        name, head = rows[0]
+        return str(name or ""), _leading_string(str(head or ""), "source")
+
+    # The nodes of a session's KG snapshot, read by SQLite's JSON functions (`?` the session).
+    _NODES = (
+        "SELECT json_extract(n.value, '$.id') AS id, json_extract(n.value, '$.label') AS label"
+        " FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot,"
+        " json_each(k.json, '$.nodes') n WHERE s.id = ?"
+    )
+
+    def node_labels(self, session_id: str) -> dict[str, str]:
+        """Node id -> label of every node of the session's KG snapshot, without building the
+        graph (whether a label is shared or generic: oracles.findings.label_doubts)."""
+        rows = self._fetch(self._NODES, (session_id,))
+        return {str(node): str(label or "") for node, label in rows if node is not None}
+
+    def nodes_sharing_labels(self, session_id: str, nodes: Iterable[str]) -> dict[str, str]:
+        """Node id -> label of `nodes` and of every other node of the session's KG whose label
+        is one of theirs (without ASCII case, trimmed): whether a label is shared, read in
+        SQLite without loading the graph."""
+        wanted = sorted(set(nodes))
+        if not wanted:
+            return {}
+        rows = self._fetch(
+            f"WITH nodes AS ({self._NODES}) SELECT id, label FROM nodes"
+            " WHERE lower(trim(label)) IN (SELECT lower(trim(label)) FROM nodes"
+            f" WHERE id IN ({','.join('?' * len(wanted))}))",
+            (session_id, *wanted),
+        )
+        return {str(node): str(label) for node, label in rows if node is not None}
 
     def latest(self, *, unfinished: bool = False) -> str | None:
         """The id of the newest session (only not-done ones when `unfinished`), or None."""

@@ -340,6 +340,10 @@ def test_factcheck_cards_give_the_right_option_and_name() -> None:
     choice = cards["multiple_choice"]
     assert choice.headline == "The right option is A) Ireland; the model chose B) Wales."
     assert choice.chats[0].turns[0].read == "option B) Wales"
+    assert choice.chats[0].turns[0].judged == "wrong: the right option is A) Ireland"
+    assert choice.wrong == (
+        "So the wrong reply is the one to “In which country is Ulster?” (read as option B) Wales)."
+    )
     assert choice.expected == "A) Ireland"
     wh = cards["wh"]
     assert (
@@ -376,6 +380,15 @@ def test_logic_card_shows_the_rule_its_premises_and_the_knowledge_error() -> Non
         "the rule derives the question below from them, so its right answer is yes."
     ) in card.reasons
     assert any("error of knowledge" in reason for reason in card.reasons)
+    assert card.knowledge == (
+        "The right answer, yes, follows by the rule from the knowledge graph, which says "
+        "Ireland contains Kinawley (Wikidata Q27 → Q6413), through Ulster."
+    )
+    # the premise the model denied is judged against the graph too
+    assert [chat.turns[0].judged for chat in premises] == [
+        "right: the knowledge graph says yes",
+        "wrong: the knowledge graph says yes",
+    ]
     assert_no_codes(card)
 
 
@@ -409,3 +422,174 @@ def test_each_format_holds_every_question_and_reply(fmt) -> None:
         "No, it does not",
     ):
         assert needle in rendered.replace("\\", "")
+
+
+# -- who is right, what the model saw, where the error stands ---------------------------------
+
+
+def test_a_card_says_what_the_graph_says_and_which_reply_is_wrong() -> None:
+    responses = respond({(IU, "Q1"): ["No."], (IU, "Q2"): ["Yes, it is."]})
+    answers = {key: r.answer for key, r in responses.items()}
+    (verdict,) = errors_of(find_metamorphic_verdicts(CONVERSATIONS, answers), "atomic")
+    proof = evidence_from_records(
+        [verdict],
+        CONVERSATIONS,
+        responses,
+        RELATIONS,
+        NAMES,
+        template_set=TEMPLATES,
+        model="sim",
+        kg_name="kinawley",
+        kg_source="KONTEST paper running example, by hand",
+    )
+    card = build_card(verdict, proof)
+    assert card.knowledge == (
+        "The knowledge graph “kinawley”, from KONTEST paper running example, says Ireland "
+        "contains Ulster (Wikidata Q27 → Q190), so the right answer is yes."
+    )
+    assert (
+        card.wrong == "So the wrong reply is the one to “Does Ireland have a Ulster?” (read as no)."
+    )
+    said, right = (chat.turns[0] for chat in card.chats)
+    assert said.judged == "wrong: the knowledge graph says yes"
+    assert right.judged == "right: the knowledge graph says yes"
+    assert card.finding == (
+        "This is one disagreement: asked alone, the two phrasings get opposite answers."
+    )
+    system = TEMPLATES.system_prompt
+    assert [chat.system for chat in card.chats] == [system, system]  # a chat model
+    for rendered in all_formats(card):
+        assert "compared" not in rendered and "◀" not in rendered
+    text = card_text(card)
+    assert "Read as:  no (wrong: the knowledge graph says yes)" in text
+    assert f"System prompt: “{system}”" in " ".join(text.split())
+
+
+def sequential_card(replies, oracle="sequential_intra", **options):
+    responses = respond(replies)
+    answers = {key: r.answer for key, r in responses.items()}
+    (verdict,) = errors_of(find_metamorphic_verdicts(CONVERSATIONS, answers), oracle)
+    proof = evidence_from_records(
+        [verdict], CONVERSATIONS, responses, RELATIONS, NAMES, template_set=TEMPLATES, **options
+    )
+    return build_card(verdict, proof)
+
+
+def test_a_flip_only_after_the_models_own_reply_is_named() -> None:
+    # both phrasings alone say yes; in A the second question gets no after the first's yes
+    card = sequential_card(
+        {(UK, "Q1"): ["Yes"], (UK, "Q2"): ["Yes"], (UK, "A"): ["Yes.", "No."]}, model="sim"
+    )
+    assert card.finding == (
+        "Asked alone, both phrasings got yes: the model changes its answer only after its own "
+        "previous reply."
+    )
+    assert (
+        card.wrong
+        == "So the wrong reply is the one to “Is there a Kinawley in Ulster?” (read as no)."
+    )
+    # alone, no to both: the model denies the fact, and says yes only after its own reply
+    denied = sequential_card(
+        {(UK, "Q1"): ["No"], (UK, "Q2"): ["No"], (UK, "A"): ["No.", "Yes."]}, model="sim"
+    )
+    assert denied.finding is not None and "it denies this fact" in denied.finding
+    assert (
+        denied.wrong
+        == "So the wrong reply is the one to “Does Ulster have a Kinawley?” (read as no)."
+    )
+    # the same flip on a relation whose phrasings alone disagree repeats that disagreement
+    repeat = sequential_card(
+        {(UK, "Q1"): ["Yes"], (UK, "Q2"): ["No"], (UK, "A"): ["Yes.", "No."]}, model="sim"
+    )
+    assert repeat.finding is not None and repeat.finding.startswith("This repeats a disagreement")
+
+
+def test_a_completions_model_card_shows_the_prompt_it_continued() -> None:
+    from kontest_tui.models.base import Message
+    from kontest_tui.models.openai import render_completion_prompt
+
+    card = sequential_card(
+        {(UK, "Q1"): ["Yes"], (UK, "Q2"): ["Yes"], (UK, "A"): [" Yes", " No"]},
+        model="local:gemma3-270m",
+    )
+    (chat,) = card.chats
+    assert chat.system is None  # completions mode: no system message, the header instead
+    first, second = chat.turns
+    assert second.prompt == render_completion_prompt(
+        [
+            Message("user", "Does Ulster have a Kinawley?"),
+            Message("assistant", " Yes"),
+            Message("user", "Is there a Kinawley in Ulster?"),
+        ]
+    )
+    assert second.prompt.endswith("Question: Is there a Kinawley in Ulster?\nAnswer:")
+    assert "Answer: Yes\nQuestion: Is there a Kinawley in Ulster?" in second.prompt
+    assert card.asked is not None and "text to complete" in card.asked
+    text = card_text(card)
+    assert 'Reply:    " No" (quoted to show its spaces)' in text
+    assert "  Prompt:   " in text and "System" not in text
+
+
+def test_the_session_system_prompt_replaces_the_template_sets() -> None:
+    from kontest_tui.report.prompts import prompting_of
+
+    card = sequential_card(
+        {(UK, "A"): ["Yes.", "No."]},
+        model="sim",
+        prompting=prompting_of("sim", {"system_prompt": "Reply in one word."}),
+    )
+    assert card.chats[0].system == "Reply in one word."
+
+
+def test_an_implied_fact_through_a_generic_middle_node_is_flagged() -> None:
+    from kontest_tui.oracles.findings import label_doubts
+
+    nodes = {
+        "sg": Node("sg", "Singapore", type="country"),
+        "central": Node("central", "Central Region", type="region"),
+        "villa": Node("villa", "Haw Par Villa", type="locality"),
+    }
+    kg = KnowledgeGraph("sg", "places", nodes, [Edge("sg", "central"), Edge("central", "villa")])
+    relations = extract_relations(kg)
+    conversations = build_conversations(kg, relations, TEMPLATES)
+    raw = {"sg>central": "Yes", "central>villa": "Yes", "sg>villa": "No"}
+    responses = {}
+    for conversation in conversations:
+        if conversation.kind == "atomic":
+            text = raw[conversation.relation_id]
+            responses[(conversation.id, 0)] = Response(conversation.id, 0, text, parse_answer(text))
+    answers = {key: r.answer for key, r in responses.items()}
+    wrong = errors_of(find_ontological_verdicts(relations, conversations, answers), "ontological")
+    assert len(wrong) == 2  # one per template
+    doubts = label_doubts({node: found.label for node, found in nodes.items()})
+    proof = evidence_from_records(
+        wrong, conversations, responses, relations, NodeNames(kg), doubts=doubts
+    )
+    card = build_card(wrong[0], proof)
+    assert card.doubts == (
+        "The name “Central Region” is generic (many entities could carry it): the model may "
+        "have had another one in mind, so this implied fact may not follow from its answers.",
+    )
+    assert (
+        card.wrong
+        == "So the wrong reply is the one to “Does Singapore have a Haw Par Villa?” (read as no)."
+    )
+    assert "Central Region" in card_text(card).split("Why this is an error")[0]
+
+
+def test_how_sure_and_confirmation_show_only_when_known() -> None:
+    import dataclasses
+
+    (card,) = kontest_cards({(IU, "Q1"): ["No."], (IU, "Q2"): ["Yes"]}, "atomic")
+    for rendered in all_formats(card):
+        assert "How sure" not in rendered and "Asked again" not in rendered
+    first = card.chats[0]
+    sure = dataclasses.replace(first.turns[0], p_yes=0.42)
+    known = dataclasses.replace(
+        card,
+        chats=(dataclasses.replace(first, turns=(sure,)), *card.chats[1:]),
+        confirmation="confirmed in 4 of 5 phrasings",
+    )
+    for rendered in (card_text(known), cards_markdown([known]), cards_html([known])):
+        assert "P(yes) 0.42 of yes or no" in rendered
+        assert "Asked again: confirmed in 4 of 5 phrasings" in rendered

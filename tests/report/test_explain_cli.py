@@ -123,6 +123,8 @@ def test_store_evidence_gives_the_cards_the_whole_session_gives(db) -> None:
         template_set=session.template_set,
         session=session.id,
         model=session.model,
+        kg_name=session.kg_name,
+        kg_source=session.kg.source,
     )
     assert paged == [build_card(verdict, evidence) for verdict in wrong]
 

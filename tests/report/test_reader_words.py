@@ -232,7 +232,8 @@ def test_reports_pages_and_cards_speak_words(capsys, every_kind) -> None:
         } <= oracles
         for fmt in ("text", "markdown"):
             text = render_named_report(store, first, report, fmt, max_errors=10_000)
-            assert text.count(" · ") >= len(report.errors)  # every error listed, in words
+            # every error listed, in words (a repeat under the disagreement it repeats)
+            assert text.count(" · ") + text.count("repeated: ") >= len(report.errors)
             assert_reader_text(text, f"report {fmt}")
         document = build_session_document(store, first)
         assert_reader_text(document_html(document), "session page")

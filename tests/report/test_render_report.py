@@ -224,14 +224,31 @@ def test_error_list_with_entity_labels() -> None:
     labels = {"a": "Ireland", "b": "Ulster", "c": "Kinawley"}
     text = render_report(build_evaluation(), "text", labels=labels)
     errors = text.split("Errors (all):\n")[1].splitlines()
-    assert [line.strip() for line in errors] == [
-        "Ireland > Kinawley · two phrasings alone: asked the same thing in two phrasings, each "
-        "alone, the model said no to one and yes to the other",
-        "Ireland > Kinawley · same conversation: in one conversation the model said no, then "
-        "yes to the same question in other words",
-        "Ireland > Kinawley · same conversation: in one conversation the model said yes, then "
-        "no to the same question in other words",
-        "Ireland > Kinawley · implied facts: its yes-answers chain Ireland → Ulster → Kinawley, "
-        "yet it said no to “Ireland contains Kinawley”",
+    # a>c: no and yes alone (one disagreement); A = [no, yes] and B = [yes, no] each flip too,
+    # repeating it: folded under it, indented
+    assert errors == [
+        "  Ireland > Kinawley · two phrasings alone: asked the same thing in two phrasings, "
+        "each alone, the model said no to one and yes to the other",
+        "    repeated: same conversation: no, then yes in one conversation",
+        "    repeated: same conversation: yes, then no in one conversation",
+        "  Ireland > Kinawley · implied facts: its yes-answers chain Ireland → Ulster → "
+        "Kinawley, yet it said no to “Ireland contains Kinawley”",
     ]
     assert "a>c" not in text.split("Errors")[1]
+
+
+def test_the_report_leads_with_the_findings() -> None:
+    # a>b and b>c: yes everywhere; a>c: no and yes alone, A and B flip (two repeats), and
+    # the yes-path a -> b -> c implies a>c, denied under t1 (one implied fact)
+    evaluation = build_evaluation()
+    text = render_report(evaluation, "text").splitlines()
+    assert text[3:7] == [
+        "Findings, each counted once:",
+        "  1 of 3 relations get opposite answers to two phrasings, each asked alone",
+        "  2 more errors repeat those disagreements (the same relations asked again, in one "
+        "conversation)",
+        "  1 implied fact denied, on 1 relation",
+    ]
+    assert text[7].startswith("Relations 3")
+    markdown = render_report(evaluation, "markdown")
+    assert "- Findings, each counted once:\n  - 1 of 3 relations get opposite answers" in markdown

@@ -12,6 +12,8 @@ import pytest
 from kontest_tui.cli import run_cli
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.oracles.report_json import (
+    DoubtfulJSON,
+    FindingsJSON,
     GapJSON,
     HeadlineJSON,
     RateJSON,
@@ -66,6 +68,8 @@ def test_a_printed_report_has_the_declared_keys(
     assert_shape(report, ReportJSON)
     assert_shape(report["gap"], GapJSON)  # type: ignore[arg-type]
     assert_shape(report["headline"], HeadlineJSON)  # type: ignore[arg-type]
+    assert_shape(report["findings"], FindingsJSON)  # type: ignore[arg-type]
+    assert_shape(report["findings"]["implied_doubtful"], DoubtfulJSON)  # type: ignore[index]
     for cell in report["rates"].values():  # type: ignore[attr-defined]
         assert_shape(cell, RateJSON)
     for cell in report["consistency"].values():  # type: ignore[attr-defined]

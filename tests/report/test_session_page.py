@@ -85,6 +85,10 @@ def test_the_page_explains_itself(capsys, db, monkeypatch) -> None:
     assert text.count("Fact tested: Ireland contains Kinawley") == 4
     assert "Reply: Yes, in County Fermanagh." in text
     assert "4 errors, clearest first." in text
+    # The four errors come to one disagreement alone, its two repeats and one implied fact.
+    assert "1 of 3 relations get opposite answers to two phrasings, each asked alone" in text
+    assert "2 more errors repeat those disagreements" in text
+    assert "1 implied fact denied, on 1 relation" in text
     # Kinawley's node shows the answers to Ulster > Kinawley (its tree parent's relation, all
     # yes) and the marks of every relation ending at it: Ireland > Kinawley's metamorphic
     # errors and its one ontological error, as the legend says.
@@ -108,7 +112,9 @@ def test_errors_only_and_a_subtree(capsys, db) -> None:
 def test_markdown_names_entities_by_label(db) -> None:
     with Store(db) as store:
         markdown = document_markdown(build_session_document(store))
-    assert "Q27" not in markdown and "Q6410645" not in markdown
+    # the ids only where a card says what the knowledge graph holds (Wikidata's QIDs)
+    by_label = markdown.replace("(Wikidata Q27 → Q6410645)", "")
+    assert "Q27" not in by_label and "Q6410645" not in by_label
     assert markdown.count("**Fact tested:** Ireland contains Kinawley") == 4
     assert "| t1 | Does {parent} have a {child}? |" in markdown
 

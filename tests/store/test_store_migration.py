@@ -27,7 +27,8 @@ PLACES = "20261123-230530-964e88"
 
 
 # Report keys added after these files were recorded (consistency and accuracy apart,
-# refusals, answers from cache): derived from the same answers, so left out of the equality.
+# refusals, answers from cache, the findings): derived from the same answers, so left out of
+# the equality.
 NEW_REPORT_KEYS = (
     "refusals",
     "answers_from_cache",
@@ -36,6 +37,7 @@ NEW_REPORT_KEYS = (
     "stopped",
     "rates",
     "headline",
+    "findings",
 )
 
 
