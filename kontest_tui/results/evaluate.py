@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -24,6 +24,8 @@ from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
+from kontest_tui.oracles.evidence import cut_answers, evidence_json
+from kontest_tui.oracles.report_json import CurationJSON
 from kontest_tui.store.database import Store
 
 # The packages whose code decides verdicts and the Report JSON (with this one).
@@ -81,11 +83,14 @@ def evaluate_responses(
     from_cache: int = 0,
     sample: Mapping[str, Any] | None = None,
     fresh: bool = False,
+    labels: Callable[[Collection[str]], Mapping[str, str]] | None = None,
 ) -> Evaluation:
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals; a session whose
-    conversations were all asked from scratch (`fresh`) gets the stability test."""
+    conversations were all asked from scratch (`fresh`) gets the stability test. The
+    `curation` section (oracles.evidence) counts per template and per varied word; `labels`
+    names the entities among those words (node ids -> labels)."""
     answers, raw, failed, stopped = split_answers(responses)
     evaluation = evaluate_all(
         relations,
@@ -100,6 +105,19 @@ def evaluate_responses(
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
+    add_evidence(
+        evaluation,
+        evidence_json(
+            relations,
+            conversations,
+            answers,
+            raw,
+            evaluation.verdicts,
+            evaluation.gap,
+            cut=cut_answers(responses),
+            labels=labels,
+        ),
+    )
     if sample:  # a sampled session: every rate with its interval
         evaluation.sampled = True
         evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
@@ -120,7 +138,15 @@ def evaluate_session(store: Store, session_id: str) -> Evaluation:
         from_cache=store.responses.count_cached(session_id),
         sample=row["kinds_json"].get("sample"),
         fresh=bool(row.get("fresh_conversations")),
+        labels=lambda nodes: store.relations.node_labels(session_id, nodes),
     )
+
+
+def add_evidence(evaluation: Evaluation, evidence: CurationJSON) -> None:
+    """The `curation` section in the evaluation's report, when the session asked questions
+    in a template's phrasing (KONTEST or variants)."""
+    if evidence["templates"]:
+        evaluation.sections["curation"] = evidence
 
 
 def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:
