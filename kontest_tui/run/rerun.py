@@ -171,7 +171,6 @@ def plan_reuse(
     reused = changed = after_changed = missing = 0
     by_kind: Counter[str] = Counter()
     requests: set[tuple[object, ...]] = set()
-    asked_turns = 0
     for conversation in new:
         turns = len(conversation.turns)
         before = by_id.get(conversation.id)
@@ -187,7 +186,6 @@ def plan_reuse(
             copies.append((source, conversation.id, kept))
             reused += kept
         for turn in range(kept, turns):
-            asked_turns += 1
             by_kind[str(conversation.test_kind)] += 1
             if turn >= same:
                 if before is None or turn >= len(before.turns) or turn == same:
