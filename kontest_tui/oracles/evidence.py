@@ -275,9 +275,10 @@ def _name(row: EvidenceJSON) -> str:
     return row.get("template") or f"{row.get('word', '')} {row.get('value', '')}"
 
 
-# How the rows may be ordered: name -> (what the order means, the key, largest first).
+# How the rows may be ordered: name -> (what the order means, the key, largest first). The
+# worst: the most invalid answers and errors taken part in together.
 ORDERS: dict[str, tuple[str, Callable[[EvidenceJSON], object], bool]] = {
-    "worst": ("worst first (invalid answers + errors)", _trouble, True),
+    "worst": ("worst first", _trouble, True),
     "rate": (
         "worst per question",
         lambda row: _trouble(row) / row["questions"] if row["questions"] else 0.0,

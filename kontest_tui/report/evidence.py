@@ -2,15 +2,25 @@
 
 The rows are the Report JSON's `curation` section (oracles.evidence, worst first); the text
 and Markdown reports print both tables (the words' first WORDS_SHOWN: the JSON has them all)
-and the explorer's Templates tab shows the same cells (`evidence_cells`).
+and the explorer's Templates tab shows the same cells (`evidence_cells`), in the orders of
+oracles.evidence (`ORDERS`, `sort_rows`, named here for the explorer).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from kontest_tui.oracles.evidence import ORDERS, sort_rows
 from kontest_tui.oracles.report_json import EvidenceJSON, ReportJSON
 from kontest_tui.report.tables import Table
+
+__all__ = [
+    "ORDERS",
+    "EvidenceJSON",
+    "evidence_cells",
+    "evidence_tables",
+    "sort_rows",
+]
 
 WORDS_SHOWN = 20  # word rows a text or Markdown report lists
 COUNT_HEADER = ("questions", "invalid", "refusals", "cut", "errors", "flips", "gap")

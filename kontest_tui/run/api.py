@@ -86,8 +86,8 @@ from kontest_tui.run.spec import KgSource, SessionSpec, resolve_spec
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
-if TYPE_CHECKING:
-    from kontest_tui.generate.variants import VariantPreview
+if TYPE_CHECKING:  # made only in preview_variants (the module reads WordNet's lists)
+    from kontest_tui.generate.variants import VariantPreview as VariantPreview
 
 __all__ = [
     "LOGIC_RULES",
