@@ -23,8 +23,8 @@ def measure_name(code: str) -> str:
     name, _, which = code.partition(":")
     return {
         "errors": f"  {oracle_name(which)}" if which else "KONTEST errors (of tests)",
-        "invalid": "invalid answers (of answers)",
-        "refusals": "refusals (of answers)",
+        "invalid": "invalid answers (of KONTEST answers)",
+        "refusals": "refusals (of KONTEST answers)",
         "gap": f"gap {which} (of relations)",
         "variants": "variants that disagree (of variant tests)",
         "template_invalid": f"{which}: invalid answers (of its questions)",

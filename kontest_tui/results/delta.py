@@ -11,12 +11,14 @@ evaluated and stored first when stale), per template too (the reports' `curation
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypedDict
 
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.kg.names import NodeNames
 from kontest_tui.oracles.evaluate import ORACLES
 from kontest_tui.oracles.report_json import EvidenceJSON, ReportJSON
+from kontest_tui.results.evaluate import session_graph
 from kontest_tui.results.reports import ensure_report
 from kontest_tui.store.database import Store
 from kontest_tui.store.verdicts import ChangedError, ErrorChanges
@@ -137,6 +139,24 @@ def changed_error_json(found: ChangedError) -> ChangedErrorJSON:
     )
 
 
+def named_changes(changes: ErrorChanges, names: NodeNames) -> ErrorChanges:
+    """The listed errors with their nodes named as the explorer names them (a label two
+    nodes share gets its parent: kg.names)."""
+
+    def named(found: ChangedError) -> ChangedError:
+        if not found.parent or not found.child:
+            return found
+        return replace(
+            found, parent_label=names.name(found.parent), child_label=names.name(found.child)
+        )
+
+    return replace(
+        changes,
+        first_gone=[named(found) for found in changes.first_gone],
+        first_new=[named(found) for found in changes.first_new],
+    )
+
+
 def _evidence_rows(report: ReportJSON) -> dict[str, EvidenceJSON]:
     section = report.get("curation")
     return {row.get("template", ""): row for row in section["templates"]} if section else {}
@@ -228,6 +248,9 @@ def session_delta(
         reused=reused,
         asked=timing.answers - reused,
         calls=timing.calls,
-        errors=store.verdicts.changes(before, session_id, limit=listed),
+        errors=named_changes(
+            store.verdicts.changes(before, session_id, limit=listed),
+            NodeNames(session_graph(store, session_id)),
+        ),
         rates=rate_changes(reports[before], reports[session_id]),
     )

@@ -57,6 +57,8 @@ class ChangedError:
     verdict: Verdict
     parent_label: str
     child_label: str
+    parent: str = ""  # the relation's node ids ("" when the relation is not stored)
+    child: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,14 +250,21 @@ class Verdicts(Repository):
             return []
         rows = self._dicts(
             "SELECT v.*, COALESCE(r.parent_label, '') AS parent_label,"
-            " COALESCE(r.child_label, '') AS child_label FROM verdicts v"
+            " COALESCE(r.child_label, '') AS child_label, COALESCE(r.parent, '') AS parent_id,"
+            " COALESCE(r.child, '') AS child_id FROM verdicts v"
             " LEFT JOIN relations r ON r.pk = v.relation_key"
             f" WHERE v.id IN ({', '.join('?' for _ in ids)}) ORDER BY v.id",
             ids,
         )
         with self._damaged_rows("verdicts", session_id):
             return [
-                ChangedError(row_to_verdict(row), row["parent_label"], row["child_label"])
+                ChangedError(
+                    row_to_verdict(row),
+                    row["parent_label"],
+                    row["child_label"],
+                    row["parent_id"],
+                    row["child_id"],
+                )
                 for row in rows
             ]
 

@@ -105,6 +105,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             "ask_again",
             "Ask again",
             id="template_ask_again",
+            show=False,  # its button is on screen; the footer keeps f1 at 80 columns
             tooltip="Save the template you edited, then ask the session again: only the "
             "questions whose text changed, every other answer reused; then what changed",
         ),

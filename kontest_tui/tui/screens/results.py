@@ -483,7 +483,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "tab-compare": "#compare-select",
             "tab-ensemble": "#ensemble-select",
             "tab-kinds": "#kinds-scroll",
-            "tab-templates": "#evidence-words",
+            "tab-templates": "#evidence-templates",
         }.get(tab)
         found = self.query(target) if target else None
         if found:

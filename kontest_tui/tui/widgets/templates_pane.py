@@ -91,12 +91,17 @@ class TemplatesPane(SessionPane):
             ]
         )
         self.query_one("#evidence-delta-box").display = False
+        if not self.words:  # no covering-array variants: the templates take the room
+            self.query_one("#evidence-words").display = False
+            self.query_one("#evidence-templates").add_class("alone")
         self.show_rows()
         self.delta_worker()
 
     def summary(self) -> str:
         if not self.templates:
             return "No question was asked in a template's phrasing in this session."
+        if not self.words:
+            return f"{len(self.templates)} templates (no covering-array variants: no varied word)"
         return (
             f"{len(self.templates)} templates, {len(self.words)} varied words "
             "(a variant's word replaced by a synonym or an alias)"
