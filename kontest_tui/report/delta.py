@@ -23,12 +23,12 @@ def measure_name(code: str) -> str:
     name, _, which = code.partition(":")
     return {
         "errors": f"  {oracle_name(which)}" if which else "KONTEST errors (of tests)",
-        "invalid": "invalid answers (of KONTEST answers)",
+        "invalid": "invalid (of KONTEST answers)",
         "refusals": "refusals (of KONTEST answers)",
         "gap": f"gap {which} (of relations)",
-        "variants": "variants that disagree (of variant tests)",
-        "template_invalid": f"{which}: invalid answers (of its questions)",
-        "template_errors": f"{which}: errors it takes part in (of its questions)",
+        "variants": "variants disagreeing (of variant tests)",
+        "template_invalid": f"{which} invalid answers (of its questions)",
+        "template_errors": f"{which} errors (of its questions)",
     }.get(name, code)
 
 
@@ -44,6 +44,26 @@ def rate_rows(delta: DeltaJSON) -> list[tuple[str, str, str]]:
     return [
         (measure_name(row["measure"]), ratio_text(row["before"]), ratio_text(row["after"]))
         for row in delta["rates"]
+    ]
+
+
+def compact_ratio(ratio: RatioJSON) -> str:
+    """`12/149 8.1%`."""
+    rate = ratio["rate"]
+    return f"{ratio['count']}/{ratio['of']}" + ("" if rate is None else f" {100 * rate:.1f}%")
+
+
+def compact_rate_lines(delta: DeltaJSON) -> list[str]:
+    """Each measure on one line, `measure  before -> after`, aligned: what fits the
+    explorer's panes at 80 columns."""
+    rows = [
+        (measure_name(row["measure"]), compact_ratio(row["before"]), compact_ratio(row["after"]))
+        for row in delta["rates"]
+    ]
+    width = max((len(name) for name, _, _ in rows), default=0)
+    before = max((len(first) for _, first, _ in rows), default=0)
+    return [
+        f"{name.ljust(width)}  {first.rjust(before)} → {second}" for name, first, second in rows
     ]
 
 

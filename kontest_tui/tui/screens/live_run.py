@@ -294,6 +294,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             log = self.query_one("#finished-log", LivePane)
             log.border_title = f"what changed since session {event.end.delta['before']}"
             log.update(render_delta(event.end.delta))
+            self.query_one("#detected").display = False  # the delta takes the width
             errors = event.end.delta["errors"]
             self.notify(
                 f"Asked again: {errors['gone']} errors gone, {errors['new']} new; enter opens "

@@ -17,26 +17,27 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Select, Static
 
-from kontest_tui.report.delta import delta_lines, error_line, rate_rows
+from kontest_tui.report.delta import compact_rate_lines, delta_lines, error_line
 from kontest_tui.report.evidence import ORDERS, EvidenceJSON, evidence_cells, sort_rows
-from kontest_tui.report.tables import text_table
 from kontest_tui.run.api import DeltaJSON, ReportJSON, session_delta
 from kontest_tui.store.view_records import SessionHeader
 from kontest_tui.tui.sessions import open_store
 from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable
 from kontest_tui.tui.widgets.session_pane import SessionPane
 
+# (title, least width): the word table's least widths add up to 72 with the gaps, so every
+# count shows at 80 columns; the names share the room left.
 COUNT_COLUMNS = (
-    ("Questions", 9),
+    ("Asked", 6),
     ("Invalid", 7),
-    ("Refusals", 8),
+    ("Refused", 7),
     ("Cut", 4),
     ("Errors", 6),
-    ("Flips", 9),
+    ("Flips", 8),
     ("Gap", 5),
 )
 TEMPLATE_COLUMNS = (("Template", 16), *COUNT_COLUMNS)
-WORD_COLUMNS = (("Word", 12), ("Replaced by", 12), *COUNT_COLUMNS)
+WORD_COLUMNS = (("Word", 10), ("Replaced by", 10), *COUNT_COLUMNS)
 CHANGES_SHOWN = 5  # errors gone and new listed in the tab (`kontest rerun` lists 20)
 
 
@@ -78,7 +79,13 @@ class TemplatesPane(SessionPane):
             [
                 VerticalScroll(Static("", id="evidence-delta"), id="evidence-delta-box"),
                 Horizontal(
-                    Select[str](orders, id="evidence-order", value=self.order, allow_blank=False),
+                    Select[str](
+                        orders,
+                        id="evidence-order",
+                        value=self.order,
+                        allow_blank=False,
+                        compact=True,  # one line: the tables keep the room at 80x24
+                    ),
                     Static(self.summary(), id="evidence-summary", markup=False),
                     id="evidence-choices",
                 ),
@@ -167,7 +174,7 @@ def render_delta(delta: DeltaJSON) -> Text:
     """The delta as the tab shows it: its head, each measure before and after, the first
     errors gone and new (report.delta's lines: `kontest rerun` prints the same)."""
     text = Text("\n".join(delta_lines(delta)), style="bold")
-    text.append("\n" + text_table(("measure", "before", "after"), rate_rows(delta)))
+    text.append("\n" + "\n".join(compact_rate_lines(delta)) + "\n")
     for title, count, rows in (
         ("Errors gone", delta["errors"]["gone"], delta["gone"]),
         ("Errors new", delta["errors"]["new"], delta["new"]),
