@@ -71,3 +71,6 @@ wall_s  # SessionTiming, TimingJSON
 s_per_call
 weighted_improvement_pct  # mitigate/ensemble_json.py CrossValidatedTotalJSON
 majority_improvement_pct
+
+# TypedDict keys read by their string (report.get("curation")).
+curation  # ReportSections' curation evidence (oracles/report_json.py; report/evidence.py)

@@ -30,6 +30,7 @@ from . import (
     kinds,
     probe,
     report,
+    rerun,
     run,
     sessions,
     sim,
@@ -88,6 +89,7 @@ for _module in (kg, kg_wikidata, generate, sim, ca, kinds, compare, explain, pro
     _module.register(cli)
 for _command in (
     run.run_command,
+    rerun.rerun_command,
     report.report_command,
     sessions.sessions_command,
     export.export_command,

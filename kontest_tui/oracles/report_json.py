@@ -107,6 +107,32 @@ class RelationStatusJSON(TypedDict):
     error_oracles: list[str]
 
 
+class EvidenceJSON(TypedDict):
+    """One row of the `curation` section (oracles.evidence): a template (`template`) or a
+    varied word (`word` replaced by `value`; `entity`: the node id when the word is an
+    entity slot, None otherwise) with what went wrong with its questions."""
+
+    template: NotRequired[str]
+    word: NotRequired[str]
+    value: NotRequired[str]
+    entity: NotRequired[str | None]
+    questions: int
+    invalid: int
+    refusals: int
+    cut: int
+    errors: int
+    flips: int
+    compared: int
+    gap: int | None
+
+
+class CurationJSON(TypedDict):
+    """The curation evidence: per template and per varied word, worst first."""
+
+    templates: list[EvidenceJSON]
+    words: list[EvidenceJSON]
+
+
 class ReportSections(TypedDict, total=False):
     """The keys of the other test kinds, each present when the session asked it."""
 
@@ -116,6 +142,7 @@ class ReportSections(TypedDict, total=False):
     logic: JSONObject
     annotation: JSONObject
     sample: JSONObject
+    curation: CurationJSON
 
 
 class ReportJSON(ReportSections):

@@ -27,6 +27,7 @@ from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.findings import OPPOSITE_ALONE, REPEAT, RelationFold, folds_of
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import RateJSON, ReportJSON
+from kontest_tui.report.evidence import evidence_tables
 from kontest_tui.report.tables import (
     Table,
     csv_table,
@@ -605,7 +606,7 @@ def _report_text(
         parts.append(text_table(ORACLE_HEADER, oracle_rows))
         if report["relations"]:
             parts.append(text_table(("knowledge gap", "missing", "% of relations"), gap_rows))
-    for title, header, rows in section_tables(report):
+    for title, header, rows in [*section_tables(report), *evidence_tables(report, templates)]:
         parts.append(title)
         if rows:
             parts.append(text_table(header, rows))
@@ -636,7 +637,7 @@ def _report_markdown(
         if report["relations"]:
             parts.append("## Knowledge gap\n")
             parts.append(markdown_table(("template", "missing", "% of relations"), gap_rows))
-    for title, header, rows in section_tables(report):
+    for title, header, rows in [*section_tables(report), *evidence_tables(report, templates)]:
         parts.append(f"## {escape_markdown(title)}\n")
         if rows:
             parts.append(markdown_table(header, rows))

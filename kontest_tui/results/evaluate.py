@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -25,7 +25,9 @@ from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
+from kontest_tui.oracles.evidence import cut_answers, evidence_json
 from kontest_tui.oracles.findings import label_doubts
+from kontest_tui.oracles.report_json import CurationJSON
 from kontest_tui.store.database import Store
 
 # The packages whose code decides verdicts and the Report JSON (with this one).
@@ -84,12 +86,15 @@ def evaluate_responses(
     sample: Mapping[str, Any] | None = None,
     fresh: bool = False,
     doubts: Mapping[str, str] | None = None,
+    labels: Callable[[Collection[str]], Mapping[str, str]] | None = None,
 ) -> Evaluation:
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals; a session whose
     conversations were all asked from scratch (`fresh`) gets the stability test. `doubts`:
-    the graph's doubtful nodes (`session_doubts`), which flag implied facts through them."""
+    the graph's doubtful nodes (`session_doubts`), which flag implied facts through them. The
+    `curation` section (oracles.evidence) counts per template and per varied word; `labels`
+    names the entities among those words (node ids -> labels)."""
     answers, raw, failed, stopped = split_answers(responses)
     evaluation = evaluate_all(
         relations,
@@ -104,6 +109,19 @@ def evaluate_responses(
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
+    add_evidence(
+        evaluation,
+        evidence_json(
+            relations,
+            conversations,
+            answers,
+            raw,
+            evaluation.verdicts,
+            evaluation.gap,
+            cut=cut_answers(responses),
+            labels=labels,
+        ),
+    )
     if sample:  # a sampled session: every rate with its interval
         evaluation.sampled = True
         evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)
@@ -135,7 +153,15 @@ def evaluate_session(store: Store, session_id: str) -> Evaluation:
         sample=row["kinds_json"].get("sample"),
         fresh=bool(row.get("fresh_conversations")),
         doubts=session_doubts(store, session_id),
+        labels=lambda nodes: store.relations.node_labels(session_id, nodes),
     )
+
+
+def add_evidence(evaluation: Evaluation, evidence: CurationJSON) -> None:
+    """The `curation` section in the evaluation's report, when the session asked questions
+    in a template's phrasing (KONTEST or variants)."""
+    if evidence["templates"]:
+        evaluation.sections["curation"] = evidence
 
 
 def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:

@@ -35,6 +35,7 @@ from kontest_tui.models.specs import WithheldKey, key_withheld
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import ReportJSON, report_from_json, report_section
+from kontest_tui.results.delta import DeltaJSON, SessionDelta, session_delta
 from kontest_tui.results.evaluate import (
     evaluate_session,
     evaluation_engine,
@@ -54,7 +55,13 @@ from kontest_tui.run.choices import (
     source_of_match,
 )
 from kontest_tui.run.curation import SessionTemplates, read_session_templates
-from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents, Progress
+from kontest_tui.run.executor import (
+    Executor,
+    ExecutorConfig,
+    ExecutorEvents,
+    Progress,
+    is_cacheable,
+)
 from kontest_tui.run.live import LiveCounts, LiveTally, kontest_per_relation
 from kontest_tui.run.prepare import (
     KindCount,
@@ -67,6 +74,7 @@ from kontest_tui.run.prepare import (
     prepare,
     preview_relation,
 )
+from kontest_tui.run.rerun import RerunPlan, RerunPlanJSON, plan_reuse, rerun_spec, reuse_answers
 from kontest_tui.run.session import (
     SessionOutcome,
     open_session_model,
@@ -78,12 +86,13 @@ from kontest_tui.run.spec import KgSource, SessionSpec, resolve_spec
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
-if TYPE_CHECKING:
-    from kontest_tui.generate.variants import VariantPreview
+if TYPE_CHECKING:  # made only in preview_variants (the module reads WordNet's lists)
+    from kontest_tui.generate.variants import VariantPreview as VariantPreview
 
 __all__ = [
     "LOGIC_RULES",
     "QUESTION_TYPES",
+    "DeltaJSON",
     "Evaluation",
     "Executor",
     "ExecutorConfig",
@@ -100,6 +109,9 @@ __all__ = [
     "QueryVariants",
     "ReportJSON",
     "RelationPreview",
+    "RerunPlan",
+    "RerunPlanJSON",
+    "SessionDelta",
     "SessionOutcome",
     "SessionSpec",
     "SessionTemplates",
@@ -127,10 +139,12 @@ __all__ = [
     "read_session_templates",
     "refresh_report",
     "report_from_json",
+    "rerun_session",
     "report_section",
     "resolve_spec",
     "resume_session",
     "sample_sources",
+    "session_delta",
     "session_kinds",
     "session_report",
     "source_of_match",
@@ -177,10 +191,13 @@ class StoredSession:
         }
 
 
-def create_session(store: Store, spec: SessionSpec, model_spec: str | None = None) -> str:
+def create_session(
+    store: Store, spec: SessionSpec, model_spec: str | None = None, *, parent: str | None = None
+) -> str:
     """Store the session `spec` describes (nothing is asked); return its id. The spec is
     resolved first (run.spec.resolve_spec: its KG loaded and scoped) unless it is already;
-    `model_spec` stores the model under the name the opened model gives itself."""
+    `model_spec` stores the model under the name the opened model gives itself; `parent`:
+    the session it asks again (rerun_session)."""
     spec = resolve_spec(spec)
     asks_kinds = bool(spec.kinds)
     return create_stored_session(
@@ -205,6 +222,7 @@ def create_session(store: Store, spec: SessionSpec, model_spec: str | None = Non
         problems=spec.problems,
         prebuilt=spec.prebuilt,
         fresh_conversations=spec.fresh_conversations,
+        parent=parent,
     )
 
 
@@ -321,6 +339,72 @@ async def resume_session(
         store,
         chat,
         lambda: resumed,
+        config=config,
+        events=events,
+        on_created=on_created,
+        on_executor=on_executor,
+        stream=stream,
+    )
+
+
+async def rerun_session(
+    store: Store,
+    session_id: str | None = None,
+    *,
+    changed_only: bool = True,
+    template_set: TemplateSet | None = None,
+    config: ExecutorConfig | None = None,
+    events: ExecutorEvents | None = None,
+    on_created: Callable[[str], None] | None = None,
+    on_planned: Callable[[RerunPlan], None] | None = None,
+    on_executor: Callable[[Executor], None] | None = None,
+    stream: bool = True,
+) -> SessionOutcome:
+    """Ask a stored session again with its templates' texts and the synonym lists as they
+    are now (run.rerun): a new session linked to it (its `parent`) with the same model,
+    scope, kinds and options, in which `changed_only` reuses every answer to a question
+    asked as before (marked with its origin) and asks only the others; then evaluate it.
+    `template_set` gives the texts instead of the domain's set as it is now. `on_planned`
+    gets the plan once the reused answers are stored, before the first question; nothing
+    changed is one InvalidInputError (no session is left). `stream` as for start_session."""
+    session_id = store.sessions.resolve(session_id)
+    row = store.sessions.get(session_id)
+    spec, changed = rerun_spec(stored_spec(store, session_id), template_set)
+    spec = resolve_spec(spec)
+    options = options_from_dict(row["options_json"])
+    chat = open_session_model(
+        str(row["model"]), session_graph(store, session_id), seed=model_seed(options), stored=True
+    )
+    fresh = bool(row.get("fresh_conversations"))
+    share = (config or ExecutorConfig()).share_answers and not fresh and is_cacheable(chat)
+    parent: str = session_id
+
+    def prepare() -> str:
+        new_id = create_session(store, spec, str(row["model"]), parent=parent)
+        plan = plan_reuse(
+            parent,
+            store.relations.load_conversations(parent) if changed_only else (),
+            store.responses.answered_turns(parent) if changed_only else {},
+            store.relations.load_conversations(new_id),
+            by_text=not fresh,
+            share_requests=share,
+            changed_templates=changed,
+        )
+        if not plan.asked:
+            store.sessions.delete(new_id)
+            raise InvalidInputError(
+                f"nothing to ask again: every question of session {parent} is asked as "
+                "before (edit a template or a synonym list first)"
+            )
+        plan = reuse_answers(store, plan, new_id)
+        if on_planned is not None:
+            on_planned(plan)
+        return new_id
+
+    return await _run(
+        store,
+        chat,
+        prepare,
         config=config,
         events=events,
         on_created=on_created,

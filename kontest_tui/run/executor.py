@@ -413,20 +413,31 @@ class Executor:
         memo keeps such first answers until their last repeat has taken them. Later turns
         whose questions so far repeat another conversation's (two relations phrased alike)
         are noted too: the first of them to be asked keeps its answer for the others
-        (_repeated_turns), as their requests are the same once the earlier turns are."""
+        (_repeated_turns), as their requests are the same once the earlier turns are (a
+        conversation whose first turns were answered before, a resumed one or one asked
+        again with answers reused, run.rerun, included)."""
         first_seen: dict[str, int] = {}
         placed: list[tuple[int, int, Conversation]] = []
         later: dict[tuple[str, ...], list[AnswerKey]] = {}
         for index, conversation in enumerate(pending):
-            if (conversation.id, 0) in done or not conversation.turns:
+            if not conversation.turns:
+                placed.append((index, index, conversation))
+                continue
+            answered_first = (conversation.id, 0) in done
+            if answered_first and all(
+                (conversation.id, turn) in done for turn in range(1, len(conversation.turns))
+            ):
                 placed.append((index, index, conversation))
                 continue
             key = self._key(conversation, (Message("user", conversation.turns[0].text),))
-            self._first_keys[conversation.id] = key
             for turn in range(1, len(conversation.turns)):
                 if (conversation.id, turn) not in done:
                     texts = tuple(query.text for query in conversation.turns[1 : turn + 1])
                     later.setdefault((key, *texts), []).append((conversation.id, turn))
+            if answered_first:
+                placed.append((index, index, conversation))
+                continue
+            self._first_keys[conversation.id] = key
             leader = first_seen.setdefault(key, index)
             if leader == index:
                 placed.append((index, index, conversation))

@@ -48,8 +48,10 @@ from kontest_tui.kinds.registry import (
 )
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.oracles.evidence import EvidenceTally, cut_answers
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
 from kontest_tui.results.evaluate import (
+    add_evidence,
     evaluate_responses,
     evaluation_engine,
     session_doubts,
@@ -149,6 +151,7 @@ def create_session(
     sample: SampleSpec | None = None,
     fresh_conversations: bool = False,
     prebuilt: PrebuiltKinds | None = None,
+    parent: str | None = None,
 ) -> str:
     """Generate (unless given) and store a session's relations and conversations; return its id.
 
@@ -164,7 +167,8 @@ def create_session(
     conversation is asked from scratch (the KONTEST paper's setting; run_session never shares
     an answer between conversations, and the report adds the stability test). `prebuilt`:
     the other kinds' conversations run.prepare built to count them, stored as they are when
-    they were built for this session's relations, templates, kinds and options.
+    they were built for this session's relations, templates, kinds and options. `parent`:
+    the session this one asks again (run.rerun).
     """
     if not isinstance(template_set, TemplateSet):
         template_set = (
@@ -202,6 +206,7 @@ def create_session(
             None,
             itertools.chain([first], chunks),
             fresh_conversations=fresh_conversations,
+            parent=parent,
         )
     if sample is not None:
         if limit is not None:
@@ -268,6 +273,7 @@ def create_session(
         chosen,
         kinds_json,
         fresh_conversations=fresh_conversations,
+        parent=parent,
     )
 
 
@@ -311,6 +317,7 @@ def _store_session(
     chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
     *,
     fresh_conversations: bool = False,
+    parent: str | None = None,
 ) -> str:
     """Store a created session (create_session); the options get the template set's system
     prompt when they have none."""
@@ -332,6 +339,7 @@ def _store_session(
                 per_path=per_path,
                 kinds=kinds_json,
                 fresh_conversations=fresh_conversations,
+                parent=parent,
             ),
             relations=relations,
             conversations=conversations,
@@ -530,6 +538,7 @@ async def _run_session(
                     sample=row["kinds_json"].get("sample"),
                     fresh=bool(row.get("fresh_conversations")),
                     doubts=session_doubts(store, session_id),
+                    labels=lambda nodes: store.relations.node_labels(session_id, nodes),
                 )
         assert evaluation is not None
         evaluation.from_cache = stored_cached + result.progress.cached
@@ -582,6 +591,7 @@ async def _ask_streamed(
     executor.begin(int(row["planned"]), counts["answered"])
     store.verdicts.clear(session_id)
     totals: StreamedEvaluation | None = StreamedEvaluation(session=session_id, model=row["model"])
+    evidence = EvidenceTally()
     failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
     for chunk in store.chunks.read(session_id, size):
@@ -604,6 +614,11 @@ async def _ask_streamed(
                 totals = None
                 continue
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
+            relations = {relation.id: relation for relation in chunk.relations}
+            evidence.add_answers(
+                relations, chunk.conversations, answers, raw, cut_answers(responses)
+            )
+            evidence.add_errors(verdicts, {c.id: c for c in chunk.conversations}, relations)
             store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     if totals is None:
         return None
@@ -614,8 +629,10 @@ async def _ask_streamed(
                 verdicts = totals.ontological_verdicts(
                     template_id, chunk.relations, store.chunks.conversation_ids
                 )
+                evidence.add_errors(verdicts, {}, {})
                 store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
+    add_evidence(evaluation, evidence.to_json(evaluation.gap))
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped

@@ -63,6 +63,7 @@ class NewSession:
     kinds: Mapping[str, object] | None = None  # SessionKinds; None: KONTEST paraphrases only
     fresh_conversations: bool = False  # every conversation asked from scratch
     session_id: str | None = None  # None: a new id (store.sessions.new_session_id)
+    parent: str | None = None  # the session this one asks again (run.rerun), None: none
 
 
 class SessionColumns(TypedDict):
@@ -104,6 +105,7 @@ class SessionRow(SessionColumns):
     depth: int | None
     per_path: int
     kinds_json: SessionKinds
+    parent: str | None  # the session this one was asked again from (run.rerun)
 
 
 class SessionListing(SessionColumns):
@@ -140,6 +142,7 @@ class ResponseRow(TypedDict):
     cached: int  # 1: reused (the run's memo, the cache or a shared call), not asked
     cut: int
     stopped: str | None  # "length" or "timeout" when the answer was cut
+    origin: str | None  # the session the answer was taken from (run.rerun); None: asked here
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))

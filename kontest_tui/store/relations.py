@@ -204,6 +204,23 @@ class Relations(Repository):
             )
         ]
 
+    def node_labels(self, session_id: str, node_ids: Iterable[str]) -> dict[str, str]:
+        """node id -> its label as stored with the session's relations, for the nodes among
+        `node_ids` (those no relation names are left out)."""
+        wanted = set(node_ids)
+        found: dict[str, str] = {}
+        if not wanted:
+            return found
+        for parent, parent_label, child, child_label in self._fetch(
+            "SELECT parent, parent_label, child, child_label FROM relations WHERE session = ?",
+            (session_id,),
+        ):
+            if parent in wanted:
+                found[str(parent)] = str(parent_label)
+            if child in wanted:
+                found[str(child)] = str(child_label)
+        return found
+
     # -- a few by id -------------------------------------------------------------------------
 
     def _by_ids(

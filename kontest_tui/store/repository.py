@@ -8,7 +8,7 @@ repositories of a Store read and write in the same transactions (`Store.transact
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
@@ -28,8 +28,9 @@ class Repository:
     def conn(self) -> sqlite3.Connection:
         return self.store.conn
 
-    def _fetch(self, sql: str, params: Sequence[object] = ()) -> list[Any]:
-        """The rows of one query (tuples); a SQLite failure is one StoreError."""
+    def _fetch(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()) -> list[Any]:
+        """The rows of one query (tuples; `params` by position or by name); a SQLite failure
+        is one StoreError."""
         try:
             return self.conn.execute(sql, params).fetchall()
         except sqlite3.Error as error:

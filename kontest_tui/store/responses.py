@@ -38,6 +38,18 @@ _SESSION_ROWS = (
     " WHERE r.session = ? ORDER BY c.position, r.turn"
 )
 _CHUNK = 500  # ids per query (SQLite allows 999 variables in old builds)
+# Another session's answers to the first `upto` turns of one of its conversations, stored as
+# answers of a conversation of this session (run.rerun): reused, no call made (attempts 0,
+# `cached`), marked with the session they come from (`origin`). Failed turns are not copied.
+_REUSE_INSERT = (
+    "INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer, error,"
+    " latency_ms, tokens, attempts, created, cached, cut, stopped, origin)"
+    " SELECT t.pk, t.session, t.id, r.turn, r.raw, r.answer, NULL, 0, r.tokens, 0, :created,"
+    " 1, r.cut, r.stopped, s.session"
+    " FROM conversations t, conversations s JOIN responses r ON r.conversation_key = s.pk"
+    " WHERE t.session = :target AND t.id = :target_id AND s.session = :source"
+    " AND s.id = :source_id AND r.turn < :upto AND r.error IS NULL"
+)
 
 
 def _response_values(
@@ -165,6 +177,30 @@ class Responses(Repository):
             put_rows(conn, cached)
         return failures
 
+    def reuse(self, source: str, target: str, copies: Iterable[tuple[str, str, int]]) -> int:
+        """Store answers of session `source` as answers of session `target`, in one
+        transaction: for each (source conversation, target conversation, turns), the source's
+        answers to those first turns (run.rerun decides which are the same questions). They
+        are marked reused (`cached`, no attempt) and with their `origin`; the count stored."""
+        created = now_iso()
+        params = (
+            {
+                "created": created,
+                "target": target,
+                "target_id": target_id,
+                "source": source,
+                "source_id": source_id,
+                "upto": upto,
+            }
+            for source_id, target_id, upto in copies
+        )
+        with self.store.transaction() as conn:
+            before = conn.total_changes
+            conn.executemany(_REUSE_INSERT, params)
+            stored = conn.total_changes - before
+        self.store.sessions.refresh_counts(target)
+        return stored
+
     def delete_failed(self, session_id: str) -> int:
         """Delete the session's error responses and every later turn of their conversations
         (their context changes), so a resume asks them again; return how many went."""
@@ -220,6 +256,31 @@ class Responses(Repository):
                 ):
                     found[(row["conversation"], row["turn"])] = row_to_response(row)
         return found
+
+    def answered_turns(self, session_id: str) -> dict[str, int]:
+        """conversation id -> how many of its first turns have an answer (a failed turn, and
+        every turn after it, has none): what another session may reuse (run.rerun)."""
+        turns: dict[str, set[int]] = {}
+        for conversation, turn in self._fetch(
+            "SELECT conversation, turn FROM responses WHERE session = ? AND error IS NULL",
+            (session_id,),
+        ):
+            turns.setdefault(str(conversation), set()).add(int(turn))
+        answered: dict[str, int] = {}
+        for conversation, found in turns.items():
+            count = 0
+            while count in found:
+                count += 1
+            answered[conversation] = count
+        return answered
+
+    def count_reused(self, session_id: str) -> int:
+        """Stored responses of the session taken from another session (run.rerun)."""
+        rows = self._fetch(
+            "SELECT COUNT(*) FROM responses WHERE session = ? AND origin IS NOT NULL",
+            (session_id,),
+        )
+        return int(rows[0][0])
 
     def count_cached(self, session_id: str) -> int:
         """Stored responses of the session that were reused (memo, cache or a shared call)."""

@@ -670,6 +670,22 @@ def _add_headline_and_fresh(conn: sqlite3.Connection) -> None:
             )
 
 
+def _add_session_parent(conn: sqlite3.Connection) -> None:
+    """Version 14, for asking again what changed (run.rerun): `sessions.parent`, the session
+    a session was asked again from (its answers reused where a question's text did not
+    change; NULL for a session asked from scratch, and when the parent is deleted), and
+    `responses.origin`, the session an answer was taken from (NULL: asked in this session),
+    so a reused answer is told from one the model gave in this session."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE sessions ADD COLUMN parent TEXT REFERENCES sessions (id) ON DELETE SET NULL;
+        ALTER TABLE responses ADD COLUMN origin TEXT;
+        CREATE INDEX idx_sessions_parent ON sessions (parent) WHERE parent IS NOT NULL
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -683,6 +699,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_probes,
     _add_response_stopped,
     _add_headline_and_fresh,
+    _add_session_parent,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

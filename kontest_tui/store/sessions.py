@@ -169,6 +169,7 @@ class Sessions(Repository):
             "planned": 0,
             "kinds_json": dump_json(dict(new.kinds)) if new.kinds is not None else None,
             "fresh_conversations": int(new.fresh_conversations),
+            "parent": new.parent,
         }
         try:
             with self.store.transaction() as conn:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Verdict
 
@@ -27,6 +28,54 @@ _VERDICT_INSERT = (
 _COLUMNS = ("oracle", "relation", "template", "error", "refs", "answers", "detail")
 # A verdict's relation through its key (verdicts are indexed by relation_key).
 _OF_RELATION = " AND relation_key = (SELECT pk FROM relations WHERE session = ? AND id = ?)"
+# A session's errors with what makes an error the same one in another session of the same
+# scope (`Verdicts.changes`): its oracle, relation and template and the turns it compares by
+# conversation id, except a variant's (a covering array made again numbers other sentences
+# alike), which is known by the questions it compares.
+_KEYED_ERRORS = (
+    "SELECT v.id, v.oracle, v.relation, COALESCE(v.template, '') AS template,"
+    " CASE WHEN v.oracle IN ('variant', 'annotation') THEN (SELECT group_concat("
+    "json_extract(c.turns, '$[' || json_extract(j.value, '$[1]') || '].text'), char(10))"
+    " FROM json_each(v.refs) j JOIN conversations c"
+    " ON c.session = v.session AND c.id = json_extract(j.value, '$[0]'))"
+    " ELSE v.refs END AS compared FROM verdicts v WHERE v.session = {} AND v.error = 1"
+)
+_ONLY_IN = (
+    "WITH one AS ("
+    + _KEYED_ERRORS.format(":one")
+    + "), other AS ("
+    + _KEYED_ERRORS.format(":other")
+    + ") SELECT {} FROM one WHERE (one.oracle, one.relation, one.template, one.compared)"
+    " NOT IN (SELECT oracle, relation, template, compared FROM other)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedError:
+    """An error of one session that the other has not, with its relation's labels."""
+
+    verdict: Verdict
+    parent_label: str
+    child_label: str
+    parent: str = ""  # the relation's node ids ("" when the relation is not stored)
+    child: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorChanges:
+    """How the errors of a session asked again differ from its parent's (`Verdicts.changes`)."""
+
+    before: int  # the parent's errors
+    after: int  # the session's errors
+    gone: int  # errors of the parent the session has not
+    new: int  # errors of the session the parent has not
+    first_gone: list[ChangedError] = field(default_factory=list)
+    first_new: list[ChangedError] = field(default_factory=list)
+
+    @property
+    def kept(self) -> int:
+        """Errors both have."""
+        return self.before - self.gone
 
 
 def insert_verdicts(
@@ -168,6 +217,56 @@ class Verdicts(Repository):
                 (session_id, *oracles),
             )
         }
+
+    def changes(self, before: str, after: str, *, limit: int = 20) -> ErrorChanges:
+        """The stored errors of session `after` against those of `before` (a session asked
+        again, run.rerun, against its parent): the counts gone and new and the first `limit`
+        of each, in stored order. As current as both stored reports."""
+        counts = [
+            int(row[0])
+            for row in self._fetch(
+                "SELECT COUNT(*) FROM verdicts WHERE session = ? AND error = 1"
+                " UNION ALL SELECT COUNT(*) FROM verdicts WHERE session = ? AND error = 1",
+                (before, after),
+            )
+        ]
+        found: list[int] = []
+        lists: list[list[ChangedError]] = []
+        for one, other in ((before, after), (after, before)):
+            sides = {"one": one, "other": other}
+            found.append(int(self._fetch(_ONLY_IN.format("COUNT(*)"), sides)[0][0]))
+            ids = [
+                int(row[0])
+                for row in self._fetch(
+                    _ONLY_IN.format("one.id") + " ORDER BY one.id LIMIT :limit",
+                    {**sides, "limit": limit},
+                )
+            ]
+            lists.append(self._changed(one, ids))
+        return ErrorChanges(counts[0], counts[1], found[0], found[1], lists[0], lists[1])
+
+    def _changed(self, session_id: str, ids: Sequence[int]) -> list[ChangedError]:
+        if not ids:
+            return []
+        rows = self._dicts(
+            "SELECT v.*, COALESCE(r.parent_label, '') AS parent_label,"
+            " COALESCE(r.child_label, '') AS child_label, COALESCE(r.parent, '') AS parent_id,"
+            " COALESCE(r.child, '') AS child_id FROM verdicts v"
+            " LEFT JOIN relations r ON r.pk = v.relation_key"
+            f" WHERE v.id IN ({', '.join('?' for _ in ids)}) ORDER BY v.id",
+            ids,
+        )
+        with self._damaged_rows("verdicts", session_id):
+            return [
+                ChangedError(
+                    row_to_verdict(row),
+                    row["parent_label"],
+                    row["child_label"],
+                    row["parent_id"],
+                    row["child_id"],
+                )
+                for row in rows
+            ]
 
     def errors_and_all_of(self, session_id: str, oracles: Sequence[str] = ()) -> list[Verdict]:
         """The session's error verdicts and every verdict of `oracles`, in stored order."""

@@ -155,12 +155,16 @@ class KontestApp(WorkerFailures, App[None]):
         self.push_screen(LiveRunScreen(spec, compare_with=compare_with))
 
     def open_results(
-        self, session_id: str, replace: bool = False, compare_with: str | None = None
+        self,
+        session_id: str,
+        replace: bool = False,
+        compare_with: str | None = None,
+        tab: str | None = None,
     ) -> None:
         """Show a stored session's results (`replace`: instead of the screen on top;
-        `compare_with`: on the Compare tab with that session)."""
+        `compare_with`: on the Compare tab with that session; `tab`: on that tab)."""
         if replace:
-            self.switch_screen_to_results(session_id, compare_with=compare_with)
+            self.switch_screen_to_results(session_id, compare_with=compare_with, tab=tab)
         else:
             self.show_results(session_id)
 
@@ -174,12 +178,22 @@ class KontestApp(WorkerFailures, App[None]):
         """A template was asked in a session: its results screen shows it again."""
         self.extended_sessions.add(message.session_id)
 
-    def switch_screen_to_results(self, session_id: str, compare_with: str | None = None) -> None:
+    def switch_screen_to_results(
+        self, session_id: str, compare_with: str | None = None, tab: str | None = None
+    ) -> None:
         """Replace the live run with its stored session's results (`compare_with`: open
-        Compare with that session)."""
+        Compare with that session; `tab`: open on that tab)."""
         from kontest_tui.tui.screens.results import ResultsScreen
 
-        self.switch_screen(ResultsScreen(session_id, compare_with=compare_with))
+        self.switch_screen(ResultsScreen(session_id, compare_with=compare_with, tab=tab))
+
+    def ask_again(self, session_id: str) -> None:
+        """Ask a stored session again with its templates and synonym lists as they are now,
+        only the questions whose text changed (run.api.rerun_session), on the live screen;
+        its results then open on the Templates tab with what changed."""
+        from kontest_tui.tui.screens.live_run import LiveRunScreen
+
+        self.push_screen(LiveRunScreen(rerun=session_id))
 
     def action_edit_synonyms(self) -> None:
         """The synonym editor on what the screen shows: the wizard's question, a stored
@@ -198,7 +212,16 @@ class KontestApp(WorkerFailures, App[None]):
                 return
         session_id = getattr(screen, "session_id", None)
         if isinstance(session_id, str):
-            self.push_screen(SynonymEditorScreen(session_id=session_id, db=self.db_path))
+            # On the relation the screen shows (the results' selected one, the probe's).
+            selected = getattr(screen, "selected_relation_id", None)
+            relation_id = selected() if callable(selected) else getattr(screen, "relation_id", None)
+            self.push_screen(
+                SynonymEditorScreen(
+                    session_id=session_id,
+                    db=self.db_path,
+                    relation_id=relation_id if isinstance(relation_id, str) else None,
+                )
+            )
             return
         domain = getattr(screen, "domain", None)
         self.push_screen(

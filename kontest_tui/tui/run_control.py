@@ -13,8 +13,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import Template
 from kontest_tui.run.api import (
+    DeltaJSON,
     Executor,
     ExecutorEvents,
     LiveTally,
@@ -24,7 +26,9 @@ from kontest_tui.run.api import (
     extend_session,
     kontest_per_relation,
     mark_interrupted,
+    rerun_session,
     resume_session,
+    session_delta,
     start_session,
     withheld_key_of,
 )
@@ -125,11 +129,13 @@ class RunControl:
 
 @dataclass(frozen=True, slots=True)
 class RunEnd:
-    """How a run ended: its session, status (done | cancelled | failed) and report."""
+    """How a run ended: its session, status (done | cancelled | failed) and report; for a
+    session asked again, what changed against the session it was asked from."""
 
     session_id: str
     status: str
     report: ReportJSON
+    delta: DeltaJSON | None = None
 
 
 async def run_live(
@@ -138,12 +144,14 @@ async def run_live(
     control: RunControl,
     *,
     resume: str | None = None,
+    rerun: str | None = None,
     db: str | Path | None = None,
     on_started: Callable[[str, str, str], None] | None = None,
     on_failing: Callable[[int, str], None] | None = None,
     on_key_withheld: Callable[[WithheldKey], None] | None = None,
 ) -> RunEnd:
-    """Run a new session (`spec`) or go on with a stored one (`resume`) through run.api,
+    """Run a new session (`spec`), go on with a stored one (`resume`) or ask a stored one
+    again, only what changed since (`rerun`: run.api.rerun_session) through run.api,
     feeding `tally`; call it in the loop of a worker thread. `on_started` gets the session's
     id, its name (`sim on places`) and a line naming it before the first question. The
     report is the engine's final evaluation, made in this thread. `on_failing` is the
@@ -178,16 +186,25 @@ async def run_live(
             outcome = await resume_session(
                 store, resume, events=events, on_created=created, on_executor=control.attach
             )
+        elif rerun is not None:
+            outcome = await rerun_session(
+                store, rerun, events=events, on_created=created, on_executor=control.attach
+            )
         else:
             assert spec is not None
             outcome = await start_session(
                 store, spec, events=events, on_created=created, on_executor=control.attach
             )
+        delta = None
+        if rerun is not None and outcome.status != "cancelled":
+            # What changed, read here in the run's thread: shown the moment the run ends.
+            with contextlib.suppress(KontestError):
+                delta = session_delta(store, outcome.session_id).to_json()
     finally:
         control.detach()
         store.close()
     tally.finish()
-    return RunEnd(outcome.session_id, outcome.status, outcome.evaluation.to_json())
+    return RunEnd(outcome.session_id, outcome.status, outcome.evaluation.to_json(), delta)
 
 
 async def ask_extra_template(

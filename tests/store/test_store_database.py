@@ -142,8 +142,9 @@ def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
         ("session", "sessions"),
         ("relation_key", "relations"),
     }
-    assert [(fk.column, fk.other_table) for fk in db["sessions"].foreign_keys] == [
-        ("kg_snapshot", "kg_snapshots")
+    assert sorted((fk.column, fk.other_table) for fk in db["sessions"].foreign_keys) == [
+        ("kg_snapshot", "kg_snapshots"),
+        ("parent", "sessions"),  # a session asked again from another (run.rerun)
     ]
     assert db["relations"].pks == ["pk"] and db["conversations"].pks == ["pk"]
     assert db["responses"].pks == ["id"]
@@ -177,7 +178,7 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     assert "cached" not in columns
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 12
+        assert store.version == SCHEMA_VERSION == 13
         rows = list(store.responses.rows("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
         store.cache.put("k", "sim", "Yes", 1)

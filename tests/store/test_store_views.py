@@ -318,10 +318,17 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     with Store(path) as store:
         session_id = store_session(store)
     conn = sqlite3.connect(path, isolation_level=None)
-    # Back to version 8: the tables of versions 9 to 12 dropped as a version-8 file never
+    # Back to version 8: the tables of versions 9 to 13 dropped as a version-8 file never
     # had them.
     from kontest_tui.store.schema import _RESPONSE_DETAILS
 
+    for statement in (
+        "DROP INDEX idx_sessions_parent",
+        "ALTER TABLE sessions DROP COLUMN parent",
+        "ALTER TABLE responses DROP COLUMN origin",
+        "DELETE FROM schema_version WHERE version = 13",
+    ):
+        conn.execute(statement)
     for statement in (
         "ALTER TABLE sessions DROP COLUMN headline_measure",
         "ALTER TABLE sessions DROP COLUMN headline_rate",

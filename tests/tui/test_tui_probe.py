@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import Input
+from textual.widgets import Input, SelectionList
 
 from kontest_tui.generate.synonyms import list_user_choices
 from kontest_tui.results.reports import session_report
@@ -16,7 +16,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import TemplateEditorScreen
 from kontest_tui.tui.screens.probe import ProbeScreen
 from tests.support.sessions import store_sessions
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import wait_for_screen, wait_for_workers, wait_until, widget_text
 
 CAPELLEN = "luxembourg>luxembourg.canton-of-capellen"
 
@@ -77,7 +77,8 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
             ),
             what="the synonym pin",
         )
-        # Your own question as a template: the editor opens with it, the probe is marked.
+        # Your own question as a template: the editor opens with it; the probe is marked
+        # promoted once the template is saved, not when the editor opens.
         screen.query_one("#probe-q-3", Input).focus()
         await pilot.press("ctrl+t")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
@@ -93,4 +94,9 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
             with Store(db_path) as store:
                 return {p.question: p.promoted for p in store.probes.of_session(session_id)}
 
+        await wait_for_workers(pilot)
+        assert promoted().get(own) is None  # opened only
+        # "part" kept as typed (no WordNet tag to look up), then saved: now it is promoted.
+        editor.query_one("#template-words", SelectionList).deselect("part")
+        await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: promoted().get(own) == "template", what="the mark")

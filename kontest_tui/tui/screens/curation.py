@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -67,6 +67,9 @@ from kontest_tui.tui.widgets.gap_bars import render_gap
 from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
 
+if TYPE_CHECKING:
+    from kontest_tui.run.api import VariantPreview
+
 PREVIEW_ROWS = 12
 
 
@@ -98,6 +101,15 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             tooltip="Ask this template's questions in the session and store the answers",
         ),
         Binding(
+            "ctrl+g",
+            "ask_again",
+            "Ask again",
+            id="template_ask_again",
+            show=False,  # its button is on screen; the footer keeps f1 at 80 columns
+            tooltip="Save the template you edited, then ask the session again: only the "
+            "questions whose text changed, every other answer reused; then what changed",
+        ),
+        Binding(
             "ctrl+y",
             "app.edit_synonyms",
             "Synonyms",
@@ -115,10 +127,15 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         text: str | None = None,
         relation_type: str | None = None,
         domain: str = "places",
+        promotes: int | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
         self.db = db
+        # A probe (its stored id) whose question this new template is: marked promoted
+        # once the template is saved or asked in the session, not when the editor opens.
+        self.promotes = promotes
+        self.ask_after_save = False  # Ask again pressed with the edit unsaved: save first
         self.session: SessionTemplates | None = None  # what the editor reads of the session
         self.domain = domain  # the set's domain (the session's, once read)
         self.start_text = text  # a new template's text to start from (a probe's rephrasing)
@@ -159,6 +176,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         with Horizontal(classes="buttons"):
             yield Button("Run template", id="run-template", variant="success")
             yield Button("Save", id="save-template")
+            yield Button("Ask again", id="ask-again")
             yield Button("Restore built-in", id="restore-templates")
         yield Static("", id="template-gap", markup=False)
         yield Footer()
@@ -234,6 +252,8 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             self.query_one("#template-existing", Static).update(f"✗ {error}")
         elif group == "curation-run":
             self.query_one("#template-gap", Static).update(f"✗ asking the template failed: {error}")
+        elif group == "curation-save":
+            self.ask_after_save = False
 
     def show_template_set(self) -> None:
         self.show_template_list(choose=NEW_TEMPLATE)
@@ -453,6 +473,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             return
         assert self.template_set is not None
         old_tags = dict(self.editing.pos) if self.editing is not None else {}
+        self.ask_after_save = False  # a plain save asks nothing
         self.save_worker(self.template_set, template, old_tags)
 
     class TemplateSaved(Message):
@@ -481,7 +502,8 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
 
     @on(TemplateSaved)
     def template_saved(self, event: TemplateSaved) -> None:
-        """The list of templates and the choice show the saved one at once."""
+        """The list of templates and the choice show the saved one at once; a probe it was
+        made from is promoted; Ask again pressed before the save asks now."""
         self.template_set = event.template_set
         self.editing = event.template
         self.show_template_list(choose=event.template.id)
@@ -490,6 +512,54 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
             "(Restore built-in goes back to it)",
             markup=False,
         )
+        self.promote_probe()
+        if self.ask_after_save:
+            self.ask_after_save = False
+            self.ask_session_again()
+
+    def promote_probe(self) -> None:
+        """Mark the probe this template was made from as promoted (once)."""
+        if self.promotes is not None:
+            self.promote_worker(self.promotes)
+            self.promotes = None
+
+    @work(thread=True, group="curation-promote", exit_on_error=False)
+    def promote_worker(self, probe_id: int) -> None:
+        with open_store(self.db) as store:
+            store.probes.mark_promoted(probe_id, "template")
+
+    @on(Button.Pressed, "#ask-again")
+    def action_ask_again(self) -> None:
+        """Ask the session again with the set as saved (run.api.rerun_session, on the live
+        screen): an edit of one of its templates not saved yet is saved first."""
+        if self.session is None:
+            self.notify(
+                "No session here: open the editor from a session's results (e) to ask it "
+                "again after an edit.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        editing = self.editing
+        if editing is not None and self.template_set is not None:
+            try:
+                typed = self.typed_template()
+            except KontestError as error:
+                self.notify(str(error), title=error.title, severity="error", markup=False)
+                return
+            unsaved = typed.id == editing.id and (
+                dict(typed.texts) != dict(editing.texts) or set(typed.fixed) != set(editing.fixed)
+            )
+            if unsaved:
+                self.ask_after_save = True
+                self.save_worker(self.template_set, typed, dict(editing.pos))
+                return
+        self.ask_session_again()
+
+    def ask_session_again(self) -> None:
+        ask_again = getattr(self.app, "ask_again", None)
+        if self.session is not None and ask_again is not None:
+            ask_again(self.session.id)
 
     @on(Button.Pressed, "#restore-templates")
     def restore_builtin(self) -> None:
@@ -569,6 +639,7 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         self.query_one("#template-gap", Static).update(render_gap(report, texts=texts))
         stored = " and stored in the session"
         self.notify(f"Template {template.id} asked{stored}; its gap is shown", markup=False)
+        self.promote_probe()
 
     def read_session(self, session_id: str) -> SessionTemplates:
         with open_store(self.db) as store:
@@ -610,9 +681,11 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
     covering-array size update at once. Pins and bans are saved in the user config, which
     every later session (and the wizard, when you go back) reads.
 
-    Opened on a stored session (`session_id`: its domain, its first question previewed),
-    on the wizard's question (`preview`, `domain`), or on a domain alone (a choice of the
-    domains with templates)."""
+    Opened on a stored session (`session_id`: its domain, the question of `relation_id`
+    previewed, else its first), on the wizard's question (`preview`, `domain`), or on a
+    domain alone (a choice of the domains with templates). The screen shows at once: the
+    session is read and the variants are made (WordNet is read the first time: seconds) in
+    workers, with a line saying so."""
 
     BINDINGS = [
         Binding(
@@ -621,6 +694,14 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
             "Undo pin/ban",
             id="synonyms_undo",
             tooltip="Take back the pin or ban highlighted in the list",
+        ),
+        Binding(
+            "ctrl+g",
+            "ask_again",
+            "Ask again",
+            id="synonyms_ask_again",
+            tooltip="Ask the session again with the synonym lists as they are now: only the "
+            "variants whose sentence changed, every other answer reused; then what changed",
         ),
         Binding("escape", "app.pop_screen", "Back", id="synonyms_back", tooltip="Back"),
     ]
@@ -632,15 +713,18 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
         db: str | None = None,
         domain: str = "places",
         preview: VariantSource | None = None,
+        relation_id: str | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
         self.db = db
         self.domain = domain
         self.preview = preview
+        self.relation_id = relation_id  # the session's relation to preview (None: its first)
         self.array_size: int | None = None
         self.choices: list[SynonymChoice] = []  # the pins and bans listed, in order
         self.ready = False  # the domain is known (a session's is read first)
+        self.previewed = False  # the variants of the question shown are made (tests wait)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -661,6 +745,7 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
             yield Button("Pin", id="pin-value", variant="success")
             yield Button("Ban", id="ban-value", variant="error")
             yield Button("Undo", id="undo-choice")
+            yield Button("Ask again", id="synonym-ask-again")
         yield Static("", id="synonym-status", markup=False)
         with Horizontal(id="synonym-body"):
             yield OptionList(id="synonym-choices", classes="pane")
@@ -670,9 +755,10 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
     def on_mount(self) -> None:
         chooser = self.query_one("#synonym-domain", Select)
         chooser.display = self.session_id is None and self.preview is None
+        self.query_one("#synonym-ask-again").display = self.session_id is not None
         if self.session_id is not None:
             self.query_one("#synonym-status", Static).update("Reading the session…")
-            self.session_worker(self.session_id)
+            self.session_worker(self.session_id, self.relation_id)
             return
         if chooser.display:
             self.domains_worker()
@@ -694,15 +780,22 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
             self.domains = domains
 
     @work(thread=True, exclusive=True, group="synonyms-load", exit_on_error=False)
-    def session_worker(self, session_id: str) -> None:
-        """The session's domain and first question (run.api.read_session_templates)."""
+    def session_worker(self, session_id: str, relation_id: str | None) -> None:
+        """The session's domain and the question to preview: its first template's, of
+        `relation_id` (else of its first relation) (run.api.read_session_templates)."""
         with open_store(self.db) as store:
             session = read_session_templates(store, session_id, preview=1)
+            chosen = (
+                store.relations.by_id(session_id, [relation_id]).get(relation_id)
+                if relation_id is not None
+                else None
+            )
         preview = None
         template_set = session.template_set
-        if session.relations and template_set is not None and session.template_ids:
+        relation = chosen or (session.relations[0] if session.relations else None)
+        if relation is not None and template_set is not None and session.template_ids:
             template = template_set.get(session.template_ids[0])
-            preview = VariantSource(session.kg, session.relations[0], template)
+            preview = VariantSource(session.kg, relation, template)
         self.post_message(self.SessionRead(session.domain, preview))
 
     @work(thread=True, exclusive=True, group="synonyms-domains", exit_on_error=False)
@@ -736,8 +829,9 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
         self.ready = True
 
     def worker_failed(self, group: str, error: BaseException) -> None:
-        if group == "synonyms-load":
+        if group in ("synonyms-load", "synonyms-preview"):
             self.query_one("#synonym-status", Static).update(f"✗ {error}")
+            self.previewed = True
 
     def show_choices(self) -> None:
         """The user's pins and bans for the domain; the highlighted one is what Undo takes
@@ -758,6 +852,21 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
             for index, choice in enumerate(found)
         )
         choices.border_title = f"Your pins and bans ({len(found)})"
+
+    @on(Button.Pressed, "#synonym-ask-again")
+    def action_ask_again(self) -> None:
+        """Ask the session again with the synonym lists as they are now (run.api
+        .rerun_session, on the live screen)."""
+        ask_again = getattr(self.app, "ask_again", None)
+        if self.session_id is None or ask_again is None:
+            self.notify(
+                "No session here: open the synonyms from a session's results (ctrl+y) to ask "
+                "it again after a change.",
+                severity="warning",
+                markup=False,
+            )
+            return
+        ask_again(self.session_id)
 
     @on(Button.Pressed, "#undo-choice")
     def action_undo_choice(self) -> None:
@@ -801,9 +910,9 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
         self.show_array_size(f"{done} {value!r} for {word!r} in {path}")
 
     def show_array_size(self, note: str) -> None:
-        """The variants of the previewed question and the array size, after the change."""
+        """The variants of the previewed question and the array size, after the change: made
+        in a worker (WordNet is read the first time), a line saying so meanwhile."""
         status = self.query_one("#synonym-status", Static)
-        shown = self.query_one("#synonym-preview", Static)
         source = self.preview
         if source is None:
             status.update(
@@ -811,13 +920,45 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
                 or "Open this from a session's results or the wizard's Variants step to see "
                 "how a question's variants change."
             )
+            self.previewed = True
             return
+        self.previewed = False
+        status.update(
+            f"{note}\nmaking the variants of the question about "
+            f"{source.kg.label(source.relation.parent)} and "
+            f"{source.kg.label(source.relation.child)} (reading WordNet the first time takes "
+            "seconds)…".strip()
+        )
+        self.preview_worker(source, self.domain, note)
+
+    class VariantsMade(Message):
+        """The previewed question's variants were made (or could not be: `error`)."""
+
+        def __init__(self, preview: VariantPreview | None, error: str, note: str) -> None:
+            super().__init__()
+            self.preview = preview
+            self.error = error
+            self.note = note
+
+    @work(thread=True, exclusive=True, group="synonyms-preview", exit_on_error=False)
+    def preview_worker(self, source: VariantSource, domain: str, note: str) -> None:
         try:
             preview = preview_variants(
-                source.kg, source.relation, source.template, self.domain, source.strength
+                source.kg, source.relation, source.template, domain, source.strength
             )
         except KontestError as error:
-            status.update(f"{note}\n{error}".strip())
+            self.post_message(self.VariantsMade(None, str(error), note))
+            return
+        self.post_message(self.VariantsMade(preview, "", note))
+
+    @on(VariantsMade)
+    def variants_made(self, event: VariantsMade) -> None:
+        status = self.query_one("#synonym-status", Static)
+        shown = self.query_one("#synonym-preview", Static)
+        self.previewed = True
+        source, preview, note = self.preview, event.preview, event.note
+        if preview is None or source is None:
+            status.update(f"{note}\n{event.error}".strip())
             return
         self.array_size = len(preview.rows)
         words = ", ".join(

@@ -41,6 +41,7 @@ from kontest_tui.tui.run_control import RunControl, RunEnd, run_live
 from kontest_tui.tui.screens.confirm import ConfirmScreen
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.relation_tree import describe_answer
+from kontest_tui.tui.widgets.templates_pane import render_delta
 from kontest_tui.tui.workers import WorkerFailures
 
 REDRAWS_PER_S = 10  # the progress, state line and counts
@@ -126,16 +127,24 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         spec: SessionSpec | None = None,
         *,
         resume: str | None = None,
+        rerun: str | None = None,
         auto_results: bool = True,
         compare_with: str | None = None,
     ) -> None:
         super().__init__()
         self.compare_with = compare_with  # the results open on Compare with this session
-        if (spec is None) == (resume is None):
-            raise ValueError("a live run needs a spec or a session to resume, not both")
+        if [spec, resume, rerun].count(None) != 2:
+            raise ValueError("a live run needs one of a spec, a session to resume or to rerun")
         self.spec = spec
         self.resume = resume
-        self.title_line = f"resuming session {resume}…" if resume else "storing the session…"
+        self.rerun = rerun  # a session asked again: only what changed since (run.rerun)
+        self.title_line = (
+            f"resuming session {resume}…"
+            if resume
+            else f"asking session {rerun} again: what changed…"
+            if rerun
+            else "storing the session…"
+        )
         self.auto_results = auto_results
         self.tally = LiveTally(kontest_per_relation(2), recent=ANSWERS_SHOWN)
         self.control = RunControl()
@@ -206,6 +215,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
                 self.tally,
                 self.control,
                 resume=self.resume,
+                rerun=self.rerun,
                 db=db,
                 on_started=self.announce_start,
                 on_failing=self.announce_failing,
@@ -278,6 +288,22 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         self.stop_clock()
         self.redraw()
         self.query_one("#run-counts", ReportCounts).show_report(event.end.report)
+        if event.end.delta is not None:
+            # Asked again: what changed is this run's result, shown here at once; enter
+            # opens the results (their Templates tab shows it too).
+            log = self.query_one("#finished-log", LivePane)
+            log.border_title = f"what changed since session {event.end.delta['before']}"
+            log.update(render_delta(event.end.delta))
+            self.query_one("#detected").display = False  # the delta takes the width
+            errors = event.end.delta["errors"]
+            self.notify(
+                f"Asked again: {errors['gone']} errors gone, {errors['new']} new; enter opens "
+                "the results",
+                title="What changed",
+                markup=False,
+                timeout=10,
+            )
+            return
         if self.auto_results and event.end.status != "cancelled":
             if self.app.screen is self:
                 self.action_open_results()
@@ -457,7 +483,11 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             from kontest_tui.tui.app import KontestApp
 
             cast(KontestApp, self.app).open_results(
-                self.end.session_id, replace=True, compare_with=self.compare_with
+                self.end.session_id,
+                replace=True,
+                compare_with=self.compare_with,
+                # a session asked again: its Templates tab says what changed
+                tab="tab-templates" if self.rerun else None,
             )
 
 

@@ -311,12 +311,16 @@ class ProbeScreen(WorkerFailures, Screen[None]):
                 markup=False,
             )
             return
-        self.promote(question, "template")
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
+        # The probe is promoted once the editor saves (or asks) its template, not now.
         self.app.push_screen(
             TemplateEditorScreen(
-                self.session_id, db=self.db, text=text, relation_type=context.relation.type
+                self.session_id,
+                db=self.db,
+                text=text,
+                relation_type=context.relation.type,
+                promotes=self.probe_ids.get(question),
             )
         )
 

@@ -54,6 +54,7 @@ from kontest_tui.tui.widgets.graph_pane import GraphPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
 from kontest_tui.tui.widgets.relation_tree import RelationTree
+from kontest_tui.tui.widgets.templates_pane import TemplatesPane
 from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
 
 
@@ -191,6 +192,16 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             tooltip="FactChecker, logic rules and variants of this session",
         ),
         Binding(
+            "v",
+            "show_tab('tab-templates')",
+            "Templates",
+            id="results_evidence",
+            priority=True,
+            show=False,
+            tooltip="Per template and per varied word: what went wrong with its questions, "
+            "worst first (and, for a session asked again, what changed)",
+        ),
+        Binding(
             "escape",
             "app.go_home",
             "Home",
@@ -222,12 +233,17 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.paths = paths
 
     def __init__(
-        self, session_id: str, db: str | None = None, compare_with: str | None = None
+        self,
+        session_id: str,
+        db: str | None = None,
+        compare_with: str | None = None,
+        tab: str | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
         self._db = db
         self.compare_with = compare_with  # a session to open Compare on (same scope, other model)
+        self.open_tab = tab  # a tab to open on (Templates, for a session asked again)
         self.header: SessionHeader | None = None
         self.report: ReportJSON | None = None
         self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
@@ -289,6 +305,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             # The other panes are built when first shown, so the graph opens at once.
             yield GapPane("Gap", db=db, session_id=session_id, id="tab-gap")
             yield ErrorListPane("Errors", db=db, session_id=session_id, id="tab-errors")
+            yield TemplatesPane("Templates", db=db, session_id=session_id, id="tab-templates")
             yield TabPane("Kinds", id="tab-kinds")
             yield ComparePane(
                 "Compare",
@@ -335,6 +352,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             # Not the tree's focus first: TabbedContent follows the focus to its pane, and
             # the focus comes after the tab was switched (QA finding 2).
             self.action_show_tab("tab-compare")
+        elif self.open_tab is not None:
+            self.action_show_tab(self.open_tab)
         else:
             self.query_one("#relation-tree", RelationTree).focus()
 
@@ -346,22 +365,28 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     # -- probing the selected relation ------------------------------------------------------
 
-    def action_probe(self) -> None:
-        """Ask the model about the selected relation now: the error's relation when the card
-        shows one, else the relation from the node's parent in the tree."""
-        from kontest_tui.tui.screens.probe import ProbeScreen
-
+    def selected_relation_id(self) -> str | None:
+        """The relation the graph shows: the error's relation when the card shows one, else
+        the relation from the selected node's parent in the tree (None: no node below a root
+        is selected)."""
         details = self.shown_details
         node = self.query_one(GraphPane).shown_node
         if node is None or not details:
-            self.notify("Select a node below a root first.", markup=False)
-            return
+            return None
         shown = {detail.relation.id for detail in details}
         current = self.current_error
         if current is not None and current.relation is not None and current.relation.id in shown:
-            relation_id = current.relation.id
-        else:
-            relation_id = order_details(details, node.parent or None)[0].relation.id
+            return current.relation.id
+        return order_details(details, node.parent or None)[0].relation.id
+
+    def action_probe(self) -> None:
+        """Ask the model about the selected relation now (`selected_relation_id`)."""
+        from kontest_tui.tui.screens.probe import ProbeScreen
+
+        relation_id = self.selected_relation_id()
+        if relation_id is None:
+            self.notify("Select a node below a root first.", markup=False)
+            return
         self.app.push_screen(ProbeScreen(self.db, self.session_id, relation_id))
 
     # -- same scope, another model ----------------------------------------------------------
@@ -458,6 +483,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "tab-compare": "#compare-select",
             "tab-ensemble": "#ensemble-select",
             "tab-kinds": "#kinds-scroll",
+            "tab-templates": "#evidence-templates",
         }.get(tab)
         found = self.query(target) if target else None
         if found:
@@ -487,6 +513,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             await self.query_one(GapPane).build(self.header, self.report)
         elif pane_id == "tab-errors":
             await self.query_one(ErrorListPane).build(self.oracles)
+        elif pane_id == "tab-templates":
+            await self.query_one(TemplatesPane).build(self.header, self.report)
         elif pane_id in ("tab-compare", "tab-ensemble"):
             if pane_id == "tab-compare":
                 await self.query_one(ComparePane).build(self.header)
