@@ -61,6 +61,7 @@ from kontest_tui.run.executor import (
     RunResult,
     is_cacheable,
 )
+from kontest_tui.run.notices import watch_notices
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
@@ -442,6 +443,7 @@ async def _run_session(
             config = replace(config or ExecutorConfig(), share_answers=False)
         events = events or ExecutorEvents()
         events = replace(events, on_state=_track_state(store, session_id, events.on_state))
+        events = watch_notices(events, model.spec)
         writer = BatchWriter(store, session_id)
         executor = Executor(
             model,
@@ -582,6 +584,7 @@ async def _ask_streamed(
     totals: StreamedEvaluation | None = StreamedEvaluation(session=session_id, model=row["model"])
     failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
+    cut: Counter[str] = Counter()
     for chunk in store.chunks.read(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
@@ -590,8 +593,13 @@ async def _ask_streamed(
         if totals is None:
             continue
         with paused_gc():
-            answers, raw, chunk_failed, chunk_stopped = split_answers(responses)
+            answers, raw, chunk_failed, chunk_stopped, chunk_cut = split_answers(responses)
             failed.update(chunk_failed)
+            kinds = {
+                conversation.id: conversation.test_kind.value
+                for conversation in chunk.conversations
+            }
+            cut.update(kinds.get(key[0], "kontest") for key in chunk_cut)
             for reason, count in chunk_stopped.items():
                 stopped[reason] = stopped.get(reason, 0) + count
             try:
@@ -616,6 +624,7 @@ async def _ask_streamed(
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
+    evaluation.cut, evaluation.cut_by_kind = cut.total(), dict(cut)
     return evaluation
 
 

@@ -140,6 +140,7 @@ class ResponseRow(TypedDict):
     cached: int  # 1: reused (the run's memo, the cache or a shared call), not asked
     cut: int
     stopped: str | None  # "length" or "timeout" when the answer was cut
+    p_yes: float | None  # the answer's margin, P(yes | yes or no) (domain.margins)
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -339,6 +340,7 @@ def row_to_response(row: Row) -> Response:
         attempts=row["attempts"],
         cut=row["cut"] or 0,
         stopped=row["stopped"],
+        p_yes=row["p_yes"],
     )
 
 

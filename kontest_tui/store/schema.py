@@ -670,6 +670,17 @@ def _add_headline_and_fresh(conn: sqlite3.Connection) -> None:
             )
 
 
+def _add_response_margin(conn: sqlite3.Connection) -> None:
+    """Version 13: `responses.p_yes`, a yes/no answer's margin: P(yes | yes or no) of its first
+    token, from the server's log-probabilities (domain.margins); NULL where the server gave
+    none or the question's answer is a letter or a name. Answers cut before anything readable
+    are stored with `answer = 'cut'` (no column: the answer column takes any Answer value)."""
+    conn.execute(
+        "ALTER TABLE responses ADD COLUMN p_yes REAL"
+        " CHECK (p_yes IS NULL OR (p_yes >= 0 AND p_yes <= 1))"
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -683,6 +694,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_probes,
     _add_response_stopped,
     _add_headline_and_fresh,
+    _add_response_margin,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

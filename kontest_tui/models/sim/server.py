@@ -9,8 +9,12 @@ clients are exercised with no model installed. Routes:
   `data: [DONE]`, or one JSON object), GET /v1/models, GET /v1/models/{id}.
 
 Any model name is accepted; a profile's name (e.g. "flaky", "careful:latest") selects that
-profile, any other name the server's profile. Answers come from `sim.decide_answer`, so they
-equal the in-process `sim:` model's for the same chat and seed (a request's seed wins).
+profile, any other name the server's profile. Answers come from `sim.decide_reply`, so they
+equal the in-process `sim:` model's for the same chat and seed (the server's `--seed` is the
+model's; a request's seed draws the sample at temperature > 0, as the in-process model's).
+A request asking for log-probabilities (OpenAI chat `logprobs: true`, completions `logprobs:
+N`, Ollama `"logprobs": true`) gets the first token's alternatives, from which the answer's
+margin reads back (models.logprobs: the chat shape, the legacy completions shape, Ollama's).
 Faults are real: 429 with a Retry-After header, 500, a stream cut mid-answer, a slow first byte.
 """
 
@@ -19,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -39,8 +44,8 @@ from kontest_tui.models.sim.http import (
 from kontest_tui.models.sim.model import (
     AttemptCounter,
     TemplatePatterns,
-    decide_answer,
     decide_fault,
+    decide_reply,
     split_tokens,
 )
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
@@ -55,6 +60,61 @@ class Turn:
     fault: str | None
     delay_s: float
     token_s: float
+    p_yes: float | None = None  # the answer's margin (None: a hostile reply)
+    truncated: bool = False  # the max-tokens limit cut the answer (finish reason "length")
+
+    @property
+    def finish(self) -> str:
+        return "length" if self.truncated else "stop"
+
+    def alternatives(self) -> list[tuple[str, float]]:
+        """The first token's most likely tokens, (token, logprob), most likely first: yes-like
+        and no-like tokens in the proportion p_yes (with the token said, if it is another)."""
+        if self.p_yes is None:
+            return []
+        p = min(max(self.p_yes, 1e-6), 1 - 1e-6)
+        found = [
+            ("Yes", p * 0.95),
+            ("No", (1 - p) * 0.95),
+            (" yes", p * 0.03),
+            (" no", (1 - p) * 0.03),
+        ]
+        first = self.pieces[0] if self.pieces else ""
+        if first and first not in {token for token, _ in found}:
+            found.append((first, 0.015))
+        found.sort(key=lambda item: -item[1])
+        return [(token, round(math.log(prob), 6)) for token, prob in found]
+
+    def chat_logprobs(self) -> dict[str, object]:
+        """OpenAI chat's (and llama.cpp's) `logprobs` of the first token."""
+        top = self.alternatives()
+        first = self.pieces[0] if self.pieces else ""
+        chosen = next((lp for token, lp in top if token == first), top[-1][1] if top else 0.0)
+        items = [{"token": token, "logprob": lp} for token, lp in top]
+        return {"content": [{"token": first, "logprob": chosen, "top_logprobs": items}]}
+
+    def openai_logprobs(self, asked: object, *, completions: bool) -> dict[str, object] | None:
+        """The `logprobs` of an OpenAI choice when the request asked for them (completions:
+        `logprobs: N`, chat: `logprobs: true`), else None."""
+        if self.p_yes is None or not self.pieces:
+            return None
+        if completions and isinstance(asked, int) and not isinstance(asked, bool) and asked > 0:
+            return self.legacy_logprobs()
+        if not completions and asked is True:
+            return self.chat_logprobs()
+        return None
+
+    def legacy_logprobs(self) -> dict[str, object]:
+        """OpenAI's legacy completions `logprobs` of the first token."""
+        content = self.chat_logprobs()["content"]
+        assert isinstance(content, list)
+        entry = content[0]
+        return {
+            "tokens": [entry["token"]],
+            "token_logprobs": [entry["logprob"]],
+            "top_logprobs": [{item["token"]: item["logprob"] for item in entry["top_logprobs"]}],
+            "text_offset": [0],
+        }
 
 
 class SimServer:
@@ -187,23 +247,50 @@ class SimServer:
         return self.profile
 
     def plan_turn(
-        self, model: object, messages: Sequence[Message], seed: object, max_tokens: object
+        self,
+        model: object,
+        messages: Sequence[Message],
+        seed: object,
+        max_tokens: object,
+        temperature: object = 0.0,
     ) -> Turn:
-        """Decide the answer and fault of one request (the pure part, no I/O)."""
+        """Decide the answer and fault of one request (the pure part, no I/O): the model is
+        the server's seed; the request's seed draws the sample at temperature > 0."""
         profile = self._profile_for(model)
-        use_seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else self.seed
+        sample_seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+        heat = (
+            float(temperature)
+            if isinstance(temperature, int | float) and not isinstance(temperature, bool)
+            else 0.0
+        )
         questions = [message.content for message in messages if message.role == "user"]
         attempt = self._attempts.next(profile.name, questions)
-        fault = decide_fault(profile, use_seed, questions, attempt)
-        text = decide_answer(profile, use_seed, questions, self.entities, self.patterns.current())
+        fault = decide_fault(profile, self.seed, questions, attempt)
+        reply = decide_reply(
+            profile,
+            self.seed,
+            questions,
+            self.entities,
+            self.patterns.current(),
+            temperature=heat,
+            sample_seed=sample_seed,
+        )
+        text = reply.text
         limit = (
             max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         )
         delay = profile.first_byte_ms
         if fault == "slow_first_byte":
             delay += profile.faults.slow_first_byte_ms
+        pieces = split_tokens(text, limit)
         return Turn(
-            profile, split_tokens(text, limit), fault, delay / 1000, profile.token_ms / 1000
+            profile,
+            pieces,
+            fault,
+            delay / 1000,
+            profile.token_ms / 1000,
+            reply.p_yes,
+            limit is not None and len(split_tokens(text)) > len(pieces),
         )
 
     async def _reject_fault(self, turn: Turn, reply: Reply, openai: bool) -> bool:
@@ -270,7 +357,14 @@ class SimServer:
         options = data.get("options") if isinstance(data.get("options"), dict) else {}
         assert isinstance(options, dict)
         model = str(data.get("model") or self.profile_name)
-        turn = self.plan_turn(model, messages, options.get("seed"), options.get("num_predict"))
+        turn = self.plan_turn(
+            model,
+            messages,
+            options.get("seed"),
+            options.get("num_predict"),
+            options.get("temperature", 0.0),
+        )
+        logprobs = turn.chat_logprobs()["content"] if data.get("logprobs") is True else None
         if await self._reject_fault(turn, reply, openai=False):
             return
         if turn.delay_s:
@@ -286,7 +380,7 @@ class SimServer:
                 "created_at": created,
                 "message": {"role": "assistant", "content": ""},
                 "done": True,
-                "done_reason": "stop",
+                "done_reason": turn.finish,
                 "total_duration": time.perf_counter_ns() - started,
                 "eval_count": len(turn.pieces),
             }
@@ -296,6 +390,8 @@ class SimServer:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
             body = final()
             body["message"] = {"role": "assistant", "content": "".join(turn.pieces)}
+            if logprobs:
+                body["logprobs"] = logprobs
             await reply.send(200, encode_json(body), cut=cut is not None)
             return
         await reply.start_stream("application/x-ndjson")
@@ -305,12 +401,14 @@ class SimServer:
                 return
             if index and turn.token_s:
                 await asyncio.sleep(turn.token_s)
-            line = {
+            line: dict[str, object] = {
                 "model": model,
                 "created_at": created,
                 "message": {"role": "assistant", "content": piece},
                 "done": False,
             }
+            if index == 0 and logprobs:
+                line["logprobs"] = logprobs
             await reply.chunk(encode_json(line) + b"\n")
         if cut is not None:  # a one-piece answer: cut before done
             reply.abort()
@@ -387,7 +485,10 @@ class SimServer:
     ) -> None:
         model = str(data.get("model") or self.profile_name)
         max_tokens = data.get("max_tokens", data.get("max_completion_tokens"))
-        turn = self.plan_turn(model, messages, data.get("seed"), max_tokens)
+        turn = self.plan_turn(
+            model, messages, data.get("seed"), max_tokens, data.get("temperature", 0.0)
+        )
+        logprobs = turn.openai_logprobs(data.get("logprobs"), completions=completions)
         if await self._reject_fault(turn, reply, openai=True):
             return
         if turn.delay_s:
@@ -404,7 +505,11 @@ class SimServer:
             if turn.token_s:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
             text = "".join(turn.pieces)
-            choice: dict[str, object] = {"index": 0, "finish_reason": "stop", "logprobs": None}
+            choice: dict[str, object] = {
+                "index": 0,
+                "finish_reason": turn.finish,
+                "logprobs": logprobs,
+            }
             if completions:
                 choice["text"] = text
             else:
@@ -421,8 +526,10 @@ class SimServer:
             return
         kind = "text_completion" if completions else "chat.completion.chunk"
 
-        def event(piece: str | None, finish: str | None) -> bytes:
+        def event(piece: str | None, finish: str | None, first: bool = False) -> bytes:
             choice: dict[str, object] = {"index": 0, "finish_reason": finish}
+            if first and logprobs is not None:
+                choice["logprobs"] = logprobs
             if completions:
                 choice["text"] = piece or ""
             else:
@@ -463,11 +570,11 @@ class SimServer:
                 return
             if index and turn.token_s:
                 await asyncio.sleep(turn.token_s)
-            await reply.chunk(event(piece, None))
+            await reply.chunk(event(piece, None, first=index == 0))
         if cut is not None:
             reply.abort()
             return
-        await reply.chunk(event(None, "stop") + b"data: [DONE]\n\n")
+        await reply.chunk(event(None, turn.finish) + b"data: [DONE]\n\n")
         await reply.end_stream()
 
 

@@ -107,6 +107,13 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             self.turns = turns
             self.error = error
 
+    class RunNotice(Message):
+        """The run's notice: one line to tell once (a base model asked in chat mode)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     class KeyWithheld(Message):
         """Resuming: the API key is not sent to the session's stored URL."""
 
@@ -209,6 +216,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
                 db=db,
                 on_started=self.announce_start,
                 on_failing=self.announce_failing,
+                on_notice=self.announce_notice,
                 on_key_withheld=self.announce_withheld_key,
             )
         )
@@ -223,9 +231,17 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         """In the run's thread, before a resume asks: the key is not sent to its URL."""
         self.post_message(self.KeyWithheld(withheld))
 
+    def announce_notice(self, text: str) -> None:
+        """In the run's thread: a line to tell once (a base model asked in chat mode)."""
+        self.post_message(self.RunNotice(text))
+
     def announce_failing(self, turns: int, error: str) -> None:
         """In the run's thread: the model stopped answering (or answers again)."""
         self.post_message(self.ModelFailing(turns, error))
+
+    @on(RunNotice)
+    def run_notice(self, event: RunNotice) -> None:
+        self.notify(event.text, title="Check the model", severity="warning", markup=False)
 
     @on(ModelFailing)
     def model_failing(self, event: ModelFailing) -> None:

@@ -1,0 +1,94 @@
+"""The report's margins section: how sure the model was of its yes/no answers, and which
+errors rest on coin tosses.
+
+Per test kind: the yes/no answers, how many came with a margin (the server gave
+log-probabilities: domain.margins), how many of those are low-margin (P(yes | yes or no)
+within domain.margins.LOW_MARGIN of 0.5) and the range of P(yes). An error is *weak* when
+every answer it compares has a margin and each is low-margin (for a metamorphic test: both
+answers; for a one-answer test, FactChecker, logic or annotation: that answer): the model
+barely preferred either answer, so the contradiction is likely a fluke of sampling. Weak
+errors are counted per oracle; they stay errors (every rate is unchanged). A session whose
+answers have no margin at all says so in one line (`note`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from kontest_tui.domain.margins import LOW_MARGIN, is_low_margin
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Verdict
+
+NO_MARGINS = "no margins: the server gives no log-probabilities"
+_YES_NO = (Answer.YES, Answer.NO)
+
+
+def is_weak(verdict: Verdict, margins: Mapping[AnswerKey, float]) -> bool:
+    """An error whose compared answers all have a margin and are all low-margin."""
+    return (
+        verdict.error
+        and bool(verdict.refs)
+        and all(is_low_margin(margins.get(key)) for key in verdict.refs)
+    )
+
+
+@dataclass(slots=True)
+class _KindMargins:
+    answers: int = 0  # yes/no answers
+    with_margin: int = 0
+    low: int = 0
+    lowest: float | None = None
+    highest: float | None = None
+
+    def add(self, p_yes: float | None) -> None:
+        self.answers += 1
+        if p_yes is None:
+            return
+        self.with_margin += 1
+        self.low += is_low_margin(p_yes)
+        self.lowest = p_yes if self.lowest is None else min(self.lowest, p_yes)
+        self.highest = p_yes if self.highest is None else max(self.highest, p_yes)
+
+    def to_json(self) -> dict[str, object]:
+        found: dict[str, object] = {
+            "answers": self.answers,
+            "with_margin": self.with_margin,
+            "share": round(self.with_margin / self.answers, 4) if self.answers else 0.0,
+            "low": self.low,
+        }
+        if self.lowest is not None:
+            found["range"] = [self.lowest, self.highest]
+        return found
+
+
+def summarize_margins(
+    conversations: Sequence[Conversation],
+    answers: Mapping[AnswerKey, Answer],
+    margins: Mapping[AnswerKey, float],
+    verdicts: Iterable[Verdict] | None,
+) -> dict[str, object]:
+    """The `margins` section of a report (see the module docstring) over `conversations`,
+    the yes/no ones (a letter or a name has no P(yes)); `verdicts` None when they are not in
+    memory (a streamed run): no weak count then."""
+    per_kind: dict[str, _KindMargins] = {}
+    for conversation in conversations:
+        for turn in range(len(conversation.turns)):
+            key = (conversation.id, turn)
+            if answers.get(key) in _YES_NO:
+                kind = conversation.test_kind.value
+                per_kind.setdefault(kind, _KindMargins()).add(margins.get(key))
+    section: dict[str, object] = {
+        "low_margin": LOW_MARGIN,
+        "per_kind": {kind: cell.to_json() for kind, cell in per_kind.items()},
+    }
+    if verdicts is not None:
+        weak: dict[str, int] = {}
+        for verdict in verdicts:
+            if verdict.error:
+                weak[verdict.oracle] = weak.get(verdict.oracle, 0) + (
+                    bool(margins) and is_weak(verdict, margins)
+                )
+        section["weak"] = {**weak, "total": sum(weak.values())}
+    if not any(cell.with_margin for cell in per_kind.values()):
+        section["note"] = NO_MARGINS
+    return section
