@@ -14,7 +14,7 @@ answers have no margin at all says so in one line (`note`).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kontest_tui.domain.margins import LOW_MARGIN, is_low_margin
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Verdict
@@ -61,6 +61,59 @@ class _KindMargins:
         return found
 
 
+@dataclass
+class MarginTally:
+    """The margins section built a piece at a time (a streamed run adds chunk by chunk): the
+    yes/no answers per kind, then the error verdicts. Only the low-margin answers' keys are
+    kept (what a weak error needs), not every margin."""
+
+    per_kind: dict[str, _KindMargins] = field(default_factory=dict)
+    low: set[AnswerKey] = field(default_factory=set)
+    weak: dict[str, int] | None = None  # None: no verdict added (a weak count unknown)
+
+    def add_answers(
+        self,
+        conversations: Iterable[Conversation],
+        answers: Mapping[AnswerKey, Answer],
+        margins: Mapping[AnswerKey, float],
+    ) -> None:
+        """The yes/no answers of `conversations` (the yes/no questions: a letter or a name has
+        no P(yes)) with their margins."""
+        for conversation in conversations:
+            cell: _KindMargins | None = None
+            for turn in range(len(conversation.turns)):
+                key = (conversation.id, turn)
+                if answers.get(key) not in _YES_NO:
+                    continue
+                if cell is None:
+                    cell = self.per_kind.setdefault(conversation.test_kind.value, _KindMargins())
+                p_yes = margins.get(key)
+                cell.add(p_yes)
+                if is_low_margin(p_yes):
+                    self.low.add(key)
+
+    def add_verdicts(self, verdicts: Iterable[Verdict]) -> None:
+        """Count the weak errors among `verdicts` (their answers added before)."""
+        weak = self.weak if self.weak is not None else {}
+        for verdict in verdicts:
+            if verdict.error:
+                weak[verdict.oracle] = weak.get(verdict.oracle, 0) + (
+                    bool(verdict.refs) and all(key in self.low for key in verdict.refs)
+                )
+        self.weak = weak
+
+    def to_json(self) -> dict[str, object]:
+        section: dict[str, object] = {
+            "low_margin": LOW_MARGIN,
+            "per_kind": {kind: cell.to_json() for kind, cell in self.per_kind.items()},
+        }
+        if self.weak is not None:
+            section["weak"] = {**self.weak, "total": sum(self.weak.values())}
+        if not any(cell.with_margin for cell in self.per_kind.values()):
+            section["note"] = NO_MARGINS
+        return section
+
+
 def summarize_margins(
     conversations: Sequence[Conversation],
     answers: Mapping[AnswerKey, Answer],
@@ -69,26 +122,9 @@ def summarize_margins(
 ) -> dict[str, object]:
     """The `margins` section of a report (see the module docstring) over `conversations`,
     the yes/no ones (a letter or a name has no P(yes)); `verdicts` None when they are not in
-    memory (a streamed run): no weak count then."""
-    per_kind: dict[str, _KindMargins] = {}
-    for conversation in conversations:
-        for turn in range(len(conversation.turns)):
-            key = (conversation.id, turn)
-            if answers.get(key) in _YES_NO:
-                kind = conversation.test_kind.value
-                per_kind.setdefault(kind, _KindMargins()).add(margins.get(key))
-    section: dict[str, object] = {
-        "low_margin": LOW_MARGIN,
-        "per_kind": {kind: cell.to_json() for kind, cell in per_kind.items()},
-    }
+    memory: no weak count then."""
+    tally = MarginTally()
+    tally.add_answers(conversations, answers, margins)
     if verdicts is not None:
-        weak: dict[str, int] = {}
-        for verdict in verdicts:
-            if verdict.error:
-                weak[verdict.oracle] = weak.get(verdict.oracle, 0) + (
-                    bool(margins) and is_weak(verdict, margins)
-                )
-        section["weak"] = {**weak, "total": sum(weak.values())}
-    if not any(cell.with_margin for cell in per_kind.values()):
-        section["note"] = NO_MARGINS
-    return section
+        tally.add_verdicts(verdicts)
+    return tally.to_json()

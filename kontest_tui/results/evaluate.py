@@ -26,7 +26,7 @@ from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions, answer_format, read_reply
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
-from kontest_tui.oracles.margins import summarize_margins
+from kontest_tui.oracles.margins import MarginTally
 from kontest_tui.store.database import Store
 
 # The packages whose code decides verdicts and the Report JSON (with this one).
@@ -127,6 +127,22 @@ def count_echoes(
     return count
 
 
+def add_margins(
+    tally: MarginTally,
+    conversations: Sequence[Conversation],
+    responses: Mapping[AnswerKey, Response],
+    answers: Mapping[AnswerKey, Answer],
+) -> None:
+    """Add the yes/no questions' answers and their margins (responses.p_yes) to `tally`."""
+    margins = {
+        key: response.p_yes
+        for key, response in responses.items()
+        if response.p_yes is not None and response.error is None
+    }
+    yes_no = [c for c in conversations if answer_format(c) == "yes_no"]
+    tally.add_answers(yes_no, answers, margins)
+
+
 def evaluate_responses(
     relations: Sequence[Relation],
     conversations: Sequence[Conversation],
@@ -162,13 +178,10 @@ def evaluate_responses(
         kinds = {conversation.id: conversation.test_kind.value for conversation in conversations}
         evaluation.cut = len(cut)
         evaluation.cut_by_kind = dict(Counter(kinds.get(key[0], "kontest") for key in cut))
-    margins = {
-        key: response.p_yes
-        for key, response in responses.items()
-        if response.p_yes is not None and response.error is None
-    }
-    yes_no = [c for c in conversations if answer_format(c) == "yes_no"]
-    evaluation.margins = summarize_margins(yes_no, answers, margins, evaluation.verdicts)
+    margins = MarginTally()
+    add_margins(margins, conversations, responses, answers)
+    margins.add_verdicts(evaluation.verdicts)
+    evaluation.margins = margins.to_json()
     evaluation.echoes = count_echoes(conversations, responses)
     if sample:  # a sampled session: every rate with its interval
         evaluation.sampled = True

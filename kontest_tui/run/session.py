@@ -48,8 +48,10 @@ from kontest_tui.kinds.registry import (
 )
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
+from kontest_tui.oracles.margins import MarginTally
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
 from kontest_tui.results.evaluate import (
+    add_margins,
     evaluate_responses,
     evaluation_engine,
     split_answers,
@@ -585,6 +587,7 @@ async def _ask_streamed(
     failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
     cut: Counter[str] = Counter()
+    margins = MarginTally()
     for chunk in store.chunks.read(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
@@ -609,6 +612,8 @@ async def _ask_streamed(
             except NotStreamable:
                 totals = None
                 continue
+            add_margins(margins, chunk.conversations, responses, answers)
+            margins.add_verdicts(verdicts)
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
             store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     if totals is None:
@@ -619,12 +624,14 @@ async def _ask_streamed(
                 verdicts = totals.ontological_verdicts(
                     template_id, chunk.relations, store.chunks.conversation_ids
                 )
+                margins.add_verdicts(verdicts)
                 store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
     evaluation.cut, evaluation.cut_by_kind = cut.total(), dict(cut)
+    evaluation.margins = margins.to_json()
     return evaluation
 
 

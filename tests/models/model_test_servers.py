@@ -209,13 +209,24 @@ class ProxyHandler(BaseHTTPRequestHandler):
     Models: generate-proxy (`{"response": ..., "done": ...}` lines, no `message`), slow ("Yes"
     then a 3 s hang), stall ("Ye" then a 3 s hang), length (done_reason "length"), empty (an
     empty `message`), thinker (Ollama: it thinks until the length limit unless the request
-    says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
+    says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE),
+    and overloaded (HTTP 503 to every chat).
     """
 
     protocol_version = "HTTP/1.1"
     payloads: list[dict[str, object]] = []
     authorizations: list[str] = []  # the Authorization header of every chat request
-    TAGS = ("generate-proxy", "slow", "stall", "length", "empty", "thinker", "webpage", "good")
+    TAGS = (
+        "generate-proxy",
+        "slow",
+        "stall",
+        "length",
+        "empty",
+        "thinker",
+        "webpage",
+        "good",
+        "overloaded",
+    )
 
     def log_message(self, format: str, *args: object) -> None:  # silence
         return
@@ -327,6 +338,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
 
         if model in ("slow", "stall"):
             self._stream([chunk("Yes" if model == "slow" else "Ye")], hang=3.0)
+        elif model == "overloaded":
+            self._send(503, b'{"error": {"message": "overloaded"}}')
         elif model == "length":
             self._stream([chunk("Yes"), chunk(", because", "length"), b"data: [DONE]\n\n"])
         else:

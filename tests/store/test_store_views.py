@@ -318,11 +318,13 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     with Store(path) as store:
         session_id = store_session(store)
     conn = sqlite3.connect(path, isolation_level=None)
-    # Back to version 8: the tables of versions 9 to 12 dropped as a version-8 file never
+    # Back to version 8: the tables of versions 9 to 13 dropped as a version-8 file never
     # had them.
     from kontest_tui.store.schema import _RESPONSE_DETAILS
 
     for statement in (
+        "ALTER TABLE responses DROP COLUMN p_yes",
+        "DELETE FROM schema_version WHERE version = 13",
         "ALTER TABLE sessions DROP COLUMN headline_measure",
         "ALTER TABLE sessions DROP COLUMN headline_rate",
         "ALTER TABLE sessions DROP COLUMN fresh_conversations",
