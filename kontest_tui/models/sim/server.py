@@ -28,6 +28,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from kontest_tui.domain.margins import token_word
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import Message
@@ -73,15 +74,15 @@ class Turn:
         if self.p_yes is None:
             return []
         p = min(max(self.p_yes, 1e-6), 1 - 1e-6)
-        found = [
-            ("Yes", p * 0.95),
-            ("No", (1 - p) * 0.95),
-            (" yes", p * 0.03),
-            (" no", (1 - p) * 0.03),
-        ]
         first = self.pieces[0] if self.pieces else ""
+        word = token_word(first)
+        yes = first if word in ("yes", "true") else "Yes"  # the token said, on its side
+        no = first if word in ("no", "false") else "No"
+        found = [(yes, p * 0.95), (no, (1 - p) * 0.95)]
+        found += [(" yes" if yes != " yes" else "YES", p * 0.03)]
+        found += [(" no" if no != " no" else "NO", (1 - p) * 0.03)]
         if first and first not in {token for token, _ in found}:
-            found.append((first, 0.015))
+            found.append((first, 0.015))  # markup ("**"): neither yes nor no
         found.sort(key=lambda item: -item[1])
         return [(token, round(math.log(prob), 6)) for token, prob in found]
 
