@@ -119,3 +119,13 @@ def test_cut_answers_are_counted_apart_and_graded_neither_way() -> None:
     assert "factcheck" not in report  # its one answer was cut: nothing asked, no error
     assert report["tests"]["atomic"] == 0  # one answer of the pair is cut: no test
     assert report["gap"]["per_template"]["t1"]["missing"] == 0  # a cut answer is no gap
+
+
+def test_the_live_view_counts_cut_answers_apart() -> None:
+    from kontest_tui.run.live import LiveTally
+
+    tally = LiveTally(per_relation=6)
+    tally.add(WH, Response(WH.id, 0, " In the north", Answer.CUT, stopped="length"))
+    tally.add(CHOICE, Response(CHOICE.id, 0, " Maybe", Answer.INVALID))
+    counts = tally.snapshot()
+    assert (counts.answered, counts.valid, counts.invalid, counts.cut) == (2, 0, 1, 1)

@@ -495,6 +495,8 @@ def render_live_counts(counts: LiveCounts, before: int = 0) -> Text:
         text.append(f"this run ({before} answers stored before): ", style="dim")
     text.append(f"relations judged {counts.relations}", style="bold")
     text.append(f" · answers {counts.answered} · valid {counts.valid} · invalid {counts.invalid}")
+    if counts.cut:
+        text.append(f" · cut {counts.cut}")
     if counts.failed:
         text.append(f" · failed {counts.failed}", style="bold red")
     text.append("\n")
