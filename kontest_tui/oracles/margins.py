@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.margins import LOW_MARGIN, is_low_margin
-from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Verdict
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response, Verdict
 
 NO_MARGINS = "no margins: the server gives no log-probabilities"
 _YES_NO = (Answer.YES, Answer.NO)
@@ -40,14 +40,17 @@ class _KindMargins:
     lowest: float | None = None
     highest: float | None = None
 
-    def add(self, p_yes: float | None) -> None:
-        self.answers += 1
-        if p_yes is None:
+    def add_all(self, values: list[float | None]) -> None:
+        """Yes/no answers' margins (None: an answer without one)."""
+        given = [p_yes for p_yes in values if p_yes is not None]
+        self.answers += len(values)
+        if not given:
             return
-        self.with_margin += 1
-        self.low += is_low_margin(p_yes)
-        self.lowest = p_yes if self.lowest is None else min(self.lowest, p_yes)
-        self.highest = p_yes if self.highest is None else max(self.highest, p_yes)
+        self.with_margin += len(given)
+        self.low += sum(1 for p_yes in given if is_low_margin(p_yes))
+        lowest, highest = min(given), max(given)
+        self.lowest = lowest if self.lowest is None else min(self.lowest, lowest)
+        self.highest = highest if self.highest is None else max(self.highest, highest)
 
     def to_json(self) -> dict[str, object]:
         found: dict[str, object] = {
@@ -71,26 +74,31 @@ class MarginTally:
     low: set[AnswerKey] = field(default_factory=set)
     weak: dict[str, int] | None = None  # None: no verdict added (a weak count unknown)
 
-    def add_answers(
-        self,
-        conversations: Iterable[Conversation],
-        answers: Mapping[AnswerKey, Answer],
-        margins: Mapping[AnswerKey, float],
+    def add_responses(
+        self, kinds: Mapping[str, str], responses: Mapping[AnswerKey, Response]
     ) -> None:
-        """The yes/no answers of `conversations` (the yes/no questions: a letter or a name has
-        no P(yes)) with their margins."""
-        for conversation in conversations:
-            cell: _KindMargins | None = None
-            for turn in range(len(conversation.turns)):
-                key = (conversation.id, turn)
-                if answers.get(key) not in _YES_NO:
-                    continue
-                if cell is None:
-                    cell = self.per_kind.setdefault(conversation.test_kind.value, _KindMargins())
-                p_yes = margins.get(key)
-                cell.add(p_yes)
-                if is_low_margin(p_yes):
-                    self.low.add(key)
+        """The yes/no answers among `responses` with their margins (`p_yes`); `kinds` maps
+        the id of each yes/no question's conversation to its test kind (a letter or a name
+        has no P(yes): their conversations are not in it)."""
+        kind_of, low = kinds.get, self.low
+        bottom, top = 0.5 - LOW_MARGIN, 0.5 + LOW_MARGIN
+        found: dict[str, list[float | None]] = {}
+        for key, response in responses.items():
+            answer = response.answer
+            if (answer is not Answer.YES and answer is not Answer.NO) or response.error:
+                continue
+            kind = kind_of(key[0])
+            if kind is None:
+                continue
+            values = found.get(kind)
+            if values is None:
+                values = found[kind] = []
+            p_yes = response.p_yes
+            values.append(p_yes)
+            if p_yes is not None and bottom < p_yes < top:
+                low.add(key)
+        for kind, values in found.items():
+            self.per_kind.setdefault(str(kind), _KindMargins()).add_all(values)
 
     def add_verdicts(self, verdicts: Iterable[Verdict]) -> None:
         """Count the weak errors among `verdicts` (their answers added before)."""
@@ -116,15 +124,14 @@ class MarginTally:
 
 def summarize_margins(
     conversations: Sequence[Conversation],
-    answers: Mapping[AnswerKey, Answer],
-    margins: Mapping[AnswerKey, float],
+    responses: Mapping[AnswerKey, Response],
     verdicts: Iterable[Verdict] | None,
 ) -> dict[str, object]:
-    """The `margins` section of a report (see the module docstring) over `conversations`,
-    the yes/no ones (a letter or a name has no P(yes)); `verdicts` None when they are not in
-    memory: no weak count then."""
+    """The `margins` section of a report (see the module docstring) over the responses to
+    `conversations`, the yes/no ones (a letter or a name has no P(yes)); `verdicts` None when
+    they are not in memory: no weak count then."""
     tally = MarginTally()
-    tally.add_answers(conversations, answers, margins)
+    tally.add_responses({c.id: c.test_kind for c in conversations}, responses)
     if verdicts is not None:
         tally.add_verdicts(verdicts)
     return tally.to_json()

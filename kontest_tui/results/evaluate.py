@@ -131,16 +131,10 @@ def add_margins(
     tally: MarginTally,
     conversations: Sequence[Conversation],
     responses: Mapping[AnswerKey, Response],
-    answers: Mapping[AnswerKey, Answer],
 ) -> None:
     """Add the yes/no questions' answers and their margins (responses.p_yes) to `tally`."""
-    margins = {
-        key: response.p_yes
-        for key, response in responses.items()
-        if response.p_yes is not None and response.error is None
-    }
-    yes_no = [c for c in conversations if answer_format(c) == "yes_no"]
-    tally.add_answers(yes_no, answers, margins)
+    kinds = {c.id: c.test_kind for c in conversations if answer_format(c) == "yes_no"}
+    tally.add_responses(kinds, responses)
 
 
 def evaluate_responses(
@@ -179,7 +173,7 @@ def evaluate_responses(
         evaluation.cut = len(cut)
         evaluation.cut_by_kind = dict(Counter(kinds.get(key[0], "kontest") for key in cut))
     margins = MarginTally()
-    add_margins(margins, conversations, responses, answers)
+    add_margins(margins, conversations, responses)
     margins.add_verdicts(evaluation.verdicts)
     evaluation.margins = margins.to_json()
     evaluation.echoes = count_echoes(conversations, responses)

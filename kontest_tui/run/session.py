@@ -612,7 +612,7 @@ async def _ask_streamed(
             except NotStreamable:
                 totals = None
                 continue
-            add_margins(margins, chunk.conversations, responses, answers)
+            add_margins(margins, chunk.conversations, responses)
             margins.add_verdicts(verdicts)
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
             store.verdicts.append(session_id, verdicts, chunk.relation_keys)

@@ -65,7 +65,7 @@ def test_weak_errors_are_those_between_low_margin_answers() -> None:
     low, sure = {("a", 0): 0.55, ("b", 0): 0.42}, {("a", 0): 0.55, ("b", 0): 0.95}
     error = Verdict("atomic", "r", "t1", True, (("a", 0), ("b", 0)), (Answer.YES, Answer.NO))
     assert is_weak(error, low) and not is_weak(error, sure) and not is_weak(error, {})
-    section = summarize_margins([], {}, {}, [error])
+    section = summarize_margins([], {}, [error])
     assert section["note"] == NO_MARGINS and section["weak"] == {"atomic": 0, "total": 0}
 
 
