@@ -129,3 +129,35 @@ def test_the_live_view_counts_cut_answers_apart() -> None:
     tally.add(CHOICE, Response(CHOICE.id, 0, " Maybe", Answer.INVALID))
     counts = tally.snapshot()
     assert (counts.answered, counts.valid, counts.invalid, counts.cut) == (2, 0, 1, 1)
+
+
+def test_a_run_whose_answers_are_cut_keeps_them_out_of_every_count_and_gap(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The simulated model with a budget of one token: "**No**" and "I'm not sure." are cut
+    before anything readable, "No, that's not right." is still no. The report counts the cut
+    ones apart; the explorer's gap table (store.rollups) leaves them out as the report does."""
+    import json
+    from pathlib import Path
+
+    from kontest_tui.cli import run_cli
+    from kontest_tui.store import Store
+
+    db = Path(str(tmp_path)) / "cut.db"
+    run = ["run", "--kg", "places", "--limit", "20", "--model", "sim", "--db", str(db), "-q"]
+    assert run_cli([*run, "--max-tokens", "1"]) == 0
+    capsys.readouterr()
+    assert run_cli(["report", "--db", str(db), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cut"] > 0 and report["invalid"] == 0  # every unreadable reply was cut
+    assert report["executions"] + report["cut"] == report["planned_executions"]
+    assert report["stopped"]["length"] >= report["cut"]
+    with Store(db) as store:
+        session = store.sessions.ids()[0]
+        rows = store.conn.execute(
+            "SELECT raw FROM responses WHERE answer = 'cut' AND session = ?", (session,)
+        ).fetchall()
+        assert rows and all(raw.strip().lower() not in ("yes", "no") for (raw,) in rows)
+        groups = dict(store.gaps.gap_groups(session))
+    gaps = report["gap"]["per_template"]
+    assert {t: groups.get(t, 0) for t in gaps} == {t: gaps[t]["missing"] for t in gaps}
