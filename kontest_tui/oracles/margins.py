@@ -20,6 +20,7 @@ from kontest_tui.domain.margins import LOW_MARGIN, is_low_margin
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response, Verdict
 
 NO_MARGINS = "no margins: the server gives no log-probabilities"
+NO_ANSWERS = "no yes/no answer to measure"
 _YES_NO = (Answer.YES, Answer.NO)
 
 
@@ -117,7 +118,9 @@ class MarginTally:
         }
         if self.weak is not None:
             section["weak"] = {**self.weak, "total": sum(self.weak.values())}
-        if not any(cell.with_margin for cell in self.per_kind.values()):
+        if not self.per_kind:
+            section["note"] = NO_ANSWERS
+        elif not any(cell.with_margin for cell in self.per_kind.values()):
             section["note"] = NO_MARGINS
         return section
 

@@ -341,7 +341,13 @@ def _headline(report: ReportJSON) -> list[str]:
         )
     pending = report.get("pending_relations")
     if pending and kontest:
-        lines.append(f"Pending: {pending} relations still waiting for answers")
+        if report.get("cut") or failed:  # their relations have no answer under a template
+            lines.append(
+                f"Pending: {pending} relations without an answer under every template "
+                "(failed or cut turns, or not asked yet)"
+            )
+        else:
+            lines.append(f"Pending: {pending} relations still waiting for answers")
     return lines + answer_notes(report)
 
 

@@ -6,13 +6,14 @@ logprobs is asked without them; completions mode's prompt per answer format."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from model_test_servers import ProxyHandler
 
 from kontest_tui.domain.answers import parse_answer
 from kontest_tui.domain.margins import first_margin, is_low_margin, p_yes_of
-from kontest_tui.domain.records import Answer, Verdict
+from kontest_tui.domain.records import Answer, Response, Verdict
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
 from kontest_tui.models.logprobs import positions_in
 from kontest_tui.models.ollama import OllamaModel
@@ -23,7 +24,13 @@ from kontest_tui.models.openai import (
     render_completion_prompt,
 )
 from kontest_tui.models.sim import SimulatedModel
-from kontest_tui.oracles.margins import NO_MARGINS, is_weak, summarize_margins
+from kontest_tui.oracles.margins import (
+    NO_ANSWERS,
+    NO_MARGINS,
+    MarginTally,
+    is_weak,
+    summarize_margins,
+)
 
 LOG = math.log
 
@@ -65,8 +72,25 @@ def test_weak_errors_are_those_between_low_margin_answers() -> None:
     low, sure = {("a", 0): 0.55, ("b", 0): 0.42}, {("a", 0): 0.55, ("b", 0): 0.95}
     error = Verdict("atomic", "r", "t1", True, (("a", 0), ("b", 0)), (Answer.YES, Answer.NO))
     assert is_weak(error, low) and not is_weak(error, sure) and not is_weak(error, {})
-    section = summarize_margins([], {}, [error])
+    assert summarize_margins([], {}, [error])["note"] == NO_ANSWERS  # nothing to measure
+    tally = MarginTally()  # a yes/no answer without a margin, one weak error, one not
+    said = {
+        ("a", 0): Response("a", 0, "Yes", Answer.YES),
+        ("b", 0): Response("b", 0, "No", Answer.NO),
+    }
+    tally.add_responses({"a": "kontest", "b": "kontest"}, said)
+    tally.add_verdicts([error])
+    section = tally.to_json()
     assert section["note"] == NO_MARGINS and section["weak"] == {"atomic": 0, "total": 0}
+    tally = MarginTally()
+    said = {key: Response(key[0], 0, "Yes", Answer.YES, p_yes=p) for key, p in low.items()}
+    tally.add_responses({"a": "kontest", "b": "kontest"}, said)
+    tally.add_verdicts([error, replace(error, refs=(("a", 0),)), replace(error, error=False)])
+    section = tally.to_json()
+    assert section["weak"] == {"atomic": 2, "total": 2} and "note" not in section
+    assert section["per_kind"] == {
+        "kontest": {"answers": 2, "with_margin": 2, "share": 1.0, "low": 2, "range": [0.42, 0.55]}
+    }
 
 
 CHATS = [(f"Does Realm{i} have a Hamlet{i}?",) for i in range(30)] + [
