@@ -270,30 +270,13 @@ class OpenAIModel:
 
     async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
         started = time.perf_counter()
-        timeout = request.options.timeout
-        path, payload = self.build_payload(request)
-        collector = StreamCollector(on_token, started)
         try:
-            tokens = await send_bounded(
-                lambda: self._send(path, payload, timeout, collector),
-                collector,
-                timeout=timeout,
-                service=SERVICE,
-                url=self.base_url,
-            )
+            collector, tokens = await self._ask(request, on_token, started)
         except ModelError as error:
-            if not (self.logprobs and _refuses_logprobs(error)) or collector.pieces:
+            if not (self.logprobs and _refuses_logprobs(error)):
                 raise
             self.logprobs = False  # this server refuses them: ask without, now and from now on
-            path, payload = self.build_payload(request)
-            collector = StreamCollector(on_token, started)
-            tokens = await send_bounded(
-                lambda: self._send(path, payload, timeout, collector),
-                collector,
-                timeout=timeout,
-                service=SERVICE,
-                url=self.base_url,
-            )
+            collector, tokens = await self._ask(request, on_token, started)
         return ChatResult(
             text=collector.text,
             tokens=tokens or len(collector.pieces),
@@ -303,6 +286,22 @@ class OpenAIModel:
             dropped=collector.dropped,
             p_yes=collector.p_yes,
         )
+
+    async def _ask(
+        self, request: ChatRequest, on_token: TokenCallback | None, started: float
+    ) -> tuple[StreamCollector, int]:
+        """One call within the request's timeout: what arrived, and the tokens counted."""
+        timeout = request.options.timeout
+        path, payload = self.build_payload(request)
+        collector = StreamCollector(on_token, started)
+        tokens = await send_bounded(
+            lambda: self._send(path, payload, timeout, collector),
+            collector,
+            timeout=timeout,
+            service=SERVICE,
+            url=self.base_url,
+        )
+        return collector, tokens
 
     async def _send(
         self, path: str, payload: dict[str, object], timeout: float, collector: StreamCollector
