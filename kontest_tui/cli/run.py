@@ -133,7 +133,9 @@ class CommandRun:
     ) -> None:
         self.ctx, self.db, self.store, self.bar = ctx, db, store, bar
         self.events = ExecutorEvents(
-            on_progress=bar.update if bar is not None else None, on_failing=self.failing
+            on_progress=bar.update if bar is not None else None,
+            on_failing=self.failing,
+            on_notice=self.notice,
         )
         self.session_id: str | None = None  # once the session is stored
         self.stopped_by = "interrupted"  # what cancelled the run (a signal renames it)
@@ -227,6 +229,11 @@ class CommandRun:
             f"({error}); still asking (ctrl-c stops; {resume} asks the failed turns again)",
             err=True,
         )
+
+    def notice(self, message: str) -> None:
+        """The run's on_notice: one line, once (e.g. a base model asked in chat mode)."""
+        self._close_bar()
+        click.echo(f"kontest: warning: {message}", err=True)
 
     def announce(self, session_id: str) -> None:
         model = self.store.sessions.get(session_id)["model"]

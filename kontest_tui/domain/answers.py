@@ -105,3 +105,37 @@ def is_refusal(text: str | None) -> bool:
         return False
     start = clean_text(_head(text)[:400]).replace("\u2019", "'").strip().casefold()
     return _REFUSAL.match(_REFUSAL_NOISE.sub("", start)) is not None
+
+
+# Special tokens of chat templates (ChatML, Llama 3, Gemma, Mistral, Phi): a reply holding
+# one is a model continuing the template as text, i.e. a base model asked in chat mode.
+CHAT_TEMPLATE_MARKERS = (
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|eot_id|>",
+    "<|start_header_id|>",
+    "<start_of_turn>",
+    "<end_of_turn>",
+    "[INST]",
+    "[/INST]",
+    "<|user|>",
+    "<|assistant|>",
+    "<|endoftext|>",
+)
+_ECHO_MIN_CHARS = 8
+
+
+def _words(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.casefold()).split())
+
+
+def echoes_prompt(question: str, reply: str) -> bool:
+    """Does the reply continue the prompt instead of answering it: a chat template's special
+    token in it, or the question itself at its start (what base models do in chat mode)?"""
+    head = reply[: HEAD_CHARS * 2]
+    if any(marker in head for marker in CHAT_TEMPLATE_MARKERS):
+        return True
+    said, asked = _words(head), _words(question)
+    if len(said) < _ECHO_MIN_CHARS or not asked:
+        return False
+    return asked.startswith(said) or said.startswith(asked)

@@ -31,6 +31,9 @@ class Answer(StrEnum):
     NO = "no"
     INVALID = "invalid"
     REFUSAL = "refusal"  # "I don't know" where a test kind allows it (logic rules)
+    # Cut by the token limit or the timeout before it said anything readable (kinds.registry
+    # `read_reply`): never graded right or wrong, counted apart, never asked again.
+    CUT = "cut"
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,9 @@ class Response:
     attempts: int = 1
     cut: int = 0  # characters dropped past domain.answers.MAX_ANSWER_CHARS (0 = kept whole)
     stopped: str | None = None  # why it ended early: "length", "timeout" (None: it did not)
+    # P(yes | yes or no) from the first answer token's log-probabilities (domain.margins);
+    # None when the server gave none or the question is not a yes/no one
+    p_yes: float | None = None
 
 
 # (conversation id, turn index) -> parsed answer: what every oracle reads.

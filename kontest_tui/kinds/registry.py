@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from kontest_tui.domain.answers import is_refusal, parse_answer
+from kontest_tui.domain.extras import CHOICE_TYPES, WH
 from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
@@ -396,6 +397,32 @@ def parse_reply(conversation: Conversation, raw: str) -> Answer:
     """A reply read the way its conversation's kind reads replies (what the store keeps)."""
     info = KINDS.get(conversation.test_kind)
     return info.parse(conversation, raw) if info is not None else _parse_yes_no(conversation, raw)
+
+
+def read_reply(conversation: Conversation, raw: str, stopped: str | None = None) -> Answer:
+    """`parse_reply`, and CUT for a reply the token limit or the timeout (`stopped`) ended
+    before it said anything readable for its kind (a yes/no, a letter, a refusal, a name):
+    such an answer is graded neither right nor wrong (counted apart) and never asked again."""
+    answer = parse_reply(conversation, raw)
+    if stopped is None:
+        return answer
+    from kontest_tui.probes.evaluate import cut_before_readable
+
+    return Answer.CUT if cut_before_readable(conversation, raw, answer) else answer
+
+
+def answer_format(conversation: Conversation) -> str:
+    """What a reply to this conversation is: "yes_no" (every kind's yes/no questions, logic
+    rules and JSON Booleans included), "choice" (a multiple-choice letter) or "open" (a
+    name: FactChecker's WH questions). Completions mode picks its few-shot prompt by it."""
+    extras = conversation.extras
+    question_type = getattr(extras, "question_type", None)
+    if conversation.test_kind is TestKind.FACTCHECK and question_type is not None:
+        if question_type in CHOICE_TYPES:
+            return "choice"
+        if question_type == WH:
+            return "open"
+    return "yes_no"
 
 
 def judge_kinds(

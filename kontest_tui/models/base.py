@@ -27,6 +27,9 @@ class ChatOptions:
     # None: no temperature is sent, the server uses its own default (reasoning models take
     # no other; `kontest run --temperature default`)
     temperature: float | None = 0.0
+    # The session's model seed (--model-seed; None: no seed sent). The executor sends each
+    # call its own seed derived from it (domain.seeds.draw_seed: the conversation and the
+    # draw), so a request's options carry that per-call seed.
     seed: int | None = None
     max_tokens: int | None = None
     timeout: float = 60.0
@@ -47,6 +50,9 @@ class ChatRequest:
     conversation_id: str = ""
     turn: int = 0
     kind: str = "atomic"
+    # What the reply should be: "yes_no", "choice" (an option letter) or "open" (a name);
+    # completions mode picks its few-shot prompt and token budget by it (kinds.registry).
+    answer_format: str = "yes_no"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +67,9 @@ class ChatResult:
     first_token_ms: float | None = None
     stopped: str | None = None
     dropped: int = 0  # characters a stream sent past what is kept (never held in memory)
+    # P(yes | yes or no) from the server's token log-probabilities (domain.margins); None
+    # when the server gave none or no yes/no token was among the first tokens' alternatives
+    p_yes: float | None = None
 
 
 TokenCallback = Callable[[str], None]

@@ -18,6 +18,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import httpx
 
 from kontest_tui.domain.answers import MAX_ANSWER_CHARS
+from kontest_tui.domain.margins import MARGIN_POSITIONS, first_margin
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import TokenCallback
 from kontest_tui.models.http_client import ShardedClient
@@ -274,7 +275,9 @@ KEEP_CHARS = MAX_ANSWER_CHARS + 1024
 class StreamCollector:
     """Collects streamed pieces, forwarding each to the token callback and timing the first;
     `stopped` says why the answer ended early ("timeout", "length"), None when it did not.
-    Past KEEP_CHARS pieces are only counted (`dropped`), so memory per answer is bounded."""
+    Past KEEP_CHARS pieces are only counted (`dropped`), so memory per answer is bounded.
+    The first tokens' log-probabilities, where the server sends them, are kept in
+    `alternatives` (models.logprobs positions) for the answer's margin (`p_yes`)."""
 
     __slots__ = (
         "pieces",
@@ -285,6 +288,7 @@ class StreamCollector:
         "thinking",
         "kept",
         "dropped",
+        "alternatives",
     )
 
     def __init__(self, on_token: TokenCallback | None, started: float) -> None:
@@ -298,6 +302,7 @@ class StreamCollector:
         self.thinking = False
         self.kept = 0  # characters held in `pieces`
         self.dropped = 0  # characters received past KEEP_CHARS, never held
+        self.alternatives: list[list[tuple[str, float]]] = []
 
     def add(self, piece: str) -> None:
         if not piece:
@@ -311,6 +316,17 @@ class StreamCollector:
             self.dropped += len(piece)
         if self.on_token is not None:
             self.on_token(piece)
+
+    def add_positions(self, positions: list[list[tuple[str, float]]]) -> None:
+        """Log-probabilities of the next tokens (only the first MARGIN_POSITIONS are kept)."""
+        room = MARGIN_POSITIONS - len(self.alternatives)
+        if room > 0 and positions:
+            self.alternatives.extend(positions[:room])
+
+    @property
+    def p_yes(self) -> float | None:
+        """P(yes | yes or no) from the first tokens' alternatives (None: none given)."""
+        return first_margin(self.alternatives) if self.alternatives else None
 
     @property
     def text(self) -> str:

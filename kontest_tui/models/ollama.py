@@ -7,7 +7,10 @@ token budget thinking; an answer that ends inside the thinking (no content) is a
 saying so, never an empty answer. The check needs
 /api/tags listing the model by name ("no Ollama API at URL" without it); an /api/chat answer
 with no `message` object (a proxy sending `{"response": ...}` lines) is a failed call, never
-an empty answer. One pooled httpx client per instance, closed by `aclose()`.
+an empty answer. Requests ask for the first tokens' log-probabilities (`"logprobs": true,
+"top_logprobs"`: Ollama 0.12.11 and later send them, older servers ignore the fields), the
+answer's margin (`ChatResult.p_yes`). One pooled httpx client per instance, closed by
+`aclose()`.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from collections.abc import Sequence
 
 import httpx
 
+from kontest_tui.domain.margins import MARGIN_POSITIONS
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult, TokenCallback
@@ -33,6 +37,7 @@ from kontest_tui.models.http_common import (
     raise_if_only_thinking,
     send_bounded,
 )
+from kontest_tui.models.logprobs import TOP_LOGPROBS, positions_in
 
 DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
 SERVICE = "ollama"
@@ -121,6 +126,8 @@ class OllamaModel:
             "stream": self.stream,
             "options": build_options(request.options),
             "think": request.options.think,
+            "logprobs": True,
+            "top_logprobs": TOP_LOGPROBS,
         }
         collector = StreamCollector(on_token, started)
         tokens = await send_bounded(
@@ -140,6 +147,7 @@ class OllamaModel:
             first_token_ms=collector.first_token_ms,
             stopped=collector.stopped,
             dropped=collector.dropped,
+            p_yes=collector.p_yes,
         )
 
     async def _send(
@@ -172,6 +180,7 @@ class OllamaModel:
         if not isinstance(data, dict) or not isinstance(data.get("message"), dict):
             raise self._no_message(data, 1)
         collector.add(_content(data))
+        collector.add_positions(positions_in(data.get("logprobs")))
         collector.thinking = collector.thinking or _thinks(data)
         if data.get("done_reason") == "length":
             collector.stopped = "length"
@@ -199,6 +208,8 @@ class OllamaModel:
                 if isinstance(data, dict) and isinstance(data.get("message"), dict):
                     messages += 1
                 collector.add(_content(data))
+                if isinstance(data, dict) and len(collector.alternatives) < MARGIN_POSITIONS:
+                    collector.add_positions(positions_in(data.get("logprobs")))
                 collector.thinking = collector.thinking or _thinks(data)
                 if isinstance(data, dict) and data.get("done"):
                     done = int(data.get("eval_count") or 0)

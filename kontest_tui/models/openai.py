@@ -2,9 +2,13 @@
 
 Chat mode: /chat/completions with SSE streaming (`data:` lines ending in `[DONE]`); works with
 OpenAI, vLLM, llama.cpp server, LM Studio. Completions mode: /completions with a few-shot
-prompt (assets/models/prompts/completions.toml) rendering the chat as Question/Answer turns,
-for base models without a chat template. The API key (OPENAI_API_KEY) lives only in the
-client's headers: never in `spec`, `repr` or error messages.
+prompt (assets/models/prompts/completions.toml, one per answer format: yes/no, an option's
+letter, a name) rendering the chat as Question/Answer turns, for base models without a chat
+template. Both ask for the first tokens' log-probabilities (chat `logprobs`/`top_logprobs`,
+completions `logprobs`) and give the answer's margin (`ChatResult.p_yes`); a server refusing
+them (HTTP 400 naming logprobs: OpenAI's reasoning models) is asked without them from then on.
+The API key (OPENAI_API_KEY) lives only in the client's headers: never in `spec`, `repr` or
+error messages.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from functools import lru_cache
 
 import httpx
 
+from kontest_tui.domain.margins import MARGIN_POSITIONS
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
@@ -33,6 +38,7 @@ from kontest_tui.models.http_common import (
     raise_if_only_thinking,
     send_bounded,
 )
+from kontest_tui.models.logprobs import TOP_LOGPROBS, positions_in
 from kontest_tui.redact import register_secret
 from kontest_tui.resources import asset_path
 
@@ -58,23 +64,48 @@ class CompletionPrompt:
         return "\n".join(lines)
 
 
-@lru_cache(maxsize=1)
-def load_completion_prompt() -> CompletionPrompt:
-    """The few-shot prompt from assets/models/prompts/completions.toml."""
-    path = asset_path("models", "prompts", "completions.toml")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        raise ModelSpecError(f"cannot read completion prompt {path}: {error}") from None
+ANSWER_FORMATS = ("yes_no", "choice", "open")
+
+
+def _prompt_of(data: dict[str, object], stop: object) -> CompletionPrompt:
+    items = data.get("examples", [])
     examples = tuple(
-        (str(item["question"]), str(item["answer"])) for item in data.get("examples", [])
+        (str(item["question"]), str(item["answer"]))
+        for item in (items if isinstance(items, list) else [])
+        if isinstance(item, dict)
     )
+    stops = data.get("stop", stop)
+    tokens = data.get("max_tokens", 3)
     return CompletionPrompt(
         header=str(data.get("header", "")),
         examples=examples,
-        stop=tuple(str(s) for s in data.get("stop", ["\n"])),
-        max_tokens=int(data.get("max_tokens", 3)),
+        stop=tuple(str(s) for s in stops) if isinstance(stops, list) else ("\n",),
+        max_tokens=tokens if isinstance(tokens, int) and tokens > 0 else 3,
     )
+
+
+@lru_cache(maxsize=1)
+def load_completion_prompts() -> dict[str, CompletionPrompt]:
+    """The few-shot prompt of each answer format ("yes_no", "choice", "open") from
+    assets/models/prompts/completions.toml (a format it lacks takes the yes/no one)."""
+    path = asset_path("models", "prompts", "completions.toml")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        base = _prompt_of(data, ["\n"])
+        formats = data.get("formats", {})
+        prompts = {"yes_no": base}
+        for name in ANSWER_FORMATS[1:]:
+            section = formats.get(name) if isinstance(formats, dict) else None
+            prompts[name] = _prompt_of(section, list(base.stop)) if section else base
+    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
+        raise ModelSpecError(f"cannot read completion prompt {path}: {error}") from None
+    return prompts
+
+
+def load_completion_prompt(answer_format: str = "yes_no") -> CompletionPrompt:
+    """The few-shot prompt of one answer format (the yes/no one for an unknown format)."""
+    prompts = load_completion_prompts()
+    return prompts.get(answer_format, prompts["yes_no"])
 
 
 def _one_line(text: str) -> str:
@@ -102,10 +133,13 @@ def render_completion_prompt(
 
 
 def parse_completion_prompt(text: str, prompt: CompletionPrompt | None = None) -> list[Message]:
-    """The chat back from a rendered prompt (used by the simulated server's /v1/completions)."""
-    prompt = prompt or load_completion_prompt()
-    if prompt.preamble and text.startswith(prompt.preamble):
-        text = text[len(prompt.preamble) :]
+    """The chat back from a rendered prompt (used by the simulated server's /v1/completions):
+    past `prompt`'s preamble, or any answer format's."""
+    prompts = [prompt] if prompt is not None else list(load_completion_prompts().values())
+    for candidate in sorted(prompts, key=lambda p: -len(p.preamble)):
+        if candidate.preamble and text.startswith(candidate.preamble):
+            text = text[len(candidate.preamble) :]
+            break
     messages: list[Message] = []
     for line in text.splitlines():
         if line.startswith("Question:"):
@@ -145,6 +179,9 @@ class OpenAIModel:
         self.mode = mode
         self.stream = stream
         self.prompt = prompt
+        # Ask for the first tokens' log-probabilities (the answers' margins) until the server
+        # refuses them (HTTP 400 naming logprobs): then never again for this model.
+        self.logprobs = True
         kind = "openai" if mode == "chat" else "openai-completions"
         default = self.base_url == DEFAULT_OPENAI_URL
         self.spec = spec or (f"{kind}:{model}" if default else f"{kind}:{model}@{self.base_url}")
@@ -214,13 +251,18 @@ class OpenAIModel:
                 messages.insert(0, {"role": "system", "content": options.system_prompt})
             payload["messages"] = messages
             payload[self._max_tokens_field] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
+            if self.logprobs:
+                payload["logprobs"] = True
+                payload["top_logprobs"] = TOP_LOGPROBS
             path = "/chat/completions"
         else:
-            prompt = self.prompt or load_completion_prompt()
+            prompt = self.prompt or load_completion_prompt(request.answer_format)
             payload["prompt"] = render_completion_prompt(request.messages, prompt)
             payload["max_tokens"] = options.max_tokens or prompt.max_tokens
             if prompt.stop:
                 payload["stop"] = list(prompt.stop)
+            if self.logprobs:
+                payload["logprobs"] = TOP_LOGPROBS
             path = "/completions"
         if options.temperature is not None:  # None: the server's default
             payload["temperature"] = options.temperature
@@ -230,6 +272,27 @@ class OpenAIModel:
 
     async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
         started = time.perf_counter()
+        try:
+            collector, tokens = await self._ask(request, on_token, started)
+        except ModelError as error:
+            if not (self.logprobs and _refuses_logprobs(error)):
+                raise
+            self.logprobs = False  # this server refuses them: ask without, now and from now on
+            collector, tokens = await self._ask(request, on_token, started)
+        return ChatResult(
+            text=collector.text,
+            tokens=tokens or len(collector.pieces),
+            latency_ms=(time.perf_counter() - started) * 1000,
+            first_token_ms=collector.first_token_ms,
+            stopped=collector.stopped,
+            dropped=collector.dropped,
+            p_yes=collector.p_yes,
+        )
+
+    async def _ask(
+        self, request: ChatRequest, on_token: TokenCallback | None, started: float
+    ) -> tuple[StreamCollector, int]:
+        """One call within the request's timeout: what arrived, and the tokens counted."""
         timeout = request.options.timeout
         path, payload = self.build_payload(request)
         collector = StreamCollector(on_token, started)
@@ -241,14 +304,7 @@ class OpenAIModel:
             url=self.base_url,
         )
         raise_if_only_thinking(collector, service=SERVICE, url=self.base_url, hint=THINKING_HINT)
-        return ChatResult(
-            text=collector.text,
-            tokens=tokens or len(collector.pieces),
-            latency_ms=(time.perf_counter() - started) * 1000,
-            first_token_ms=collector.first_token_ms,
-            stopped=collector.stopped,
-            dropped=collector.dropped,
-        )
+        return collector, tokens
 
     async def _send(
         self, path: str, payload: dict[str, object], timeout: float, collector: StreamCollector
@@ -269,6 +325,7 @@ class OpenAIModel:
         self._raise_inline_error(data)
         collector.add(self._choice_text(data, streamed=False))
         collector.thinking = collector.thinking or _reasons(data, streamed=False)
+        collector.add_positions(positions_in(_choice_logprobs(data)))
         if _finish_reason(data) == "length":
             collector.stopped = "length"
         usage = data.get("usage") if isinstance(data, dict) else None
@@ -296,6 +353,8 @@ class OpenAIModel:
                 self._raise_inline_error(data)
                 collector.add(self._choice_text(data, streamed=True))
                 collector.thinking = collector.thinking or _reasons(data, streamed=True)
+                if len(collector.alternatives) < MARGIN_POSITIONS:
+                    collector.add_positions(positions_in(_choice_logprobs(data)))
                 reason = _finish_reason(data)
                 if reason == "length":
                     collector.stopped = "length"
@@ -353,6 +412,21 @@ def _reasons(data: object, *, streamed: bool) -> bool:
     return isinstance(holder, dict) and bool(
         holder.get("reasoning_content") or holder.get("reasoning")
     )
+
+
+def _refuses_logprobs(error: ModelError) -> bool:
+    """A request rejected (HTTP 400) because it asked for log-probabilities."""
+    text = str(error).lower()
+    return not error.retryable and "400" in text and "logprob" in text
+
+
+def _choice_logprobs(data: object) -> object:
+    """The first choice's `logprobs` value (None when there is none)."""
+    if isinstance(data, dict):
+        choices = data.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            return choices[0].get("logprobs")
+    return None
 
 
 def _finish_reason(data: object) -> object:

@@ -97,6 +97,14 @@ class Evaluation:
     # Answers the token limit ("length") or the timeout ("timeout") cut (set by run.session).
     stopped: dict[str, int] = field(default_factory=lambda: {"length": 0, "timeout": 0})
     refusals: int = 0  # KONTEST answers that decline ("I don't know"), part of `invalid`
+    # Answers cut (token limit, timeout) before anything readable (Answer.CUT, set by
+    # results.evaluate): in no count above, no test, gap or coverage; per test kind too.
+    cut: int = 0
+    cut_by_kind: dict[str, int] = field(default_factory=dict)
+    # The margins section (oracles.margins; None: not computed, e.g. a streamed run's).
+    margins: dict[str, object] | None = None
+    # Unreadable replies continuing the prompt (a base model in chat mode: results.evaluate).
+    echoes: int = 0
     from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
     # Evaluated chunk by chunk (oracles.streamed): the counts and report are the session's,
     # `verdicts` is empty (they are in the store) and so are the per-relation views.
@@ -304,6 +312,8 @@ class Evaluation:
             "executions": self.executions,
             "valid": self.valid,
             "invalid": self.invalid,
+            "cut": self.cut,
+            **({"cut_by_kind": dict(self.cut_by_kind)} if self.cut_by_kind else {}),
             "failed": self.failed,
             **({"failed_reasons": dict(self.failed_reasons)} if self.failed_reasons else {}),
             "stopped": dict(self.stopped),
@@ -318,6 +328,8 @@ class Evaluation:
             "tests_planned": dict(self.planned_tests),
             "pending_relations": self.gap.pending,
             "refusals": self.refusals,
+            **({"echoes": self.echoes} if self.echoes else {}),
+            **({"margins": self.margins} if self.margins is not None else {}),
             "answers_from_cache": self.from_cache,
             "consistency": self.consistency_json(),
             "rates": self.rates_json(),

@@ -7,9 +7,10 @@ a session's KONTEST and variant conversations, their answers and the error verdi
 oracle, one row per template id and one per (word, value):
 
 - questions: the turns answered (a failed turn is no answer, as everywhere);
-- invalid: answers that are neither yes nor no (refusals and cut answers among them);
+- invalid: answers that are neither yes nor no (refusals among them; cut answers apart);
 - refusals: invalid answers that decline ("I don't know": domain.answers.is_refusal);
-- cut: invalid answers the token limit stopped (`is_cut`);
+- cut: answers the token limit or the timeout stopped before anything readable (`is_cut`:
+  stored as Answer.CUT, never graded);
 - errors: error verdicts, of any oracle, that compare an answer to one of these questions
   (an error between t1 and t2 counts for both);
 - flips: variants (row > 0) whose valid answer differs from their original's (row 0, the
@@ -48,9 +49,8 @@ _ENTITY_SLOTS = ("parent", "child")  # a variant's parameters that hold an entit
 
 
 def is_cut(response: Response) -> bool:
-    """An answer the token limit stopped before it said yes or no: what `cut` counts (the
-    one place to change when answers get a status of their own for it)."""
-    return response.error is None and response.stopped == "length" and response.answer not in _VALID
+    """An answer stopped before it said anything readable (Answer.CUT): what `cut` counts."""
+    return response.error is None and response.answer is Answer.CUT
 
 
 def cut_answers(responses: Mapping[AnswerKey, Response]) -> set[AnswerKey]:
@@ -69,14 +69,16 @@ class _Row:
     compared: int = 0
     not_yes: int = 0
 
-    def count(self, answer: Answer, raw: str | None, cut: bool) -> None:
+    def count(self, answer: Answer, raw: str | None) -> None:
         self.questions += 1
+        if answer is Answer.CUT:  # no answer to grade: neither invalid nor "not yes"
+            self.cut += 1
+            return
         if answer != Answer.YES:
             self.not_yes += 1
         if answer not in _VALID:
             self.invalid += 1
             self.refusals += answer == Answer.REFUSAL or is_refusal(raw)
-            self.cut += cut
 
     def counts(self) -> dict[str, int]:
         return {
@@ -144,23 +146,24 @@ class EvidenceTally:
                 continue
             for turn, query in enumerate(conversation.turns):
                 key = (conversation.id, turn)
-                answer = answers.get(key)
+                answer = answers.get(key) or (Answer.CUT if key in cut else None)
                 if answer is None:
                     continue
                 row = self.templates.get(query.template_id)
                 if row is None:
                     row = self.templates[query.template_id] = _Row()
-                row.count(answer, raw.get(key), key in cut)
+                row.count(answer, raw.get(key))
             if conversation.test_kind is not TestKind.VARIANT or not conversation.turns:
                 continue
-            answer = answers.get((conversation.id, 0))
+            first = (conversation.id, 0)
+            answer = answers.get(first) or (Answer.CUT if first in cut else None)
             if answer is None:
                 continue
             for word in self._word_keys(conversation, relations):
                 row = self.words.get(word)
                 if row is None:
                     row = self.words[word] = _Row()
-                row.count(answer, raw.get((conversation.id, 0)), (conversation.id, 0) in cut)
+                row.count(answer, raw.get(first))
             number = _row_number(conversation)
             question = (conversation.relation_id, conversation.turns[0].template_id)
             if number == 0:

@@ -155,6 +155,8 @@ class ReportJSON(ReportSections):
     executions: int
     valid: int
     invalid: int
+    cut: NotRequired[int]  # answers cut before anything readable: not graded, counted apart
+    cut_by_kind: NotRequired[dict[str, int]]
     failed: int
     failed_reasons: NotRequired[dict[str, int]]
     stopped: dict[str, int]
@@ -168,6 +170,8 @@ class ReportJSON(ReportSections):
     tests_planned: dict[str, int]
     pending_relations: int
     refusals: int
+    echoes: NotRequired[int]  # unreadable replies continuing the prompt (base model, chat mode)
+    margins: NotRequired[JSONObject]  # oracles.margins: margins per kind, weak errors
     answers_from_cache: int
     consistency: dict[str, RatioJSON]
     rates: dict[str, RateJSON]

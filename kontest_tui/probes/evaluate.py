@@ -29,6 +29,7 @@ from kontest_tui.probes.answer_oracle import ReasonCheck, check_reason
 from kontest_tui.probes.matching import (
     EMBEDDING_THRESHOLD,
     match_wh,
+    names_a_whole_name,
     names_other_entity,
     parse_choice,
     parse_logic_answer,
@@ -210,6 +211,24 @@ def parse_probe_answer(conversation: Conversation, raw: str) -> Answer:
     if conversation.test_kind == TestKind.LOGIC:
         return parse_logic_answer(raw)
     return _judge_factcheck(conversation, raw, None)[0]
+
+
+def cut_before_readable(conversation: Conversation, raw: str, parsed: Answer) -> bool:
+    """For a reply the token limit or the timeout cut: did it end before saying anything
+    readable? A yes/no, a letter or a refusal is readable whatever follows (" Yes, it" is
+    yes); an open (WH) answer is readable when it names the expected entity, or another
+    name that ended before the cut (" In the north", " In the United" are not)."""
+    if parsed not in (Answer.YES, Answer.NO, Answer.REFUSAL):
+        return not is_refusal(raw)  # "I don't know" is readable (a refusal, not an answer)
+    extras = conversation.extras
+    if (
+        parsed is Answer.NO
+        and isinstance(extras, FactcheckExtras)
+        and extras.question_type == WH
+        and conversation.test_kind is TestKind.FACTCHECK
+    ):
+        return not names_a_whole_name(raw)
+    return False
 
 
 def evaluate_probes(

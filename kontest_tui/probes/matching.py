@@ -212,3 +212,43 @@ def load_embedding_similarity() -> Callable[[str, Sequence[str]], float] | None:
 def embedding_similarity() -> Callable[[str, Sequence[str]], float] | None:
     """The embedding matcher, loaded once per process (None without the `embeddings` extra)."""
     return load_embedding_similarity()
+
+
+# A run of capitalised words (a name), and the words that start a sentence capitalised
+# without naming anything ("In the north", "The answer is").
+_NAME_RUN = re.compile(r"[A-ZÀ-ÖØ-Þ][\w'’.&-]*(?:[ \t]+(?:of[ \t]+)?[A-ZÀ-ÖØ-Þ0-9][\w'’.&-]*)*")
+_NOT_A_NAME = frozenset(
+    [
+        "in",
+        "on",
+        "at",
+        "of",
+        "the",
+        "a",
+        "an",
+        "it",
+        "its",
+        "is",
+        "it's",
+        "this",
+        "that",
+        "there",
+        "yes",
+        "no",
+        "i",
+        "located",
+        "situated",
+        "answer",
+    ]
+)
+
+
+def names_a_whole_name(raw: str) -> bool:
+    """Does a cut free-text answer hold a name that ended before the cut (text after it:
+    "Cork, Ireland" names Cork; "In the United" may be cut inside "United Kingdom")?"""
+    text = clean_text(raw[:2000]).rstrip()
+    for match in _NAME_RUN.finditer(text):
+        words = [w for w in match.group(0).split() if w.casefold().strip(".'’") not in _NOT_A_NAME]
+        if words and match.end() < len(text):
+            return True
+    return False

@@ -46,6 +46,7 @@ class ExportRow(TypedDict):
     cached: bool
     cut: int
     stopped: str | None
+    p_yes: float | None  # the answer's margin, P(yes | yes or no) (None: none given)
     created: str
 
 
@@ -108,6 +109,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[ExportRow]:
             cached=bool(row["cached"]),
             cut=row["cut"],
             stopped=row["stopped"],
+            p_yes=row["p_yes"],
             created=row["created"],
         )
 

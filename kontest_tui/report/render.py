@@ -26,7 +26,7 @@ from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.findings import OPPOSITE_ALONE, REPEAT, RelationFold, folds_of
 from kontest_tui.oracles.ontological import error_path
-from kontest_tui.oracles.report_json import RateJSON, ReportJSON
+from kontest_tui.oracles.report_json import RateJSON, ReportJSON, report_section
 from kontest_tui.report.evidence import evidence_tables
 from kontest_tui.report.tables import (
     Table,
@@ -360,8 +360,64 @@ def _headline(report: ReportJSON) -> list[str]:
         )
     pending = report.get("pending_relations")
     if pending and kontest:
-        lines.append(f"Pending: {pending} relations still waiting for answers")
+        if report.get("cut") or failed:  # their relations have no answer under a template
+            lines.append(
+                f"Pending: {pending} relations without an answer under every template "
+                "(failed or cut turns, or not asked yet)"
+            )
+        else:
+            lines.append(f"Pending: {pending} relations still waiting for answers")
+    return lines + answer_notes(report)
+
+
+def answer_notes(report: ReportJSON) -> list[str]:
+    """The lines about how readable and how sure the answers were: answers cut before
+    anything readable, the margins (or that the server gave none), weak errors, and replies
+    that look like a base model asked in chat mode."""
+    lines: list[str] = []
+    cut = report.get("cut") or 0
+    if cut:
+        kinds = report.get("cut_by_kind") or {}
+        per = ", ".join(f"{kind} {count}" for kind, count in kinds.items())
+        lines.append(
+            f"Cut: {cut} answers ended (token limit or timeout) before saying anything readable"
+            + (f" ({per})" if per else "")
+            + ": graded neither right nor wrong, in no test, gap or coverage, not asked again"
+        )
+    margins = report_section(report, "margins")
+    if margins is not None:
+        lines.append(margins_text(margins))
+    echoes = report.get("echoes") or 0
+    if echoes:
+        lines.append(
+            f"Note: {echoes} replies continue the prompt (chat-template tokens or the question "
+            "itself): this looks like a base model asked in chat mode; ask it with "
+            "openai-completions:MODEL@URL (or local:) instead"
+        )
     return lines
+
+
+def margins_text(margins: Mapping[str, Any]) -> str:
+    """`Margins: kontest 120 of 120 yes/no answers (P(yes) 0.37-0.61, 118 low); weak errors
+    40 (...)` or the note that the server gave none."""
+    if margins.get("note"):
+        return f"Margins: {margins['note']}"
+    parts = []
+    for kind, cell in (margins.get("per_kind") or {}).items():
+        span = cell.get("range")
+        shown = f"P(yes) {span[0]:.2f}-{span[1]:.2f}, " if span else ""
+        parts.append(
+            f"{kind} {cell['with_margin']} of {cell['answers']} yes/no answers "
+            f"({shown}{cell['low']} low)"
+        )
+    text = "Margins: " + "; ".join(parts)
+    weak = margins.get("weak") or {}
+    if "total" in weak:
+        low = margins.get("low_margin")
+        text += f"; weak errors {weak['total']}" + (
+            f" (every answer compared had P(yes) within {low} of 0.5)" if low is not None else ""
+        )
+    return text
 
 
 TALLY_HEADER = ("asked", "valid", "correct", "errors", "refusals", "accuracy")

@@ -114,6 +114,7 @@ _READ = {
     Answer.NO: "no",
     Answer.INVALID: "neither yes nor no",
     Answer.REFUSAL: "a refusal (I don't know)",
+    Answer.CUT: "cut before it said anything readable",
 }
 
 

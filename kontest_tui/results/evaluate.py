@@ -12,21 +12,24 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 import kontest_tui
+from kontest_tui.domain.answers import echoes_prompt
 from kontest_tui.domain.failures import failure_reason
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, TestKind
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
-from kontest_tui.kinds.registry import KindOptions
+from kontest_tui.kinds.registry import KindOptions, answer_format, read_reply
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
 from kontest_tui.oracles.evidence import cut_answers, evidence_json
 from kontest_tui.oracles.findings import label_doubts
+from kontest_tui.oracles.margins import MarginTally
 from kontest_tui.oracles.report_json import CurationJSON
 from kontest_tui.store.database import Store
 
@@ -54,24 +57,88 @@ def evaluation_engine() -> str:
 
 def split_answers(
     responses: Mapping[AnswerKey, Response],
-) -> tuple[dict[AnswerKey, Answer], dict[AnswerKey, str], Counter[str], dict[str, int]]:
+) -> tuple[
+    dict[AnswerKey, Answer], dict[AnswerKey, str], Counter[str], dict[str, int], list[AnswerKey]
+]:
     """The parsed answers and raw texts of the responses that are answers, the failed turns
-    by reason (domain.failures.failure_reason: "not asked", "not in the recording", ...) and
-    how many answers the token limit or the timeout cut ({"length": N, "timeout": M}), in one
-    pass with no intermediate copies."""
+    by reason (domain.failures.failure_reason: "not asked", "not in the recording", ...),
+    how many answers the token limit or the timeout cut ({"length": N, "timeout": M}) and the
+    answers cut before anything readable (Answer.CUT: left out of the answers like failed
+    turns, in no test, gap or coverage, and counted apart), in one pass with no copies."""
     answers: dict[AnswerKey, Answer] = {}
     raw: dict[AnswerKey, str] = {}
     failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
+    cut: list[AnswerKey] = []
     for key, response in responses.items():
         if response.error is None:
-            answers[key] = response.answer
-            raw[key] = response.raw
             if response.stopped is not None:  # (a failed turn the timeout cut is no answer)
                 stopped[response.stopped] = stopped.get(response.stopped, 0) + 1
+            if response.answer is Answer.CUT:
+                cut.append(key)
+            else:
+                answers[key] = response.answer
+                raw[key] = response.raw
         else:
             failed[failure_reason(response.error)] += 1
-    return answers, raw, failed, stopped
+    return answers, raw, failed, stopped, cut
+
+
+def read_cut_again(
+    responses: Mapping[AnswerKey, Response], conversations: Sequence[Conversation]
+) -> Mapping[AnswerKey, Response]:
+    """The responses with each answer the token limit or the timeout stopped read again by
+    kinds.registry.read_reply (rows stored before cut answers existed: an open answer cut
+    at " In the north" was stored as a wrong one); the same mapping when nothing changes."""
+    stopped = [
+        key
+        for key, response in responses.items()
+        if response.stopped is not None and response.error is None
+    ]
+    if not stopped:
+        return responses
+    by_id = {conversation.id: conversation for conversation in conversations}
+    changed: dict[AnswerKey, Response] = {}
+    for key in stopped:
+        response, conversation = responses[key], by_id.get(key[0])
+        if conversation is None:
+            continue
+        answer = read_reply(conversation, response.raw, response.stopped)
+        if answer is not response.answer:
+            changed[key] = replace(response, answer=answer)
+    return {**responses, **changed} if changed else responses
+
+
+def count_echoes(
+    conversations: Sequence[Conversation], responses: Mapping[AnswerKey, Response]
+) -> int:
+    """Unreadable replies (invalid or cut) that continue the prompt (a chat template's tokens,
+    the question itself): what a base model asked in chat mode answers
+    (domain.answers.echoes_prompt)."""
+    unread = [
+        key
+        for key, response in responses.items()
+        if response.error is None and response.answer in (Answer.INVALID, Answer.CUT)
+    ]
+    if not unread:
+        return 0
+    by_id = {conversation.id: conversation for conversation in conversations}
+    count = 0
+    for key in unread:
+        conversation = by_id.get(key[0])
+        if conversation is not None and key[1] < len(conversation.turns):
+            count += echoes_prompt(conversation.turns[key[1]].text, responses[key].raw)
+    return count
+
+
+def add_margins(
+    tally: MarginTally,
+    conversations: Sequence[Conversation],
+    responses: Mapping[AnswerKey, Response],
+) -> None:
+    """Add the yes/no questions' answers and their margins (responses.p_yes) to `tally`."""
+    kinds = {c.id: c.test_kind for c in conversations if answer_format(c) == "yes_no"}
+    tally.add_responses(kinds, responses)
 
 
 def evaluate_responses(
@@ -95,7 +162,8 @@ def evaluate_responses(
     the graph's doubtful nodes (`session_doubts`), which flag implied facts through them. The
     `curation` section (oracles.evidence) counts per template and per varied word; `labels`
     names the entities among those words (node ids -> labels)."""
-    answers, raw, failed, stopped = split_answers(responses)
+    responses = read_cut_again(responses, conversations)
+    answers, raw, failed, stopped, cut = split_answers(responses)
     evaluation = evaluate_all(
         relations,
         conversations,
@@ -122,6 +190,15 @@ def evaluate_responses(
             labels=labels,
         ),
     )
+    if cut:
+        kinds = {conversation.id: conversation.test_kind.value for conversation in conversations}
+        evaluation.cut = len(cut)
+        evaluation.cut_by_kind = dict(Counter(kinds.get(key[0], "kontest") for key in cut))
+    margins = MarginTally()
+    add_margins(margins, conversations, responses)
+    margins.add_verdicts(evaluation.verdicts)
+    evaluation.margins = margins.to_json()
+    evaluation.echoes = count_echoes(conversations, responses)
     if sample:  # a sampled session: every rate with its interval
         evaluation.sampled = True
         evaluation.sections["sample"] = evaluation_sample_section(sample, evaluation)

@@ -31,8 +31,9 @@ from typing import Any
 import httpx
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response
+from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.kinds.registry import parse_reply
+from kontest_tui.kinds.registry import answer_format, parse_reply
 from kontest_tui.models.base import ChatOptions, Message
 from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
 from kontest_tui.models.openai import load_completion_prompt, render_completion_prompt
@@ -128,7 +129,7 @@ def request_line(
     options = pending.options
     body: dict[str, Any] = {"model": model}
     if completions:
-        prompt = load_completion_prompt()
+        prompt = load_completion_prompt(answer_format(pending.conversation))
         body["prompt"] = render_completion_prompt(pending.messages, prompt)
         body["max_tokens"] = options.max_tokens or prompt.max_tokens
         if prompt.stop:
@@ -138,8 +139,8 @@ def request_line(
         body[max_tokens_field] = options.max_tokens or DEFAULT_CHAT_MAX_TOKENS
     if options.temperature is not None:  # None: the engine's default
         body["temperature"] = options.temperature
-    if options.seed is not None:
-        body["seed"] = options.seed
+    if options.seed is not None:  # the conversation's own seed, as the executor sends it
+        body["seed"] = draw_seed(options.seed, pending.conversation.id)
     url = COMPLETIONS_URL if completions else BATCH_URL
     return {"custom_id": pending.key, "method": "POST", "url": url, "body": body}
 

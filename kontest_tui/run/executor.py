@@ -45,15 +45,16 @@ import re
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import lru_cache
 from typing import Protocol
 
 from kontest_tui.domain.answers import cut_answer
 from kontest_tui.domain.failures import NOT_ASKED, classify_error
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response
+from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.errors import KontestError, ModelError
-from kontest_tui.kinds.registry import parse_reply
+from kontest_tui.kinds.registry import answer_format, read_reply
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, ChatResult, Message
 
 # How long a worker may go on without letting the event loop run its other callbacks.
@@ -74,13 +75,14 @@ class ResponseCache(Protocol):
     def cache_put(self, key: str, model: str, raw: str, tokens: int) -> None: ...
 
 
-# An answer reused within a run: (raw text, tokens, why it stopped early or None).
-Reused = tuple[str, int, str | None]
+# An answer reused within a run: (raw text, tokens, why it stopped early or None, its margin).
+Reused = tuple[str, int, str | None, float | None]
 
 
 class AnswerCutError(ModelError):
     """The call's timeout cut the answer before it could be read (a stream that stalled
-    after "Ye"): a failed turn, asked again while attempts remain, never an invalid answer."""
+    after "Ye"): asked again while attempts remain; the last attempt's is a cut answer
+    (Answer.CUT), never an invalid one."""
 
 
 @dataclass(slots=True)
@@ -158,6 +160,9 @@ class ExecutorEvents:
     # (turns failed in a row, the last error): once when a streak of failed turns reaches
     # `failing_after` (the model looks unreachable), and (0, "") when an answer ends it
     on_failing: Callable[[int, str], None] | None = None
+    # one line worth telling the user once (e.g. replies that look like a base model asked
+    # in chat mode: run.notices); run.session feeds it, the executor never calls it
+    on_notice: Callable[[str], None] | None = None
 
 
 @dataclass(slots=True)
@@ -543,7 +548,7 @@ class Executor:
             try:
                 response = await self._ask_model(conversation, turn, messages, options)
                 answered = (
-                    (response.raw, response.tokens, response.stopped)
+                    (response.raw, response.tokens, response.stopped, response.p_yes)
                     if response.error is None and (conversation.id, turn) not in self._uncacheable
                     else None
                 )
@@ -573,7 +578,7 @@ class Executor:
         hit = self._memo.get(key)
         if hit is None and self.cache is not None and self.read_cache:
             cached = self.cache.cache_get(key)
-            hit = None if cached is None else (*cached, None)
+            hit = None if cached is None else (*cached, None, None)
         if hit is not None:
             self._forget(key)
         return hit
@@ -592,19 +597,20 @@ class Executor:
     def _finish_reused(self, conversation: Conversation, turn: int, hit: Reused) -> Response:
         """Record an answer taken from the memo, the cache or a call in flight (an answer
         the token limit cut is as cut when reused)."""
-        raw, tokens, stopped = hit
+        raw, tokens, stopped, p_yes = hit
         if self.events.on_token is not None:
             self.events.on_token(conversation.id, turn, raw)  # the live view shows it
         response = Response(
             conversation.id,
             turn,
             raw,
-            parse_reply(conversation, raw),
+            read_reply(conversation, raw, stopped),
             None,
             0.0,
             tokens,
             0,
             stopped=stopped,
+            p_yes=p_yes,
         )
         self._finish(conversation, response, cached=True)
         return response
@@ -616,13 +622,20 @@ class Executor:
         messages: tuple[Message, ...],
         options: ChatOptions,
     ) -> Response:
-        """Ask the model (with retries); the response, an error response when it failed."""
+        """Ask the model (with retries); the response, an error response when it failed.
+
+        A session seed (`options.seed`, --model-seed) is sent as this conversation's own seed
+        (domain.seeds.draw_seed, draw 0): reproducible by a rerun, different per conversation."""
+        if options.seed is not None:
+            options = replace(options, seed=draw_seed(options.seed, conversation.id))
+        reads = answer_format(conversation)
         request = ChatRequest(
             messages=messages,
             options=options,
             conversation_id=conversation.id,
             turn=turn,
             kind=conversation.kind,
+            answer_format=reads,
         )
         on_token = None
         if self.events.on_token is not None:
@@ -652,8 +665,12 @@ class Executor:
                 if result.stopped is not None:
                     raw, cut = cut_answer(result.text)
                     cut += result.dropped
-                    parsed = parse_reply(conversation, raw)
-                    if result.stopped == "timeout" and parsed is Answer.INVALID:
+                    parsed = read_reply(conversation, raw, result.stopped)
+                    if (
+                        result.stopped == "timeout"
+                        and parsed is Answer.CUT
+                        and attempt < self.config.max_attempts
+                    ):
                         raise AnswerCutError(
                             f"the timeout ({request.options.timeout:g} s) cut the answer after "
                             f"{len(result.text)} characters, before it could be read",
@@ -685,7 +702,7 @@ class Executor:
             if result.stopped is None:
                 raw, cut = cut_answer(result.text)
                 cut += result.dropped
-                parsed = parse_reply(conversation, raw)
+                parsed = read_reply(conversation, raw)
             else:
                 self.progress.stopped[result.stopped] += 1
                 if result.stopped == "timeout":  # depends on the machine's speed: not cached
@@ -701,6 +718,7 @@ class Executor:
                 attempt,
                 cut,
                 result.stopped,
+                result.p_yes if reads == "yes_no" else None,
             )
 
     async def _call(

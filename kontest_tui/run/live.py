@@ -57,6 +57,7 @@ class LiveCounts:
     valid: int = 0
     invalid: int = 0
     failed: int = 0
+    cut: int = 0  # answers cut before anything readable (not invalid: counted apart)
     relations: int = 0  # relations whose KONTEST conversations are all answered
     per_kind: dict[str, int] = field(default_factory=dict)  # turns answered per test kind
     tests: dict[str, int] = field(default_factory=dict)  # metamorphic tests per oracle
@@ -96,6 +97,7 @@ class LiveTally:
         self._errors: deque[tuple[Verdict, RelationConversations]] = deque(maxlen=recent)
         self._streaming: dict[tuple[str, int], tuple[Conversation, str]] = {}
         self._answered = self._valid = self._invalid = self._failed = self._relations = 0
+        self._cut = 0
         self._per_kind: dict[TestKind, int] = {}
         self._tests = dict.fromkeys(METAMORPHIC_ORACLES, 0)
         self._error_counts = dict.fromkeys(METAMORPHIC_ORACLES, 0)
@@ -124,6 +126,8 @@ class LiveTally:
             self._failed += 1
         elif answer is _YES or answer is _NO:
             self._valid += 1
+        elif answer is Answer.CUT:
+            self._cut += 1
         else:
             self._invalid += 1
         if kind is _KONTEST and conversation.turns:
@@ -179,6 +183,7 @@ class LiveTally:
             valid=self._valid,
             invalid=self._invalid,
             failed=self._failed,
+            cut=self._cut,
             relations=self._relations,
             per_kind={kind.value: count for kind, count in list(self._per_kind.items())},
             tests=dict(self._tests),

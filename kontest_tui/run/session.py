@@ -49,9 +49,11 @@ from kontest_tui.kinds.registry import (
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.evidence import EvidenceTally, cut_answers
+from kontest_tui.oracles.margins import MarginTally
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
 from kontest_tui.results.evaluate import (
     add_evidence,
+    add_margins,
     evaluate_responses,
     evaluation_engine,
     session_doubts,
@@ -64,6 +66,7 @@ from kontest_tui.run.executor import (
     RunResult,
     is_cacheable,
 )
+from kontest_tui.run.notices import watch_notices
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
@@ -451,6 +454,7 @@ async def _run_session(
             config = replace(config or ExecutorConfig(), share_answers=False)
         events = events or ExecutorEvents()
         events = replace(events, on_state=_track_state(store, session_id, events.on_state))
+        events = watch_notices(events, model.spec)
         writer = BatchWriter(store, session_id)
         executor = Executor(
             model,
@@ -594,6 +598,8 @@ async def _ask_streamed(
     evidence = EvidenceTally()
     failed: Counter[str] = Counter()
     stopped = {"length": 0, "timeout": 0}
+    cut: Counter[str] = Counter()
+    margins = MarginTally()
     for chunk in store.chunks.read(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
@@ -602,8 +608,13 @@ async def _ask_streamed(
         if totals is None:
             continue
         with paused_gc():
-            answers, raw, chunk_failed, chunk_stopped = split_answers(responses)
+            answers, raw, chunk_failed, chunk_stopped, chunk_cut = split_answers(responses)
             failed.update(chunk_failed)
+            kinds = {
+                conversation.id: conversation.test_kind.value
+                for conversation in chunk.conversations
+            }
+            cut.update(kinds.get(key[0], "kontest") for key in chunk_cut)
             for reason, count in chunk_stopped.items():
                 stopped[reason] = stopped.get(reason, 0) + count
             try:
@@ -613,6 +624,8 @@ async def _ask_streamed(
             except NotStreamable:
                 totals = None
                 continue
+            add_margins(margins, chunk.conversations, responses)
+            margins.add_verdicts(verdicts)
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
             relations = {relation.id: relation for relation in chunk.relations}
             evidence.add_answers(
@@ -630,12 +643,15 @@ async def _ask_streamed(
                     template_id, chunk.relations, store.chunks.conversation_ids
                 )
                 evidence.add_errors(verdicts, {}, {})
+                margins.add_verdicts(verdicts)
                 store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
     add_evidence(evaluation, evidence.to_json(evaluation.gap))
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
     evaluation.stopped = stopped
+    evaluation.cut, evaluation.cut_by_kind = cut.total(), dict(cut)
+    evaluation.margins = margins.to_json()
     return evaluation
 
 

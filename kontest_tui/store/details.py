@@ -82,18 +82,26 @@ class RelationDetails(Repository):
         ):
             conversation = row_to_conversation(row)
             answered = {
-                turn: (raw, answer, error)
-                for turn, raw, answer, error in self._fetch(
-                    "SELECT turn, raw, answer, error FROM responses WHERE conversation_key = ?",
+                turn: (raw, answer, error, p_yes, stopped)
+                for turn, raw, answer, error, p_yes, stopped in self._fetch(
+                    "SELECT turn, raw, answer, error, p_yes, stopped FROM responses"
+                    " WHERE conversation_key = ?",
                     (row["pk"],),
                 )
             }
             turns = []
             for index, query in enumerate(conversation.turns):
-                raw, answer, error = answered.get(index, (None, None, None))
+                raw, answer, error, p_yes, stopped = answered.get(
+                    index, (None, None, None, None, None)
+                )
                 turns.append(
                     TurnRecord(
-                        query.text, raw, stored_answer(answer) if error is None else None, error
+                        query.text,
+                        raw,
+                        stored_answer(answer) if error is None else None,
+                        error,
+                        p_yes,
+                        stopped,
                     )
                 )
             conversations.append(ConversationRecord(conversation, tuple(turns)))

@@ -143,6 +143,7 @@ class ResponseRow(TypedDict):
     cut: int
     stopped: str | None  # "length" or "timeout" when the answer was cut
     origin: str | None  # the session the answer was taken from (run.rerun); None: asked here
+    p_yes: float | None  # the answer's margin, P(yes | yes or no) (domain.margins)
 
 
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
@@ -342,6 +343,7 @@ def row_to_response(row: Row) -> Response:
         attempts=row["attempts"],
         cut=row["cut"] or 0,
         stopped=row["stopped"],
+        p_yes=row["p_yes"],
     )
 
 

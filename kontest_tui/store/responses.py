@@ -29,9 +29,9 @@ from .text import storable_text
 # an unknown conversation leaves it NULL, which NOT NULL refuses.
 _RESPONSE_INSERT = (
     "INSERT INTO responses (conversation_key, session, conversation, turn, raw, answer, error,"
-    " latency_ms, tokens, attempts, created, cached, cut, stopped) VALUES"
+    " latency_ms, tokens, attempts, created, cached, cut, stopped, p_yes) VALUES"
     " ((SELECT pk FROM conversations WHERE session = ?1 AND id = ?2),"
-    " ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+    " ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"
 )
 _SESSION_ROWS = (
     "SELECT r.* FROM responses r JOIN conversations c ON c.pk = r.conversation_key"
@@ -70,6 +70,7 @@ def _response_values(
         int(cached),
         response.cut,
         response.stopped,
+        response.p_yes,
     ]
 
 

@@ -42,7 +42,7 @@ from kontest_tui.kg.names import NodeNames
 from .records import dump_json
 from .view_records import INTERSECTION
 
-VERSION = 3  # of the tables' contents: a different one is built again
+VERSION = 4  # of the tables' contents: a different one is built again
 
 CLEAREST_ORACLES = (
     "atomic",
@@ -120,11 +120,13 @@ def _read_graph(conn: sqlite3.Connection, session_id: str) -> KnowledgeGraph | N
 
 
 # The session's atomic KONTEST answers, one row per (relation row, template): the first
-# conversation's (as the oracles read them); `a` is NULL while asked and not answered.
+# conversation's (as the oracles read them); `a` is NULL while asked and not answered, and
+# for a failed turn or an answer cut before anything readable (in no gap, as in the report).
 _ATOMIC = """
 CREATE TEMP TABLE _atomic AS
 SELECT c.relation_key AS rk, json_extract(c.turns, '$[0].template') AS t,
-    MIN(c.position) AS first, CASE WHEN r.error IS NULL THEN r.answer END AS a
+    MIN(c.position) AS first,
+    CASE WHEN r.error IS NULL AND r.answer != 'cut' THEN r.answer END AS a
 FROM conversations c LEFT JOIN responses r ON r.conversation_key = c.pk AND r.turn = 0
 WHERE c.session = ? AND c.shape = 'atomic' AND c.test_kind = 'kontest'
     AND c.relation_key IS NOT NULL

@@ -671,7 +671,7 @@ def _add_headline_and_fresh(conn: sqlite3.Connection) -> None:
 
 
 def _add_session_parent(conn: sqlite3.Connection) -> None:
-    """Version 14, for asking again what changed (run.rerun): `sessions.parent`, the session
+    """Version 13, for asking again what changed (run.rerun): `sessions.parent`, the session
     a session was asked again from (its answers reused where a question's text did not
     change; NULL for a session asked from scratch, and when the parent is deleted), and
     `responses.origin`, the session an answer was taken from (NULL: asked in this session),
@@ -683,6 +683,17 @@ def _add_session_parent(conn: sqlite3.Connection) -> None:
         ALTER TABLE responses ADD COLUMN origin TEXT;
         CREATE INDEX idx_sessions_parent ON sessions (parent) WHERE parent IS NOT NULL
         """,
+    )
+
+
+def _add_response_margin(conn: sqlite3.Connection) -> None:
+    """Version 14: `responses.p_yes`, a yes/no answer's margin: P(yes | yes or no) of its first
+    token, from the server's log-probabilities (domain.margins); NULL where the server gave
+    none or the question's answer is a letter or a name. Answers cut before anything readable
+    are stored with `answer = 'cut'` (no column: the answer column takes any Answer value)."""
+    conn.execute(
+        "ALTER TABLE responses ADD COLUMN p_yes REAL"
+        " CHECK (p_yes IS NULL OR (p_yes >= 0 AND p_yes <= 1))"
     )
 
 
@@ -700,6 +711,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_response_stopped,
     _add_headline_and_fresh,
     _add_session_parent,
+    _add_response_margin,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

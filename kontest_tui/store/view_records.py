@@ -128,6 +128,8 @@ class TurnRecord:
     raw: str | None
     answer: Answer | None
     error: str | None = None  # why the turn failed, when it did
+    p_yes: float | None = None  # its margin, P(yes | yes or no) (domain.margins)
+    stopped: str | None = None  # "length" / "timeout": the answer was cut
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,7 @@ async def run_live(
     db: str | Path | None = None,
     on_started: Callable[[str, str, str], None] | None = None,
     on_failing: Callable[[int, str], None] | None = None,
+    on_notice: Callable[[str], None] | None = None,
     on_key_withheld: Callable[[WithheldKey], None] | None = None,
 ) -> RunEnd:
     """Run a new session (`spec`), go on with a stored one (`resume`) or ask a stored one
@@ -156,7 +157,8 @@ async def run_live(
     id, its name (`sim on places`) and a line naming it before the first question. The
     report is the engine's final evaluation, made in this thread. `on_failing` is the
     executor's event for turns failing in a row (the model looks unreachable, or answers
-    again); `on_key_withheld` hears, before a resume, that the API key is not sent to the
+    again); `on_notice` a line to tell once (a base model asked in chat mode);
+    `on_key_withheld` hears, before a resume, that the API key is not sent to the
     session's stored URL."""
     control.attach_task()
     control.session_id = resume
@@ -181,7 +183,7 @@ async def run_live(
             )
 
     try:
-        events = tally.events(ExecutorEvents(on_failing=on_failing))
+        events = tally.events(ExecutorEvents(on_failing=on_failing, on_notice=on_notice))
         if resume is not None:
             outcome = await resume_session(
                 store, resume, events=events, on_created=created, on_executor=control.attach

@@ -235,7 +235,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
     Models: generate-proxy (`{"response": ..., "done": ...}` lines, no `message`), slow ("Yes"
     then a 3 s hang), stall ("Ye" then a 3 s hang), length (done_reason "length"), empty (an
     empty `message`), thinker (Ollama: it thinks until the length limit unless the request
-    says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE).
+    says `"think": false`), anything else answers "Yes". OpenAI (/v1/...): the same names on /v1/chat/completions (SSE),
+    and overloaded (HTTP 503 to every chat), parrot (the question and the chat template's
+    tokens: a base model in chat mode), nologprobs (HTTP 400 to a request asking for logprobs).
     A chat POSTed under /as/NAME/ behaves as model NAME whatever the request names (a pool's
     replicas share one model name).
     """
@@ -243,7 +245,19 @@ class ProxyHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     payloads: list[dict[str, object]] = []
     authorizations: list[str] = []  # the Authorization header of every chat request
-    TAGS = ("generate-proxy", "slow", "stall", "length", "empty", "thinker", "webpage", "good")
+    TAGS = (
+        "generate-proxy",
+        "slow",
+        "stall",
+        "length",
+        "empty",
+        "thinker",
+        "webpage",
+        "good",
+        "overloaded",
+        "parrot",
+        "nologprobs",
+    )
 
     def log_message(self, format: str, *args: object) -> None:  # silence
         return
@@ -311,7 +325,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
         elif self.path == "/api/chat":
             self._ollama(model, data)
         elif self.path == "/v1/chat/completions":
-            self._openai(model)
+            self._openai(model, data)
         else:
             self._send(404, b'{"error": "not found"}')
 
@@ -351,13 +365,27 @@ class ProxyHandler(BaseHTTPRequestHandler):
         else:
             self._send(200, lines[-1] if model != "generate-proxy" else lines[0])
 
-    def _openai(self, model: str) -> None:
+    def _openai(self, model: str, data: dict[str, object]) -> None:
         def chunk(text: str, finish: str | None = None) -> bytes:
             body = {"choices": [{"delta": {"content": text}, "finish_reason": finish}]}
             return f"data: {json.dumps(body)}\n\n".encode()
 
+        if model == "nologprobs" and "logprobs" in data:  # OpenAI's reasoning models
+            message = "logprobs are not supported with this model"
+            self._send(400, json.dumps({"error": {"message": message}}).encode())
+            return
+        if model == "parrot":  # a base model asked in chat mode: it goes on with the template
+            messages = data.get("messages")
+            last = messages[-1] if isinstance(messages, list) and messages else {}
+            question = str(last.get("content", "")) if isinstance(last, dict) else ""
+            text = f"{question}<|im_end|>\n<|im_start|>user\n"
+            self._stream([chunk(text, "length"), b"data: [DONE]\n\n"])
+            return
+
         if model in ("slow", "stall"):
             self._stream([chunk("Yes" if model == "slow" else "Ye")], hang=3.0)
+        elif model == "overloaded":
+            self._send(503, b'{"error": {"message": "overloaded"}}')
         elif model == "length":
             self._stream([chunk("Yes"), chunk(", because", "length"), b"data: [DONE]\n\n"])
         else:

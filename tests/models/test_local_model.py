@@ -117,3 +117,24 @@ async def test_llama_cpp_completions_give_valid_answers() -> None:
     finally:
         await model.aclose()
     assert sum(answer is not Answer.INVALID for answer in answers) >= 3
+
+
+@pytest.mark.local_model
+@needs_extra
+async def test_local_gemma_gives_margins_and_names_a_place() -> None:
+    """llama.cpp's server answers `logprobs`: a yes/no answer comes with P(yes | yes or no)
+    on the side of its answer; an open question gets a name's budget (not cut at 3 tokens)."""
+    model = open_model("local:gemma3-270m")
+    try:
+        said = await model.chat(ChatRequest((Message("user", "Is Dublin in Ireland?"),)))
+        named = await model.chat(
+            ChatRequest(
+                (Message("user", "In which country is Connacht located?"),),
+                answer_format="open",
+            )
+        )
+    finally:
+        await model.aclose()
+    assert said.p_yes is not None and 0 < said.p_yes < 1
+    assert (said.p_yes > 0.5) == (parse_answer(said.text) is Answer.YES)
+    assert named.stopped is None and named.text.strip()  # ended by the model, not the limit

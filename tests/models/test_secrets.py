@@ -187,11 +187,11 @@ def test_a_stored_url_gets_the_key_only_when_it_is_the_key_s_host(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", f"{proxy_url}/v1")
     db = tmp_path / "s.db"
-    spec = f"openai:stall@{proxy_url}/v1"
+    spec = f"openai:overloaded@{proxy_url}/v1"
     ProxyHandler.authorizations.clear()
     run = ["run", "--kg", "places", "--limit", "1", "--db", db, "-q", "--timeout", "0.2"]
     code, _, err = kontest(capsys, *run, "--model", spec, "--max-attempts", "1")
-    assert code == 1, err  # every turn cut by the timeout: the session is left to resume
+    assert code == 1, err  # every turn failed (HTTP 503): the session is left to resume
     assert ProxyHandler.authorizations and set(ProxyHandler.authorizations) == {f"Bearer {KEY}"}
     resume = ["run", "--resume", "", "--db", db, "-q", "--timeout", "0.2", "--max-attempts", "1"]
     ProxyHandler.authorizations.clear()

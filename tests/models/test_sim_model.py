@@ -7,6 +7,9 @@ import random
 
 import pytest
 
+from kontest_tui.domain.answers import parse_answer
+from kontest_tui.domain.margins import LOW_MARGIN
+from kontest_tui.domain.records import Answer
 from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, Message
 from kontest_tui.models.sim import (
@@ -114,13 +117,34 @@ async def test_order_and_concurrency_do_not_change_answers() -> None:
     assert [by_index[i] for i in range(len(chats))] == in_order
 
 
-async def test_request_seed_wins_over_instance_seed() -> None:
+async def test_the_instance_seed_is_the_model_and_a_request_seed_only_samples() -> None:
+    """The instance seed (--model-seed) picks the model; a request's own seed changes nothing
+    at temperature 0 and, at temperature > 0, draws a sample where the model is unsure: the
+    same seed repeats it, another seed may differ, and every answer of a sure fact holds."""
     questions = [f"Does X{i} have a Y{i}?" for i in range(50)]
-    seeded = SimulatedModel("default", seed=0)
+    model = SimulatedModel("default", seed=0)
     other = SimulatedModel("default", seed=9)
-    a = [(await seeded.chat(request(q, seed=9))).text for q in questions]
-    b = [(await other.chat(request(q))).text for q in questions]
-    assert a == b
+    plain = [(await model.chat(request(q))).text for q in questions]
+    assert [(await model.chat(request(q, seed=9))).text for q in questions] == plain
+    assert [(await other.chat(request(q))).text for q in questions] != plain
+
+    VALID = (Answer.YES, Answer.NO)
+
+    def hot(q: str, seed: int) -> ChatRequest:
+        return ChatRequest((Message("user", q),), ChatOptions(temperature=0.5, seed=seed))
+
+    questions = [f"Does X{i} have a Y{i}?" for i in range(300)]
+    first = [await model.chat(hot(q, 1)) for q in questions]
+    again = [(await model.chat(hot(q, 1))).text for q in questions]
+    second = [(await model.chat(hot(q, 2))).text for q in questions]
+    assert [r.text for r in first] == again  # a rerun reproduces the draw
+    said = [parse_answer(r.text) for r in first]
+    differ = {i for i, r in enumerate(second) if parse_answer(r) in VALID and said[i] in VALID}
+    differ = {i for i in differ if parse_answer(second[i]) != said[i]}
+    unsure = {i for i, r in enumerate(first) if abs((r.p_yes or 0.5) - 0.5) < LOW_MARGIN}
+    sure = set(range(len(questions))) - unsure
+    assert differ & unsure  # two draws differ where the model is unsure
+    assert len(differ & unsure) / len(unsure) > 3 * len(differ & sure) / len(sure)
 
 
 async def test_tokens_stream_in_pieces() -> None:

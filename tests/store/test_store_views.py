@@ -323,6 +323,8 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     from kontest_tui.store.schema import _RESPONSE_DETAILS
 
     for statement in (
+        "ALTER TABLE responses DROP COLUMN p_yes",
+        "DELETE FROM schema_version WHERE version = 14",
         "DROP INDEX idx_sessions_parent",
         "ALTER TABLE sessions DROP COLUMN parent",
         "ALTER TABLE responses DROP COLUMN origin",

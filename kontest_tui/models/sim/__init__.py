@@ -7,9 +7,11 @@ names what the rest of the engine uses.
 """
 
 from kontest_tui.models.sim.model import (
+    SimReply,
     SimulatedModel,
     decide_answer,
     decide_fault,
+    decide_reply,
     parse_question,
     split_tokens,
 )
@@ -26,9 +28,11 @@ __all__ = [
     "DEFAULT_PROFILE",
     "MEGABYTE",
     "SimProfile",
+    "SimReply",
     "SimulatedModel",
     "decide_answer",
     "decide_fault",
+    "decide_reply",
     "list_profiles",
     "load_profile",
     "parse_question",

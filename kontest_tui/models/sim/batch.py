@@ -4,9 +4,10 @@ Reads an OpenAI Batch API input file (one `{"custom_id", "method", "url", "body"
 chat, as `kontest run --batch-out` writes them: /v1/chat/completions lines, or /v1/completions
 lines with the few-shot prompt of a completions-mode session) and writes the output file a batch engine
 would (`{"id", "custom_id", "response": {"status_code": 200, "request_id", "body":
-<chat.completion>}, "error": null}`), answering each chat with `decide_answer` (the profile
-named by `body.model` when it is a built-in one, else the given profile; the seed from
-`body.seed`), so a batch session gets the answers of an in-process `sim` run. No faults:
+<chat.completion>}, "error": null}`), answering each chat with `decide_reply` (the profile
+named by `body.model` when it is a built-in one, else the given profile; the model is the
+given seed, `body.seed` only draws the sample at temperature > 0), so a batch session gets
+the answers of an in-process `sim` run. No faults:
 batch engines retry on their own. Lines are read and written one at a time.
 """
 
@@ -21,7 +22,7 @@ from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.openai import parse_completion_prompt
 from kontest_tui.models.sim.entities import EntityFinder
-from kontest_tui.models.sim.model import TemplatePatterns, as_received, decide_answer, split_tokens
+from kontest_tui.models.sim.model import TemplatePatterns, as_received, decide_reply, split_tokens
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
 from kontest_tui.validate_input import read_jsonl
 
@@ -112,15 +113,28 @@ def answer_batch(
                     profiles[chosen] = load_profile(chosen)
                 except KontestError as error:
                     raise InvalidInputError(str(error)) from None
-            use_seed = body.get("seed")
-            if not isinstance(use_seed, int) or isinstance(use_seed, bool):
-                use_seed = seed
+            # the model is `seed`'s; a line's own seed draws the sample at temperature > 0
+            line_seed = body.get("seed")
+            sample_seed = (
+                line_seed
+                if isinstance(line_seed, int) and not isinstance(line_seed, bool)
+                else None
+            )
+            heat = body.get("temperature", 0.0)
             questions = [
                 str(message.get("content", ""))
                 for message in body["messages"]
                 if message.get("role") == "user"
             ]
-            text = decide_answer(profiles[chosen], use_seed, questions, entities, patterns)
+            text = decide_reply(
+                profiles[chosen],
+                seed,
+                questions,
+                entities,
+                patterns,
+                temperature=float(heat) if isinstance(heat, int | float) else 0.0,
+                sample_seed=sample_seed,
+            ).text
             limit = body.get("max_tokens", body.get("max_completion_tokens"))
             pieces = split_tokens(text, limit if isinstance(limit, int) else None)
             count += 1

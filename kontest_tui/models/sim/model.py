@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import math
 import re
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
-from kontest_tui.domain.records import Conversation
+from kontest_tui.domain.answers import is_refusal, parse_answer
+from kontest_tui.domain.records import Answer, Conversation
 from kontest_tui.errors import KontestError, ModelError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
@@ -186,6 +189,43 @@ def fact_draw(seed: int, *parts: str) -> float:
     return draw(seed, *parts)
 
 
+@dataclass(frozen=True, slots=True)
+class SimReply:
+    """What the simulated model says and how sure it was: `p_yes`, P(yes | yes or no) of its
+    first token (None for a hostile reply), greater than 0.5 exactly when it says yes at
+    temperature 0."""
+
+    text: str
+    p_yes: float | None
+
+
+# How far from a coin toss (0.5) the simulated model's yes/no probability lies: a fact it
+# knows 0.30-0.47 (p 0.80-0.97), a template or wording error as far (a confident slip), a
+# fact it guesses (yes-bias) 0.02-0.14, a flip on a later turn 0.03-0.15, an unsure reply
+# within 0.05, a probe question 0.10-0.45.
+_KNOWN = (0.30, 0.17)
+_GUESSED = (0.02, 0.12)
+_FLIPPED = (0.03, 0.12)
+_UNSURE = (0.0, 0.05)
+_PROBE = (0.10, 0.35)
+
+
+def _strength(span: tuple[float, float], unit: float) -> float:
+    return span[0] + span[1] * unit
+
+
+def _p_yes(says_yes: bool, strength: float) -> float:
+    return round(0.5 + strength if says_yes else 0.5 - strength, 4)
+
+
+def sampled_yes(p_yes: float, temperature: float, unit: float) -> bool:
+    """A yes/no answer sampled at `temperature` from P(yes) = p_yes (`unit` uniform in [0, 1)):
+    the logit divided by the temperature, as a sampler does."""
+    p = min(max(p_yes, 1e-6), 1 - 1e-6)
+    logit = math.log(p / (1 - p)) / temperature
+    return unit < 1 / (1 + math.exp(-logit))
+
+
 def decide_answer(
     profile: SimProfile,
     seed: int,
@@ -193,22 +233,39 @@ def decide_answer(
     entities: EntityFinder | None = None,
     patterns: Patterns | None = None,
 ) -> str:
-    """The answer to the last of `questions` (the chat's user turns, in order).
+    """The answer to the last of `questions` (the chat's user turns, in order) at temperature 0.
 
     `entities` (from the session's KG) recognises relations in questions that match no
     template (covering-array variants); those get an extra wording error `variant_error`.
     FactChecker and logic-rule questions are answered by sim.probes.answer_probe.
     `patterns` are the template patterns to recognise (default: the files as they are now).
     """
+    return decide_reply(profile, seed, questions, entities, patterns).text
+
+
+def decide_reply(
+    profile: SimProfile,
+    seed: int,
+    questions: Sequence[str],
+    entities: EntityFinder | None = None,
+    patterns: Patterns | None = None,
+    *,
+    temperature: float = 0.0,
+    sample_seed: int | None = None,
+) -> SimReply:
+    """`decide_answer` with its margin (SimReply.p_yes). The model (what it knows, its slips)
+    is `seed`'s; at `temperature` > 0 the yes/no answer of a KONTEST or variant question is
+    sampled from its margin with `sample_seed` (a call's own seed: domain.seeds.draw_seed),
+    so two seeds differ where the model is unsure and the same seed repeats its answer."""
     if not questions:
-        return pick(profile.unsure_styles, 0.0)
+        return SimReply(pick(profile.unsure_styles, 0.0), 0.5)
     chat = tuple(normalise(question) for question in questions)
     question, json_boolean = strip_json_postfix(questions[-1])
     parsed = parse_question(question, patterns)
     if parsed is None:
         probe_answer = answer_probe(profile, seed, chat, question, entities, json_boolean)
         if probe_answer is not None:
-            return probe_answer
+            return SimReply(probe_answer, _probe_margin(profile, seed, chat, probe_answer))
     found = entities.find_relation(question) if parsed is None and entities else None
     if parsed is not None:
         fact = f"{normalise(parsed.parent)}>{normalise(parsed.child)}"
@@ -216,10 +273,10 @@ def decide_answer(
         fact = f"{normalise(found[0])}>{normalise(found[1])}"
     else:
         fact = chat[-1]
-    says_yes = (
-        fact_draw(seed, "know", fact) < profile.knowledge
-        or fact_draw(seed, "bias", fact) < profile.yes_bias
-    )
+    known = fact_draw(seed, "know", fact) < profile.knowledge
+    says_yes = known or fact_draw(seed, "bias", fact) < profile.yes_bias
+    sure = fact_draw(seed, "sure", fact)
+    strength = _strength(_KNOWN if known else _GUESSED, sure)
     key, rate = template_error_rate(profile, question, parsed)
     if rate and fact_draw(seed, "template", key, fact) < rate:
         says_yes = not says_yes
@@ -227,14 +284,36 @@ def decide_answer(
         says_yes = not says_yes
     if len(chat) > 1 and draw(seed, "flip", *chat) < profile.flip_rate:
         says_yes = not says_yes
+        strength = _strength(_FLIPPED, sure)
     if profile.hostile_rate and draw(seed, "hostile", *chat) < profile.hostile_rate:
-        return pick(profile.hostile_answers, draw(seed, "hostile-pick", *chat))
+        return SimReply(pick(profile.hostile_answers, draw(seed, "hostile-pick", *chat)), None)
     if draw(seed, "unsure", *chat) < profile.unsure_rate:
-        return pick(profile.unsure_styles, draw(seed, "unsure-pick", *chat))
+        text = pick(profile.unsure_styles, draw(seed, "unsure-pick", *chat))
+        return SimReply(text, _p_yes(says_yes, _strength(_UNSURE, sure)))
+    p_yes = _p_yes(says_yes, strength)
+    if temperature > 0:
+        unit = draw(seed if sample_seed is None else sample_seed, "sample", *chat)
+        says_yes = sampled_yes(p_yes, temperature, unit)
     if json_boolean:
-        return "true" if says_yes else "false"
+        return SimReply("true" if says_yes else "false", p_yes)
     styles = profile.yes_styles if says_yes else profile.no_styles
-    return pick(styles, draw(seed, "style", *chat))
+    return SimReply(pick(styles, draw(seed, "style", *chat)), p_yes)
+
+
+def _probe_margin(profile: SimProfile, seed: int, chat: Sequence[str], answer: str) -> float | None:
+    """A probe reply's margin: on the side of its yes/no (None for a letter, a name or a
+    hostile reply; near 0.5 for a refusal)."""
+    if profile.hostile_rate and answer in profile.hostile_answers:
+        return None
+    said = parse_answer(answer)
+    if said is Answer.INVALID and answer.strip().lower() in ("true", "false"):
+        said = Answer.YES if answer.strip().lower() == "true" else Answer.NO
+    unit = draw(seed, "margin", *chat)
+    if said in (Answer.YES, Answer.NO):
+        return _p_yes(said is Answer.YES, _strength(_PROBE, unit))
+    if is_refusal(answer):
+        return _p_yes(unit < 0.5, _strength(_UNSURE, unit))
+    return None
 
 
 def decide_fault(
@@ -332,8 +411,10 @@ def fault_message(fault: str, retry_after: float) -> str:
 class SimulatedModel:
     """In-process simulated model (`sim[:PROFILE]`): a ChatModel streaming with the profile's latency.
 
-    The seed of a request (`options.seed`) wins over the instance seed, as over HTTP.
-    Faults raise ModelError (retryable) on the attempts `decide_fault` picks.
+    The instance seed is the model (what it knows, its slips), as a server's `--seed` is over
+    HTTP; a request's seed (`options.seed`, a call's own seed) draws the sample at temperature
+    > 0 and changes nothing at temperature 0. The max-tokens limit cuts an answer as a server
+    does (`stopped = "length"`). Faults raise ModelError (retryable) on the attempts `decide_fault` picks.
     """
 
     def __init__(
@@ -372,7 +453,9 @@ class SimulatedModel:
     async def chat(self, request: ChatRequest, on_token: TokenCallback | None = None) -> ChatResult:
         started = time.perf_counter()
         profile = self.profile
-        seed = request.options.seed if request.options.seed is not None else self.seed
+        # The model is this instance's seed (--model-seed); a request's own seed only draws
+        # the sample at temperature > 0, as a real model's does.
+        seed = self.seed
         questions = user_turns(request.messages)
         fault = None
         if self._faulty:  # attempt numbers only decide faults: not counted without them
@@ -391,13 +474,31 @@ class SimulatedModel:
             delay += profile.faults.slow_first_byte_ms
         if delay:
             await asyncio.sleep(delay / 1000)
-        text = decide_answer(profile, seed, questions, self.entities, self.patterns.current())
+        reply = decide_reply(
+            profile,
+            seed,
+            questions,
+            self.entities,
+            self.patterns.current(),
+            temperature=request.options.temperature,
+            sample_seed=request.options.seed,
+        )
+        text, p_yes = reply.text, reply.p_yes
+        limit = request.options.max_tokens
+        stopped = "length" if limit and len(split_tokens(text)) > limit else None
         if fault != "dropped_stream" and on_token is None and not profile.token_ms:
             # nothing to stream: the answer arrives in one piece
-            text, tokens = received_whole(text, request.options.max_tokens)
+            text, tokens = received_whole(text, limit)
             elapsed = (time.perf_counter() - started) * 1000
-            return ChatResult(text=text, tokens=tokens, latency_ms=elapsed, first_token_ms=elapsed)
-        pieces = split_tokens(text, request.options.max_tokens)
+            return ChatResult(
+                text=text,
+                tokens=tokens,
+                latency_ms=elapsed,
+                first_token_ms=elapsed,
+                stopped=stopped,
+                p_yes=p_yes,
+            )
+        pieces = split_tokens(text, limit)
         cut = len(pieces) // 2 if fault == "dropped_stream" else None
         received: list[str] = []
         first_token_ms: float | None = None
@@ -417,4 +518,6 @@ class SimulatedModel:
             tokens=len(received),
             latency_ms=(time.perf_counter() - started) * 1000,
             first_token_ms=first_token_ms,
+            stopped=stopped,
+            p_yes=p_yes,
         )

@@ -11,10 +11,15 @@ clients are exercised with no model installed. Routes:
 A profile's name (e.g. "flaky", "careful:latest") selects that profile; `sim` (or the server's
 own profile's name) the server's profile; any other name is unknown, answered 404 as real
 servers answer it (so a typo fails the connection check). Answers come from
-`sim.decide_answer`, so they equal the in-process `sim:` model's for the same chat and seed
-(a request's seed wins). Faults are real: 429 with a Retry-After header, 500, a stream cut
-mid-answer, a slow first byte; `switches.ServeSwitches` adds the servers met in use (latency,
-answers in the reasoning only, the same rejection for every chat, NDJSON to whole requests).
+`sim.decide_reply`, so they equal the in-process `sim:` model's for the same chat and seed
+(the server's `--seed` is the model's; a request's seed draws the sample at temperature > 0,
+as the in-process model's). A request asking for log-probabilities (OpenAI chat `logprobs:
+true`, completions `logprobs: N`, Ollama `"logprobs": true`) gets the first token's
+alternatives, from which the answer's margin reads back (models.logprobs: the chat shape, the
+legacy completions shape, Ollama's). Faults are real: 429 with a Retry-After header, 500, a
+stream cut mid-answer, a slow first byte; `switches.ServeSwitches` adds the servers met in use
+(latency, answers in the reasoning only, the same rejection for every chat, NDJSON to whole
+requests).
 """
 
 from __future__ import annotations
@@ -22,11 +27,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+from kontest_tui.domain.margins import token_word
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import Message
@@ -43,8 +50,8 @@ from kontest_tui.models.sim.http import (
 from kontest_tui.models.sim.model import (
     AttemptCounter,
     TemplatePatterns,
-    decide_answer,
     decide_fault,
+    decide_reply,
     split_tokens,
 )
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile
@@ -64,6 +71,62 @@ class Turn:
     delay_s: float
     token_s: float
     thinking: list[str] = field(default_factory=list)  # reasoning pieces sent before the answer
+    p_yes: float | None = None  # the answer's margin (None: a hostile reply)
+    truncated: bool = False  # the max-tokens limit cut the answer (finish reason "length")
+
+    @property
+    def finish(self) -> str:
+        """The finish reason: the token limit cut the answer, or the reasoning used it all."""
+        return "length" if self.truncated or (self.thinking and not self.pieces) else "stop"
+
+    def alternatives(self) -> list[tuple[str, float]]:
+        """The first token's most likely tokens, (token, logprob), most likely first: yes-like
+        and no-like tokens in the proportion p_yes (with the token said, if it is another)."""
+        if self.p_yes is None:
+            return []
+        p = min(max(self.p_yes, 1e-6), 1 - 1e-6)
+        first = self.pieces[0] if self.pieces else ""
+        word = token_word(first)
+        yes = first if word in ("yes", "true") else "Yes"  # the token said, on its side
+        no = first if word in ("no", "false") else "No"
+        found = [(yes, p * 0.95), (no, (1 - p) * 0.95)]
+        found += [(" yes" if yes != " yes" else "YES", p * 0.03)]
+        found += [(" no" if no != " no" else "NO", (1 - p) * 0.03)]
+        if first and first not in {token for token, _ in found}:
+            found.append((first, 0.015))  # markup ("**"): neither yes nor no
+        found.sort(key=lambda item: -item[1])
+        return [(token, round(math.log(prob), 6)) for token, prob in found]
+
+    def chat_logprobs(self) -> dict[str, object]:
+        """OpenAI chat's (and llama.cpp's) `logprobs` of the first token."""
+        top = self.alternatives()
+        first = self.pieces[0] if self.pieces else ""
+        chosen = next((lp for token, lp in top if token == first), top[-1][1] if top else 0.0)
+        items = [{"token": token, "logprob": lp} for token, lp in top]
+        return {"content": [{"token": first, "logprob": chosen, "top_logprobs": items}]}
+
+    def openai_logprobs(self, asked: object, *, completions: bool) -> dict[str, object] | None:
+        """The `logprobs` of an OpenAI choice when the request asked for them (completions:
+        `logprobs: N`, chat: `logprobs: true`), else None."""
+        if self.p_yes is None or not self.pieces:
+            return None
+        if completions and isinstance(asked, int) and not isinstance(asked, bool) and asked > 0:
+            return self.legacy_logprobs()
+        if not completions and asked is True:
+            return self.chat_logprobs()
+        return None
+
+    def legacy_logprobs(self) -> dict[str, object]:
+        """OpenAI's legacy completions `logprobs` of the first token."""
+        content = self.chat_logprobs()["content"]
+        assert isinstance(content, list)
+        entry = content[0]
+        return {
+            "tokens": [entry["token"]],
+            "token_logprobs": [entry["logprob"]],
+            "top_logprobs": [{item["token"]: item["logprob"] for item in entry["top_logprobs"]}],
+            "text_offset": [0],
+        }
 
 
 class SimServer:
@@ -248,23 +311,50 @@ class SimServer:
         return True
 
     def plan_turn(
-        self, model: object, messages: Sequence[Message], seed: object, max_tokens: object
+        self,
+        model: object,
+        messages: Sequence[Message],
+        seed: object,
+        max_tokens: object,
+        temperature: object = 0.0,
     ) -> Turn:
-        """Decide the answer and fault of one request (the pure part, no I/O)."""
+        """Decide the answer and fault of one request (the pure part, no I/O): the model is
+        the server's seed; the request's seed draws the sample at temperature > 0."""
         profile = self._profile_for(model) or self.profile
-        use_seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else self.seed
+        sample_seed = seed if isinstance(seed, int) and not isinstance(seed, bool) else None
+        heat = (
+            float(temperature)
+            if isinstance(temperature, int | float) and not isinstance(temperature, bool)
+            else 0.0
+        )
         questions = [message.content for message in messages if message.role == "user"]
         attempt = self._attempts.next(profile.name, questions)
-        fault = decide_fault(profile, use_seed, questions, attempt)
-        text = decide_answer(profile, use_seed, questions, self.entities, self.patterns.current())
+        fault = decide_fault(profile, self.seed, questions, attempt)
+        reply = decide_reply(
+            profile,
+            self.seed,
+            questions,
+            self.entities,
+            self.patterns.current(),
+            temperature=heat,
+            sample_seed=sample_seed,
+        )
+        text = reply.text
         limit = (
             max_tokens if isinstance(max_tokens, int) and not isinstance(max_tokens, bool) else None
         )
         delay = profile.first_byte_ms + self.switches.latency_ms
         if fault == "slow_first_byte":
             delay += profile.faults.slow_first_byte_ms
+        pieces = split_tokens(text, limit)
         turn = Turn(
-            profile, split_tokens(text, limit), fault, delay / 1000, profile.token_ms / 1000
+            profile,
+            pieces,
+            fault,
+            delay / 1000,
+            profile.token_ms / 1000,
+            p_yes=reply.p_yes,
+            truncated=limit is not None and len(split_tokens(text)) > len(pieces),
         )
         if self.switches.reasoning is not None:
             turn.thinking = split_tokens(THINKING_TEXT)
@@ -338,7 +428,14 @@ class SimServer:
         model = str(data.get("model") or self.profile_name)
         if await self._refused(reply, model, openai=False, temperature=options.get("temperature")):
             return
-        turn = self.plan_turn(model, messages, options.get("seed"), options.get("num_predict"))
+        turn = self.plan_turn(
+            model,
+            messages,
+            options.get("seed"),
+            options.get("num_predict"),
+            options.get("temperature", 0.0),
+        )
+        logprobs = turn.chat_logprobs()["content"] if data.get("logprobs") is True else None
         if await self._reject_fault(turn, reply, openai=False):
             return
         if turn.delay_s:
@@ -354,7 +451,7 @@ class SimServer:
                 "created_at": created,
                 "message": {"role": "assistant", "content": ""},
                 "done": True,
-                "done_reason": "length" if turn.thinking and not turn.pieces else "stop",
+                "done_reason": turn.finish,
                 "total_duration": time.perf_counter_ns() - started,
                 "eval_count": len(turn.thinking) + len(turn.pieces),
             }
@@ -367,6 +464,8 @@ class SimServer:
             if turn.thinking:
                 message["thinking"] = "".join(turn.thinking)
             body["message"] = message
+            if logprobs:
+                body["logprobs"] = logprobs
             await reply.send(200, encode_json(body), cut=cut is not None)
             return
         await reply.start_stream("application/x-ndjson")
@@ -384,12 +483,14 @@ class SimServer:
                 return
             if index and turn.token_s:
                 await asyncio.sleep(turn.token_s)
-            line = {
+            line: dict[str, object] = {
                 "model": model,
                 "created_at": created,
                 "message": {"role": "assistant", "content": piece},
                 "done": False,
             }
+            if index == 0 and logprobs:
+                line["logprobs"] = logprobs
             await reply.chunk(encode_json(line) + b"\n")
         if cut is not None:  # a one-piece answer: cut before done
             reply.abort()
@@ -468,10 +569,16 @@ class SimServer:
             return
         await self._openai_answer(data, parse_completion_prompt(prompt), reply, completions=True)
 
-    def _whole_choice(self, turn: Turn, finish: str, completions: bool) -> dict[str, object]:
+    def _whole_choice(
+        self, turn: Turn, completions: bool, logprobs: dict[str, object] | None
+    ) -> dict[str, object]:
         """The one choice of a whole (not streamed) answer, its reasoning beside the content."""
         text = "".join(turn.pieces)
-        choice: dict[str, object] = {"index": 0, "finish_reason": finish, "logprobs": None}
+        choice: dict[str, object] = {
+            "index": 0,
+            "finish_reason": turn.finish,
+            "logprobs": logprobs,
+        }
         if completions:
             choice["text"] = text
             return choice
@@ -490,7 +597,10 @@ class SimServer:
         if await self._refused(reply, model, openai=True, temperature=data.get("temperature")):
             return
         max_tokens = data.get("max_tokens", data.get("max_completion_tokens"))
-        turn = self.plan_turn(model, messages, data.get("seed"), max_tokens)
+        turn = self.plan_turn(
+            model, messages, data.get("seed"), max_tokens, data.get("temperature", 0.0)
+        )
+        logprobs = turn.openai_logprobs(data.get("logprobs"), completions=completions)
         if await self._reject_fault(turn, reply, openai=True):
             return
         if turn.delay_s:
@@ -503,12 +613,11 @@ class SimServer:
             "completion_tokens": len(turn.pieces),
             "total_tokens": len(turn.pieces),
         }
-        finish = "length" if turn.thinking and not turn.pieces else "stop"
         reasoning = self.switches.reasoning_field
         if data.get("stream") is not True:
             if turn.token_s:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
-            choice = self._whole_choice(turn, finish, completions)
+            choice = self._whole_choice(turn, completions, logprobs)
             body = {
                 "id": ident,
                 "object": "text_completion" if completions else "chat.completion",
@@ -521,8 +630,12 @@ class SimServer:
             return
         kind = "text_completion" if completions else "chat.completion.chunk"
 
-        def event(piece: str | None, finish: str | None, field: str = "content") -> bytes:
+        def event(
+            piece: str | None, finish: str | None, field: str = "content", first: bool = False
+        ) -> bytes:
             choice: dict[str, object] = {"index": 0, "finish_reason": finish}
+            if first and logprobs is not None:
+                choice["logprobs"] = logprobs
             if completions:
                 choice["text"] = piece or ""
             else:
@@ -565,11 +678,11 @@ class SimServer:
                 return
             if index and turn.token_s:
                 await asyncio.sleep(turn.token_s)
-            await reply.chunk(event(piece, None))
+            await reply.chunk(event(piece, None, first=index == 0))
         if cut is not None:
             reply.abort()
             return
-        await reply.chunk(event(None, finish) + b"data: [DONE]\n\n")
+        await reply.chunk(event(None, turn.finish) + b"data: [DONE]\n\n")
         await reply.end_stream()
 
 

@@ -108,6 +108,13 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             self.turns = turns
             self.error = error
 
+    class RunNotice(Message):
+        """The run's notice: one line to tell once (a base model asked in chat mode)."""
+
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
     class KeyWithheld(Message):
         """Resuming: the API key is not sent to the session's stored URL."""
 
@@ -219,6 +226,7 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
                 db=db,
                 on_started=self.announce_start,
                 on_failing=self.announce_failing,
+                on_notice=self.announce_notice,
                 on_key_withheld=self.announce_withheld_key,
             )
         )
@@ -233,9 +241,17 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         """In the run's thread, before a resume asks: the key is not sent to its URL."""
         self.post_message(self.KeyWithheld(withheld))
 
+    def announce_notice(self, text: str) -> None:
+        """In the run's thread: a line to tell once (a base model asked in chat mode)."""
+        self.post_message(self.RunNotice(text))
+
     def announce_failing(self, turns: int, error: str) -> None:
         """In the run's thread: the model stopped answering (or answers again)."""
         self.post_message(self.ModelFailing(turns, error))
+
+    @on(RunNotice)
+    def run_notice(self, event: RunNotice) -> None:
+        self.notify(event.text, title="Check the model", severity="warning", markup=False)
 
     @on(ModelFailing)
     def model_failing(self, event: ModelFailing) -> None:
@@ -509,6 +525,8 @@ def render_live_counts(counts: LiveCounts, before: int = 0) -> Text:
         text.append(f"this run ({before} answers stored before): ", style="dim")
     text.append(f"relations judged {counts.relations}", style="bold")
     text.append(f" · answers {counts.answered} · valid {counts.valid} · invalid {counts.invalid}")
+    if counts.cut:
+        text.append(f" · cut {counts.cut}")
     if counts.failed:
         text.append(f" · failed {counts.failed}", style="bold red")
     text.append("\n")

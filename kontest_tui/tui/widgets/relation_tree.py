@@ -25,6 +25,7 @@ ANSWER_STYLES: dict[Answer | None, tuple[str, str]] = {
     Answer.NO: ("no", "bold red"),
     Answer.INVALID: ("?", "bold yellow"),
     Answer.REFUSAL: ("idk", "yellow"),
+    Answer.CUT: ("cut", "dim yellow"),
     None: ("·", "dim"),
 }
 
