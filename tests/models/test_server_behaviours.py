@@ -322,9 +322,10 @@ def test_a_model_taking_only_its_default_temperature(tmp_path, capsys) -> None: 
 
 def test_answers_the_timeout_cut_are_counted_apart_from_failed_turns(tmp_path, capsys) -> None:  # noqa: ANN001
     """A model sending each answer's first piece and then stalling past the timeout: "Yes"
-    is kept as an answer the timeout cut, "**" cannot be read and is a failed turn. The
-    report said every one of them was "kept as far as they went"; now it counts the kept
-    answers only (the failed ones are failed turns), in the report and the session list."""
+    is kept as an answer the timeout cut, "**" cannot be read and is a cut answer (stored
+    with answer "cut", no error). The report said failed turns too were "kept as far as they
+    went"; now "stopped" counts answers only (the kept and the cut ones), never a failed
+    turn, in the report and the session list, and the cut ones are counted apart."""
     profile = tmp_path / "stalling.toml"
     profile.write_text(
         'name = "stalling"\nextends = "default"\ntoken_ms = 3000.0\nunsure_rate = 0.0\n'
@@ -355,13 +356,14 @@ def test_answers_the_timeout_cut_are_counted_apart_from_failed_turns(tmp_path, c
     assert "Traceback" not in err
     kept = stored(db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND error IS NULL")
     cut = stored(
-        db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND error IS NOT NULL"
+        db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND answer = 'cut'"
     )
-    assert kept[0][0] > 0 and cut[0][0] > 0  # both kinds happened
+    failed = stored(db, "SELECT count(*) FROM responses WHERE error IS NOT NULL")
+    assert kept[0][0] > cut[0][0] > 0  # both kinds happened
     assert run_cli(["report", "--db", str(db), "--format", "json"]) in (0, 1)
     report = json.loads(capsys.readouterr().out)
     assert report["stopped"]["timeout"] == kept[0][0]
-    assert report["failed"] >= cut[0][0]
+    assert report["cut"] == cut[0][0] and report["failed"] == failed[0][0]
     assert run_cli(["report", "--db", str(db)]) in (0, 1)
     assert f"{kept[0][0]} by the timeout (kept as far as they went)" in capsys.readouterr().out
     assert run_cli(["sessions", "--db", str(db)]) == 0

@@ -58,7 +58,7 @@ REPLIES = {  # (conversation, turn) -> (reply, how it reads, why it stopped)
     (f"{R}/t1+t2", 0): ("Yes", Answer.YES, None),
     (f"{R}/t1+t2", 1): ("I don't know.", Answer.INVALID, None),  # a refusal
     (f"{R}/t2+t1", 0): ("No", Answer.NO, None),
-    (f"{R}/t2+t1", 1): ("Maybe, let me think about", Answer.INVALID, "length"),  # cut
+    (f"{R}/t2+t1", 1): ("Maybe, let me think about", Answer.CUT, "length"),  # cut
     (f"{R}/t1~v0", 0): ("Yes", Answer.YES, None),
     (f"{R}/t1~v1", 0): ("No", Answer.NO, None),  # flips against v0
     (f"{R}/t1~v2", 0): ("Yes", Answer.YES, None),
@@ -79,10 +79,11 @@ VERDICTS = [
 
 
 def test_every_count_of_a_hand_made_relation() -> None:
-    answers = {key: response.answer for key, response in RESPONSES.items()}
-    raw = {key: response.raw for key, response in RESPONSES.items()}
     cut = cut_answers(RESPONSES)
     assert cut == {(f"{R}/t2+t1", 1)}
+    # a cut answer is no answer to grade (results.evaluate.split_answers leaves it out)
+    answers = {key: r.answer for key, r in RESPONSES.items() if key not in cut}
+    raw = {key: r.raw for key, r in RESPONSES.items() if key not in cut}
     gap = compute_gap([RELATION], CONVERSATIONS, answers)
     evidence = evidence_json(
         [RELATION],
@@ -94,15 +95,15 @@ def test_every_count_of_a_hand_made_relation() -> None:
         cut=cut,
         labels=lambda nodes: {node: "Pville" for node in nodes if node == "p"},
     )
-    # t1: Q1, A's first turn, B's second turn and four variants = 7 questions; invalid: B's
-    # cut second turn and v3's refusal; errors: the atomic one, v1's, the ontological one;
+    # t1: Q1, A's first turn, B's second turn and four variants = 7 questions; invalid: v3's
+    # refusal; cut (apart from invalid): B's second turn; errors: the atomic one, v1's, the ontological one;
     # flips: v1 of v1, v2 compared (v3 invalid); its atomic answer is yes: gap 0.
     # t2: Q2, A's second turn (a refusal), B's first turn; the atomic error; Q2 said no: gap 1.
     assert evidence["templates"] == [
         {
             "template": "t1",
             "questions": 7,
-            "invalid": 2,
+            "invalid": 1,
             "refusals": 1,
             "cut": 1,
             "errors": 3,
@@ -163,4 +164,4 @@ def test_a_failed_turn_or_a_yes_cut_short_is_not_a_cut_answer() -> None:
     assert cut_answers({key: Response("c", 0, "Yes, bec", Answer.YES, stopped="length")}) == set()
     failed = Response("c", 0, "", Answer.INVALID, "timed out", stopped="timeout")
     assert cut_answers({key: failed}) == set()
-    assert cut_answers({key: Response("c", 0, "Wel", Answer.INVALID, stopped="length")}) == {key}
+    assert cut_answers({key: Response("c", 0, "Wel", Answer.CUT, stopped="length")}) == {key}

@@ -480,7 +480,7 @@ class SimulatedModel:
             questions,
             self.entities,
             self.patterns.current(),
-            temperature=request.options.temperature,
+            temperature=request.options.temperature or 0.0,  # None: the server's default, 0
             sample_seed=request.options.seed,
         )
         text, p_yes = reply.text, reply.p_yes

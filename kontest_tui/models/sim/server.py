@@ -459,18 +459,12 @@ class SimServer:
         if not stream:
             if turn.token_s:
                 await asyncio.sleep(turn.token_s * max(0, len(turn.pieces) - 1))
-            body = final()
-            message = {"role": "assistant", "content": "".join(turn.pieces)}
-            if turn.thinking:
-                message["thinking"] = "".join(turn.thinking)
-            body["message"] = message
-            if logprobs:
-                body["logprobs"] = logprobs
+            body = _ollama_whole(final(), turn, logprobs)
             await reply.send(200, encode_json(body), cut=cut is not None)
             return
         await reply.start_stream("application/x-ndjson")
         for piece in turn.thinking:
-            line = {
+            line: dict[str, object] = {
                 "model": model,
                 "created_at": created,
                 "message": {"role": "assistant", "content": "", "thinking": piece},
@@ -483,7 +477,7 @@ class SimServer:
                 return
             if index and turn.token_s:
                 await asyncio.sleep(turn.token_s)
-            line: dict[str, object] = {
+            line = {
                 "model": model,
                 "created_at": created,
                 "message": {"role": "assistant", "content": piece},
@@ -684,6 +678,20 @@ class SimServer:
             return
         await reply.chunk(event(None, turn.finish) + b"data: [DONE]\n\n")
         await reply.end_stream()
+
+
+def _ollama_whole(
+    body: dict[str, object], turn: Turn, logprobs: object | None
+) -> dict[str, object]:
+    """Ollama's whole (not streamed) answer: the final line with the message, its thinking and
+    the first token's log-probabilities when asked."""
+    message = {"role": "assistant", "content": "".join(turn.pieces)}
+    if turn.thinking:
+        message["thinking"] = "".join(turn.thinking)
+    body["message"] = message
+    if logprobs:
+        body["logprobs"] = logprobs
+    return body
 
 
 async def run_server(
