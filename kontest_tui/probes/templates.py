@@ -20,7 +20,7 @@ from pathlib import Path
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import TemplateError
 from kontest_tui.resources import asset_path
-from kontest_tui.validate_input import loads_toml, read_input_text
+from kontest_tui.validate_input import is_name, loads_toml, read_input_text
 
 PLACEHOLDERS = frozenset({"parent", "child", "middle", "parent_type", "middle_type"})
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
@@ -91,7 +91,7 @@ def _check_text(text: object, where: str, asks_for_parent: bool = False) -> str:
 def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
     """Load assets/probes/<domain>.toml, or a file path; TemplateError names the file and entry."""
     path = Path(domain_or_path)
-    if not path.suffix:
+    if not path.suffix and is_name(str(domain_or_path)):
         path = asset_path("probes", f"{domain_or_path}.toml")
     if not path.exists():
         raise TemplateError(f"{path}: no probe templates for this domain")
