@@ -7,6 +7,7 @@ sent to a model holds them."""
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
 import sys
 import unicodedata
@@ -34,9 +35,11 @@ def no_unsafe(text: str) -> None:
     assert not found and not has_unsafe(text), f"passed through: {found!r}"
 
 
-def hostile_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
+@pytest.fixture(scope="module")
+def hostile_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A places session of 2 relations replayed from hostile answers (t1 yes, t2 no: every
-    relation is an atomic error); the database path."""
+    relation is an atomic error), made once for the module; the database path."""
+    folder = tmp_path_factory.mktemp("hostile")
     suite = build_suite(load_graph("places"), limit=2)
     lines = []
     for conversation in suite.conversations:
@@ -45,13 +48,22 @@ def hostile_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
             answer = HOSTILE_YES if query.template_id == "t1" else HOSTILE_NO
             line = {"messages": texts[: turn + 1], "answer": answer, "kind": conversation.kind}
             lines.append(json.dumps(line))
-    replay = tmp_path / "hostile.jsonl"
+    replay = folder / "hostile.jsonl"
     replay.write_text("\n".join(dict.fromkeys(lines)) + "\n", encoding="utf-8")
-    db = str(tmp_path / "s.db")
+    db = str(folder / "s.db")
     argv = ["run", "--kg", "places", "--limit", "2", "--model", f"replay:{replay}", "--db", db]
-    assert run_cli([*argv, "-q"]) == 0, capsys.readouterr().err
-    capsys.readouterr()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("KONTEST_HOME", str(folder / "home"))
+        assert run_cli([*argv, "-q"]) == 0
     return db
+
+
+def hostile_session(tmp_path: Path, capsys: pytest.CaptureFixture[str], db: str) -> str:
+    """A copy of the module's hostile session (a test may write to it); its path."""
+    copy = tmp_path / "s.db"
+    shutil.copyfile(db, copy)
+    capsys.readouterr()
+    return str(copy)
 
 
 def printed(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
@@ -62,8 +74,8 @@ def printed(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
     return out
 
 
-def test_answers_stay_raw_in_the_store_and_parse(tmp_path, capsys) -> None:
-    db = hostile_session(tmp_path, capsys)
+def test_answers_stay_raw_in_the_store_and_parse(tmp_path, capsys, hostile_db) -> None:
+    db = hostile_session(tmp_path, capsys, hostile_db)
     with sqlite3.connect(db) as conn:
         raws = {row[0] for row in conn.execute("SELECT raw FROM responses")}
         answers = {row[0] for row in conn.execute("SELECT answer FROM responses")}
@@ -73,8 +85,8 @@ def test_answers_stay_raw_in_the_store_and_parse(tmp_path, capsys) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["csv", "jsonl"])
-def test_export_escapes_every_unsafe_character(tmp_path, capsys, fmt) -> None:
-    db = hostile_session(tmp_path, capsys)
+def test_export_escapes_every_unsafe_character(tmp_path, capsys, fmt, hostile_db) -> None:
+    db = hostile_session(tmp_path, capsys, hostile_db)
     out = printed(capsys, ["export", "--db", db, "--format", fmt])
     no_unsafe(out)
     if fmt == "csv":
@@ -103,13 +115,15 @@ def test_export_escapes_every_unsafe_character(tmp_path, capsys, fmt) -> None:
         ["sessions", "--json"],
     ],
 )
-def test_reports_cards_and_lists_print_no_unsafe_character(tmp_path, capsys, argv) -> None:
-    db = hostile_session(tmp_path, capsys)
+def test_reports_cards_and_lists_print_no_unsafe_character(
+    tmp_path, capsys, argv, hostile_db
+) -> None:
+    db = hostile_session(tmp_path, capsys, hostile_db)
     no_unsafe(printed(capsys, [*argv, "--db", db]))
 
 
-def test_card_svg_fetches_no_font_from_the_web(tmp_path, capsys) -> None:
-    db = hostile_session(tmp_path, capsys)
+def test_card_svg_fetches_no_font_from_the_web(tmp_path, capsys, hostile_db) -> None:
+    db = hostile_session(tmp_path, capsys, hostile_db)
     svg = printed(capsys, ["explain", "--format", "svg", "--db", db])
     assert "<svg" in svg and "@font-face" not in svg and "cdnjs" not in svg
     assert "url(http" not in svg.replace(" ", "")
