@@ -604,7 +604,7 @@ class CaseTimeout(BaseException):
     """Raised by SIGALRM when a case runs past CASE_TIMEOUT_S."""
 
 
-def _alarm(signum: int, frame: object) -> None:
+def _alarm(_signum: int, _frame: object) -> None:
     raise CaseTimeout
 
 
