@@ -27,6 +27,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -294,15 +295,27 @@ def replay_cases(rng: random.Random) -> list[tuple[str, bytes]]:
     return cases
 
 
-def batch_cases() -> list[tuple[str, bytes]]:
-    ok = {"custom_id": "x", "response": {"status_code": 200, "body": {}}, "error": None}
+def batch_cases(custom_id: str) -> list[tuple[str, bytes]]:
+    """Results files for a session waiting for batch results; `custom_id` is one of its
+    requests (each case gets a copy of the session)."""
+    answer = {"choices": [{"message": {"role": "assistant", "content": "Yes"}}]}
+    ok = {"custom_id": custom_id, "response": {"status_code": 200, "body": answer}}
+    hostile = {"choices": [{"message": {"content": "\x1b[2JYes\u202e\x9b31m\x00"}}]}
     bodies: dict[str, object] = {
         "empty": "",
         "not JSON": "results\n",
         "a list line": [1],
+        "one good answer": ok,
+        "a hostile answer": {**ok, "response": {"status_code": 200, "body": hostile}},
+        "twice the same custom_id": json.dumps(ok) + "\n" + json.dumps(ok),
         "custom_id missing": {"response": {}},
         "custom_id a number": {**ok, "custom_id": 5},
-        "custom_id unknown": ok,
+        "custom_id unknown": {**ok, "custom_id": "x"},
+        "content a number": {
+            **ok,
+            "response": {"status_code": 200, "body": {"choices": [{"message": {"content": 5}}]}},
+        },
+        "choices empty": {**ok, "response": {"status_code": 200, "body": {"choices": []}}},
         "response a string": {**ok, "response": "x"},
         "body a list": {**ok, "response": {"status_code": 200, "body": []}},
         "status a string": {**ok, "response": {"status_code": "ok", "body": {}}},
@@ -557,13 +570,21 @@ def add_text_cases(corpus: Corpus) -> None:
         corpus.add("IPM", name, ["ca", "--ipm", path])
 
 
-def add_run_cases(corpus: Corpus, db: str, batch_session: str) -> None:
+def add_run_cases(corpus: Corpus, db: str, batch: tuple[str, str, str]) -> None:
     run = corpus.run
-    batch = ["run", "--resume", batch_session, "--db", db, "-q", "--batch-in"]
+    batch_db, batch_session, custom_id = batch
+
+    def resume(path: str) -> list[str]:
+        """`run --resume --batch-in path` on a copy of the session waiting for results."""
+        copy = corpus.folder / "batch-dbs" / f"{len(corpus.cases)}.db"
+        copy.parent.mkdir(exist_ok=True)
+        shutil.copyfile(batch_db, copy)
+        return ["run", "--resume", batch_session, "--db", str(copy), "-q", "--batch-in", path]
+
     for name, path in corpus.files("replay", replay_cases(corpus.rng), ".jsonl"):
         corpus.add("replay", name, [*run, "--kg", "places", "--model", f"replay:{path}"])
-    for name, path in corpus.files("batch", batch_cases(), ".jsonl"):
-        corpus.add("batch", name, [*batch, path])
+    for name, path in corpus.files("batch", batch_cases(custom_id), ".jsonl"):
+        corpus.add("batch", name, resume(path))
     fifo = corpus.folder / "pipe.json"
     os.mkfifo(fifo)
     for name, path in (
@@ -583,17 +604,21 @@ def add_run_cases(corpus: Corpus, db: str, batch_session: str) -> None:
             ["generate", "--kg", "places", "--templates", path],
         )
         corpus.add("special files", f"{name}: questions", [*run, "--questions", path])
-        corpus.add("special files", f"{name}: batch", [*batch, path])
+        corpus.add("special files", f"{name}: batch", resume(path))
     for name, argv in odd_cli_cases(db):
         corpus.add("command line", name, argv)
 
 
-def build_corpus(folder: Path, seed: int, db: str, batch_session: str) -> list[dict[str, Any]]:
-    """Write the corpus files under `folder`; the cases (class, name, argv, home)."""
+def build_corpus(
+    folder: Path, seed: int, db: str, batch: tuple[str, str, str]
+) -> list[dict[str, Any]]:
+    """Write the corpus files under `folder`; the cases (class, name, argv, home). `db`
+    holds a done session, `batch` is (database, session, one request's custom_id) of a
+    session waiting for batch results."""
     corpus = Corpus(folder, seed)
     add_graph_cases(corpus)
     add_text_cases(corpus)
-    add_run_cases(corpus, db, batch_session)
+    add_run_cases(corpus, db, batch)
     return corpus.cases
 
 
@@ -665,10 +690,11 @@ def drive(cases_file: Path) -> None:
 # -- the parent --------------------------------------------------------------------------------
 
 
-def prepare_databases(folder: Path, env: dict[str, str]) -> tuple[str, str]:
+def prepare_databases(folder: Path, env: dict[str, str]) -> tuple[str, tuple[str, str, str]]:
     """A database with one done places session (for report/export/explain cases) and one
-    waiting for batch results; (its path, the waiting session's id)."""
-    db = str(folder / "sessions.db")
+    with a session waiting for batch results: (the first's path, (the second's path, its
+    session, the custom_id of its first request))."""
+    db, batch_db = str(folder / "sessions.db"), str(folder / "batch.db")
     command = [sys.executable, "-m", "kontest_tui.cli"]
     done = subprocess.run(
         [*command, "run", "--kg", "places", "--limit", "3", "--db", db, "-q"],
@@ -688,7 +714,7 @@ def prepare_databases(folder: Path, env: dict[str, str]) -> tuple[str, str]:
             "--limit",
             "2",
             "--db",
-            db,
+            batch_db,
             "-q",
             "--batch-out",
             str(folder / "batch-out"),
@@ -701,7 +727,8 @@ def prepare_databases(folder: Path, env: dict[str, str]) -> tuple[str, str]:
     )
     assert batch.returncode == 0, batch.stderr
     session = batch.stderr.split()[1].rstrip(":")
-    return db, session
+    requests = next((folder / "batch-out").glob("*.jsonl")).read_text("utf-8")
+    return db, (batch_db, session, json.loads(requests.splitlines()[0])["custom_id"])
 
 
 def run_corpus(folder: Path, seed: int, per_class: int = 0) -> list[dict[str, Any]]:
@@ -712,8 +739,8 @@ def run_corpus(folder: Path, seed: int, per_class: int = 0) -> list[dict[str, An
         "PYTHONPATH": str(ROOT),
         "KONTEST_HOME": str(folder / "home"),
     }
-    db, session = prepare_databases(folder, env)
-    cases = build_corpus(folder, seed, db, session)
+    db, batch = prepare_databases(folder, env)
+    cases = build_corpus(folder, seed, db, batch)
     if per_class:
         kept: Counter[str] = Counter()
         sampled = []
