@@ -182,6 +182,9 @@ def write_kg(path: Path) -> str:
 
 
 def test_kg_labels_lose_bidi_and_zero_width_characters(tmp_path, capsys) -> None:
+    from kontest_tui.kg.graph import printable
+
+    assert printable("Ire\u202eland\u200b") == "Ireland"  # what the Wikidata builder applies
     kg = load_graph(write_kg(tmp_path / "kg.json"))
     assert kg.label("A") == "Ireland" and kg.nodes["A"].aliases == ("Eire",)
     assert kg.label("B") == "Ulster" and kg.label("C") == "Kinawley" and kg.name == "bidi"
