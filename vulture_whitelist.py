@@ -54,6 +54,10 @@ attrs  # html.parser's handle_starttag(tag, attrs) (tests/report/test_session_pa
 DOMNode  # in a cast() string (kontest_tui/tui/workers.py)
 cpu1  # unpacked beside the figures the benchmark prints (benchmarks/model_clients.py)
 
+# logging.LogRecord fields cleared so no handler prints a traceback (kontest_tui/tui/web.py)
+exc_text
+stack_info
+
 # TypedDict keys written and read as JSON strings ("key": value), never as names.
 interval_method  # oracles/report_json.py RateJSON
 tests_planned  # ReportJSON

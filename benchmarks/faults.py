@@ -12,18 +12,30 @@ resumed too (that asks them again). The same run against the same server without
 the reference.
 
 Four more cases: lease loss (a run paused with SIGSTOP while its lease is taken over by a
-resume: it must stop asking and say so, the resume finishes), a pool of three replicas (one
-answers 401 echoing the key, one never answers, one is healthy: every turn answered), a
-migration race (12 processes opening one new database at once: 0 failures) and the session
-list on a running session of 600,000 answers (counted from indexes; the time is printed
-beside a scan of its rows).
+resume: it must stop asking and say so, the resume finishes; on a server that answers each
+call after 0.1 s, so the run is still asking when it is paused, whatever --limit is), a pool
+of three replicas (one answers 401 echoing the key, one never answers, one is healthy: every
+turn answered), a migration race (12 processes opening one new database at once: 0
+failures) and the session list on a running session of 600,000 answers (counted from
+indexes; the time is printed beside a scan of its rows).
+
+Hostile input: a hostile model (HostileServer: a KG whose labels hold terminal escapes, bidi
+overrides and zero-width characters; answers wrapped in them with the key inside in one of 9
+encodings; 500s echoing it in another; a connection check refused with the key in all of
+them), then every way its answers go out (reports, exports to stdout and to files, cards,
+the sessions list, a probe); a full disk (the run's files limited in size with
+RLIMIT_FSIZE: the session must not stay "running"); and the corpus of
+benchmarks/hostile_inputs.py (522 generated malformed inputs, each given to the command it
+feeds). The 500s of the faulty run echo the key in the 9 encodings too, and every secret
+count below counts all of them.
 
 Prints: calls made, faults injected by type, turns failed (before --resume asked them again),
 kills, answers lost (turns without an answer at the end; must be 0), duplicate rows (must be
 0), whether the report equals the fault-free one, secrets found at rest or in output (the
 database files after every run, `kontest report`/`export` output and everything the runs
-printed; must be 0)
-and the time against the fault-free run. Every loop is bounded; it stops by itself.
+printed; must be 0) and the time against the fault-free run; then the hostile-input cases
+and one TOTAL line: tried / lost / duplicated / secrets / escapes passed / tracebacks, all
+0 but tried (exit 1 otherwise). Every loop is bounded; it stops by itself.
 
     .venv/bin/python benchmarks/faults.py [--limit 120] [--kills 3] [--seed 7] [--rows 600000]
 """
@@ -45,12 +57,16 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from hostile_inputs import count_secrets, print_summary, run_corpus, secret_forms  # noqa: E402
+
 from kontest_tui.models.sim.http import HttpRequest, Reply, encode_json  # noqa: E402
-from kontest_tui.models.sim.server import SimServer  # noqa: E402
+from kontest_tui.models.sim.server import SimServer, Turn  # noqa: E402
+from kontest_tui.safe_text import has_unsafe  # noqa: E402
 
 SECRET = "sk-faultbench-" + "7Q2x9LmA4kP0vR8sT1uW"  # a fake key, the thing that must not leak
 TIMEOUT_S = 2.0  # client timeout (--timeout); a hang lasts longer
@@ -64,6 +80,12 @@ FAULTS = (  # (name, share of chat calls)
     ("stream error echo", 0.03),
 )
 MAX_RUNS = 12  # kontest invocations per scenario, whatever happens
+# The lease-loss case asks 40 relations, each chat call answered after 0.1 s: at concurrency
+# 8 the run asks for 40 x 6 / 8 x 0.1 = 3 s at least, well past its pause at 0.4 s, whatever
+# --limit is (at --limit 40 a fast server's run was done before the pause).
+LEASE_RELATIONS = 40
+LEASE_DELAY_S = 0.1
+HOSTILE_RELATIONS = 20  # relations of the hostile-model case
 RUN_TIMEOUT_S = 600.0
 
 
@@ -95,6 +117,9 @@ class FaultServer(SimServer):
             return
         self.injected[fault] += 1
         echoed = request.headers.get("authorization", "")
+        if fault in ("500 echo", "stream error echo"):  # as a re-encoding proxy echoes it
+            forms = list(secret_forms(echoed.removeprefix("Bearer ")).values())
+            echoed = f"Bearer {forms[self.injected[fault] % len(forms)]}"
         if fault == "429":
             body = {"error": {"message": "slow down", "type": "rate_limit"}}
             await reply.send(429, encode_json(body), headers={"Retry-After": "0.2"})
@@ -138,6 +163,19 @@ class ReplicaServer(FaultServer):
             await asyncio.sleep(3600)
         else:
             await super()._openai_chat(request, reply)
+
+
+class SlowServer(FaultServer):
+    """The simulated model answering each chat call after `delay` seconds: a run on it is
+    still asking when the lease-loss case pauses it, whatever --limit is."""
+
+    def __init__(self, delay: float) -> None:
+        super().__init__(0, faults=False)
+        self.delay = delay
+
+    async def _openai_chat(self, request: HttpRequest, reply: Reply) -> None:
+        await asyncio.sleep(self.delay)
+        await super()._openai_chat(request, reply)
 
 
 class ServerThread:
@@ -335,15 +373,20 @@ class Scenario:
         return planned, planned - answered, duplicates
 
     def secrets_in_files(self) -> int:
-        """Copies of the key in the database files (free pages and the WAL included)."""
+        """Copies of the key, in any encoding (hostile_inputs.secret_forms), in the database
+        files (free pages and the WAL included)."""
         found = 0
         for path in self.db.parent.glob(self.db.name + "*"):
-            found += path.read_bytes().count(SECRET.encode())
+            found += count_secrets(path.read_bytes().decode("latin-1"), SECRET)
         return found
 
     def secrets_printed(self) -> int:
-        """Copies of the key in everything the runs, the report and the exports printed."""
-        return "\n".join(self.output).count(SECRET)
+        """Copies of the key, in any encoding, in everything the runs, the report and the
+        exports printed."""
+        return count_secrets("\n".join(self.output), SECRET)
+
+    def tracebacks(self) -> int:
+        return "\n".join(self.output).count("Traceback")
 
 
 def lease_loss_case(folder: Path, url: str, limit: int) -> dict[str, object]:
@@ -436,6 +479,246 @@ def pool_case(folder: Path, limit: int) -> dict[str, object]:
     }
 
 
+# What a hostile model wraps its answers in: a screen clear, an OSC 52 clipboard write, a
+# window title, BEL, NUL, a one-byte C1 CSI, bidi overrides and isolates, zero-width
+# characters and a tag character.
+HOSTILE_PREFIX = "\x1b[2J\x1b]52;c;ZXZpbA==\x07\x1b]0;pwned\x07"
+HOSTILE_SUFFIX = "\x00\x9b31m \u202edlrow\u200b \u2066x\u2069\u200d\U000e0041"
+HOSTILE_LABELS = {  # places nodes renamed with the same characters (where the KG enters)
+    0: "Luxem\u202ebourg\x1b[2J",
+    1: "Canton\u200b of\u2066 Capellen\u2069\x9b31m",
+}
+
+
+class HostileServer(FaultServer):
+    """A model that answers as an adversary would: each answer wrapped in HOSTILE_PREFIX and
+    HOSTILE_SUFFIX with the caller's key in one encoding inside, every fourth chat call a 500
+    whose body holds the key in another (the caller's Authorization header, as a careless
+    proxy echoes it). `deny`: the connection check is a 401 holding the key in every form.
+    It keeps the questions it is asked (none may hold an escape)."""
+
+    def __init__(self, deny: bool = False) -> None:
+        super().__init__(0, faults=False)
+        self.deny = deny
+        self.questions: list[str] = []
+        self.forms: list[str] = []
+
+    def _remember(self, request: HttpRequest) -> None:
+        key = request.headers.get("authorization", "").removeprefix("Bearer ")
+        self.forms = list(secret_forms(key).values())
+
+    async def _refuse(self, request: HttpRequest, reply: Reply) -> None:
+        self._remember(request)
+        body = {"error": {"message": "invalid key: " + " | ".join(self.forms) + HOSTILE_PREFIX}}
+        await reply.send(401, encode_json(body))
+
+    async def _openai_models(self, request: HttpRequest, reply: Reply) -> None:
+        if self.deny:
+            await self._refuse(request, reply)
+        else:
+            await super()._openai_models(request, reply)
+
+    async def _openai_model(self, request: HttpRequest, reply: Reply) -> None:
+        if self.deny:
+            await self._refuse(request, reply)
+        else:
+            await super()._openai_model(request, reply)
+
+    async def _openai_chat(self, request: HttpRequest, reply: Reply) -> None:
+        self.calls += 1
+        self._remember(request)
+        if self.deny:
+            await self._refuse(request, reply)
+            return
+        with contextlib.suppress(ValueError, AttributeError, TypeError):
+            for message in json.loads(request.body)["messages"]:
+                if message["role"] == "user":
+                    self.questions.append(message["content"])
+        if self.calls % 4 == 0:
+            form = self.forms[self.calls % len(self.forms)]
+            body = {"error": {"message": f"upstream refused {form} {HOSTILE_PREFIX}"}}
+            await reply.send(500, encode_json(body))
+            return
+        await SimServer._openai_chat(self, request, reply)
+
+    def plan_turn(self, model: object, messages: Any, seed: object, max_tokens: object) -> Turn:
+        turn = super().plan_turn(model, messages, seed, max_tokens)
+        form = self.forms[(self.calls + 3) % len(self.forms)] if self.forms else ""
+        pieces = [HOSTILE_PREFIX, *turn.pieces, f" ({form})", HOSTILE_SUFFIX]
+        return Turn(turn.profile, pieces, turn.fault, turn.delay_s, turn.token_s)
+
+
+def hostile_kg(folder: Path) -> Path:
+    """The places sample with two labels (and an alias) made of hostile characters."""
+    data = json.loads((ROOT / "kontest_tui" / "sample_kgs" / "places.json").read_text("utf-8"))
+    for index, label in HOSTILE_LABELS.items():
+        data["nodes"][index]["label"] = label
+        data["nodes"][index]["aliases"] = [label + "\u200b"]
+    path = folder / "hostile-places.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def escapes_in(texts: list[str]) -> int:
+    """Lines holding a control or format character (safe_text.has_unsafe), in `texts`."""
+    return sum(has_unsafe(line) for text in texts for line in text.splitlines())
+
+
+def hostile_model_case(folder: Path, limit: int) -> dict[str, Any]:
+    """A run of a hostile KG against HostileServer, then every way its answers go out:
+    reports, exports (stdout and files), cards, the sessions list, a probe. Counts escapes
+    and the key in any encoding in all of it and in the database, and escapes in the
+    questions the model was sent; the connection check of a server that refuses with the
+    key in every form."""
+    server = ServerThread(0, False, HostileServer())
+    kg = hostile_kg(folder)
+    scenario = Scenario(
+        folder / "hostile.db", server.url, limit, model=f"openai:sim@{server.url}/v1"
+    )
+    db = str(scenario.db)
+    outputs: list[str] = []
+
+    def kontest(*args: str) -> int:
+        done = subprocess.run(
+            kontest_command(list(args)),
+            cwd=ROOT,
+            env=environment(),
+            text=True,
+            capture_output=True,
+            timeout=RUN_TIMEOUT_S,
+        )
+        outputs.extend((done.stdout, done.stderr))
+        scenario.output.extend((done.stdout, done.stderr))
+        return done.returncode
+
+    common = ["--db", db, "--concurrency", "4", "--no-cache", "--max-attempts", "1"]
+    kontest("run", "--kg", str(kg), "--limit", str(limit), "--model", scenario.model, *common)
+    for _ in range(MAX_RUNS):  # the 500s leave failed turns: resume until done
+        if scenario.status() == "done":
+            break
+        kontest("run", "--resume", *common)
+    for fmt in ("text", "json", "markdown", "csv", "html"):
+        kontest("report", "--db", db, "--format", fmt)
+    exported = []
+    for fmt in ("jsonl", "csv"):
+        kontest("export", "--db", db, "--format", fmt)
+        target = folder / f"hostile-export.{fmt}"
+        kontest("export", "--db", db, "--format", fmt, "--out", str(target))
+        exported.append(target.read_text("utf-8") if target.exists() else "")
+    for fmt in ("text", "markdown", "html", "svg"):
+        kontest("explain", "--db", db, "--format", fmt)
+    kontest("sessions", "--db", db)
+    kontest("sessions", "--db", db, "--json")
+    relation = "luxembourg>luxembourg.canton-of-capellen"
+    for fmt in ("text", "json"):
+        kontest(
+            "probe",
+            "--kg",
+            str(kg),
+            "--relation",
+            relation,
+            "--model",
+            scenario.model,
+            "--format",
+            fmt,
+        )
+    answers = len(server.server.questions)
+    questions = escapes_in(server.server.questions)
+    server.stop()
+    refusing = ServerThread(0, False, HostileServer(deny=True))
+    refused = kontest(
+        "run",
+        "--kg",
+        "places",
+        "--limit",
+        "2",
+        "--model",
+        f"openai:sim@{refusing.url}/v1",
+        "--db",
+        str(folder / "denied.db"),
+    )
+    refusing.stop()
+    planned, lost, duplicates = scenario.counts()
+    texts = outputs + exported
+    return {
+        "status": scenario.status(),
+        "outputs": len(texts),
+        "answers": answers,
+        "planned": planned,
+        "lost": lost,
+        "duplicates": duplicates,
+        "escapes": escapes_in(texts),
+        "escapes in questions": questions,
+        "secrets": scenario.secrets_in_files() + count_secrets("\n".join(texts), SECRET),
+        "check refused": refused,
+        "tracebacks": scenario.tracebacks(),
+    }
+
+
+def full_disk_case(folder: Path) -> dict[str, Any]:
+    """A run whose database files may not grow past a size (RLIMIT_FSIZE: what a full disk
+    does to the writes) between the size of the stored session and that of the finished
+    one: the session must not stay "running"; nothing stored twice."""
+    import resource
+
+    base = ["--kg", "subdivisions", "--model", "sim", "-q", "--no-cache"]
+    created = folder / "created.db"
+    subprocess.run(
+        kontest_command(["run", *base, "--db", str(created), "--batch-out", str(folder / "b")]),
+        cwd=ROOT,
+        env=environment(),
+        capture_output=True,
+        timeout=RUN_TIMEOUT_S,
+        check=True,
+    )
+    full = folder / "unbounded.db"
+    subprocess.run(
+        kontest_command(["run", *base, "--db", str(full)]),
+        cwd=ROOT,
+        env=environment(),
+        capture_output=True,
+        timeout=RUN_TIMEOUT_S,
+        check=True,
+    )
+    # a quarter of the way from the stored session to the finished one: the answers fit, the
+    # verdicts do not (the committed WAL may hold more than the limit allows the file to grow)
+    limit = created.stat().st_size + (full.stat().st_size - created.stat().st_size) // 4
+
+    def bounded() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    scenario = Scenario(folder / "full.db", "", 0)
+    done = subprocess.run(
+        kontest_command(["run", *base, "--db", str(scenario.db)]),
+        cwd=ROOT,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+        preexec_fn=bounded,
+    )
+    scenario.output += [done.stdout, done.stderr]
+    conn = sqlite3.connect(scenario.db)
+    try:
+        status, message = conn.execute("SELECT status, message FROM sessions").fetchone()
+        duplicates = conn.execute(
+            "SELECT COUNT(*) - COUNT(DISTINCT session || '/' || conversation || '/' || turn)"
+            " FROM responses"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+    errors = [line for line in done.stderr.splitlines() if line.startswith("kontest: error: ")]
+    return {
+        "limit": limit,
+        "exit": done.returncode,
+        "said": errors[0] if len(errors) == 1 else done.stderr.strip()[-200:],
+        "status": status,
+        "message": message or "",
+        "duplicates": duplicates,
+        "tracebacks": scenario.tracebacks(),
+    }
+
+
 def sessions_list_case(folder: Path, rows: int) -> tuple[float, float]:
     """(ms to list the sessions, ms to count the session's rows by reading them) for a DB
     whose one running session holds `rows` answers: the list counts from indexes."""
@@ -501,8 +784,10 @@ def main() -> None:
         clean_time = clean.run_to_done(0, rng, 1.0)
         clean_report = clean.report()
         clean_calls = clean_server.server.calls
-        lease = lease_loss_case(folder, clean_server.url, args.limit)
         clean_server.stop()
+        slow_server = ServerThread(0, False, SlowServer(LEASE_DELAY_S))
+        lease = lease_loss_case(folder, slow_server.url, LEASE_RELATIONS)
+        slow_server.stop()
 
         faulty_server = ServerThread(args.seed, faults=True)
         faulty = Scenario(folder / "faulty.db", faulty_server.url, args.limit)
@@ -515,6 +800,11 @@ def main() -> None:
         printed = faulty.secrets_printed()
 
         pool = pool_case(folder, max(20, args.limit // 2))
+        hostile = hostile_model_case(folder, HOSTILE_RELATIONS)
+        disk = full_disk_case(folder)
+        corpus_folder = folder / "corpus"
+        corpus_folder.mkdir()
+        corpus = run_corpus(corpus_folder, args.seed)
         race_failures = migration_race_case(folder)
         listing_ms, scan_ms = sessions_list_case(folder, args.rows)
 
@@ -559,8 +849,53 @@ def main() -> None:
         f"sessions list with a running session of {args.rows:,} answers: {listing_ms:.1f} ms "
         f"(counting them by reading the rows: {scan_ms:.1f} ms)"
     )
+    print(
+        f"hostile model ({HOSTILE_RELATIONS} relations of a KG with hostile labels, answers "
+        "wrapped in escapes, bidi and zero-width characters, the key echoed in 9 encodings): "
+        f"{hostile['answers']} questions asked, {hostile['escapes in questions']} with an "
+        f"escape; session {hostile['status']}, lost {hostile['lost']}, duplicates "
+        f"{hostile['duplicates']}; {hostile['outputs']} outputs (reports, exports to stdout "
+        f"and files, cards, sessions, probe): {hostile['escapes']} lines with an escape, "
+        f"{hostile['secrets']} secrets; connection check refused with the key: exit "
+        f"{hostile['check refused']}"
+    )
+    print(
+        f"full disk (file size limit {disk['limit']:,} bytes): exit {disk['exit']}, session "
+        f"{disk['status']} ({disk['message'][:70]}...), duplicates {disk['duplicates']}"
+    )
+    summary = print_summary(corpus, details=True)
+    tracebacks = (
+        faulty.tracebacks()
+        + clean.tracebacks()
+        + hostile["tracebacks"]
+        + disk["tracebacks"]
+        + summary["traceback"]
+        + summary["hung"]
+        + summary["out of memory"]
+    )
+    secrets = at_rest + printed + lease["secrets"] + pool["secrets"] + hostile["secrets"]
+    secrets += summary["secrets"]
+    escapes = hostile["escapes"] + hostile["escapes in questions"] + summary["escapes"]
+    tried = summary["tried"] + hostile["outputs"] + 2
+    all_lost = lost + lease["lost"] + pool["lost"] + hostile["lost"]
+    all_duplicates = duplicates + lease["duplicates"] + pool["duplicates"]
+    all_duplicates += hostile["duplicates"] + disk["duplicates"]
+    print(
+        f"TOTAL: tried {tried} (malformed inputs, hostile model outputs, full disk, refusing "
+        f"server); lost {all_lost}; duplicated {all_duplicates}; secrets {secrets} (9 "
+        f"encodings); escapes passed {escapes} (all outputs, exports included); tracebacks "
+        f"{tracebacks}"
+    )
     bad = (
-        lost
+        all_lost
+        or all_duplicates
+        or secrets
+        or escapes
+        or tracebacks
+        or hostile["status"] != "done"
+        or hostile["check refused"] == 0
+        or disk["status"] == "running"
+        or lost
         or duplicates
         or not same
         or at_rest

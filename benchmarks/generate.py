@@ -1,6 +1,12 @@
 """Benchmark of the generation side: paths, relations, conversations, parsing and replay.
 
 Run: .venv/bin/python benchmarks/generate.py  (prints seconds and throughputs).
+
+Deep chains (one path of N nodes, N(N-1)/2 relations): `kontest kg info`'s summary counts
+the relations without making them, and `kontest generate --limit 3` makes only the first
+relations; both are printed with relations counted per second, for chains of 1,000 to
+20,000 nodes and for a 1,000-node chain whose last node has a second parent (no longer a
+forest: its pairs are counted path by path, no relation made).
 """
 
 from __future__ import annotations
@@ -11,9 +17,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from kontest_tui.cli.generate import GenerateRequest, generate_conversations
 from kontest_tui.domain.answers import parse_answer
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import extract_relations
+from kontest_tui.generate.summary import describe_graph
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.paths import find_paths
@@ -38,6 +46,33 @@ def build_tree(fanouts: list[int]) -> KnowledgeGraph:
     return KnowledgeGraph("bench", "places", nodes, edges)
 
 
+def build_chain(length: int, second_parent: bool = False) -> KnowledgeGraph:
+    """A chain of `length` nodes; with `second_parent`, its last node has another root too."""
+    nodes = {f"n{i}": Node(f"n{i}", f"Place {i}") for i in range(length)}
+    edges = [Edge(f"n{i}", f"n{i + 1}") for i in range(length - 1)]
+    if second_parent:
+        nodes["other"] = Node("other", "Other Land")
+        edges.append(Edge("other", f"n{length - 1}"))
+    return KnowledgeGraph(f"chain{length}", "places", nodes, edges)
+
+
+def deep_chains() -> None:
+    for length, second in ((1_000, False), (2_000, False), (20_000, False), (1_000, True)):
+        kg = build_chain(length, second)
+        shape = f"{length:,}-node chain" + (", a second parent" if second else "")
+        summary, seconds = timed(f"kg info summary ({shape})", describe_graph, kg)
+        print(
+            f"  {summary.paths:,} paths, {summary.relations:,} relations, "
+            f"{summary.relations / seconds:,.0f} relations counted/s"
+        )
+        request = GenerateRequest(kg=kg)
+        if not second:
+            conversations, _ = timed(
+                f"generate --limit 3 ({shape})", generate_conversations, request, 3
+            )
+            assert len(conversations) == 3
+
+
 def timed(label: str, func, *args, **kwargs):
     start, cpu = time.perf_counter(), time.process_time()
     result = func(*args, **kwargs)
@@ -48,6 +83,7 @@ def timed(label: str, func, *args, **kwargs):
 
 def main() -> None:
     places = load_template_set("places")
+    deep_chains()
 
     big = build_tree([60, 60, 60])  # 1 + 60 + 3,600 + 216,000 nodes
     print(f"KG: {len(big.nodes):,} nodes, {len(big.edges):,} edges")

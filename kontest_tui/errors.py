@@ -3,12 +3,15 @@
 Every expected failure is a `KontestError` with a one-line message (shown by the CLI on
 stderr, by the TUI as a notification) and a short title. Nothing else should reach a user.
 Messages pass the secret scrubber (`kontest_tui.redact`) when the error is made, so no
-error text that is stored, exported, logged or shown carries an API key.
+error text that is stored, exported, logged or shown carries an API key, and their control
+and format characters (a server's body may hold ESC or U+202E) are written as escapes
+(`kontest_tui.safe_text`).
 """
 
 from __future__ import annotations
 
 from kontest_tui.redact import scrub
+from kontest_tui.safe_text import escape_unsafe
 
 
 class KontestError(Exception):
@@ -17,7 +20,7 @@ class KontestError(Exception):
     title = "Error"
 
     def __init__(self, message: str, title: str | None = None) -> None:
-        super().__init__(scrub(" ".join(str(message).split())))
+        super().__init__(scrub(escape_unsafe(" ".join(str(message).split()))))
         if title is not None:
             self.title = title
 

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import platformdirs
 
+from kontest_tui.safe_text import escape_unsafe
+
 APP_NAME = "kontest-tui"
 
 
@@ -57,13 +59,21 @@ def default_db_path() -> Path:
 def write_text_atomic(path: str | Path, text: str, *, newline: str | None = None) -> Path:
     """Write `text` to `path` whole or not at all: into a hidden temporary file beside it, then
     renamed over it (a full disk or a kill leaves the old file, never half a new one).
-    Parent folders are made; OSError as open() raises it."""
+    Control and format characters are written as escapes (`safe_text.escape_unsafe`: JSON
+    stays the same JSON), so no export drives a terminal that shows it. Parent folders are
+    made; OSError as open() raises it. A target that exists and is not a regular file (a
+    device such as /dev/stdout or /dev/full, a pipe) is written in place: renaming over it
+    would replace the device itself with a file (run as root, it can)."""
     target = Path(path)
+    if target.exists() and not target.is_file():
+        with target.open("w", encoding="utf-8", newline=newline) as handle:
+            handle.write(escape_unsafe(text))
+        return target
     target.parent.mkdir(parents=True, exist_ok=True)
     temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with temp.open("w", encoding="utf-8", newline=newline) as handle:
-            handle.write(text)
+            handle.write(escape_unsafe(text))
         os.replace(temp, target)
     finally:
         temp.unlink(missing_ok=True)

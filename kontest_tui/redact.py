@@ -10,8 +10,11 @@
   `apikey`, `access_token`, `token`, `secret`, `password` followed by `:` or `=` (headers,
   query strings, JSON members: `"api_key": "..."`);
 - OpenAI-shaped keys (`sk-` followed by 16+ key characters);
-- the values in use in encoded forms: percent-encoded, JSON-escaped, and base64 (a
-  `user:key` Basic credential, with or without its `Basic ` prefix).
+- the values in use in encoded forms, any character of them in any of these (mixed as a
+  re-encoding proxy mixes them): percent-encoded once or more (`%73`, `%2573`), JSON-
+  escaped (`\\u0073`), `\\x73`, HTML character references (`&#115;`, `&#x73;`,
+  `&lowbar;`); the whole value as hex (`736b2d...`, bytes apart or not: `73 6b 2d`, `73:6b`);
+  and base64 (a `user:key` Basic credential, with or without its `Basic ` prefix).
 
 `KontestError` runs every message through it, so a `ModelError` or `WikidataError` is clean
 from the moment it exists: what is stored (`responses.error`, the session message), exported,
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import html.entities
 import os
 import re
 import threading
@@ -87,15 +91,18 @@ _cached: tuple[tuple[str, ...], tuple[str, ...], int, int, list[str]] = ((), (),
 
 def scrub_values(text: str) -> str:
     """`text` with only the secret values in use masked (for answers: no pattern guessing),
-    also where they are encoded: percent-encoded (any character as `%XX`), JSON-escaped
-    (`\\uXXXX`, `\\/`), and inside base64 (a Basic credential's `user:key`: the run of base64
-    text that holds the key's encoding at any alignment goes whole)."""
+    also where they are encoded: any character percent-encoded once or more (`%XX`,
+    `%25XX`), JSON-escaped (`\\uXXXX`, `\\/`), as `\\xXX` or as an HTML character reference
+    (`&#DDD;`, `&#xHH;`, `&name;`); the whole value as hex; and inside base64 (a Basic
+    credential's `user:key`: the run of base64 text that holds the key's encoding at any
+    alignment goes whole)."""
     for value in secrets_in_use() if text else ():
         if value in text:
             text = text.replace(value, MASK)
-        escaped, fragments = _encoded_forms(value)
-        if "%" in text or "\\" in text:
+        escaped, hexed, fragments = _encoded_forms(value)
+        if "%" in text or "\\" in text or "&" in text:
             text = escaped.sub(MASK, text)
+        text = hexed.sub(MASK, text)
         for fragment in fragments:
             if fragment in text:
                 text = _mask_runs_holding(text, fragment)
@@ -114,29 +121,51 @@ def _mask_runs_holding(text: str, fragment: str) -> str:
 _BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-]+=*")
 
 
+def _entity_names() -> dict[str, list[str]]:
+    """The HTML named character references of each ASCII character (`_`: `&lowbar;`)."""
+    names: dict[str, list[str]] = {}
+    for name, char in html.entities.html5.items():
+        if len(char) == 1 and ord(char) < 0x80 and name.endswith(";"):
+            names.setdefault(char, []).append(re.escape(f"&{name}"))
+    return names
+
+
+_ENTITY_NAMES = _entity_names()
+
+
 @functools.lru_cache(maxsize=64)
-def _encoded_forms(value: str) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    """A pattern matching `value` with any of its characters percent-encoded or JSON-escaped,
-    and the base64 text its bytes encode to wherever they sit in a longer string (three
-    alignments, standard and URL-safe alphabets; only the characters no neighbour changes)."""
+def _encoded_forms(value: str) -> tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]]:
+    """A pattern matching `value` with any of its characters encoded (percent-encoded once or
+    more, JSON-escaped, `\\xXX`, an HTML character reference), a pattern matching its UTF-8
+    bytes as hex (together, or apart by a space, `:` or `-`), and the base64 text its bytes
+    encode to wherever they sit in a longer string (three alignments, standard and URL-safe
+    alphabets; only the characters no neighbour changes)."""
     parts = []
     for char in value:
         code = ord(char)
         options = [re.escape(char)]
         if code < 0x80:
-            options += [f"%{code:02x}", f"\\\\u{code:04x}"]
+            options += [
+                f"%(?:25)*{code:02x}",
+                f"\\\\u{code:04x}",
+                f"\\\\x{code:02x}",
+                f"&#0*{code};?",
+                f"&#x0*{code:x};?",
+                *_ENTITY_NAMES.get(char, ()),
+            ]
         if char == "/":
             options.append(r"\\/")
         parts.append(f"(?:{'|'.join(options)})")
     pattern = re.compile("".join(parts), re.I)
     data = value.encode("utf-8")
+    hexed = re.compile("[ :-]?".join(f"{byte:02x}" for byte in data), re.I)
     fragments: list[str] = []
     for shift in range(3):
         encoded = base64.b64encode(b"\0" * shift + data).decode("ascii")
         stable = encoded[4 if shift else 0 : 4 * ((shift + len(data)) // 3)]
         if len(stable) >= 8:
             fragments += [stable, stable.replace("+", "-").replace("/", "_")]
-    return pattern, tuple(dict.fromkeys(fragments))
+    return pattern, hexed, tuple(dict.fromkeys(fragments))
 
 
 def scrub(text: str) -> str:

@@ -1,7 +1,10 @@
 """Checks every input passes at the boundary, so bad input is one readable line, never a traceback.
 
 Input files (KG JSON, replay and question JSONL, IPM JSON, template / domain / profile TOML)
-are decoded with `read_input_text` (strict UTF-8), parsed with `loads_json` / `loads_toml`
+must be regular files of at most `max_input_bytes()` (256 MiB; `KONTEST_MAX_INPUT_MB`
+changes it): a device (`/dev/zero`), a pipe or a larger file is one error line, never an
+unbounded read (`check_input_file`). They are decoded with `read_input_text` (strict UTF-8),
+parsed with `loads_json` / `loads_toml`
 (nesting depth, number size, NaN and infinities, lone surrogates) and their fields then
 checked by the loaders. CLI arguments pass `check_argv` (UTF-8) and the bounded number types
 of `kontest_tui.cli.params`. Each check raises the error class its caller names (a
@@ -13,7 +16,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -26,6 +31,7 @@ INT64_MAX = 2**63 - 1  # the largest integer SQLite (and TOML) holds
 MAX_NUMBER_DIGITS = 40  # no input number needs more; Python refuses 4,300+ with a traceback
 MAX_TOML_DEPTH = 32  # nested tables, arrays and dotted-key parts in one TOML config file
 MAX_TOML_BYTES = 4 * 1024 * 1024
+MAX_INPUT_MB = 256  # an input file's size limit unless KONTEST_MAX_INPUT_MB says otherwise
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 # Lone UTF-16 surrogates: what "\ud800" in JSON or non-UTF-8 bytes in argv decode to.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -41,20 +47,67 @@ _TOML_DOTTED = re.compile(r"(?:[\w-]+\s*\.\s*){" + str(MAX_TOML_DEPTH) + ",}")
 ErrorType = Callable[[str], KontestError]
 
 
+def max_input_bytes() -> int:
+    """The size limit of an input file: `KONTEST_MAX_INPUT_MB` megabytes (MiB) when it is a
+    positive whole number, else MAX_INPUT_MB."""
+    given = os.environ.get("KONTEST_MAX_INPUT_MB", "").strip()
+    megabytes = int(given) if given.isdigit() and 0 < int(given) < 2**31 else MAX_INPUT_MB
+    return megabytes * 1024 * 1024
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / 2**20:,.1f} MB" if size >= 2**20 else f"{size:,} bytes"
+
+
+def check_input_file(
+    path: str | Path, origin: str | None = None, error: ErrorType = InvalidInputError
+) -> int:
+    """The size of `path` when it is a regular file (a link to one counts) of at most
+    `max_input_bytes()`; one `error` line otherwise: missing, a directory, a device, a pipe
+    or a socket (reading one may never end: `/dev/zero`), or too large."""
+    origin = origin or str(path)
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise error(f"{origin}: no such file") from None
+    except OSError as problem:
+        raise error(f"{origin}: cannot read file: {problem.strerror or problem}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise error(f"{origin}: is a directory, not a file")
+    if not stat.S_ISREG(info.st_mode):
+        raise error(f"{origin}: not a regular file (a device, pipe or socket); give a file")
+    limit = max_input_bytes()
+    if info.st_size > limit:
+        raise error(
+            f"{origin}: the file is {_megabytes(info.st_size)}, more than the {_megabytes(limit)}"
+            " an input file may be (KONTEST_MAX_INPUT_MB raises the limit)"
+        )
+    return info.st_size
+
+
 def read_input_text(
     path: str | Path, origin: str | None = None, error: ErrorType = InvalidInputError
 ) -> str:
-    """A file's UTF-8 text (a leading BOM dropped); one `error` line when it cannot be read."""
+    """A file's UTF-8 text (a leading BOM dropped); one `error` line when it cannot be read,
+    is no regular file or is larger than `max_input_bytes()` (check_input_file)."""
     path = Path(path)
     origin = origin or str(path)
+    check_input_file(path, origin, error)
+    limit = max_input_bytes()
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as handle:
+            raw = handle.read(limit + 1)
     except FileNotFoundError:
         raise error(f"{origin}: no such file") from None
     except IsADirectoryError:
         raise error(f"{origin}: is a directory, not a file") from None
     except OSError as problem:
         raise error(f"{origin}: cannot read file: {problem.strerror or problem}") from None
+    if len(raw) > limit:  # it grew since it was looked at
+        raise error(
+            f"{origin}: the file is more than the {_megabytes(limit)} an input file may be"
+            " (KONTEST_MAX_INPUT_MB raises the limit)"
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as problem:
@@ -139,7 +192,9 @@ T = TypeVar("T")
 def read_jsonl(path: Path, parse: Callable[[Any], T], *, what: str, line_is: str) -> Iterator[T]:
     """`parse` of each non-blank line of a JSONL file, in order. An unreadable file, text that
     is not UTF-8, or a line that is not JSON or that `parse` rejects (KeyError, TypeError or
-    AttributeError) is one InvalidInputError naming the file and line: "not `line_is`"."""
+    AttributeError) is one InvalidInputError naming the file and line: "not `line_is`".
+    The file must be a regular one within the size limit (check_input_file)."""
+    check_input_file(path, f"cannot read {what} {path}")
     try:
         handle = path.open(encoding="utf-8")
     except OSError as error:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite
@@ -147,4 +148,4 @@ def register(cli: click.Group) -> None:
             forbidden,
             effort=DEFAULT_EFFORT if effort is None else effort,
         )
-        click.echo(json.dumps({"rows": rows}, ensure_ascii=False))
+        echo_out(json.dumps({"rows": rows}, ensure_ascii=False))

@@ -9,6 +9,7 @@ from typing import TypeVar
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.paths import write_text_atomic
 from kontest_tui.store.database import Store
@@ -56,9 +57,10 @@ def resume_command(session_id: str, db: str | None) -> str:
 
 
 def write_output(text: str, out: str | None) -> None:
-    """Print `text`, or write it to `out` whole (a full disk leaves no half file)."""
+    """Print `text`, or write it to `out` whole (a full disk leaves no half file); control
+    and format characters escaped either way."""
     if out is None:
-        click.echo(text, nl=False)
+        echo_out(text, nl=False)
         return
     try:
         write_text_atomic(out, text, newline="")

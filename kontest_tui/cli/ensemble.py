@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from kontest_tui.cli.db import db_option, open_store
+from kontest_tui.cli.output import echo_out
 from kontest_tui.cli.report import REPORT_FORMATS
 
 
@@ -34,4 +35,4 @@ def ensemble_command(
     with open_store(ctx, db, create=False) as store:
         ids = [store.sessions.resolve(session) for session in sessions]
         result = cross_validate_sessions(store, ids, k=k, seed=seed)
-    click.echo(render_ensemble(result, fmt), nl=False)
+    echo_out(render_ensemble(result, fmt), nl=False)

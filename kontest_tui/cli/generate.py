@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
@@ -49,8 +50,30 @@ def parse_template_ids(value: str | None) -> tuple[str, ...] | None:
     return ids
 
 
-def generate_conversations(request: GenerateRequest) -> list[Conversation]:
-    """The KONTEST conversations of the request, passed through every registered extension."""
+def generate_conversations(
+    request: GenerateRequest, limit: int | None = None
+) -> list[Conversation]:
+    """The KONTEST conversations of the request, passed through every registered extension;
+    the first `limit` of them when given. Every relation gives at least one conversation and
+    they come relation by relation, so the first `limit` relations are enough when no
+    extension adds or removes any: only those are made (a 1,000-node chain has 499,500)."""
+    if limit is not None:
+        suite = build_suite(
+            request.kg,
+            depth=request.depth,
+            per_path=request.per_path,
+            template_set=request.template_set,
+            template_ids=request.template_ids,
+            limit=limit,
+        )
+        conversations = suite.conversations
+        extended = conversations
+        for extend in _EXTENSIONS:
+            extended = extend(request, suite, extended)
+        if extended is conversations and (
+            len(conversations) >= limit or len(suite.relations) < limit
+        ):
+            return conversations[:limit]
     suite = build_suite(
         request.kg,
         depth=request.depth,
@@ -61,7 +84,7 @@ def generate_conversations(request: GenerateRequest) -> list[Conversation]:
     conversations = suite.conversations
     for extend in _EXTENSIONS:
         conversations = extend(request, suite, conversations)
-    return conversations
+    return conversations if limit is None else conversations[:limit]
 
 
 def conversation_to_dict(conversation: Conversation) -> dict[str, object]:
@@ -140,14 +163,11 @@ def generate_command(
         template_ids=parse_template_ids(template_ids),
         extras=extras,
     )
-    conversations = generate_conversations(request)
-    if limit is not None:
-        conversations = conversations[:limit]
-    for conversation in conversations:
+    for conversation in generate_conversations(request, limit):
         if fmt == "jsonl":
-            click.echo(json.dumps(conversation_to_dict(conversation), ensure_ascii=False))
+            echo_out(json.dumps(conversation_to_dict(conversation), ensure_ascii=False))
         else:
-            click.echo(format_conversation_text(conversation))
+            echo_out(format_conversation_text(conversation))
 
 
 def add_generate_extension(options: Sequence[click.Option], extend: GenerateExtension) -> None:

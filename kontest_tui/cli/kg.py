@@ -9,6 +9,7 @@ import json
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.generate.summary import describe_graph, format_summary
 from kontest_tui.kg.io import import_csv, load_graph, save_graph
@@ -58,9 +59,9 @@ def info_command(
     kg, depth = apply_scope(load_graph(kg_source), entities, depth)
     summary = describe_graph(kg, depth=depth, per_path=per_path)
     if as_json:
-        click.echo(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
+        echo_out(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
     else:
-        click.echo(format_summary(summary))
+        echo_out(format_summary(summary))
 
 
 def register(cli: click.Group) -> None:

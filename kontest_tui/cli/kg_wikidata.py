@@ -15,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.kg.wikidata import DEFAULT_MAX_NODES, MAX_DEPTH, BuildProgress, BuildResult
 
@@ -224,14 +225,14 @@ def search_command(
         click.echo(f"kontest: warning: {warning}", err=True)
     matches = search_entities(text, online=not offline, api_url=api_url, limit=limit, lang=lang)
     if as_json:
-        click.echo(json.dumps([asdict(match) for match in matches], ensure_ascii=False, indent=2))
+        echo_out(json.dumps([asdict(match) for match in matches], ensure_ascii=False, indent=2))
         return
     if not matches:
         click.echo(f"no entity matches {text!r}")
         return
     for match in matches:
         detail = f" - {match.description}" if match.description else ""
-        click.echo(f"{match.id}\t{match.label}{detail} [{match.source}]")
+        echo_out(f"{match.id}\t{match.label}{detail} [{match.source}]")
 
 
 def register(cli: click.Group) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.errors import InvalidInputError
 
 if TYPE_CHECKING:  # the engine is imported when the command runs
@@ -94,7 +95,7 @@ def probe_command(
         )
     fact = f"{kg.label(found.parent)} > {kg.label(found.child)}"
     if fmt == "json":
-        click.echo(
+        echo_out(
             json.dumps(
                 {
                     "relation": found.id,
@@ -116,7 +117,7 @@ def probe_command(
             )
         )
         return
-    click.echo(format_probe_table(fact, spec, answers))
+    echo_out(format_probe_table(fact, spec, answers))
 
 
 def format_probe_table(fact: str, spec: str, answers: Sequence[ProbeAnswer]) -> str:

@@ -45,7 +45,8 @@ class PageChoice:
     "--re-evaluate",
     "re_evaluate",
     is_flag=True,
-    help="Evaluate the stored answers again and store the new verdicts and report.",
+    help="Evaluate the stored answers again and store the new verdicts and report (a "
+    "read-only database or a session being run: one error line, exit 1, nothing printed).",
 )
 @click.option(
     "--errors-only",
@@ -87,7 +88,7 @@ def report_command(
             from kontest_tui.report.session_page import build_session_document, document_html
 
             if re_evaluate:
-                refresh_report(store, store.sessions.resolve(session))
+                refresh_report(store, store.sessions.resolve(session), must_store=True)
             text = document_html(
                 build_session_document(
                     store,
@@ -99,6 +100,9 @@ def report_command(
             )
         else:
             session_id = store.sessions.resolve(session)
-            shown = (refresh_report if re_evaluate else session_report)(store, session_id)
+            if re_evaluate:
+                shown = refresh_report(store, session_id, must_store=True)
+            else:
+                shown = session_report(store, session_id)
             text = render_named_report(store, session_id, shown, fmt)
     write_output(text, out)

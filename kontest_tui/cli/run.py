@@ -23,6 +23,7 @@ import click
 
 from kontest_tui.cli.db import db_arg, open_store, resume_command
 from kontest_tui.cli.option_groups import grouped
+from kontest_tui.cli.output import echo_out
 from kontest_tui.cli.run_options import ResumeChoice, RunRequest, run_options
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.templates import TemplateSet, load_template_set
@@ -300,7 +301,7 @@ class CommandRun:
             if outcome.evaluation.streamed
             else outcome.evaluation
         )
-        click.echo(render_named_report(self.store, session_id, shown), nl=False)
+        echo_out(render_named_report(self.store, session_id, shown), nl=False)
         self.exit_if_failed(
             outcome.evaluation.failed, f"ask them again with: {resume_command(session_id, self.db)}"
         )
@@ -344,7 +345,7 @@ class CommandRun:
 
         failed = phase.evaluation.failed
         click.echo(f"session {session_id} {'failed' if failed else 'done'}", err=True)
-        click.echo(render_named_report(self.store, session_id, phase.evaluation), nl=False)
+        echo_out(render_named_report(self.store, session_id, phase.evaluation), nl=False)
         self.exit_if_failed(failed, f"request them again with: {resume} --batch-out DIR")
 
     def exit_if_failed(self, failed: int, again: str) -> None:

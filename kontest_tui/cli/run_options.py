@@ -186,6 +186,11 @@ class RunRequest:
             )
         if self.resume.batch_in is not None and self.resume.resume is None:
             raise InvalidInputError("--batch-in needs --resume SESSION (the session it answers)")
+        if self.resume.retry_errors and self.resume.resume is None:
+            raise InvalidInputError(
+                "--retry-errors goes with --resume [SESSION]: a new session has no failed"
+                " turns to ask again"
+            )
 
     def session_spec(self) -> SessionSpec:
         """The new session the options describe (its chat options come after `prepare`,
@@ -331,7 +336,8 @@ run_options = _options(
     click.option(
         "--retry-errors",
         is_flag=True,
-        help="With --resume: also take a done session (--resume always asks failed turns again).",
+        help="With --resume (an error without it): also take a done session (--resume always "
+        "asks failed turns again).",
     ),
     click.option(
         "--add-template",

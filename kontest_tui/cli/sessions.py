@@ -7,6 +7,7 @@ import json
 import click
 
 from kontest_tui.cli.db import db_option, open_store
+from kontest_tui.cli.output import echo_out
 from kontest_tui.oracles.evaluate import headline_title
 from kontest_tui.store.records import SessionListing
 
@@ -23,7 +24,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
         rows = list(store.sessions.listing())
         titles = store.sessions.kg_titles()
     if as_json:
-        click.echo(json.dumps(rows, indent=2, ensure_ascii=False))
+        echo_out(json.dumps(rows, indent=2, ensure_ascii=False))
         return
     if not rows:
         click.echo("no sessions yet")
@@ -31,7 +32,7 @@ def sessions_command(ctx: click.Context, db: str | None, as_json: bool) -> None:
     table = [session_line(row, titles.get(row["id"], "")) for row in rows]
     widths = [max(len(str(line[i])) for line in (HEADER, *table)) for i in range(len(HEADER))]
     for line in (HEADER, *table):
-        click.echo(
+        echo_out(
             "  ".join(
                 str(cell).ljust(width) for cell, width in zip(line, widths, strict=True)
             ).rstrip()

@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from kontest_tui.cli.output import echo_out
 from kontest_tui.errors import InvalidInputError
 
 
@@ -180,7 +181,7 @@ def profiles_command() -> None:
     from kontest_tui.models.sim import list_profiles, load_profile
 
     for name in list_profiles():
-        click.echo(f"{name:12} {load_profile(name).description}")
+        echo_out(f"{name:12} {load_profile(name).description}")
 
 
 def register(cli: click.Group) -> None:

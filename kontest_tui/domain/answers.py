@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from kontest_tui.domain.records import Answer
+from kontest_tui.safe_text import FORMAT_CHARACTERS
 
 # How much of a reply is looked at (after a leading <think> block, if any).
 HEAD_CHARS = 256
@@ -27,8 +28,9 @@ _ESCAPES = re.compile(
     r"|\x1b[PX^_][^\x1b\x9c]*(?:\x1b\\|\x9c)?"
     r"|\x1b[ -/]*[0-~]?"
 )
-# Control characters other than newline and tab (CR is dropped: CRLF becomes LF).
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# Control characters other than newline and tab (CR is dropped: CRLF becomes LF), and
+# format characters (bidi overrides such as U+202E, zero-width spaces and joiners, tags).
+_CONTROLS = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{FORMAT_CHARACTERS}]")
 # What may precede the answer word: whitespace, punctuation, markdown and quote marks,
 # HTML-ish tags such as <b> or <answer>, and list bullets.
 _LEADING = re.compile(
@@ -55,7 +57,8 @@ def cut_answer(text: str, limit: int = MAX_ANSWER_CHARS) -> tuple[str, int]:
 
 
 def clean_text(text: str) -> str:
-    """`text` without ANSI/OSC escape sequences or control characters (newline and tab kept)."""
+    """`text` without ANSI/OSC escape sequences, control or format characters (bidi
+    overrides, zero-width characters; newline and tab kept)."""
     return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n")))
 
 

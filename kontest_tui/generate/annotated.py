@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import AnnotationExtras, VariantExtras
 from kontest_tui.domain.records import Answer, Conversation, TestKind
 from kontest_tui.errors import InvalidInputError
@@ -61,14 +62,16 @@ def parse_annotation_lines(
             item.get("answer"),
             item.get("passage", ""),
         )
-        if not isinstance(question, str) or not question.strip():
+        if isinstance(question, str):  # asked of a model: no escapes, bidi or zero-width
+            question = " ".join(clean_text(question).split())
+        if not isinstance(question, str) or not question:
             problems.append(f'{where}: "question" must be a non-empty string')
         elif not isinstance(answer, bool):
             problems.append(f'{where}: "answer" must be true or false')
         elif not isinstance(passage, str):
             problems.append(f'{where}: "passage" must be a string')
         else:
-            questions.append(AnnotatedQuestion(number, " ".join(question.split()), answer, passage))
+            questions.append(AnnotatedQuestion(number, question, answer, clean_text(passage)))
     return questions, problems
 
 

@@ -18,6 +18,7 @@ from typing import cast
 
 from rapidfuzz import fuzz
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.paths import config_dir
 from kontest_tui.resources import asset_path
@@ -64,8 +65,10 @@ def _merge(target: dict[str, list[str]], table: object, path: Path, name: str) -
     for word, values in table.items():
         if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
             raise InvalidInputError(f"{path}: {name}.{word} must be a list of strings")
-        merged = target.setdefault(word.lower(), [])
-        merged.extend(v for v in values if v not in merged)
+        merged = target.setdefault(" ".join(clean_text(word).lower().split()), [])
+        # words that go into questions: no escapes, bidi overrides or zero-width characters
+        cleaned = (" ".join(clean_text(value).split()) for value in values)
+        merged.extend(v for v in dict.fromkeys(cleaned) if v and v not in merged)
 
 
 def user_synonyms_path(domain: str) -> Path:

@@ -19,9 +19,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from kontest_tui import paths
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import TemplateError
 from kontest_tui.resources import asset_path
-from kontest_tui.validate_input import is_name, loads_toml
+from kontest_tui.validate_input import is_name, loads_toml, read_input_text
 
 DEFAULT_SYSTEM_PROMPT = "Be concise as possible. Answer with a yes or no response."
 PLACEHOLDERS = ("parent", "child")
@@ -189,9 +190,12 @@ def _read_template(source: str, index: int, raw: object) -> Template:
     texts = raw.get("texts")
     if not isinstance(texts, dict) or not texts:
         raise _fail(source, f"{where} has no [templates.texts] table")
+    cleaned: dict[str, str] = {}
     for relation_type, text in texts.items():
         if not isinstance(text, str):
             raise _fail(source, f"{where} text for {relation_type!r} is not a string")
+        # what a model is asked: no escape sequences, bidi overrides or zero-width characters
+        text = cleaned[relation_type] = clean_text(text)
         try:
             validate_text(text)
         except TemplateError as error:
@@ -207,7 +211,7 @@ def _read_template(source: str, index: int, raw: object) -> Template:
     unknown = set(raw) - {"id", "texts", "words", "fixed"}
     if unknown:
         raise _fail(source, f"{where} has unknown keys: {', '.join(sorted(unknown))}")
-    return Template(id=template_id, texts=dict(texts), pos=dict(words), fixed=tuple(fixed))
+    return Template(id=template_id, texts=cleaned, pos=dict(words), fixed=tuple(fixed))
 
 
 def parse_template_set(data: dict[str, object], source: str = "<templates>") -> TemplateSet:
@@ -242,6 +246,7 @@ def parse_template_set(data: dict[str, object], source: str = "<templates>") -> 
     system_prompt = data.get("system_prompt", DEFAULT_SYSTEM_PROMPT)
     if not isinstance(system_prompt, str):
         raise _fail(source, "system_prompt must be a string")
+    system_prompt = clean_text(system_prompt)
     temperature = data.get("temperature", 0.0)
     if (
         isinstance(temperature, bool)
@@ -269,12 +274,9 @@ def parse_template_set(data: dict[str, object], source: str = "<templates>") -> 
 def load_template_file(path: str | Path) -> TemplateSet:
     """Read one template TOML file (TemplateError naming the file on any problem)."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TemplateError(f"{path}: no such template file") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise TemplateError(f"{path}: cannot read: {error}") from None
+    if not path.exists():
+        raise TemplateError(f"{path}: no such template file")
+    text = read_input_text(path, str(path), TemplateError)
     return parse_template_set(loads_toml(text, str(path), TemplateError), str(path))
 
 

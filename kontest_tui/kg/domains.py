@@ -16,7 +16,7 @@ from typing import Any
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.resources import asset_path
-from kontest_tui.validate_input import is_name, loads_toml
+from kontest_tui.validate_input import is_name, loads_toml, read_input_text
 
 QID_PATTERN = re.compile(r"^Q[1-9][0-9]*$")
 PID_PATTERN = re.compile(r"^P[1-9][0-9]*$")
@@ -87,12 +87,9 @@ def load_domain(name_or_path: str | Path) -> Domain:
         path = asset_path("domains", f"{text}.toml")
         if not path.is_file():
             raise DomainError(f"unknown domain {text!r} (known: {', '.join(list_domains())})")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as error:
-        raise DomainError(f"{path}: domain file not found") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise DomainError(f"{path}: cannot read domain file: {error}") from error
+    if not path.exists():
+        raise DomainError(f"{path}: domain file not found")
+    text = read_input_text(path, f"{path}: cannot read domain file", DomainError)
     data = loads_toml(text, f"{path}: cannot read domain file", DomainError)
     return parse_domain(data, origin=str(path))
 

@@ -17,9 +17,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import TemplateError
 from kontest_tui.resources import asset_path
-from kontest_tui.validate_input import loads_toml
+from kontest_tui.validate_input import is_name, loads_toml, read_input_text
 
 PLACEHOLDERS = frozenset({"parent", "child", "middle", "parent_type", "middle_type"})
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
@@ -71,8 +72,9 @@ def fill(text: str, values: dict[str, str]) -> str:
 
 def _check_text(text: object, where: str, asks_for_parent: bool = False) -> str:
     """A question that asks for the parent (multiple choice, WH) must not name it."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str) or not clean_text(text).strip():
         raise TemplateError(f"{where}: expected a non-empty text")
+    text = clean_text(text)  # what a model is asked: no escapes, bidi or zero-width characters
     unknown = sorted(set(_PLACEHOLDER.findall(text)) - PLACEHOLDERS)
     if unknown:
         raise TemplateError(f"{where}: unknown placeholder {{{unknown[0]}}} in {text!r}")
@@ -89,18 +91,18 @@ def _check_text(text: object, where: str, asks_for_parent: bool = False) -> str:
 def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
     """Load assets/probes/<domain>.toml, or a file path; TemplateError names the file and entry."""
     path = Path(domain_or_path)
-    if not path.suffix:
+    if not path.suffix and is_name(str(domain_or_path)):
         path = asset_path("probes", f"{domain_or_path}.toml")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise TemplateError(f"{path}: no probe templates for this domain") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise TemplateError(f"{path}: {error}") from None
-    data = loads_toml(text, str(path), TemplateError)
+    if not path.exists():
+        raise TemplateError(f"{path}: no probe templates for this domain")
+    data = loads_toml(read_input_text(path, str(path), TemplateError), str(path), TemplateError)
     name = path.name
     factcheck: dict[str, dict[str, str]] = {}
-    for relation_type, texts in data.get("factcheck", {}).items():
+    for relation_type, texts in _table(data, "factcheck", name).items():
+        if not isinstance(texts, dict):
+            raise TemplateError(
+                f"{name}: factcheck.{relation_type}: expected a table of question texts"
+            )
         unknown = sorted(set(texts) - set(QUESTION_TYPES))
         if unknown:
             raise TemplateError(
@@ -113,7 +115,7 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
             for qtype, text in texts.items()
         }
     logic: dict[str, LogicForms] = {}
-    for relation_type, entry in data.get("logic", {}).items():
+    for relation_type, entry in _table(data, "logic", name).items():
         where = f"{name}: logic.{relation_type}"
         if not isinstance(entry, dict):
             raise TemplateError(f"{where}: expected a table of statement forms")
@@ -139,10 +141,32 @@ def load_probe_templates(domain_or_path: str | Path) -> ProbeTemplates:
         logic[relation_type] = LogicForms(
             forms, symmetric, statement, tuple(" ".join(w.lower().split()) for w in words)
         )
+    prompts: dict[str, str] = {}
+    for key, value in _table(data, "prompts", name).items():
+        if not isinstance(value, str):
+            raise TemplateError(f"{name}: prompts.{key}: expected a text")
+        prompts[key] = clean_text(value)
+    domain = _text(data, "domain", name, path.stem)
     return ProbeTemplates(
-        domain=str(data.get("domain", path.stem)),
-        topic=str(data.get("topic", data.get("domain", path.stem))),
-        prompts={key: str(value) for key, value in data.get("prompts", {}).items()},
+        domain=domain,
+        topic=_text(data, "topic", name, domain),
+        prompts=prompts,
         factcheck=factcheck,
         logic=logic,
     )
+
+
+def _table(data: dict[str, object], key: str, name: str) -> dict[str, object]:
+    """`data[key]` when it is a table ({} when absent); a TemplateError naming it otherwise."""
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise TemplateError(f"{name}: {key}: expected a table ([{key}])")
+    return value
+
+
+def _text(data: dict[str, object], key: str, name: str, default: str) -> str:
+    """`data[key]` when it is a text (`default` when absent), cleaned; a TemplateError otherwise."""
+    value = data.get(key, default)
+    if not isinstance(value, str):
+        raise TemplateError(f"{name}: {key}: expected a text")
+    return " ".join(clean_text(value).split())

@@ -22,14 +22,24 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
+from rich._export_format import CONSOLE_SVG_FORMAT
 from rich.console import Console
 from rich.text import Text
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.report.explain import CardChat, CardTurn, ExplanationCard
+from kontest_tui.safe_text import escape_unsafe
 
 CARD_FORMATS = ("text", "markdown", "html", "svg")
 WIDTH = 88  # text and SVG width in columns
+# Rich's SVG page without its @font-face rules, which fetch Fira Code from a CDN: a card is
+# drawn with the fonts of the machine that shows it (offline first).
+OFFLINE_SVG_FORMAT = re.sub(
+    r"@font-face \{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S
+).replace(
+    "font-family: Fira Code, monospace;",
+    "font-family: Fira Code, ui-monospace, Menlo, Consolas, monospace;",
+)
 
 
 def render_cards(cards: Sequence[ExplanationCard], fmt: str = "text") -> str:
@@ -365,7 +375,7 @@ def card_svg(card: ExplanationCard, *, width: int = WIDTH) -> str:
         record=True, width=width, file=io.StringIO(), color_system="truecolor", force_terminal=True
     )
     console.print(card_to_rich(card))
-    return console.export_svg(title=f"kontest · {card.title}")
+    return console.export_svg(title=f"kontest · {card.title}", code_format=OFFLINE_SVG_FORMAT)
 
 
 def write_card_files(card: ExplanationCard, folder: Path, stem: str) -> list[Path]:
@@ -379,6 +389,6 @@ def write_card_files(card: ExplanationCard, folder: Path, stem: str) -> list[Pat
         (".html", cards_html([card])),
     ):
         path = folder / f"{stem}{suffix}"
-        path.write_text(text, encoding="utf-8")
+        path.write_text(escape_unsafe(text), encoding="utf-8")
         written.append(path)
     return written

@@ -16,6 +16,7 @@ from typing import TypedDict
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import StoreError
 from kontest_tui.probes.factcheck import correct_option, expected_answer
+from kontest_tui.safe_text import escape_unsafe
 from kontest_tui.store.database import Store
 
 EXPORT_FORMATS = ("jsonl", "csv")
@@ -128,9 +129,14 @@ def render_export(
     fmt: str,
     columns: Sequence[str] = EXPORT_COLUMNS,
 ) -> str:
-    """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows."""
+    """JSONL (one object per line) or CSV (`messages` as a JSON list) of the export rows.
+
+    The store keeps each answer as the model sent it; here its control and format characters
+    (ESC, BEL, NUL, C1, bidi overrides, zero-width) are written as `\\uXXXX` escapes: in
+    JSONL that is the same JSON string (a replay reads the same answer back), in CSV the
+    escape shows what was there."""
     if fmt == "jsonl":
-        return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+        return escape_unsafe("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
@@ -139,7 +145,7 @@ def render_export(
         if "messages" in cells:
             cells["messages"] = json.dumps(cells["messages"], ensure_ascii=False)
         writer.writerow(cells)
-    return buffer.getvalue()
+    return escape_unsafe(buffer.getvalue())
 
 
 PROBE_COLUMNS = (

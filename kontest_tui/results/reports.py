@@ -4,7 +4,8 @@
   or, when there is none or it is stale, an evaluation of the stored answers made in memory.
   Reading never writes to the store.
 - `refresh_report(store, id)` evaluates again and stores verdicts and report (when the
-  database is writable and no run holds the session): `kontest report --re-evaluate`.
+  database is writable and no run holds the session); `must_store=True` (`kontest report
+  --re-evaluate`) makes a report that cannot be stored one StoreError line instead.
 - `ensure_report(store, id)`: the stored report, refreshed first when it is missing or stale
   (the session page, explanations and the explorer's results, which list stored verdicts);
   on a read-only database a stale one is one StoreError line, never written.
@@ -13,8 +14,6 @@
 """
 
 from __future__ import annotations
-
-import contextlib
 
 from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.oracles.evaluate import Evaluation
@@ -44,14 +43,32 @@ def session_report(
     return _as_stored(session_id, evaluate_session(store, session_id), errors)
 
 
-def refresh_report(store: Store, session_id: str, *, errors: int = 20) -> StoredReport:
+def refresh_report(
+    store: Store, session_id: str, *, errors: int = 20, must_store: bool = False
+) -> StoredReport:
     """Evaluate the stored answers again and store the verdicts and report for the next
     reader (when the database is writable and no run holds the session; a busy database
-    leaves the stored one as it was, the returned report is still right)."""
+    leaves the stored one as it was, the returned report is still right). `must_store`: a
+    read-only database, a session a run holds or a failed write is a StoreError saying why
+    (what was asked was storing; an exit 0 that stored nothing would hide it)."""
+    if must_store and store.read_only:
+        raise StoreError(
+            f"cannot store the evaluation: {store.path} is read only (`kontest report`"
+            " without --re-evaluate evaluates the answers in memory and stores nothing)"
+        )
     evaluation = evaluate_session(store, session_id)
-    if not store.read_only and not store.leases.held(session_id):
-        with contextlib.suppress(KontestError):
-            store_evaluation(store, session_id, evaluation)
+    if store.read_only or store.leases.held(session_id):
+        if must_store:
+            raise StoreError(
+                f"cannot store the evaluation: a run is asking session {session_id} now"
+                " (it stores its own when it ends)"
+            )
+        return _as_stored(session_id, evaluation, errors)
+    try:
+        store_evaluation(store, session_id, evaluation)
+    except KontestError as error:
+        if must_store:
+            raise StoreError(f"cannot store the evaluation: {error}") from None
     return _as_stored(session_id, evaluation, errors)
 
 

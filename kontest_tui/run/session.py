@@ -32,7 +32,7 @@ from kontest_tui.domain.records import (
     Response,
     TestKind,
 )
-from kontest_tui.errors import InvalidInputError, KontestError, ModelSpecError
+from kontest_tui.errors import InvalidInputError, KontestError, LeaseLostError, ModelSpecError
 from kontest_tui.gc_pause import paused_gc, rare_gc
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
 from kontest_tui.generate.relations import iter_relations
@@ -491,13 +491,31 @@ async def _run_session(
             writer.close()  # what this run received is kept, even when it failed
         except KontestError as error:
             message = f"{message}; {error}" if message else str(error)
-        store.sessions.finish_run(
-            session_id,
-            lease=lease,
-            status=status,
-            message=message,
-            elapsed_s=elapsed + time.monotonic() - clock,
-        )
+        try:
+            store.sessions.finish_run(
+                session_id,
+                lease=lease,
+                status=status,
+                message=message,
+                elapsed_s=elapsed + time.monotonic() - clock,
+            )
+        except LeaseLostError:
+            raise
+        except KontestError as error:  # a full disk: at least the status, in place
+            mark_failed(f"{message}; {error}" if message else str(error))
+
+    def mark_failed(message: str) -> None:
+        """Mark the session failed with `message` (one row updated in place: what a full
+        disk still lets through), so it never stays "running" after this run; a write
+        that fails even so leaves it for `--resume` (the lease goes back with the run)."""
+        with contextlib.suppress(KontestError):
+            store.sessions.finish_run(
+                session_id,
+                lease=lease,
+                status="failed",
+                message=message,
+                elapsed_s=elapsed + time.monotonic() - clock,
+            )
 
     try:
         if streamed is not None:
@@ -562,6 +580,17 @@ async def _run_session(
                 engine=evaluation_engine(),
                 keep_verdicts=evaluation.streamed,
             )
+    except LeaseLostError:
+        store.leases.release(lease)
+        raise
+    except KontestError as error:  # the verdicts and report could not be written
+        mark_failed(
+            f"every answer is stored, but not their evaluation ({error}); "
+            "`kontest report --re-evaluate` stores it once the database can be written"
+        )
+        with contextlib.suppress(KontestError):
+            store.leases.release(lease)
+        raise
     except BaseException:
         store.leases.release(lease)
         raise

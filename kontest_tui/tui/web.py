@@ -11,15 +11,24 @@ the token printed with its URL (a fresh random one per launch, as Jupyter does):
 - on a loopback address the `Host` header must name loopback (`127.0.0.1`, `localhost`,
   `[::1]`), so a DNS-rebound name cannot pass as the server's own origin.
 
-Static files (the terminal's JavaScript and fonts, the same for everyone) need no token. The
-hook is one aiohttp middleware added to textual-serve's own application (`_make_app`); the
-rest of textual-serve (the page, the process per tab, downloads) is used as it is.
+Static files (the terminal's JavaScript and fonts, the same for everyone) need no token;
+`/static/` lists no folder (404). The hook is one aiohttp middleware added to textual-serve's
+own application (`_make_app`); the rest of textual-serve (the process per tab, downloads) is
+used as it is. The page is textual-serve's own template with its font served from `/static/`
+(`assets/web/app_index.html`: the original fetched it from Google Fonts; nothing the page
+loads leaves the machine).
+
+The server's terminal gets one line per request and per error (`initialize_logging`): the
+token is masked in the access log (the address and the Referer of every load hold it), and a
+malformed request (no Host header, a bad request line) is one line, never the 40-line
+traceback with the request's bytes that textual-serve's logging printed.
 """
 
 from __future__ import annotations
 
 import hmac
 import ipaddress
+import logging
 import secrets
 import socket
 from collections.abc import Awaitable, Callable
@@ -29,6 +38,9 @@ from aiohttp import web
 from textual_serve.server import Server
 
 from kontest_tui.errors import KontestError
+from kontest_tui.redact import MASK, scrub
+from kontest_tui.resources import asset_path
+from kontest_tui.safe_text import escape_unsafe
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 COOKIE = "kontest_token"
@@ -51,6 +63,33 @@ def host_name(netloc: str) -> str:
     return urlsplit(f"//{netloc}").hostname or ""
 
 
+# The loggers whose records reach the server's terminal (aiohttp's access and error logs,
+# textual-serve's own).
+SERVER_LOGGERS = ("aiohttp", "textual-serve")
+
+
+class OneLineRecords(logging.Filter):
+    """Each log record as one line with the token masked: the message formatted, scrubbed
+    (the token, any key) and its control characters escaped; an exception becomes its type
+    and message on the same line, never a traceback (which held the request's bytes)."""
+
+    def __init__(self, token: str) -> None:
+        super().__init__()
+        self.token = token
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            error = record.exc_info[1]
+            reason = getattr(error, "message", None) or str(error)
+            message = f"{message}: {type(error).__name__}: {reason}"
+        record.msg = escape_unsafe(" ".join(scrub(message.replace(self.token, MASK)).split()))
+        record.args = None
+        record.exc_info = record.exc_text = None
+        record.stack_info = None
+        return True
+
+
 class WebServeError(KontestError):
     """The browser server could not start (the port is taken, the address is not ours)."""
 
@@ -60,7 +99,13 @@ class TokenServer(Server):
 
     def __init__(self, command: str, host: str, port: int, token: str | None = None) -> None:
         shown = f"[{host}]" if ":" in host else host
-        super().__init__(command, host=host, port=port, title="kontest-tui")
+        super().__init__(
+            command,
+            host=host,
+            port=port,
+            title="kontest-tui",
+            templates_path=asset_path("web"),  # the page, its font served from /static/
+        )
         self.public_url = f"http://{shown}:{port}"
         self.token = token or secrets.token_urlsafe(24)
         self.loopback_only = is_loopback(host)
@@ -73,7 +118,7 @@ class TokenServer(Server):
     def refusal(self, request: web.Request) -> str | None:
         """Why `request` is refused, or None when it may go on."""
         if request.path.startswith("/static/"):
-            return None
+            return None  # the same for everyone (a folder is not listed: `guard`)
         host = request.headers.get("Host", "")
         if self.loopback_only and not is_loopback(host_name(host)):
             return "this server answers only to a loopback Host"
@@ -91,10 +136,32 @@ class TokenServer(Server):
         reason = self.refusal(request)
         if reason is not None:
             raise web.HTTPForbidden(text=f"kontest: forbidden: {reason}\n")
+        if request.path.startswith("/static/") and not self.is_static_file(request):
+            raise web.HTTPNotFound(text="kontest: not found\n")
         response = await handler(request)
         if request.query.get("token") and request.path == "/":
             response.set_cookie(COOKIE, self.token, httponly=True, samesite="Strict")
         return response
+
+    def is_static_file(self, request: web.Request) -> bool:
+        """Whether a /static/ request names a file of the static folder (not the folder, not
+        a subfolder: textual-serve lists folders)."""
+        name = request.match_info.get("filename", "")
+        folder = self.statics_path.resolve()
+        target = (folder / name).resolve()
+        return target.is_file() and target.is_relative_to(folder)
+
+    def initialize_logging(self) -> None:
+        """One line per request and per error on the server's terminal, the token masked
+        (OneLineRecords), instead of textual-serve's Rich tracebacks with their locals."""
+        handler = logging.StreamHandler(self.console.file)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(message)s"))
+        handler.addFilter(OneLineRecords(self.token))
+        for name in SERVER_LOGGERS:
+            logger = logging.getLogger(name)
+            logger.handlers[:] = [handler]
+            logger.setLevel(logging.INFO)
+            logger.propagate = False
 
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()

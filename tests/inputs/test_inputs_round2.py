@@ -237,3 +237,23 @@ def test_the_local_model_hint_fits_a_wheel_and_pipx() -> None:
     for requirement in extra["project"]["optional-dependencies"]["local"]:
         name = requirement.split(">")[0].split("=")[0].split("[")[0].strip()
         assert name in INSTALL_HINT  # pipx inject names every package of the extra
+
+
+def test_an_output_that_is_not_a_regular_file_is_written_in_place(tmp_path: Path) -> None:
+    """`--out` naming a pipe or a device (/dev/full, /dev/stdout) writes into it: renaming
+    the temporary file over it would replace the device with a file (as root it can: a
+    benchmark writing `--out /dev/full` once turned the machine's /dev/full into a file)."""
+    import stat
+    import threading
+
+    from kontest_tui.paths import write_text_atomic
+
+    pipe = tmp_path / "out.pipe"
+    os.mkfifo(pipe)
+    received: list[bytes] = []
+    reader = threading.Thread(target=lambda: received.append(pipe.read_bytes()))
+    reader.start()
+    write_text_atomic(pipe, "an export\n")
+    reader.join(timeout=10)
+    assert received == [b"an export\n"]
+    assert stat.S_ISFIFO(pipe.stat().st_mode)  # still the pipe, not a file put in its place

@@ -355,9 +355,7 @@ def test_answers_the_timeout_cut_are_counted_apart_from_failed_turns(tmp_path, c
         )
     assert "Traceback" not in err
     kept = stored(db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND error IS NULL")
-    cut = stored(
-        db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND answer = 'cut'"
-    )
+    cut = stored(db, "SELECT count(*) FROM responses WHERE stopped = 'timeout' AND answer = 'cut'")
     failed = stored(db, "SELECT count(*) FROM responses WHERE error IS NOT NULL")
     assert kept[0][0] > cut[0][0] > 0  # both kinds happened
     assert run_cli(["report", "--db", str(db), "--format", "json"]) in (0, 1)

@@ -139,8 +139,9 @@ async def test_two_runs_of_one_session_at_once(tmp_path) -> None:  # noqa: ANN00
 
 
 async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> None:  # noqa: ANN001
-    """A failure while storing the verdicts leaves the session running with no verdicts (never
-    `done` without them) and without a lease; a resume then finishes it."""
+    """A failure while storing the verdicts leaves the session with no verdicts (never `done`
+    without them), marked failed with the reason (not "running", as if a run still asked it)
+    and without a lease; a resume then finishes it."""
     relations = make_relations(2)
     conversations = make_conversations(relations)
     with Store(tmp_path / "s.db") as store:
@@ -155,7 +156,8 @@ async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> Non
         with pytest.raises(StoreError, match="disk full"):
             await run_session(store, session, ToyModel())
         row = store.sessions.get(session)
-        assert row["status"] == "running" and row["finished"] is None
+        assert row["status"] == "failed" and row["finished"] is None
+        assert "disk full" in row["message"] and "--re-evaluate" in row["message"]
         assert store.verdicts.load(session) == []
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
         monkeypatch.setattr(verdicts_module, "insert_verdicts", real)
