@@ -112,7 +112,8 @@ def session_settings(row: Mapping[str, object]) -> dict[str, object]:
         "kinds": list(_list(kinds.get("kinds"))) or ["kontest"],
         "kind options": kind_options or None,
         "sampling": kinds.get("sample"),
-        "fresh conversations": bool(options.get("fresh_conversations", False)),
+        # a column of the session row (run.session reads it there), not a chat option
+        "fresh conversations": bool(row.get("fresh_conversations")),
     }
 
 

@@ -375,3 +375,29 @@ def test_a_samples_unestimated_rate_is_left_out_of_its_total(
     assert len(rows) == 2
     for row in rows:
         assert "not estimated" in row and "(without ontological)" in row
+
+
+def test_a_fresh_conversations_session_is_not_compared_with_a_default_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--fresh-conversations` is a setting of the questions (each sequential conversation
+    asked from scratch, the stability test added): compare refuses it beside a default
+    session and names it; --allow-differences lists it."""
+    db = tmp_path / "f.db"
+    base = ["run", "--db", db, "--kg", KG, "--model", "sim", "-q"]
+    assert kontest(capsys, *base)[0] == 0
+    assert kontest(capsys, *base, "--fresh-conversations")[0] == 0
+    _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    ids = [row["id"] for row in json.loads(out)]
+    code, _, err = kontest(capsys, "compare", *ids, "--db", db)
+    assert code == 2, err
+    assert err.splitlines()[1] == (
+        f"kontest: error: fresh conversations: no ({ids[0]}) vs yes ({ids[1]})"
+    )
+    code, out, err = kontest(
+        capsys, "compare", *ids, "--db", db, "--format", "json", "--allow-differences"
+    )
+    assert code == 0, err
+    assert json.loads(out)["differences"] == [
+        {"setting": "fresh conversations", "values": {ids[0]: False, ids[1]: True}}
+    ]
