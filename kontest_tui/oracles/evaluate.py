@@ -37,7 +37,7 @@ from kontest_tui.oracles.intervals import (
     sample_section,
 )
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
-from kontest_tui.oracles.ontological import find_ontological_verdicts
+from kontest_tui.oracles.ontological import PAPER_RULE, find_ontological_verdicts
 from kontest_tui.oracles.report_json import (
     HeadlineJSON,
     RateJSON,
@@ -509,11 +509,13 @@ def evaluate(
     session: str | None = None,
     model: str | None = None,
     extra_verdicts: Iterable[Verdict] = (),
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     """Run every KONTEST oracle and metric over the answers given so far.
 
     `extra_verdicts` (e.g. from the variant oracle) are added to the verdict list and counted
-    under their own oracle name in tests/errors.
+    under their own oracle name in tests/errors; `ontological_rule` says which ontological
+    tests are valid (oracles.ontological.ONTOLOGICAL_RULES).
     """
     # Snapshots (cheap copies): the live view keeps adding answers to its own mapping, and the
     # lazily built summaries must describe the same answers as the verdicts.
@@ -522,7 +524,9 @@ def evaluate(
         conversations = list(conversations)
     answers = dict(answers)
     with paused_gc():
-        return _evaluate(relations, conversations, answers, session, model, extra_verdicts)
+        return _evaluate(
+            relations, conversations, answers, session, model, extra_verdicts, ontological_rule
+        )
 
 
 def _evaluate(
@@ -532,6 +536,7 @@ def _evaluate(
     session: str | None,
     model: str | None,
     extra_verdicts: Iterable[Verdict],
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     index = index_conversations(conversations)
     templates = ordered_templates(index)
@@ -545,6 +550,7 @@ def _evaluate(
             index=index,
             templates=templates,
             planned=planned_tests,
+            rule=ontological_rule,
         )
     )
     verdicts.extend(extra_verdicts)

@@ -24,6 +24,7 @@ from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
+from kontest_tui.oracles.ontological import PAPER_RULE
 from kontest_tui.store.database import Store
 
 # The packages whose code decides verdicts and the Report JSON (with this one).
@@ -81,11 +82,13 @@ def evaluate_responses(
     from_cache: int = 0,
     sample: Mapping[str, Any] | None = None,
     fresh: bool = False,
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals; a session whose
-    conversations were all asked from scratch (`fresh`) gets the stability test."""
+    conversations were all asked from scratch (`fresh`) gets the stability test; its
+    ontological tests are valid by `ontological_rule` (`session_ontological_rule`)."""
     answers, raw, failed, stopped = split_answers(responses)
     evaluation = evaluate_all(
         relations,
@@ -96,6 +99,7 @@ def evaluate_responses(
         model=model,
         problems=problems,
         stability=fresh,
+        ontological_rule=ontological_rule,
     )
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
@@ -120,7 +124,14 @@ def evaluate_session(store: Store, session_id: str) -> Evaluation:
         from_cache=store.responses.count_cached(session_id),
         sample=row["kinds_json"].get("sample"),
         fresh=bool(row.get("fresh_conversations")),
+        ontological_rule=session_ontological_rule(row),
     )
+
+
+def session_ontological_rule(row: Mapping[str, Any]) -> str:
+    """The ontological rule a stored session row was asked with (its kinds' options;
+    "paper" for a session stored before the option existed)."""
+    return KindOptions.from_json(row["kinds_json"].get("options")).ontological_rule
 
 
 def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:

@@ -401,3 +401,21 @@ def test_a_fresh_conversations_session_is_not_compared_with_a_default_one(
     assert json.loads(out)["differences"] == [
         {"setting": "fresh conversations", "values": {ids[0]: False, ids[1]: True}}
     ]
+
+
+def test_sessions_with_other_ontological_rules_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ontological rule decides which tests count (oracles.ontological): a session
+    counted by the prototype's rule is not compared with one counted by the paper's."""
+    db = tmp_path / "o.db"
+    base = ["run", "--db", db, "--kg", KG, "--model", "sim", "-q"]
+    assert kontest(capsys, *base)[0] == 0
+    assert kontest(capsys, *base, "--ontological-rule", "prototype")[0] == 0
+    _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    ids = [row["id"] for row in json.loads(out)]
+    code, _, err = kontest(capsys, "compare", *ids, "--db", db)
+    assert code == 2, err
+    assert err.splitlines()[1:] == [
+        f"kontest: error: ontological rule: paper ({ids[0]}) vs prototype ({ids[1]})"
+    ]
