@@ -66,3 +66,7 @@ wall_s  # SessionTiming, TimingJSON
 s_per_call
 weighted_improvement_pct  # mitigate/ensemble_json.py CrossValidatedTotalJSON
 majority_improvement_pct
+atomic_s  # SessionTiming, TimingJSON (KONTEST Table 14, report/compare_paper.py)
+sequential_s
+other_s
+one_model_only  # OverlapTotalJSON (KONTEST Fig. 4's totals)

@@ -48,6 +48,7 @@ from kontest_tui.oracles.report_json import (
 from kontest_tui.oracles.stability import STABILITY
 
 ORACLES: tuple[str, ...] = (*METAMORPHIC_ORACLES, "ontological")
+METAMORPHIC = "metamorphic"  # the rate of the three metamorphic oracles together (Table 3)
 
 
 @dataclass(slots=True)
@@ -233,8 +234,9 @@ class Evaluation:
         return ORACLES
 
     def rate_tallies(self) -> dict[str, ClusterTally]:
-        """Rate name -> the sums of its clustered interval: each oracle with tests, the total
-        (`total_oracles`) and the other kinds' rates (`rate_cells`)."""
+        """Rate name -> the sums of its clustered interval: each oracle with tests, the other
+        kinds' rates (`rate_cells`), the three metamorphic oracles together (METAMORPHIC) and
+        the total (`total_oracles`)."""
         if self.tallies is not None:
             return self.tallies
         cells = RateCells()
@@ -242,6 +244,13 @@ class Evaluation:
         tallies = cells.tallies()
         total = tallies.pop(TOTAL, None)
         tallies.update(self.rate_cells.tallies())
+        metamorphic = RateCells()
+        metamorphic.add_verdicts(
+            (v for v in self.verdicts if v.oracle in METAMORPHIC_ORACLES), METAMORPHIC_ORACLES
+        )
+        together = metamorphic.tallies().get(TOTAL)
+        if together is not None:
+            tallies[METAMORPHIC] = together
         if total is not None:
             tallies[TOTAL] = total
         return tallies

@@ -25,6 +25,7 @@ from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import RateJSON, ReportJSON
+from kontest_tui.report.ensemble_spread import spread_table
 from kontest_tui.report.tables import (
     Table,
     csv_table,
@@ -62,7 +63,9 @@ class ReportNames:
     templates: Mapping[str, str] = field(default_factory=dict)
 
 
-ORACLE_HEADER = ("test", "tests", "planned", "errors", "rate", "95% interval")
+# deff: the interval's design effect (oracles.intervals: how much the tests of one fact
+# hang together; the interval is that much wider than for independent tests)
+ORACLE_HEADER = ("test", "tests", "planned", "errors", "rate", "95% interval", "deff")
 
 
 def check_format(fmt: str) -> str:
@@ -185,13 +188,17 @@ def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text")
         f"{data['k']}-fold cross-validation (seed {data['seed']})"
     )
     note = "all: gap summed over templates (improvement over the models' mean gap)"
+    spread = spread_table(data)
     if fmt == "markdown":
         return (
             f"## {title}\n\nWeights (all relations): {weights}\n\n"
             + markdown_table(header, rows)
             + f"\n{note}\n"
+            + (f"\n## {spread[0]}\n\n{markdown_table(spread[1], spread[2])}" if spread else "")
         )
-    return f"{title}\nWeights (all relations): {weights}\n\n{text_table(header, rows)}{note}\n"
+    return f"{title}\nWeights (all relations): {weights}\n\n{text_table(header, rows)}{note}\n" + (
+        f"\n{spread[0]}\n{text_table(spread[1], spread[2])}" if spread else ""
+    )
 
 
 def _render_single_ensemble(data: EnsembleJSON, fmt: str) -> str:
@@ -246,6 +253,13 @@ def interval_text(cell: RateJSON | None) -> str:
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
 
 
+def design_effect_text(cell: RateJSON | None) -> str:
+    """`1.52`: the design effect of a `rates` cell's interval, "-" when it has none."""
+    if not cell or not cell.get("tests") or cell.get("interval") is None:
+        return "-"
+    return f"{float(cell.get('design_effect', 1.0)):.2f}"
+
+
 def _report_rows(
     report: ReportJSON, templates: Mapping[str, str] | None = None
 ) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -264,6 +278,7 @@ def _report_rows(
             str(failed),
             _rate(failed, run),
             interval_text(rates.get(name)),
+            design_effect_text(rates.get(name)),
         )
 
     oracle_rows = [row(name, tests[name], errors.get(name, 0), planned.get(name)) for name in names]
@@ -290,8 +305,9 @@ def _template_name(template_id: str, templates: Mapping[str, str] | None) -> str
 
 
 def headline_text(report: ReportJSON) -> str:
-    """`hallucination rate 29.1% (195 of 671), 95% interval 25.3-33.1%`: the session's headline
-    rate (Report JSON `headline`), its interval where the report has one."""
+    """`hallucination rate 29.7% (199 of 671), 95% interval 25.3-33.1% (design effect 1.47)`:
+    the session's headline rate (Report JSON `headline`), its interval where the report has
+    one."""
     headline = report.get("headline") or {}
     rate = headline.get("rate")
     if not headline.get("measure"):
@@ -299,9 +315,10 @@ def headline_text(report: ReportJSON) -> str:
     shown = "-" if rate is None else f"{100 * rate:.1f}%"
     text = f"{headline['title']} {shown} ({headline['count']} of {headline['of']})"
     rates = report.get("rates") or {}
-    cell = rates.get({"kontest": "total", "logic": "hallucination"}.get(headline["measure"], ""))
+    names = {"kontest": "total", "logic": "hallucination", "variant": "variant"}
+    cell = rates.get(names.get(headline["measure"], ""))
     if cell and cell.get("interval"):
-        text += f", 95% interval {interval_text(cell)}"
+        text += f", 95% interval {interval_text(cell)} (design effect {design_effect_text(cell)})"
     return text
 
 
@@ -441,7 +458,7 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
             (
                 "Stability (every conversation asked from scratch): the atomic answer vs the "
                 "same question as a sequential conversation's first turn",
-                ("test", "tests", "errors", "rate", "95% interval"),
+                ("test", "tests", "errors", "rate", "95% interval", "deff"),
                 [
                     (
                         oracle_name("stability"),
@@ -449,6 +466,7 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
                         str(stability["errors"]),
                         _rate(stability["errors"], stability["tests"]),
                         interval_text((report.get("rates") or {}).get("stability")),
+                        design_effect_text((report.get("rates") or {}).get("stability")),
                     )
                 ],
             )
