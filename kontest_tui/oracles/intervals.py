@@ -19,12 +19,12 @@ estimated from few clusters, none when every cluster is one test
 only five sums per rate (so a run streamed in chunks gets the same interval as a whole one,
 and a million relations cost nothing) and it is deterministic.
 
-Coverage, measured over seeded simulations (`benchmarks/interval_coverage.py`, the figures
-in docs/oracles-and-metrics.md): about 95% or more at 50 relations and more with errors that
-are not rare, and with per-path copies of facts; below it with rare errors on few relations
-(about 93% at 50 relations, 87% at 30, where a sample often holds no fact the model does not
-know and so cannot show how the errors cluster). Wilson's interval on the pooled tests, which
-takes them as independent, falls to about 80%.
+Coverage, measured over seeded simulations (`benchmarks/interval_coverage.py` prints it,
+docs/oracles-and-metrics.md quotes it): about 95% with 50 relations or more whose errors are
+not rare, and with per-path copies of facts; below it with rare errors on few relations,
+where a sample often holds no fact the model does not know and so cannot show how the errors
+cluster. Wilson's interval on the pooled tests, which takes them as independent, falls far
+below.
 
 A sampled session (`kontest run --sample`) uses the same interval for the rate over the tests
 of all the KG's relations. Not estimated there: the ontological oracle (its test of (a, c)

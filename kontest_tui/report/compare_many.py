@@ -275,8 +275,8 @@ def _logic_table(
     return (
         "Logic hallucination rate, errors / all responses ('I don't know' is a normal "
         "response; HalluVault Fig. 6a overall, Fig. 11 per rule; 95% Wilson, the total "
-        "clustered by relation; k/i/b/u = the answer oracle's error-knowledge, "
-        "error-inference, both, no reasoning stated)",
+        "clustered by fact with its design effect; k/i/b/u = the answer oracle's "
+        "error-knowledge, error-inference, both, no reasoning stated)",
         ("rule", *labels),
         rows,
     )
@@ -315,7 +315,7 @@ def _variant_measures(
 
 
 def _timing_table(timing: Sequence[TimingJSON], labels: Sequence[str]) -> Table:
-    """Calls, wall time and tokens per model (KONTEST Table 14)."""
+    """Calls, wall time and tokens per model (Table 14's time split: compare_paper)."""
     rows: list[tuple[str, ...]] = [
         (
             labels[i] if i < len(labels) else str(row.get("session")),
@@ -328,8 +328,8 @@ def _timing_table(timing: Sequence[TimingJSON], labels: Sequence[str]) -> Table:
         for i, row in enumerate(timing)
     ]
     return (
-        "Time and calls (KONTEST Table 14: model calls made, retries included; tokens of the "
-        "calls made, never of reused answers)",
+        "Time and calls: model calls made, retries included; tokens of the calls made, never "
+        "of reused answers",
         ("model", "calls", "wall s", "s / call", "tokens", "cached"),
         rows,
     )

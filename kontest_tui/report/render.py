@@ -140,14 +140,21 @@ def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") 
 
 
 def render_stored_ensemble(
-    store: Store, session_ids: Sequence[str], k: int = 5, seed: int = 0, fmt: str = "text"
+    store: Store,
+    session_ids: Sequence[str],
+    k: int = 5,
+    seed: int = 0,
+    fmt: str = "text",
+    splits: int = 8,
 ) -> str:
     """The weighted ensemble over stored sessions on one KG, cross-validated over relations
     (mitigate.ensemble.cross_validate_sessions: the atomic answers read from the store, no
-    evaluation), as `kontest ensemble` prints it: the explorer's Ensemble tab."""
+    evaluation), with its spread over `splits` fold splits, as `kontest ensemble` prints it:
+    the explorer's Ensemble tab."""
     from kontest_tui.mitigate.ensemble import cross_validate_sessions
 
-    return render_ensemble(cross_validate_sessions(store, session_ids, k=k, seed=seed), fmt)
+    result = cross_validate_sessions(store, session_ids, k=k, seed=seed, splits=splits)
+    return render_ensemble(result, fmt)
 
 
 def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text") -> str:
