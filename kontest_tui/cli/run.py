@@ -340,19 +340,7 @@ class CommandRun:
         found = replay_failures(
             recording, self.store.relations.load_conversations(session_id), errors
         )
-        parts = []
-        if found.lacking:
-            parts.append(f"{path} has no line for {len(found.lacking)} of their questions")
-        if found.recorded:
-            parts.append(f"{found.recorded} failed in the recording too (its lines with an error)")
-        if found.other:
-            parts.append(f"{found.other} failed otherwise")
-        click.echo(
-            f"kontest: error: {failed_message(failed)} (no answer): {'; '.join(parts)}; "
-            "a resume with the same file fails them the same way",
-            err=True,
-        )
-        if found.lacking:
+        if found.lacking:  # the lines first: the error stays the last line
             shown = found.lacking[:LACKING_SHOWN]
             more = (
                 f"; the first {len(shown)} of {len(found.lacking)}"
@@ -366,6 +354,18 @@ class CommandRun:
             )
             for line in shown:
                 click.echo(json.dumps(line, ensure_ascii=False), err=True)
+        parts = []
+        if found.lacking:
+            parts.append(f"{path} has no line for {len(found.lacking)} of their questions")
+        if found.recorded:
+            parts.append(f"{found.recorded} failed in the recording too (its lines with an error)")
+        if found.other:
+            parts.append(f"{found.other} failed otherwise")
+        click.echo(
+            f"kontest: error: {failed_message(failed)} (no answer): {'; '.join(parts)}; "
+            "a resume with the same file fails them the same way",
+            err=True,
+        )
         self.ctx.exit(1)
 
     def batch_phase(self, session_id: str, batch_in: str | None, batch_out: str | None) -> None:

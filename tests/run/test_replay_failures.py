@@ -64,7 +64,8 @@ def test_a_replay_that_fails_names_the_lines_its_recording_lacks(
     assert "3 turns failed" in error and f"{recording} has no line for 2 of" in error, error
     assert error.endswith("a resume with the same file fails them the same way"), error
     start = lines.index(next(line for line in lines if f"the lines {recording} lacks" in line))
-    shown = [json.loads(line) for line in lines[start + 1 :]]
+    assert lines[-1] == error  # the one error line last
+    shown = [json.loads(line) for line in lines[start + 1 : -1]]
     assert shown == [{"kind": kind, "messages": messages} for kind, messages in DROPPED]
     assert report(capsys, db)["failed_reasons"] == {"not in the recording": 2, "not asked": 1}
 
