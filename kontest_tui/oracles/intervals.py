@@ -121,7 +121,7 @@ def _invert(cdf: Callable[[float], float], target: float, low: float, high: floa
             low = middle
         else:
             high = middle
-        if high - low < 1e-12:
+        if high - low < 1e-10:  # reports round to 6 decimals
             break
     return (low + high) / 2
 

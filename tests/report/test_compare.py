@@ -149,6 +149,7 @@ def test_text_markdown_csv_and_html(two_sessions: tuple[Path, list[str]], capsys
     assert code == 0, err
     page = html_path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "class='bar'" in page
+    assert "] deff " in page  # the bars' clustered intervals with their design effects
     assert "src=" not in page and "<link" not in page  # standalone: nothing to fetch
 
 

@@ -118,18 +118,16 @@ def test_the_prototypes_ontological_rule_gives_falcons_267_and_changes_no_other_
     Llama2 gives 92 under both: 4 of its 96 tests have an invalid answer of their own
     ("I don't know"-like), so the paper's 96 cannot be reached by either reading."""
     prototype = replay(tmp_path, domain, model, rule="prototype")
-    paper = replay(tmp_path, domain, model)
-    assert gap_row(prototype) == gap_row(paper) == TABLE_5[domain, model]
+    assert gap_row(prototype) == TABLE_5[domain, model]
     tests, errors = oracle_counts(prototype)
-    if model == "falcon":
+    if model == "falcon":  # the paper's rule gives 269 (test_recording_gives_the_papers_rows)
         assert tests == (254, 530, 538, 267) and errors == (50, 24, 152, 25)
-        assert oracle_counts(paper)[0][3] == 269
         assert sum(tests) == 1589
     elif (domain, model) in TABLE_10:
         assert (tests, errors) == TABLE_10[domain, model]
-    else:
-        assert oracle_counts(paper) == (tests, errors)
+    else:  # music Llama2: the paper's rule gives the same
         assert tests[3] == 92 and errors[3] == 9
+        assert oracle_counts(replay(tmp_path, domain, model)) == (tests, errors)
 
 
 def test_fresh_conversations_hold_the_recorded_first_turns_to_the_atomic_answers(
