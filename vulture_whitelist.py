@@ -78,3 +78,7 @@ majority_improvement_pct
 
 # TypedDict keys read by their string (report.get("curation")).
 curation  # ReportSections' curation evidence (oracles/report_json.py; report/evidence.py)
+atomic_s  # SessionTiming, TimingJSON (KONTEST Table 14, report/compare_paper.py)
+sequential_s
+other_s
+one_model_only  # OverlapTotalJSON (KONTEST Fig. 4's totals)

@@ -22,11 +22,25 @@ from kontest_tui.cli.report import REPORT_FORMATS
 )
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the fold split.")
 @click.option(
+    "--splits",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Also count the weighted ensemble's gap under this many fold splits (seeds SEED to "
+    "SEED+SPLITS-1): the gap depends on the split; 1: only SEED's.",
+)
+@click.option(
     "--format", "fmt", type=click.Choice(REPORT_FORMATS), default="text", show_default=True
 )
 @click.pass_context
 def ensemble_command(
-    ctx: click.Context, sessions: tuple[str, ...], db: str | None, k: int, seed: int, fmt: str
+    ctx: click.Context,
+    sessions: tuple[str, ...],
+    db: str | None,
+    k: int,
+    seed: int,
+    splits: int,
+    fmt: str,
 ) -> None:
     """Weighted ensemble vs majority vote over several sessions (one model each, same KG)."""
     from kontest_tui.mitigate.ensemble import cross_validate_sessions
@@ -34,5 +48,5 @@ def ensemble_command(
 
     with open_store(ctx, db, create=False) as store:
         ids = [store.sessions.resolve(session) for session in sessions]
-        result = cross_validate_sessions(store, ids, k=k, seed=seed)
+        result = cross_validate_sessions(store, ids, k=k, seed=seed, splits=splits)
     echo_out(render_ensemble(result, fmt), nl=False)

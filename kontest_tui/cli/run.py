@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import sys
 import time
@@ -39,9 +40,11 @@ from kontest_tui.run.api import (
 )
 from kontest_tui.run.executor import ExecutorEvents, Progress
 from kontest_tui.run.session import failed_message
+from kontest_tui.safe_text import escape_unsafe
 from kontest_tui.store.database import Store
 
 Going = Callable[[], Coroutine[Any, Any, SessionOutcome]]
+LACKING_SHOWN = 10  # lines a replay's recording lacks, shown after its failed turns
 EXIT_CODES = {"interrupted": 130, "terminated": 143, "hung up": 129}
 
 # -- progress bar ----------------------------------------------------------------------------
@@ -112,7 +115,24 @@ class ProgressLine:
 # -- kontest run -----------------------------------------------------------------------------
 
 
-@click.command("run")
+REPLAY_HELP = """\b
+Replay file (--model replay:FILE.jsonl): one JSON object a line, each answering
+one turn, matched on the user turns so far (its kind's lines first):
+  {"kind": "atomic", "messages": ["Does Ireland have a Kinawley?"],
+   "answer": "No."}
+  {"kind": "sequential", "messages": ["Q1", "Q2"], "answer": "Yes"}
+     (the answer to Q2 asked after Q1)
+  {"query": "Is there a Kinawley in Ireland?", "answer": "Yes"}
+     (one turn, any kind)
+  {"kind": "atomic", "messages": ["Q"], "answer": "", "error": "timeout"}
+     (a turn that failed: replayed, it fails again)
+A question recorded several times answers in file order. A turn with no
+unused line fails ("not in the recording"); it is never answered from another
+line. `kontest export --format jsonl` writes such a file.
+"""
+
+
+@click.command("run", epilog=REPLAY_HELP)
 @run_options
 @click.pass_context
 @grouped(request=RunRequest)
@@ -302,9 +322,60 @@ class CommandRun:
             else outcome.evaluation
         )
         echo_out(render_named_report(self.store, session_id, shown), nl=False)
-        self.exit_if_failed(
-            outcome.evaluation.failed, f"ask them again with: {resume_command(session_id, self.db)}"
+        failed = outcome.evaluation.failed
+        model = str(self.store.sessions.get(session_id)["model"])
+        if failed and model.startswith("replay:"):
+            self.exit_replay_failed(session_id, model, failed)
+        self.exit_if_failed(failed, f"ask them again with: {resume_command(session_id, self.db)}")
+
+    def exit_replay_failed(self, session_id: str, model: str, failed: int) -> None:
+        """A replay's failed turns: a resume would fail them the same way, so say which
+        lines the recording lacks (JSON lines to add an "answer" to) and which turns it
+        holds as failed, then exit 1."""
+        from kontest_tui.errors import KontestError
+        from kontest_tui.models.replay import load_recording, replay_failures
+
+        path = model.removeprefix("replay:")
+        try:
+            recording = load_recording(path)
+        except KontestError as error:
+            click.echo(f"kontest: error: {failed_message(failed)} (no answer); {error}", err=True)
+            self.ctx.exit(1)
+        errors = {
+            key: response.error
+            for key, response in self.store.responses.load(session_id).items()
+            if response.error is not None
+        }
+        found = replay_failures(
+            recording, self.store.relations.load_conversations(session_id), errors
         )
+        if found.lacking:  # the lines first: the error stays the last line
+            shown = found.lacking[:LACKING_SHOWN]
+            more = (
+                f"; the first {len(shown)} of {len(found.lacking)}"
+                if found.lacking[len(shown) :]
+                else ""
+            )
+            click.echo(
+                f'kontest: the lines {path} lacks{more} (add each with its "answer", then '
+                f"{resume_command(session_id, self.db)} asks those turns):",
+                err=True,
+            )
+            for line in shown:
+                click.echo(escape_unsafe(json.dumps(line, ensure_ascii=False)), err=True)
+        parts = []
+        if found.lacking:
+            parts.append(f"{path} has no line for {len(found.lacking)} of their questions")
+        if found.recorded:
+            parts.append(f"{found.recorded} failed in the recording too (its lines with an error)")
+        if found.other:
+            parts.append(f"{found.other} failed otherwise")
+        click.echo(
+            f"kontest: error: {failed_message(failed)} (no answer): {'; '.join(parts)}; "
+            "a resume with the same file fails them the same way",
+            err=True,
+        )
+        self.ctx.exit(1)
 
     def batch_phase(self, session_id: str, batch_in: str | None, batch_out: str | None) -> None:
         """One step of batch mode (run.batch.batch_phase), told on stderr; the report at the

@@ -22,6 +22,7 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.sample import parse_sample
 from kontest_tui.kinds.registry import KindOptions, parse_kinds
 from kontest_tui.models.base import ChatOptions
+from kontest_tui.oracles.ontological import ONTOLOGICAL_RULES
 from kontest_tui.run.api import SessionSpec
 from kontest_tui.run.executor import ExecutorConfig
 
@@ -82,6 +83,7 @@ class KindChoice:
     postfix: bool
     probes: str | None
     rules: str | None
+    ontological_rule: str
 
     def parse(self, seed: int) -> tuple[tuple[TestKind, ...], KindOptions]:
         """The kinds (KONTEST when none is named) and their options; one line when a name
@@ -94,6 +96,7 @@ class KindChoice:
             postfix=self.postfix,
             rules=parse_rules(self.rules),
             probes=str(Path(self.probes).resolve()) if self.probes else None,
+            ontological_rule=self.ontological_rule,
         )
         return tuple(chosen), options
 
@@ -392,6 +395,16 @@ run_options = _options(
         metavar="RULE[,RULE]",
         help="Logic rules to ask: negation, symmetric, inverse, transitive, composite "
         "(default all).",
+    ),
+    click.option(
+        "--ontological-rule",
+        "ontological_rule",
+        type=click.Choice(ONTOLOGICAL_RULES),
+        default=ONTOLOGICAL_RULES[0],
+        show_default=True,
+        help="Which ontological tests are valid: paper (its text: the test's own answer is "
+        "yes or no) or prototype (the KONTEST prototype's: also no chain of invalid answers "
+        "joins the two nodes; its Table 10 counts).",
     ),
     click.option(
         "--questions",

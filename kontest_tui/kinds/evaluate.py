@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
 from kontest_tui.kinds.registry import count_refusals, judge_kinds
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
+from kontest_tui.oracles.ontological import PAPER_RULE
 from kontest_tui.oracles.stability import find_stability_verdicts
 
 
@@ -21,6 +22,7 @@ def evaluate_all(
     model: str | None = None,
     problems: Sequence[str] = (),
     stability: bool = False,
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     """`evaluate` over a session of any test kinds (kinds.registry).
 
@@ -29,12 +31,19 @@ def evaluate_all(
     verdicts added to the evaluation's and its report section to `sections`. The counts of
     queries and executions are the KONTEST ones; each section has its own. `stability`: the
     conversations were asked from scratch, and the stability test runs (oracles.stability).
+    `ontological_rule`: which ontological tests are valid (oracles.ontological).
     """
     kontest = [c for c in conversations if c.test_kind is TestKind.KONTEST]
     stable = find_stability_verdicts(kontest, answers) if stability else []
     if len(kontest) == len(conversations):
         evaluation = evaluate(
-            relations, conversations, answers, session=session, model=model, extra_verdicts=stable
+            relations,
+            conversations,
+            answers,
+            session=session,
+            model=model,
+            extra_verdicts=stable,
+            ontological_rule=ontological_rule,
         )
         evaluation.refusals = count_refusals(kontest, raw_answers, answers)
         return evaluation
@@ -46,6 +55,7 @@ def evaluate_all(
         session=session,
         model=model,
         extra_verdicts=[*stable, *judged.verdicts],
+        ontological_rule=ontological_rule,
     )
     evaluation.refusals = count_refusals(kontest, raw_answers, answers)
     for name, cells in judged.rate_cells.items():

@@ -30,6 +30,7 @@ from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite, build_conversations
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.oracles.ontological import PAPER_RULE
 
 if TYPE_CHECKING:
     from kontest_tui.probes.templates import ProbeTemplates
@@ -46,6 +47,8 @@ class KindOptions:
     question_types: tuple[str, ...] | None = None  # FactChecker subset
     rules: tuple[str, ...] | None = None  # logic-rule subset
     probes: str | None = None  # a probe file (FactChecker and logic templates) for the domain's
+    # which ontological tests are valid: the paper's text or its prototype's (oracles.ontological)
+    ontological_rule: str = PAPER_RULE
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -56,6 +59,7 @@ class KindOptions:
             "question_types": list(self.question_types) if self.question_types else None,
             "rules": list(self.rules) if self.rules else None,
             "probes": self.probes,
+            "ontological_rule": self.ontological_rule,
         }
 
     def probe_templates(self, domain: str) -> ProbeTemplates:

@@ -6,7 +6,9 @@ says yes to a relation when sum_i W_i * [answer_i == yes] > 0.5 (atomic answers)
 vote says yes when more than half of the models do (a tie is no). Gaps are counted over the
 relations every model answered validly under every template (the paper drops a relation with
 an invalid answer from any model). `cross_validate` takes the weights from k-1 folds and
-counts the gap on the held-out fold, over a seeded split of the relations.
+counts the gap on the held-out fold, over a seeded split of the relations; the gap depends on
+the split, so `cross_validate(..., splits=N)` also gives it under N splits (seeds `seed` to
+`seed + N - 1`: `SplitSpread`).
 
 Plain data in (per model an `Evaluation`, a (relations, conversations, answers) triple or a
 `ModelAnswers`), dataclasses out. `cross_validate_sessions(store, ids)` is the same over
@@ -32,6 +34,7 @@ from kontest_tui.mitigate.ensemble_json import (
     FoldJSON,
     GapCell,
     MeanGapCell,
+    SpreadJSON,
 )
 from kontest_tui.oracles.coverage import percent
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
@@ -123,6 +126,26 @@ class FoldResult:
 
 
 @dataclass(slots=True)
+class SplitSpread:
+    """The weighted ensemble's gap per template under several fold splits, one per seed."""
+
+    seeds: list[int]
+    weighted: dict[str, list[int]]  # template -> gap under each seed's split
+
+    @property
+    def totals(self) -> list[int]:
+        """The gap summed over templates, per seed."""
+        return [sum(gaps[i] for gaps in self.weighted.values()) for i in range(len(self.seeds))]
+
+    def to_json(self) -> SpreadJSON:
+        return SpreadJSON(
+            seeds=list(self.seeds),
+            weighted={t: list(gaps) for t, gaps in self.weighted.items()},
+            all=self.totals,
+        )
+
+
+@dataclass(slots=True)
 class CrossValidation:
     """k-fold cross-validation of the weighted ensemble vs majority vote and the models' mean
     (Table 5: every relation is counted once, in the fold where it was held out)."""
@@ -138,6 +161,7 @@ class CrossValidation:
     mean_gap: dict[str, float]
     model_gaps: dict[str, dict[str, int]]
     weights: dict[str, float] = field(default_factory=dict)  # from all relations, for reference
+    spread: SplitSpread | None = None  # the weighted gap under other splits (`splits`)
 
     def to_json(self) -> CrossValidationJSON:
         weighted, majority = sum(self.weighted.values()), sum(self.majority.values())
@@ -156,7 +180,7 @@ class CrossValidation:
             )
             for template_id in self.templates
         }
-        return CrossValidationJSON(
+        data = CrossValidationJSON(
             models=list(self.models),
             k=self.k,
             seed=self.seed,
@@ -182,6 +206,9 @@ class CrossValidation:
                 for fold in self.folds
             ],
         )
+        if self.spread is not None:
+            data["spread"] = self.spread.to_json()
+        return data
 
 
 def improvement(before: float, after: float) -> float:
@@ -388,9 +415,12 @@ def cross_validate(
     seed: int = 0,
     templates: Sequence[str] | None = None,
     exclude_invalid: bool = True,
+    splits: int = 1,
 ) -> CrossValidation:
     """k-fold cross-validation over relations: weights from the training folds, gap on the
-    held-out fold, summed over folds (each relation held out once)."""
+    held-out fold, summed over folds (each relation held out once). With `splits` > 1 the
+    weighted gap is also counted under the splits of seeds `seed` to `seed + splits - 1`
+    (`spread`)."""
     if k < 2:
         raise InvalidInputError(f"cross-validation needs k >= 2, got {k}")
     normalised = as_model_answers(models)
@@ -403,21 +433,19 @@ def cross_validate(
             "the sessions share no relation that every model answered yes or no under every "
             "template (different knowledge graphs or templates?)"
         )
-    folds = [fold for fold in split_folds(relation_ids, k, seed) if fold]
-    fold_results: list[FoldResult] = []
-    weighted = dict.fromkeys(template_ids, 0)
-    for index, held_out in enumerate(folds):
-        held = set(held_out)
-        training = [rid for rid in relation_ids if rid not in held]
-        result = weighted_ensemble(
-            normalised,
-            templates=template_ids,
-            relation_ids=held_out,
-            weight_relations=training,
-        )
-        fold_results.append(FoldResult(index, list(held_out), result.weights, dict(result.gap)))
-        for template_id in template_ids:
-            weighted[template_id] += result.gap[template_id]
+    if splits < 1:
+        raise InvalidInputError(f"the fold splits must be at least 1, got {splits}")
+    fold_results = _weighted_folds(normalised, template_ids, relation_ids, k, seed)
+    weighted = {t: sum(fold.gap[t] for fold in fold_results) for t in template_ids}
+    spread = None
+    if splits > 1:
+        seeds = list(range(seed, seed + splits))
+        gaps: dict[str, list[int]] = {t: [] for t in template_ids}
+        for other in seeds:
+            folds = _weighted_folds(normalised, template_ids, relation_ids, k, other)
+            for template_id in template_ids:
+                gaps[template_id].append(sum(fold.gap[template_id] for fold in folds))
+        spread = SplitSpread(seeds, gaps)
     majority = majority_vote(normalised, templates=template_ids, relation_ids=relation_ids)
     return CrossValidation(
         k=k,
@@ -431,14 +459,39 @@ def cross_validate(
         mean_gap=dict(majority.mean_gap),
         model_gaps=majority.model_gaps,
         weights=compute_weights(normalised, relation_ids),
+        spread=spread,
     )
 
 
+def _weighted_folds(
+    models: Sequence[ModelAnswers],
+    template_ids: Sequence[str],
+    relation_ids: Sequence[str],
+    k: int,
+    seed: int,
+) -> list[FoldResult]:
+    """The weighted ensemble on each fold of one seeded split, weights from the others."""
+    folds = [fold for fold in split_folds(relation_ids, k, seed) if fold]
+    results: list[FoldResult] = []
+    for index, held_out in enumerate(folds):
+        held = set(held_out)
+        training = [rid for rid in relation_ids if rid not in held]
+        result = weighted_ensemble(
+            models,
+            templates=template_ids,
+            relation_ids=held_out,
+            weight_relations=training,
+        )
+        results.append(FoldResult(index, list(held_out), result.weights, dict(result.gap)))
+    return results
+
+
 def cross_validate_sessions(
-    store: Store, session_ids: Sequence[str], *, k: int = 5, seed: int = 0
+    store: Store, session_ids: Sequence[str], *, k: int = 5, seed: int = 0, splits: int = 1
 ) -> CrossValidation:
     """`cross_validate` over stored sessions (one model each, same KG), read from the store
     (`kontest ensemble`, the explorer's Ensemble tab)."""
     if len(session_ids) < 2:
         raise InvalidInputError("an ensemble needs at least two sessions")
-    return cross_validate([stored_model_answers(store, sid) for sid in session_ids], k=k, seed=seed)
+    models = [stored_model_answers(store, sid) for sid in session_ids]
+    return cross_validate(models, k=k, seed=seed, splits=splits)

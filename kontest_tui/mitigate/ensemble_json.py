@@ -9,7 +9,7 @@ gap). report.render draws both.
 # Not `from __future__ import annotations`: TypedDict reads its keys from the evaluated
 # annotations.
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 
 class GapCell(TypedDict):
@@ -73,6 +73,15 @@ class FoldJSON(TypedDict):
     gap: dict[str, int]
 
 
+class SpreadJSON(TypedDict):
+    """The weighted ensemble's gap under several fold splits (seeds): per template and summed
+    over templates, one entry per seed, in `seeds` order."""
+
+    seeds: list[int]
+    weighted: dict[str, list[int]]
+    all: list[int]
+
+
 class CrossValidationJSON(TypedDict):
     """The weighted ensemble cross-validated over relations (KONTEST Table 5)."""
 
@@ -86,3 +95,4 @@ class CrossValidationJSON(TypedDict):
     all: CrossValidatedTotalJSON
     model_gaps: dict[str, dict[str, int]]
     folds: list[FoldJSON]
+    spread: NotRequired[SpreadJSON]

@@ -1,7 +1,10 @@
 """The replay model (`replay:FILE.jsonl`): answers every question from recorded answers.
 
 Each line is `{"messages": [user turns...], "answer": str, "kind": "atomic"|"sequential"}`
-(kind optional) or `{"query": str}` (= one user turn, no kind). A turn is looked up after
+(kind optional) or `{"query": str}` (= one user turn, no kind). A line whose `"error"` is a
+string is a turn that failed when it was recorded (a `kontest export` of a session with
+failed turns writes them so, `"answer": ""`): replayed, that turn fails again with the
+recorded error, never an empty answer. A turn is looked up after
 whitespace normalisation, most specific first: a line of the turn's conversation kind with
 exactly the user turns asked so far, then a line without a kind with those turns. Each line
 answers one turn: a key recorded several times gives its answers in file order (`prepare()`
@@ -20,7 +23,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kontest_tui.domain.records import Conversation
+from kontest_tui.domain.failures import NOT_ASKED
+from kontest_tui.domain.records import AnswerKey, Conversation
 from kontest_tui.errors import InvalidInputError, KontestError, ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 from kontest_tui.validate_input import loads_json, read_input_text
@@ -28,8 +32,20 @@ from kontest_tui.validate_input import loads_json, read_input_text
 KINDS = ("atomic", "sequential")
 # The start of a replay failure's text (run.executor counts failed turns by it).
 NOT_RECORDED = "not in the recording"
+# The start of the error of a turn the recording holds as failed.
+RECORDED_FAILURE = "failed in the recording"
 
 Key = tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedFailure:
+    """A line for a turn that failed when it was recorded: its error, no answer."""
+
+    error: str
+
+
+Recorded = str | RecordedFailure  # what one line holds: an answer or a failure
 
 
 def normalise(text: str) -> str:
@@ -47,7 +63,7 @@ class Recording:
     """The recorded answers of one file, by lookup key, in file order."""
 
     path: Path
-    answers: dict[Key, list[str]] = field(default_factory=lambda: defaultdict(list))
+    answers: dict[Key, list[Recorded]] = field(default_factory=lambda: defaultdict(list))
     lines: int = 0
 
     def keys_for(self, messages: Sequence[str], kind: str) -> tuple[Key, Key]:
@@ -97,17 +113,21 @@ def load_recording(path: str | Path) -> Recording:
         answer = record.get("answer")
         if not isinstance(answer, str):
             raise _bad_line(path, number, '"answer" must be a string')
+        error = record.get("error")
+        if error is not None and not isinstance(error, str):
+            raise _bad_line(path, number, '"error" must be a string or null')
+        recorded: Recorded = answer if error is None else RecordedFailure(error)
         if "messages" in record:
             messages = [normalise(m) for m in _read_messages(path, number, record["messages"])]
             kind = record.get("kind")
             if kind is not None and kind not in KINDS:
                 raise _bad_line(path, number, f'"kind" must be atomic or sequential, not {kind!r}')
-            recording.answers[_key(kind, messages)].append(answer)
+            recording.answers[_key(kind, messages)].append(recorded)
         elif "query" in record:
             query = record["query"]
             if not isinstance(query, str):
                 raise _bad_line(path, number, '"query" must be a string')
-            recording.answers[_key(None, [normalise(query)])].append(answer)
+            recording.answers[_key(None, [normalise(query)])].append(recorded)
         else:
             raise _bad_line(path, number, 'expected "messages" or "query"')
         recording.lines += 1
@@ -124,7 +144,7 @@ class ReplayModel:
         self.path = Path(path)
         self.spec = spec or f"replay:{path}"
         self.recording = load_recording(self.path)
-        self._assigned: dict[tuple[str, int], str | None] = {}
+        self._assigned: dict[tuple[str, int], Recorded | None] = {}
         self._used: dict[Key, int] = {}
 
     def prepare(self, conversations: Sequence[Conversation]) -> None:
@@ -139,7 +159,7 @@ class ReplayModel:
                     questions[: turn + 1], conversation.kind
                 )
 
-    def _take(self, messages: Sequence[str], kind: str) -> str | None:
+    def _take(self, messages: Sequence[str], kind: str) -> Recorded | None:
         """The first unused line of the most specific key that has one (see the module
         docstring), marked used; None when no line is left for this turn."""
         for key in self.recording.keys_for(messages, kind):
@@ -149,8 +169,9 @@ class ReplayModel:
                 return self.recording.answers[key][used]
         return None
 
-    def lookup(self, request: ChatRequest) -> str | None:
-        """The answer for a request: the prepared one, else the next one by its messages."""
+    def lookup(self, request: ChatRequest) -> Recorded | None:
+        """The answer (or recorded failure) for a request: the prepared one, else the next
+        one by its messages."""
         slot = (request.conversation_id, request.turn)
         if slot in self._assigned:
             return self._assigned[slot]
@@ -169,6 +190,8 @@ class ReplayModel:
                 f"{request.kind} line with these questions)",
                 retryable=False,
             )
+        if isinstance(answer, RecordedFailure):
+            raise ModelError(f"{RECORDED_FAILURE}: {answer.error}", retryable=False)
         if on_token is not None:
             on_token(answer)
         return ChatResult(text=answer, tokens=len(answer.split()), latency_ms=0.0)
@@ -214,3 +237,42 @@ def write_recording(
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
             count += 1
     return count
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayFailures:
+    """Why a replay's turns failed: the lines its recording lacks (`{"kind", "messages"}`
+    each, in generation order; a later turn not asked is listed when the file has no line
+    with its questions either), turns the recording holds as failed, and the other failures."""
+
+    lacking: list[dict[str, object]]
+    recorded: int
+    other: int
+
+
+def replay_failures(
+    recording: Recording, conversations: Sequence[Conversation], errors: Mapping[AnswerKey, str]
+) -> ReplayFailures:
+    """Sort a replayed session's failed turns (`errors`: (conversation id, turn) -> the
+    stored error) by why they failed; a resume fails the same way for all of them."""
+    lacking: list[dict[str, object]] = []
+    recorded = other = 0
+    listed: set[Key] = set()
+    for conversation in conversations:
+        for turn in range(len(conversation.turns)):
+            error = errors.get((conversation.id, turn))
+            if error is None:
+                continue
+            messages = [normalise(query.text) for query in conversation.turns[: turn + 1]]
+            keys = recording.keys_for(messages, conversation.kind)
+            if error.startswith(RECORDED_FAILURE):
+                recorded += 1
+            elif error.startswith(NOT_RECORDED) or (
+                error.startswith(NOT_ASKED) and not any(recording.count(k) for k in keys)
+            ):
+                if keys[0] not in listed:
+                    listed.add(keys[0])
+                    lacking.append({"kind": conversation.kind, "messages": messages})
+            elif not error.startswith(NOT_ASKED):
+                other += 1
+    return ReplayFailures(lacking, recorded, other)

@@ -38,7 +38,7 @@ from kontest_tui.oracles.intervals import (
     sample_section,
 )
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
-from kontest_tui.oracles.ontological import find_ontological_verdicts
+from kontest_tui.oracles.ontological import PAPER_RULE, find_ontological_verdicts
 from kontest_tui.oracles.report_json import (
     FindingsJSON,
     HeadlineJSON,
@@ -50,6 +50,7 @@ from kontest_tui.oracles.report_json import (
 from kontest_tui.oracles.stability import STABILITY
 
 ORACLES: tuple[str, ...] = (*METAMORPHIC_ORACLES, "ontological")
+METAMORPHIC = "metamorphic"  # the rate of the three metamorphic oracles together (Table 3)
 
 
 @dataclass(slots=True)
@@ -248,8 +249,9 @@ class Evaluation:
         return ORACLES
 
     def rate_tallies(self) -> dict[str, ClusterTally]:
-        """Rate name -> the sums of its clustered interval: each oracle with tests, the total
-        (`total_oracles`) and the other kinds' rates (`rate_cells`)."""
+        """Rate name -> the sums of its clustered interval: each oracle with tests, the other
+        kinds' rates (`rate_cells`), the three metamorphic oracles together (METAMORPHIC) and
+        the total (`total_oracles`)."""
         if self.tallies is not None:
             return self.tallies
         cells = RateCells()
@@ -257,6 +259,13 @@ class Evaluation:
         tallies = cells.tallies()
         total = tallies.pop(TOTAL, None)
         tallies.update(self.rate_cells.tallies())
+        metamorphic = RateCells()
+        metamorphic.add_verdicts(
+            (v for v in self.verdicts if v.oracle in METAMORPHIC_ORACLES), METAMORPHIC_ORACLES
+        )
+        together = metamorphic.tallies().get(TOTAL)
+        if together is not None:
+            tallies[METAMORPHIC] = together
         if total is not None:
             tallies[TOTAL] = total
         return tallies
@@ -538,11 +547,13 @@ def evaluate(
     session: str | None = None,
     model: str | None = None,
     extra_verdicts: Iterable[Verdict] = (),
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     """Run every KONTEST oracle and metric over the answers given so far.
 
     `extra_verdicts` (e.g. from the variant oracle) are added to the verdict list and counted
-    under their own oracle name in tests/errors.
+    under their own oracle name in tests/errors; `ontological_rule` says which ontological
+    tests are valid (oracles.ontological.ONTOLOGICAL_RULES).
     """
     # Snapshots (cheap copies): the live view keeps adding answers to its own mapping, and the
     # lazily built summaries must describe the same answers as the verdicts.
@@ -551,7 +562,9 @@ def evaluate(
         conversations = list(conversations)
     answers = dict(answers)
     with paused_gc():
-        return _evaluate(relations, conversations, answers, session, model, extra_verdicts)
+        return _evaluate(
+            relations, conversations, answers, session, model, extra_verdicts, ontological_rule
+        )
 
 
 def _evaluate(
@@ -561,6 +574,7 @@ def _evaluate(
     session: str | None,
     model: str | None,
     extra_verdicts: Iterable[Verdict],
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     index = index_conversations(conversations)
     templates = ordered_templates(index)
@@ -574,6 +588,7 @@ def _evaluate(
             index=index,
             templates=templates,
             planned=planned_tests,
+            rule=ontological_rule,
         )
     )
     verdicts.extend(extra_verdicts)

@@ -12,6 +12,15 @@ relations there is one graph over the whole session.
 Partial runs: a test is counted once its own answer and the answers of every other relation
 between nodes of its path (same scope and template) have arrived, so a counted verdict never
 changes while the rest of the session streams in.
+
+Two readings of which tests are valid (`rule`, ONTOLOGICAL_RULES): "paper" (the default) is
+the paper's text (Sec. 3.2, Algorithm 2): a test is valid when its own answer is. "prototype"
+is what the KONTEST prototype's error finder (errorFinder.py) also does: a test that is no
+error is invalid as well when a chain of invalid answers (same scope and template) connects
+its two nodes, as if the model's non-answers left the relation undecided. Only its valid-test
+counts differ: an error stays an error (the prototype finds errors first). It gives the
+paper's Table 10 ontological column where the text's reading does not (places Falcon: 267
+valid tests, 269 by the text; every other recorded row the same under both).
 """
 
 from __future__ import annotations
@@ -32,6 +41,8 @@ if TYPE_CHECKING:  # networkx is imported where a graph is built (90 ms at start
     import networkx as nx
 
 _PER_PATH_ID = re.compile(r"p(\d+):")
+PAPER_RULE, PROTOTYPE_RULE = "paper", "prototype"
+ONTOLOGICAL_RULES = (PAPER_RULE, PROTOTYPE_RULE)  # see the module docstring
 
 
 def relation_scope(relation: Relation) -> str:
@@ -102,12 +113,16 @@ def find_ontological_verdicts(
     index: Mapping[str, RelationConversations] | None = None,
     templates: Sequence[str] | None = None,
     planned: dict[str, int] | None = None,
+    rule: str = PAPER_RULE,
 ) -> list[Verdict]:
     """Every ontological test that can run so far, per template (in template order).
 
     `planned`, when given, gets under "ontological" the number of tests the conversations
-    allow (relations with a node in between, per template asked), answered or not.
+    allow (relations with a node in between, per template asked), answered or not. `rule`
+    says which tests are valid (ONTOLOGICAL_RULES, the module docstring).
     """
+    if rule not in ONTOLOGICAL_RULES:
+        raise ValueError(f"unknown ontological rule {rule!r}")
     if index is None:
         index = index_conversations(conversations)
     if templates is None:
@@ -118,7 +133,10 @@ def find_ontological_verdicts(
     verdicts: list[Verdict] = []
     for template_id in templates:
         for scoped in scopes.values():
-            verdicts.extend(_check_scope(scoped, index, answers, template_id, planned))
+            found = _check_scope(scoped, index, answers, template_id, planned)
+            if rule == PROTOTYPE_RULE:
+                found = _without_undecided(scoped, index, answers, template_id, found)
+            verdicts.extend(found)
     return verdicts
 
 
@@ -205,6 +223,48 @@ def _check_scope(
 
 
 _YES, _NO = Answer.YES, Answer.NO
+
+
+def _without_undecided(
+    relations: Sequence[Relation],
+    index: Mapping[str, RelationConversations],
+    answers: Mapping[AnswerKey, Answer],
+    template_id: str,
+    verdicts: list[Verdict],
+) -> list[Verdict]:
+    """The prototype's rule: drop the tests that are no error and whose two nodes a chain
+    of invalid answers (relations of the scope answered neither yes nor no) connects."""
+    children_of: dict[str, set[str]] = {}  # the chains' graph: parent -> invalid-answer children
+    for relation in relations:
+        entry = index.get(relation.id)
+        conversation = entry.atomic.get(template_id) if entry else None
+        if conversation is None:
+            continue
+        answer = get_answer(answers, (conversation.id, 0))
+        if answer is not None and answer is not _YES and answer is not _NO:
+            children_of.setdefault(relation.parent, set()).add(relation.child)
+    if not children_of:
+        return verdicts
+    ends = {relation.id: (relation.parent, relation.child) for relation in relations}
+    return [
+        verdict
+        for verdict in verdicts
+        if verdict.error or not _reaches(children_of, *ends[verdict.relation_id])
+    ]
+
+
+def _reaches(children_of: Mapping[str, Iterable[str]], start: str, end: str) -> bool:
+    """True when edges of `children_of` lead from `start` to `end`."""
+    seen, frontier = {start}, [start]
+    while frontier:
+        node = frontier.pop()
+        for child in children_of.get(node, ()):
+            if child == end:
+                return True
+            if child not in seen:
+                seen.add(child)
+                frontier.append(child)
+    return False
 
 
 def _path_answered(

@@ -14,7 +14,9 @@ order of `find_ontological_verdicts` (template, scope, relation), with the same 
 The clustered rates' sums (oracles.intervals) add up per chunk for the metamorphic oracles
 (a relation's verdicts are in its chunk); the ontological and total rates need each
 relation's counts over every template pass, kept in arrays by the relation's place in the
-session (8 bytes per relation and array).
+session (8 bytes per relation and array). A cluster is a fact (oracles.intervals.fact_of): in
+per-path mode a fact's copies lie on several paths, in several chunks, so there its
+metamorphic counts are kept per fact and every rate is summed per fact at the end.
 
 Memory: the map (about 100 bytes per atomic conversation), the node names, the counts; never
 all relations, conversations, answers or verdicts at once.
@@ -29,9 +31,15 @@ from dataclasses import dataclass, field
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
 from kontest_tui.oracles.conversation_index import index_conversations, ordered_templates
 from kontest_tui.oracles.coverage import compute_gap, gap_report
-from kontest_tui.oracles.evaluate import ORACLES, Evaluation, count_executions, count_verdicts
+from kontest_tui.oracles.evaluate import (
+    METAMORPHIC,
+    ORACLES,
+    Evaluation,
+    count_executions,
+    count_verdicts,
+)
 from kontest_tui.oracles.findings import Findings
-from kontest_tui.oracles.intervals import TOTAL, ClusterTally
+from kontest_tui.oracles.intervals import TOTAL, ClusterTally, fact_of
 from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, relation_scope
 
@@ -89,6 +97,12 @@ class StreamedEvaluation:
     # The errors folded per relation (oracles.findings); its `doubts` (the graph's doubtful
     # nodes) set before the ontological verdicts are made, to flag the implied facts.
     findings: Findings = field(default_factory=Findings)
+    # Per-path mode (None: not known yet): each place's fact number, and per metamorphic
+    # oracle per fact number [errors, tests] (a fact's copies are in several chunks).
+    _per_path: bool | None = None
+    _facts: dict[str, int] = field(default_factory=dict)
+    _fact_of_place: array[int] = field(default_factory=lambda: array("I"))
+    _fact_cells: dict[str, dict[int, list[int]]] = field(default_factory=dict)
 
     def add_chunk(
         self,
@@ -142,10 +156,27 @@ class StreamedEvaluation:
             cell = per_oracle.setdefault(verdict.oracle, {}).setdefault(verdict.relation_id, [0, 0])
             cell[0] += verdict.error
             cell[1] += 1
-        for oracle, cells in per_oracle.items():
-            tally = self._tallies.setdefault(oracle, ClusterTally())
-            for errors, tests in cells.values():
-                tally.add(errors, tests)
+        if relations:
+            per_path = fact_of(relations[0].id) != relations[0].id
+            if self._per_path is None:
+                self._per_path = per_path
+            elif self._per_path != per_path:
+                raise NotStreamable("per-path and other relations in one session")
+        if self._per_path:
+            for relation in relations:
+                fact = self._facts.setdefault(fact_of(relation.id), len(self._facts))
+                self._fact_of_place.append(fact)
+            for oracle, cells in per_oracle.items():
+                by_fact = self._fact_cells.setdefault(oracle, {})
+                for relation_id, (errors, tests) in cells.items():
+                    cell = by_fact.setdefault(self._facts[fact_of(relation_id)], [0, 0])
+                    cell[0] += errors
+                    cell[1] += tests
+        else:
+            for oracle, cells in per_oracle.items():
+                tally = self._tallies.setdefault(oracle, ClusterTally())
+                for errors, tests in cells.values():
+                    tally.add(errors, tests)
         errors_of, tests_of = self._metamorphic
         for relation in relations:
             errors = tests = 0
@@ -377,15 +408,50 @@ class StreamedEvaluation:
     def _rate_tallies(self) -> dict[str, ClusterTally]:
         """Rate name -> its sums: the metamorphic oracles', the ontological one's and the
         total's (every KONTEST oracle), as a whole evaluation's `rate_tallies` gives them."""
+        if self._per_path:
+            return self._fact_tallies()
         tallies = {name: self._tallies[name] for name in ORACLES if name in self._tallies}
-        ontological, total = ClusterTally(), ClusterTally()
+        ontological, metamorphic, total = ClusterTally(), ClusterTally(), ClusterTally()
         for meta_e, meta_t, onto_e, onto_t in zip(
             *self._metamorphic, *self._ontological, strict=True
         ):
             ontological.add(onto_e, onto_t)
+            metamorphic.add(meta_e, meta_t)
             total.add(meta_e + onto_e, meta_t + onto_t)
         if ontological.tests:
             tallies["ontological"] = ontological
+        if metamorphic.tests:
+            tallies[METAMORPHIC] = metamorphic
+        if total.tests:
+            tallies[TOTAL] = total
+        return tallies
+
+    def _fact_tallies(self) -> dict[str, ClusterTally]:
+        """`_rate_tallies` of a per-path session: every rate's counts summed per fact."""
+        tallies: dict[str, ClusterTally] = {}
+        for name in ORACLES:
+            if name in self._fact_cells:
+                tally = tallies[name] = ClusterTally()
+                for errors, tests in self._fact_cells[name].values():
+                    tally.add(errors, tests)
+        per_fact: dict[int, list[int]] = {}
+        for fact, meta_e, meta_t, onto_e, onto_t in zip(
+            self._fact_of_place, *self._metamorphic, *self._ontological, strict=True
+        ):
+            cell = per_fact.setdefault(fact, [0, 0, 0, 0])
+            cell[0] += meta_e
+            cell[1] += meta_t
+            cell[2] += onto_e
+            cell[3] += onto_t
+        ontological, metamorphic, total = ClusterTally(), ClusterTally(), ClusterTally()
+        for meta_e, meta_t, onto_e, onto_t in per_fact.values():
+            ontological.add(onto_e, onto_t)
+            metamorphic.add(meta_e, meta_t)
+            total.add(meta_e + onto_e, meta_t + onto_t)
+        if ontological.tests:
+            tallies["ontological"] = ontological
+        if metamorphic.tests:
+            tallies[METAMORPHIC] = metamorphic
         if total.tests:
             tallies[TOTAL] = total
         return tallies

@@ -29,24 +29,37 @@ h2 { font-size: 1.1em; margin-top: 1.5em; }
 """
 
 
-def _measures(report: ReportJSON) -> list[tuple[str, int, int, Sequence[float] | None]]:
-    """(name, count, of, the report's interval or None) of the rates a model's bars show:
-    KONTEST's error rate, the logic rules' hallucination rate, FactChecker's accuracy."""
+Measure = tuple[str, int, int, Sequence[float] | None, float | None]
+
+
+def _measures(report: ReportJSON) -> list[Measure]:
+    """(name, count, of, the report's interval or None, its design effect or None) of the
+    rates a model's bars show: KONTEST's error rate, the logic rules' hallucination rate,
+    FactChecker's accuracy (Wilson's interval, no report rate)."""
     rates = report.get("rates") or {}
-    measures: list[tuple[str, int, int, Sequence[float] | None]] = []
+    measures: list[Measure] = []
     total = rates.get("total")
     if total and total.get("tests"):
         measures.append(
-            ("KONTEST error rate", total["errors"], total["tests"], total.get("interval"))
+            (
+                "KONTEST error rate",
+                total["errors"],
+                total["tests"],
+                total.get("interval"),
+                total.get("design_effect"),
+            )
         )
     logic = report.get("logic")
     if logic:
         hallucination = rates.get("hallucination")
         interval = hallucination["interval"] if hallucination else None
-        measures.append(("hallucination rate", logic["errors"], logic["asked"], interval))
+        deff = hallucination.get("design_effect") if hallucination else None
+        measures.append(("hallucination rate", logic["errors"], logic["asked"], interval, deff))
     factcheck = report.get("factcheck")
     if factcheck:
-        measures.append(("FactChecker accuracy", factcheck["correct"], factcheck["asked"], None))
+        measures.append(
+            ("FactChecker accuracy", factcheck["correct"], factcheck["asked"], None, None)
+        )
     return measures
 
 
@@ -54,22 +67,24 @@ def _bars(data: CompareJSON) -> str:
     """Bars per model: its rates (see _measures) with their 95% intervals."""
     rows = []
     for report in data["sessions"]:
-        for name, count, of, given in _measures(report):
+        for name, count, of, given, deff in _measures(report):
             if not of:
                 continue
             low, high = given if given is not None else wilson_interval(count, of)
+            effect = f" deff {deff:.2f}" if given is not None and deff is not None else ""
             width = 300 * count / of
             rows.append(
                 f"<tr><td>{html.escape(session_label(report))}</td><td>{html.escape(name)}</td>"
                 f"<td><span class='bar' style='width:{width:.0f}px'></span> "
                 f"{100 * count / of:.1f}% <span class='ci' style='width:"
                 f"{300 * (high - low):.0f}px'></span> "
-                f"[{100 * low:.1f}-{100 * high:.1f}]</td></tr>"
+                f"[{100 * low:.1f}-{100 * high:.1f}]{effect}</td></tr>"
             )
     if not rows:
         return ""
     return (
-        "<h2>Rates per model (bar = rate, grey = 95% interval width)</h2><table>"
+        "<h2>Rates per model (bar = rate, grey = 95% interval width, deff = its design "
+        "effect)</h2><table>"
         "<tr><th>model</th><th>measure</th><th>rate</th></tr>" + "".join(rows) + "</table>"
     )
 

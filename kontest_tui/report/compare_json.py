@@ -9,19 +9,21 @@ variant table, the settings that differ, the sessions left out and the templates
 # Not `from __future__ import annotations`: TypedDict reads NotRequired and the key sets from
 # the evaluated annotations.
 
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.results.settings import DifferenceJSON
 
 
 class RateCellJSON(TypedDict):
-    """A count of `of`, its rate and 95% Wilson interval (None when `of` is 0)."""
+    """A count of `of`, its rate and 95% interval (None when `of` is 0): Wilson's, or the
+    session report's clustered one with its design effect where the report has the rate."""
 
     count: int
     of: int
     rate: float | None
     ci95: list[float] | None
+    design_effect: NotRequired[float]
 
 
 class OverlapJSON(TypedDict):
@@ -34,9 +36,22 @@ class OverlapJSON(TypedDict):
     all: int
 
 
+class OverlapTotalJSON(TypedDict):
+    """KONTEST Fig. 4's totals across its error types (`oracles`): distinct errors, those
+    only one session finds (per session and together) and those all find."""
+
+    oracles: list[str]
+    errors: int
+    unique: dict[str, int]
+    one_model_only: int
+    all: int
+
+
 class SessionTiming(TypedDict):
     """Calls made (retries included), answers, reused answers, wall time, tokens of the calls
-    made (None when none reported), time per call and mean answer latency (KONTEST Table 14)."""
+    made (None when none reported), time per call and mean answer latency, and the model's
+    answer time of the calls made summed over KONTEST's atomic and sequential conversations
+    and the other kinds' (KONTEST Table 14's Atomic Queries and Sequential Queries)."""
 
     model: str
     calls: int
@@ -46,6 +61,9 @@ class SessionTiming(TypedDict):
     tokens: int | None
     s_per_call: float | None
     mean_latency_ms: float | None
+    atomic_s: float
+    sequential_s: float
+    other_s: float
 
 
 class TimingJSON(SessionTiming):
@@ -101,6 +119,7 @@ class CompareJSON(TypedDict):
 
     sessions: list[ReportJSON]
     overlap: dict[str, OverlapJSON]
+    overlap_total: OverlapTotalJSON
     timing: list[TimingJSON]
     variant_table: VariantTableJSON
     differences: list[DifferenceJSON]

@@ -9,9 +9,11 @@ variant answers, and gives the compare JSON (`CompareJSON`): `{"sessions": [REPO
 - `overlap`, per error type (oracle): how many distinct errors are found by exactly which
   subset of the sessions (KONTEST Fig. 4: unique to one model, found by all). An error is
   identified by (oracle, relation, template, the answers it compares), the same across
-  sessions on one KG and scope;
+  sessions on one KG and scope; `overlap_total`: Fig. 4's totals across KONTEST's four
+  error types (report.compare_paper.overlap_total);
 - `timing`, per session: model calls, wall time, tokens of the calls made (where the server
-  reports them) and time per call (KONTEST Table 14);
+  reports them), time per call and the model's answer time of atomic and sequential
+  conversations (KONTEST Table 14);
 - `variant_table`: the thesis's Table 4 across models (`variant_table()`);
 - `differences`: the settings that differ between the sessions (results.settings), compared
   anyway (`--allow-differences`); empty when they all match;
@@ -20,10 +22,12 @@ variant answers, and gives the compare JSON (`CompareJSON`): `{"sessions": [REPO
 - `templates`: each template's text by id (the gap columns name the ids).
 
 `comparison_tables(data)` lays the JSON out as the papers' tables (docs/compare.md says which
-table and column each number reproduces), `render_comparison(data, fmt)` as text, Markdown,
-CSV (one block per table) or a standalone HTML page (report.compare_html). Every rate has its
-95% interval: the report's clustered one (`rates`, oracles.intervals) where the report has it
-(KONTEST's oracles and total, the logic rules' hallucination rate), else Wilson's
+table and column each number reproduces; the KONTEST ones in report.compare_paper, columns
+named as the paper's), `render_comparison(data, fmt)` as text, Markdown, CSV (one block per
+table) or a standalone HTML page (report.compare_html). Every rate has its 95% interval, one
+per rate: the report's clustered one with its design effect (`rates`, oracles.intervals)
+where the report has the rate (KONTEST's oracles, their metamorphic subtotal and total, the
+variant and stability rates, the logic rules' hallucination rate), else Wilson's
 (oracles.intervals.wilson_interval) on the counts. A rate a sampled session does not estimate
 (its ontological one) is "not estimated" and not in its total.
 """
@@ -40,7 +44,7 @@ from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.oracles.evaluate import ORACLES
 from kontest_tui.oracles.report_json import ReportJSON, report_section
-from kontest_tui.report.compare_cells import NOT_ESTIMATED, count_cell, session_label
+from kontest_tui.report.compare_cells import count_cell, report_rate_cell, session_label
 from kontest_tui.report.compare_json import (
     CompareJSON,
     LeftOutJSON,
@@ -48,6 +52,15 @@ from kontest_tui.report.compare_json import (
     SessionTiming,
     TimingJSON,
     timing_json,
+)
+from kontest_tui.report.compare_paper import (
+    errors_table,
+    gap_table,
+    overlap_table,
+    overlap_total,
+    stability_table,
+    time_table,
+    valid_table,
 )
 from kontest_tui.report.compare_variants import variant_table, variant_tables
 from kontest_tui.report.tables import (
@@ -131,9 +144,11 @@ def build_comparison(
     """The compare JSON (see the module docstring); `templates`: each template's text by id."""
     if len(entries) < 2:
         raise InvalidInputError("nothing to compare: a comparison needs two or more sessions")
+    overlap = compute_overlap(entries)
     return {
         "sessions": [entry.report for entry in entries],
-        "overlap": compute_overlap(entries),
+        "overlap": overlap,
+        "overlap_total": overlap_total(overlap, [entry.session for entry in entries]),
         "timing": [timing_json(entry.session, entry.timing) for entry in entries],
         "variant_table": variant_table(entries),
         "differences": [difference.to_json() for difference in differences],
@@ -143,29 +158,6 @@ def build_comparison(
 
 
 # ---------------------------------------------------------------------------- tables
-
-
-def _rate_cell(report: ReportJSON, name: str, count: int, of: int) -> str:
-    """A report's rate `name` with its clustered interval (`rates`); "not estimated" when
-    the report says so (a sampled session's ontological rate); Wilson's without `rates`."""
-    cell = (report.get("rates") or {}).get(name)
-    if not cell:
-        return count_cell(count, of)
-    if cell.get("tests") and cell.get("interval") is None:
-        return NOT_ESTIMATED
-    return count_cell(int(cell["errors"]), int(cell["tests"]), cell.get("interval"))
-
-
-def _total_cell(report: ReportJSON) -> str:
-    """KONTEST's total: the report's `rates.total` (a sampled session's leaves the
-    ontological oracle out, and says so), else the four oracles' counts."""
-    cell = (report.get("rates") or {}).get("total")
-    if cell:
-        text = count_cell(int(cell["errors"]), int(cell["tests"]), cell.get("interval"))
-        left_out = [name for name in ORACLES if name not in cell.get("oracles", ORACLES)]
-        return text + (f" (without {', '.join(left_out)})" if left_out else "")
-    tests, errors = report.get("tests", {}), report.get("errors", {})
-    return count_cell(errors.get("total", 0), sum(tests.get(o, 0) for o in ORACLES))
 
 
 def difference_table(differences: Sequence[DifferenceJSON], labels: Sequence[str]) -> Table:
@@ -197,7 +189,15 @@ def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
     if data.get("differences"):
         tables.append(difference_table(data["differences"], labels))
     if any(any(r.get("tests", {}).get(o) for o in ORACLES) for r in reports):
-        tables += _kontest_tables(reports, name_of, data.get("templates", {}))
+        texts = data.get("templates", {})
+        tables += [
+            errors_table(reports, keys=keys),
+            valid_table(reports, keys=keys),
+            gap_table(reports, texts, keys=keys),
+        ]
+    stability = stability_table(reports, labels)
+    if stability is not None:
+        tables.append(stability)
     if any(r.get("factcheck") for r in reports):
         tables.append(_factcheck_table(reports, labels, str if keys else question_name))
     if any(r.get("logic") for r in reports):
@@ -210,70 +210,12 @@ def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
     overlap = data["overlap"]
     if overlap:
         names = [report["session"] or "" for report in reports]
-        header = ("error type", "errors", *(f"only {label}" for label in labels), "all")
-        rows = [
-            (
-                name_of(oracle),
-                str(cell["errors"]),
-                *(str(cell["unique"].get(n, 0)) for n in names),
-                str(cell["all"]),
-            )
-            for oracle, cell in overlap.items()
-        ]
-        tables.append(
-            ("Errors found by exactly one model or by all (KONTEST Fig. 4)", header, rows)
-        )
+        total = data.get("overlap_total")
+        tables.append(overlap_table(overlap, total, names, labels, name_of))
     timing = data["timing"]
     if timing:
         tables.append(_timing_table(timing, labels))
-    return tables
-
-
-def _kontest_tables(
-    reports: Sequence[ReportJSON],
-    name_of: Callable[[str], str],
-    texts: Mapping[str, str],
-) -> list[Table]:
-    """KONTEST Table 10 (errors of valid tests per oracle) and Table 5 (gap, coverage), its
-    title naming each template of a gap column by its text (`texts`)."""
-    header = ("model", *(name_of(oracle) for oracle in ORACLES), "total")
-    rows = []
-    for report in reports:
-        tests, errors = report.get("tests", {}), report.get("errors", {})
-        cells = [_rate_cell(report, o, errors.get(o, 0), tests.get(o, 0)) for o in ORACLES]
-        rows.append((session_label(report), *cells, _total_cell(report)))
-    tables: list[Table] = [
-        (
-            "KONTEST errors / valid tests per oracle (Table 10: the Errors columns, of its Valid "
-            "Test Executions; 95% interval clustered by relation)",
-            header,
-            rows,
-        )
-    ]
-    templates = sorted({t for r in reports for t in r.get("gap", {}).get("per_template", {})})
-    header = ("model", *(f"gap {t}" for t in templates), "gap all", "coverage")
-    rows = []
-    for report in reports:
-        gap, relations = report["gap"], report["relations"]
-        cells = [
-            count_cell(gap["per_template"][t]["missing"], relations)
-            if t in gap["per_template"]
-            else "-"
-            for t in templates
-        ]
-        cells.append(count_cell(gap["intersection"]["missing"], relations))
-        cells.append(count_cell(report["coverage"]["covered"], relations))
-        rows.append((session_label(report), *cells))
-    legend = "; ".join(f"{t} = “{texts[t]}”" for t in templates if t in texts)
-    tables.append(
-        (
-            "Knowledge gap and coverage, of relations (Table 5: its Template 1 column is the "
-            "prototype's 'Is there ...' template, our t2, its Template 2 our t1; gap all = its "
-            "Intersection; 95% Wilson)" + (f"; templates: {legend}" if legend else ""),
-            header,
-            rows,
-        )
-    )
+        tables.append(time_table(timing, labels))
     return tables
 
 
@@ -324,7 +266,7 @@ def _logic_table(
                 for cause in ("knowledge", "inference", "both", "unstated")
             )
             shown = (
-                _rate_cell(report, "hallucination", cell["errors"], cell["asked"])
+                report_rate_cell(report, "hallucination", cell["errors"], cell["asked"])
                 if rule == "total"
                 else count_cell(cell["errors"], cell["asked"])
             )
@@ -333,8 +275,8 @@ def _logic_table(
     return (
         "Logic hallucination rate, errors / all responses ('I don't know' is a normal "
         "response; HalluVault Fig. 6a overall, Fig. 11 per rule; 95% Wilson, the total "
-        "clustered by relation; k/i/b/u = the answer oracle's error-knowledge, "
-        "error-inference, both, no reasoning stated)",
+        "clustered by fact with its design effect; k/i/b/u = the answer oracle's "
+        "error-knowledge, error-inference, both, no reasoning stated)",
         ("rule", *labels),
         rows,
     )
@@ -349,7 +291,10 @@ def _variant_measures(
         cells = []
         for report in reports:
             cell = (report.get("consistency") or {}).get("variant")
-            cells.append(count_cell(cell["errors"], cell["tests"]) if cell else "-")
+            if cell is None:
+                cells.append("-")
+                continue
+            cells.append(report_rate_cell(report, "variant", cell["errors"], cell["tests"]))
         rows.append(("variant flips / tests", *cells))
     if annotated:
         cells = []
@@ -361,11 +306,16 @@ def _variant_measures(
                 else "-"
             )
         rows.append(("annotation accuracy", *cells))
-    return ("Covering-array variants (thesis; 95% Wilson)", ("measure", *labels), rows)
+    return (
+        "Covering-array variants (thesis; the flips with the report's 95% interval clustered "
+        "by fact and its design effect, the accuracy 95% Wilson)",
+        ("measure", *labels),
+        rows,
+    )
 
 
 def _timing_table(timing: Sequence[TimingJSON], labels: Sequence[str]) -> Table:
-    """Calls, wall time and tokens per model (KONTEST Table 14)."""
+    """Calls, wall time and tokens per model (Table 14's time split: compare_paper)."""
     rows: list[tuple[str, ...]] = [
         (
             labels[i] if i < len(labels) else str(row.get("session")),
@@ -378,8 +328,8 @@ def _timing_table(timing: Sequence[TimingJSON], labels: Sequence[str]) -> Table:
         for i, row in enumerate(timing)
     ]
     return (
-        "Time and calls (KONTEST Table 14: model calls made, retries included; tokens of the "
-        "calls made, never of reused answers)",
+        "Time and calls: model calls made, retries included; tokens of the calls made, never "
+        "of reused answers",
         ("model", "calls", "wall s", "s / call", "tokens", "cached"),
         rows,
     )

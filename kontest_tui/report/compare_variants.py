@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kontest_tui.oracles.report_json import ReportJSON
-from kontest_tui.report.compare_cells import count_cell, rate_json
+from kontest_tui.report.compare_cells import count_cell, rate_json, report_rate_json
 from kontest_tui.report.compare_json import (
     RateCellJSON,
     VariantOracleJSON,
@@ -41,7 +41,8 @@ def variant_table(entries: Sequence[CompareEntry]) -> VariantTableJSON:
     (q1 = the original question, q2... its variants) against models.
 
     `oracles[oracle]["rows"]`: per row index, each session's failed tests / tests with the 95%
-    Wilson interval, summed over every varied question; `total` per session. Oracle
+    Wilson interval, summed over every varied question; `total` per session, with the
+    session report's clustered interval of that rate and its design effect. Oracle
     "annotation" is the thesis's own: a row fails when its answer's class (true, false,
     undefined) is not the annotation, so an undefined answer fails. Oracle "variant" holds a
     valid answer against its question's reference answer (the original's when valid), for KG
@@ -81,11 +82,13 @@ def variant_table(entries: Sequence[CompareEntry]) -> VariantTableJSON:
                 )
             )
         total = {
-            name: rate_json(
-                sum(c.get(name, [0, 0])[0] for c in counts[oracle].values()),
-                sum(c.get(name, [0, 0])[1] for c in counts[oracle].values()),
+            entry.session: report_rate_json(
+                entry.report,
+                oracle,
+                sum(c.get(entry.session, [0, 0])[0] for c in counts[oracle].values()),
+                sum(c.get(entry.session, [0, 0])[1] for c in counts[oracle].values()),
             )
-            for name in names
+            for entry in entries
         }
         oracles[oracle] = VariantOracleJSON(rows=rows, total=total)
     questions: list[VariantQuestionJSON] = []
@@ -138,7 +141,9 @@ def variant_tables(
         tables.append(
             (
                 f"Variant x model, {called} ({ORACLE_TITLES.get(oracle, oracle)}): failure "
-                "rate per covering-array row, q1 = original (thesis Table 4; 95% Wilson)",
+                "rate per covering-array row, q1 = original (thesis Table 4; 95% Wilson per "
+                "row, the total the report's interval clustered by fact, with its design "
+                "effect)",
                 ("row", *labels),
                 rows,
             )
@@ -172,4 +177,6 @@ def variant_tables(
 
 
 def _json_cell(cell: RateCellJSON | None) -> str:
-    return count_cell(cell["count"], cell["of"], cell["ci95"]) if cell else "-"
+    if not cell:
+        return "-"
+    return count_cell(cell["count"], cell["of"], cell["ci95"], cell.get("design_effect"))

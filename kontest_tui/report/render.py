@@ -27,6 +27,7 @@ from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.findings import OPPOSITE_ALONE, REPEAT, RelationFold, folds_of
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import RateJSON, ReportJSON, report_section
+from kontest_tui.report.ensemble_spread import spread_table
 from kontest_tui.report.evidence import evidence_tables
 from kontest_tui.report.tables import (
     Table,
@@ -70,7 +71,9 @@ class ReportNames:
     folds: Mapping[str, RelationFold] = field(default_factory=dict)
 
 
-ORACLE_HEADER = ("test", "tests", "planned", "errors", "rate", "95% interval")
+# deff: the interval's design effect (oracles.intervals: how much the tests of one fact
+# hang together; the interval is that much wider than for independent tests)
+ORACLE_HEADER = ("test", "tests", "planned", "errors", "rate", "95% interval", "deff")
 
 
 def check_format(fmt: str) -> str:
@@ -145,14 +148,21 @@ def render_verdicts(verdicts: Evaluation | Iterable[Verdict], fmt: str = "csv") 
 
 
 def render_stored_ensemble(
-    store: Store, session_ids: Sequence[str], k: int = 5, seed: int = 0, fmt: str = "text"
+    store: Store,
+    session_ids: Sequence[str],
+    k: int = 5,
+    seed: int = 0,
+    fmt: str = "text",
+    splits: int = 8,
 ) -> str:
     """The weighted ensemble over stored sessions on one KG, cross-validated over relations
     (mitigate.ensemble.cross_validate_sessions: the atomic answers read from the store, no
-    evaluation), as `kontest ensemble` prints it: the explorer's Ensemble tab."""
+    evaluation), with its spread over `splits` fold splits, as `kontest ensemble` prints it:
+    the explorer's Ensemble tab."""
     from kontest_tui.mitigate.ensemble import cross_validate_sessions
 
-    return render_ensemble(cross_validate_sessions(store, session_ids, k=k, seed=seed), fmt)
+    result = cross_validate_sessions(store, session_ids, k=k, seed=seed, splits=splits)
+    return render_ensemble(result, fmt)
 
 
 def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text") -> str:
@@ -193,13 +203,17 @@ def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text")
         f"{data['k']}-fold cross-validation (seed {data['seed']})"
     )
     note = "all: gap summed over templates (improvement over the models' mean gap)"
+    spread = spread_table(data)
     if fmt == "markdown":
         return (
             f"## {title}\n\nWeights (all relations): {weights}\n\n"
             + markdown_table(header, rows)
             + f"\n{note}\n"
+            + (f"\n## {spread[0]}\n\n{markdown_table(spread[1], spread[2])}" if spread else "")
         )
-    return f"{title}\nWeights (all relations): {weights}\n\n{text_table(header, rows)}{note}\n"
+    return f"{title}\nWeights (all relations): {weights}\n\n{text_table(header, rows)}{note}\n" + (
+        f"\n{spread[0]}\n{text_table(spread[1], spread[2])}" if spread else ""
+    )
 
 
 def _render_single_ensemble(data: EnsembleJSON, fmt: str) -> str:
@@ -254,6 +268,13 @@ def interval_text(cell: RateJSON | None) -> str:
     return f"{100 * interval[0]:.1f}-{100 * interval[1]:.1f}%"
 
 
+def design_effect_text(cell: RateJSON | None) -> str:
+    """`1.52`: the design effect of a `rates` cell's interval, "-" when it has none."""
+    if not cell or not cell.get("tests") or cell.get("interval") is None:
+        return "-"
+    return f"{float(cell.get('design_effect', 1.0)):.2f}"
+
+
 def _report_rows(
     report: ReportJSON, templates: Mapping[str, str] | None = None
 ) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
@@ -272,6 +293,7 @@ def _report_rows(
             str(failed),
             _rate(failed, run),
             interval_text(rates.get(name)),
+            design_effect_text(rates.get(name)),
         )
 
     oracle_rows = [row(name, tests[name], errors.get(name, 0), planned.get(name)) for name in names]
@@ -298,8 +320,9 @@ def _template_name(template_id: str, templates: Mapping[str, str] | None) -> str
 
 
 def headline_text(report: ReportJSON) -> str:
-    """`hallucination rate 29.1% (195 of 671), 95% interval 25.3-33.1%`: the session's headline
-    rate (Report JSON `headline`), its interval where the report has one."""
+    """`hallucination rate 29.7% (199 of 671), 95% interval 25.3-33.1% (design effect 1.47)`:
+    the session's headline rate (Report JSON `headline`), its interval where the report has
+    one."""
     headline = report.get("headline") or {}
     rate = headline.get("rate")
     if not headline.get("measure"):
@@ -307,9 +330,10 @@ def headline_text(report: ReportJSON) -> str:
     shown = "-" if rate is None else f"{100 * rate:.1f}%"
     text = f"{headline['title']} {shown} ({headline['count']} of {headline['of']})"
     rates = report.get("rates") or {}
-    cell = rates.get({"kontest": "total", "logic": "hallucination"}.get(headline["measure"], ""))
+    names = {"kontest": "total", "logic": "hallucination", "variant": "variant"}
+    cell = rates.get(names.get(headline["measure"], ""))
     if cell and cell.get("interval"):
-        text += f", 95% interval {interval_text(cell)}"
+        text += f", 95% interval {interval_text(cell)} (design effect {design_effect_text(cell)})"
     return text
 
 
@@ -516,7 +540,7 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
             (
                 "Stability (every conversation asked from scratch): the atomic answer vs the "
                 "same question as a sequential conversation's first turn",
-                ("test", "tests", "errors", "rate", "95% interval"),
+                ("test", "tests", "errors", "rate", "95% interval", "deff"),
                 [
                     (
                         oracle_name("stability"),
@@ -524,6 +548,7 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
                         str(stability["errors"]),
                         _rate(stability["errors"], stability["tests"]),
                         interval_text((report.get("rates") or {}).get("stability")),
+                        design_effect_text((report.get("rates") or {}).get("stability")),
                     )
                 ],
             )

@@ -159,10 +159,12 @@ def pick_sessions(store: Store, ids: Sequence[str], kg: str | None) -> list[str]
 
 def session_timing(store: Store, session_id: str) -> SessionTiming:
     """Calls made (attempts, retries included), answers, reused answers, wall time, tokens of
-    the calls made (never of reused answers; None when none reported), time per call and mean
-    latency of the model's answers (KONTEST Table 14)."""
+    the calls made (never of reused answers; None when none reported), time per call, mean
+    latency of the model's answers and their seconds per kind of conversation (KONTEST
+    Table 14)."""
     row = store.sessions.get(session_id)
     sums = store.responses.timing(session_id)
+    seconds = store.responses.answer_seconds(session_id)
     wall = round(float(row.get("elapsed_s") or 0.0), 3)
     return SessionTiming(
         model=row["model"],
@@ -173,6 +175,9 @@ def session_timing(store: Store, session_id: str) -> SessionTiming:
         tokens=sums.tokens,
         s_per_call=round(wall / sums.calls, 6) if sums.calls else None,
         mean_latency_ms=sums.mean_latency_ms,
+        atomic_s=round(seconds["atomic"], 3),
+        sequential_s=round(seconds["sequential"], 3),
+        other_s=round(seconds["other"], 3),
     )
 
 

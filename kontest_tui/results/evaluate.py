@@ -30,6 +30,7 @@ from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
 from kontest_tui.oracles.evidence import cut_answers, evidence_json
 from kontest_tui.oracles.findings import label_doubts
 from kontest_tui.oracles.margins import MarginTally
+from kontest_tui.oracles.ontological import PAPER_RULE
 from kontest_tui.oracles.report_json import CurationJSON
 from kontest_tui.store.database import Store
 
@@ -154,11 +155,13 @@ def evaluate_responses(
     fresh: bool = False,
     doubts: Mapping[str, str] | None = None,
     labels: Callable[[Collection[str]], Mapping[str, str]] | None = None,
+    ontological_rule: str = PAPER_RULE,
 ) -> Evaluation:
     """All oracles and metrics over a session's responses (failed turns are no answers:
     left out of every count, test, gap and coverage and reported as `failed`); a sampled
     session's (`sample`: kinds_json["sample"]) rates get their intervals; a session whose
-    conversations were all asked from scratch (`fresh`) gets the stability test. `doubts`:
+    conversations were all asked from scratch (`fresh`) gets the stability test; its
+    ontological tests are valid by `ontological_rule` (`session_ontological_rule`). `doubts`:
     the graph's doubtful nodes (`session_doubts`), which flag implied facts through them. The
     `curation` section (oracles.evidence) counts per template and per varied word; `labels`
     names the entities among those words (node ids -> labels)."""
@@ -173,6 +176,7 @@ def evaluate_responses(
         model=model,
         problems=problems,
         stability=fresh,
+        ontological_rule=ontological_rule,
     )
     evaluation.failed = failed.total()
     evaluation.failed_reasons = dict(failed.most_common())
@@ -231,6 +235,7 @@ def evaluate_session(store: Store, session_id: str) -> Evaluation:
         fresh=bool(row.get("fresh_conversations")),
         doubts=session_doubts(store, session_id),
         labels=lambda nodes: store.relations.node_labels(session_id, nodes),
+        ontological_rule=session_ontological_rule(row),
     )
 
 
@@ -239,6 +244,12 @@ def add_evidence(evaluation: Evaluation, evidence: CurationJSON) -> None:
     in a template's phrasing (KONTEST or variants)."""
     if evidence["templates"]:
         evaluation.sections["curation"] = evidence
+
+
+def session_ontological_rule(row: Mapping[str, Any]) -> str:
+    """The ontological rule a stored session row was asked with (its kinds' options;
+    "paper" for a session stored before the option existed)."""
+    return KindOptions.from_json(row["kinds_json"].get("options")).ontological_rule
 
 
 def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> None:

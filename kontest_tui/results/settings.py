@@ -4,7 +4,7 @@ Sessions are comparable when they asked the same relations (`scope_differences`:
 KG, known by its name and content, not by the path it was read from; the same part of it,
 depth, per-path mode and relations) the same way (`setting_differences`: the same templates,
 ids and texts, system prompt, temperature, max tokens, seeds, test kinds and their options,
-sampling and conversation mode, `--fresh-conversations`). The model and the run options
+the ontological rule, sampling and conversation mode, `--fresh-conversations`). The model and the run options
 (concurrency, retries, cache) are what a comparison compares or do not change the questions.
 `session_settings(row)` and `session_scope(row, kg, relation_ids)` read them from a stored
 session row (its KG snapshot and relation ids beside it); a `Difference` describes itself on one line with every value: "depth: 2 (S1) vs 1 (S2)".
@@ -27,6 +27,7 @@ SETTINGS: tuple[str, ...] = (
     "model seed",
     "kinds",
     "kind options",
+    "ontological rule",
     "sampling",
     "fresh conversations",
 )
@@ -101,7 +102,13 @@ def session_settings(row: Mapping[str, object]) -> dict[str, object]:
     }
     options = _mapping(row.get("options_json"))
     kinds = _mapping(row.get("kinds_json"))
-    kind_options = {k: v for k, v in _mapping(kinds.get("options")).items() if k != "seed"}
+    options_of_kinds = _mapping(kinds.get("options"))
+    asked = list(_list(kinds.get("kinds"))) or ["kontest"]
+    kind_options = {  # the builders' options: none matter to KONTEST questions alone
+        key: value
+        for key, value in options_of_kinds.items()
+        if key not in ("seed", "ontological_rule") and asked != ["kontest"]
+    }
     return {
         "templates": {tid: texts.get(tid, "") for tid in ids},
         "system prompt": options.get("system_prompt"),
@@ -109,10 +116,12 @@ def session_settings(row: Mapping[str, object]) -> dict[str, object]:
         "max tokens": options.get("max_tokens"),
         "seed": int(str(row.get("seed") or 0)),
         "model seed": options.get("seed"),
-        "kinds": list(_list(kinds.get("kinds"))) or ["kontest"],
+        "kinds": asked,
         "kind options": kind_options or None,
+        "ontological rule": str(options_of_kinds.get("ontological_rule") or "paper"),
         "sampling": kinds.get("sample"),
-        "fresh conversations": bool(options.get("fresh_conversations", False)),
+        # a column of the session row (run.session reads it there), not a chat option
+        "fresh conversations": bool(row.get("fresh_conversations")),
     }
 
 

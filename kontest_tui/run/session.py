@@ -50,6 +50,7 @@ from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.evidence import EvidenceTally, cut_answers
 from kontest_tui.oracles.margins import MarginTally
+from kontest_tui.oracles.ontological import PAPER_RULE
 from kontest_tui.oracles.streamed import NotStreamable, StreamedEvaluation
 from kontest_tui.results.evaluate import (
     add_evidence,
@@ -57,6 +58,7 @@ from kontest_tui.results.evaluate import (
     evaluate_responses,
     evaluation_engine,
     session_doubts,
+    session_ontological_rule,
     split_answers,
 )
 from kontest_tui.run.executor import (
@@ -206,7 +208,7 @@ def create_session(
             seed,
             [],
             [],
-            None,
+            _kontest_kinds_json(kind_options),
             itertools.chain([first], chunks),
             fresh_conversations=fresh_conversations,
             parent=parent,
@@ -253,7 +255,9 @@ def create_session(
     asked = sorted({c.test_kind for c in chosen}, key=list(TestKind).index)
     kinds_json = (
         None
-        if asked == [TestKind.KONTEST] and drawn is None
+        if asked == [TestKind.KONTEST]
+        and drawn is None
+        and kind_options.ontological_rule == PAPER_RULE
         else {
             "kinds": [kind.value for kind in asked],
             "options": kind_options.to_json(),
@@ -278,6 +282,14 @@ def create_session(
         fresh_conversations=fresh_conversations,
         parent=parent,
     )
+
+
+def _kontest_kinds_json(kind_options: KindOptions | None) -> dict[str, Any] | None:
+    """The kinds JSON of a session of KONTEST questions alone: none (the default) unless its
+    options say more than the builders' defaults (another ontological rule)."""
+    if kind_options is None or kind_options.ontological_rule == PAPER_RULE:
+        return None
+    return {"kinds": [TestKind.KONTEST.value], "options": kind_options.to_json(), "problems": []}
 
 
 def _generated_chunks(
@@ -561,6 +573,7 @@ async def _run_session(
                     fresh=bool(row.get("fresh_conversations")),
                     doubts=session_doubts(store, session_id),
                     labels=lambda nodes: store.relations.node_labels(session_id, nodes),
+                    ontological_rule=session_ontological_rule(row),
                 )
         assert evaluation is not None
         evaluation.from_cache = stored_cached + result.progress.cached
@@ -607,9 +620,15 @@ def _stream_size(
         chunk = CHUNK_RELATIONS
     if chunk < 1:
         raise ValueError("chunk must be at least 1")
-    if row["kinds_json"].get("sample") or row.get("fresh_conversations") or not is_cacheable(model):
-        # a sample's intervals need every verdict, as does a fresh session's stability test;
-        # a replay prepares the whole run
+    if (
+        row["kinds_json"].get("sample")
+        or row.get("fresh_conversations")
+        or session_ontological_rule(row) != PAPER_RULE
+        or not is_cacheable(model)
+    ):
+        # a sample's intervals need every verdict, as does a fresh session's stability test
+        # and the prototype's ontological rule (oracles.streamed has the paper's); a replay
+        # prepares the whole run
         return None
     return chunk if store.chunks.streamable(session_id) else None
 

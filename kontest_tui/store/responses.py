@@ -309,6 +309,22 @@ class Responses(Repository):
                 per[template_id] = answer if error is None else None
         return found
 
+    def answer_seconds(self, session_id: str) -> dict[str, float]:
+        """Seconds the model took to answer the calls made (reused answers excluded), summed
+        per kind of conversation: "atomic" and "sequential" for KONTEST's (KONTEST Table 14),
+        "other" for the other test kinds'."""
+        rows = self._fetch(
+            "SELECT CASE WHEN c.test_kind = 'kontest' THEN c.shape ELSE 'other' END,"
+            " COALESCE(SUM(r.latency_ms), 0) FROM responses r JOIN conversations c"
+            " ON c.pk = r.conversation_key WHERE r.session = ? AND r.cached = 0 GROUP BY 1",
+            (session_id,),
+        )
+        found = {"atomic": 0.0, "sequential": 0.0, "other": 0.0}
+        for kind, milliseconds in rows:
+            key = kind if kind in found else "other"
+            found[key] += float(milliseconds) / 1000
+        return found
+
     def timing(self, session_id: str) -> TimingSums:
         """The timing sums of the session's responses (KONTEST Table 14): tokens and latency
         of the calls made only, never of reused answers."""

@@ -106,3 +106,38 @@ def test_string_answers_are_accepted() -> None:
     as_strings = {key: str(value.value) for key, value in answers.items()}
     verdicts = find_ontological_verdicts(relations, conversations, as_strings)
     assert [(v.template_id, v.error) for v in verdicts] == [("t1", True), ("t2", False)]
+
+
+def test_the_prototypes_rule_drops_tests_that_a_chain_of_invalid_answers_joins() -> None:
+    """Path a-b-c-d, two readings of which tests are valid (oracles.ontological).
+
+    t1: a>b and b>c invalid, c>d yes, a>c yes, b>d yes, a>d yes. The tests a>c, a>d, b>d
+    are valid answers: 3 tests by the paper's text. The prototype's rule drops a test that
+    is no error when invalid answers chain its nodes: a>c (a -> b -> c, both invalid) goes;
+    a>d (a -> b -> c, then c>d is yes: no chain of invalid answers reaches d) and b>d (b>c
+    invalid, c>d yes) stay: 2 tests.
+    t2: a>b yes, b>d yes, a>c invalid, c>d invalid, a>d no, b>c yes. a>d is an error (yes-path
+    a -> b -> d) and stays one although a -> c -> d is a chain of invalid answers (the
+    prototype finds errors first); b>d (yes) stays (b>c yes, no invalid chain); a>c has no
+    valid answer of its own: no test under either rule.
+    """
+    relations = build_relations(["a", "b", "c", "d"])
+    t1 = {"a>b": X, "a>c": Y, "a>d": Y, "b>c": X, "b>d": Y, "c>d": Y}
+    t2 = {"a>b": Y, "a>c": X, "a>d": N, "b>c": Y, "b>d": Y, "c>d": X}
+    conversations = build_conversations(relations)
+    answers = script_answers(conversations, atomic_script(t1, t2))
+    paper = find_ontological_verdicts(relations, conversations, answers)
+    prototype = find_ontological_verdicts(relations, conversations, answers, rule="prototype")
+    assert [(v.template_id, v.relation_id, v.error) for v in paper] == [
+        ("t1", "a>c", False),
+        ("t1", "a>d", False),
+        ("t1", "b>d", False),
+        ("t2", "a>d", True),
+        ("t2", "b>d", False),
+    ]
+    assert [(v.template_id, v.relation_id, v.error) for v in prototype] == [
+        ("t1", "a>d", False),
+        ("t1", "b>d", False),
+        ("t2", "a>d", True),
+        ("t2", "b>d", False),
+    ]

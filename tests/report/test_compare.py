@@ -85,6 +85,7 @@ def test_every_number_of_compare_json_matches_the_session_reports(
     assert set(data) == {
         "sessions",
         "overlap",
+        "overlap_total",
         "timing",
         "variant_table",
         "differences",
@@ -136,7 +137,7 @@ def test_text_markdown_csv_and_html(two_sessions: tuple[Path, list[str]], capsys
     db, ids = two_sessions
     code, text, err = kontest(capsys, "compare", *ids, "--db", db)
     assert code == 0, err
-    assert "KONTEST errors / valid tests per oracle" in text
+    assert "KONTEST Table 3 (appendix Table 10), Errors (%)" in text
     assert "Logic hallucination rate" in text and "k/i/b/u" in text
     assert "Settings that differ" not in text
     _, markdown, _ = kontest(capsys, "compare", "--db", db, "--format", "markdown")
@@ -148,6 +149,7 @@ def test_text_markdown_csv_and_html(two_sessions: tuple[Path, list[str]], capsys
     assert code == 0, err
     page = html_path.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "<svg" in page and "class='bar'" in page
+    assert "] deff " in page  # the bars' clustered intervals with their design effects
     assert "src=" not in page and "<link" not in page  # standalone: nothing to fetch
 
 
@@ -340,7 +342,7 @@ def test_sessions_with_other_settings_are_refused_or_marked(
         code, out, _ = kontest(
             capsys, "compare", "--db", db, "--format", fmt, "--allow-differences"
         )
-        assert code == 0 and out.index(above) < out.index("KONTEST errors"), fmt
+        assert code == 0 and out.index(above) < out.index("KONTEST Table 3"), fmt
         assert "0.7" in out
     code, out, _ = kontest(capsys, "compare", "--db", db, "--format", "csv", "--allow-differences")
     assert out.splitlines()[0].startswith("table,setting,")
@@ -370,8 +372,52 @@ def test_a_samples_unestimated_rate_is_left_out_of_its_total(
         metamorphic = ("atomic", "sequential_intra", "sequential_inter")
         assert rates["total"]["tests"] == sum(report["tests"][o] for o in metamorphic)
     code, text, _ = kontest(capsys, "compare", "--db", db)
-    table = text[text.index("KONTEST errors") :].split("\n\n")[0]
+    table = text[text.index("KONTEST Table 3") :].split("\n\n")[0]
     rows = [line for line in table.splitlines() if line.startswith("sim")]
     assert len(rows) == 2
     for row in rows:
         assert "not estimated" in row and "(without ontological)" in row
+
+
+def test_a_fresh_conversations_session_is_not_compared_with_a_default_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--fresh-conversations` is a setting of the questions (each sequential conversation
+    asked from scratch, the stability test added): compare refuses it beside a default
+    session and names it; --allow-differences lists it."""
+    db = tmp_path / "f.db"
+    base = ["run", "--db", db, "--kg", KG, "--model", "sim", "-q"]
+    assert kontest(capsys, *base)[0] == 0
+    assert kontest(capsys, *base, "--fresh-conversations")[0] == 0
+    _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    ids = [row["id"] for row in json.loads(out)]
+    code, _, err = kontest(capsys, "compare", *ids, "--db", db)
+    assert code == 2, err
+    assert err.splitlines()[1] == (
+        f"kontest: error: fresh conversations: no ({ids[0]}) vs yes ({ids[1]})"
+    )
+    code, out, err = kontest(
+        capsys, "compare", *ids, "--db", db, "--format", "json", "--allow-differences"
+    )
+    assert code == 0, err
+    assert json.loads(out)["differences"] == [
+        {"setting": "fresh conversations", "values": {ids[0]: False, ids[1]: True}}
+    ]
+
+
+def test_sessions_with_other_ontological_rules_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ontological rule decides which tests count (oracles.ontological): a session
+    counted by the prototype's rule is not compared with one counted by the paper's."""
+    db = tmp_path / "o.db"
+    base = ["run", "--db", db, "--kg", KG, "--model", "sim", "-q"]
+    assert kontest(capsys, *base)[0] == 0
+    assert kontest(capsys, *base, "--ontological-rule", "prototype")[0] == 0
+    _, out, _ = kontest(capsys, "sessions", "--db", db, "--json")
+    ids = [row["id"] for row in json.loads(out)]
+    code, _, err = kontest(capsys, "compare", *ids, "--db", db)
+    assert code == 2, err
+    assert err.splitlines()[1:] == [
+        f"kontest: error: ontological rule: paper ({ids[0]}) vs prototype ({ids[1]})"
+    ]

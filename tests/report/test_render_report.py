@@ -22,7 +22,7 @@ from kontest_tui.domain.records import Answer, Conversation, Query, Relation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import ModelAnswers, cross_validate
 from kontest_tui.oracles.evaluate import evaluate
-from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.oracles.intervals import clopper_pearson
 from kontest_tui.report.render import (
     interval_text,
     render_ensemble,
@@ -86,6 +86,11 @@ def interval(oracle: str) -> str:
     return interval_text(build_evaluation().to_json()["rates"][oracle])
 
 
+def deff(oracle: str) -> str:
+    """The design effect cell (two decimals) of an oracle's rate in the hand-worked report."""
+    return f"{build_evaluation().to_json()['rates'][oracle]['design_effect']:.2f}"
+
+
 def test_text_report_table() -> None:
     text = render_report(build_evaluation(), "text")
     lines = text.splitlines()
@@ -101,24 +106,45 @@ def test_text_report_table() -> None:
     def cells(name: str) -> list[str]:
         return next(line for line in lines if line.startswith(name + " "))[len(name) :].split()
 
-    assert row["test"] == ["tests", "planned", "errors", "rate", "95%", "interval"]
-    assert cells("two phrasings alone") == ["3", "3", "1", "33.3%", interval("atomic")]
-    assert cells("same conversation") == ["6", "6", "2", "33.3%", interval("sequential_intra")]
+    assert row["test"] == ["tests", "planned", "errors", "rate", "95%", "interval", "deff"]
+    assert cells("two phrasings alone") == ["3", "3", "1", "33.3%", interval("atomic"), "1.50"]
+    assert cells("same conversation") == [
+        "6",
+        "6",
+        "2",
+        "33.3%",
+        interval("sequential_intra"),
+        deff("sequential_intra"),
+    ]
+    # no error: nothing varies between relations, the design effect is 1
     assert cells("after its paraphrase") == [
         "6",
         "6",
         "0",
         "0.0%",
         interval("sequential_inter"),
+        "1.00",
     ]
-    assert cells("implied facts") == ["2", "2", "1", "50.0%", interval("ontological")]
+    assert cells("implied facts") == [
+        "2",
+        "2",
+        "1",
+        "50.0%",
+        interval("ontological"),
+        deff("ontological"),
+    ]
     assert "sequential_intra" not in text and "sequential_inter" not in text
-    assert row["total"] == ["17", "17", "4", "23.5%", interval("total")]
+    assert row["total"] == ["17", "17", "4", "23.5%", interval("total"), deff("total")]
     # Atomic by hand: one test per relation, (1, 0, 0) errors: p = 1/3, deff = 1.5 (the
-    # m / (m - 1) correction of 3 clusters), Wilson at 2 tests with 2/3 errors.
-    low, high = wilson_interval(2 / 3, 2)
+    # m / (m - 1) correction of 3 clusters); one test a cluster, so no degrees-of-freedom
+    # correction (t at n - 1 = m - 1 = 2): Clopper-Pearson at 2 tests with 2/3 errors.
+    low, high = clopper_pearson(2 / 3, 2)
     assert interval("atomic") == f"{100 * low:.1f}-{100 * high:.1f}%"
-    assert "Headline: KONTEST error rate 23.5% (4 of 17), 95% interval " + interval("total") in text
+    assert (
+        "Headline: KONTEST error rate 23.5% (4 of 17), 95% interval "
+        + interval("total")
+        + f" (design effect {deff('total')})"
+    ) in text
     assert row["t1"] == ["1", "33.33%"] and row["intersection"] == ["0", "0.00%"]
     assert "Errors (all):" in text
     # Without names, the relation and nodes by id; the sentences are the same.
@@ -135,7 +161,7 @@ def test_text_report_from_plain_json_and_error_limit() -> None:
     atomic_row = next(
         x for x in render_report(old, "text").splitlines() if x.startswith("two phrasings alone")
     )
-    assert atomic_row.split()[3:] == ["3", "-", "1", "33.3%", interval("atomic")]
+    assert atomic_row.split()[3:] == ["3", "-", "1", "33.3%", interval("atomic"), "1.50"]
     limited = render_report(evaluation, "text", max_errors=1)
     assert "Errors (first 1 of 4):" in limited
 

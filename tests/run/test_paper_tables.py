@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from kontest_tui.kg.io import load_graph
+from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.run.api import SessionSpec, start_session
 from kontest_tui.run.executor import ExecutorConfig
 from kontest_tui.store import Store
@@ -44,16 +45,20 @@ TABLE_5 = {
 }
 
 
-def replay(tmp_path: Path, domain: str, model: str, fresh: bool = False) -> dict[str, object]:
-    """The report of the recording replayed per path on the domain's sample."""
+def replay(
+    tmp_path: Path, domain: str, model: str, fresh: bool = False, rule: str = "paper"
+) -> dict[str, object]:
+    """The report of the recording replayed per path on the domain's sample (`rule`: the
+    ontological rule, oracles.ontological)."""
     spec = SessionSpec(
         load_graph(domain),
         model=f"replay:{RECORDINGS / f'{domain}-{model}.jsonl'}",
         per_path=True,
         config=ExecutorConfig(concurrency=8),
         fresh_conversations=fresh,
+        kind_options=KindOptions(ontological_rule=rule),
     )
-    with Store(tmp_path / f"{domain}-{model}.db") as store:
+    with Store(tmp_path / f"{domain}-{model}-{rule}.db") as store:
         outcome = asyncio.run(start_session(store, spec))
         return outcome.evaluation.to_json()
 
@@ -100,6 +105,29 @@ def test_recording_gives_the_papers_rows(tmp_path: Path, domain: str, model: str
         assert tests[0] == 137 and errors[0] == 46
         assert tests[1] == 146 and tests[2] == 137  # one order: one intra and one inter test
         assert report["executions"] == 146 * 4
+
+
+@pytest.mark.parametrize(("domain", "model"), sorted(TABLE_5))
+def test_the_prototypes_ontological_rule_gives_falcons_267_and_changes_no_other_row(
+    tmp_path: Path, domain: str, model: str
+) -> None:
+    """`--ontological-rule prototype` (a test that is no error is also invalid when a chain
+    of invalid answers joins its two nodes, as the prototype's error finder counts): places
+    Falcon's 269 valid ontological tests become the paper's 267 (1589 in all, its Table 10
+    row exactly); every other row, Table 5 included, is the same under both rules. Music
+    Llama2 gives 92 under both: 4 of its 96 tests have an invalid answer of their own
+    ("I don't know"-like), so the paper's 96 cannot be reached by either reading."""
+    prototype = replay(tmp_path, domain, model, rule="prototype")
+    assert gap_row(prototype) == TABLE_5[domain, model]
+    tests, errors = oracle_counts(prototype)
+    if model == "falcon":  # the paper's rule gives 269 (test_recording_gives_the_papers_rows)
+        assert tests == (254, 530, 538, 267) and errors == (50, 24, 152, 25)
+        assert sum(tests) == 1589
+    elif (domain, model) in TABLE_10:
+        assert (tests, errors) == TABLE_10[domain, model]
+    else:  # music Llama2: the paper's rule gives the same
+        assert tests[3] == 92 and errors[3] == 9
+        assert oracle_counts(replay(tmp_path, domain, model)) == (tests, errors)
 
 
 def test_fresh_conversations_hold_the_recorded_first_turns_to_the_atomic_answers(

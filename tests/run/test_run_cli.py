@@ -266,10 +266,17 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
         assert row["failed"] == 3 and row["status"] == "failed"
         assert row["message"] == "3 turns failed after all attempts"
     assert code == 1
-    assert err.strip().splitlines()[-1] == (
-        "kontest: error: 3 turns failed after all attempts (no answer); ask them again with: "
-        f"kontest run --resume {session} --db {db}"
-    )
+    # a replay: the lines the file lacks, then the error (the last line); no resume of the
+    # same file (it fails the same way)
+    assert err.strip().splitlines()[-4:] == [
+        f'kontest: the lines {partial} lacks (add each with its "answer", then '
+        f"kontest run --resume {session} --db {db} asks those turns):",
+        '{"kind": "atomic", "messages": ["Does Ireland have a Kinawley?"]}',
+        '{"kind": "sequential", "messages": ["Does Ireland have a Kinawley?"]}',
+        "kontest: error: 3 turns failed after all attempts (no answer): "
+        f"{partial} has no line for 2 of their questions; a resume with the same file fails "
+        "them the same way",
+    ]
     assert (
         "executions 15 (valid 14, invalid 1, of which refusals 1)  failed 3" in out
     )  # "I'm not sure."
@@ -332,7 +339,7 @@ def test_a_model_that_never_answers_fails_every_turn(tmp_path, capsys) -> None: 
         "-q",
     )
     assert code == 1
-    assert "kontest: error: 180 turns failed" in err.splitlines()[-1]
+    assert any(line.startswith("kontest: error: 180 turns failed") for line in err.splitlines())
     report = report_json(capsys, db)
     assert (report["valid"], report["invalid"], report["failed"], report["executions"]) == (
         0,

@@ -191,12 +191,15 @@ async def test_ensemble_over_stored_sessions_equals_render_ensemble(
         view = results.query_one("#ensemble-view")
         await wait_until(pilot, lambda: choices.option_count == 3, what="the stored sessions")
         assert app.focused is choices
-        # This session and both others ticked: the ensemble of all three, in list order.
+        # This session and both others ticked: the ensemble of all three, in list order, with
+        # its spread over 8 fold splits (as `kontest ensemble` prints it).
         await wait_until(pilot, lambda: widget_text(view).startswith("Ensemble of 3"))
         with Store(db_path) as store:
             evaluations = {sid: evaluate_session(store, sid) for sid in stored}
         expected = render_ensemble(
-            cross_validate([evaluations[first], evaluations[careful], evaluations[forgetful]], k=5),
+            cross_validate(
+                [evaluations[first], evaluations[careful], evaluations[forgetful]], k=5, splits=8
+            ),
             "text",
         )
         assert widget_text(view) == expected
@@ -205,7 +208,7 @@ async def test_ensemble_over_stored_sessions_equals_render_ensemble(
         await pilot.press("end", "space")
         await wait_until(pilot, lambda: widget_text(view).startswith("Ensemble of 2"))
         expected = render_ensemble(
-            cross_validate([evaluations[first], evaluations[careful]], k=5), "text"
+            cross_validate([evaluations[first], evaluations[careful]], k=5, splits=8), "text"
         )
         assert widget_text(view) == expected
 
