@@ -135,7 +135,9 @@ def test_no_encoding_of_the_key_rests_or_prints(
     common = ["--kg", "places", "--limit", "7", "--db", db, "--no-cache"]
     assert kontest("run", *common, "--model", f"openai:echo@{echoing_url}/deny/v1", "-q") != 0
     assert "HTTP 401" in printed[-1]
-    # 42 turns, one attempt each: 21 failed with a form in the error, 21 answers holding one
+    # 42 turns, one attempt each; a conversation's first turn shares its call with the same
+    # question asked alone (run.executor), so about 30 calls: half failed with a form in the
+    # error, half answers holding one
     kontest("run", *common, "--model", f"openai:echo@{echoing_url}/v1", "--max-attempts", "1")
     kontest("run", "--resume", "--db", db, "--max-attempts", "1", "-q")
     for fmt in ("text", "json", "markdown", "csv"):
@@ -144,7 +146,7 @@ def test_no_encoding_of_the_key_rests_or_prints(
         kontest("export", "--db", db, "--format", fmt)
         kontest("export", "--db", db, "--format", fmt, "--out", str(tmp_path / f"x.{fmt}"))
     kontest("sessions", "--db", db, "--json")
-    assert EchoingHandler.calls >= 40
+    assert EchoingHandler.calls >= 30
     everything = "\n".join(printed)
     assert everything.count("***") >= 20
     files = b"".join(path.read_bytes() for path in tmp_path.rglob("*") if path.is_file())
