@@ -350,5 +350,5 @@ def _add_template(store: Store, session_id: str, template_id: str, request: RunR
     that follows asks them."""
     session = store.sessions.get(store.sessions.resolve(session_id))
     domain = str(session["templates_json"].get("domain") or "")
-    template = load_template_set(request.graph.templates or domain).get(template_id)
+    template = load_template_set(request.graph.templates or domain, domain).get(template_id)
     add_template(store, session["id"], template)
