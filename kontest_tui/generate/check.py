@@ -39,18 +39,29 @@ from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.aliases import fold_name
 from kontest_tui.kg.graph import KnowledgeGraph
 
-# reason -> what it means, in the order reports list them
-REASONS: dict[str, str] = {
-    "article": 'article or agreement: "a"/"an" against the sound of the next word or before a '
-    'name, or a verb that does not agree ("Is the Orkney Islands ...")',
-    "the": 'missing "the": a name that takes "the" said without it',
-    "qualifier": "id or qualifier left: an id, a code, brackets, a name turned round, or a "
-    "place the other node gives",
-    "generic": 'generic name: a name such as "Central Region" with no country in the question',
-    "duplicate": "duplicate text: the same question for two relations (one answer counts twice)",
-    "self": "self-named pair: a place asked about itself by name",
-    "shared": "shared label: another node of this name fits the question as well",
-    "punctuation": 'odd punctuation: a stray comma before a title, ?"?, doubled marks or spaces',
+# reason -> (its name, what it means), in the order reports list them
+REASONS: dict[str, tuple[str, str]] = {
+    "article": (
+        "article or agreement",
+        '"a"/"an" against the sound of the next word or before a name, or a verb that does '
+        'not agree ("Is the Orkney Islands ...")',
+    ),
+    "the": ('missing "the"', 'a name that takes "the" (the United States) said without it'),
+    "qualifier": (
+        "id or qualifier left",
+        "an id, a code, brackets, a name turned round, or a place the other node gives",
+    ),
+    "generic": ("generic name", 'a name such as "Central Region" with no country in the question'),
+    "duplicate": (
+        "duplicate text",
+        "the same question for two relations (one answer counts twice)",
+    ),
+    "self": ("self-named pair", "a place asked about itself by name"),
+    "shared": ("shared label", "another node of this name fits the question as well"),
+    "punctuation": (
+        "odd punctuation",
+        'a stray comma before a title, ?"?, doubled marks or spaces, unbalanced quotes',
+    ),
 }
 EXAMPLES = 3  # questions shown per reason
 
@@ -113,8 +124,9 @@ class QuestionCheck:
             "share": round(self.share, 4),
             "reasons": {
                 reason: {
-                    "meaning": REASONS[reason],
-                    "questions": len(flags),
+                    "name": REASONS[reason][0],
+                    "meaning": REASONS[reason][1],
+                    "questions": len({(flag.relation_id, flag.template_id) for flag in flags}),
                     "relations": len({flag.relation_id for flag in flags}),
                     "examples": [
                         {
@@ -123,12 +135,22 @@ class QuestionCheck:
                             "question": flag.question,
                             "detail": flag.detail,
                         }
-                        for flag in flags[:EXAMPLES]
+                        for flag in examples(flags)
                     ],
                 }
                 for reason, flags in self.by_reason().items()
             },
         }
+
+
+def examples(flags: Sequence[Flag], count: int = EXAMPLES) -> list[Flag]:
+    """The first `count` flags of distinct questions."""
+    seen: dict[str, Flag] = {}
+    for flag in flags:
+        seen.setdefault(flag.question, flag)
+        if len(seen) == count:
+            break
+    return list(seen.values())
 
 
 def check_questions(
@@ -154,10 +176,16 @@ def check_questions(
             flags.extend(check_question(realiser, parts))
             by_text[parts.template_id, parts.text].append(parts)
     for group in by_text.values():
-        if len({parts.relation.id for parts in group}) > 1:
-            others = ", ".join(sorted({parts.relation.id for parts in group}))
+        ids = sorted({parts.relation.id for parts in group})
+        if len(ids) > 1:
             flags.extend(
-                Flag("duplicate", p.relation.id, p.template_id, p.text, f"asked for {others}")
+                Flag(
+                    "duplicate",
+                    p.relation.id,
+                    p.template_id,
+                    p.text,
+                    "also asked for " + ", ".join(i for i in ids if i != p.relation.id),
+                )
                 for p in group
             )
     order = {reason: index for index, reason in enumerate(REASONS)}

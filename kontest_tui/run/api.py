@@ -24,7 +24,7 @@ from kontest_tui.domain.records import (
     Response,
     TestKind,
 )
-from kontest_tui.errors import InvalidInputError
+from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
@@ -215,13 +215,26 @@ def model_seed(options: ChatOptions | None) -> int:
 
 
 def preview_variants(
-    kg: KnowledgeGraph, relation: Relation, template: Template, domain: str, strength: int = 2
+    kg: KnowledgeGraph,
+    relation: Relation,
+    template: Template,
+    domain: str,
+    strength: int = 2,
+    *,
+    realise: bool | None = None,
 ) -> VariantPreview:
     """One question's covering array (generate.variants.preview_variants; WordNet is read
-    the first time: call it from a worker)."""
+    the first time: call it from a worker). `realise`: whether the template's set is
+    realised (None: as the domain's default set is)."""
+    from kontest_tui.generate.templates import template_set_for_domain
     from kontest_tui.generate.variants import preview_variants as preview
 
-    return preview(kg, relation, template, domain, strength)
+    if realise is None:
+        try:
+            realise = template_set_for_domain(domain).realise
+        except KontestError:
+            realise = False
+    return preview(kg, relation, template, domain, strength, realise=realise)
 
 
 def stored_spec(store: Store, session_id: str) -> SessionSpec:

@@ -27,7 +27,7 @@ from kontest_tui.errors import (
     TemplateError,
     TooManyPathsError,
 )
-from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.conversations import build_conversations, question_text
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.summary import GraphSummary, describe_graph
 from kontest_tui.generate.templates import Template, TemplateSet
@@ -268,7 +268,7 @@ def preview_relation(
             notes.append(f"{kind.value}: {_sentence(error)}")
     variants = (
         tuple(
-            _query_variants(kg, relation, template, template_set.domain, strength, options.seed)
+            _query_variants(kg, relation, template, template_set, strength, options.seed)
             for template in template_set.select(template_ids or None)
         )
         if variant_rows
@@ -287,15 +287,23 @@ def _query_variants(
     kg: KnowledgeGraph,
     relation: Relation,
     template: Template,
-    domain: str,
+    template_set: TemplateSet,
     strength: int,
     seed: int,
 ) -> QueryVariants:
     from kontest_tui.generate.variants import preview_variants  # reads WordNet: seconds
 
     try:
-        question = template.fill(relation.type, kg.label(relation.parent), kg.label(relation.child))
-        preview = preview_variants(kg, relation, template, domain, strength, seed)
+        question = question_text(kg, relation, template_set, template.id)
+        preview = preview_variants(
+            kg,
+            relation,
+            template,
+            template_set.domain,
+            strength,
+            seed,
+            realise=template_set.realise,
+        )
     except KontestError as error:
         return QueryVariants(template.id, "", None, _sentence(error))
     return QueryVariants(template.id, question, preview)
