@@ -25,6 +25,9 @@ from kontest_tui.domain.records import (
     TestKind,
 )
 from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.generate.check import REASONS as QUESTION_CHECK_REASONS
+from kontest_tui.generate.check import QuestionCheck
+from kontest_tui.generate.check import examples as check_examples
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
@@ -63,6 +66,7 @@ from kontest_tui.run.prepare import (
     QueryVariants,
     RelationPreview,
     check_model,
+    check_spec_questions,
     model_problem,
     prepare,
     preview_relation,
@@ -83,6 +87,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "LOGIC_RULES",
+    "QUESTION_CHECK_REASONS",
     "QUESTION_TYPES",
     "Evaluation",
     "Executor",
@@ -98,6 +103,7 @@ __all__ = [
     "Problem",
     "Progress",
     "QueryVariants",
+    "QuestionCheck",
     "ReportJSON",
     "RelationPreview",
     "SessionOutcome",
@@ -107,7 +113,9 @@ __all__ = [
     "WithheldKey",
     "add_template",
     "build_wikidata_source",
+    "check_examples",
     "check_model",
+    "check_spec_questions",
     "create_session",
     "error_path",
     "evaluation_engine",
