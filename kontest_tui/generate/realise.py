@@ -266,15 +266,20 @@ class Realiser:
                         self._sharing[other] = tuple(i for i in ids if i != other)
         return self._sharing.get(node_id, ())
 
-    def shared_below(self, child: str, parent: str) -> bool:
-        """Is another node of the child's name below `parent` too (the question could mean
-        either)?"""
-        return any(parent in self.kg.ancestors(other) for other in self._same_name(child))
+    def shared_below(self, child: str, parent: str) -> tuple[str, ...]:
+        """Other nodes of the child's name below `parent` too (the question could mean
+        any of them)."""
+        return tuple(o for o in self._same_name(child) if parent in self.kg.ancestors(o))
 
-    def shared_above(self, parent: str, child: str) -> bool:
-        """Is another node of the parent's name above `child` too?"""
+    def shared_above(self, parent: str, child: str) -> tuple[str, ...]:
+        """Other nodes of the parent's name above `child` too."""
         ancestors = self.kg.ancestors(child)
-        return any(other in ancestors for other in self._same_name(parent))
+        return tuple(other for other in self._same_name(parent) if other in ancestors)
+
+    def told_apart(self, node_id: str, others: Sequence[str]) -> bool:
+        """Does the node's type word tell it from each of `others` (equal names)?"""
+        kind = self.type_word(node_id)
+        return bool(others) and all(self.type_word(other) != kind for other in others)
 
     def self_named(self, relation: Relation) -> bool:
         """Are both ends of the relation said with the same name (`Garnich in Garnich`)?"""
@@ -372,11 +377,12 @@ class Realiser:
     ) -> tuple[str, str]:
         """How the relation's parent and child are said in its questions (titles in
         quotes as they are). Equal names are told apart by type when neither is a title
-        (a template that quotes a title names the types itself)."""
+        (a template that quotes a title names the types itself) and only where the type
+        words differ."""
         parent, child = relation.parent, relation.child
         parent_name, child_name = self.name(parent), self.name(child)
         typed = not (parent_title or child_title)
-        same = typed and self.self_named(relation)
+        same = typed and self.self_named(relation) and self.told_apart(parent, (child,))
         parent_text = (
             title_text(parent_name.label)
             if parent_title
@@ -384,7 +390,8 @@ class Realiser:
                 parent,
                 parent_name,
                 other=child,
-                with_type=same or (typed and self.shared_above(parent, child)),
+                with_type=same
+                or (typed and self.told_apart(parent, self.shared_above(parent, child))),
             )
         )
         child_text = (
@@ -395,7 +402,8 @@ class Realiser:
                 child_name,
                 other=parent,
                 other_text=parent_text,
-                with_type=same or (typed and self.shared_below(child, parent)),
+                with_type=same
+                or (typed and self.told_apart(child, self.shared_below(child, parent))),
                 above=True,
             )
         )
