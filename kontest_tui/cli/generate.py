@@ -111,6 +111,11 @@ def check_generated(request: GenerateRequest) -> QuestionCheck:
     return check_questions(request.kg, relations, template_set, request.template_ids)
 
 
+def _count(number: int, word: str) -> str:
+    """`1 relation`, `2 relations`."""
+    return f"{number:,} {word}{'' if number == 1 else 's'}"
+
+
 def format_check(check: QuestionCheck, shown: int = 3) -> str:
     """The question check in words: the share flagged, then each reason with its counts and
     its first questions."""
@@ -118,9 +123,9 @@ def format_check(check: QuestionCheck, shown: int = 3) -> str:
 
     lines = [
         f"Question check: {check.template_set} templates {', '.join(check.template_ids)}, "
-        f"{check.relations:,} relations, {check.questions:,} questions",
-        f"Flagged: {check.flagged_relations:,} of {check.relations:,} relations "
-        f"({check.share:.1%}), {check.flagged_questions:,} questions",
+        f"{_count(check.relations, 'relation')}, {_count(check.questions, 'question')}",
+        f"Flagged: {check.flagged_relations:,} of {_count(check.relations, 'relation')} "
+        f"({check.share:.1%}), {_count(check.flagged_questions, 'question')}",
     ]
     grouped = check.by_reason()
     for reason, flags in grouped.items():
@@ -128,7 +133,8 @@ def format_check(check: QuestionCheck, shown: int = 3) -> str:
         relations = len({flag.relation_id for flag in flags})
         questions = len({(flag.relation_id, flag.template_id) for flag in flags})
         lines.append("")
-        lines.append(f"{name} ({questions:,} questions, {relations:,} relations): {meaning}")
+        counts = f"{_count(questions, 'question')}, {_count(relations, 'relation')}"
+        lines.append(f"{name} ({counts}): {meaning}")
         for flag in examples(flags, shown):
             lines.append(f"  {flag.question}  [{flag.detail}]")
     clean = [name for key, (name, _) in REASONS.items() if key not in grouped]

@@ -245,6 +245,10 @@ class Realiser:
         self._sharing: dict[str, tuple[str, ...]] | None = None
         self._countries: dict[str, str | None] = {}
         self._alias_phrases: dict[tuple[str, bool], tuple[str, ...]] = {}
+        self._type_words: dict[str, str] = {}
+        self._folded: dict[str, str] = {}
+        # the last relation's phrases: its templates are realised one after the other
+        self._last: tuple[tuple[str, str, bool, bool], tuple[str, str]] | None = None
 
     def name(self, node_id: str) -> SpokenName:
         """The node's label as said with no context (cached)."""
@@ -257,8 +261,10 @@ class Realiser:
         """Other nodes said with the same name (case- and accent-folded)."""
         if self._sharing is None:
             by_name: dict[str, list[str]] = defaultdict(list)
-            for other in self.kg.nodes:
-                by_name[fold_name(self.name(other).base)].append(other)
+            for other, node in self.kg.nodes.items():
+                # a label with no brackets or comma is said as it is: no need to parse it
+                plain = not any(mark in node.label for mark in "([,")
+                by_name[fold_name(node.label) if plain else self.folded(other)].append(other)
             self._sharing = {}
             for ids in by_name.values():
                 if len(ids) > 1:
@@ -269,23 +275,32 @@ class Realiser:
     def shared_below(self, child: str, parent: str) -> tuple[str, ...]:
         """Other nodes of the child's name below `parent` too (the question could mean
         any of them)."""
-        return tuple(o for o in self._same_name(child) if parent in self.kg.ancestors(o))
+        others = self._same_name(child)
+        return tuple(o for o in others if parent in self.kg.ancestors(o)) if others else ()
 
     def shared_above(self, parent: str, child: str) -> tuple[str, ...]:
         """Other nodes of the parent's name above `child` too."""
+        others = self._same_name(parent)
+        if not others:
+            return ()
         ancestors = self.kg.ancestors(child)
-        return tuple(other for other in self._same_name(parent) if other in ancestors)
+        return tuple(other for other in others if other in ancestors)
 
     def told_apart(self, node_id: str, others: Sequence[str]) -> bool:
         """Does the node's type word tell it from each of `others` (equal names)?"""
         kind = self.type_word(node_id)
         return bool(others) and all(self.type_word(other) != kind for other in others)
 
+    def folded(self, node_id: str) -> str:
+        """The node's name (`SpokenName.base`) case- and accent-folded (cached)."""
+        found = self._folded.get(node_id)
+        if found is None:
+            found = self._folded[node_id] = fold_name(self.name(node_id).base)
+        return found
+
     def self_named(self, relation: Relation) -> bool:
         """Are both ends of the relation said with the same name (`Garnich in Garnich`)?"""
-        return fold_name(self.name(relation.parent).base) == fold_name(
-            self.name(relation.child).base
-        )
+        return self.folded(relation.parent) == self.folded(relation.child)
 
     def country_of(self, node_id: str) -> str | None:
         """The nearest node above typed `country`, else the root above it (first parents)."""
@@ -309,17 +324,23 @@ class Realiser:
 
     def plural(self, node_id: str, phrase: str) -> bool:
         """Is `phrase` (the node's words in a question) said in the plural?"""
+        if not self.name(node_id).plural:
+            return False
         node = self.kg.nodes.get(node_id)
-        if node is None or node.type.casefold() == "country" or not self.name(node_id).plural:
+        if node is None or node.type.casefold() == "country":
             return False
         kind = self.type_word(node_id)
         return not (kind and phrase.startswith(f"the {kind} of "))
 
     def type_word(self, node_id: str) -> str:
         """The node's type as a word that tells equal names apart ('' when it has none)."""
-        node = self.kg.nodes.get(node_id)
-        kind = clean_label(node.type).lower() if node is not None else ""
-        return "" if not kind or fold_name(kind) in self.rules.no_type_word else kind
+        found = self._type_words.get(node_id)
+        if found is None:
+            node = self.kg.nodes.get(node_id)
+            kind = clean_label(node.type).lower() if node is not None else ""
+            found = "" if not kind or fold_name(kind) in self.rules.no_type_word else kind
+            self._type_words[node_id] = found
+        return found
 
     def gives(self, node_id: str, place: str, *, above: bool) -> bool:
         """Does naming `node_id` give `place` (its name or an alias; with `above`, the name
@@ -379,6 +400,17 @@ class Realiser:
         quotes as they are). Equal names are told apart by type when neither is a title
         (a template that quotes a title names the types itself) and only where the type
         words differ."""
+        parent, child = relation.parent, relation.child
+        key = (parent, child, parent_title, child_title)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        said = self._phrases(relation, parent_title, child_title)
+        self._last = (key, said)
+        return said
+
+    def _phrases(
+        self, relation: Relation, parent_title: bool, child_title: bool
+    ) -> tuple[str, str]:
         parent, child = relation.parent, relation.child
         parent_name, child_name = self.name(parent), self.name(child)
         typed = not (parent_title or child_title)
@@ -525,7 +557,7 @@ def _phrase_kind(phrase: str, slot: Slot, rules: NameRules) -> str:
     if slot.quoted or not slot.article:
         return "keep"
     first = phrase[:1]
-    if fold_name(phrase).startswith("the ") or first.isupper() or not first.isalpha():
+    if phrase[:4].lower() == "the " or first.isupper() or not first.isalpha():
         return "drop"  # a name, or "the" already said
     if slot.article.lower() == "the":
         return "keep"
@@ -568,7 +600,7 @@ def finish_question(text: str) -> str:
     """The first letter upper case; a title ending in "?" ends the question (no `?"?`)."""
     if text[:1].islower():
         text = text[:1].upper() + text[1:]
-    return _TITLE_END.sub(r"?\1", text)
+    return _TITLE_END.sub(r"?\1", text) if text.endswith(('"?', "”?")) else text
 
 
 @dataclass(frozen=True, slots=True)

@@ -167,7 +167,7 @@ def test_generate_check_prints_a_report_and_exits_0(capsys: pytest.CaptureFixtur
     out = capsys.readouterr().out
     assert out.startswith("Question check: places paper templates t1, t2, 265 relations")
     assert "Flagged: 265 of 265 relations (100.0%), 530 questions" in out
-    assert "self-named pair (2 questions, 1 relations)" in out
+    assert "self-named pair (2 questions, 1 relation)" in out
     assert "  Is there a Garnich in Garnich?  [Garnich in Garnich]" in out
     assert run_cli(["generate", "--kg", "music", "--check", "--format", "jsonl"]) == 0
     report = json.loads(capsys.readouterr().out)
