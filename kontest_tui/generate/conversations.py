@@ -31,7 +31,15 @@ def question_text(
     """The question one template asks about one relation: realised when the set says so
     (generate.realise), else the text filled with the labels as they are."""
     text = template_set.get(template_id).text_for(relation.type)
-    if template_set.realise:
+    return fill_question(kg, relation, text, realise=template_set.realise, template_id=template_id)
+
+
+def fill_question(
+    kg: KnowledgeGraph, relation: Relation, text: str, *, realise: bool, template_id: str = ""
+) -> str:
+    """A template text filled for one relation: realised (generate.realise), or with the
+    labels as they are."""
+    if realise:
         return realise_question(realiser_for(kg), relation, template_id, text).text
     return fill_template(text, kg.label(relation.parent), kg.label(relation.child))
 

@@ -28,7 +28,7 @@ from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.generate.check import REASONS as QUESTION_CHECK_REASONS
 from kontest_tui.generate.check import QuestionCheck
 from kontest_tui.generate.check import examples as check_examples
-from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.conversations import build_conversations, fill_question
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -121,6 +121,7 @@ __all__ = [
     "evaluation_engine",
     "headline_title",
     "extend_session",
+    "fill_question",
     "kontest_per_relation",
     "list_ollama_models",
     "list_test_kinds",
