@@ -154,10 +154,11 @@ def _is_designator(text: str, rules: NameRules) -> bool:
 
 
 def _is_generic(base: str, rules: NameRules) -> bool:
+    """Generic words only, two or more: "Central Region", "North-East Region", "South West"."""
     words = _words(base)
     return (
         len(words) >= 2
-        and words[-1] in rules.generic_nouns
+        and (words[-1] in rules.generic_nouns or words[-1] in rules.generic_words)
         and all(word in rules.generic_words for word in words[:-1])
     )
 
