@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-NEW_T1 = "Does {parent} contain {child}?"
+NEW_T1 = "Does {parent} hold {child}?"
 
 
 def edit_t1() -> None:

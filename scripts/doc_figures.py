@@ -115,7 +115,7 @@ def halluvault(s: Scratch) -> list[str]:
 def stability(s: Scratch) -> list[str]:
     model = f"replay:{RECORDINGS}/places-gpt35.jsonl"
     s.kontest(
-        "run", "--db", "@db:st.db", "--kg", "places", "--per-path", "--fresh-conversations",
+        "run", "--db", "@db:st.db", "--kg", "places", "--per-path", "--templates", "paper", "--fresh-conversations",
         "--model", model, "-q",
     )  # fmt: skip
     cell = s.report("@db:st.db")["consistency"]["stability"]  # type: ignore[index]
@@ -139,14 +139,16 @@ def paper_rows(s: Scratch) -> list[str]:
         model = f"replay:{RECORDINGS}/places-falcon.jsonl"
         db = f"@db:falcon-{rule}.db"
         s.kontest(
-            "run", "--db", db, "--kg", "places", "--per-path", "--ontological-rule", rule,
+            "run", "--db", db, "--kg", "places", "--per-path", "--templates", "paper",
+            "--ontological-rule", rule,
             "--model", model, "-q",
         )  # fmt: skip
         onto[rule] = s.report(db)["tests"]["ontological"]  # type: ignore[index]
     texts.append(f"{onto['prototype']} valid ontological tests (the paper's rule: {onto['paper']})")
     db = "@db:llama2.db"
     s.kontest(
-        "run", "--db", db, "--kg", "music", "--per-path", "--ontological-rule", "prototype",
+        "run", "--db", db, "--kg", "music", "--per-path", "--templates", "paper",
+        "--ontological-rule", "prototype",
         "--model", f"replay:{RECORDINGS}/music-llama2.jsonl", "-q",
     )  # fmt: skip
     report = s.report(db)
@@ -162,8 +164,8 @@ def table_3(s: Scratch) -> list[str]:
     db = "@db:t3.db"
     for model in ("falcon", "gemini", "gpt35", "llama2"):
         s.kontest(
-            "run", "--db", db, "--kg", "places", "--per-path", "--ontological-rule",
-            "prototype", "--model", f"replay:{RECORDINGS}/places-{model}.jsonl", "-q",
+            "run", "--db", db, "--kg", "places", "--per-path", "--templates", "paper",
+            "--ontological-rule", "prototype", "--model", f"replay:{RECORDINGS}/places-{model}.jsonl", "-q",
         )  # fmt: skip
     text = s.kontest("compare", "--db", db, "--format", "markdown")
     rows = [line for line in text.splitlines() if line.startswith("| ")]

@@ -15,6 +15,10 @@ ask of a repeated question gets the n-th answer): atomic lines `{"kind": "atomic
 "messages": [q1], "answer": a1}` and `{"kind": "sequential", "messages": [q1, q2], "answer":
 a2}`. A file the prototype does not have (music llama2 has no Type21) gives no lines: its
 conversations are not in the recording, and a replay fails them instead of inventing answers.
+
+The recordings hold the papers' texts: replay them with the template set `paper`
+(`kontest run --kg places --per-path --templates paper --model replay:...`); the default
+natural set words its questions otherwise and would find none of them in a recording.
 """
 
 from __future__ import annotations

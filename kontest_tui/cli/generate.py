@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,8 +20,11 @@ from kontest_tui.cli.scope_options import apply_scope, entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite, build_suite
-from kontest_tui.generate.templates import TemplateSet, load_template_file
+from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
+
+if TYPE_CHECKING:
+    from kontest_tui.generate.check import QuestionCheck
 
 
 @dataclass
@@ -117,6 +121,52 @@ def format_conversation_text(conversation: Conversation) -> str:
     return "\n".join(lines)
 
 
+def check_generated(request: GenerateRequest) -> QuestionCheck:
+    """The question check (generate.check) over the questions the request generates."""
+    from kontest_tui.generate.check import check_questions
+    from kontest_tui.generate.relations import iter_relations
+    from kontest_tui.generate.templates import resolve_template_set
+
+    template_set = resolve_template_set(request.template_set, request.kg.domain)
+    relations = iter_relations(
+        request.kg, request.depth, per_path=request.per_path, template_set=template_set
+    )
+    return check_questions(request.kg, relations, template_set, request.template_ids)
+
+
+def _count(number: int, word: str) -> str:
+    """`1 relation`, `2 relations`."""
+    return f"{number:,} {word}{'' if number == 1 else 's'}"
+
+
+def format_check(check: QuestionCheck, shown: int = 3) -> str:
+    """The question check in words: the share flagged, then each reason with its counts and
+    its first questions."""
+    from kontest_tui.generate.check import REASONS, examples
+
+    lines = [
+        f"Question check: {check.template_set} templates {', '.join(check.template_ids)}, "
+        f"{_count(check.relations, 'relation')}, {_count(check.questions, 'question')}",
+        f"Flagged: {check.flagged_relations:,} of {_count(check.relations, 'relation')} "
+        f"({check.share:.1%}), {_count(check.flagged_questions, 'question')}",
+    ]
+    grouped = check.by_reason()
+    for reason, flags in grouped.items():
+        name, meaning = REASONS[reason]
+        relations = len({flag.relation_id for flag in flags})
+        questions = len({(flag.relation_id, flag.template_id) for flag in flags})
+        lines.append("")
+        counts = f"{_count(questions, 'question')}, {_count(relations, 'relation')}"
+        lines.append(f"{name} ({counts}): {meaning}")
+        for flag in examples(flags, shown):
+            lines.append(f"  {flag.question}  [{flag.detail}]")
+    clean = [name for key, (name, _) in REASONS.items() if key not in grouped]
+    if clean:
+        lines.append("")
+        lines.append(f"Nothing flagged: {', '.join(clean)}")
+    return "\n".join(lines)
+
+
 @click.command("generate")
 @click.option(
     "--kg", "kg_source", required=True, help="KG file or sample name (places, music, ...)."
@@ -126,32 +176,43 @@ def format_conversation_text(conversation: Conversation) -> str:
 @click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables).")
 @click.option(
     "--templates",
-    "templates_file",
-    type=click.Path(dir_okay=False),
+    "templates_choice",
     default=None,
-    help="Template TOML file (default: the KG domain's templates).",
+    help="Template set: 'paper' (the papers' exact texts), 'natural' (the default), a domain "
+    "name or a .toml file (default: the KG domain's natural set).",
 )
 @click.option(
     "--template-ids", default=None, help="Templates to use, e.g. t1,t3 (default: first two)."
 )
 @click.option(
-    "--format", "fmt", type=click.Choice(["jsonl", "text"]), default="jsonl", show_default=True
+    "--format",
+    "fmt",
+    type=click.Choice(["jsonl", "text"]),
+    default=None,
+    help="jsonl (default) or text; with --check: text (default) or one JSON object.",
 )
 @click.option(
     "--limit", type=click.IntRange(min=0), default=None, help="Print at most N conversations."
+)
+@click.option(
+    "--check",
+    is_flag=True,
+    help="Check the questions instead of printing them: what each rule flags, by reason.",
 )
 def generate_command(
     kg_source: str,
     depth: int | None,
     entities: tuple[str, ...],
     per_path: bool,
-    templates_file: str | None,
+    templates_choice: str | None,
     template_ids: str | None,
-    fmt: str,
+    fmt: str | None,
     limit: int | None,
+    check: bool,
     **extras: object,
 ) -> None:
-    """Print the conversations generated from a knowledge graph (nothing is asked)."""
+    """Print the conversations generated from a knowledge graph (nothing is asked), or with
+    --check what the question check flags in them (a report: exit 0)."""
     from kontest_tui.kg.io import load_graph
 
     kg, depth = apply_scope(load_graph(kg_source), entities, depth)
@@ -159,10 +220,18 @@ def generate_command(
         kg=kg,
         depth=depth,
         per_path=per_path,
-        template_set=load_template_file(templates_file) if templates_file else None,
+        template_set=load_template_set(templates_choice, kg.domain) if templates_choice else None,
         template_ids=parse_template_ids(template_ids),
         extras=extras,
     )
+    if check:
+        found = check_generated(request)
+        if fmt == "jsonl":
+            echo_out(json.dumps(found.to_json(), ensure_ascii=False))
+        else:
+            echo_out(format_check(found))
+        return
+    fmt = fmt or "jsonl"
     for conversation in generate_conversations(request, limit):
         if fmt == "jsonl":
             echo_out(json.dumps(conversation_to_dict(conversation), ensure_ascii=False))

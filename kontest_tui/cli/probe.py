@@ -45,6 +45,13 @@ if TYPE_CHECKING:  # the engine is imported when the command runs
     default=None,
     help="Probe a relation of this stored session (its KG, model, templates); store the probes.",
 )
+@click.option(
+    "--templates",
+    "templates_choice",
+    default=None,
+    help="With --kg: the template set whose phrasings are asked ('paper' for the papers' "
+    "exact texts, a domain or a .toml file; default the KG domain's natural set).",
+)
 @click.option("--db", type=click.Path(dir_okay=False), default=None, help="Session database file.")
 @click.option("--format", "fmt", type=click.Choice(("text", "json")), default="text")
 @click.pass_context
@@ -55,6 +62,7 @@ def probe_command(
     model_spec: str | None,
     questions: tuple[str, ...],
     session: str | None,
+    templates_choice: str | None,
     db: str | None,
     fmt: str,
 ) -> None:
@@ -62,6 +70,8 @@ def probe_command(
     questions, each alone, printed side by side with what was read from each reply."""
     if (kg_name is None) == (session is None):
         raise InvalidInputError("give --kg KG or --session ID (one of them)")
+    if session is not None and templates_choice is not None:
+        raise InvalidInputError("--templates goes with --kg: a session asks its own templates")
     if session is not None:
         from kontest_tui.cli.db import open_store
         from kontest_tui.run.probe import probe_context, probe_relation, store_probe_answers
@@ -79,12 +89,17 @@ def probe_command(
         kg, found = context.kg, context.relation
     else:
         from kontest_tui.generate.relations import known_relation_types
+        from kontest_tui.generate.templates import load_template_set
         from kontest_tui.kg.io import load_graph
         from kontest_tui.run.probe import find_relation, probe_phrasings, probe_relation
 
         assert kg_name is not None
         kg = load_graph(kg_name)
-        template_set = known_relation_types(kg)
+        template_set = (
+            load_template_set(templates_choice, kg.domain)
+            if templates_choice
+            else known_relation_types(kg)
+        )
         found = find_relation(kg, relation, template_set)
         phrasings = probe_phrasings(kg, found, template_set, questions)
         spec = model_spec or "sim"

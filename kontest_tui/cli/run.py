@@ -431,5 +431,7 @@ def _add_template(store: Store, session_id: str, template_id: str, request: RunR
     that follows asks them."""
     session = store.sessions.get(store.sessions.resolve(session_id))
     domain = str(session["templates_json"].get("domain") or "")
-    template = load_template_set(request.graph.templates or domain).get(template_id)
+    # default: the session's own set (paper or natural) as it is now, your copy if you saved one
+    chosen = request.graph.templates or str(session["templates_json"].get("name") or domain)
+    template = load_template_set(chosen, domain).get(template_id)
     add_template(store, session["id"], template)

@@ -246,7 +246,11 @@ run_options = _options(
     click.option("--depth", type=click.IntRange(min=1), default=None, help="Maximum path length."),
     entity_option,
     click.option("--per-path", is_flag=True, help="Count every pair on every path (paper tables)."),
-    click.option("--templates", default=None, help="Template set: a domain name or a .toml file."),
+    click.option(
+        "--templates",
+        default=None,
+        help="Template set: paper (the papers' exact texts), natural (the default), a domain or a .toml file.",
+    ),
     click.option(
         "--template-ids", default=None, help="Comma-separated template ids (default: first two)."
     ),

@@ -13,34 +13,70 @@ from dataclasses import dataclass
 from itertools import islice
 
 from kontest_tui.domain.records import Conversation, Query, Relation, TestKind
+from kontest_tui.generate.realise import Realiser, realise_question, realiser_for
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.templates import (
     TemplateSet,
     clean_label,
     fill_template,
     format_string,
-    load_template_set,
-    template_set_for_domain,
+    resolve_template_set,
 )
 from kontest_tui.kg.graph import KnowledgeGraph
+
+
+def question_text(
+    kg: KnowledgeGraph, relation: Relation, template_set: TemplateSet, template_id: str
+) -> str:
+    """The question one template asks about one relation: realised when the set says so
+    (generate.realise), else the text filled with the labels as they are."""
+    text = template_set.get(template_id).text_for(relation.type)
+    return fill_question(kg, relation, text, realise=template_set.realise, template_id=template_id)
+
+
+def fill_question(
+    kg: KnowledgeGraph, relation: Relation, text: str, *, realise: bool, template_id: str = ""
+) -> str:
+    """A template text filled for one relation: realised (generate.realise), or with the
+    labels as they are."""
+    if realise:
+        return realise_question(realiser_for(kg), relation, template_id, text).text
+    return fill_template(text, kg.label(relation.parent), kg.label(relation.child))
 
 
 def build_queries(
     kg: KnowledgeGraph, relation: Relation, template_set: TemplateSet, template_ids: Sequence[str]
 ) -> tuple[Query, ...]:
     """One query per template id for one relation, in `template_ids` order."""
-    parent_label = kg.label(relation.parent)
-    child_label = kg.label(relation.child)
     return tuple(
         Query(
             relation_id=relation.id,
             template_id=template_id,
-            text=fill_template(
-                template_set.get(template_id).text_for(relation.type), parent_label, child_label
-            ),
+            text=question_text(kg, relation, template_set, template_id),
         )
         for template_id in template_ids
     )
+
+
+def _realised_queries(
+    realiser: Realiser,
+    relation: Relation,
+    template_set: TemplateSet,
+    template_ids: Sequence[str],
+) -> list[Query]:
+    return [
+        Query(
+            relation.id,
+            template_id,
+            realise_question(
+                realiser,
+                relation,
+                template_id,
+                template_set.get(template_id).text_for(relation.type),
+            ).text,
+        )
+        for template_id in template_ids
+    ]
 
 
 def build_conversations(
@@ -52,7 +88,8 @@ def build_conversations(
     """The KONTEST conversations of every relation, in generation order."""
     templates = template_set.select(template_ids)
     ids = [template.id for template in templates]
-    relation_types = {relation.type for relation in relations}
+    realiser = realiser_for(kg) if template_set.realise else None
+    relation_types = {relation.type for relation in relations} if realiser is None else set()
     patterns = {
         (template.id, relation_type): format_string(template.text_for(relation_type))
         for template in templates
@@ -65,22 +102,25 @@ def build_conversations(
     conversations: list[Conversation] = []
     append = conversations.append
     for relation in relations:
-        parent_label = labels.get(relation.parent)
-        if parent_label is None:
-            parent_label = labels[relation.parent] = clean_label(kg.label(relation.parent))
-        child_label = labels.get(relation.child)
-        if child_label is None:
-            child_label = labels[relation.child] = clean_label(kg.label(relation.child))
         rel_id = relation.id
-        rel_type = relation.type
-        queries = [
-            Query(
-                rel_id,
-                template_id,
-                patterns[template_id, rel_type].format(parent_label, child_label),
-            )
-            for template_id in ids
-        ]
+        if realiser is not None:
+            queries = _realised_queries(realiser, relation, template_set, ids)
+        else:
+            parent_label = labels.get(relation.parent)
+            if parent_label is None:
+                parent_label = labels[relation.parent] = clean_label(kg.label(relation.parent))
+            child_label = labels.get(relation.child)
+            if child_label is None:
+                child_label = labels[relation.child] = clean_label(kg.label(relation.child))
+            rel_type = relation.type
+            queries = [
+                Query(
+                    rel_id,
+                    template_id,
+                    patterns[template_id, rel_type].format(parent_label, child_label),
+                )
+                for template_id in ids
+            ]
         for label, query in zip(atomic_labels, queries, strict=True):
             append(
                 Conversation(
@@ -145,10 +185,7 @@ def build_suite(
     and a run use). `template_set` may be a set, a domain or a .toml path; default: KG domain.
     `limit` keeps the first N relations, and only those are ever made (paths are walked
     until N relations are found)."""
-    if not isinstance(template_set, TemplateSet):
-        template_set = (
-            load_template_set(template_set) if template_set else template_set_for_domain(kg.domain)
-        )
+    template_set = resolve_template_set(template_set, kg.domain)
     templates = template_set.select(template_ids)
     relations = list(
         islice(

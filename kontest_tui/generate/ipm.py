@@ -3,8 +3,11 @@
 A template text is tokenised with NLTK's RegexpTokenizer (no downloaded data); each word is
 a parameter whose first value is the word itself. Free words take the user's pins, then the
 curated synonyms of the domain, then WordNet lemmas of the part of speech the template
-annotates; the `{parent}` / `{child}` slots take the entity's KG aliases; stop words, words the
-template marks fixed and punctuation keep one value. `render` turns a row of values back
+annotates; the `{parent}` / `{child}` slots take the entity's KG aliases (generate.realise's
+`variant_aliases`: none naming another node, none that is its label less a generic word);
+stop words, words the template marks fixed and punctuation keep one value. For a realised
+template set the question is the realised one (generate.realise): the slots hold the words
+said for each node and its aliases said the same way. `render` turns a row of values back
 into a sentence with the original spacing and capitalisation.
 """
 
@@ -17,6 +20,14 @@ from dataclasses import dataclass
 from nltk.tokenize import RegexpTokenizer
 
 from kontest_tui.domain.records import Relation
+from kontest_tui.generate.realise import (
+    Realiser,
+    finish_question,
+    realise_question,
+    realiser_for,
+    template_slots,
+    variant_aliases,
+)
 from kontest_tui.generate.synonyms import (
     SynonymLists,
     choose_values,
@@ -24,7 +35,6 @@ from kontest_tui.generate.synonyms import (
     wordnet_synonyms,
 )
 from kontest_tui.generate.templates import Template, TemplateSet, clean_label
-from kontest_tui.kg.aliases import usable_aliases
 from kontest_tui.kg.graph import KnowledgeGraph
 
 # Words (with inner hyphens/apostrophes), placeholders, runs of other non-space, and spaces.
@@ -64,6 +74,7 @@ class QueryIPM:
     pieces: tuple[str, ...]  # every token of the filled text, in order
     slots: tuple[int | None, ...]  # per piece: index into `parameters`, or None (kept as is)
     parameters: tuple[Parameter, ...]
+    realised: bool = False  # a realised question: first letter and a title's "?" settled
 
     @property
     def text(self) -> str:
@@ -86,7 +97,8 @@ class QueryIPM:
                 value = value[:1].upper() + value[1:]
             out.append(value)
         self._fix_articles(out, values)
-        return "".join(out)
+        text = "".join(out)
+        return finish_question(text) if self.realised else text
 
     def _fix_articles(self, out: list[str], values: Sequence[str]) -> None:
         """Turn "a"/"an" before a replaced word into the form that word needs."""
@@ -122,10 +134,26 @@ class QueryIPM:
 
 def _entity_values(kg: KnowledgeGraph, node_id: str, lists: SynonymLists, limit: int) -> Parameter:
     label = clean_label(kg.label(node_id))
-    aliases = [(clean_label(a), "alias") for a in usable_aliases(kg, node_id) if clean_label(a)]
+    aliases = [(clean_label(a), "alias") for a in variant_aliases(kg, node_id) if clean_label(a)]
     pinned = lists.pins.get(label.lower(), [])
     values, sources = choose_values(label, pinned, aliases, lists.banned(label), limit)
     return Parameter("", label, "", tuple(values), tuple(sources))
+
+
+def _spoken_values(
+    realiser: Realiser,
+    node_id: str,
+    phrase: str,
+    title: bool,
+    lists: SynonymLists,
+    limit: int,
+) -> Parameter:
+    """A realised slot: the words said for the node, then its aliases said the same way."""
+    label = clean_label(realiser.kg.label(node_id))
+    aliases = [(alias, "alias") for alias in realiser.alias_phrases(node_id, phrase, title=title)]
+    pinned = lists.pins.get(label.lower(), [])
+    values, sources = choose_values(phrase, pinned, aliases, lists.banned(label), limit)
+    return Parameter("", phrase, "", tuple(values), tuple(sources))
 
 
 def _word_values(
@@ -161,17 +189,34 @@ def ipm_for_query(
     max_values: int = DEFAULT_MAX_VALUES,
     senses: int = DEFAULT_SENSES,
     lists: SynonymLists | None = None,
+    realise: bool = False,
 ) -> QueryIPM:
-    """The IPM of `template` filled for `relation` (synonym data of `domain`)."""
+    """The IPM of `template` filled for `relation` (synonym data of `domain`); `realise`:
+    the realised question (the template set's `realise`)."""
     lists = lists or load_synonym_lists(domain)
     pieces: list[str] = []
     slots: list[int | None] = []
     parameters: list[Parameter] = []
-    for token in tokenize(template.text_for(relation.type)):
+    text = template.text_for(relation.type)
+    realiser = realiser_for(kg) if realise else None
+    spoken: dict[str, tuple[str, bool]] = {}
+    if realiser is not None:
+        parts = realise_question(realiser, relation, template.id, text)
+        text = parts.pattern
+        parent_slot, child_slot = template_slots(text)
+        spoken = {
+            "parent": (parts.parent, parent_slot.quoted),
+            "child": (parts.child, child_slot.quoted),
+        }
+    for token in tokenize(text):
         if token in ("{parent}", "{child}"):
             kind = token[1:-1]
             node_id = relation.parent if kind == "parent" else relation.child
-            param = _entity_values(kg, node_id, lists, max_values)
+            if realiser is not None:
+                phrase, title = spoken[kind]
+                param = _spoken_values(realiser, node_id, phrase, title, lists, max_values)
+            else:
+                param = _entity_values(kg, node_id, lists, max_values)
             param = Parameter(kind, param.word, kind, param.values, param.sources)
         elif token[:1].isalnum() or token[:1] == "_":
             param = _word_values(token, template, lists, max_values, senses)
@@ -190,7 +235,14 @@ def ipm_for_query(
         pieces.append(token)
         slots.append(len(parameters))
         parameters.append(param)
-    return QueryIPM(relation.id, template.id, tuple(pieces), tuple(slots), tuple(parameters))
+    return QueryIPM(
+        relation.id,
+        template.id,
+        tuple(pieces),
+        tuple(slots),
+        tuple(parameters),
+        realised=realiser is not None,
+    )
 
 
 def ipms_for_relations(
@@ -214,6 +266,7 @@ def ipms_for_relations(
             max_values=max_values,
             senses=senses,
             lists=lists,
+            realise=template_set.realise,
         )
         for relation in relations
         for template in templates

@@ -1,10 +1,13 @@
 """Question templates as data: load, validate and fill the TOML template sets of assets/templates.
 
-A template set belongs to one domain (places, music, ...). It holds template ids (t1, t2,
-...); each id has one text per relation type, so "template t1" is one phrasing style across
-all relation types. Texts use `{parent}` and `{child}`; `{{` and `}}` are literal braces.
-User files in `paths.config_dir()/templates/*.toml` replace built-in sets of the same domain
-or add new domains. Filling is single-pass: entity labels are inserted literally.
+A template set belongs to one domain (places, music, ...) and has a name: each domain has its
+default set (`natural`: texts that read as written by hand once realised, generate.realise)
+and the papers' exact texts (`paper`, filled literally, what the recordings replay). It holds
+template ids (t1, t2, ...); each id has one text per relation type, so "template t1" is one
+phrasing style across all relation types. Texts use `{parent}` and `{child}`; `{{` and `}}`
+are literal braces. User files in `paths.config_dir()/templates/*.toml` replace built-in sets
+of the same domain and name or add new ones. Filling is single-pass: entity labels are
+inserted literally.
 """
 
 from __future__ import annotations
@@ -26,6 +29,9 @@ from kontest_tui.validate_input import is_name, loads_toml, read_input_text
 
 DEFAULT_SYSTEM_PROMPT = "Be concise as possible. Answer with a yes or no response."
 PLACEHOLDERS = ("parent", "child")
+DEFAULT_SET = "natural"  # a domain's default template set (a file that names none is it)
+PAPER_SET = "paper"  # the papers' exact texts
+SET_NAMES = (DEFAULT_SET, PAPER_SET)
 PARTS_OF_SPEECH = ("n", "v", "a", "r")
 
 # One token of a template text: a literal run, an escaped brace, or a {name} placeholder.
@@ -80,6 +86,8 @@ class TemplateSet:
     temperature: float = 0.0
     aliases: tuple[str, ...] = ()
     source: str = ""
+    name: str = DEFAULT_SET  # "natural" (the domain's default), "paper", or a user's name
+    realise: bool = False  # labels said in context and articles agreed (generate.realise)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -144,6 +152,12 @@ def _compile(text: str) -> tuple[str | int, ...]:
         if index not in parts:
             raise TemplateError(f"missing {{{name}}} in {text!r}")
     return tuple(parts)
+
+
+def template_parts(text: str) -> tuple[str | int, ...]:
+    """A text's literal strings and placeholder indexes (0 = parent, 1 = child), braces
+    unescaped; TemplateError for a text `validate_text` refuses."""
+    return _compile(text)
 
 
 def validate_text(text: str) -> None:
@@ -214,6 +228,17 @@ def _read_template(source: str, index: int, raw: object) -> Template:
     return Template(id=template_id, texts=cleaned, pos=dict(words), fixed=tuple(fixed))
 
 
+def _read_name(data: dict[str, object], source: str) -> tuple[str, bool]:
+    """The set's name (default: the domain's default set) and whether it is realised."""
+    name = data.get("name", DEFAULT_SET)
+    if not isinstance(name, str) or not is_name(name.strip()):
+        raise _fail(source, "name must be a name (letters, digits, '_' and '-')")
+    realise = data.get("realise", False)
+    if not isinstance(realise, bool):
+        raise _fail(source, "realise must be true or false")
+    return name.strip(), realise
+
+
 def parse_template_set(data: dict[str, object], source: str = "<templates>") -> TemplateSet:
     """Build and validate a TemplateSet from parsed TOML; errors name `source` and the template."""
     domain = data.get("domain")
@@ -260,6 +285,7 @@ def parse_template_set(data: dict[str, object], source: str = "<templates>") -> 
         not isinstance(alias, str) or not is_name(alias) for alias in aliases
     ):
         raise _fail(source, "aliases must be a list of domain names")
+    name, realise = _read_name(data, source)
     return TemplateSet(
         domain=domain.strip(),
         templates=templates,
@@ -268,6 +294,8 @@ def parse_template_set(data: dict[str, object], source: str = "<templates>") -> 
         temperature=float(temperature),
         aliases=tuple(aliases),
         source=source,
+        name=name,
+        realise=realise,
     )
 
 
@@ -284,44 +312,67 @@ def _files(folder: Path) -> Iterable[Path]:
     return sorted(folder.glob("*.toml")) if folder.is_dir() else ()
 
 
-def list_template_sets() -> dict[str, TemplateSet]:
-    """Every available template set by domain: built-in ones, then user ones replacing them."""
-    sets: dict[str, TemplateSet] = {}
+def all_template_sets() -> dict[tuple[str, str], TemplateSet]:
+    """Every available template set by (domain, name): built-in ones, then user ones
+    replacing them."""
+    sets: dict[tuple[str, str], TemplateSet] = {}
     for folder in (asset_path("templates"), paths.config_dir() / "templates"):
         for path in _files(folder):
             template_set = load_template_file(path)
-            sets[template_set.domain] = template_set
+            sets[template_set.domain, template_set.name] = template_set
     return sets
 
 
-def load_template_set(domain_or_path: str | Path) -> TemplateSet:
-    """A template set by file path (anything ending in .toml or existing) or by domain name.
+def list_template_sets(name: str = DEFAULT_SET) -> dict[str, TemplateSet]:
+    """The template sets of one name (default: each domain's default set) by domain."""
+    return {
+        domain: found
+        for (domain, set_name), found in all_template_sets().items()
+        if set_name == name
+    }
+
+
+def load_template_set(domain_or_path: str | Path, domain: str | None = None) -> TemplateSet:
+    """A template set by file path (anything ending in .toml, existing or not a name), by set name
+    (`paper`, `natural`: that set of `domain`, the KG's) or by domain name.
 
     For a user's `--templates` choice only; a KG's domain goes to `template_set_for_domain`,
     which never reads a path."""
+    choice = str(domain_or_path)
+    if choice in SET_NAMES:
+        if domain is None:
+            raise TemplateError(f"template set {choice!r} is chosen for a KG: give the KG too")
+        return template_set_for_domain(domain, choice)
     candidate = Path(domain_or_path)
-    if str(domain_or_path).endswith(".toml") or candidate.is_file():
-        return load_template_file(candidate)
-    return template_set_for_domain(str(domain_or_path))
+    if choice.endswith(".toml") or candidate.exists() or not is_name(choice):
+        return load_template_file(candidate)  # a path: its checks say what is wrong with it
+    return template_set_for_domain(choice)
 
 
-def template_set_for_domain(domain: str) -> TemplateSet:
-    """The template set of a domain name (a KG's `domain`): never read as a file path."""
+def resolve_template_set(choice: TemplateSet | str | None, domain: str) -> TemplateSet:
+    """The set a session of a KG of `domain` uses: `choice` as given (a set, a file, a set
+    name such as `paper`, a domain), or the domain's default set."""
+    if isinstance(choice, TemplateSet):
+        return choice
+    return load_template_set(choice, domain) if choice else template_set_for_domain(domain)
+
+
+def template_set_for_domain(domain: str, name: str = DEFAULT_SET) -> TemplateSet:
+    """The template set `name` of a domain name (a KG's `domain`): never read as a file path."""
     if domain and not is_name(domain):
         raise TemplateError(
             f"no templates for domain {domain[:80]!r}: a domain is a name "
             "(letters, digits, '_' and '-'); pass --templates FILE"
         )
-    sets = list_template_sets()
+    sets = list_template_sets(name)
     if domain in sets:
         return sets[domain]
     for template_set in sets.values():
         if template_set.serves(domain):
             return template_set
-    raise TemplateError(
-        f"no templates for domain {domain!r} (known: {', '.join(sorted(sets))}); "
-        "pass --templates FILE"
-    )
+    known = ", ".join(sorted(sets)) or "none"
+    which = "templates" if name == DEFAULT_SET else f"{name} templates"
+    raise TemplateError(f"no {which} for domain {domain!r} (known: {known}); pass --templates FILE")
 
 
 def _toml_string(value: str) -> str:
@@ -333,6 +384,8 @@ def dumps_template_set(template_set: TemplateSet) -> str:
     """The TOML text of a template set, in the schema `load_template_file` reads back."""
     lines = [
         f"domain = {_toml_string(template_set.domain)}",
+        f"name = {_toml_string(template_set.name)}",
+        f"realise = {'true' if template_set.realise else 'false'}",
         f"aliases = [{', '.join(_toml_string(alias) for alias in template_set.aliases)}]",
         f"system_prompt = {_toml_string(template_set.system_prompt)}",
         f"temperature = {float(template_set.temperature)!r}",

@@ -138,6 +138,7 @@ def build_variant_conversations(
                 max_values=max_values,
                 senses=senses,
                 lists=lists,
+                realise=template_set.realise,
             )
             out.extend(
                 variants_for_ipm(
@@ -194,6 +195,7 @@ def variants_for_conversations(
                 max_values=int(options.get("max_values", DEFAULT_MAX_VALUES)),  # type: ignore[call-overload]
                 senses=int(options.get("senses", DEFAULT_SENSES)),  # type: ignore[call-overload]
                 lists=lists,
+                realise=template_set.realise,
             )
             limit = options.get("limit")
             out.extend(
@@ -226,10 +228,13 @@ def preview_variants(
     domain: str,
     strength: int = 2,
     seed: int = 0,
+    *,
+    realise: bool = False,
 ) -> VariantPreview:
     """The input-parameter model of one filled template and its t-way covering array (what
-    the explorer's Variants step and synonym editor show before a run)."""
-    ipm = ipm_for_query(kg, relation, template, domain)
+    the explorer's Variants step and synonym editor show before a run); `realise`: the
+    template's set is realised."""
+    ipm = ipm_for_query(kg, relation, template, domain, realise=realise)
     array = build_covering_array(ipm.levels, strength, seed)
     rows = [
         [parameter.values[index] for parameter, index in zip(ipm.parameters, row, strict=True)]

@@ -22,6 +22,8 @@ _CACHE_KEY = "alias_filter"
 
 def fold_name(text: str) -> str:
     """A name compared so: accents dropped, case folded, one space between words."""
+    if text.isascii():  # NFKD leaves ASCII as it is, with nothing to drop
+        return " ".join(text.casefold().split())
     decomposed = unicodedata.normalize("NFKD", text.replace("\u2019", "'"))
     plain = "".join(char for char in decomposed if not unicodedata.combining(char))
     return " ".join(plain.casefold().split())

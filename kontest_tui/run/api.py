@@ -24,8 +24,11 @@ from kontest_tui.domain.records import (
     Response,
     TestKind,
 )
-from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.generate.check import REASONS as QUESTION_CHECK_REASONS
+from kontest_tui.generate.check import QuestionCheck
+from kontest_tui.generate.check import examples as check_examples
+from kontest_tui.generate.conversations import build_conversations, fill_question
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -70,6 +73,7 @@ from kontest_tui.run.prepare import (
     QueryVariants,
     RelationPreview,
     check_model,
+    check_spec_questions,
     model_problem,
     prepare,
     preview_relation,
@@ -91,6 +95,7 @@ if TYPE_CHECKING:  # made only in preview_variants (the module reads WordNet's l
 
 __all__ = [
     "LOGIC_RULES",
+    "QUESTION_CHECK_REASONS",
     "QUESTION_TYPES",
     "DeltaJSON",
     "Evaluation",
@@ -107,6 +112,7 @@ __all__ = [
     "Problem",
     "Progress",
     "QueryVariants",
+    "QuestionCheck",
     "ReportJSON",
     "RelationPreview",
     "RerunPlan",
@@ -119,12 +125,15 @@ __all__ = [
     "WithheldKey",
     "add_template",
     "build_wikidata_source",
+    "check_examples",
     "check_model",
+    "check_spec_questions",
     "create_session",
     "error_path",
     "evaluation_engine",
     "headline_title",
     "extend_session",
+    "fill_question",
     "kontest_per_relation",
     "list_ollama_models",
     "list_test_kinds",
@@ -233,13 +242,26 @@ def model_seed(options: ChatOptions | None) -> int:
 
 
 def preview_variants(
-    kg: KnowledgeGraph, relation: Relation, template: Template, domain: str, strength: int = 2
+    kg: KnowledgeGraph,
+    relation: Relation,
+    template: Template,
+    domain: str,
+    strength: int = 2,
+    *,
+    realise: bool | None = None,
 ) -> VariantPreview:
     """One question's covering array (generate.variants.preview_variants; WordNet is read
-    the first time: call it from a worker)."""
+    the first time: call it from a worker). `realise`: whether the template's set is
+    realised (None: as the domain's default set is)."""
+    from kontest_tui.generate.templates import template_set_for_domain
     from kontest_tui.generate.variants import preview_variants as preview
 
-    return preview(kg, relation, template, domain, strength)
+    if realise is None:
+        try:
+            realise = template_set_for_domain(domain).realise
+        except KontestError:
+            realise = False
+    return preview(kg, relation, template, domain, strength, realise=realise)
 
 
 def stored_spec(store: Store, session_id: str) -> SessionSpec:

@@ -27,7 +27,7 @@ from kontest_tui.errors import (
     TemplateError,
     TooManyPathsError,
 )
-from kontest_tui.generate.conversations import build_conversations
+from kontest_tui.generate.conversations import build_conversations, question_text
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.summary import GraphSummary, describe_graph
 from kontest_tui.generate.templates import Template, TemplateSet
@@ -43,9 +43,11 @@ from kontest_tui.kinds.registry import (
 from kontest_tui.run.spec import SessionSpec, resolve_spec
 
 if TYPE_CHECKING:
+    from kontest_tui.generate.check import QuestionCheck
     from kontest_tui.generate.variants import VariantPreview
 
 PREVIEW_RELATIONS = 200  # relations listed for browsing their conversations
+CHECK_RELATIONS = 5_000  # relations whose questions the preview's question check reads
 PATHS_SHOWN = 500  # root-to-leaf paths listed
 
 Step = Literal["graph", "templates", "kinds", "model"]
@@ -109,6 +111,7 @@ class Preparation:
     listed_names: list[str] = field(default_factory=list)  # `Ireland ⊃ Ulster` each
     paths: list[tuple[str, ...]] = field(default_factory=list)  # the first PATHS_SHOWN
     preview: RelationPreview | None = None  # the first relation's
+    questions: QuestionCheck | None = None  # the question check (generate.check), KONTEST's
     problems: list[Problem] = field(default_factory=list)
     model_line: str = ""  # what the model's check said (ask_model=True)
 
@@ -268,7 +271,7 @@ def preview_relation(
             notes.append(f"{kind.value}: {_sentence(error)}")
     variants = (
         tuple(
-            _query_variants(kg, relation, template, template_set.domain, strength, options.seed)
+            _query_variants(kg, relation, template, template_set, strength, options.seed)
             for template in template_set.select(template_ids or None)
         )
         if variant_rows
@@ -287,15 +290,23 @@ def _query_variants(
     kg: KnowledgeGraph,
     relation: Relation,
     template: Template,
-    domain: str,
+    template_set: TemplateSet,
     strength: int,
     seed: int,
 ) -> QueryVariants:
     from kontest_tui.generate.variants import preview_variants  # reads WordNet: seconds
 
     try:
-        question = template.fill(relation.type, kg.label(relation.parent), kg.label(relation.child))
-        preview = preview_variants(kg, relation, template, domain, strength, seed)
+        question = question_text(kg, relation, template_set, template.id)
+        preview = preview_variants(
+            kg,
+            relation,
+            template,
+            template_set.domain,
+            strength,
+            seed,
+            realise=template_set.realise,
+        )
     except KontestError as error:
         return QueryVariants(template.id, "", None, _sentence(error))
     return QueryVariants(template.id, question, preview)
@@ -349,12 +360,32 @@ def _describe(
         preparation.problems.append(
             Problem("kinds", f"Nothing to ask: {', '.join(empty)} gave no questions.")
         )
+    if TestKind.KONTEST in spec.kinds:
+        preparation.questions = check_spec_questions(spec, total=preparation.relations)
     names = NodeNames(kg)
     preparation.listed_names = [names.relation(relation) for relation in preparation.listed]
     if preparation.listed:
         preparation.preview = preview_relation(
             spec, preparation.listed[0], strength=strength, variant_rows=variant_rows, names=names
         )
+
+
+def check_spec_questions(
+    spec: SessionSpec, *, limit: int = CHECK_RELATIONS, total: int = 0
+) -> QuestionCheck:
+    """The question check (generate.check) over the KONTEST questions the run of `spec`
+    asks, of its first `limit` relations (`total`: the relations of the whole run, said
+    when more than were checked). Resolves the spec; blocking (a worker thread)."""
+    from kontest_tui.generate.check import check_questions
+
+    resolved = resolve_spec(spec)
+    return check_questions(
+        resolved.graph,
+        islice(_relations(resolved, first=True), limit),
+        _template_set(resolved),
+        _template_ids(resolved),
+        total=total,
+    )
 
 
 def _count_kinds(

@@ -22,11 +22,11 @@ from dataclasses import dataclass, field
 from kontest_tui.domain.answers import clean_text, cut_answer, parse_answer
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response
 from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.generate.conversations import question_text
 from kontest_tui.generate.relations import relation_type
 from kontest_tui.generate.templates import (
     TemplateSet,
     clean_label,
-    fill_template,
     template_set_for_domain,
     template_words,
 )
@@ -132,15 +132,16 @@ def _path_down(kg: KnowledgeGraph, parent: str, child: str) -> tuple[str, ...] |
 def relation_phrasings(
     kg: KnowledgeGraph, relation: Relation, template_set: TemplateSet | None
 ) -> list[Phrasing]:
-    """Every template's text (with one for the relation's type) filled for the pair."""
+    """Every template's text (with one for the relation's type) filled for the pair, as a
+    run of the set asks it (realised when the set is: generate.realise)."""
     if template_set is None:
         return []
-    parent, child = kg.label(relation.parent), kg.label(relation.child)
     found: list[Phrasing] = []
     for template in template_set.templates:
         text = template.texts.get(relation.type)
         if text is not None:
-            found.append(Phrasing(fill_template(text, parent, child), text))
+            question = question_text(kg, relation, template_set, template.id)
+            found.append(Phrasing(question, text))
     return found
 
 

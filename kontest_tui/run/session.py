@@ -37,7 +37,7 @@ from kontest_tui.gc_pause import paused_gc, rare_gc
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
-from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
+from kontest_tui.generate.templates import TemplateSet, resolve_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_to_dict
 from kontest_tui.kinds.registry import (
@@ -175,10 +175,7 @@ def create_session(
     they were built for this session's relations, templates, kinds and options. `parent`:
     the session this one asks again (run.rerun).
     """
-    if not isinstance(template_set, TemplateSet):
-        template_set = (
-            load_template_set(template_set) if template_set else template_set_for_domain(kg.domain)
-        )
+    template_set = resolve_template_set(template_set, kg.domain)
     chosen_ids = tuple(template.id for template in template_set.select(template_ids))
     generated = conversations is None
     drawn: Sample | None = None

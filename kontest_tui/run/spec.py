@@ -16,7 +16,7 @@ from pathlib import Path
 
 from kontest_tui.domain.records import Conversation, TestKind
 from kontest_tui.generate.sample import SampleSpec
-from kontest_tui.generate.templates import TemplateSet, load_template_set, template_set_for_domain
+from kontest_tui.generate.templates import TemplateSet, resolve_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph
@@ -131,11 +131,7 @@ def resolve_spec(spec: SessionSpec) -> SessionSpec:
     depth = spec.depth
     if spec.entities:  # the depth is counted from each chosen entity (kg.scope)
         kg, depth = scope_graph(kg, spec.entities, depth), None
-    template_set = spec.template_set
-    if not isinstance(template_set, TemplateSet):
-        template_set = (
-            load_template_set(template_set) if template_set else template_set_for_domain(kg.domain)
-        )
+    template_set = resolve_template_set(spec.template_set, kg.domain)
     return replace(
         spec,
         source=kg,

@@ -379,9 +379,13 @@ def row_to_verdict(row: Row) -> Verdict:
 
 
 def template_set_to_dict(template_set: TemplateSet) -> JsonObject:
-    """The template set as the TOML file's structure (parse_template_set reads it back)."""
+    """The template set as the TOML file's structure (parse_template_set reads it back). A
+    snapshot stored before sets had names and realisation has neither key: it reads back
+    as a set filled literally, as its questions were."""
     return {
         "domain": template_set.domain,
+        "name": template_set.name,
+        "realise": template_set.realise,
         "default_type": template_set.default_type,
         "system_prompt": template_set.system_prompt,
         "temperature": template_set.temperature,

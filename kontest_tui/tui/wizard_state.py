@@ -83,6 +83,7 @@ class WizardState:
     depth: int | None = None
     per_path: bool = False
     template_ids: tuple[str, ...] | None = None  # None: the template set's first two
+    template_set: str | None = None  # a set name ("paper"); None: the domain's default set
     kinds: KindChoices = field(default_factory=KindChoices)
     questions: str | None = None  # an annotated-questions file in the plan
     version: int = 0
@@ -105,6 +106,7 @@ class WizardState:
             entities=tuple(entity.id for entity in self.entities),
             depth=self.depth,
             per_path=self.per_path,
+            template_set=self.template_set,
             template_ids=self.template_ids,
             kinds=tuple(TestKind(kind) for kind in self.kinds.kinds),
             kind_options=self.kinds.options(),
@@ -175,6 +177,14 @@ class WizardState:
         if chosen == self.chosen_templates():
             return False
         self.template_ids = chosen
+        return self._changed()
+
+    def set_template_set(self, name: str | None) -> bool:
+        """Another template set of the KG's domain ("paper": the papers' exact texts)."""
+        name = name or None
+        if name == self.template_set:
+            return False
+        self.template_set = name
         return self._changed()
 
     def set_kinds(self, kinds: KindChoices) -> bool:

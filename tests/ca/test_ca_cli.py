@@ -102,11 +102,11 @@ def test_generate_variants(capsys) -> None:
     assert first["turns"][0]["text"].endswith("? Return a JSON Boolean.")
     second = variants[1]
     assert second["id"].endswith("/t1~v1")
-    # Luxembourg's first variant: its ISO official name, and "have" -> "contain"
-    assert second["meta"]["changed"] == {
-        "parent": "Grand Duchy of Luxembourg",
-        "w3:have": "contain",
-    }
+    # Luxembourg's first variant: its ISO official name, said with "the" as the label is
+    assert second["meta"]["changed"] == {"parent": "the Grand Duchy of Luxembourg"}
+    assert second["turns"][0]["text"] == (
+        "Does the Grand Duchy of Luxembourg contain the Canton of Capellen? Return a JSON Boolean."
+    )
     # --variant-limit 2: never more than v0, v1 per query.
     assert not any("~v2" in d["id"] for d in variants)
 

@@ -59,32 +59,29 @@ def test_tokenize_is_lossless() -> None:
 
 
 def test_places_t1_ipm() -> None:
-    templates = load_template_set("places")
+    templates = load_template_set("paper", "places")
     ipm = ipm_for_query(ireland_kg(), REL, templates.get("t1"), "places")
     assert ipm.text == "Does Ireland have a Ulster?"
     by_word = {p.word: p for p in ipm.parameters}
     assert by_word["Does"].values == ("Does",) and by_word["Does"].kind == "fixed"
-    # A function word with curated synonyms varies (the thesis varies every word).
-    assert by_word["a"].kind == "word" and by_word["a"].values == ("a", "any", "one")
+    # "a" is not varied: "one Ulster" or "any Ulster" asks something else.
+    assert by_word["a"].kind == "stop" and by_word["a"].values == ("a",)
     assert by_word["have"].values == ("have", "contain", "include")
     assert by_word["have"].sources == ("original", "curated", "curated")
     # Entity slots take KG aliases; "ireland" is a near-duplicate of "Ireland" and dropped.
     assert by_word["Ireland"].values == ("Ireland", "Éire", "Republic of Ireland")
     assert by_word["Ireland"].kind == "parent"
     assert by_word["Ulster"].values == ("Ulster", "Cúige Uladh")
-    assert ipm.levels == (1, 3, 3, 3, 2)
+    assert ipm.levels == (1, 3, 3, 1, 2)
     values = ["Does", "Éire", "contain", "a", "Cúige Uladh"]
     assert ipm.render(values) == "Does Éire contain a Cúige Uladh?"
-    assert (
-        ipm.render(["Does", "Ireland", "include", "any", "Ulster"])
-        == "Does Ireland include any Ulster?"
-    )
 
 
-def test_a_sample_places_question_varies_four_words_in_nine_rows() -> None:
-    """Sample aliases (pycountry names, labels without administrative words) and function-word
-    synonyms: "Does Luxembourg have a Canton of Capellen?" varies have, a and both entities,
-    and its t=2 covering array needs at least 3 x 3 = 9 rows."""
+def test_a_realised_ipm_varies_the_words_said_in_context() -> None:
+    """A realised set's IPM is built on the realised question: the slots hold the words said
+    for each node ("the Grand Duchy of Luxembourg" takes "the" as the label's phrase does), a
+    row renders a realised question, and the alias that is the label less its generic word
+    (Canton of Capellen -> Capellen, the commune) is not offered."""
     from kontest_tui.generate.conversations import build_suite
     from kontest_tui.generate.variants import build_variant_conversations
     from kontest_tui.kg.io import load_graph
@@ -94,15 +91,22 @@ def test_a_sample_places_question_varies_four_words_in_nine_rows() -> None:
     relation = next(
         r for r in suite.relations if r.id == "luxembourg>luxembourg.canton-of-capellen"
     )
-    ipm = ipm_for_query(kg, relation, suite.template_set.get("t1"), "places")
-    varying = [p.word for p in ipm.parameters if len(p.values) > 1]
-    assert varying == ["Luxembourg", "have", "a", "Canton of Capellen"]
-    assert {p.word: p.values for p in ipm.parameters}["Luxembourg"][
-        1
-    ] == "Grand Duchy of Luxembourg"
-    rows = build_variant_conversations(kg, [relation], suite.template_set, ["t1", "t2"], strength=2)
-    per_template = {t: sum(1 for c in rows if c.turns[0].template_id == t) for t in ("t1", "t2")}
-    assert min(per_template.values()) >= 9
+    ipm = ipm_for_query(kg, relation, suite.template_set.get("t1"), "places", realise=True)
+    assert ipm.text == suite.conversations[0].turns[0].text
+    assert ipm.text == "Does Luxembourg contain the Canton of Capellen?"
+    varying = {p.word: p.values for p in ipm.parameters if len(p.values) > 1}
+    assert varying == {
+        "Luxembourg": ("Luxembourg", "the Grand Duchy of Luxembourg"),
+        "contain": ("contain", "comprise", "encompass"),
+    }
+    assert {p.word: p.values for p in ipm.parameters}["the Canton of Capellen"] == (
+        "the Canton of Capellen",
+    )
+    rows = build_variant_conversations(kg, [relation], suite.template_set, ["t1"], strength=2)
+    assert len(rows) == 6  # 2 x 3: every pair of the two words' values
+    assert "Does the Grand Duchy of Luxembourg contain the Canton of Capellen?" in [
+        c.turns[0].text for c in rows
+    ]
 
 
 def test_a_sample_music_question_varies_by_the_artists_alias() -> None:
@@ -170,7 +174,7 @@ def test_wordnet_used_when_no_curated_list() -> None:
 
 
 def test_pin_and_ban(isolated_home) -> None:
-    templates = load_template_set("places")
+    templates = load_template_set("paper", "places")
     ban_value("places", "have", "contain")
     pin_value("places", "have", "own")
     pin_value("places", "Ireland", "Hibernia")
@@ -193,7 +197,9 @@ def test_pin_and_ban(isolated_home) -> None:
 def test_ipms_for_relations_and_text() -> None:
     ipms = ipms_for_relations(ireland_kg(), [REL], load_template_set("places"), ["t1", "t2", "t3"])
     assert [i.template_id for i in ipms] == ["t1", "t2", "t3"]
-    assert ipms[1].text == "Is there a Ulster in Ireland?"
+    assert ipms[1].text == "Is Ulster in Ireland?"
+    paper = ipms_for_relations(ireland_kg(), [REL], load_template_set("paper", "places"), ["t2"])
+    assert paper[0].text == "Is there a Ulster in Ireland?"
     free = ipm_for_text("can you drink alcohol in public in denmark", "q1")
     assert free.text == "can you drink alcohol in public in denmark"
     assert free.levels[0] == 1 and free.levels[1] == 1  # stop words

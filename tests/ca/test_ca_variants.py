@@ -30,12 +30,13 @@ REL = Relation("Q27>Q1", "Q27", "Q1", "contains", ("Q27", "Q1"))
 
 
 def test_variants_cover_all_pairs_of_words() -> None:
-    ipm = ipm_for_query(kg(), REL, load_template_set("places").get("t1"), "places")
+    template = load_template_set("places").get("t1")
+    ipm = ipm_for_query(kg(), REL, template, "places", realise=True)
     conversations = variants_for_ipm(ipm, strength=2, seed=1)
     assert len(conversations) == 9  # three 3-valued words: 3 x 3 is optimal
     first = conversations[0]
     assert first.id == "Q27>Q1/t1~v0" and first.label == "t1 v0"
-    assert first.turns[0].text == "Does Ireland have a Ulster?"
+    assert first.turns[0].text == "Does Ireland contain Ulster?"
     assert first.extras.changed == {}
     assert all(c.test_kind is TestKind.VARIANT and c.kind == "atomic" for c in conversations)
     assert all(c.turns[0].template_id == "t1" and c.relation_id == "Q27>Q1" for c in conversations)
@@ -50,12 +51,12 @@ def test_variants_cover_all_pairs_of_words() -> None:
 
 
 def test_limit_seed_and_postfix() -> None:
-    ipm = ipm_for_query(kg(), REL, load_template_set("places").get("t2"), "places")
+    ipm = ipm_for_query(kg(), REL, load_template_set("places").get("t2"), "places", realise=True)
     a = variants_for_ipm(ipm, seed=7, limit=4, postfix=True)
     b = variants_for_ipm(ipm, seed=7, limit=4, postfix=True)
     assert [c.turns[0].text for c in a] == [c.turns[0].text for c in b]
     assert len(a) == 4
-    assert a[0].turns[0].text == "Is there a Ulster in Ireland? Return a JSON Boolean."
+    assert a[0].turns[0].text == "Is Ulster in Ireland? Return a JSON Boolean."
     assert a[0].extras.answer_format == "json_boolean"
 
 
@@ -110,8 +111,8 @@ def test_variants_for_conversations() -> None:
     # Sequential conversations repeat the atomic questions: each (relation, template) once.
     assert {c.id.split("~")[0] for c in out} == {c.id for c in atomic}
     t1 = [c for c in out if c.turns[0].template_id == "t1"]
-    assert len(t1) == 3  # t=1: three values of the widest word (have, Ireland, Ulster)
-    assert t1[0].turns[0].text == "Does Ireland have a Ulster?"
+    assert len(t1) == 3  # t=1: three values of the widest word (contain, Ireland, Ulster)
+    assert t1[0].turns[0].text == "Does Ireland contain Ulster?"
 
 
 def test_preview_variants_matches_the_variant_conversations() -> None:
@@ -120,11 +121,11 @@ def test_preview_variants_matches_the_variant_conversations() -> None:
     from kontest_tui.generate.variants import preview_variants
 
     template = load_template_set("places").get("t1")
-    preview = preview_variants(kg(), REL, template, "places", strength=2, seed=1)
-    ipm = ipm_for_query(kg(), REL, template, "places")
+    preview = preview_variants(kg(), REL, template, "places", strength=2, seed=1, realise=True)
+    ipm = ipm_for_query(kg(), REL, template, "places", realise=True)
     asked = variants_for_ipm(ipm, strength=2, seed=1)
     assert preview.sentences == [c.turns[0].text for c in asked]
-    assert preview.sentences[0] == "Does Ireland have a Ulster?"
+    assert preview.sentences[0] == "Does Ireland contain Ulster?"
     assert preview.levels == tuple(ipm.levels) and len(preview.rows) == 9
     assert preview.parameters == [parameter.word for parameter in ipm.parameters]
     assert all(len(row) == len(preview.parameters) for row in preview.rows)

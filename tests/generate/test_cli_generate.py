@@ -38,10 +38,20 @@ def test_jsonl_for_the_running_example(capsys, kinawley_file: Path) -> None:
         "label": "A",
         "test_kind": "kontest",
         "turns": [
-            {"template": "t1", "text": "Does Ireland have a Ulster?"},
-            {"template": "t2", "text": "Is there a Ulster in Ireland?"},
+            {"template": "t1", "text": "Does Ireland contain Ulster?"},
+            {"template": "t2", "text": "Is Ulster in Ireland?"},
         ],
     }
+
+
+def test_templates_paper_gives_the_papers_texts(capsys, kinawley_file: Path) -> None:
+    code, out, err = run(capsys, "--kg", str(kinawley_file), "--templates", "paper")
+    assert code == 0 and err == ""
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [turn["text"] for turn in rows[2]["turns"]] == [
+        "Does Ireland have a Ulster?",
+        "Is there a Ulster in Ireland?",
+    ]
 
 
 def test_text_format_limit_and_template_ids(capsys, kinawley_file: Path) -> None:
@@ -59,9 +69,9 @@ def test_text_format_limit_and_template_ids(capsys, kinawley_file: Path) -> None
     assert code == 0
     assert out.splitlines() == [
         "asked alone · Ireland>Ireland/Ulster/t3",
-        "    1. [t3] Is there a Ulster located in Ireland?",
+        "    1. [t3] Is Ulster part of Ireland?",
         "asked alone · Ireland>Ireland/Ulster/t1",
-        "    1. [t1] Does Ireland have a Ulster?",
+        "    1. [t1] Does Ireland contain Ulster?",
     ]
 
 

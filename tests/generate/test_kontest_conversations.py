@@ -23,8 +23,8 @@ def test_kinawley_gives_12_conversations_and_18_calls(kinawley_kg: KnowledgeGrap
     assert [c.id for c in first] == [f"{rel}/t1", f"{rel}/t2", f"{rel}/t1+t2", f"{rel}/t2+t1"]
     assert [c.label for c in first] == ["Q1", "Q2", "A", "B"]
     assert [c.kind for c in first] == ["atomic", "atomic", "sequential", "sequential"]
-    q1 = "Does Ireland have a Ulster?"
-    q2 = "Is there a Ulster in Ireland?"
+    q1 = "Does Ireland contain Ulster?"
+    q2 = "Is Ulster in Ireland?"
     assert [[q.text for q in c.turns] for c in first] == [[q1], [q2], [q1, q2], [q2, q1]]
     assert [[q.template_id for q in c.turns] for c in first] == [
         ["t1"],
@@ -38,15 +38,24 @@ def test_kinawley_gives_12_conversations_and_18_calls(kinawley_kg: KnowledgeGrap
         "Ireland>Ireland/Ulster/Kinawley",
         "Ireland/Ulster>Ireland/Ulster/Kinawley",
     ]
-    assert conversations[4].turns[0].text == "Does Ireland have a Kinawley?"
+    assert conversations[4].turns[0].text == "Does Ireland contain Kinawley?"
     assert len({c.id for c in conversations}) == 12
+
+
+def test_the_paper_set_asks_the_papers_texts(kinawley_kg: KnowledgeGraph) -> None:
+    paper = load_template_set("paper", "places")
+    conversations = build_conversations(kinawley_kg, extract_relations(kinawley_kg), paper)
+    assert [c.turns[0].text for c in conversations[:2]] == [
+        "Does Ireland have a Ulster?",
+        "Is there a Ulster in Ireland?",
+    ]
 
 
 def test_one_template_gives_atomic_only(kinawley_kg: KnowledgeGraph) -> None:
     places = load_template_set("places")
     conversations = build_conversations(kinawley_kg, extract_relations(kinawley_kg), places, ["t3"])
     assert [c.label for c in conversations] == ["Q1"] * 3
-    assert conversations[0].turns[0].text == "Is there a Ulster located in Ireland?"
+    assert conversations[0].turns[0].text == "Is Ulster part of Ireland?"
 
 
 def test_three_templates_give_three_atomic_and_first_pair(kinawley_kg: KnowledgeGraph) -> None:
@@ -74,13 +83,20 @@ def test_music_questions_use_the_relation_type(build_kg) -> None:
         'Is "The 2nd Law" an album by Muse?',
         'Does Muse have a song called "Panic Station"?',
         'Is "Panic Station" a song by Muse?',
+        'Does the album "The 2nd Law" have a song called "Panic Station"?',
+        'Is "Panic Station" a song on the album "The 2nd Law"?',
+    ]
+    queries = build_queries(kg, relations[2], music, ["t3"])
+    assert queries[0].text == 'Is "Panic Station" a track on the album "The 2nd Law"?'
+    # the papers' set: t3 is the paper's unseen template (Appendix Fig. 5)
+    paper = load_template_set("paper", "music")
+    queries = build_queries(kg, relations[2], paper, ["t1", "t2", "t3"])
+    assert [query.text for query in queries] == [
         'Does the album, "The 2nd Law" have a song called "Panic Station"?',
         'Is "Panic Station" in the album, "The 2nd Law"?',
+        'Is "Panic Station" performed in the album, "The 2nd Law"?',
     ]
-    # t3: the paper's unseen template (Appendix Fig. 5)
-    queries = build_queries(kg, relations[2], music, ["t3"])
-    assert queries[0].text == 'Is "Panic Station" performed in the album, "The 2nd Law"?'
-    assert build_queries(kg, relations[0], music, ["t3"])[0].text == (
+    assert build_queries(kg, relations[0], paper, ["t3"])[0].text == (
         'Is "The 2nd Law" an album performed by Muse?'
     )
 
@@ -88,7 +104,9 @@ def test_music_questions_use_the_relation_type(build_kg) -> None:
 def test_hostile_labels_are_inserted_literally(build_kg) -> None:
     kg = build_kg([['Say "{child}"', "a\nb {parent} \\n"]])
     conversations = build_suite(kg).conversations
-    assert conversations[0].turns[0].text == 'Does Say "{child}" have a a b {parent} \\n?'
+    assert conversations[0].turns[0].text == 'Does Say "{child}" contain a b {parent} \\n?'
+    paper = build_suite(kg, template_set="paper").conversations
+    assert paper[0].turns[0].text == 'Does Say "{child}" have a a b {parent} \\n?'
 
 
 def test_suite_over_samples() -> None:

@@ -65,7 +65,7 @@ async def test_kinawley_replay_with_context_dependent_answers(
     tmp_path: Path, kinawley_kg: KnowledgeGraph
 ) -> None:
     conversations = build_conversations(
-        kinawley_kg, extract_relations(kinawley_kg), load_template_set("places")
+        kinawley_kg, extract_relations(kinawley_kg), load_template_set("paper", "places")
     )
     records = [
         {"query": "Does Ireland have a Ulster?", "answer": "Yes."},

@@ -21,8 +21,9 @@ from kontest_tui.generate.templates import (
 PROMPT = "Be concise as possible. Answer with a yes or no response."
 
 
-def test_places_templates_are_the_papers() -> None:
-    places = load_template_set("places")
+def test_places_paper_templates_are_the_papers() -> None:
+    places = load_template_set("paper", "places")
+    assert (places.name, places.realise) == ("paper", False)
     assert places.ids == ("t1", "t2", "t3")
     assert places.relation_types == ("contains",)
     texts = [template.text_for("contains") for template in places.templates]
@@ -35,10 +36,34 @@ def test_places_templates_are_the_papers() -> None:
     assert places.temperature == 0.0
     assert places.default_type == "contains"
     assert load_template_set("subdivisions").domain == "places"
+    assert load_template_set("paper", "subdivisions") == places
+
+
+def test_default_sets_are_natural_and_realised() -> None:
+    places = load_template_set("places")
+    assert (places.name, places.realise) == ("natural", True)
+    assert [template.text_for("contains") for template in places.templates] == [
+        "Does {parent} contain {child}?",
+        "Is {child} in {parent}?",
+        "Is {child} part of {parent}?",
+    ]
+    music = load_template_set("music")
+    assert (music.name, music.realise) == ("natural", True)
+    assert music.get("t1").texts["album->song"] == (
+        'Does the album "{parent}" have a song called "{child}"?'
+    )
+    assert load_template_set("natural", "places") == places
+
+
+def test_a_set_name_needs_the_kg_domain() -> None:
+    with pytest.raises(TemplateError, match="give the KG"):
+        load_template_set("paper")
+    with pytest.raises(TemplateError, match="no paper templates for domain 'cooking'"):
+        load_template_set("paper", "cooking")
 
 
 def test_music_templates_are_the_papers() -> None:
-    music = load_template_set("music")
+    music = load_template_set("paper", "music")
     t1, t2 = music.get("t1"), music.get("t2")
     assert t1.texts["album->song"] == 'Does the album, "{parent}" have a song called "{child}"?'
     assert t2.texts["album->song"] == 'Is "{child}" in the album, "{parent}"?'

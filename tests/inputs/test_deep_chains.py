@@ -73,7 +73,7 @@ def test_kg_info_and_generate_limit_on_a_deep_chain(tmp_path) -> None:
     assert summary["relations_by_type"] == {"contains": 1_999_000}
     lines = [json.loads(line) for line in generated.splitlines()]
     assert [line["id"] for line in lines] == ["n0>n1/t1", "n0>n1/t2", "n0>n1/t1+t2"]
-    assert lines[0]["turns"][0]["text"] == "Does Place 0 have a Place 1?"
+    assert lines[0]["turns"][0]["text"] == "Does Place 0 contain Place 1?"
 
 
 def typed_dag() -> KnowledgeGraph:

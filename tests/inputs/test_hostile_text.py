@@ -189,7 +189,7 @@ def test_kg_labels_lose_bidi_and_zero_width_characters(tmp_path, capsys) -> None
     assert kg.label("A") == "Ireland" and kg.nodes["A"].aliases == ("Eire",)
     assert kg.label("B") == "Ulster" and kg.label("C") == "Kinawley" and kg.name == "bidi"
     out = printed(capsys, ["generate", "--kg", str(tmp_path / "kg.json"), "--format", "jsonl"])
-    assert "Does Ireland have a Kinawley?" in out
+    assert "Does Ireland contain Kinawley?" in out
     no_unsafe(out)
 
 

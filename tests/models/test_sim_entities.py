@@ -54,10 +54,12 @@ def test_variants_share_knowledge_of_the_fact() -> None:
     profile = dataclasses.replace(
         load_profile("default"), unsure_rate=0.0, variant_error=0.0, knowledge=0.5, yes_bias=0.0
     )
+    # wordings no template has ("Is Kinawley found in Ireland?" would be the natural t2,
+    # "Is {child} in {parent}?", with the child "Kinawley found")
     wordings = [
         "Does Ireland possess a Kinawley?",
         "Does Éire hold a Kinawley?",
-        "Is Kinawley found in Ireland?",
+        "Is Kinawley found within Ireland?",
     ]
     yes_count = 0
     for seed in range(40):

@@ -66,6 +66,8 @@ def two_sessions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Pa
             KG,
             "--model",
             f"replay:{replay(tmp_path, which)}",
+            "--templates",
+            "paper",  # the recording's texts
             "--kind",
             "kontest,logic",
             "-q",
@@ -205,8 +207,8 @@ def test_compare_by_kg_leaves_out_other_scopes_and_settings(
     assert left[ids[2]] == [{"setting": "depth", "values": {ids[1]: "all", ids[2]: 1}}]
     assert [d["setting"] for d in left[ids[3]]] == ["templates"]
     assert left[ids[3]][0]["values"][ids[3]] == {
-        "t1": "Does {parent} have a {child}?",
-        "t3": "Is there a {child} located in {parent}?",
+        "t1": "Does {parent} contain {child}?",
+        "t3": "Is {child} part of {parent}?",
     }
     assert left[ids[4]] == [
         {"setting": "temperature", "values": {ids[1]: 0.0, ids[4]: 0.7}},
@@ -216,9 +218,9 @@ def test_compare_by_kg_leaves_out_other_scopes_and_settings(
     assert out.startswith("Comparison of 2 sessions\n\nLeft out (")
     assert f"  {ids[2]} (sim:forgetful): depth: all ({ids[1]}) vs 1 ({ids[2]})" in out
     templates = (
-        f"templates: t1 “Does {{parent}} have a {{child}}?”, t2 “Is there a {{child}} in "
-        f"{{parent}}?” ({ids[1]}) vs t1 “Does {{parent}} have a {{child}}?”, t3 “Is there a "
-        f"{{child}} located in {{parent}}?” ({ids[3]})"
+        f"templates: t1 “Does {{parent}} contain {{child}}?”, t2 “Is {{child}} in "
+        f"{{parent}}?” ({ids[1]}) vs t1 “Does {{parent}} contain {{child}}?”, t3 “Is "
+        f"{{child}} part of {{parent}}?” ({ids[3]})"
     )
     assert templates in out
     code, _, err = kontest(capsys, "compare", "--db", db, ids[0], ids[2])

@@ -45,6 +45,8 @@ def places_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]
                 "--kg",
                 "places",
                 "--per-path",
+                "--templates",
+                "paper",
                 "--ontological-rule",
                 "prototype",
                 "--model",

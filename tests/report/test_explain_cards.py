@@ -52,7 +52,7 @@ def kinawley() -> KnowledgeGraph:
 
 
 KG = kinawley()
-TEMPLATES = template_set_for_domain("places")
+TEMPLATES = template_set_for_domain("places", "paper")  # the paper's Figure 1 questions
 RELATIONS = extract_relations(KG)
 CONVERSATIONS = build_conversations(KG, RELATIONS, TEMPLATES)
 NAMES = NodeNames(KG)

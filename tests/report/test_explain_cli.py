@@ -18,7 +18,7 @@ from kontest_tui.report.explain import build_card, evidence_from_records
 from kontest_tui.report.explain_store import stored_cards
 from kontest_tui.run.api import load_session
 from kontest_tui.store import Store
-from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 RELATION = "Q27>Q6410645"
 
@@ -28,6 +28,7 @@ def db(tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("explain") / "kinawley.db")
     code = run_cli(
         ["--db", path, "run", "--kg", str(KINAWLEY_KG), "--model", f"replay:{KINAWLEY_REPLAY}"]
+        + list(PAPER)
     )
     assert code == 0
     return path

@@ -21,7 +21,7 @@ from kontest_tui.report.session_page import (
     write_session_files,
 )
 from kontest_tui.store import Store
-from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 
 class VisibleText(HTMLParser):
@@ -55,6 +55,7 @@ def visible(page: str) -> str:
 def db(tmp_path_factory) -> str:
     path = str(tmp_path_factory.mktemp("page") / "kinawley.db")
     argv = ["--db", path, "run", "--kg", str(KINAWLEY_KG), "--model", f"replay:{KINAWLEY_REPLAY}"]
+    argv += PAPER
     assert run_cli(argv) == 0
     return path
 
@@ -141,6 +142,7 @@ def test_probes_are_a_section_of_the_page(tmp_path) -> None:
 
     db = str(tmp_path / "probed.db")
     argv = ["--db", db, "run", "--kg", str(KINAWLEY_KG), "--model", f"replay:{KINAWLEY_REPLAY}"]
+    argv += PAPER
     assert run_cli(argv) == 0
     with Store(db) as store:
         session_id = store.sessions.resolve(None)

@@ -13,7 +13,8 @@ from kontest_tui.store.records import NewSession
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 KINAWLEY_KG = DATA / "kinawley_kg.json"
-KINAWLEY_REPLAY = DATA / "kinawley_replay.jsonl"
+KINAWLEY_REPLAY = DATA / "kinawley_replay.jsonl"  # the paper's texts: ask it with PAPER
+PAPER = ("--templates", "paper")  # the template set the recordings were made with
 
 
 class ToyModel:

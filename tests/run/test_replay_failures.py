@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 from kontest_tui.cli import run_cli
 
@@ -55,7 +55,16 @@ def test_a_replay_that_fails_names_the_lines_its_recording_lacks(
     db = tmp_path / "r.db"
     recording = partial_recording(tmp_path)
     code, _, err = kontest(
-        capsys, "run", "--db", db, "--kg", KINAWLEY_KG, "--model", f"replay:{recording}", "-q"
+        capsys,
+        "run",
+        "--db",
+        db,
+        "--kg",
+        KINAWLEY_KG,
+        *PAPER,
+        "--model",
+        f"replay:{recording}",
+        "-q",
     )
     assert code == 1
     assert "ask them again" not in err, err  # a resume alone replays the same file
@@ -75,7 +84,7 @@ def test_an_exported_session_replays_its_failed_turns_as_failed(
 ) -> None:
     db = tmp_path / "e.db"
     recording = partial_recording(tmp_path)
-    run = ["run", "--db", db, "--kg", KINAWLEY_KG, "-q", "--model"]
+    run = ["run", "--db", db, "--kg", KINAWLEY_KG, *PAPER, "-q", "--model"]
     assert kontest(capsys, *run, f"replay:{recording}")[0] == 1
     first = report(capsys, db)
     exported = tmp_path / "export.jsonl"

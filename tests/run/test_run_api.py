@@ -37,6 +37,7 @@ def store(tmp_path: Path):  # noqa: ANN201
 
 def kinawley_spec(**changes: object) -> SessionSpec:
     kg = load_graph(str(KINAWLEY_KG))
+    changes.setdefault("template_set", "paper")  # the recording's texts
     return SessionSpec(kg, model=f"replay:{KINAWLEY_REPLAY}", **changes)  # type: ignore[arg-type]
 
 

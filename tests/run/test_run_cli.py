@@ -18,7 +18,7 @@ import json
 import re
 
 import pytest
-from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
@@ -63,7 +63,16 @@ def report_json(capsys: pytest.CaptureFixture[str], db, session: str = "") -> di
 def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     code, out, err = kontest(
-        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "--db", db
+        capsys,
+        "run",
+        "--kg",
+        KINAWLEY_KG,
+        "--model",
+        f"replay:{KINAWLEY_REPLAY}",
+        "--templates",
+        "paper",
+        "--db",
+        db,
     )
     assert code == 0, err
     assert "KONTEST report" in out and "implied facts" in out
@@ -98,7 +107,10 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
 def test_report_formats_sessions_and_export(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     replay = f"replay:{KINAWLEY_REPLAY}"
-    assert kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", replay, "--db", db, "-q")[0] == 0
+    assert (
+        kontest(capsys, "run", "--kg", KINAWLEY_KG, "--model", replay, *PAPER, "--db", db, "-q")[0]
+        == 0
+    )
     for fmt, marker in (("markdown", "|"), ("csv", "tests.atomic,3"), ("text", "KONTEST")):
         code, out, _ = kontest(capsys, "report", "--db", db, "--format", fmt)
         assert code == 0 and marker in out
@@ -116,7 +128,7 @@ def test_report_formats_sessions_and_export(tmp_path, capsys) -> None:  # noqa: 
     assert lines[3]["messages"] == ["Does Ireland have a Ulster?", "Is there a Ulster in Ireland?"]
     assert (lines[3]["kind"], lines[3]["turn"], lines[3]["parsed"]) == ("sequential", 1, "yes")
     code, _, err = kontest(
-        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{export}", "--db", db, "-q"
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{export}", *PAPER, "--db", db, "-q"
     )
     assert code == 0, err
     again = report_json(capsys, db)
@@ -143,7 +155,9 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
 
     db = tmp_path / "k.db"
     with Store(db) as store:
-        session = create_session(store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}")
+        session = create_session(
+            store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}", template_set="paper"
+        )
         holder = {}
 
         def stop(response) -> None:  # noqa: ANN001
@@ -195,6 +209,7 @@ def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
             KINAWLEY_KG,
             "--model",
             f"replay:{KINAWLEY_REPLAY}",
+            *PAPER,
             "--db",
             db,
             "-q",
@@ -248,7 +263,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
     partial.write_text("\n".join(kept) + "\n", encoding="utf-8")
     db = tmp_path / "k.db"
     code, out, err = kontest(
-        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}", "--db", db, "-q"
+        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{partial}", *PAPER, "--db", db, "-q"
     )
     with Store(db) as store:
         session = store.sessions.latest()
@@ -379,7 +394,16 @@ def test_progress_line_shows_counts_errors_rate_and_eta(monkeypatch) -> None:  #
 def test_db_given_before_the_subcommand(tmp_path, capsys) -> None:  # noqa: ANN001
     db = tmp_path / "k.db"
     code, _, err = kontest(
-        capsys, "--db", db, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "-q"
+        capsys,
+        "--db",
+        db,
+        "run",
+        "--kg",
+        KINAWLEY_KG,
+        "--model",
+        f"replay:{KINAWLEY_REPLAY}",
+        *PAPER,
+        "-q",
     )
     assert code == 0, err
     code, out, _ = kontest(capsys, "--db", db, "sessions", "--json")

@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 
 import pytest
-from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
+from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
@@ -83,6 +83,7 @@ def test_run_with_logic_and_factcheck_kinds(
         KINAWLEY_KG,
         "--model",
         f"replay:{replay_file}",
+        *PAPER,
         "--kind",
         "kontest,logic",
         "--kind",

@@ -20,6 +20,7 @@ import pytest
 from run_toys import (
     KINAWLEY_KG,
     KINAWLEY_REPLAY,
+    PAPER,
     ToyModel,
     make_conversations,
     make_relations,
@@ -61,7 +62,9 @@ def plant_lease(db: Path, session: str, *, pid: int, renewed: str, host: str | N
 
 def kinawley_session(db: Path) -> str:
     with Store(db) as store:
-        return create_session(store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}")
+        return create_session(
+            store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}", template_set="paper"
+        )
 
 
 def test_a_live_owner_refuses_a_second_run_and_a_dead_one_is_taken_over(tmp_path, capsys) -> None:  # noqa: ANN001
@@ -217,6 +220,7 @@ def test_a_read_only_database_can_be_reported_on(tmp_path, capsys, monkeypatch) 
             KINAWLEY_KG,
             "--model",
             f"replay:{KINAWLEY_REPLAY}",
+            *PAPER,
             "--db",
             db,
             "-q",
@@ -239,7 +243,16 @@ def test_a_read_only_database_can_be_reported_on(tmp_path, capsys, monkeypatch) 
     code, out, err = kontest(capsys, "export", "--db", db)
     assert code == 0 and len(out.splitlines()) == 18
     code, _, err = kontest(
-        capsys, "run", "--kg", KINAWLEY_KG, "--model", f"replay:{KINAWLEY_REPLAY}", "--db", db, "-q"
+        capsys,
+        "run",
+        "--kg",
+        KINAWLEY_KG,
+        "--model",
+        f"replay:{KINAWLEY_REPLAY}",
+        *PAPER,
+        "--db",
+        db,
+        "-q",
     )
     assert code == 1 and len(err.strip().splitlines()) == 1 and "readonly" in err
     assert db.read_bytes() == before

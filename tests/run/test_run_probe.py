@@ -36,6 +36,7 @@ from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY
 
 PLACES = load_graph("places")
 TEMPLATES = template_set_for_domain("places")
+PAPER = template_set_for_domain("places", "paper")  # the texts of tests/data/kinawley_replay.jsonl
 CAPELLEN = "luxembourg>luxembourg.canton-of-capellen"
 
 
@@ -63,12 +64,15 @@ def test_every_template_phrasing_then_the_questions_typed() -> None:
         ["Is Kinawley in Ulster?", "  Does Ulster have a Kinawley? ", "Is Kinawley in Ulster?"],
     )
     assert phrasings == [
-        Phrasing("Does Ulster have a Kinawley?", "Does {parent} have a {child}?"),
-        Phrasing("Is there a Kinawley in Ulster?", "Is there a {child} in {parent}?"),
-        Phrasing(
-            "Is there a Kinawley located in Ulster?", "Is there a {child} located in {parent}?"
-        ),
-        Phrasing("Is Kinawley in Ulster?"),  # typed; the repeats are asked once
+        Phrasing("Does Ulster contain Kinawley?", "Does {parent} contain {child}?"),
+        Phrasing("Is Kinawley in Ulster?", "Is {child} in {parent}?"),
+        Phrasing("Is Kinawley part of Ulster?", "Is {child} part of {parent}?"),
+        Phrasing("Does Ulster have a Kinawley?"),  # typed; the repeats are asked once
+    ]
+    assert [p.question for p in probe_phrasings(kg, relation, PAPER)] == [
+        "Does Ulster have a Kinawley?",
+        "Is there a Kinawley in Ulster?",
+        "Is there a Kinawley located in Ulster?",
     ]
     with pytest.raises(InvalidInputError, match="empty question"):
         probe_phrasings(kg, relation, TEMPLATES, ["   "])
@@ -77,7 +81,7 @@ def test_every_template_phrasing_then_the_questions_typed() -> None:
 def test_recorded_answers_come_back_for_the_recorded_questions() -> None:
     kg = load_graph(str(KINAWLEY_KG))
     relation = find_relation(kg, "Ireland>Kinawley")
-    phrasings = probe_phrasings(kg, relation, TEMPLATES)[:2]
+    phrasings = probe_phrasings(kg, relation, PAPER)[:2]
     tokens: dict[int, list[str]] = {}
     answers = asyncio.run(
         probe_relation(
@@ -129,7 +133,7 @@ def test_probes_of_a_session_match_its_answers_and_change_no_metric(session_db, 
     assert run_cli(["--db", db, "export", "--probes", "--format", "jsonl"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [row["question"] for row in rows] == [p.question for p in phrasings]
-    assert rows[-1]["template"] is None and rows[0]["template"] == "Does {parent} have a {child}?"
+    assert rows[-1]["template"] is None and rows[0]["template"] == "Does {parent} contain {child}?"
     with Store(db) as store:
         store.probes.mark_promoted(saved[-1].id, "template")
         assert [p.promoted for p in store.probes.of_session(session_id)][-1] == "template"
@@ -160,7 +164,8 @@ def test_kontest_probe_prints_every_phrasing_side_by_side(session_db, capsys) ->
     assert lines[2].split() == ["question", "phrasing", "read", "as", "reply"]
     asked = [line for line in lines[4:] if line.strip()]
     assert len(asked) == 4  # three templates and one question
-    assert "template Does {parent} have a {child}?" in asked[0]
+    assert "template Does {parent} contain {child}?" in asked[0]
+    assert asked[0].startswith("Does Luxembourg contain the Canton of Capellen?")
     assert "your own" in asked[3]
     with Store(db) as store:
         assert len(list(store.probes.of_session(session_id, CAPELLEN))) == 4

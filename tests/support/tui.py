@@ -157,12 +157,12 @@ def write_kinawley(tmp_path: Path) -> tuple[Path, Path]:
         ],
     }
     answers = {
-        "Does Ireland have a Ulster?": ESCAPES,
-        "Is there a Ulster in Ireland?": "Yes",
-        "Does Ulster have a Kinawley?": "Yes",
-        "Is there a Kinawley in Ulster?": "Yes",
-        "Does Ireland have a Kinawley?": MARKUP,
-        "Is there a Kinawley in Ireland?": "No",
+        "Does Ireland contain Ulster?": ESCAPES,
+        "Is Ulster in Ireland?": "Yes",
+        "Does Ulster contain Kinawley?": "Yes",
+        "Is Kinawley in Ulster?": "Yes",
+        "Does Ireland contain Kinawley?": MARKUP,
+        "Is Kinawley in Ireland?": "No",
     }
     kg_path = tmp_path / "kinawley.json"
     kg_path.write_text(json.dumps(kg), encoding="utf-8")

@@ -109,7 +109,7 @@ async def test_edit_a_template_ask_again_and_read_the_delta(tmp_path: Path) -> N
             assert results.query_one("#result-tabs").active == "tab-templates"  # type: ignore[attr-defined]
             assert f"asked again from {parent}" in widget_text(pane.query_one("#evidence-delta"))
             section = report["curation"]
-            texts = {"t1": NEW_T1, "t2": "Is there a {child} in {parent}?"}
+            texts = {"t1": NEW_T1, "t2": "Is {child} in {parent}?"}
             await wait_until(
                 pilot,
                 lambda: len(table_rows(pane.query_one("#evidence-templates", PagedTable))) == 2,
@@ -184,5 +184,5 @@ async def test_templates_tab_sorts_and_the_synonym_editor_opens_on_the_selected_
         assert editor.query("Footer") and not editor.previewed
         release.set()
         await wait_until(pilot, lambda: editor.previewed, what="the variants", timeout=60)
-        assert "Does Ulster have a County Cavan?" in widget_text(status)
+        assert "Does Ulster contain County Cavan?" in widget_text(status)
         assert "array size" in widget_text(status)

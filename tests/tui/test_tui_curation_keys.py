@@ -84,33 +84,33 @@ async def test_a_saved_template_is_listed_and_its_new_word_varies(
         await wait_until(pilot, lambda: editor.template_set is not None, what="the templates")
         editor.query_one("#template-choice", Select).value = "t1"
         text = editor.query_one("#template-text", Input)
-        await wait_until(pilot, lambda: text.value == "Does {parent} have a {child}?", what="t1")
+        await wait_until(pilot, lambda: text.value == "Does {parent} contain {child}?", what="t1")
         text.focus()
         await pilot.press("ctrl+a", "ctrl+k")
-        await type_text(pilot, "Does {parent} contain a {child}?")
+        await type_text(pilot, "Does {parent} have a {child}?")
         words = editor.query_one("#template-words", SelectionList)
-        await wait_until(pilot, lambda: "contain" in editor.words_shown, what="the new word")
-        assert "contain" in words.selected  # a new word may vary
+        await wait_until(pilot, lambda: "have" in editor.words_shown, what="the new word")
+        assert "have" in words.selected  # a new word may vary
         await pilot.press("ctrl+s")
         copy = user_template_path("places")
         await wait_until(pilot, copy.is_file, what="the user's copy")
         saved = load_template_set("places").get("t1")
         # The old word's tag went with it; the new word got one (WordNet: a verb).
-        assert saved.pos == {"contain": "v"}
+        assert saved.pos == {"have": "v"}
         # The list and the choice show the saved template at once.
         existing = editor.query_one("#template-existing")
         await wait_until(
             pilot,
-            lambda: "t1: Does {parent} contain a {child}?" in widget_text(existing),
+            lambda: "t1: Does {parent} have a {child}?" in widget_text(existing),
             what="the list refreshed",
         )
         assert editor.query_one("#template-choice", Select).value == "t1"
-        # Its covering array varies the new word (WordNet: incorporate, comprise; untagged, it
-        # had no value but itself).
+        # Its covering array varies the new word (contain, include; untagged, it had no value
+        # but the curated ones).
         kg = load_graph("places")
         relation = extract_relations(kg)[0]
         preview = preview_variants(kg, relation, saved, "places", 2)
-        column = preview.parameters.index("contain")
+        column = preview.parameters.index("have")
         assert len({row[column] for row in preview.rows}) > 1
         # Restore built-in asks first; "no" keeps the copy.
         editor.query_one("#restore-templates").press()
@@ -130,13 +130,13 @@ async def test_ticked_and_unticked_words_differ_by_a_glyph(db_path: str) -> None
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
         await wait_until(pilot, lambda: editor.template_set is not None, what="the templates")
         editor.query_one("#template-choice", Select).value = "t1"
-        await wait_until(pilot, lambda: editor.words_shown == ["Does", "have", "a"], what="t1")
+        await wait_until(pilot, lambda: editor.words_shown == ["Does", "contain"], what="t1")
         await settle(pilot)
         words = editor.query_one("#template-words", SelectionList)
-        lines = [words.render_line(y).text for y in range(3)]
-        # t1 fixes "Does" (unticked); "have" and "a" may vary (ticked).
-        assert [TICKED in line[:3] for line in lines] == [False, True, True], lines
-        assert [line.split()[-1] for line in lines] == ["Does", "have", "a"]
+        lines = [words.render_line(y).text for y in range(2)]
+        # t1 fixes "Does" (unticked); "contain" may vary (ticked).
+        assert [TICKED in line[:3] for line in lines] == [False, True], lines
+        assert [line.split()[-1] for line in lines] == ["Does", "contain"]
         box = TickBox("x", value=True)
         await editor.mount(box)
         assert TICKED in box.render().plain

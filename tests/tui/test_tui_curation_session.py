@@ -78,11 +78,13 @@ async def test_ctrl_t_edits_and_asks_in_the_probed_session(db_path: str) -> None
         assert existing.startswith("Session: sim:careful on places")
         text = editor.query_one("#template-text", Input)
         assert text.value == "Is {child} a part of {parent}?"
-        # Two places called Garnich give the same question: their relations tell them apart.
+        # Two places called Garnich: realised, their questions tell them apart by type, and
+        # their relations by name.
         preview = editor.query_one("#template-preview")
         rows = [str(preview.get_row_at(i)[0]).split("\n") for i in range(preview.row_count)]
         assert len(rows) == 10
-        assert len({question for question, _ in rows}) < len(rows)
+        assert len({question for question, _ in rows}) == len(rows)
+        assert "Is the locality of Garnich a part of Luxembourg?" in [q for q, _ in rows]
         assert len({relation for _, relation in rows}) == len(rows)
         assert any("Garnich (in " in relation for _, relation in rows)
         new_id = editor.query_one("#template-id", Input).value

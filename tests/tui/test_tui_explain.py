@@ -40,7 +40,7 @@ async def test_a_clear_contradiction_on_screen_and_saved_in_five_keys(db_path: s
         # Both answers valid and opposite, each question shown with its template's text.
         reads = [chat.turns[0].read for chat in card.chats]
         assert sorted(reads) == ["no", "yes"]
-        assert "Template: Does {parent} have a {child}?" in head
+        assert "Template: Does {parent} contain {child}?" in head
         before = set(export_folder().glob("*"))
         await press(pilot, "s")
         await wait_until(

@@ -67,13 +67,13 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
 
         # The first template's question with one word changed: pinned as a synonym.
         row = screen.query_one("#probe-q-0", Input)
-        row.value = row.value.replace(" have ", " comprise ")
+        row.value = row.value.replace(" contain ", " hold ")
         row.focus()
         await pilot.press("ctrl+o")
         await wait_until(
             pilot,
             lambda: any(
-                c.word == "have" and c.value == "comprise" for c in list_user_choices("places")
+                c.word == "contain" and c.value == "hold" for c in list_user_choices("places")
             ),
             what="the synonym pin",
         )

@@ -153,6 +153,6 @@ async def test_the_results_screens_of_every_kind_speak_words(every_kind) -> None
             await settle(pilot)
             seen.append((screen_text(app), f"the {tab} tab"))
     assert any("Two phrasings, opposite answers" in text for text, _ in seen)
-    assert any("“Does {parent} have a {child}?”" in text for text, _ in seen)  # the Gap tab
+    assert any("“Does {parent} contain {child}?”" in text for text, _ in seen)  # the Gap tab
     for text, where in seen:
         assert_reader_text(text, where)

@@ -172,7 +172,7 @@ async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path:
             what="t4 gap",
         )
         gap = widget_text(editor.query_one("#template-gap"))
-        assert "t1 " in gap and "“Does {parent} have a {child}?”" in gap and "t2 " in gap
+        assert "t1 " in gap and "“Does {parent} contain {child}?”" in gap and "t2 " in gap
 
 
 async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> None:

@@ -171,3 +171,22 @@ def test_a_crashed_prepare_worker_is_a_problem() -> None:
     state.prepare_failed(state.version, "RuntimeError: boom")
     assert not state.armed and state.run_state() == (False, "Preparing failed: RuntimeError: boom")
     assert state.set_questions("q.jsonl") and state.prepare_error == ""
+
+
+def test_the_template_set_reaches_the_spec_and_the_question_check() -> None:
+    state = WizardState("places", "sim")
+    prepared(state)
+    assert state.preparation is not None and state.preparation.questions is not None
+    natural = state.preparation.questions
+    assert (natural.template_set, natural.relations, natural.flagged_relations) == (
+        "places natural",
+        265,
+        0,
+    )
+    assert state.set_template_set("paper") and not state.set_template_set("paper")
+    assert state.spec().template_set == "paper"
+    prepared(state)
+    assert state.preparation is not None and state.preparation.questions is not None
+    paper = state.preparation.questions
+    assert paper.template_set == "places paper" and paper.flagged_relations == 265
+    assert state.chosen_templates() == ("t1", "t2")

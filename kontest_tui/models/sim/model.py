@@ -29,7 +29,7 @@ from kontest_tui.errors import KontestError, ModelError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
 from kontest_tui.models.sim.entities import EntityFinder
-from kontest_tui.models.sim.probes import answer_probe
+from kontest_tui.models.sim.probes import answer_probe, probe_size
 from kontest_tui.models.sim.profile import (
     DEFAULT_PROFILE,
     INVALID_UTF8,
@@ -49,24 +49,57 @@ JSON_POSTFIX = "Return a JSON Boolean."  # covering-array variants ask for true/
 FAULTS = ("rate_limit", "server_error", "dropped_stream", "slow_first_byte")
 
 _TOKEN = re.compile(r"\s*[\w']+|\s*[^\w\s]+|\s+")
+# (pattern, template id, relation type, characters of the text that are not placeholders)
+Patterns = tuple[tuple[re.Pattern[str], str, str, int], ...]
 
 
 # ---------------------------------------------------------------------------- questions
 
 
-def _pattern_for(text: str) -> re.Pattern[str] | None:
+_PLURAL_VERBS = {"is": "are", "does": "do", "has": "have", "was": "were"}
+_SLOT_ARTICLE = re.compile(r"(?:(?<=\s)|^)(?:a|an|the)\s+$", re.IGNORECASE)
+
+
+def _literal(text: str) -> str:
+    return r"\s+".join(re.escape(word) for word in text.split(" "))
+
+
+def _loose_literal(text: str, *, first: bool, last: bool) -> str:
+    """A realised literal as a regex: the opening verb in either number, an article before
+    the next slot optional (any of a, an, the), a "?" after a closing quote optional."""
+    head, article = text, ""
+    if not last and _SLOT_ARTICLE.search(text):
+        head, article = _SLOT_ARTICLE.sub("", text), r"(?:(?:a|an|the)\s+)?"
+    tail = ""
+    if last and head.endswith(('"?', "”?")):
+        head, tail = head[:-1], r"\??"
+    verb = ""
+    if first:
+        word = head.split(" ", 1)[0]
+        if word.lower() in _PLURAL_VERBS:
+            verb = f"(?:{re.escape(word)}|{_PLURAL_VERBS[word.lower()]})"
+            head = head[len(word) :]
+    return verb + (_literal(head) if head else "") + article + tail
+
+
+def _pattern_for(text: str, realised: bool = False) -> re.Pattern[str] | None:
+    """A template text as a regex, placeholders as groups. A realised set's question may
+    differ from its text where realisation settled it (generate.realise): the opening verb
+    agrees with a plural name ("Are ..."), an article before a slot is dropped or changed,
+    and a title ending in "?" ends the question: `realised` lets those through."""
     parts = re.split(r"(\{parent\}|\{child\})", " ".join(text.split()))
     if "{parent}" not in parts or "{child}" not in parts:
         return None
     regex = []
-    for part in parts:
-        if part == "{parent}":
-            regex.append("(?P<parent>.+?)")
-        elif part == "{child}":
-            regex.append("(?P<child>.+?)")
+    for index, part in enumerate(parts):
+        if part in ("{parent}", "{child}"):
+            regex.append(f"(?P<{part[1:-1]}>.+?)")
+            continue
+        literal = part.replace("{{", "{").replace("}}", "}")
+        if realised:
+            regex.append(_loose_literal(literal, first=index == 0, last=index == len(parts) - 1))
         else:
-            literal = part.replace("{{", "{").replace("}}", "}")
-            regex.append(r"\s+".join(re.escape(word) for word in literal.split(" ")))
+            regex.append(_literal(literal))
     return re.compile("".join(regex), re.IGNORECASE)
 
 
@@ -85,17 +118,15 @@ def _template_files_signature() -> tuple[tuple[str, int], ...]:
     return tuple(files)
 
 
-def _template_patterns() -> tuple[tuple[re.Pattern[str], str, str], ...]:
+def _template_patterns() -> Patterns:
     """(pattern, template id, relation type), most literal text first; re-read when a
     template file (built-in or the user's) appears, changes or goes."""
     return _patterns_for(_template_files_signature())
 
 
 @lru_cache(maxsize=4)
-def _patterns_for(
-    signature: tuple[tuple[str, int], ...],
-) -> tuple[tuple[re.Pattern[str], str, str], ...]:
-    """(pattern, template id, relation type), most literal text first."""
+def _patterns_for(signature: tuple[tuple[str, int], ...]) -> Patterns:
+    """(pattern, template id, relation type, literal characters), most literal text first."""
     from kontest_tui.generate.templates import load_template_file
 
     found: list[tuple[int, re.Pattern[str], str, str]] = []
@@ -106,15 +137,12 @@ def _patterns_for(
             continue  # a broken user file must not hide the others
         for template in template_set.templates:
             for relation_type, text in template.texts.items():
-                pattern = _pattern_for(text)
+                pattern = _pattern_for(text, template_set.realise)
                 if pattern is not None:
                     literal = len(text) - len("{parent}{child}")
                     found.append((literal, pattern, template.id, relation_type))
     found.sort(key=lambda item: -item[0])
-    return tuple((pattern, tid, rtype) for _, pattern, tid, rtype in found)
-
-
-Patterns = tuple[tuple[re.Pattern[str], str, str], ...]
+    return tuple((pattern, tid, rtype, literal) for literal, pattern, tid, rtype in found)
 
 
 class TemplatePatterns:
@@ -159,9 +187,11 @@ _parsed: tuple[Patterns | None, dict[str, ParsedQuestion | None]] = (None, {})
 
 def _parse_question(question: str, patterns: Patterns) -> ParsedQuestion | None:
     text = " ".join(question.split())
-    for pattern, template_id, relation_type in patterns:
+    for pattern, template_id, relation_type, literal in patterns:
         match = pattern.fullmatch(text)
         if match:
+            if probe_size(question) > literal:
+                return None  # a probe template says more of it (sim.probes.probe_size)
             return ParsedQuestion(
                 template_id,
                 relation_type,

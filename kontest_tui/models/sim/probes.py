@@ -75,6 +75,7 @@ class _Template:
     pattern: re.Pattern[str]
     literals: tuple[str, ...]  # lower-cased literal parts: a cheap test before the regex
     reading: ProbeReading
+    size: int = 0  # characters of the text that are not placeholders
 
 
 def _template(text: str, reading: ProbeReading) -> _Template:
@@ -91,7 +92,8 @@ def _template(text: str, reading: ProbeReading) -> _Template:
             literals.append(part.strip().lower())
             regex.append(r"\s+".join(re.escape(word) for word in part.split(" ")))
     pattern = re.compile("".join(regex), re.IGNORECASE)
-    return _Template(pattern, tuple(literal for literal in literals if literal), reading)
+    size = len(_PLACEHOLDER.sub("", " ".join(text.split())))
+    return _Template(pattern, tuple(literal for literal in literals if literal), reading, size)
 
 
 def _logic_reading(form: str) -> ProbeReading:
@@ -143,6 +145,20 @@ def probe_templates() -> tuple[_Template, ...]:
 
 def parse_probe(question: str) -> ProbeQuestion | None:
     """Recognise a filled probe template (options "A) ..." on the last lines); None if none."""
+    found = _match_probe(question)
+    return found[0] if found is not None else None
+
+
+def probe_size(question: str) -> int:
+    """How much of `question` the probe template it fills says (its characters that are
+    not placeholders); 0 when it fills none. A KONTEST template that matches the question
+    but says less of it ("Is {child} in {parent}?" against "Is it true that {child} is
+    located in {parent}?") is not what the question was made from."""
+    found = _match_probe(question)
+    return found[1] if found is not None else 0
+
+
+def _match_probe(question: str) -> tuple[ProbeQuestion, int] | None:
     lines = [line for line in question.splitlines() if line.strip()]
     options: list[tuple[str, str]] = []
     while len(lines) > 1 and (match := _OPTION.match(lines[-1])):
@@ -156,7 +172,7 @@ def parse_probe(question: str) -> ProbeQuestion | None:
         match = template.pattern.fullmatch(head)
         if match:
             slots = {key: value.strip() for key, value in match.groupdict().items()}
-            return ProbeQuestion(template.reading, slots, tuple(options))
+            return ProbeQuestion(template.reading, slots, tuple(options)), template.size
     return None
 
 

@@ -47,7 +47,6 @@ from kontest_tui.generate.synonyms import (
 from kontest_tui.generate.templates import (
     Template,
     TemplateSet,
-    fill_template,
     list_template_sets,
     restore_builtin_templates,
     save_template_set,
@@ -59,7 +58,12 @@ from kontest_tui.generate.templates import (
 )
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
-from kontest_tui.run.api import SessionTemplates, preview_variants, read_session_templates
+from kontest_tui.run.api import (
+    SessionTemplates,
+    fill_question,
+    preview_variants,
+    read_session_templates,
+)
 from kontest_tui.tui.run_control import ask_extra_template
 from kontest_tui.tui.screens.confirm import ConfirmScreen
 from kontest_tui.tui.sessions import open_store
@@ -451,11 +455,12 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         if self.session is None or not text:
             return
         names = NodeNames(self.session.kg)
+        # asked as the session's set asks (realised for the natural sets)
+        session_set = self.session.template_set or self.template_set
+        realise = session_set is not None and session_set.realise
         for relation in self.session.relations_of(self.relation_type)[:PREVIEW_ROWS]:
             try:
-                question = fill_template(
-                    text, names.label(relation.parent), names.label(relation.child)
-                )
+                question = fill_question(self.session.kg, relation, text, realise=realise)
             except KontestError as error:
                 question = str(error)
             # The relation under its question: two relations asked with the same words (two

@@ -44,7 +44,7 @@ from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.wizard.graph import GraphStep
 from kontest_tui.tui.widgets.wizard.kinds import KindsStep
 from kontest_tui.tui.widgets.wizard.model import ModelStep
-from kontest_tui.tui.widgets.wizard.templates import TemplatesStep
+from kontest_tui.tui.widgets.wizard.templates import TemplatesStep, describe_check
 from kontest_tui.tui.widgets.wizard.variants import VariantsStep
 from kontest_tui.tui.wizard_state import Entity, KindChoices, WizardState
 from kontest_tui.tui.workers import WorkerFailures
@@ -422,6 +422,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         if not isinstance(template_set, str) and template_set is not None:
             self.templates_step.show_templates(template_set, self.state.chosen_templates())
         self.templates_step.show_relations(preparation.listed_names, preparation.relations)
+        self.templates_step.show_check(describe_check(preparation.questions))
         blocked = preparation.blocked
         self.show_preview(preparation.preview, blocked or "Nothing to preview.")
         self.show_kind_counts(preparation)
@@ -670,6 +671,10 @@ class WizardScreen(WorkerFailures, Screen[None]):
     @on(TemplatesStep.TemplatesChosen)
     def templates_changed(self, event: TemplatesStep.TemplatesChosen) -> None:
         self.changed(self.state.set_templates(event.template_ids))
+
+    @on(TemplatesStep.TemplateSetChosen)
+    def template_set_changed(self, event: TemplatesStep.TemplateSetChosen) -> None:
+        self.changed(self.state.set_template_set(event.name))
 
     @on(TemplatesStep.RelationHighlighted)
     def relation_highlighted(self, event: TemplatesStep.RelationHighlighted) -> None:

@@ -1,7 +1,8 @@
-"""Step 2 of the wizard: the templates to ask, and a browser of what the run asks: the
-scope's relations on the left, every conversation of every test kind the run asks about the
-highlighted one on the right (KONTEST's atomic and sequential ones, variants, FactChecker
-and logic questions), as `run.api.prepare` / `preview_relation` built them."""
+"""Step 2 of the wizard: the template set and the templates to ask, what the question check
+flags in them (`run.api.check_spec_questions`, in the preparation), and a browser of what the
+run asks: the scope's relations on the left, every conversation of every test kind the run
+asks about the highlighted one on the right (KONTEST's atomic and sequential ones, variants,
+FactChecker and logic questions), as `run.api.prepare` / `preview_relation` built them."""
 
 from __future__ import annotations
 
@@ -14,16 +15,44 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
-from textual.widgets import OptionList, SelectionList, Static, TabPane
+from textual.widgets import OptionList, Select, SelectionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from kontest_tui.domain.answers import clean_text
-from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.generate.templates import DEFAULT_SET, PAPER_SET, TemplateSet
 from kontest_tui.report.words import conversation_name, kind_name
-from kontest_tui.run.api import RelationPreview
+from kontest_tui.run.api import (
+    QUESTION_CHECK_REASONS,
+    QuestionCheck,
+    RelationPreview,
+    check_examples,
+)
 from kontest_tui.tui.widgets.ticks import TickList
 
 LABEL_WIDTH = 18  # the conversations' names (report.words.conversation_name), wrapped beyond
+TEMPLATE_SETS = (
+    ("Template set: natural (questions as a person writes them)", DEFAULT_SET),
+    ("Template set: paper (the papers' exact texts, as the recordings)", PAPER_SET),
+)
+
+
+def describe_check(check: QuestionCheck | None, shown: int = 1) -> str:
+    """The question check in a few lines: how many relations a rule flags, then each
+    reason's count and first question."""
+    if check is None:
+        return ""
+    of = f" (of the first {check.relations:,})" if check.total > check.relations else ""
+    head = (
+        f"Question check: {check.flagged_relations:,} of {check.relations:,} relations "
+        f"flagged ({check.share:.1%}){of}"
+    )
+    lines = [head if check.flags else f"{head}: every question reads cleanly"]
+    for reason, flags in check.by_reason().items():
+        name = QUESTION_CHECK_REASONS[reason][0]
+        questions = len({(flag.relation_id, flag.template_id) for flag in flags})
+        first = "; ".join(clean_text(flag.question) for flag in check_examples(flags, shown))
+        lines.append(f"  {name} ({questions:,}): {first}")
+    return "\n".join(lines)
 
 
 def describe_template(template_set: TemplateSet, template_id: str) -> str:
@@ -67,6 +96,13 @@ def render_conversations(preview: RelationPreview) -> Group:
 class TemplatesStep(TabPane):
     """The templates step: tick the templates, browse the conversations they make."""
 
+    class TemplateSetChosen(Message):
+        """Another template set was chosen ("natural" or "paper")."""
+
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
     class TemplatesChosen(Message):
         """The ticked templates changed."""
 
@@ -86,7 +122,17 @@ class TemplatesStep(TabPane):
             "Templates to ask (each relation gets atomic + sequential conversations)",
             classes="hint",
         )
+        yield Select(
+            TEMPLATE_SETS,
+            value=DEFAULT_SET,
+            allow_blank=False,
+            compact=True,
+            id="template-set",
+            tooltip="Which texts the templates have: natural ones, realised for each relation, "
+            "or the papers' exact texts",
+        )
         yield TickList[str](id="template-select")
+        yield Static("", id="question-check", markup=False)
         with Horizontal(id="conversation-browser"):
             yield OptionList(id="relation-list", classes="pane")
             with VerticalScroll(id="conversation-scroll", classes="pane"):
@@ -109,6 +155,15 @@ class TemplatesStep(TabPane):
                         template_id in chosen,
                     )
                 )
+
+    def show_check(self, text: str) -> None:
+        """What the question check flags (describe_check)."""
+        self.query_one("#question-check", Static).update(text)
+
+    @on(Select.Changed, "#template-set")
+    def template_set_changed(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self.post_message(self.TemplateSetChosen(event.value))
 
     @on(SelectionList.SelectedChanged, "#template-select")
     def templates_changed(self) -> None:
