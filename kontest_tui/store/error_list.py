@@ -5,8 +5,7 @@ the derived `result_errors` table (store.rollups ranks them; store.views keeps t
 TREE: the graph's order, RELATION: by the relation's name, TEMPLATE: by template, filtered by
 an `ErrorFilter`: oracle, template, clear answers, the nodes a find matched), `error_at` ("the
 clearest error" of a session is `error_at(session, 0)`), `step_error` (`n` / `p`),
-`error_index` (where a verdict stands), `count_errors`, `error_oracles` and
-`error_templates`. A page of one oracle's list (or the whole list) in the first two orders
+`error_index` (where a verdict stands), `count_errors` and `error_oracles`. A page of one oracle's list (or the whole list) in the first two orders
 is one range read on an index; other filters and orders read one index in their order.
 """
 
@@ -59,9 +58,9 @@ def _conditions(session_id: str, where: ErrorFilter) -> tuple[str, list[object]]
     if where.oracle:
         sql.append("e.oracle = ?")
         params.append(where.oracle)
-    if where.template is not None:
-        sql.append("e.template = ?")
-        params.append(where.template)
+    if where.template is not None:  # "t1" in "t1", "t1+t2", "t2+t1"
+        sql.append("instr('+' || e.template || '+', ?) > 0")
+        params.append(f"+{where.template}+")
     if where.clear is not None:
         sql.append("e.clear = ?")
         params.append(int(where.clear))
@@ -83,17 +82,6 @@ class ErrorList(Repository):
         return int(
             self._fetch(f"SELECT COUNT(*) FROM result_errors e WHERE {conditions}", params)[0][0]
         )
-
-    def error_templates(self, session_id: str) -> list[str]:
-        """The templates with errors in this session ("" for errors of no one template)."""
-        rows = self._fetch(
-            "WITH RECURSIVE t(name) AS (SELECT MIN(template) FROM result_errors"
-            " WHERE session = ?1 UNION ALL SELECT (SELECT MIN(template) FROM result_errors"
-            " WHERE session = ?1 AND template > t.name) FROM t WHERE t.name IS NOT NULL)"
-            " SELECT name FROM t WHERE name IS NOT NULL",
-            (session_id,),
-        )
-        return [str(row[0]) for row in rows]
 
     def error_oracles(self, session_id: str) -> list[str]:
         """The oracles with errors in this session, in the clearest-first order of oracles."""

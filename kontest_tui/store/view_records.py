@@ -24,9 +24,10 @@ INTERSECTION = "intersection"  # the gap group of relations no template answered
 
 @dataclass(frozen=True, slots=True)
 class ErrorFilter:
-    """Which errors an error list holds: of one oracle, of one template, whose compared
-    answers are all a yes or a no (`clear` True) or not (False), on relations with one of
-    `nodes` at either end (what a find matched). Unset: any."""
+    """Which errors an error list holds: of one oracle, of tests that asked one template
+    (`t1` keeps the verdicts of t1 and of t1+t2 or t2+t1), whose compared answers are all a
+    yes or a no (`clear` True) or not (False), on relations with one of `nodes` at either end
+    (what a find matched). Unset: any."""
 
     oracle: str | None = None
     template: str | None = None

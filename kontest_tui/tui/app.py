@@ -13,12 +13,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.workers import WorkerFailures
@@ -121,6 +122,13 @@ class KontestApp(WorkerFailures, App[None]):
 
     def action_new_session(self) -> None:
         self.open_wizard()
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's palette commands but its Quit: the app's own (ctrl+q, which asks first
+        while a session runs) is listed with its key."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Quit":
+                yield command
 
     def deliver_screenshot(
         self,

@@ -3,17 +3,20 @@
 hand-made session of test_store_views (its docstring has the verdicts and the clearest-first
 order v6, v1, v7, v5, v2, v4).
 
+Here v1 compared t1+t2 and v6 t2+t1 (their template column); v2 asked t1, the others none.
 Worked out by hand for the new filters and orders:
-- template t1: v2 only (the ontological one); no template: the five others;
+- template t1: v6, v1, v2; t2: v6, v1; no template: v7, v5, v4;
 - compared answers all yes/no: v6, v1, v5, v2; an invalid one among them: v7, v4;
 - relations with C at either end (A>C, B>C): v6, v1, v5, v2; with B: v6, v7, v5;
 - by relation name (parent, then child; within one relation the clearest first):
   Alpha ⊃ Be v7, Alpha ⊃ Ce v1 v2, Alpha ⊃ Delta v4, Be ⊃ Ce v6 v5;
-- by template ("" before "t1"), then the clearest first: v6, v1, v7, v5, v4, v2.
+- by template ("" < "t1" < "t1+t2" < "t2+t1"), then the clearest first: v7, v5, v4, v2, v1,
+  v6.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -37,6 +40,15 @@ ALIASED = {
 @pytest.fixture
 def session(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Store, str]:
     monkeypatch.setattr(toy, "KG", ALIASED)
+    templates = {0: "t1+t2", 5: "t2+t1"}  # v1 and v6
+    monkeypatch.setattr(
+        toy,
+        "VERDICTS",
+        [
+            replace(verdict, template_id=templates.get(index, verdict.template_id))
+            for index, verdict in enumerate(toy.VERDICTS)
+        ],
+    )
     store = Store(tmp_path / "s.db")
     return store, store_session(store)
 
@@ -70,14 +82,14 @@ def test_errors_filtered_by_template_answers_and_nodes(session) -> None:  # noqa
         )
         return ids(rows)
 
-    assert listed(ErrorFilter(template="t1")) == [2]
-    assert listed(ErrorFilter(template="")) == [6, 1, 7, 5, 4]
+    assert listed(ErrorFilter(template="t1")) == [6, 1, 2]
+    assert listed(ErrorFilter(template="t2")) == [6, 1]
+    assert listed(ErrorFilter(template="")) == [7, 5, 4]
     assert listed(ErrorFilter(clear=True)) == [6, 1, 5, 2]
     assert listed(ErrorFilter(clear=False)) == [7, 4]
     assert listed(ErrorFilter(nodes=("C",))) == [6, 1, 5, 2]
     assert listed(ErrorFilter(nodes=("B",))) == [6, 7, 5]
     assert listed(ErrorFilter(oracle="atomic", nodes=("B",))) == [6, 7]
-    assert errors.error_templates(session_id) == ["", "t1"]
     # the index of a row is its place in the filtered list
     assert [row.index for row in errors.errors(session_id, where=ErrorFilter(clear=False))] == [
         0,
@@ -89,7 +101,7 @@ def test_errors_sorted_by_relation_and_template_page_and_step(session) -> None: 
     store, session_id = session
     errors = store.error_list
     assert ids(errors.errors(session_id, limit=10, order=RELATION)) == [7, 1, 2, 4, 6, 5]
-    assert ids(errors.errors(session_id, limit=10, order=TEMPLATE)) == [6, 1, 7, 5, 4, 2]
+    assert ids(errors.errors(session_id, limit=10, order=TEMPLATE)) == [7, 5, 4, 2, 1, 6]
     page = errors.errors(session_id, offset=2, limit=2, order=RELATION)
     assert ids(page) == [2, 4] and [row.index for row in page] == [2, 3]
     clear = ErrorFilter(clear=True)

@@ -21,15 +21,16 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Static, TabbedContent, TabPane
+from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.explain import ExplanationCard
+from kontest_tui.report.explain_render import card_text
 from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
@@ -37,12 +38,15 @@ from kontest_tui.run.api import (
     model_presets,
     stored_spec,
 )
+from kontest_tui.store.search import NodeMatch
 from kontest_tui.store.view_records import ErrorRow, RelationDetail, SessionHeader
-from kontest_tui.tui.export import export_stored_session
-from kontest_tui.tui.results_text import order_details
+from kontest_tui.tui.commands import GoToProvider
+from kontest_tui.tui.export import deliver_files, export_stored_session
+from kontest_tui.tui.results_text import first_question, order_details
 from kontest_tui.tui.sessions import (
     OpenedResults,
     find_comparable_sessions,
+    find_nodes,
     open_results,
     open_store,
 )
@@ -53,6 +57,7 @@ from kontest_tui.tui.widgets.gap_pane import GapPane
 from kontest_tui.tui.widgets.graph_pane import GraphPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
+from kontest_tui.tui.widgets.paged_table import PagedTable
 from kontest_tui.tui.widgets.relation_tree import RelationTree
 from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
 
@@ -61,9 +66,21 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     """One finished (or stopped) session, explored through the store's views."""
 
     AUTO_FOCUS = "#relation-tree"  # focus it once: each focus change recomposes the footer
-    # The footer shows the keys that matter (n, s, f, w, e and the app's quit and help fit in
-    # 80 columns); the others (p, a, the tab keys, escape) are in the help (f1) and the
-    # palette, and the tabs take the mouse.
+    COMMANDS = {GoToProvider}  # the palette goes to a node by label or id
+    # The footer shows the keys that matter, as many as fit (widgets/key_footer.py): help
+    # always, then the keys last in FOOTER_DROPS; the others (p, the tab keys, escape) are
+    # in the help (f1) and the palette, and the tabs take the mouse.
+    FOOTER_DROPS = (
+        "results_copy",
+        "results_other_model",
+        "results_templates",
+        "results_export",
+        "results_probe",
+        "results_find",
+        "results_errors_only",
+        "results_save_card",
+        "results_next_error",
+    )
     BINDINGS = [
         Binding(
             "n",
@@ -90,7 +107,16 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             id="results_save_card",
             priority=True,
             tooltip="Save the card of the error shown as Markdown, SVG and HTML in the exports "
-            "folder",
+            "folder (in a browser: downloaded)",
+        ),
+        Binding(
+            "slash",
+            "find",
+            "Find",
+            id="results_find",
+            priority=True,
+            tooltip="Find a node by label, alias or id: the graph opens on it and the Errors "
+            "tab lists its relations' errors; n / p walk the matches, escape clears",
         ),
         Binding(
             "f",
@@ -106,7 +132,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Ask",
             id="results_probe",
             priority=True,
-            show=False,
             tooltip="Ask the model about the selected relation now, in your own words (probe)",
         ),
         Binding(
@@ -115,7 +140,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Other model",
             id="results_other_model",
             priority=True,
-            show=False,
             tooltip="Run the same session (scope, templates, kinds, options) with another "
             "model, then compare the two",
         ),
@@ -126,7 +150,26 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             id="results_export",
             priority=True,
             tooltip="Write the session explained (HTML, Markdown), its report (JSON, CSV) and "
-            "its probes to the exports folder",
+            "its probes to the exports folder (in a browser: downloaded)",
+        ),
+        Binding(
+            "y",
+            "copy",
+            "Copy",
+            id="results_copy",
+            priority=True,
+            tooltip="Copy the card of the error shown (as text) to the clipboard, else the "
+            "selected relation's first question",
+        ),
+        Binding(
+            "W",
+            "wrap_errors",
+            "Wrap rows",
+            id="results_wrap",
+            priority=True,
+            show=False,
+            tooltip="Errors tab: wrap each row to the table's width (again: one line each, "
+            "scrolling sideways)",
         ),
         Binding(
             "e",
@@ -192,11 +235,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         ),
         Binding(
             "escape",
-            "app.go_home",
+            "leave",
             "Home",
             id="results_home",
             show=False,
-            tooltip="Back to the start screen",
+            tooltip="Clear the find (when there is one), else back to the start screen",
         ),
     ]
 
@@ -221,6 +264,14 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             super().__init__()
             self.paths = paths
 
+    class NodesFound(Message):
+        """The nodes matching a find, best first (store.search)."""
+
+        def __init__(self, text: str, matches: list[NodeMatch]) -> None:
+            super().__init__()
+            self.text = text
+            self.matches = matches
+
     def __init__(
         self, session_id: str, db: str | None = None, compare_with: str | None = None
     ) -> None:
@@ -235,6 +286,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.oracles: list[str] = []
         self.built_panes: set[str] = set()
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
+        self.found: list[NodeMatch] = []  # the nodes the find matched, best first
+        self.found_at = 0  # the match selected (n / p walk them)
+        self.found_text = ""
 
     @property
     def db(self) -> str | None:
@@ -298,6 +352,13 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 id="tab-compare",
             )
             yield EnsemblePane("Ensemble", db=db, session_id=session_id, id="tab-ensemble")
+        with Horizontal(id="find-bar"):
+            yield Input(
+                placeholder="/ find a node: a label, an alias or an id (enter)",
+                id="find-input",
+                compact=True,
+            )
+            yield Static("", id="find-status", classes="hint", markup=False)
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (and f1 says so): the
         yield footer  # room goes to the keys (help must fit in 80 columns)
@@ -305,6 +366,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
+        self.query_one("#find-bar").display = False  # shown by / (find)
         self.sub_title = f"session {self.session_id}"
         self.open_worker(self.db, self.session_id)
 
@@ -327,10 +389,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             await tabs.remove_pane("tab-kinds")
         self.refresh_bindings()
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
-        self.query_one(GraphPane).show_roots(
-            opened.roots, opened.children, self.template_ids, self.error_count
-        )
+        graph = self.query_one(GraphPane)
+        graph.show_roots(opened.roots, opened.children, self.template_ids, self.error_count)
         self.ready = True
+        if opened.place is not None and self.compare_with is None:
+            graph.restore_place(opened.place)
         if self.compare_with is not None:
             # Not the tree's focus first: TabbedContent follows the focus to its pane, and
             # the focus comes after the tab was switched (QA finding 2).
@@ -414,16 +477,131 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     def action_step_error(self, offset: int) -> None:
         """Next/previous error of the Errors tab's list (its order and filter), selected in
-        the graph with the way to it opened."""
+        the graph with the way to it opened; after a find, outside the Errors tab, the
+        next/previous node it matched."""
+        active = self.query_one("#result-tabs", TabbedContent).active
+        if self.found and active != "tab-errors":
+            self.found_at = (self.found_at + offset) % len(self.found)
+            self.show_match()
+            return
         errors = self.query_one(ErrorListPane)
         graph = self.query_one(GraphPane)
-        graph.step_worker(graph.error_index, offset, errors.error_filter, errors.error_order)
+        graph.step_worker(graph.error_index, offset, errors.where, errors.error_order)
 
     def action_errors_only(self) -> None:
-        tree = self.query_one("#relation-tree", RelationTree)
         if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
             self.action_show_tab("tab-graph")
-        self.query_one(GraphPane).roots_worker(not tree.errors_only)
+        self.query_one(GraphPane).toggle_errors_only()
+
+    # -- find: a node by label, alias or id ------------------------------------------------
+
+    def action_find(self) -> None:
+        """Open the find field (the text of the last find selected, to type over)."""
+        bar = self.query_one("#find-bar")
+        bar.display = True
+        field = self.query_one("#find-input", Input)
+        field.focus()
+        field.select_all()
+
+    @on(Input.Submitted, "#find-input")
+    def find_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        if not text:
+            self.clear_find()
+            return
+        self.query_one("#find-status", Static).update("finding…")
+        self.find_worker(text)
+
+    @work(thread=True, exclusive=True, group="results-find", exit_on_error=False)
+    def find_worker(self, text: str) -> None:
+        self.post_message(self.NodesFound(text, find_nodes(self.db, self.session_id, text)))
+
+    @on(NodesFound)
+    def nodes_found(self, event: NodesFound) -> None:
+        """The first match selected in the graph (unless the Errors tab is shown), and the
+        Errors tab listing the errors on relations of the best matches."""
+        status = self.query_one("#find-status", Static)
+        if not event.matches:
+            status.update(f"no node matches {event.text!r}")
+            self.notify(f"No node matches {event.text!r}.", markup=False)
+            return
+        self.found, self.found_at, self.found_text = event.matches, 0, event.text
+        best = [match for match in event.matches if match.tier == event.matches[0].tier]
+        names = best[0].name if len(best) == 1 else f"{len(best)} nodes like {event.text!r}"
+        self.query_one(ErrorListPane).find(tuple(match.node for match in best), names)
+        if self.query_one("#result-tabs", TabbedContent).active == "tab-errors":
+            self.show_find_status()
+            self.focus_pane("tab-errors")
+        else:
+            self.show_match()
+
+    def show_match(self) -> None:
+        """Select the match `found_at` in the graph."""
+        match = self.found[self.found_at]
+        self.show_find_status()
+        self.query_one(GraphPane).post_message(GraphPane.WayFound(match.way))
+
+    def show_find_status(self) -> None:
+        match = self.found[self.found_at]
+        how = "" if match.field == "label" else f" ({match.field} {match.matched!r})"
+        self.query_one("#find-status", Static).update(
+            f"{self.found_at + 1}/{len(self.found)}: {match.name}{how} · n/p · esc clears"
+        )
+
+    def clear_find(self) -> None:
+        """Forget the find: n / p walk the errors again, the Errors tab lists them all."""
+        self.found, self.found_at, self.found_text = [], 0, ""
+        self.query_one(ErrorListPane).find((), "")
+        self.query_one("#find-input", Input).value = ""
+        self.query_one("#find-status", Static).update("")
+        self.query_one("#find-bar").display = False
+
+    def action_leave(self) -> None:
+        """Escape: the find cleared (its field closed) when there is one, else back to the
+        start screen."""
+        if self.found or self.query_one("#find-bar").display:
+            self.clear_find()
+            self.focus_pane(self.query_one("#result-tabs", TabbedContent).active)
+        else:
+            self.app.action_go_home()  # type: ignore[attr-defined]
+
+    def find_nodes_now(self, text: str) -> list[NodeMatch]:
+        """The nodes matching `text` (store.search; blocking: the palette calls it in a
+        thread)."""
+        return find_nodes(self.db, self.session_id, text)
+
+    def go_to(self, match: NodeMatch) -> None:
+        """The palette's "go to": select the node in the graph."""
+        self.found, self.found_at, self.found_text = [match], 0, match.name
+        self.query_one("#find-bar").display = True
+        self.query_one("#find-input", Input).value = match.name
+        self.show_match()
+
+    # -- copy and wrap ---------------------------------------------------------------------
+
+    def action_copy(self) -> None:
+        """Copy the card of the error shown as text, else the selected relation's question."""
+        card = self.shown_card
+        if card is not None:
+            self.app.copy_to_clipboard(card_text(card))
+            self.notify("Copied the card of the error shown to the clipboard.", markup=False)
+            return
+        node = self.query_one(GraphPane).shown_node
+        parent = node.parent or None if node is not None else None
+        question = first_question(order_details(self.shown_details, parent))
+        if question is None:
+            self.notify("Select a node below a root first.", markup=False)
+            return
+        self.app.copy_to_clipboard(question)
+        self.notify(f"Copied {question!r} to the clipboard.", markup=False)
+
+    def action_wrap_errors(self) -> None:
+        table = self.query("#error-table")
+        if not table:
+            self.notify("The Errors tab (x) shows the rows to wrap.", markup=False)
+            return
+        paged = table.first(PagedTable)
+        paged.set_wrap(not paged.wrap)
 
     @on(GraphPane.WayFound)
     def way_found(self, event: GraphPane.WayFound) -> None:
@@ -435,7 +613,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     # -- tabs -------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The Kinds key exists only for sessions that asked other test kinds."""
+        """The Kinds key exists only for sessions that asked other test kinds; while the
+        find field has the focus, the letter keys type into it."""
+        if action != "leave" and isinstance(self.focused, Input):
+            return False
         if action == "show_tab" and parameters == ("tab-kinds",):
             return self.has_kinds
         return True
@@ -486,7 +667,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if pane_id == "tab-gap":
             await self.query_one(GapPane).build(self.header, self.report)
         elif pane_id == "tab-errors":
-            await self.query_one(ErrorListPane).build(self.oracles)
+            await self.query_one(ErrorListPane).build(self.oracles, self.template_ids)
         elif pane_id in ("tab-compare", "tab-ensemble"):
             if pane_id == "tab-compare":
                 await self.query_one(ComparePane).build(self.header)
@@ -534,6 +715,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @on(SessionExported)
     def session_exported(self, event: SessionExported) -> None:
+        if deliver_files(self.app, event.paths, "Export"):
+            return
         folder = event.paths[0].parent
         names = ", ".join(path.name for path in event.paths)
         self.notify(f"Wrote {names} to {folder}", title="Export", markup=False, timeout=10)
