@@ -93,7 +93,7 @@ class NodeFinder(Protocol):
 
 
 class GoToProvider(Provider):
-    """"Go to" a node of the results by label, alias or id: the nodes the results' find
+    """ "Go to" a node of the results by label, alias or id: the nodes the results' find
     matches (store.search, in a thread), best first; choosing one selects it in the graph."""
 
     async def search(self, query: str) -> Hits:

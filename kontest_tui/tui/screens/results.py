@@ -35,6 +35,7 @@ from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
     check_model,
+    local_models,
     model_presets,
     stored_spec,
 )
@@ -448,7 +449,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 self.another_model_worker(spec)
 
         used = [choice.model for choice in self.sessions.offered] if self.sessions else []
-        self.app.push_screen(ModelChoiceScreen(current, model_presets(), used), chosen)
+        presets = model_presets() + local_models()
+        self.app.push_screen(ModelChoiceScreen(current, presets, used), chosen)
 
     @work(thread=True, exclusive=True, group="another-model", exit_on_error=False)
     def another_model_worker(self, model: str) -> None:

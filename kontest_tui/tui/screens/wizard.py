@@ -32,8 +32,10 @@ from kontest_tui.run.api import (
     SessionSpec,
     build_wikidata_source,
     check_model,
+    discover_ollama_models,
     list_ollama_models,
     list_test_kinds,
+    local_models,
     model_presets,
     prepare,
     preview_relation,
@@ -182,11 +184,14 @@ class WizardScreen(WorkerFailures, Screen[None]):
     class OllamaModelsListed(Message):
         """The models an Ollama server offers (`error` when they could not be listed)."""
 
-        def __init__(self, specs: list[str], error: str = "", title: str = "") -> None:
+        def __init__(
+            self, specs: list[str], error: str = "", title: str = "", *, quiet: bool = False
+        ) -> None:
             super().__init__()
             self.specs = specs
             self.error = error
             self.title = title
+            self.quiet = quiet  # found when the wizard opened: listed without a word
 
     def __init__(
         self, kg: str | None = None, model: str | None = None, start_step: str = "step-graph"
@@ -542,7 +547,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
             samples = sample_sources()
         except KontestError:
             samples = []
-        self.post_message(self.ChoicesListed(samples, model_presets(), list_test_kinds()))
+        presets = model_presets() + local_models()
+        self.post_message(self.ChoicesListed(samples, presets, list_test_kinds()))
+        found = discover_ollama_models()  # the local Ollama's models, when one answers
+        if found:
+            self.post_message(self.OllamaModelsListed(found, quiet=True))
 
     @on(ChoicesListed)
     def choices_listed(self, event: ChoicesListed) -> None:
@@ -773,7 +782,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
             return
         self.presets += [spec for spec in event.specs if spec not in self.presets]
         self.model_step.show_presets(self.presets)
-        self.notify(f"{len(event.specs)} Ollama model(s) found", markup=False)
+        if not event.quiet:
+            self.notify(f"{len(event.specs)} Ollama model(s) found", markup=False)
 
     @on(ModelStep.RunRequested)
     def action_run_session(self) -> None:

@@ -126,7 +126,7 @@ class PagedTable(ScrollView, can_focus=True):
         self.columns = list(columns)  # (title, least width)
         self.grow = tuple(grow)  # the titles of the columns that share the room left
         self.fit = tuple(fit)  # the titles of the columns as wide as their longest cell
-        self.shrink = tuple(shrink)  # the titles of the columns narrower when rows wrap
+        self.narrow = tuple(shrink)  # the titles of the columns narrower when rows wrap
         self.number_column = number_column  # the first column numbers the rows (1 ..)
         self.wrap = False  # rows wrapped to the table's width
         self.row_lines = 1  # lines per row (more when wrapped)
@@ -214,7 +214,7 @@ class PagedTable(ScrollView, can_focus=True):
         if self.number_column and widths:
             widths[0] = max(widths[0], len(str(self.row_count)), 1)
         for index, (title, _) in enumerate(self.columns):
-            if self.wrap and title in self.shrink:
+            if self.wrap and title in self.narrow:
                 widths[index] = min(widths[index], WRAPPED_LEAST)
             elif not self.wrap and title in self.fit:
                 widths[index] = max(widths[index], self._fitted.get(index, 0))
