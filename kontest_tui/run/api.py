@@ -51,6 +51,7 @@ from kontest_tui.run.choices import (
     discover_ollama_models,
     list_ollama_models,
     list_test_kinds,
+    loaded_first,
     local_models,
     model_presets,
     sample_sources,
@@ -82,7 +83,7 @@ from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
 if TYPE_CHECKING:
-    from kontest_tui.generate.variants import VariantPreview
+    from kontest_tui.generate.variants import VariantPreview as VariantPreview
 
 __all__ = [
     "LOGIC_RULES",
@@ -120,6 +121,7 @@ __all__ = [
     "describe_model_choice",
     "discover_ollama_models",
     "list_ollama_models",
+    "loaded_first",
     "local_models",
     "list_test_kinds",
     "ensure_report",

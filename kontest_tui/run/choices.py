@@ -34,6 +34,7 @@ __all__ = [
     "discover_ollama_models",
     "list_ollama_models",
     "list_test_kinds",
+    "loaded_first",
     "local_models",
     "model_presets",
     "sample_sources",
@@ -64,6 +65,15 @@ def list_test_kinds() -> list[KindChoice]:
 def sample_sources() -> list[str]:
     """The bundled sample KGs (`places`, `music`, `subdivisions`)."""
     return list_samples()
+
+
+def loaded_first(found: Sequence[EntityMatch], current: str | None) -> list[EntityMatch]:
+    """`found` with the matches from the KG loaded (`current`, a source as `source_of_match`
+    names it) first, each group in its own order: a name two KGs hold (Ireland in places and
+    in subdivisions) picks the loaded KG's entity first."""
+    if not current:
+        return list(found)
+    return sorted(found, key=lambda match: source_of_match(match, current) != current)
 
 
 def source_of_match(match: EntityMatch, current: str) -> str | None:

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 TERMINAL_CHECK_S = 0.5  # how often the explorer checks that its terminal is still there
 EXIT_GRACE_S = 1.5  # how long a closing explorer waits for a run's thread before it ends
+# ... and for a run that has every answer and is evaluating and storing them (its session
+# would otherwise be left unevaluated): long enough for a 100,000-relation evaluation
+FINISH_GRACE_S = 180.0
 BEFORE_EXIT_S = 1.0  # then at most this long to mark the sessions it cut off (3 s in all)
 
 
@@ -206,7 +209,15 @@ class KontestApp(WorkerFailures, App[None]):
                 return
         session_id = getattr(screen, "session_id", None)
         if isinstance(session_id, str):
-            self.push_screen(SynonymEditorScreen(session_id=session_id, db=self.db_path))
+            # The relation selected there (results, probe) is the question previewed.
+            selected = getattr(screen, "selected_relation_id", None)
+            self.push_screen(
+                SynonymEditorScreen(
+                    session_id=session_id,
+                    db=self.db_path,
+                    relation_id=selected if isinstance(selected, str) else None,
+                )
+            )
             return
         domain = getattr(screen, "domain", None)
         self.push_screen(
@@ -259,8 +270,11 @@ class KontestApp(WorkerFailures, App[None]):
             from kontest_tui.tui.run_control import leave_cancelled
 
             runs, db = tuple(self.aborted_runs), self.db_path
+            finishing = any(run.finishing for run in runs)
             end_process_after(
-                EXIT_GRACE_S, self.return_code or 0, before=lambda: leave_cancelled(runs, db)
+                FINISH_GRACE_S if finishing else EXIT_GRACE_S,
+                self.return_code or 0,
+                before=lambda: leave_cancelled(runs, db),
             )
 
 

@@ -16,7 +16,7 @@ from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import TemplateEditorScreen
 from kontest_tui.tui.screens.probe import ProbeScreen
 from tests.support.sessions import store_sessions
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from tests.support.tui import wait_for_screen, wait_for_workers, wait_until, widget_text
 
 CAPELLEN = "luxembourg>luxembourg.canton-of-capellen"
 
@@ -93,4 +93,9 @@ async def test_probe_a_relation_by_hand(db_path: str) -> None:
             with Store(db_path) as store:
                 return {p.question: p.promoted for p in store.probes.of_session(session_id)}
 
+        # Issue 32: the probe was marked promoted when the editor only opened. It is marked
+        # when the template is saved.
+        await wait_for_workers(pilot)
+        assert promoted().get(own) is None
+        await pilot.press("ctrl+s")
         await wait_until(pilot, lambda: promoted().get(own) == "template", what="the mark")

@@ -9,8 +9,9 @@ its gap then appears next to the other templates' in the session's evaluation.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual import on, work
@@ -67,6 +68,9 @@ from kontest_tui.tui.widgets.gap_bars import render_gap
 from kontest_tui.tui.widgets.ticks import TickList
 from kontest_tui.tui.workers import WorkerFailures
 
+if TYPE_CHECKING:
+    from kontest_tui.run.api import VariantPreview
+
 PREVIEW_ROWS = 12
 
 
@@ -115,10 +119,12 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         text: str | None = None,
         relation_type: str | None = None,
         domain: str = "places",
+        on_saved: Callable[[Template], None] | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
         self.db = db
+        self.on_saved = on_saved  # told each template saved (a probe is then promoted)
         self.session: SessionTemplates | None = None  # what the editor reads of the session
         self.domain = domain  # the set's domain (the session's, once read)
         self.start_text = text  # a new template's text to start from (a probe's rephrasing)
@@ -484,6 +490,8 @@ class TemplateEditorScreen(WorkerFailures, Screen[None]):
         """The list of templates and the choice show the saved one at once."""
         self.template_set = event.template_set
         self.editing = event.template
+        if self.on_saved is not None:
+            self.on_saved(event.template)
         self.show_template_list(choose=event.template.id)
         self.notify(
             f"{event.template.id} saved in your copy {event.path}; the built-in set is kept "
@@ -610,9 +618,11 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
     covering-array size update at once. Pins and bans are saved in the user config, which
     every later session (and the wizard, when you go back) reads.
 
-    Opened on a stored session (`session_id`: its domain, its first question previewed),
-    on the wizard's question (`preview`, `domain`), or on a domain alone (a choice of the
-    domains with templates)."""
+    Opened on a stored session (`session_id`: its domain, and the question of `relation_id`,
+    the relation selected in the results, else its first relation, previewed), on the
+    wizard's question (`preview`, `domain`), or on a domain alone (a choice of the domains
+    with templates). It shows at once: the session is read and the variants made (WordNet is
+    read the first time: seconds) in workers, a line saying what is being made meanwhile."""
 
     BINDINGS = [
         Binding(
@@ -632,9 +642,11 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
         db: str | None = None,
         domain: str = "places",
         preview: VariantSource | None = None,
+        relation_id: str | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
+        self.relation_id = relation_id  # the session's relation to preview (None: its first)
         self.db = db
         self.domain = domain
         self.preview = preview
@@ -672,7 +684,7 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
         chooser.display = self.session_id is None and self.preview is None
         if self.session_id is not None:
             self.query_one("#synonym-status", Static).update("Reading the session…")
-            self.session_worker(self.session_id)
+            self.session_worker(self.session_id, self.relation_id)
             return
         if chooser.display:
             self.domains_worker()
@@ -693,16 +705,28 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
             super().__init__()
             self.domains = domains
 
+    class PreviewMade(Message):
+        """The variants of the previewed question were made (or why not)."""
+
+        def __init__(self, note: str, preview: VariantPreview | None, error: str = "") -> None:
+            super().__init__()
+            self.note = note
+            self.preview = preview
+            self.error = error
+
     @work(thread=True, exclusive=True, group="synonyms-load", exit_on_error=False)
-    def session_worker(self, session_id: str) -> None:
-        """The session's domain and first question (run.api.read_session_templates)."""
+    def session_worker(self, session_id: str, relation_id: str | None) -> None:
+        """The session's domain and the question to preview: the relation `relation_id`
+        (else its first) under its first template (run.api.read_session_templates)."""
         with open_store(self.db) as store:
             session = read_session_templates(store, session_id, preview=1)
+            chosen = store.relations.by_id(session_id, [relation_id]) if relation_id else {}
         preview = None
         template_set = session.template_set
-        if session.relations and template_set is not None and session.template_ids:
+        relation = chosen.get(relation_id or "") or next(iter(session.relations), None)
+        if relation is not None and template_set is not None and session.template_ids:
             template = template_set.get(session.template_ids[0])
-            preview = VariantSource(session.kg, session.relations[0], template)
+            preview = VariantSource(session.kg, relation, template)
         self.post_message(self.SessionRead(session.domain, preview))
 
     @work(thread=True, exclusive=True, group="synonyms-domains", exit_on_error=False)
@@ -801,9 +825,9 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
         self.show_array_size(f"{done} {value!r} for {word!r} in {path}")
 
     def show_array_size(self, note: str) -> None:
-        """The variants of the previewed question and the array size, after the change."""
+        """The variants of the previewed question and the array size, after the change:
+        made in a worker (WordNet is read the first time), a line saying so meanwhile."""
         status = self.query_one("#synonym-status", Static)
-        shown = self.query_one("#synonym-preview", Static)
         source = self.preview
         if source is None:
             status.update(
@@ -812,12 +836,31 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
                 "how a question's variants change."
             )
             return
+        names = NodeNames(source.kg)
+        status.update(
+            f"{note}\nMaking the variants of {names.relation(source.relation)} (t="
+            f"{source.strength}; WordNet is read the first time: a few seconds)…".strip()
+        )
+        self.preview_worker(source, self.domain, note)
+
+    @work(thread=True, exclusive=True, group="synonyms-preview", exit_on_error=False)
+    def preview_worker(self, source: VariantSource, domain: str, note: str) -> None:
         try:
             preview = preview_variants(
-                source.kg, source.relation, source.template, self.domain, source.strength
+                source.kg, source.relation, source.template, domain, source.strength
             )
         except KontestError as error:
-            status.update(f"{note}\n{error}".strip())
+            self.post_message(self.PreviewMade(note, None, str(error)))
+            return
+        self.post_message(self.PreviewMade(note, preview))
+
+    @on(PreviewMade)
+    def preview_made(self, event: PreviewMade) -> None:
+        status = self.query_one("#synonym-status", Static)
+        shown = self.query_one("#synonym-preview", Static)
+        note, preview, source = event.note, event.preview, self.preview
+        if preview is None or source is None:
+            status.update(f"{note}\n{event.error}".strip())
             return
         self.array_size = len(preview.rows)
         words = ", ".join(

@@ -104,6 +104,11 @@ class ProbeScreen(WorkerFailures, Screen[None]):
         self.probe_ids: dict[str, int] = {}  # question -> its stored probe id
         self.ready = False  # the rows are shown (tests wait on it)
 
+    @property
+    def selected_relation_id(self) -> str:
+        """The relation probed (the synonym editor previews its question)."""
+        return self.relation_id
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Reading the relation…", id="probe-title", classes="title", markup=False)
@@ -311,12 +316,16 @@ class ProbeScreen(WorkerFailures, Screen[None]):
                 markup=False,
             )
             return
-        self.promote(question, "template")
         from kontest_tui.tui.screens.curation import TemplateEditorScreen
 
+        # Promoted once the template is saved, not when the editor opens (it may be left).
         self.app.push_screen(
             TemplateEditorScreen(
-                self.session_id, db=self.db, text=text, relation_type=context.relation.type
+                self.session_id,
+                db=self.db,
+                text=text,
+                relation_type=context.relation.type,
+                on_saved=lambda _template: self.promote(question, "template"),
             )
         )
 

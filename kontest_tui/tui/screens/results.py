@@ -410,22 +410,28 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     # -- probing the selected relation ------------------------------------------------------
 
-    def action_probe(self) -> None:
-        """Ask the model about the selected relation now: the error's relation when the card
-        shows one, else the relation from the node's parent in the tree."""
-        from kontest_tui.tui.screens.probe import ProbeScreen
-
+    @property
+    def selected_relation_id(self) -> str | None:
+        """The relation selected: the error's when the card shows one, else the relation
+        from the node's parent in the tree (None: no node below a root is selected)."""
         details = self.shown_details
         node = self.query_one(GraphPane).shown_node
         if node is None or not details:
-            self.notify("Select a node below a root first.", markup=False)
-            return
+            return None
         shown = {detail.relation.id for detail in details}
         current = self.current_error
         if current is not None and current.relation is not None and current.relation.id in shown:
-            relation_id = current.relation.id
-        else:
-            relation_id = order_details(details, node.parent or None)[0].relation.id
+            return current.relation.id
+        return order_details(details, node.parent or None)[0].relation.id
+
+    def action_probe(self) -> None:
+        """Ask the model about the selected relation now (`selected_relation_id`)."""
+        from kontest_tui.tui.screens.probe import ProbeScreen
+
+        relation_id = self.selected_relation_id
+        if relation_id is None:
+            self.notify("Select a node below a root first.", markup=False)
+            return
         self.app.push_screen(ProbeScreen(self.db, self.session_id, relation_id))
 
     # -- same scope, another model ----------------------------------------------------------

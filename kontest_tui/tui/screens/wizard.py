@@ -10,6 +10,7 @@ to the live run, which stores and asks it through `run.api.start_session`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
@@ -35,6 +36,7 @@ from kontest_tui.run.api import (
     discover_ollama_models,
     list_ollama_models,
     list_test_kinds,
+    loaded_first,
     local_models,
     model_presets,
     prepare,
@@ -524,8 +526,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
         if preparation is None:
             return ""
         templates = ", ".join(state.chosen_templates()) or "-"
+        # A KG that did not load has no name in the spec: its source then (never "None").
+        kg_name = preparation.spec.kg_name or source_name(state.source)
+        loaded = "" if preparation.kg is not None else " (not loaded)"
         summary = (
-            f"KG {preparation.spec.kg_name}, depth {state.depth or 'all'}: "
+            f"KG {kg_name}{loaded}, depth {state.depth or 'all'}: "
             f"{preparation.relations:,} relations; templates {templates}; "
             f"{preparation.calls:,} model calls"
         )
@@ -592,14 +597,16 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(GraphStep.SearchTyped)
     def search_typed(self, event: GraphStep.SearchTyped) -> None:
-        self.search_worker(event.text, event.online)
+        self.search_worker(event.text, event.online, self.state.source)
 
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
-    def search_worker(self, text: str, online: bool) -> None:
+    def search_worker(self, text: str, online: bool, source: str | None = None) -> None:
         from kontest_tui.kg.search import search_entities  # (httpx: only when searching)
 
         try:
-            found = search_entities(text, online=online, limit=8)
+            # The loaded KG's matches first, then the best of the others (issue 32: Down
+            # Enter on "ireland" picked the subdivisions sample's and switched KG).
+            found = loaded_first(search_entities(text, online=online, limit=20), source)[:8]
         except KontestError as error:
             self.post_message(self.EntitiesFound([], str(error)))
             return
@@ -627,8 +634,17 @@ class WizardScreen(WorkerFailures, Screen[None]):
         match = self.found_entities[event.index]
         source = source_of_match(match, self.state.source)
         if source is not None:
+            loaded = self.state.source
             self.graph_step.clear_search()
             self.changed(self.state.add_entity(Entity(match.id, match.label, source)))
+            if loaded and source != loaded:
+                self.notify(
+                    f"{match.label} is in the {source_name(source)} KG: the session now uses "
+                    f"that KG instead of {source_name(loaded)}.",
+                    title="KG changed",
+                    severity="warning",
+                    markup=False,
+                )
             return
         if match.id not in [qid for qid, _ in self.seeds]:
             self.seeds.append((match.id, match.label))
@@ -815,3 +831,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
             template_set.get(chosen[0]),
             self.state.kinds.strength,
         )
+
+
+def source_name(source: str) -> str:
+    """A KG source in a few words: a sample's name, a file's name without its folder."""
+    return Path(source).stem if ("/" in source or source.endswith((".json", ".csv"))) else source
