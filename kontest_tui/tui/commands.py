@@ -21,9 +21,10 @@ from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-from kontest_tui.store.search import MATCH_TIERS, NodeMatch
+from kontest_tui.store.search import FUZZY, MATCH_TIERS, NodeMatch
 
 GO_TO_LEAST = 2  # characters typed before the palette looks for nodes
+GO_TO_WEIGHT = 2.0  # a node found by its name's start or inside, against the commands
 
 
 class KontestCommands(Provider):
@@ -103,11 +104,15 @@ class GoToProvider(Provider):
             return
         finder: NodeFinder = screen  # type: ignore[assignment]
         matches = await asyncio.to_thread(finder.find_nodes_now, text)
+        matcher = self.matcher(text)
         for rank, match in enumerate(matches[:20]):
             how = "" if match.field == "label" else f" ({match.field} {match.matched})"
             title = f"Go to {match.name}{how}"
+            # Ranked with the commands by the palette's own matcher, a name the find matched
+            # by its start or inside weighing more than a fuzzy one (or a command's tooltip).
+            weight = GO_TO_WEIGHT if match.tier < FUZZY else 1.0
             yield Hit(
-                max(1.0 - 0.1 * match.tier - 0.001 * rank, 0.05),
+                max(matcher.match(f"{match.name} {match.matched}"), 1.0) * weight - 0.001 * rank,
                 Content(title),
                 partial(finder.go_to, match),
                 text=title,

@@ -579,11 +579,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         return find_nodes(self.db, self.session_id, text)
 
     def go_to(self, match: NodeMatch) -> None:
-        """The palette's "go to": select the node in the graph."""
-        self.found, self.found_at, self.found_text = [match], 0, match.name
-        self.query_one("#find-bar").display = True
-        self.query_one("#find-input", Input).value = match.name
-        self.show_match()
+        """The palette's "go to": the node selected in the graph (n / p still walk the
+        errors)."""
+        self.query_one(GraphPane).post_message(GraphPane.WayFound(match.way))
 
     # -- copy and wrap ---------------------------------------------------------------------
 
