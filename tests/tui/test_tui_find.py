@@ -184,3 +184,34 @@ async def test_errors_sort_by_a_column_filter_by_template_and_never_cut(db_path:
         results.query_one("#error-template", Select).value = "t2"
         await wait_until(pilot, lambda: table.row_count == asked_t2 > 0, what="t2's errors")
         assert all("t2" in row[3] for row in await paged_rows(pilot, table))
+
+
+async def test_the_footer_fits_its_keys_and_always_shows_help(db_path: str) -> None:
+    """`a` and `o` were in no footer and the probe screen cut `f1` at 80 columns: the footer
+    now shows what fits, help always, a and o where there is room."""
+    from textual.widgets._footer import FooterKey
+
+    from kontest_tui.tui.screens.probe import ProbeScreen
+
+    def keys(screen) -> list[str]:  # noqa: ANN001
+        return [key.key for key in screen.query(FooterKey)]
+
+    (session_id,) = await asyncio.to_thread(store_sessions, db_path, [("sim", 12)])
+    app = make_app(db=db_path)
+    async with app.run_test(size=(120, 36)) as pilot:
+        results = await open_results(pilot, app, session_id)
+        await wait_until(pilot, lambda: "f1" in keys(results), what="the footer")
+        shown = keys(results)
+        assert {"n", "slash", "a", "o", "w", "e", "ctrl+q", "f1"} <= set(shown)
+        await pilot.resize_terminal(80, 24)
+        await wait_until(pilot, lambda: "o" not in keys(results), what="the footer at 80")
+        assert {"n", "slash", "a", "f1"} <= set(keys(results))
+        footer = results.query_one("KeyFooter")
+        assert sum(key.outer_size.width for key in results.query(FooterKey)) <= footer.size.width
+        await pilot.press("n")
+        await wait_until(pilot, lambda: results.selected_relation_id is not None, what="error")
+        await pilot.press("a")
+        probe = await wait_for_screen(pilot, ProbeScreen)
+        await wait_until(pilot, lambda: "f1" in keys(probe), what="the probe's help key")
+        width = sum(key.outer_size.width for key in probe.query(FooterKey))
+        assert width <= probe.query_one("KeyFooter").size.width

@@ -8,8 +8,9 @@ tooltip) are those already on screen.
 
 It also fits the keys to its width instead of letting the last ones fall off the edge (help
 did, at 80 columns): when they do not all fit, it draws them compact (less padding), then
-leaves out the keys the screen names in `FOOTER_DROPS`, first named first, until the rest fit.
-A key the screen does not name there (help, quit) is always shown. A resize fits them again.
+leaves out the keys the screen names in `FOOTER_DROPS`, first named first, then the screen's
+other keys from the last one, until the rest fit. The app's keys (quit, help) are always
+shown. A resize fits them again.
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ class KeyFooter(Footer):
     def candidate_keys(self) -> list[Shown]:
         """Every key the screen shows now, one per action (the first key bound to it)."""
         found: dict[str, Shown] = {}
-        for _node, binding, enabled, tooltip in self.screen.active_bindings.values():
+        self._app_keys: set[int] = set()  # the bindings of the app itself (never left out)
+        for node, binding, enabled, tooltip in self.screen.active_bindings.values():
             if binding.show and binding.action not in found:
                 found[binding.action] = (binding, enabled, tooltip)
+                if node is self.app:
+                    self._app_keys.add(id(binding))
         return list(found.values())
 
     def key_width(self, binding: Binding, compact: bool) -> int:
@@ -48,18 +52,37 @@ class KeyFooter(Footer):
         description = cell_len(binding.description)
         return key + 1 + description + 1 if compact else key + 2 + description + 1
 
+    def palette_key(self) -> Binding | None:
+        """The command palette's key when the footer shows it (docked right)."""
+        if not (self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE):
+            return None
+        found = self.screen.active_bindings.get(self.app.COMMAND_PALETTE_BINDING)
+        return found[1] if found is not None else None
+
+    def palette_width(self) -> int:
+        """The columns the palette's key takes (its key, its border and padding)."""
+        binding = self.palette_key()
+        return self.key_width(binding, False) + 2 if binding is not None else 0
+
     def fitted_keys(self) -> tuple[bool, list[Shown]]:
         """Whether to draw compact, and the keys that fit (module docstring)."""
         keys = self.candidate_keys()
-        width = self.size.width or self.app.size.width
+        width = (self.size.width or self.app.size.width) - self.palette_width()
         if sum(self.key_width(binding, False) for binding, *_ in keys) <= width:
             return False, keys
         drops: tuple[str, ...] = getattr(self.screen, "FOOTER_DROPS", ())
         order = {binding_id: index for index, binding_id in enumerate(drops)}
+        named = sorted(
+            (shown[0] for shown in keys if shown[0].id in order),
+            key=lambda binding: order[binding.id or ""],
+        )
+        others = [
+            shown[0]
+            for shown in reversed(keys)
+            if shown[0].id not in order and id(shown[0]) not in self._app_keys
+        ]
         kept = list(keys)
-        for binding, *_ in sorted(
-            (shown for shown in keys if shown[0].id in order), key=lambda s: order[s[0].id or ""]
-        ):
+        for binding in [*named, *others]:
             if sum(self.key_width(shown[0], True) for shown in kept) <= width:
                 break
             kept = [shown for shown in kept if shown[0] is not binding]
@@ -83,20 +106,16 @@ class KeyFooter(Footer):
         compact, keys = self.fitted_keys()
         self.compact = compact
         yield from self._footer_keys(keys)
-        palette = self.app.COMMAND_PALETTE_BINDING
-        if self.show_command_palette and self.app.ENABLE_COMMAND_PALETTE:
-            found = self.screen.active_bindings.get(palette)
-            if found is not None:
-                _node, binding, enabled, _tooltip = found
-                yield FooterKey(
-                    binding.key,
-                    self.app.get_key_display(binding),
-                    binding.description,
-                    binding.action,
-                    classes="-command-palette",
-                    disabled=not enabled,
-                    tooltip=binding.tooltip or binding.description,
-                )
+        binding = self.palette_key()
+        if binding is not None:
+            yield FooterKey(
+                binding.key,
+                self.app.get_key_display(binding),
+                binding.description,
+                binding.action,
+                classes="-command-palette",
+                tooltip=binding.tooltip or binding.description,
+            )
 
     def _footer_keys(self, keys: list[Shown]) -> Iterator[FooterKey]:
         for binding, enabled, tooltip in keys:
