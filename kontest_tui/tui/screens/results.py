@@ -21,7 +21,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
@@ -30,7 +30,6 @@ from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.explain import ExplanationCard
-from kontest_tui.report.explain_render import card_text
 from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
@@ -43,7 +42,6 @@ from kontest_tui.store.search import NodeMatch
 from kontest_tui.store.view_records import ErrorRow, RelationDetail, SessionHeader
 from kontest_tui.tui.commands import GoToProvider
 from kontest_tui.tui.export import deliver_files, export_stored_session
-from kontest_tui.tui.results_text import first_question, order_details
 from kontest_tui.tui.sessions import (
     OpenedResults,
     find_comparable_sessions,
@@ -54,6 +52,7 @@ from kontest_tui.tui.sessions import (
 from kontest_tui.tui.widgets.compare_pane import ComparePane, EnsemblePane
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.error_list_pane import ErrorListPane
+from kontest_tui.tui.widgets.find_bar import FindBar
 from kontest_tui.tui.widgets.gap_pane import GapPane
 from kontest_tui.tui.widgets.graph_pane import GraphPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
@@ -265,14 +264,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             super().__init__()
             self.paths = paths
 
-    class NodesFound(Message):
-        """The nodes matching a find, best first (store.search)."""
-
-        def __init__(self, text: str, matches: list[NodeMatch]) -> None:
-            super().__init__()
-            self.text = text
-            self.matches = matches
-
     def __init__(
         self, session_id: str, db: str | None = None, compare_with: str | None = None
     ) -> None:
@@ -287,9 +278,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.oracles: list[str] = []
         self.built_panes: set[str] = set()
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
-        self.found: list[NodeMatch] = []  # the nodes the find matched, best first
-        self.found_at = 0  # the match selected (n / p walk them)
-        self.found_text = ""
 
     @property
     def db(self) -> str | None:
@@ -353,13 +341,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 id="tab-compare",
             )
             yield EnsemblePane("Ensemble", db=db, session_id=session_id, id="tab-ensemble")
-        with Horizontal(id="find-bar"):
-            yield Input(
-                placeholder="/ find a node: a label, an alias or an id (enter)",
-                id="find-input",
-                compact=True,
-            )
-            yield Static("", id="find-status", classes="hint", markup=False)
+        yield FindBar(db=self.db, session_id=self.session_id, id="find-bar")
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (and f1 says so): the
         yield footer  # room goes to the keys (help must fit in 80 columns)
@@ -367,7 +349,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     # -- opening ---------------------------------------------------------------------------
 
     def on_mount(self) -> None:
-        self.query_one("#find-bar").display = False  # shown by / (find)
         self.sub_title = f"session {self.session_id}"
         self.open_worker(self.db, self.session_id)
 
@@ -412,17 +393,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @property
     def selected_relation_id(self) -> str | None:
-        """The relation selected: the error's when the card shows one, else the relation
-        from the node's parent in the tree (None: no node below a root is selected)."""
-        details = self.shown_details
-        node = self.query_one(GraphPane).shown_node
-        if node is None or not details:
-            return None
-        shown = {detail.relation.id for detail in details}
-        current = self.current_error
-        if current is not None and current.relation is not None and current.relation.id in shown:
-            return current.relation.id
-        return order_details(details, node.parent or None)[0].relation.id
+        """The relation selected (GraphPane.selected_relation_id)."""
+        return self.query_one(GraphPane).selected_relation_id
 
     def action_probe(self) -> None:
         """Ask the model about the selected relation now (`selected_relation_id`)."""
@@ -489,8 +461,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         next/previous node it matched."""
         active = self.query_one("#result-tabs", TabbedContent).active
         if self.found and active != "tab-errors":
-            self.found_at = (self.found_at + offset) % len(self.found)
-            self.show_match()
+            match = self.query_one(FindBar).step(offset)
+            self.query_one(GraphPane).post_message(GraphPane.WayFound(match.way))
             return
         errors = self.query_one(ErrorListPane)
         graph = self.query_one(GraphPane)
@@ -503,73 +475,36 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     # -- find: a node by label, alias or id ------------------------------------------------
 
+    @property
+    def found(self) -> list[NodeMatch]:
+        """The nodes the find matched, best first ([] without a find)."""
+        return self.query_one(FindBar).matches
+
     def action_find(self) -> None:
-        """Open the find field (the text of the last find selected, to type over)."""
-        bar = self.query_one("#find-bar")
-        bar.display = True
-        field = self.query_one("#find-input", Input)
-        field.focus()
-        field.select_all()
+        self.query_one(FindBar).open()
 
-    @on(Input.Submitted, "#find-input")
-    def find_submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        if not text:
-            self.clear_find()
-            return
-        self.query_one("#find-status", Static).update("finding…")
-        self.find_worker(text)
-
-    @work(thread=True, exclusive=True, group="results-find", exit_on_error=False)
-    def find_worker(self, text: str) -> None:
-        self.post_message(self.NodesFound(text, find_nodes(self.db, self.session_id, text)))
-
-    @on(NodesFound)
-    def nodes_found(self, event: NodesFound) -> None:
+    @on(FindBar.Found)
+    def nodes_found(self, event: FindBar.Found) -> None:
         """The first match selected in the graph (unless the Errors tab is shown), and the
         Errors tab listing the errors on relations of the best matches."""
-        status = self.query_one("#find-status", Static)
-        if not event.matches:
-            status.update(f"no node matches {event.text!r}")
-            self.notify(f"No node matches {event.text!r}.", markup=False)
-            return
-        self.found, self.found_at, self.found_text = event.matches, 0, event.text
-        best = [match for match in event.matches if match.tier == event.matches[0].tier]
-        names = best[0].name if len(best) == 1 else f"{len(best)} nodes like {event.text!r}"
-        self.query_one(ErrorListPane).find(tuple(match.node for match in best), names)
+        self.query_one(ErrorListPane).find(event.best, event.names)
         if self.query_one("#result-tabs", TabbedContent).active == "tab-errors":
-            self.show_find_status()
             self.focus_pane("tab-errors")
         else:
-            self.show_match()
+            self.query_one(GraphPane).post_message(GraphPane.WayFound(event.matches[0].way))
 
-    def show_match(self) -> None:
-        """Select the match `found_at` in the graph."""
-        match = self.found[self.found_at]
-        self.show_find_status()
-        self.query_one(GraphPane).post_message(GraphPane.WayFound(match.way))
-
-    def show_find_status(self) -> None:
-        match = self.found[self.found_at]
-        how = "" if match.field == "label" else f" ({match.field} {match.matched!r})"
-        self.query_one("#find-status", Static).update(
-            f"{self.found_at + 1}/{len(self.found)}: {match.name}{how} · n/p · esc clears"
-        )
-
-    def clear_find(self) -> None:
-        """Forget the find: n / p walk the errors again, the Errors tab lists them all."""
-        self.found, self.found_at, self.found_text = [], 0, ""
+    @on(FindBar.Cleared)
+    def find_cleared(self) -> None:
+        """n / p walk the errors again, the Errors tab lists them all."""
         self.query_one(ErrorListPane).find((), "")
-        self.query_one("#find-input", Input).value = ""
-        self.query_one("#find-status", Static).update("")
-        self.query_one("#find-bar").display = False
+        self.focus_pane(self.query_one("#result-tabs", TabbedContent).active)
 
     def action_leave(self) -> None:
         """Escape: the find cleared (its field closed) when there is one, else back to the
         start screen."""
-        if self.found or self.query_one("#find-bar").display:
-            self.clear_find()
-            self.focus_pane(self.query_one("#result-tabs", TabbedContent).active)
+        bar = self.query_one(FindBar)
+        if bar.matches or bar.display:
+            bar.clear()
         else:
             self.app.action_go_home()  # type: ignore[attr-defined]
 
@@ -587,19 +522,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     def action_copy(self) -> None:
         """Copy the card of the error shown as text, else the selected relation's question."""
-        card = self.shown_card
-        if card is not None:
-            self.app.copy_to_clipboard(card_text(card))
-            self.notify("Copied the card of the error shown to the clipboard.", markup=False)
-            return
-        node = self.query_one(GraphPane).shown_node
-        parent = node.parent or None if node is not None else None
-        question = first_question(order_details(self.shown_details, parent))
-        if question is None:
-            self.notify("Select a node below a root first.", markup=False)
-            return
-        self.app.copy_to_clipboard(question)
-        self.notify(f"Copied {question!r} to the clipboard.", markup=False)
+        self.query_one(GraphPane).copy_shown()
 
     def action_wrap_errors(self) -> None:
         table = self.query("#error-table")

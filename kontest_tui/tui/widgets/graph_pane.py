@@ -26,14 +26,14 @@ from textual.worker import get_current_worker
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import KontestError
 from kontest_tui.report.explain import ExplanationCard
-from kontest_tui.report.explain_render import card_to_rich, write_card_files
+from kontest_tui.report.explain_render import card_text, card_to_rich, write_card_files
 from kontest_tui.report.explain_store import explain_verdict
 from kontest_tui.report.legend import TREE_LEGEND
 from kontest_tui.store.error_list import ErrorList
 from kontest_tui.store.places import Place
 from kontest_tui.store.view_records import CLEAREST, ErrorFilter, ErrorRow, RelationDetail, TreeNode
 from kontest_tui.tui.export import deliver_files, export_folder
-from kontest_tui.tui.results_text import render_relation_detail
+from kontest_tui.tui.results_text import first_question, order_details, render_relation_detail
 from kontest_tui.tui.sessions import OpenedPlace, open_views
 from kontest_tui.tui.widgets.relation_tree import RelationTree
 from kontest_tui.tui.widgets.session_pane import SessionPane
@@ -278,7 +278,36 @@ class GraphPane(SessionPane):
         self.query_one("#detail-text", Static).update(detail)
         self.query_one("#relation-detail", VerticalScroll).scroll_home(animate=False)
 
+    @property
+    def selected_relation_id(self) -> str | None:
+        """The relation selected: the error's when the card shows one, else the relation
+        from the node's parent in the tree (None: no node below a root is selected)."""
+        details, node = self.shown_details, self.shown_node
+        if node is None or not details:
+            return None
+        shown = {detail.relation.id for detail in details}
+        current = self.current_error
+        if current is not None and current.relation is not None and current.relation.id in shown:
+            return current.relation.id
+        return order_details(details, node.parent or None)[0].relation.id
+
     # -- the card of the error shown: save and share ----------------------------------------
+
+    def copy_shown(self) -> None:
+        """The `y` key: the card shown as text to the clipboard, else the selected relation's
+        first question."""
+        if self.shown_card is not None:
+            self.app.copy_to_clipboard(card_text(self.shown_card))
+            self.notify("Copied the card of the error shown to the clipboard.", markup=False)
+            return
+        node = self.shown_node
+        parent = node.parent or None if node is not None else None
+        question = first_question(order_details(self.shown_details, parent))
+        if question is None:
+            self.notify("Select a node below a root first.", markup=False)
+            return
+        self.app.copy_to_clipboard(question)
+        self.notify(f"Copied {question!r} to the clipboard.", markup=False)
 
     def save_card(self) -> None:
         """Save the card of the error shown (the `s` key)."""
