@@ -113,20 +113,17 @@ class ResultSearch(Repository):
 
     @staticmethod
     def _fuzzy(rows: Sequence[Sequence[Any]], query: str) -> dict[int, tuple[int, float, int]]:
-        """Row -> (FUZZY, score, line number) of the names close to the text."""
-        lines: list[str] = []
-        owners: list[tuple[int, int]] = []
-        for index, row in enumerate(rows):
-            for number, line in enumerate(row[1].split("\n")[:-1]):
-                lines.append(line)
-                owners.append((index, number))
+        """Row -> (FUZZY, score, line number) of the names close to the text: each node's
+        names compared at once (its label and aliases, one per line: WRatio finds the line
+        that matches), then the line found for those kept."""
+        names = [row[1].rpartition("\n")[0] for row in rows]
         best: dict[int, tuple[int, float, int]] = {}
-        for _line, score, position in process.extract(
-            query, lines, scorer=fuzz.WRatio, processor=None, limit=None, score_cutoff=FUZZY_CUTOFF
+        for _names, score, index in process.extract(
+            query, names, scorer=fuzz.WRatio, processor=None, limit=None, score_cutoff=FUZZY_CUTOFF
         ):
-            index, number = owners[position]
-            if index not in best or score > best[index][1]:
-                best[index] = (FUZZY, float(score), number)
+            lines = names[index].split("\n")
+            number = max(range(len(lines)), key=lambda n: fuzz.WRatio(query, lines[n]))
+            best[index] = (FUZZY, float(score), number)
         return best
 
     def _matches(
