@@ -18,7 +18,6 @@ CLEAREST = "clearest"
 TREE = "tree"
 RELATION = "relation"
 TEMPLATE = "template"
-ERROR_ORDERS = (CLEAREST, TREE, RELATION, TEMPLATE)
 INTERSECTION = "intersection"  # the gap group of relations no template answered yes
 
 

@@ -95,11 +95,6 @@ class ErrorListPane(SessionPane):
         self.built = False
         self.shown_count: int | None = None  # the errors of the list shown
 
-    @property
-    def error_filter(self) -> str | None:
-        """The oracle listed (None: all)."""
-        return self.where.oracle
-
     async def build(self, oracles: list[str], templates: list[str]) -> None:
         """Mount the tab's widgets and list the errors (the first time it is shown)."""
         await self.mount_all(
