@@ -67,13 +67,25 @@ def sample_sources() -> list[str]:
     return list_samples()
 
 
+LOADED_BONUS = 10.0  # points a match from the KG loaded gains over another KG's
+
+
 def loaded_first(found: Sequence[EntityMatch], current: str | None) -> list[EntityMatch]:
-    """`found` with the matches from the KG loaded (`current`, a source as `source_of_match`
-    names it) first, each group in its own order: a name two KGs hold (Ireland in places and
-    in subdivisions) picks the loaded KG's entity first."""
+    """`found` ranked again with the matches from the KG loaded (`current`, a source as
+    `source_of_match` names it) LOADED_BONUS points better: a name two KGs hold (Ireland in
+    places and in subdivisions) picks the loaded KG's entity first, while a close match in
+    another KG still beats a poor one in the loaded KG ("Kinawly" finds places' Kinawley
+    before music's King)."""
     if not current:
         return list(found)
-    return sorted(found, key=lambda match: source_of_match(match, current) != current)
+    order = {id(match): index for index, match in enumerate(found)}
+    return sorted(
+        found,
+        key=lambda match: (
+            -(match.score + (LOADED_BONUS if source_of_match(match, current) == current else 0)),
+            order[id(match)],
+        ),
+    )
 
 
 def source_of_match(match: EntityMatch, current: str) -> str | None:
