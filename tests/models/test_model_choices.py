@@ -52,3 +52,20 @@ def test_the_loaded_kgs_entities_come_first_unless_another_is_much_closer() -> N
     assert ranked == ["ireland", "IE", "iceland", "NIR", "king"]  # 110, 100, 95.7, 90, 77.1
     assert [m.id for m in loaded_first(found, "music")][:2] == ["IE", "ireland"]  # 87.1 < 90
     assert loaded_first(found, None) == found
+
+
+def test_the_small_local_model_is_offered_only_when_its_extra_is_installed(
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    import importlib.util
+
+    from kontest_tui.run import choices
+    from kontest_tui.run.api import local_models
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "xllamacpp" else real(name)
+    )
+    assert local_models() == []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    assert local_models() == [choices.LOCAL_MODEL] == ["local:gemma3-270m"]
