@@ -9,8 +9,15 @@
    - start: the start screen's sessions list read again and shown (target < 0.5 s);
    - open: pushing the results screen to its report and tree shown (target < 1 s at 100k);
    - n, p: the next / previous error selected in the graph with its detail (target < 100 ms);
-   - f: the errors-only tree shown (and back);
-   - expand: a collapsed node's children read and shown (target < 100 ms).
+   - f: the errors-only tree shown with the node selected before still selected (and back;
+     issue 32: `f` keeps the node, checked at every run);
+   - expand: a collapsed node's children read and shown (target < 100 ms);
+   - find: `/`, a place's label, enter: until the first match is selected in the tree, the way
+     down to it read and opened (target < 200 ms at 100k, issue 32); typo: the same label
+     with two letters swapped (no name holds it: every name compared fuzzily);
+   - filter: an Errors filter chosen (template t1) until its list is counted and its first
+     page shown (target < 200 ms).
+   The last lines say which targets the medians met.
    Each figure is the time until the explorer has done it (a stamp taken when the method that
    shows it returns, so the pilot's polling is not counted; the paint follows within a
    frame), the median of --runs. The sessions are built once into cached DBs
@@ -88,9 +95,23 @@ TARGETS = {
     "open": "< 1 s",
     "n": "< 100 ms",
     "p": "< 100 ms",
-    "f": "-",
+    "f": "keeps the node",
     "expand": "< 100 ms",
+    "find": "< 200 ms",
+    "typo": "< 200 ms",
+    "filter": "< 200 ms",
 }
+LIMITS_S = {  # the targets in seconds (f's is that the node stays selected)
+    "start": 0.5,
+    "open": 1.0,
+    "n": 0.1,
+    "p": 0.1,
+    "expand": 0.1,
+    "find": 0.2,
+    "typo": 0.2,
+    "filter": 0.2,
+}
+KEPT: list[bool] = []  # per `f`: whether the node selected before it was selected after it
 
 
 def size_graph(size: str):  # noqa: ANN201
@@ -148,7 +169,10 @@ def stamp_when_done() -> None:
 
         setattr(owner, name, wrapper)
 
+    from kontest_tui.tui.widgets.paged_table import PagedTable
+
     stamped(StartScreen, "show_sessions", "start")
+    stamped(PagedTable, "add_page", "page")
     stamped(RelationTree, "reveal", "reveal", lambda line: line is not None)
     stamped(RelationTree, "show_roots", "roots")
     stamped(RelationTree, "add_children", "children")
@@ -179,6 +203,15 @@ async def measure_start(pilot, session_id: str) -> float:  # noqa: ANN001
     return elapsed
 
 
+def forget_place(db: str, session_id: str) -> None:
+    """The results of the session reopen at the top (the place the last run left is
+    forgotten: reopening there would read the way to it, which `find` then finds read)."""
+    from kontest_tui.store import Store
+
+    with Store(db) as store, store.transaction() as conn:
+        conn.execute("DELETE FROM session_places WHERE session = ?", (session_id,))
+
+
 async def measure_open(pilot, session_id: str) -> float:  # noqa: ANN001
     """Pushing the results screen until its report and tree are shown (it stays open)."""
     from kontest_tui.tui.screens.results import ResultsScreen
@@ -186,6 +219,7 @@ async def measure_open(pilot, session_id: str) -> float:  # noqa: ANN001
     while isinstance(pilot.app.screen, ResultsScreen):
         pilot.app.pop_screen()
         await pilot.pause()
+    forget_place(pilot.app.db_path, session_id)  # open at the top, nothing read below it
     started = time.perf_counter()
     await pilot.app.push_screen(ResultsScreen(session_id))
     elapsed = await until(pilot, "roots", started)  # the report, then the tree shown
@@ -208,13 +242,20 @@ async def measure_p(pilot, session_id: str) -> float:  # noqa: ANN001
 
 
 async def measure_f(pilot, session_id: str) -> float:  # noqa: ANN001
-    """`f`: the errors-only tree shown (then `f` again, untimed)."""
+    """`f`: the errors-only tree shown and the node selected before (an error's, by `n`)
+    selected again (then `f` again, untimed). Whether it was is kept in KEPT."""
+    tree = pilot.app.screen.query_one("#relation-tree")
+    before = tree.cursor_node.data.node if tree.cursor_node and tree.cursor_node.data else None
     started = time.perf_counter()
     await pilot.press("f")
-    elapsed = await until(pilot, "roots", started)
+    await until(pilot, "roots", started)
+    elapsed = await until(pilot, "reveal", started)
+    line = tree.cursor_node
+    KEPT.append(before is not None and line is not None and line.data.node == before)
     again = time.perf_counter()
     await pilot.press("f")
     await until(pilot, "roots", again)
+    await until(pilot, "reveal", again)
     return elapsed
 
 
@@ -236,6 +277,58 @@ async def measure_expand(pilot, session_id: str) -> float:  # noqa: ANN001
     return await until(pilot, "children", started)
 
 
+def deep_label(db: Path, session_id: str, back: int = 0) -> str:
+    """The label of the node `back` places before the last of the tree (a place in one of
+    the last countries): the way down to it is not read when the results open."""
+    from kontest_tui.store import Store
+
+    with Store(db) as store:
+        rows = store.conn.execute(
+            "SELECT label FROM result_nodes WHERE session = ? ORDER BY preorder DESC"
+            " LIMIT 1 OFFSET ?",
+            (session_id, back),
+        ).fetchall()
+    return str(rows[0][0])
+
+
+async def measure_find(pilot, session_id: str, typo: bool = False) -> float:  # noqa: ANN001
+    """`/`, a deep place's label (`typo`: two of its letters swapped), enter: until the
+    first match is selected in the tree (the find cleared after, untimed)."""
+    screen = pilot.app.screen
+    await pilot.press("slash")
+    text = FIND_TEXT[(session_id, typo)]  # two nodes: neither's way read by the other
+    screen.query_one("#find-input").value = text[1] + text[0] + text[2:] if typo else text
+    started = time.perf_counter()
+    await pilot.press("enter")
+    elapsed = await until(pilot, "reveal", started)
+    await pilot.press("escape")
+    return elapsed
+
+
+async def measure_filter(pilot, session_id: str) -> float:  # noqa: ANN001
+    """An Errors filter chosen (template t1): its list counted and the first page shown
+    (then every template again, untimed). The tab is built untimed the first time."""
+    screen = pilot.app.screen
+    if not screen.query("#error-template"):
+        shown = time.perf_counter()
+        screen.action_show_tab("tab-errors")
+        while not screen.query("#error-template"):
+            await pilot.pause(0.01)
+        await until(pilot, "page", shown)
+    choice = screen.query_one("#error-template")
+    started = time.perf_counter()
+    choice.value = "t1"
+    elapsed = await until(pilot, "page", started)
+    again = time.perf_counter()
+    choice.value = "all"
+    await until(pilot, "page", again)
+    screen.action_show_tab("tab-graph")
+    await pilot.pause()
+    return elapsed
+
+
+FIND_TEXT: dict[tuple[str, bool], str] = {}  # (session, typo) -> the label looked for
+
 MEASURES = {
     "start": measure_start,
     "open": measure_open,
@@ -243,6 +336,9 @@ MEASURES = {
     "p": measure_p,
     "f": measure_f,
     "expand": measure_expand,
+    "find": measure_find,
+    "typo": lambda pilot, session_id: measure_find(pilot, session_id, typo=True),
+    "filter": measure_filter,
 }
 
 
@@ -251,6 +347,8 @@ async def measure_size(db: Path, session_id: str, runs: int) -> dict[str, list[f
     from kontest_tui.tui.app import make_app
 
     stamp_when_done()
+    FIND_TEXT[session_id, False] = deep_label(db, session_id)
+    FIND_TEXT[session_id, True] = deep_label(db, session_id, back=100)
     figures: dict[str, list[float]] = {name: [] for name in MEASURES}
     app = make_app(db=str(db))
     async with app.run_test(size=(120, 36)) as pilot:
@@ -412,12 +510,29 @@ def main() -> None:
         if built:
             print(f"{size}: session {session_id} run and stored in {built:.1f} s ({db})")
         figures = asyncio.run(measure_size(db, session_id, args.runs))
-        rows.append((size, {name: describe(values, name) for name, values in figures.items()}))
+        rows.append(
+            (
+                size,
+                {name: describe(values, name) for name, values in figures.items()},
+                {name: statistics.median(values) for name, values in figures.items()},
+            )
+        )
     names = list(MEASURES)
     print(" | ".join(["size", *names]))
     print(" | ".join(["target", *(TARGETS.get(name, "-") for name in names)]))
-    for size, cells in rows:
+    for size, cells, _medians in rows:
         print(" | ".join([size, *(cells[name] for name in names)]))
+    for name in names:
+        if name == "f":
+            verdict = "met" if KEPT and all(KEPT) else "NOT met"
+            print(f"target f keeps the node: {verdict} ({sum(KEPT)} of {len(KEPT)} presses)")
+            continue
+        limit = LIMITS_S.get(name)
+        if limit is None:
+            continue
+        missed = [size for size, _cells, medians in rows if medians[name] >= limit]
+        verdict = "met" if not missed else f"NOT met at {', '.join(missed)}"
+        print(f"target {name} {TARGETS[name]}: {verdict} (medians, sizes {args.sizes})")
 
 
 if __name__ == "__main__":

@@ -5,12 +5,15 @@ The explorer, the explanation cards and the exports use the same names.
 A label is shown as it is unless another node has the same label; then the first parent's
 label is added (`Garnich (in Capellen)`), and the id when even that is shared. Labels are
 cleaned like model output (escape codes and control characters removed), so a KG file
-cannot draw on the terminal.
+cannot draw on the terminal. Names are compared (searched) normalised: `normalise_name`.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
+
+from rapidfuzz import utils
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Relation
@@ -51,3 +54,9 @@ class NodeNames:
     def relation(self, relation: Relation) -> str:
         """`Ireland ⊃ Kinawley`."""
         return f"{self.name(relation.parent)} ⊃ {self.name(relation.child)}"
+
+
+def normalise_name(text: str) -> str:
+    """Lower-cased, accents and punctuation removed: "Éire" and "eire" compare equal."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return utils.default_process("".join(c for c in decomposed if not unicodedata.combining(c)))

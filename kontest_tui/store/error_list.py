@@ -1,10 +1,12 @@
 """A stored session's error list, paged: every error verdict ranked in two orders, read from
 the derived `result_errors` table (store.rollups ranks them; store.views keeps them built).
 
-`store.error_list` (`ErrorList`): `errors` (a page, filtered by oracle, CLEAREST first as
-issue 24 defines it, or TREE: the graph's order), `error_at` ("the clearest error" of a
-session is `error_at(session, 0)`), `step_error` (`n` / `p`), `error_index` (where a verdict
-stands), `count_errors` and `error_oracles`. Each page is one range read on an index.
+`store.error_list` (`ErrorList`): `errors` (a page, CLEAREST first as issue 24 defines it,
+TREE: the graph's order, RELATION: by the relation's name, TEMPLATE: by template, filtered by
+an `ErrorFilter`: oracle, template, clear answers, the nodes a find matched), `error_at` ("the
+clearest error" of a session is `error_at(session, 0)`), `step_error` (`n` / `p`),
+`error_index` (where a verdict stands), `count_errors` and `error_oracles`. A page of one oracle's list (or the whole list) in the first two orders
+is one range read on an index; other filters and orders read one index in their order.
 """
 
 from __future__ import annotations
@@ -19,10 +21,18 @@ from kontest_tui.oracles.ontological import error_path
 from . import rollups
 from .records import row_to_relation, row_to_verdict
 from .repository import Repository
-from .view_records import CLEAREST, TREE, ErrorRow
+from .view_records import CLEAREST, RELATION, TEMPLATE, TREE, ErrorFilter, ErrorRow
 
 _VERDICT_COLUMNS = ("id", "oracle", "relation", "template", "error", "refs", "answers", "detail")
 _VERDICT_SELECT = ", ".join(f"v.{column}" for column in _VERDICT_COLUMNS)
+
+
+_ORDER_BY = {
+    CLEAREST: "e.clear_rank",
+    TREE: "e.tree_rank",
+    RELATION: "e.name_rank",
+    TEMPLATE: "e.template, e.clear_rank",
+}
 
 
 def _rank(order: str, oracle: str | None) -> str:
@@ -33,16 +43,45 @@ def _rank(order: str, oracle: str | None) -> str:
     return f"oracle_{column}" if oracle else column
 
 
+def _merged(oracle: str | None, where: ErrorFilter | None) -> ErrorFilter:
+    """`where` with `oracle` (given apart, as the callers before filters did) folded in."""
+    where = where or ErrorFilter()
+    if oracle and where.oracle != oracle:
+        return ErrorFilter(oracle, where.template, where.clear, where.nodes)
+    return where
+
+
+def _conditions(session_id: str, where: ErrorFilter) -> tuple[str, list[object]]:
+    """SQL conditions on `result_errors e` for the session and the filter, with parameters."""
+    sql = ["e.session = ?"]
+    params: list[object] = [session_id]
+    if where.oracle:
+        sql.append("e.oracle = ?")
+        params.append(where.oracle)
+    if where.template is not None:  # "t1" in "t1", "t1+t2", "t2+t1"
+        sql.append("instr('+' || e.template || '+', ?) > 0")
+        params.append(f"+{where.template}+")
+    if where.clear is not None:
+        sql.append("e.clear = ?")
+        params.append(int(where.clear))
+    if where.nodes:
+        marks = ", ".join("?" for _ in where.nodes)
+        sql.append(f"(e.node IN ({marks}) OR e.parent IN ({marks}))")
+        params.extend([*where.nodes, *where.nodes])
+    return " AND ".join(sql), params
+
+
 class ErrorList(Repository):
     """The error verdicts of stored sessions, ranked, a page at a time."""
 
-    def count_errors(self, session_id: str, oracle: str | None = None) -> int:
-        """Error verdicts of the session (of one oracle)."""
-        sql = "SELECT COUNT(*) FROM result_errors WHERE session = ?"
-        params: tuple[str, ...] = (session_id,)
-        if oracle:
-            sql, params = sql + " AND oracle = ?", (session_id, oracle)
-        return int(self._fetch(sql, params)[0][0])
+    def count_errors(
+        self, session_id: str, oracle: str | None = None, *, where: ErrorFilter | None = None
+    ) -> int:
+        """Error verdicts of the session (of one oracle; those `where` keeps)."""
+        conditions, params = _conditions(session_id, _merged(oracle, where))
+        return int(
+            self._fetch(f"SELECT COUNT(*) FROM result_errors e WHERE {conditions}", params)[0][0]
+        )
 
     def error_oracles(self, session_id: str) -> list[str]:
         """The oracles with errors in this session, in the clearest-first order of oracles."""
@@ -68,23 +107,40 @@ class ErrorList(Repository):
         limit: int = 50,
         oracle: str | None = None,
         order: str = CLEAREST,
+        where: ErrorFilter | None = None,
     ) -> list[ErrorRow]:
         """Errors `offset` .. `offset + limit - 1` of the session's error list in `order`
-        (CLEAREST: the clearest first, store.rollups; TREE: the graph's order), only those of
-        `oracle` when given. Each page is one range read on an index."""
-        rank = _rank(order, oracle)
-        where = "e.session = ?" + (" AND e.oracle = ?" if oracle else "")
-        params: list[object] = [session_id, *([oracle] if oracle else [])]
-        rows = self._fetch(
-            f"SELECT e.{rank}, {_VERDICT_SELECT}, r.id, r.parent, r.child, r.type, r.path,"
+        (CLEAREST: the clearest first, store.rollups; TREE: the graph's order; RELATION: by
+        the relation's name; TEMPLATE: by template, then the clearest first), only those of
+        `oracle` and those `where` keeps. A list of one oracle (or all) in the first two
+        orders is a range of a stored rank; the others read an index in their order."""
+        if order not in _ORDER_BY:
+            raise ValueError(f"unknown error order {order!r}")
+        start, stop = max(offset, 0), max(offset, 0) + max(limit, 0)
+        chosen = _merged(oracle, where)
+        conditions, params = _conditions(session_id, chosen)
+        select = (
+            f"{_VERDICT_SELECT}, r.id, r.parent, r.child, r.type, r.path,"
             " r.parent_label, r.child_label, pn.name, cn.name, cn.way"
             " FROM result_errors e JOIN verdicts v ON v.id = e.verdict"
             " LEFT JOIN relations r ON r.pk = v.relation_key"
             " LEFT JOIN result_nodes pn ON pn.session = e.session AND pn.node = r.parent"
             " LEFT JOIN result_nodes cn ON cn.session = e.session AND cn.node = r.child"
-            f" WHERE {where} AND e.{rank} >= ? AND e.{rank} < ? ORDER BY e.{rank}",
-            (*params, max(offset, 0), max(offset, 0) + max(limit, 0)),
         )
+        if chosen.by_oracle_only and order in (CLEAREST, TREE):
+            rank = _rank(order, chosen.oracle)
+            rows = self._fetch(
+                f"SELECT e.{rank}, {select} WHERE {conditions} AND e.{rank} >= ?"
+                f" AND e.{rank} < ? ORDER BY e.{rank}",
+                (*params, start, stop),
+            )
+        else:
+            rows = self._fetch(
+                f"SELECT 0, {select} WHERE {conditions}"
+                f" ORDER BY {_ORDER_BY[order]}, e.clear_rank LIMIT ? OFFSET ?",
+                (*params, stop - start, start),
+            )
+            rows = [(start + number, *row[1:]) for number, row in enumerate(rows)]
         return self._error_rows(session_id, rows)
 
     def _error_rows(self, session_id: str, rows: Sequence[Sequence[Any]]) -> list[ErrorRow]:
@@ -124,10 +180,18 @@ class ErrorList(Repository):
         ]
 
     def error_at(
-        self, session_id: str, index: int, *, oracle: str | None = None, order: str = CLEAREST
+        self,
+        session_id: str,
+        index: int,
+        *,
+        oracle: str | None = None,
+        order: str = CLEAREST,
+        where: ErrorFilter | None = None,
     ) -> ErrorRow | None:
         """The error at `index` of the list (`error_at(session, 0)`: the clearest error)."""
-        found = self.errors(session_id, offset=index, limit=1, oracle=oracle, order=order)
+        found = self.errors(
+            session_id, offset=index, limit=1, oracle=oracle, order=order, where=where
+        )
         return found[0] if found else None
 
     def step_error(
@@ -138,14 +202,15 @@ class ErrorList(Repository):
         *,
         oracle: str | None = None,
         order: str = CLEAREST,
+        where: ErrorFilter | None = None,
     ) -> ErrorRow | None:
         """The error `step` places after (before, when negative) the one at `index`, wrapping
         around; from None: the first (step > 0) or the last. None when there is no error."""
-        total = self.count_errors(session_id, oracle)
+        total = self.count_errors(session_id, oracle, where=where)
         if not total:
             return None
         target = (0 if step > 0 else total - 1) if index is None else (index + step) % total
-        return self.error_at(session_id, target, oracle=oracle, order=order)
+        return self.error_at(session_id, target, oracle=oracle, order=order, where=where)
 
     def error_index(
         self,
@@ -164,3 +229,8 @@ class ErrorList(Repository):
         if not rows or (oracle and rows[0][1] != oracle):
             return None
         return int(rows[0][0])
+
+    def error_of(self, session_id: str, verdict_id: int) -> ErrorRow | None:
+        """A verdict's row in the clearest-first list of all errors (None: not an error)."""
+        index = self.error_index(session_id, verdict_id)
+        return self.error_at(session_id, index) if index is not None else None

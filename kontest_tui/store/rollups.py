@@ -7,14 +7,17 @@ only the KG's nodes (their tree order and subtree sums), so a million-relation s
 not read into memory:
 
 - `result_nodes`: each KG node reachable from a root, with its display name, its first tree
-  path (`way`), its pre-order, and its roll-ups: relations ending at it (`own`) and at it or
-  below it (`subtree`; "" for a leaf, whose subtree is its own), each as relations, errors
-  by oracle and atomic answers per template.
+  path (`way`), its pre-order, what the results' find compares (`search`: its label, aliases
+  and id, one normalised line each: store.search), and its roll-ups: relations ending at it
+  (`own`) and at it or below it (`subtree`; "" for a leaf, whose subtree is its own), each
+  as relations, errors by oracle and atomic answers per template.
   A node under two parents counts under both (the tree shows it twice).
 - `result_edges`: the tree's edges in KG order, each with the relation parent -> child and
   its atomic answer per template.
 - `result_errors`: every error verdict with its dense rank in each order (clearest first,
-  graph order), overall and within its oracle, so a page or the next error is one lookup.
+  graph order), overall and within its oracle, so a page or the next error is one lookup;
+  with what the Errors tab filters and sorts on (the relation's two nodes, the template,
+  whether every compared answer is a yes or a no, the rank by the relation's name).
 - `result_gaps`: the relations in each template's gap and in the intersection, numbered.
 - `result_views`: which report (its `created` stamp) and which VERSION of this code made
   them; a mismatch means build them again (store.views.ResultViews.ensure).
@@ -37,12 +40,12 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
-from kontest_tui.kg.names import NodeNames
+from kontest_tui.kg.names import NodeNames, normalise_name
 
 from .records import dump_json
 from .view_records import INTERSECTION
 
-VERSION = 4  # of the tables' contents: a different one is built again
+VERSION = 5  # of the tables' contents: a different one is built again
 
 CLEAREST_ORACLES = (
     "atomic",
@@ -256,6 +259,15 @@ def write_result_views(conn: sqlite3.Connection, session_id: str) -> None:
     )
 
 
+def search_lines(kg: KnowledgeGraph, node_id: str) -> str:
+    """What find compares for a node: its label, then its aliases, then its id (last line),
+    each normalised (kg.names.normalise_name; the id lower-cased), one per line."""
+    node = kg.nodes.get(node_id)
+    label = normalise_name(node.label) if node is not None else ""
+    aliases = [normalise_name(alias) for alias in node.aliases] if node is not None else []
+    return "\n".join([label, *(alias for alias in aliases if alias), node_id.casefold()])
+
+
 def _write_tree(conn: sqlite3.Connection, session_id: str, kg: KnowledgeGraph) -> None:
     """The tree's nodes with their roll-ups, and its edges with the direct relations."""
     names = NodeNames(kg)
@@ -264,7 +276,7 @@ def _write_tree(conn: sqlite3.Connection, session_id: str, kg: KnowledgeGraph) -
     subtree = _subtrees(kg, list(order), own)
     conn.executemany(
         "INSERT INTO result_nodes (session, node, name, label, preorder, way, children,"
-        " own, subtree) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " own, subtree, search) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             (
                 session_id,
@@ -277,6 +289,7 @@ def _write_tree(conn: sqlite3.Connection, session_id: str, kg: KnowledgeGraph) -
                 _counts_json(own.get(node_id, {})),
                 # a leaf's subtree is itself: "" says so (most nodes are leaves)
                 _counts_json(subtree[node_id]) if kg.children(node_id) else "",
+                search_lines(kg, node_id),
             )
             for index, (node_id, way) in enumerate(order.items())
         ),
@@ -322,28 +335,37 @@ _CLEAREST_KEYS = (
     f" COALESCE(rel.position, {_NOWHERE}) AS c5"
 )
 _GRAPH_KEYS = f"COALESCE(cn.preorder, {_NOWHERE}) AS g1"
+# The relation's name as the Errors tab shows it (parent, then child), without case.
+_NAME_KEY = (
+    "lower(COALESCE(pn.name, rel.parent_label, v.relation)) || char(1)"
+    " || lower(COALESCE(cn.name, rel.child_label, '')) AS n1"
+)
 
 
 def _write_errors(conn: sqlite3.Connection, session_id: str) -> None:
     """Every error verdict with its dense rank in each order, overall and per oracle (the
     sort keys computed once per error, then ranked four times)."""
     conn.execute(
-        "INSERT INTO result_errors (session, verdict, oracle, relation, node, clear_rank,"
-        " tree_rank, oracle_clear_rank, oracle_tree_rank)"
+        "INSERT INTO result_errors (session, verdict, oracle, relation, node, parent, template,"
+        " clear, clear_rank, tree_rank, oracle_clear_rank, oracle_tree_rank, name_rank)"
         " WITH keyed AS MATERIALIZED (SELECT v.id, v.oracle, v.relation,"
-        " COALESCE(rel.child, '') AS node, "
+        " COALESCE(rel.child, '') AS node, COALESCE(rel.parent, '') AS parent,"
+        " COALESCE(v.template, '') AS template, "
         + _CLEAREST_KEYS
         + ", "
         + _GRAPH_KEYS
+        + ", "
+        + _NAME_KEY
         + " FROM verdicts v LEFT JOIN relations rel ON rel.pk = v.relation_key"
         " LEFT JOIN result_nodes pn ON pn.session = ?1 AND pn.node = rel.parent"
         " LEFT JOIN result_nodes cn ON cn.session = ?1 AND cn.node = rel.child"
         " WHERE v.session = ?1 AND v.error = 1)"
-        " SELECT ?1, id, oracle, relation, node,"
+        " SELECT ?1, id, oracle, relation, node, parent, template, NOT c2,"
         " ROW_NUMBER() OVER (ORDER BY c1, oracle, c2, c3, c4, c5, id) - 1,"
         " ROW_NUMBER() OVER (ORDER BY g1, c5, id) - 1,"
         " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY c1, c2, c3, c4, c5, id) - 1,"
-        " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY g1, c5, id) - 1"
+        " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY g1, c5, id) - 1,"
+        " ROW_NUMBER() OVER (ORDER BY n1, c1, oracle, c2, c3, c4, c5, id) - 1"
         " FROM keyed",
         (session_id,),
     )

@@ -697,6 +697,40 @@ def _add_response_margin(conn: sqlite3.Connection) -> None:
     )
 
 
+def _add_find_sort_and_place(conn: sqlite3.Connection) -> None:
+    """Version 15 (the explorer's find, sorted errors and place): `result_nodes.search`, a
+    node's label, aliases and id as the results' find compares them (store.search: one
+    line each, lower case, accents and punctuation removed, kg.names.normalise_name);
+    `result_errors` gains the relation's parent, the verdict's template, whether every
+    answer it compared is a yes or a no (`clear`) and its rank by relation name, with
+    indexes for the Errors tab's filters and orders (store.error_list); `session_places`,
+    where the explorer was in each session's results (the node selected, the error shown,
+    errors only), so they reopen there. The derived tables are built again for this
+    (store.rollups.VERSION 4)."""
+    _execute_script(
+        conn,
+        """
+        ALTER TABLE result_nodes ADD COLUMN search TEXT NOT NULL DEFAULT '';
+        ALTER TABLE result_errors ADD COLUMN parent TEXT NOT NULL DEFAULT '';
+        ALTER TABLE result_errors ADD COLUMN template TEXT NOT NULL DEFAULT '';
+        ALTER TABLE result_errors ADD COLUMN clear INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE result_errors ADD COLUMN name_rank INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX idx_result_errors_node ON result_errors (session, node);
+        CREATE INDEX idx_result_errors_parent ON result_errors (session, parent);
+        CREATE INDEX idx_result_errors_template ON result_errors (session, template, clear_rank);
+        CREATE INDEX idx_result_errors_clear ON result_errors (session, clear, clear_rank);
+        CREATE INDEX idx_result_errors_name ON result_errors (session, name_rank);
+        CREATE TABLE session_places (
+            session TEXT PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+            node TEXT NOT NULL DEFAULT '',
+            verdict INTEGER,
+            errors_only INTEGER NOT NULL DEFAULT 0,
+            updated TEXT NOT NULL
+        )
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -712,6 +746,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_headline_and_fresh,
     _add_session_parent,
     _add_response_margin,
+    _add_find_sort_and_place,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -12,11 +12,31 @@ from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, Conversation, Relation, Verdict
 
-# The orders of the error list (store.views.ErrorOrder): the clearest first (issue 24), the
-# graph's order, or by oracle.
+# The orders of the error list (store.error_list): the clearest first (issue 24), the
+# graph's order, by the relation's name (A to Z), by template (then the clearest first).
 CLEAREST = "clearest"
 TREE = "tree"
+RELATION = "relation"
+TEMPLATE = "template"
 INTERSECTION = "intersection"  # the gap group of relations no template answered yes
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorFilter:
+    """Which errors an error list holds: of one oracle, of tests that asked one template
+    (`t1` keeps the verdicts of t1 and of t1+t2 or t2+t1), whose compared answers are all a
+    yes or a no (`clear` True) or not (False), on relations with one of `nodes` at either end
+    (what a find matched). Unset: any."""
+
+    oracle: str | None = None
+    template: str | None = None
+    clear: bool | None = None
+    nodes: tuple[str, ...] = ()
+
+    @property
+    def by_oracle_only(self) -> bool:
+        """Nothing but the oracle is chosen: the list is a range of a stored rank."""
+        return self.template is None and self.clear is None and not self.nodes
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,12 +13,13 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
 
 from kontest_tui.tui.commands import KontestCommands
 from kontest_tui.tui.workers import WorkerFailures
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 STYLES = Path(__file__).parent / "styles" / "app.tcss"
 TERMINAL_CHECK_S = 0.5  # how often the explorer checks that its terminal is still there
 EXIT_GRACE_S = 1.5  # how long a closing explorer waits for a run's thread before it ends
+# ... and for a run that has every answer and is evaluating and storing them (its session
+# would otherwise be left unevaluated): long enough for a 100,000-relation evaluation
+FINISH_GRACE_S = 180.0
 BEFORE_EXIT_S = 1.0  # then at most this long to mark the sessions it cut off (3 s in all)
 
 
@@ -122,6 +126,13 @@ class KontestApp(WorkerFailures, App[None]):
     def action_new_session(self) -> None:
         self.open_wizard()
 
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        """Textual's palette commands but its Quit: the app's own (ctrl+q, which asks first
+        while a session runs) is listed with its key."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Quit":
+                yield command
+
     def deliver_screenshot(
         self,
         filename: str | None = None,
@@ -212,14 +223,13 @@ class KontestApp(WorkerFailures, App[None]):
                 return
         session_id = getattr(screen, "session_id", None)
         if isinstance(session_id, str):
-            # On the relation the screen shows (the results' selected one, the probe's).
+            # The relation selected there (results, probe) is the question previewed.
             selected = getattr(screen, "selected_relation_id", None)
-            relation_id = selected() if callable(selected) else getattr(screen, "relation_id", None)
             self.push_screen(
                 SynonymEditorScreen(
                     session_id=session_id,
                     db=self.db_path,
-                    relation_id=relation_id if isinstance(relation_id, str) else None,
+                    relation_id=selected if isinstance(selected, str) else None,
                 )
             )
             return
@@ -274,8 +284,11 @@ class KontestApp(WorkerFailures, App[None]):
             from kontest_tui.tui.run_control import leave_cancelled
 
             runs, db = tuple(self.aborted_runs), self.db_path
+            finishing = any(run.finishing for run in runs)
             end_process_after(
-                EXIT_GRACE_S, self.return_code or 0, before=lambda: leave_cancelled(runs, db)
+                FINISH_GRACE_S if finishing else EXIT_GRACE_S,
+                self.return_code or 0,
+                before=lambda: leave_cancelled(runs, db),
             )
 
 

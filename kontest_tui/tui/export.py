@@ -4,12 +4,17 @@ CSV) and its probes (CSV).
 
 The files are the engine's (`report.session_page.write_session_files`, what `kontest report
 --format html|json|csv` prints), read from the store; the explorer only chooses where they
-go. Explanation cards saved from the results go to the same folder, as do screenshots.
+go. Explanation cards saved from the results go to the same folder, as do screenshots. In a
+browser (`kontest --web`) the files written are also sent to the browser as downloads
+(`deliver_files`): the folder is on the server's disk, out of the reader's reach.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+
+from textual.app import App
 
 from kontest_tui.paths import data_dir
 from kontest_tui.report.session_page import write_session_files
@@ -33,3 +38,16 @@ def export_stored_session(
         return write_session_files(store, session_id, folder or export_folder())
     finally:
         store.close()
+
+
+def deliver_files(app: App[object], paths: Sequence[Path], title: str) -> bool:
+    """In a browser (`kontest --web`): send the files written to the browser as downloads
+    (Textual's `App.deliver_binary`; textual-serve hands each out once at /download/KEY) and
+    say so. False in a terminal, where they stay in the exports folder."""
+    if not app.is_web or not paths:
+        return False
+    for path in paths:
+        app.deliver_binary(path, save_filename=path.name, open_method="download")
+    names = ", ".join(path.name for path in paths)
+    app.notify(f"Sent {names} to your browser's downloads", title=title, markup=False, timeout=10)
+    return True

@@ -80,6 +80,16 @@ def order_details(details: list[RelationDetail], parent_id: str | None) -> list[
     )
 
 
+def first_question(details: list[RelationDetail]) -> str | None:
+    """The first question asked about the first of `details` that has one."""
+    for detail in details:
+        for record in detail.conversations:
+            for turn in record.turns:
+                if turn.question:
+                    return turn.question
+    return None
+
+
 def render_relation_detail(
     details: list[RelationDetail],
     template_ids: list[str] | tuple[str, ...] = (),

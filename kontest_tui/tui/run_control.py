@@ -42,7 +42,10 @@ class RunControl:
     handed to that loop with `call_soon_threadsafe`, so the UI thread never touches them.
     `cancel` stops asking and lets the engine evaluate the answers so far; `abort` (the
     explorer quitting, its terminal gone) cancels the run's task: the answers so far stay
-    stored and the session is marked cancelled at once, without evaluating.
+    stored and the session is marked cancelled at once, without evaluating. A run that has
+    every answer already (it is evaluating and storing) is not cancelled by `abort`: it is
+    `finishing`, and the closing explorer waits for it (tui.app, FINISH_GRACE_S), so a
+    session answered to the end is stored evaluated and done.
     """
 
     def __init__(self) -> None:
@@ -118,10 +121,28 @@ class RunControl:
         with self._lock:
             return self.session_id if self._aborted and not self._over else None
 
+    @property
+    def asked_all(self) -> bool:
+        """Every turn of the run has its answer (none failed): what is left is evaluating
+        and storing."""
+        executor = self.executor
+        if executor is None:
+            return False
+        progress = executor.progress
+        return progress.total > 0 and progress.finished >= progress.total and not progress.failed
+
+    @property
+    def finishing(self) -> bool:
+        """Aborted with every answer in: left to evaluate and store (see `abort`)."""
+        with self._lock:
+            return self._aborted and not self._over and self.asked_all
+
     def abort(self) -> None:
-        """Stop the run now (see the class docstring)."""
+        """Stop the run now, unless it has every answer (see the class docstring)."""
         with self._lock:
             self._aborted = True
+            if self.asked_all:
+                return  # evaluating and storing: cut now, it would be left unevaluated
             task, loop = self.task, self.loop
             if task is not None and loop is not None and not loop.is_closed():
                 loop.call_soon_threadsafe(task.cancel)

@@ -25,8 +25,9 @@ from kontest_tui.run.api import (
     load_session,
 )
 from kontest_tui.store import Store
+from kontest_tui.store.search import NodeMatch
 from kontest_tui.store.tree import ResultTree
-from kontest_tui.store.view_records import SessionHeader, SessionSummary, TreeNode
+from kontest_tui.store.view_records import ErrorRow, SessionHeader, SessionSummary, TreeNode
 
 _STORE_OPENING = threading.Lock()
 
@@ -76,6 +77,36 @@ class OpenedResults:
     errors: int
     oracles: list[str]
     children: dict[str, list[TreeNode]]  # the levels that start open (node id -> children)
+    place: OpenedPlace | None = None  # where the reader was when the results last closed
+
+
+@dataclass(frozen=True)
+class OpenedPlace:
+    """Where a session's results were left: the node's way down, the error shown (its row
+    in the clearest-first list), whether only the nodes with errors were shown."""
+
+    way: tuple[str, ...]
+    error: ErrorRow | None
+    errors_only: bool
+
+
+def read_place(store: Store, session_id: str) -> OpenedPlace | None:
+    """The session's last place in its results (store.places), with the way to its node."""
+    place = store.places.get(session_id)
+    if place is None or not place.node:
+        return None
+    way = store.tree.way(session_id, place.node)
+    if not way:
+        return None
+    error = store.error_list.error_of(session_id, place.verdict) if place.verdict else None
+    return OpenedPlace(way, error, place.errors_only)
+
+
+def find_nodes(db: str | Path | None, session_id: str, text: str) -> list[NodeMatch]:
+    """The nodes of a session's results matching `text` by label, alias or id, best first
+    (store.search)."""
+    with open_views(db, session_id) as store:
+        return store.search.find_nodes(session_id, text)
 
 
 EXPAND_BUDGET = 300  # nodes shown open at first; deeper levels are read when opened
@@ -122,6 +153,7 @@ def open_results(db: str | Path | None, session_id: str) -> OpenedResults:
             errors=store.error_list.count_errors(session_id),
             oracles=store.error_list.error_oracles(session_id),
             children=read_open_levels(store.tree, session_id, roots),
+            place=read_place(store, session_id),
         )
     finally:
         store.close()

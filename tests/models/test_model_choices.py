@@ -24,3 +24,48 @@ def test_presets_are_the_simulated_profiles() -> None:
     assert "sim" in presets
     assert all(spec == "sim" or spec.startswith("sim:") for spec in presets)
     assert "sim:careful" in presets
+
+
+def test_discovered_ollama_models_and_the_words_for_each_kind(sim_url: str) -> None:
+    from kontest_tui.run.api import describe_model_choice, discover_ollama_models
+
+    assert f"ollama:flaky:latest@{sim_url}" in discover_ollama_models(f"ollama:@{sim_url}")
+    assert discover_ollama_models("ollama:@http://127.0.0.1:9") == []  # none answers: quiet
+    assert describe_model_choice("local:gemma3-270m") == "a real small model, offline"
+    assert describe_model_choice("sim:careful") == "simulated"
+    assert describe_model_choice("nonsense") == ""
+
+
+def test_the_loaded_kgs_entities_come_first_unless_another_is_much_closer() -> None:
+    """Scores worked out: the loaded KG's match gains 10 points (run.choices.LOADED_BONUS)."""
+    from kontest_tui.kg.search import EntityMatch
+    from kontest_tui.run.api import loaded_first
+
+    found = [
+        EntityMatch("IE", "Ireland", source="sample:subdivisions", score=100.0),
+        EntityMatch("ireland", "Ireland", source="sample:places", score=100.0),
+        EntityMatch("NIR", "Northern Ireland", source="sample:subdivisions", score=90.0),
+        EntityMatch("iceland", "Iceland", source="sample:places", score=85.7),
+        EntityMatch("king", "King", source="sample:music", score=77.1),
+    ]
+    ranked = [match.id for match in loaded_first(found, "places")]
+    assert ranked == ["ireland", "IE", "iceland", "NIR", "king"]  # 110, 100, 95.7, 90, 77.1
+    assert [m.id for m in loaded_first(found, "music")][:2] == ["IE", "ireland"]  # 87.1 < 90
+    assert loaded_first(found, None) == found
+
+
+def test_the_small_local_model_is_offered_only_when_its_extra_is_installed(
+    monkeypatch,  # noqa: ANN001
+) -> None:
+    import importlib.util
+
+    from kontest_tui.run import choices
+    from kontest_tui.run.api import local_models
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "xllamacpp" else real(name)
+    )
+    assert local_models() == []
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object())
+    assert local_models() == [choices.LOCAL_MODEL] == ["local:gemma3-270m"]

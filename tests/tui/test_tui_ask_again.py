@@ -173,7 +173,7 @@ async def test_templates_tab_sorts_and_the_synonym_editor_opens_on_the_selected_
         results.action_show_tab("tab-graph")
         results.select_way(("ireland", "ireland.ulster", "ireland.ulster.county-cavan"))
         await wait_until(pilot, lambda: bool(results.shown_details), what="Cavan selected")
-        assert results.selected_relation_id() == "ireland.ulster>ireland.ulster.county-cavan"
+        assert results.selected_relation_id == "ireland.ulster>ireland.ulster.county-cavan"
         await pilot.press("ctrl+y")
         editor = await wait_for_screen(pilot, SynonymEditorScreen)
         await wait_until(pilot, lambda: editor.ready, what="the session read")

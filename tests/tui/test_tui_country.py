@@ -1,6 +1,7 @@
 """A country-sized session in the explorer (issue 23's done-when): a places KG shaped like a
 country at depth 3 (20 regions, 400 districts, 4,800 places: 15,220 relations, 91,320 model
-calls) from `ctrl+r` to the results, then the errors walked with `n`.
+calls) from `ctrl+r` to the results, then the errors walked with `n`; and (issue 32's) a
+place found by name with `/`: "Grane" lands on its node, its error's card and its errors.
 
 Everything shown is checked against the store (the engine's stored report and the store's
 error list), never against figures copied from a run.
@@ -11,16 +12,30 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from kontest_tui.report.words import oracle_name
 from kontest_tui.results.reports import session_report
 from kontest_tui.store import Store
-from kontest_tui.store.view_records import CLEAREST
+from kontest_tui.store.view_records import CLEAREST, ErrorFilter
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import wait_for_screen, wait_until, widget_text
+from kontest_tui.tui.widgets.paged_table import PagedTable
+from kontest_tui.tui.widgets.relation_tree import RelationTree
+from tests.support.tui import paged_rows, wait_for_screen, wait_until, widget_text
+
+
+def ancestors(line):  # noqa: ANN001, ANN201
+    """The tree lines above `line`, from its root down."""
+    found = []
+    while line.parent is not None and line.parent.data is not None:
+        line = line.parent
+        found.append(line)
+    return list(reversed(found))
+
 
 SHAPE = (20, 20, 12)  # regions, districts per region, places per district
 RELATIONS = 20 + 2 * 20 * 20 + 3 * 20 * 20 * 12  # every ancestor pair: 15,220
+GRANE = "r5d5p5"  # one place is called Grane (sim answers it with 4 errors, all into it)
 
 
 def write_country(path: Path) -> None:
@@ -38,7 +53,9 @@ def write_country(path: Path) -> None:
         for d in range(districts):
             add(f"r{r}d{d}", f"District {r}-{d}", "district", f"r{r}")
             for p in range(places):
-                add(f"r{r}d{d}p{p}", f"Place {r}-{d}-{p}", "locality", f"r{r}d{d}")
+                place = f"r{r}d{d}p{p}"
+                label = "Grane" if place == GRANE else f"Place {r}-{d}-{p}"
+                add(place, label, "locality", f"r{r}d{d}")
     head = {"name": "country", "domain": "places", "source": "test", "built": ""}
     path.write_text(json.dumps({**head, "nodes": nodes, "edges": edges}), encoding="utf-8")
 
@@ -75,3 +92,26 @@ async def test_a_country_from_ctrl_r_to_its_errors(tmp_path: Path, db_path: str)
         assert results.current_error.verdict_id == second.verdict_id
         await pilot.press("p")
         await wait_until(pilot, lambda: results.error_index == 0, what="back to the first")
+
+        # Find "Grane" by name: its node selected (the way to it opened), its error's card.
+        with Store(db_path) as store:
+            near = store.error_list.errors(session_id, limit=100, where=ErrorFilter(nodes=(GRANE,)))
+        assert near and all(GRANE in (row.relation.parent, row.relation.child) for row in near)
+        tree = results.query_one("#relation-tree", RelationTree)
+        await pilot.press("slash")
+        await pilot.press(*"Grane", "enter")
+        await wait_until(
+            pilot,
+            lambda: tree.cursor_node is not None and tree.cursor_node.data.node == GRANE,
+            what="Grane selected",
+        )
+        assert [line.data.node for line in ancestors(tree.cursor_node)] == ["c", "r5", "r5d5"]
+        await wait_until(pilot, lambda: results.shown_card is not None, what="its card")
+        assert "Grane" in widget_text(results.query_one("#detail-text")).splitlines()[1]
+        # ... and its errors: the Errors tab lists the errors on its relations.
+        await pilot.press("x")
+        table = results.query_one("#error-table", PagedTable)
+        await wait_until(pilot, lambda: table.row_count == len(near), what="Grane's errors")
+        rows = await paged_rows(pilot, table)
+        assert all("Grane" in row[2] for row in rows)
+        assert [row[1] for row in rows] == [oracle_name(e.verdict.oracle) for e in near]

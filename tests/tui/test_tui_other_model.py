@@ -28,7 +28,7 @@ async def test_the_same_session_with_another_model_then_compare(db_path: str) ->
         await pilot.press("o")
         modal = await wait_for_screen(pilot, ModelChoiceScreen)
         field = modal.query_one("#model-choice", Input)
-        assert field.value == "sim:careful"  # a preset the session did not use
+        assert field.value == ""  # nothing runs that was not chosen
         field.value = "sim:nope"
         await pilot.press("enter")
         await wait_until(
@@ -39,8 +39,10 @@ async def test_the_same_session_with_another_model_then_compare(db_path: str) ->
         assert app.screen is results
 
         await pilot.press("o")
-        await wait_for_screen(pilot, ModelChoiceScreen)
-        await pilot.press("enter")  # sim:careful
+        modal = await wait_for_screen(pilot, ModelChoiceScreen)
+        await pilot.press("down")  # from the field: the first entry, a preset not used
+        assert modal.query_one("#model-choice", Input).value == "sim:careful"
+        await pilot.press("enter")
         await wait_until(
             pilot,
             lambda: isinstance(app.screen, ResultsScreen) and app.screen.session_id != first,
@@ -118,3 +120,42 @@ async def test_the_model_picker_lists_presets_used_models_and_ollamas(db_path: s
             await pilot.press("enter")
             await wait_until(pilot, lambda: bool(chosen), what="the choice")
     assert chosen == ["sim:forgetful"]
+
+
+async def test_the_picker_moves_from_its_field_and_runs_only_what_was_chosen(
+    db_path: str,
+) -> None:
+    """Issue 32: in the `o` picker the arrows in the field did not move the list and enter
+    ran the entry the field was prefilled with. Now the field starts empty, up and down in it
+    move the list (filling the field), enter on an empty field runs nothing, and the small
+    local model is offered in words."""
+    from textual.widgets import OptionList
+
+    chosen: list[str | None] = []
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        presets = ["sim", "sim:careful", "local:gemma3-270m"]
+        modal = ModelChoiceScreen("sim", presets, ["sim:forgetful"])
+        await app.push_screen(modal, chosen.append)
+        await wait_for_screen(pilot, ModelChoiceScreen)
+        field = modal.query_one("#model-choice", Input)
+        options = modal.query_one("#model-options", OptionList)
+        shown = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert "local:gemma3-270m  (a real small model, offline)" in shown
+        assert app.focused is field and field.value == ""
+        await pilot.press("enter")
+        await wait_until(
+            pilot,
+            lambda: any("Pick a model" in str(n.message) for n in notifications(app)),
+            what="the hint",
+        )
+        assert app.screen is modal and not chosen
+        await pilot.press("down")
+        assert options.highlighted == 0 and field.value == "sim:forgetful"
+        await pilot.press("down", "down", "down", "up")
+        assert app.focused is field  # the keys moved the list, the cursor stayed
+        assert options.highlighted == 1 and field.value == "sim:careful"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(chosen), what="the choice")
+    assert chosen == ["sim:careful"]

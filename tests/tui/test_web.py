@@ -5,6 +5,7 @@ token middleware, and the real `kontest --web` process)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import re
 import shlex
@@ -179,3 +180,105 @@ async def test_kontest_web_warns_off_loopback_and_says_a_taken_port_in_one_line(
         process.communicate(timeout=30)
     assert "token=" in lines[0]
     assert lines[1].startswith("warning: listening on 0.0.0.0")
+
+
+async def app_processes_ended(patience_s: float = 20.0) -> None:
+    """Wait (bounded) for the explorer processes textual-serve started in this loop to end,
+    then close their transports (textual-serve leaves them to the collector, whose __del__
+    would then fail on a closed loop)."""
+    loop = asyncio.get_running_loop()
+    transports = [
+        found
+        for found in gc.get_objects()
+        if isinstance(found, asyncio.SubprocessTransport) and getattr(found, "_loop", None) is loop
+    ]
+    deadline = loop.time() + patience_s
+    while any(t.get_returncode() is None for t in transports) and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    for transport in transports:
+        if transport.get_returncode() is None:
+            transport.kill()
+        transport.close()
+
+
+OPEN_RESULTS = """
+import sys
+from kontest_tui.tui.app import KontestApp
+
+
+class OnResults(KontestApp):
+    def on_mount(self) -> None:  # after the app's own (Textual calls both): results on top
+        self.call_later(self.open_results, sys.argv[2])
+
+
+OnResults(db=sys.argv[1]).run()
+"""
+
+
+async def test_a_card_saved_in_the_browser_arrives_as_downloads(tmp_path, db_path: str) -> None:  # noqa: ANN001
+    """Issue 32: in --web, `s` wrote the card on the server's disk and the browser got
+    nothing. Through textual-serve's own page protocol (the websocket a browser opens, then
+    /download/KEY): the explorer on a session's results, `n` then `s`, and the card's three
+    files arrive as downloads."""
+    from tests.support.sessions import store_sessions
+
+    (session_id,) = await asyncio.to_thread(store_sessions, db_path, [("sim", 12)])
+    script = tmp_path / "on_results.py"
+    script.write_text(OPEN_RESULTS, encoding="utf-8")
+    command = shlex.join([sys.executable, str(script), db_path, session_id])
+    server = TokenServer(command, host="127.0.0.1", port=0, token=TOKEN)
+    app = await server._make_app()
+    app.on_startup.clear()
+    test_server = TestServer(app, host="127.0.0.1", port=0)
+    await test_server.start_server()
+    address = f"127.0.0.1:{test_server.port}"
+    origin = {"Origin": f"http://{address}"}
+    screen = ""  # what the terminal received, as text
+    keys: list[str] = []
+    delivered: dict[str, str] = {}  # file name -> content
+    try:
+        async with (
+            aiohttp.ClientSession() as client,
+            client.ws_connect(
+                f"ws://{address}/ws?token={TOKEN}&width=120&height=36", headers=origin
+            ) as ws,
+        ):
+            await ws.send_json(["resize", {"width": 120, "height": 36}])
+            deadline = asyncio.get_running_loop().time() + 60
+            while len(delivered) < 3:
+                left = deadline - asyncio.get_running_loop().time()
+                assert left > 0, f"timed out: keys {keys}, files {sorted(delivered)}"
+                message = await ws.receive(timeout=left)
+                if message.type == aiohttp.WSMsgType.BINARY:
+                    screen = (screen + message.data.decode("utf-8", "replace"))[-200_000:]
+                elif message.type == aiohttp.WSMsgType.TEXT:
+                    kind, *rest = message.json()
+                    if kind == "deliver_file_start":
+                        async with client.get(
+                            f"http://{address}/download/{rest[0]}?token={TOKEN}"
+                        ) as download:
+                            assert download.status == 200
+                            disposition = download.headers["Content-Disposition"]
+                            name = disposition.split("filename=")[1]
+                            delivered[name] = await download.text()
+                else:
+                    raise AssertionError(f"the socket closed: {message}")
+                if not keys and "Next error" in screen:  # the results' footer is drawn
+                    keys.append("n")
+                    await ws.send_json(["stdin", "n"])
+                elif keys == ["n"] and "Fact tested" in screen:  # the error's card is shown
+                    keys.append("s")
+                    await ws.send_json(["stdin", "s"])
+            # ctrl+q: the explorer ends and the server closes the socket (its process waited).
+            await ws.send_json(["stdin", "\x11"])
+            while not ws.closed:
+                message = await ws.receive(timeout=30)
+                if message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED):
+                    break
+    finally:
+        await app_processes_ended()
+        await test_server.close()
+    stem = f"kontest-{session_id}-error-1"
+    assert sorted(delivered) == [f"{stem}.html", f"{stem}.md", f"{stem}.svg"]
+    assert "Fact tested" in delivered[f"{stem}.md"]
+    assert delivered[f"{stem}.html"].lstrip().lower().startswith("<!doctype html")

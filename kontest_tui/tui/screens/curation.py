@@ -722,6 +722,7 @@ class SynonymEditorScreen(WorkerFailures, Screen[None]):
     ) -> None:
         super().__init__()
         self.session_id = session_id
+        self.relation_id = relation_id  # the session's relation to preview (None: its first)
         self.db = db
         self.domain = domain
         self.preview = preview

@@ -25,7 +25,8 @@ SCREEN_HELP: dict[str, str] = {
     "ResultsScreen": "The model's knowledge graph with its errors. `n` goes to the clearest "
     "error first (two phrasings, each asked alone, with opposite yes/no answers and short "
     "distinct names), then the next; the card at the top of the right pane explains the "
-    "selected error in plain sentences.",
+    "selected error in plain sentences. `/` finds a node by label, alias or id (n / p then "
+    "walk the matches, escape clears); the results reopen where you left them.",
     "TemplateEditorScreen": "Write a template or edit one: its text, the words that may "
     "vary, a preview on the session's relations; save it in your copy of the set or ask it "
     "in the session.",

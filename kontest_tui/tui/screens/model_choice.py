@@ -1,8 +1,10 @@
-"""Ask for another model spec ("same scope, another model" from the results): a modal with an
-input prefilled with a preset the session did not use, and a list to pick from: the simulated
-presets, the models of the other stored sessions, and the models an Ollama server offers
-(Find Ollama models: the server typed in the field, or the session's, or the local default).
-Moving in the list fills the field; enter on an entry, or in the field, runs it."""
+"""Ask for another model spec ("same scope, another model" from the results): a modal with a
+field and a list to pick from: the models of the other stored sessions, the simulated presets,
+`local:gemma3-270m` when the [local] extra is installed ("a real small model, offline"), and
+the models an Ollama server offers (those of the session's server or the local default are
+added when one answers; Find Ollama models asks the server typed in the field). The field
+starts empty: up and down in it move in the list, and moving fills the field; enter on an
+entry, or in the field once it holds a spec, runs it (nothing runs that was not chosen)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from kontest_tui.errors import KontestError
-from kontest_tui.run.api import list_ollama_models
+from kontest_tui.run.api import describe_model_choice, discover_ollama_models, list_ollama_models
 from kontest_tui.tui.workers import WorkerFailures
 
 
@@ -25,27 +27,43 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
 
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="model_choice_cancel", tooltip="Cancel"),
+        Binding(
+            "down",
+            "move_list(1)",
+            "Next in the list",
+            id="model_choice_next",
+            show=False,
+            tooltip="The next model of the list, into the field",
+        ),
+        Binding(
+            "up",
+            "move_list(-1)",
+            "Previous in the list",
+            id="model_choice_previous",
+            show=False,
+            tooltip="The previous model of the list, into the field",
+        ),
     ]
     AUTO_FOCUS = "#model-choice"
 
     class OllamaListed(Message):
         """The models of an Ollama server (`error` when they could not be listed)."""
 
-        def __init__(self, specs: list[str], error: str = "") -> None:
+        def __init__(self, specs: list[str], error: str = "", *, quiet: bool = False) -> None:
             super().__init__()
             self.specs = specs
             self.error = error
+            self.quiet = quiet  # listed when the picker opened: added without a word
 
     def __init__(self, current: str, presets: list[str], used: list[str] | None = None) -> None:
         super().__init__()
         self.current = current
-        self.presets = presets
+        self.presets = presets  # the simulated presets and local:gemma3-270m when installed
         # models of other stored sessions, newest first (not the session's own)
         self.used = [spec for spec in dict.fromkeys(used or []) if spec != current]
         self.listed: list[str] = []  # the specs of the list, in order
 
     def compose(self) -> ComposeResult:
-        suggestion = next((p for p in self.presets if p != self.current), "")
         with Vertical(id="model-choice-box"):
             yield Static(
                 f"Run the same session (scope, depth, templates, kinds, options) with another "
@@ -53,7 +71,8 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
                 markup=False,
             )
             yield Input(
-                suggestion, placeholder="ollama:MODEL, openai:MODEL, sim:PROFILE", id="model-choice"
+                placeholder="↓ picks from the list; or type ollama:MODEL, openai:MODEL, ...",
+                id="model-choice",
             )
             used = [spec for spec in self.used if spec not in self.presets]
             yield OptionList(
@@ -64,15 +83,15 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
                     if preset != self.current
                     for option in self.new_options(
                         [preset],
-                        "simulated, used by another session"
+                        f"{describe_model_choice(preset)}, used by another session"
                         if preset in self.used
-                        else "simulated",
+                        else describe_model_choice(preset),
                     )
                 ),
                 id="model-options",
             )
             yield Static(
-                "Pick one above (moving fills the field, enter runs it) or type any spec: "
+                "Up and down pick one (into the field, enter runs it), or type any spec: "
                 "ollama:MODEL[@URL], openai:MODEL[@BASE_URL], replay:FILE.jsonl.",
                 classes="hint",
                 markup=False,
@@ -95,9 +114,32 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
     def spec_of(self, option: Option) -> str:
         return self.listed[int(str(option.id))]
 
+    def on_mount(self) -> None:
+        """The Ollama models of the session's server (or the local default), listed when
+        one answers; nothing is said when none does."""
+        server = self.current if self.current.startswith("ollama:") else "ollama:"
+        self.ollama_worker(server, quiet=True)
+
+    def action_move_list(self, step: int) -> None:
+        """Up / down in the field: the previous / next entry of the list, into the field."""
+        options = self.query_one("#model-options", OptionList)
+        if not options.option_count:
+            return
+        if options.highlighted is None or not self.moved:  # the list's own first highlight
+            index = 0 if step > 0 else options.option_count - 1
+        else:
+            index = min(max(options.highlighted + step, 0), options.option_count - 1)
+        self.moved = True
+        options.highlighted = index
+        self.query_one("#model-choice", Input).value = self.spec_of(options.options[index])
+
+    moved = False  # the list was moved (by the keys or the mouse): its entry fills the field
+
     @on(OptionList.OptionHighlighted, "#model-options")
     def option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        self.query_one("#model-choice", Input).value = self.spec_of(event.option)
+        options = self.query_one("#model-options", OptionList)
+        if self.moved or self.focused is options:
+            self.query_one("#model-choice", Input).value = self.spec_of(event.option)
 
     @on(OptionList.OptionSelected, "#model-options")
     def option_selected(self, event: OptionList.OptionSelected) -> None:
@@ -113,7 +155,10 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
         self.ollama_worker(server if server.startswith("ollama:") else "ollama:")
 
     @work(thread=True, exclusive=True, group="model-choice-ollama", exit_on_error=False)
-    def ollama_worker(self, server: str) -> None:
+    def ollama_worker(self, server: str, *, quiet: bool = False) -> None:
+        if quiet:
+            self.post_message(self.OllamaListed(discover_ollama_models(server), quiet=True))
+            return
         try:
             specs = list_ollama_models(server)
         except KontestError as error:
@@ -123,6 +168,11 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
 
     @on(OllamaListed)
     def ollama_listed(self, event: OllamaListed) -> None:
+        if event.quiet:
+            self.query_one("#model-options", OptionList).add_options(
+                self.new_options(event.specs, "Ollama")
+            )
+            return
         if event.error:
             self.notify(event.error, title="Ollama", severity="warning", markup=False)
             return
@@ -140,7 +190,11 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
     def run_chosen(self) -> None:
         spec = self.query_one("#model-choice", Input).value.strip()
         if not spec:
-            self.notify("Type a model spec", severity="warning", markup=False)
+            self.notify(
+                "Pick a model (down moves in the list) or type a spec",
+                severity="warning",
+                markup=False,
+            )
             return
         self.dismiss(spec)
 

@@ -104,6 +104,11 @@ class ProbeScreen(WorkerFailures, Screen[None]):
         self.probe_ids: dict[str, int] = {}  # question -> its stored probe id
         self.ready = False  # the rows are shown (tests wait on it)
 
+    @property
+    def selected_relation_id(self) -> str:
+        """The relation probed (the synonym editor previews its question)."""
+        return self.relation_id
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Reading the relation…", id="probe-title", classes="title", markup=False)

@@ -25,7 +25,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Header, Static, TabbedContent, TabPane
+from textual.widgets import Header, Input, Static, TabbedContent, TabPane
 
 from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions
@@ -34,25 +34,30 @@ from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
     check_model,
+    local_models,
     model_presets,
     stored_spec,
 )
+from kontest_tui.store.search import NodeMatch
 from kontest_tui.store.view_records import ErrorRow, RelationDetail, SessionHeader
-from kontest_tui.tui.export import export_stored_session
-from kontest_tui.tui.results_text import order_details
+from kontest_tui.tui.commands import GoToProvider
+from kontest_tui.tui.export import deliver_files, export_stored_session
 from kontest_tui.tui.sessions import (
     OpenedResults,
     find_comparable_sessions,
+    find_nodes,
     open_results,
     open_store,
 )
 from kontest_tui.tui.widgets.compare_pane import ComparePane, EnsemblePane
 from kontest_tui.tui.widgets.counts import ReportCounts
 from kontest_tui.tui.widgets.error_list_pane import ErrorListPane
+from kontest_tui.tui.widgets.find_bar import FindBar
 from kontest_tui.tui.widgets.gap_pane import GapPane
 from kontest_tui.tui.widgets.graph_pane import GraphPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.kind_sections import KindSections
+from kontest_tui.tui.widgets.paged_table import PagedTable
 from kontest_tui.tui.widgets.relation_tree import RelationTree
 from kontest_tui.tui.widgets.templates_pane import TemplatesPane
 from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
@@ -62,9 +67,21 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     """One finished (or stopped) session, explored through the store's views."""
 
     AUTO_FOCUS = "#relation-tree"  # focus it once: each focus change recomposes the footer
-    # The footer shows the keys that matter (n, s, f, w, e and the app's quit and help fit in
-    # 80 columns); the others (p, a, the tab keys, escape) are in the help (f1) and the
-    # palette, and the tabs take the mouse.
+    COMMANDS = {GoToProvider}  # the palette goes to a node by label or id
+    # The footer shows the keys that matter, as many as fit (widgets/key_footer.py): help
+    # always, then the keys last in FOOTER_DROPS; the others (p, the tab keys, escape) are
+    # in the help (f1) and the palette, and the tabs take the mouse.
+    FOOTER_DROPS = (
+        "results_copy",
+        "results_other_model",
+        "results_templates",
+        "results_export",
+        "results_probe",
+        "results_find",
+        "results_errors_only",
+        "results_save_card",
+        "results_next_error",
+    )
     BINDINGS = [
         Binding(
             "n",
@@ -91,7 +108,16 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             id="results_save_card",
             priority=True,
             tooltip="Save the card of the error shown as Markdown, SVG and HTML in the exports "
-            "folder",
+            "folder (in a browser: downloaded)",
+        ),
+        Binding(
+            "slash",
+            "find",
+            "Find",
+            id="results_find",
+            priority=True,
+            tooltip="Find a node by label, alias or id: the graph opens on it and the Errors "
+            "tab lists its relations' errors; n / p walk the matches, escape clears",
         ),
         Binding(
             "f",
@@ -107,7 +133,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Ask",
             id="results_probe",
             priority=True,
-            show=False,
             tooltip="Ask the model about the selected relation now, in your own words (probe)",
         ),
         Binding(
@@ -116,7 +141,6 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             "Other model",
             id="results_other_model",
             priority=True,
-            show=False,
             tooltip="Run the same session (scope, templates, kinds, options) with another "
             "model, then compare the two",
         ),
@@ -127,7 +151,26 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             id="results_export",
             priority=True,
             tooltip="Write the session explained (HTML, Markdown), its report (JSON, CSV) and "
-            "its probes to the exports folder",
+            "its probes to the exports folder (in a browser: downloaded)",
+        ),
+        Binding(
+            "y",
+            "copy",
+            "Copy",
+            id="results_copy",
+            priority=True,
+            tooltip="Copy the card of the error shown (as text) to the clipboard, else the "
+            "selected relation's first question",
+        ),
+        Binding(
+            "W",
+            "wrap_errors",
+            "Wrap rows",
+            id="results_wrap",
+            priority=True,
+            show=False,
+            tooltip="Errors tab: wrap each row to the table's width (again: one line each, "
+            "scrolling sideways)",
         ),
         Binding(
             "e",
@@ -203,11 +246,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         ),
         Binding(
             "escape",
-            "app.go_home",
+            "leave",
             "Home",
             id="results_home",
             show=False,
-            tooltip="Back to the start screen",
+            tooltip="Clear the find (when there is one), else back to the start screen",
         ),
     ]
 
@@ -315,6 +358,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 id="tab-compare",
             )
             yield EnsemblePane("Ensemble", db=db, session_id=session_id, id="tab-ensemble")
+        yield FindBar(db=self.db, session_id=self.session_id, id="find-bar")
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (and f1 says so): the
         yield footer  # room goes to the keys (help must fit in 80 columns)
@@ -344,10 +388,11 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             await tabs.remove_pane("tab-kinds")
         self.refresh_bindings()
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
-        self.query_one(GraphPane).show_roots(
-            opened.roots, opened.children, self.template_ids, self.error_count
-        )
+        graph = self.query_one(GraphPane)
+        graph.show_roots(opened.roots, opened.children, self.template_ids, self.error_count)
         self.ready = True
+        if opened.place is not None and self.compare_with is None:
+            graph.restore_place(opened.place)
         if self.compare_with is not None:
             # Not the tree's focus first: TabbedContent follows the focus to its pane, and
             # the focus comes after the tab was switched (QA finding 2).
@@ -365,25 +410,16 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     # -- probing the selected relation ------------------------------------------------------
 
+    @property
     def selected_relation_id(self) -> str | None:
-        """The relation the graph shows: the error's relation when the card shows one, else
-        the relation from the selected node's parent in the tree (None: no node below a root
-        is selected)."""
-        details = self.shown_details
-        node = self.query_one(GraphPane).shown_node
-        if node is None or not details:
-            return None
-        shown = {detail.relation.id for detail in details}
-        current = self.current_error
-        if current is not None and current.relation is not None and current.relation.id in shown:
-            return current.relation.id
-        return order_details(details, node.parent or None)[0].relation.id
+        """The relation selected (GraphPane.selected_relation_id)."""
+        return self.query_one(GraphPane).selected_relation_id
 
     def action_probe(self) -> None:
         """Ask the model about the selected relation now (`selected_relation_id`)."""
         from kontest_tui.tui.screens.probe import ProbeScreen
 
-        relation_id = self.selected_relation_id()
+        relation_id = self.selected_relation_id
         if relation_id is None:
             self.notify("Select a node below a root first.", markup=False)
             return
@@ -410,7 +446,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 self.another_model_worker(spec)
 
         used = [choice.model for choice in self.sessions.offered] if self.sessions else []
-        self.app.push_screen(ModelChoiceScreen(current, model_presets(), used), chosen)
+        presets = model_presets() + local_models()
+        self.app.push_screen(ModelChoiceScreen(current, presets, used), chosen)
 
     @work(thread=True, exclusive=True, group="another-model", exit_on_error=False)
     def another_model_worker(self, model: str) -> None:
@@ -439,16 +476,80 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     def action_step_error(self, offset: int) -> None:
         """Next/previous error of the Errors tab's list (its order and filter), selected in
-        the graph with the way to it opened."""
+        the graph with the way to it opened; after a find, outside the Errors tab, the
+        next/previous node it matched."""
+        active = self.query_one("#result-tabs", TabbedContent).active
+        if self.found and active != "tab-errors":
+            match = self.query_one(FindBar).step(offset)
+            self.query_one(GraphPane).post_message(GraphPane.WayFound(match.way))
+            return
         errors = self.query_one(ErrorListPane)
         graph = self.query_one(GraphPane)
-        graph.step_worker(graph.error_index, offset, errors.error_filter, errors.error_order)
+        graph.step_worker(graph.error_index, offset, errors.where, errors.error_order)
 
     def action_errors_only(self) -> None:
-        tree = self.query_one("#relation-tree", RelationTree)
         if self.query_one("#result-tabs", TabbedContent).active != "tab-graph":
             self.action_show_tab("tab-graph")
-        self.query_one(GraphPane).roots_worker(not tree.errors_only)
+        self.query_one(GraphPane).toggle_errors_only()
+
+    # -- find: a node by label, alias or id ------------------------------------------------
+
+    @property
+    def found(self) -> list[NodeMatch]:
+        """The nodes the find matched, best first ([] without a find)."""
+        return self.query_one(FindBar).matches
+
+    def action_find(self) -> None:
+        self.query_one(FindBar).open()
+
+    @on(FindBar.Found)
+    def nodes_found(self, event: FindBar.Found) -> None:
+        """The first match selected in the graph (unless the Errors tab is shown), and the
+        Errors tab listing the errors on relations of the best matches."""
+        self.query_one(ErrorListPane).find(event.best, event.names)
+        if self.query_one("#result-tabs", TabbedContent).active == "tab-errors":
+            self.focus_pane("tab-errors")
+        else:
+            self.query_one(GraphPane).post_message(GraphPane.WayFound(event.matches[0].way))
+
+    @on(FindBar.Cleared)
+    def find_cleared(self) -> None:
+        """n / p walk the errors again, the Errors tab lists them all."""
+        self.query_one(ErrorListPane).find((), "")
+        self.focus_pane(self.query_one("#result-tabs", TabbedContent).active)
+
+    def action_leave(self) -> None:
+        """Escape: the find cleared (its field closed) when there is one, else back to the
+        start screen."""
+        bar = self.query_one(FindBar)
+        if bar.matches or bar.display:
+            bar.clear()
+        else:
+            self.app.action_go_home()  # type: ignore[attr-defined]
+
+    def find_nodes_now(self, text: str) -> list[NodeMatch]:
+        """The nodes matching `text` (store.search; blocking: the palette calls it in a
+        thread)."""
+        return find_nodes(self.db, self.session_id, text)
+
+    def go_to(self, match: NodeMatch) -> None:
+        """The palette's "go to": the node selected in the graph (n / p still walk the
+        errors)."""
+        self.query_one(GraphPane).post_message(GraphPane.WayFound(match.way))
+
+    # -- copy and wrap ---------------------------------------------------------------------
+
+    def action_copy(self) -> None:
+        """Copy the card of the error shown as text, else the selected relation's question."""
+        self.query_one(GraphPane).copy_shown()
+
+    def action_wrap_errors(self) -> None:
+        table = self.query("#error-table")
+        if not table:
+            self.notify("The Errors tab (x) shows the rows to wrap.", markup=False)
+            return
+        paged = table.first(PagedTable)
+        paged.set_wrap(not paged.wrap)
 
     @on(GraphPane.WayFound)
     def way_found(self, event: GraphPane.WayFound) -> None:
@@ -460,7 +561,10 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     # -- tabs -------------------------------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The Kinds key exists only for sessions that asked other test kinds."""
+        """The Kinds key exists only for sessions that asked other test kinds; while the
+        find field has the focus, the letter keys type into it."""
+        if action != "leave" and isinstance(self.focused, Input):
+            return False
         if action == "show_tab" and parameters == ("tab-kinds",):
             return self.has_kinds
         return True
@@ -512,7 +616,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if pane_id == "tab-gap":
             await self.query_one(GapPane).build(self.header, self.report)
         elif pane_id == "tab-errors":
-            await self.query_one(ErrorListPane).build(self.oracles)
+            await self.query_one(ErrorListPane).build(self.oracles, self.template_ids)
         elif pane_id == "tab-templates":
             await self.query_one(TemplatesPane).build(self.header, self.report)
         elif pane_id in ("tab-compare", "tab-ensemble"):
@@ -562,6 +666,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     @on(SessionExported)
     def session_exported(self, event: SessionExported) -> None:
+        if deliver_files(self.app, event.paths, "Export"):
+            return
         folder = event.paths[0].parent
         names = ", ".join(path.name for path in event.paths)
         self.notify(f"Wrote {names} to {folder}", title="Export", markup=False, timeout=10)

@@ -10,6 +10,7 @@ to the live run, which stores and asks it through `run.api.start_session`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
@@ -32,8 +33,11 @@ from kontest_tui.run.api import (
     SessionSpec,
     build_wikidata_source,
     check_model,
+    discover_ollama_models,
     list_ollama_models,
     list_test_kinds,
+    loaded_first,
+    local_models,
     model_presets,
     prepare,
     preview_relation,
@@ -182,11 +186,14 @@ class WizardScreen(WorkerFailures, Screen[None]):
     class OllamaModelsListed(Message):
         """The models an Ollama server offers (`error` when they could not be listed)."""
 
-        def __init__(self, specs: list[str], error: str = "", title: str = "") -> None:
+        def __init__(
+            self, specs: list[str], error: str = "", title: str = "", *, quiet: bool = False
+        ) -> None:
             super().__init__()
             self.specs = specs
             self.error = error
             self.title = title
+            self.quiet = quiet  # found when the wizard opened: listed without a word
 
     def __init__(
         self, kg: str | None = None, model: str | None = None, start_step: str = "step-graph"
@@ -520,8 +527,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
         if preparation is None:
             return ""
         templates = ", ".join(state.chosen_templates()) or "-"
+        # A KG that did not load has no name in the spec: its source then (never "None").
+        kg_name = preparation.spec.kg_name or source_name(state.source)
+        loaded = "" if preparation.kg is not None else " (not loaded)"
         summary = (
-            f"KG {preparation.spec.kg_name}, depth {state.depth or 'all'}: "
+            f"KG {kg_name}{loaded}, depth {state.depth or 'all'}: "
             f"{preparation.relations:,} relations; templates {templates}; "
             f"{preparation.calls:,} model calls"
         )
@@ -543,7 +553,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
             samples = sample_sources()
         except KontestError:
             samples = []
-        self.post_message(self.ChoicesListed(samples, model_presets(), list_test_kinds()))
+        presets = model_presets() + local_models()
+        self.post_message(self.ChoicesListed(samples, presets, list_test_kinds()))
+        found = discover_ollama_models()  # the local Ollama's models, when one answers
+        if found:
+            self.post_message(self.OllamaModelsListed(found, quiet=True))
 
     @on(ChoicesListed)
     def choices_listed(self, event: ChoicesListed) -> None:
@@ -584,14 +598,16 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(GraphStep.SearchTyped)
     def search_typed(self, event: GraphStep.SearchTyped) -> None:
-        self.search_worker(event.text, event.online)
+        self.search_worker(event.text, event.online, self.state.source)
 
     @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
-    def search_worker(self, text: str, online: bool) -> None:
+    def search_worker(self, text: str, online: bool, source: str | None = None) -> None:
         from kontest_tui.kg.search import search_entities  # (httpx: only when searching)
 
         try:
-            found = search_entities(text, online=online, limit=8)
+            # The loaded KG's matches first, then the best of the others (issue 32: Down
+            # Enter on "ireland" picked the subdivisions sample's and switched KG).
+            found = loaded_first(search_entities(text, online=online, limit=20), source)[:8]
         except KontestError as error:
             self.post_message(self.EntitiesFound([], str(error)))
             return
@@ -619,8 +635,17 @@ class WizardScreen(WorkerFailures, Screen[None]):
         match = self.found_entities[event.index]
         source = source_of_match(match, self.state.source)
         if source is not None:
+            loaded = self.state.source
             self.graph_step.clear_search()
             self.changed(self.state.add_entity(Entity(match.id, match.label, source)))
+            if loaded and source != loaded:
+                self.notify(
+                    f"{match.label} is in the {source_name(source)} KG: the session now uses "
+                    f"that KG instead of {source_name(loaded)}.",
+                    title="KG changed",
+                    severity="warning",
+                    markup=False,
+                )
             return
         if match.id not in [qid for qid, _ in self.seeds]:
             self.seeds.append((match.id, match.label))
@@ -778,7 +803,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
             return
         self.presets += [spec for spec in event.specs if spec not in self.presets]
         self.model_step.show_presets(self.presets)
-        self.notify(f"{len(event.specs)} Ollama model(s) found", markup=False)
+        if not event.quiet:
+            self.notify(f"{len(event.specs)} Ollama model(s) found", markup=False)
 
     @on(ModelStep.RunRequested)
     def action_run_session(self) -> None:
@@ -810,3 +836,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
             template_set.get(chosen[0]),
             self.state.kinds.strength,
         )
+
+
+def source_name(source: str) -> str:
+    """A KG source in a few words: a sample's name, a file's name without its folder."""
+    return Path(source).stem if ("/" in source or source.endswith((".json", ".csv"))) else source

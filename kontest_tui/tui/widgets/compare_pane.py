@@ -17,7 +17,7 @@ from textual.widgets import Select, SelectionList, Static
 from textual.worker import get_current_worker
 
 from kontest_tui.errors import KontestError
-from kontest_tui.report.compare import ComparableSessions
+from kontest_tui.report.compare import ComparableSessions, StoredSessionChoice
 from kontest_tui.store.view_records import SessionHeader
 from kontest_tui.tui.sessions import PairCompared, compare_pair, describe_ensemble
 from kontest_tui.tui.widgets.compare_tables import CompareTables
@@ -84,6 +84,8 @@ class ComparePane(SessionPane):
             return
         offered = sessions.offered
         total = header.relations
+        self.offered = {choice.id: choice for choice in offered}
+        self.total = total
         name = header.kg_names[0] if header.kg_names else "this KG"
         left_out = describe_left_out(sessions)
         this_line = f"this session · {header.model}"
@@ -161,6 +163,8 @@ class EnsemblePane(SessionPane):
     ) -> None:
         super().__init__(title, db=db, session_id=session_id, id=id)
         self.ensemble_asked: tuple[str, ...] | None = None  # the sessions last ensembled
+        self.offered: dict[str, StoredSessionChoice] = {}  # the sessions offered, by id
+        self.total = 0  # this session's relations
 
     async def build(self) -> None:
         """Mount the tab's widgets (the first time it is shown)."""
@@ -178,6 +182,8 @@ class EnsemblePane(SessionPane):
             return
         offered = sessions.offered
         total = header.relations
+        self.offered = {choice.id: choice for choice in offered}
+        self.total = total
         name = header.kg_names[0] if header.kg_names else "this KG"
         left_out = describe_left_out(sessions)
         this_line = f"this session · {header.model}"
@@ -210,6 +216,27 @@ class EnsemblePane(SessionPane):
         view = self.query_one("#ensemble-view", Static)
         if len(chosen) < 2:
             view.update(Text("The ensemble needs two or more ticked sessions.", style="italic"))
+            return
+        other_scope = [
+            choice
+            for value in chosen
+            if (choice := self.offered.get(value)) is not None
+            and not choice.shared == choice.relations == self.total
+        ]
+        if other_scope:  # Compare's rule: sessions of another scope are not put together
+            lines = [
+                f"{choice.model} ({choice.id}) shares {choice.shared}/{self.total} relations"
+                + (f" and asked {choice.relations}" if choice.relations != choice.shared else "")
+                for choice in other_scope
+            ]
+            why = (
+                "Not ensembled: another scope ("
+                + "; ".join(lines)
+                + "). An ensemble is over the same relations, as Compare's tables are: "
+                "untick it, or run this scope with its model (o)."
+            )
+            view.update(Text(why, style="italic"))
+            self.notify(why, title="Ensemble", severity="warning", markup=False)
             return
         view.update(
             Text(f"Cross-validating the ensemble of {len(chosen)} sessions…", style="italic")

@@ -194,13 +194,18 @@ class RelationTree(Tree[TreeNode | None]):
         """The nodes on `way` (but its last) whose children are not read yet."""
         return [node_id for node_id in way[:-1] if node_id not in self.children_of]
 
-    def reveal(self, way: Sequence[str]) -> TreeLine[TreeNode | None] | None:
+    def reveal(
+        self, way: Sequence[str], *, closest: bool = False
+    ) -> TreeLine[TreeNode | None] | None:
         """Open the way down `way` (node ids from a root; their children read) and select its
-        last node; None when a step is not in the tree (or not read)."""
+        last node; None when a step is not in the tree (or not read), unless `closest`: then
+        the last node of the way that is (None when not even the root is)."""
         line: TreeLine[TreeNode | None] = self.root
         for node_id in way:
             if line is not self.root:
                 if not self._fill(line):
+                    if closest:
+                        break
                     return None
                 if not line.is_expanded:
                     line.expand()
@@ -210,8 +215,21 @@ class RelationTree(Tree[TreeNode | None]):
                 None,
             )
             if found is None:
+                if closest:
+                    break
                 return None
             line = found
+        if line is self.root:
+            return None
         _ = self._tree_lines  # lay out the new lines now, so the cursor can go there
         self.move_cursor(line)
         return line
+
+    def selected_way(self) -> tuple[str, ...]:
+        """The node ids from a root down to the node under the cursor (() for none)."""
+        line = self.cursor_node
+        way: list[str] = []
+        while line is not None and line.data is not None:
+            way.append(line.data.node)
+            line = line.parent
+        return tuple(reversed(way))

@@ -11,6 +11,8 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static, TabPane
 
+from kontest_tui.run.api import describe_model_choice
+
 
 class ModelStep(TabPane):
     """The model step. `initial_model` is the spec the field starts with."""
@@ -78,7 +80,11 @@ class ModelStep(TabPane):
         self.post_message(self.RunRequested())
 
     def show_presets(self, specs: Sequence[str]) -> None:
-        self.query_one("#model-presets", Select).set_options([(spec, spec) for spec in specs])
+        """The models to pick from, each with what it is (`local:gemma3-270m  a real small
+        model, offline`)."""
+        self.query_one("#model-presets", Select).set_options(
+            [(f"{spec}  {describe_model_choice(spec)}".rstrip(), spec) for spec in specs]
+        )
 
     def show_status(self, text: str) -> None:
         self.query_one("#model-status", Static).update(text)

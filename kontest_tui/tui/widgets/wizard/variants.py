@@ -91,6 +91,18 @@ class VariantsStep(TabPane):
         """The covering arrays of the relation's questions (one table per template)."""
         tables = self.query_one("#variant-tables", Static)
         size = self.query_one("#array-size", Static)
+        if preview is not None and preview.variants is None:
+            # Being made (or made when this step is shown): say what, not "nothing".
+            tables.update(
+                Text(
+                    f"Making the covering arrays of {preview.name}'s questions "
+                    f"(t={self.selected_strength()}; WordNet is read the first time: a few "
+                    "seconds)…",
+                    style="italic",
+                )
+            )
+            size.update("")
+            return
         if preview is None or preview.variants is None:
             tables.update(Text(note or "making the covering arrays…", style="italic"))
             size.update("")
