@@ -123,7 +123,7 @@ async def test_the_synonym_editor_opens_on_the_selected_relation_and_reads_in_a_
         await wait_until(pilot, lambda: bool(asked), what="the variants asked for")
         status = editor.query_one("#synonym-status")
         await wait_until(
-            pilot, lambda: "Making the variants of" in widget_text(status), what="the line"
+            pilot, lambda: "making the variants of" in widget_text(status), what="the line"
         )
         release.set()
         await wait_until(
