@@ -22,29 +22,28 @@ from functools import lru_cache
 import httpx
 
 from kontest_tui.domain.margins import MARGIN_POSITIONS
-from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
 from kontest_tui.models.http_common import (
     DEFAULT_CHAT_MAX_TOKENS,
+    HttpModel,
     StreamCollector,
-    error_for_exception,
-    error_for_status,
-    get_json,
     iter_lines,
     loads,
-    make_client,
     quote,
     raise_if_only_thinking,
     send_bounded,
 )
 from kontest_tui.models.logprobs import TOP_LOGPROBS, positions_in
+from kontest_tui.models.provider import CHAT, COMPLETIONS
+from kontest_tui.models.providers import openai_completions
+from kontest_tui.models.providers.openai import API_KEY_ENV, DEFAULT_URL, KEY_HOST, PREFIX
+from kontest_tui.models.providers.servers import host_of, normalise_base_url, server_spec_text
 from kontest_tui.redact import register_secret
 from kontest_tui.resources import asset_path
 
-DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
-SERVICE = "openai"
-MODES = ("chat", "completions")
+SERVICE = PREFIX  # "cannot reach openai at URL"
+MODES = (CHAT, COMPLETIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,65 +148,54 @@ def parse_completion_prompt(text: str, prompt: CompletionPrompt | None = None) -
     return messages
 
 
-def normalise_base_url(url: str) -> str:
-    """A base URL ending in /v1 when it was given without a path (http://host:8000 -> .../v1)."""
-    url = url.rstrip("/")
-    parsed = httpx.URL(url)
-    if parsed.path in ("", "/"):
-        url = f"{url}/v1"
-    return url
+def max_tokens_field(base_url: str) -> str:
+    """The request field of the answer-length limit: OpenAI's own API takes
+    max_completion_tokens (its o-series reject max_tokens); llama.cpp, vLLM, LM Studio and
+    the rest take max_tokens."""
+    return "max_completion_tokens" if host_of(base_url) == KEY_HOST else "max_tokens"
 
 
-class OpenAIModel:
+class OpenAIModel(HttpModel):
     """A ChatModel for OpenAI-compatible servers, in chat or completions mode."""
+
+    service = SERVICE
+    access_hint = f"check {API_KEY_ENV}"
 
     def __init__(
         self,
         model: str,
-        base_url: str = DEFAULT_OPENAI_URL,
+        base_url: str = DEFAULT_URL,
         *,
         api_key: str | None = None,
-        mode: str = "chat",
+        mode: str = CHAT,
         stream: bool = True,
         prompt: CompletionPrompt | None = None,
         spec: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ModelSpecError(f"unknown OpenAI mode {mode!r} (use chat or completions)")
-        self.model = model
-        self.base_url = normalise_base_url(base_url)
+        register_secret(api_key)  # masked in every error text from now on
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        super().__init__(model, normalise_base_url(base_url), stream=stream, headers=headers)
         self.mode = mode
-        self.stream = stream
         self.prompt = prompt
         # Ask for the first tokens' log-probabilities (the answers' margins) until the server
         # refuses them (HTTP 400 naming logprobs): then never again for this model.
         self.logprobs = True
-        kind = "openai" if mode == "chat" else "openai-completions"
-        default = self.base_url == DEFAULT_OPENAI_URL
-        self.spec = spec or (f"{kind}:{model}" if default else f"{kind}:{model}@{self.base_url}")
-        register_secret(api_key)  # masked in every error text from now on
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        # OpenAI's own API takes max_completion_tokens (its o-series reject max_tokens);
-        # llama.cpp, vLLM, LM Studio and the rest take max_tokens
-        self._max_tokens_field = (
-            "max_completion_tokens"
-            if httpx.URL(self.base_url).host == "api.openai.com"
-            else "max_tokens"
-        )
-        self._client = make_client(self.base_url, headers)
+        prefix = PREFIX if mode == CHAT else openai_completions.PREFIX
+        self.spec = spec or server_spec_text(prefix, model, self.url, DEFAULT_URL)
+        self._max_tokens_field = max_tokens_field(self.url)
+
+    @property
+    def base_url(self) -> str:
+        return self.url
 
     def __repr__(self) -> str:
         return f"OpenAIModel(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
 
-    def prepare(self, conversations: Sequence[Conversation]) -> None:
-        """Nothing to prepare."""
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
     async def list_models(self) -> list[str]:
         """Model ids the server offers (/models)."""
-        data = await self._get_json("/models", timeout=10.0)
+        data = await self.get_json("/models", timeout=10.0)
         items = data.get("data", []) if isinstance(data, dict) else []
         return sorted(str(item.get("id")) for item in items if isinstance(item, dict))
 
@@ -219,29 +207,17 @@ class OpenAIModel:
         try:
             response = await self._client.get(f"/models/{self.model}", timeout=10.0)
         except httpx.HTTPError as error:
-            raise error_for_exception(
-                error, service=SERVICE, url=self.base_url, timeout=10.0
-            ) from None
+            raise self.transport_error(error, 10.0) from None
         if response.status_code == 200:
             return f"openai-compatible server at {self.base_url}: model {self.model} available"
         shown = ", ".join(names[:8]) or "none listed"
         raise ModelError(f"unknown model {self.model!r} at {self.base_url} (available: {shown})")
 
-    async def _get_json(self, path: str, timeout: float) -> object:
-        return await get_json(
-            self._client,
-            path,
-            timeout=timeout,
-            service=SERVICE,
-            url=self.base_url,
-            model=self.model,
-        )
-
     def build_payload(self, request: ChatRequest) -> tuple[str, dict[str, object]]:
         """The endpoint path and JSON body for one request."""
         options = request.options
         payload: dict[str, object] = {"model": self.model, "stream": self.stream}
-        if self.mode == "chat":
+        if self.mode == CHAT:
             messages = [
                 {"role": m.role, "content": m.content}
                 for m in request.messages
@@ -318,9 +294,7 @@ class OpenAIModel:
     ) -> int:
         response = await self._client.post(path, json=payload, timeout=timeout)
         if response.status_code >= 400:
-            raise error_for_status(
-                response, response.content, service=SERVICE, url=self.base_url, model=self.model
-            )
+            raise self.status_error(response, response.content)
         data = loads(response.content, f"{path} response")
         self._raise_inline_error(data)
         collector.add(self._choice_text(data, streamed=False))
@@ -337,9 +311,7 @@ class OpenAIModel:
         async with self._client.stream("POST", path, json=payload, timeout=timeout) as response:
             if response.status_code >= 400:
                 body = await response.aread()
-                raise error_for_status(
-                    response, body, service=SERVICE, url=self.base_url, model=self.model
-                )
+                raise self.status_error(response, body)
             finished = saw_data = False
             async for line in iter_lines(response):
                 if not line.startswith(b"data:"):
@@ -376,7 +348,7 @@ class OpenAIModel:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return ""
         choice = choices[0]
-        if self.mode == "completions":
+        if self.mode == COMPLETIONS:
             text = choice.get("text")
         else:
             holder = choice.get("delta" if streamed else "message")
