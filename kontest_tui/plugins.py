@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
 
 MODELS_GROUP = "kontest.models"
-KINDS_GROUP = "kontest.kinds"
 
 
 @dataclass(frozen=True, slots=True)
