@@ -5,7 +5,7 @@ as messages: the session's `--system-prompt` when it has one, else the conversat
 (the template set's), exactly as the executor sends it (run.executor). A completions-mode
 model (`openai-completions:`, `local:`) got no messages: one text, the few-shot prompt with
 the conversation rendered into it, which it continued; that text is rendered here by the
-client's own function (models.openai.render_completion_prompt), never a copy of it. A
+client's own function (models.completion_prompt.render_completion_prompt), never a copy of it. A
 replay (`replay:FILE`) answered from a recording, which holds what its model was asked.
 """
 
@@ -18,7 +18,7 @@ from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import KontestError
 from kontest_tui.models.base import Message
-from kontest_tui.models.openai import render_completion_prompt
+from kontest_tui.models.completion_prompt import render_completion_prompt
 from kontest_tui.models.provider import CHAT, COMPLETIONS, RECORDING
 from kontest_tui.models.specs import parse_model_spec
 

@@ -33,13 +33,10 @@ from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.kinds.registry import answer_format, parse_reply
 from kontest_tui.models.base import ChatOptions, Message
+from kontest_tui.models.completion_prompt import load_completion_prompt, render_completion_prompt
 from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
-from kontest_tui.models.openai import (
-    load_completion_prompt,
-    max_tokens_field,
-    render_completion_prompt,
-)
 from kontest_tui.models.provider import CHAT, COMPLETIONS
+from kontest_tui.models.providers.openai import max_tokens_field
 from kontest_tui.models.registry import all_providers
 from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation

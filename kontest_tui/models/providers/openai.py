@@ -58,6 +58,13 @@ def api_key_for(base_url: str, *, stored: bool) -> str | None:
     return api_key
 
 
+def max_tokens_field(base_url: str) -> str:
+    """The request field of the answer-length limit: OpenAI's own API takes
+    max_completion_tokens (its o-series reject max_tokens); llama.cpp, vLLM, LM Studio and
+    the rest take max_tokens."""
+    return "max_completion_tokens" if host_of(base_url) == KEY_HOST else "max_tokens"
+
+
 def withheld_key(spec: ModelSpec) -> WithheldKey | None:
     """The hosts of a stored spec the key is not sent to (None: it is sent, or there is no
     key to send)."""
