@@ -82,8 +82,8 @@ class WithheldKey:
     spec: str
     hosts: tuple[str, ...]
     key_host: str  # the host the key is for
-    key_name: str = "OPENAI_API_KEY"  # the environment variable holding the key
-    url_setting: str = "OPENAI_BASE_URL"  # the variable that says which host the key is for
+    key_name: str  # the environment variable holding the key
+    url_setting: str  # the environment variable saying which host the key is for
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,10 +19,17 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kontest_tui.errors import ModelSpecError
-from kontest_tui.models.provider import COMPLETIONS, ModelSpec, OpenContext, WithheldKey
+from kontest_tui.models.provider import (
+    COMPLETIONS,
+    RECORDING,
+    ModelSpec,
+    OpenContext,
+    WithheldKey,
+)
 from kontest_tui.models.registry import (
     all_providers,
     find_provider,
@@ -45,6 +52,7 @@ __all__ = [
     "list_models",
     "open_model",
     "parse_model_spec",
+    "recording_of",
     "withheld_key",
 ]
 
@@ -96,6 +104,16 @@ def completions_kinds() -> str:
     servers = " or ".join(f"{p.prefix}:MODEL@URL" for p in modes if p.completions_of)
     others = ", ".join(f"{p.prefix}:" for p in modes if not p.completions_of)
     return f"{servers} (or {others})" if servers and others else servers or others
+
+
+def recording_of(spec: str) -> Path | None:
+    """The file a recorded model answers from (None: the spec asks a model, or does not
+    parse)."""
+    try:
+        parsed = parse_model_spec(spec)
+    except ModelSpecError:
+        return None
+    return parsed.path if parsed.mode == RECORDING else None
 
 
 def key_withheld(spec: str) -> WithheldKey | None:
