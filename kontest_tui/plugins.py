@@ -18,7 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 MODELS_GROUP = "kontest.models"
 
@@ -58,9 +61,11 @@ def plugin_source(entry: EntryPoint) -> str:
 def load_plugins(group: str, accepts: Callable[[object], str | None]) -> PluginGroup:
     """Import the entry points of `group`. `accepts(value)` says why an object does not fit
     the group (None: it fits); such an object, or one whose import raises, is a problem."""
+    import importlib.metadata  # here, not at start-up: only a spec that names a plugin needs it
+
     plugins: list[Plugin] = []
     problems: list[str] = []
-    for entry in entry_points(group=group):
+    for entry in importlib.metadata.entry_points(group=group):
         source = plugin_source(entry)
         try:
             value = entry.load()

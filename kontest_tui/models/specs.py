@@ -17,7 +17,6 @@ An API key comes from the environment when the model is opened; it is never part
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -174,6 +173,8 @@ def list_models(spec: str) -> list[str]:
     `ollama[:@URL]` (/api/tags), `openai[:@URL]` (/v1/models), `sim` (built-in profiles);
     a full spec works too (its model name is ignored). Async code uses `alist_models`.
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:

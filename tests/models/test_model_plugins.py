@@ -8,6 +8,7 @@ each is one line naming it, never a traceback, and the built-in providers keep w
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from collections.abc import Iterator
 from importlib.metadata import EntryPoint, entry_points
@@ -53,7 +54,7 @@ def hand_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         looked_up.append(group)
         return entries if group == plugins.MODELS_GROUP else []
 
-    monkeypatch.setattr(plugins, "entry_points", hand_made_entry_points)
+    monkeypatch.setattr(importlib.metadata, "entry_points", hand_made_entry_points)
     reload_plugins()
     yield looked_up
     reload_plugins()
