@@ -4,6 +4,7 @@ one claiming a built-in prefix, one with a prefix that cannot be one."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from kontest_tui.domain.records import Conversation
@@ -22,7 +23,7 @@ class CrashingModel:
     async def check(self) -> str:
         raise RuntimeError("the plugin's check\nbroke")
 
-    def prepare(self, conversations: list[Conversation]) -> None:
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
         """Nothing to prepare."""
 
     async def aclose(self) -> None:

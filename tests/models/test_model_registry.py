@@ -33,6 +33,11 @@ def test_one_provider_per_prefix_each_asked_its_way() -> None:
     assert modes == {"sim": CHAT, "openai:m": CHAT, "local:x.gguf": COMPLETIONS}
     assert parse_model_spec("openai-completions:m").mode == COMPLETIONS
     assert parse_model_spec("replay:a.jsonl").mode == RECORDING
+    # the provider names the default profile without importing the simulated model
+    from kontest_tui.models.providers import sim
+    from kontest_tui.models.sim import DEFAULT_PROFILE
+
+    assert sim.DEFAULT_PROFILE == DEFAULT_PROFILE
 
 
 def test_a_spec_parses_without_importing_a_client() -> None:
