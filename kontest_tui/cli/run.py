@@ -323,19 +323,20 @@ class CommandRun:
         )
         echo_out(render_named_report(self.store, session_id, shown), nl=False)
         failed = outcome.evaluation.failed
-        model = str(self.store.sessions.get(session_id)["model"])
-        if failed and model.startswith("replay:"):
-            self.exit_replay_failed(session_id, model, failed)
+        from kontest_tui.models.specs import recording_of
+
+        recording = recording_of(str(self.store.sessions.get(session_id)["model"]))
+        if failed and recording is not None:
+            self.exit_replay_failed(session_id, recording, failed)
         self.exit_if_failed(failed, f"ask them again with: {resume_command(session_id, self.db)}")
 
-    def exit_replay_failed(self, session_id: str, model: str, failed: int) -> None:
+    def exit_replay_failed(self, session_id: str, path: Path, failed: int) -> None:
         """A replay's failed turns: a resume would fail them the same way, so say which
         lines the recording lacks (JSON lines to add an "answer" to) and which turns it
         holds as failed, then exit 1."""
         from kontest_tui.errors import KontestError
         from kontest_tui.models.replay import load_recording, replay_failures
 
-        path = model.removeprefix("replay:")
         try:
             recording = load_recording(path)
         except KontestError as error:

@@ -13,12 +13,13 @@ import asyncio
 import email.utils
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 
 import httpx
 
 from kontest_tui.domain.answers import MAX_ANSWER_CHARS
 from kontest_tui.domain.margins import MARGIN_POSITIONS, first_margin
+from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import TokenCallback
 from kontest_tui.models.http_client import ShardedClient
@@ -26,6 +27,8 @@ from kontest_tui.redact import scrub, scrub_values
 
 MAX_CONNECTIONS = 64
 ERROR_BODY_LIMIT = 300
+# What a 401/403 tells to check, unless the client knows better (its API key's variable)
+ACCESS_HINT = "check the server's access settings"
 # The answer-length limit chat calls send when the session sets none (--max-tokens): room for
 # "Yes, ... because ..." (the answer is read from the first word), not for a runaway model.
 DEFAULT_CHAT_MAX_TOKENS = 64
@@ -34,6 +37,56 @@ DEFAULT_CHAT_MAX_TOKENS = 64
 def make_client(base_url: str, headers: dict[str, str] | None = None) -> ShardedClient:
     """The pooled client of one model instance (keep-alive connections, no env proxies)."""
     return ShardedClient(base_url, headers, max_connections=MAX_CONNECTIONS)
+
+
+class HttpModel:
+    """The set-up every HTTP model client shares: the model's name, the server's base URL
+    (no trailing slash), whether answers stream, one pooled client (closed by `aclose`), and
+    its failures worded alike. A client sets `spec`, `service` (its name in messages:
+    "cannot reach ollama at URL") and, when it sends a key, `access_hint`."""
+
+    service = "server"
+    access_hint = ACCESS_HINT
+    spec: str
+
+    def __init__(
+        self, model: str, url: str, *, stream: bool, headers: dict[str, str] | None = None
+    ) -> None:
+        self.model = model
+        self.url = url.rstrip("/")
+        self.stream = stream
+        self._client = make_client(self.url, headers)
+
+    def prepare(self, conversations: Sequence[Conversation]) -> None:
+        """Nothing to prepare."""
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def status_error(self, response: httpx.Response, body: bytes) -> ModelError:
+        """The ModelError for an HTTP error status from this server."""
+        return error_for_status(
+            response,
+            body,
+            service=self.service,
+            url=self.url,
+            model=self.model,
+            access_hint=self.access_hint,
+        )
+
+    def transport_error(self, error: Exception, timeout: float) -> ModelError:
+        """The ModelError for a transport failure talking to this server."""
+        return error_for_exception(error, service=self.service, url=self.url, timeout=timeout)
+
+    async def get_json(self, path: str, timeout: float) -> object:
+        """GET `path` and decode its JSON; every failure is one readable ModelError."""
+        try:
+            response = await self._client.get(path, timeout=timeout)
+        except httpx.HTTPError as error:
+            raise self.transport_error(error, timeout) from None
+        if response.status_code >= 400:
+            raise self.status_error(response, response.content)
+        return loads(response.content, f"{self.service} {path}")
 
 
 def decode(data: bytes) -> str:
@@ -108,18 +161,24 @@ def _error_detail(body: bytes) -> str:
 
 
 def error_for_status(
-    response: httpx.Response, body: bytes, *, service: str, url: str, model: str
+    response: httpx.Response,
+    body: bytes,
+    *,
+    service: str,
+    url: str,
+    model: str,
+    access_hint: str = ACCESS_HINT,
 ) -> ModelError:
-    """The ModelError for an HTTP error status (4xx/5xx)."""
+    """The ModelError for an HTTP error status (4xx/5xx); `access_hint` is what a 401/403
+    tells to check."""
     status = response.status_code
     detail = _error_detail(body)
     suffix = f": {detail}" if detail else ""
     if status in (401, 403):
-        hint = (
-            "check OPENAI_API_KEY" if service == "openai" else "check the server's access settings"
-        )
         return ModelError(
-            f"unauthorized (HTTP {status}) at {url}: {hint}{suffix}", fatal=True, rejected=True
+            f"unauthorized (HTTP {status}) at {url}: {access_hint}{suffix}",
+            fatal=True,
+            rejected=True,
         )
     if status == 404:
         return ModelError(
@@ -204,19 +263,6 @@ def error_for_exception(error: Exception, *, service: str, url: str, timeout: fl
     if isinstance(error, httpx.HTTPError):
         return ModelError(f"{service} at {url}: {' '.join(str(error).split())}", retryable=True)
     return ModelError(f"{service} at {url}: {type(error).__name__}: {error}")
-
-
-async def get_json(
-    client: ShardedClient, path: str, *, timeout: float, service: str, url: str, model: str
-) -> object:
-    """GET `path` and decode its JSON; every failure is one readable ModelError."""
-    try:
-        response = await client.get(path, timeout=timeout)
-    except httpx.HTTPError as error:
-        raise error_for_exception(error, service=service, url=url, timeout=timeout) from None
-    if response.status_code >= 400:
-        raise error_for_status(response, response.content, service=service, url=url, model=model)
-    return loads(response.content, f"{service} {path}")
 
 
 async def send_bounded(

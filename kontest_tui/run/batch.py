@@ -28,15 +28,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Response
 from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.kinds.registry import answer_format, parse_reply
 from kontest_tui.models.base import ChatOptions, Message
+from kontest_tui.models.completion_prompt import load_completion_prompt, render_completion_prompt
 from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
-from kontest_tui.models.openai import load_completion_prompt, render_completion_prompt
+from kontest_tui.models.provider import CHAT, COMPLETIONS
+from kontest_tui.models.providers.openai import max_tokens_field
+from kontest_tui.models.registry import all_providers
 from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.redact import scrub, scrub_values
@@ -49,10 +50,6 @@ from kontest_tui.validate_input import read_jsonl
 
 BATCH_URL = "/v1/chat/completions"
 COMPLETIONS_URL = "/v1/completions"
-# Model kinds a batch engine runs: OpenAI's Batch API takes chat and completions lines, vLLM's
-# run-batch chat lines (and embeddings, score, rerank: no completions); `kontest sim batch`
-# is the simulated model as one.
-BATCH_KINDS = ("openai", "openai-completions", "sim")
 # Said when a completions-mode session's requests are written.
 COMPLETIONS_NOTE = (
     "these are /v1/completions lines (completions mode): OpenAI's Batch API runs them, vLLM's "
@@ -62,11 +59,14 @@ COMPLETIONS_NOTE = (
 
 
 def check_batch_model(spec: str) -> None:
-    """One line refusing a session whose model no batch engine runs (Ollama, replay, local)."""
+    """One line refusing a session whose model no batch engine runs (Ollama, replay, local):
+    the providers that say `batch` (OpenAI's Batch API takes chat and completions lines,
+    vLLM's run-batch chat lines; `kontest sim batch` is the simulated model as one)."""
     kind = parse_model_spec(spec).kind
-    if kind not in BATCH_KINDS:
+    engines = [provider.prefix for provider in all_providers() if provider.batch]
+    if kind not in engines:
         raise InvalidInputError(
-            f"batch mode writes OpenAI Batch API files (openai:, openai-completions:, sim); "
+            f"batch mode writes OpenAI Batch API files ({', '.join(f'{p}:' for p in engines)}); "
             f"{kind}: models have no batch engine: run the session without --batch-out"
         )
 
@@ -150,13 +150,8 @@ def write_batch(path: Path, pending: Sequence[PendingTurn], spec: str) -> int:
     another phase's); return how many lines."""
     check_batch_model(spec)
     parsed = parse_model_spec(spec)
-    completions = parsed.kind == "openai-completions"
-    host = httpx.URL(parsed.url).host if parsed.url else "api.openai.com"
-    field = (
-        "max_completion_tokens"
-        if parsed.kind == "openai" and host == "api.openai.com"
-        else ("max_tokens")
-    )
+    completions = parsed.mode == COMPLETIONS
+    field = max_tokens_field(parsed.url) if parsed.mode == CHAT and parsed.url else "max_tokens"
     seen: set[str] = set()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -408,7 +403,7 @@ def batch_phase(
                 elapsed_s=elapsed,
                 message=f"waiting for batch results of {path}",
             )
-            completions = parse_model_spec(spec).kind == "openai-completions"
+            completions = parse_model_spec(spec).mode == COMPLETIONS
             note = COMPLETIONS_NOTE if completions else None
             return BatchPhase(session_id, ingested, path, lines, len(left), None, note)
         evaluation = evaluate_session(store, session_id)

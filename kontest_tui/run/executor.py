@@ -208,11 +208,9 @@ def _shaping(options: ChatOptions) -> dict[str, object]:
 
 
 def is_cacheable(model: ChatModel) -> bool:
-    """Replay answers depend on ask order, not only on the chat: never cache them."""
-    flag = getattr(model, "cacheable", None)
-    if flag is not None:
-        return bool(flag)
-    return not model.spec.startswith("replay:")
+    """Whether a model's answers may be cached and shared: not when they depend on more than
+    the chat (a recording's on the order they are asked in: its `cacheable = False`)."""
+    return bool(getattr(model, "cacheable", True))
 
 
 class RateLimiter:

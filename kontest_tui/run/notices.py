@@ -15,17 +15,10 @@ from dataclasses import replace
 
 from kontest_tui.domain.answers import echoes_prompt
 from kontest_tui.domain.records import Answer, Conversation, Response
+from kontest_tui.models.specs import completions_spec
 from kontest_tui.run.executor import ExecutorEvents
 
 ECHO_AFTER = 3  # replies continuing the prompt before the run says so
-
-
-def completions_spec(spec: str) -> str:
-    """The completions-mode spec of a chat spec (`openai:M@URL` -> `openai-completions:M@URL`;
-    any other kind: `openai-completions:MODEL@URL` as a pattern)."""
-    if spec.startswith("openai:"):
-        return "openai-completions:" + spec.removeprefix("openai:")
-    return "openai-completions:MODEL@URL"
 
 
 def echo_notice(spec: str, count: int) -> str:

@@ -199,14 +199,12 @@ def prepare(
 
 
 def model_problem(spec: str) -> Problem | None:
-    """A model spec that does not parse or names no simulated profile (no I/O)."""
-    from kontest_tui.models.sim import load_profile
-    from kontest_tui.models.specs import parse_model_spec
+    """A model spec that does not parse or fails its provider's check (a simulated profile
+    that does not exist; no network)."""
+    from kontest_tui.models.specs import check_model_spec
 
     try:
-        parsed = parse_model_spec(spec)
-        if parsed.kind == "sim":
-            load_profile(parsed.name)  # a name or a .toml path; an unknown one says so
+        check_model_spec(spec)
     except KontestError as error:
         return Problem("model", _sentence(error), error)
     return None

@@ -32,7 +32,7 @@ from kontest_tui.domain.records import (
     Response,
     TestKind,
 )
-from kontest_tui.errors import InvalidInputError, KontestError, LeaseLostError, ModelSpecError
+from kontest_tui.errors import InvalidInputError, KontestError, LeaseLostError
 from kontest_tui.gc_pause import paused_gc, rare_gc
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
 from kontest_tui.generate.relations import iter_relations
@@ -368,16 +368,10 @@ def open_session_model(
     *,
     stored: bool = False,
 ) -> ChatModel:
-    """The ChatModel for a spec (models.specs.open_model; replay works without it);
-    `stored`: the spec is a session's, read from its database (the key stays home)."""
-    try:
-        from kontest_tui.models.specs import open_model
-    except ImportError:
-        if spec.startswith("replay:"):
-            from kontest_tui.models.replay import ReplayModel
+    """The ChatModel for a spec (models.specs.open_model); `stored`: the spec is a
+    session's, read from its database (the key stays home)."""
+    from kontest_tui.models.specs import open_model
 
-            return ReplayModel(spec.removeprefix("replay:"))
-        raise ModelSpecError(f"model clients are not available for {spec!r}") from None
     return open_model(spec, kg=kg, options=options, seed=seed, stored=stored)
 
 

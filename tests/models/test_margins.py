@@ -15,14 +15,14 @@ from kontest_tui.domain.answers import parse_answer
 from kontest_tui.domain.margins import first_margin, is_low_margin, p_yes_of
 from kontest_tui.domain.records import Answer, Response, Verdict
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
-from kontest_tui.models.logprobs import positions_in
-from kontest_tui.models.ollama import OllamaModel
-from kontest_tui.models.openai import (
-    OpenAIModel,
+from kontest_tui.models.completion_prompt import (
     load_completion_prompt,
     parse_completion_prompt,
     render_completion_prompt,
 )
+from kontest_tui.models.logprobs import positions_in
+from kontest_tui.models.ollama import OllamaModel
+from kontest_tui.models.openai import OpenAIModel
 from kontest_tui.models.sim import SimulatedModel
 from kontest_tui.oracles.margins import (
     NO_ANSWERS,

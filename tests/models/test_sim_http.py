@@ -11,8 +11,9 @@ from model_test_servers import ROOT, start_sim_server
 
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
+from kontest_tui.models.completion_prompt import parse_completion_prompt, render_completion_prompt
 from kontest_tui.models.ollama import OllamaModel
-from kontest_tui.models.openai import OpenAIModel, parse_completion_prompt, render_completion_prompt
+from kontest_tui.models.openai import OpenAIModel
 from kontest_tui.models.sim import (
     MEGABYTE,
     SimulatedModel,

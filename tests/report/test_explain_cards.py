@@ -506,7 +506,7 @@ def test_a_flip_only_after_the_models_own_reply_is_named() -> None:
 
 def test_a_completions_model_card_shows_the_prompt_it_continued() -> None:
     from kontest_tui.models.base import Message
-    from kontest_tui.models.openai import render_completion_prompt
+    from kontest_tui.models.completion_prompt import render_completion_prompt
 
     card = sequential_card(
         {(UK, "Q1"): ["Yes"], (UK, "Q2"): ["Yes"], (UK, "A"): [" Yes", " No"]},

@@ -298,7 +298,7 @@ def test_a_completions_session_writes_completions_lines_and_gets_the_direct_answ
     """A completions-mode session's batch lines are /v1/completions with the few-shot prompt,
     its stop and max tokens; answered by `sim batch`, they give the answers of a direct
     completions run against `sim serve` (before: chat lines, 0 valid)."""
-    from kontest_tui.models.openai import load_completion_prompt
+    from kontest_tui.models.completion_prompt import load_completion_prompt
     from tests.models.model_test_servers import running_sim_server
 
     with running_sim_server() as url:

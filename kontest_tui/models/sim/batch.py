@@ -20,7 +20,7 @@ from typing import Any
 
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.models.openai import parse_completion_prompt
+from kontest_tui.models.completion_prompt import parse_completion_prompt
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.model import TemplatePatterns, as_received, decide_reply, split_tokens
 from kontest_tui.models.sim.profile import DEFAULT_PROFILE, SimProfile, list_profiles, load_profile

@@ -28,6 +28,8 @@ from kontest_tui.domain.records import Answer, Conversation
 from kontest_tui.errors import KontestError, ModelError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatRequest, ChatResult, Message, TokenCallback
+from kontest_tui.models.provider import ModelSpec
+from kontest_tui.models.providers.sim import PREFIX, spec_text
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.probes import answer_probe, probe_size
 from kontest_tui.models.sim.profile import (
@@ -458,7 +460,7 @@ class SimulatedModel:
         self.entities = EntityFinder(kg) if kg is not None else None
         self.patterns = TemplatePatterns()  # read on the first question, kept for the model
         name = profile if isinstance(profile, str) else self.profile.name
-        self.spec = "sim" if name == DEFAULT_PROFILE else f"sim:{name}"
+        self.spec = spec_text(ModelSpec(PREFIX, name))
         self._attempts = AttemptCounter()
         self._faulty = any(getattr(self.profile.faults, name) > 0 for name in FAULTS)
 

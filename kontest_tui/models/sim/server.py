@@ -37,7 +37,7 @@ from kontest_tui.domain.margins import token_word
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import Message
-from kontest_tui.models.openai import parse_completion_prompt
+from kontest_tui.models.completion_prompt import parse_completion_prompt
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.http import (
     SERVER_NAME,

@@ -282,9 +282,10 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     def key_withheld(self, event: KeyWithheld) -> None:
         withheld = event.withheld
         self.notify(
-            f"OPENAI_API_KEY is not sent to {', '.join(withheld.hosts)}, the session's stored "
-            f"URL (the key is for {withheld.key_host}): its answers may fail as unauthorized. "
-            "To send it there, set OPENAI_BASE_URL to that URL and resume again.",
+            f"{withheld.key_name} is not sent to {', '.join(withheld.hosts)}, the session's "
+            f"stored URL (the key is for {withheld.key_host}): its answers may fail as "
+            f"unauthorized. To send it there, set {withheld.url_setting} to that URL and resume "
+            "again.",
             title="API key withheld",
             severity="warning",
             markup=False,

@@ -2,7 +2,8 @@
 field and a list to pick from: the models of the other stored sessions, the simulated presets,
 `local:gemma3-270m` when the [local] extra is installed ("a real small model, offline"), and
 the models an Ollama server offers (those of the session's server or the local default are
-added when one answers; Find Ollama models asks the server typed in the field). The field
+added when one answers; Find models asks the server typed in the field, an OpenAI-compatible
+one too). The spec shapes shown are the providers' hints (run.api). The field
 starts empty: up and down in it move in the list, and moving fills the field; enter on an
 entry, or in the field once it holds a spec, runs it (nothing runs that was not chosen)."""
 
@@ -18,7 +19,14 @@ from textual.widgets import Button, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from kontest_tui.errors import KontestError
-from kontest_tui.run.api import describe_model_choice, discover_ollama_models, list_ollama_models
+from kontest_tui.run.api import (
+    describe_model_choice,
+    discover_server_models,
+    finder_title,
+    list_server_models,
+    model_spec_patterns,
+    server_title,
+)
 from kontest_tui.tui.workers import WorkerFailures
 
 
@@ -47,11 +55,14 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
     AUTO_FOCUS = "#model-choice"
 
     class OllamaListed(Message):
-        """The models of an Ollama server (`error` when they could not be listed)."""
+        """The models of a server, `title` its name (`error` when they could not be listed)."""
 
-        def __init__(self, specs: list[str], error: str = "", *, quiet: bool = False) -> None:
+        def __init__(
+            self, specs: list[str], title: str, error: str = "", *, quiet: bool = False
+        ) -> None:
             super().__init__()
             self.specs = specs
+            self.title = title
             self.error = error
             self.quiet = quiet  # listed when the picker opened: added without a word
 
@@ -71,8 +82,7 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
                 markup=False,
             )
             yield Input(
-                placeholder="↓ picks from the list; or type ollama:MODEL, openai:MODEL, ...",
-                id="model-choice",
+                placeholder="↓ picks from the list; or type a model spec", id="model-choice"
             )
             used = [spec for spec in self.used if spec not in self.presets]
             yield OptionList(
@@ -92,13 +102,13 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
             )
             yield Static(
                 "Up and down pick one (into the field, enter runs it), or type any spec: "
-                "ollama:MODEL[@URL], openai:MODEL[@BASE_URL], replay:FILE.jsonl.",
+                f"{', '.join(model_spec_patterns())}.",
                 classes="hint",
                 markup=False,
             )
             with Horizontal(classes="buttons"):
                 yield Button("Run (enter)", id="model-choice-run", variant="success")
-                yield Button("Find Ollama models", id="model-choice-ollama")
+                yield Button(f"Find {finder_title()} models", id="model-choice-ollama")
                 yield Button("Cancel (esc)", id="model-choice-cancel")
 
     def new_options(self, specs: list[str], what: str) -> list[Option]:
@@ -117,8 +127,7 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
     def on_mount(self) -> None:
         """The Ollama models of the session's server (or the local default), listed when
         one answers; nothing is said when none does."""
-        server = self.current if self.current.startswith("ollama:") else "ollama:"
-        self.ollama_worker(server, quiet=True)
+        self.ollama_worker("", self.current, quiet=True)
 
     def action_move_list(self, step: int) -> None:
         """Up / down in the field: the previous / next entry of the list, into the field."""
@@ -147,42 +156,43 @@ class ModelChoiceScreen(WorkerFailures, ModalScreen[str | None]):
 
     @on(Button.Pressed, "#model-choice-ollama")
     def find_ollama(self) -> None:
-        """The models of the Ollama server in the field (its @URL), else of the session's
-        model when it is an Ollama one, else of the local default server."""
+        """The models of the server in the field (its @URL), else of the session's model
+        when it is an Ollama one, else of the local default server."""
         typed = self.query_one("#model-choice", Input).value.strip()
-        server = typed if typed.startswith("ollama:") else self.current
-        self.notify("Looking for Ollama models…", markup=False)
-        self.ollama_worker(server if server.startswith("ollama:") else "ollama:")
+        self.notify(f"Looking for {server_title(typed, self.current)} models…", markup=False)
+        self.ollama_worker(typed, self.current)
 
     @work(thread=True, exclusive=True, group="model-choice-ollama", exit_on_error=False)
-    def ollama_worker(self, server: str, *, quiet: bool = False) -> None:
+    def ollama_worker(self, typed: str, current: str, *, quiet: bool = False) -> None:
+        title = server_title(typed, current)
         if quiet:
-            self.post_message(self.OllamaListed(discover_ollama_models(server), quiet=True))
+            found = discover_server_models(current)
+            self.post_message(self.OllamaListed(found, title, quiet=True))
             return
         try:
-            specs = list_ollama_models(server)
+            specs = list_server_models(typed, current)
         except KontestError as error:
-            self.post_message(self.OllamaListed([], str(error)))
+            self.post_message(self.OllamaListed([], title, str(error)))
             return
-        self.post_message(self.OllamaListed(specs))
+        self.post_message(self.OllamaListed(specs, title))
 
     @on(OllamaListed)
     def ollama_listed(self, event: OllamaListed) -> None:
         if event.quiet:
             self.query_one("#model-options", OptionList).add_options(
-                self.new_options(event.specs, "Ollama")
+                self.new_options(event.specs, event.title)
             )
             return
         if event.error:
-            self.notify(event.error, title="Ollama", severity="warning", markup=False)
+            self.notify(event.error, title=event.title, severity="warning", markup=False)
             return
         if not event.specs:
-            self.notify("The Ollama server offers no model.", markup=False)
+            self.notify(f"The {event.title} server offers no model.", markup=False)
             return
         self.query_one("#model-options", OptionList).add_options(
-            self.new_options(event.specs, "Ollama")
+            self.new_options(event.specs, event.title)
         )
-        self.notify(f"{len(event.specs)} Ollama model(s) listed", markup=False)
+        self.notify(f"{len(event.specs)} {event.title} model(s) listed", markup=False)
         self.query_one("#model-options", OptionList).focus()
 
     @on(Input.Submitted, "#model-choice")

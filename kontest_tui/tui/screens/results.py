@@ -34,7 +34,6 @@ from kontest_tui.run.api import (
     ReportJSON,
     SessionSpec,
     check_model,
-    local_models,
     model_presets,
     stored_spec,
 )
@@ -446,7 +445,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
                 self.another_model_worker(spec)
 
         used = [choice.model for choice in self.sessions.offered] if self.sessions else []
-        presets = model_presets() + local_models()
+        presets = model_presets()
         self.app.push_screen(ModelChoiceScreen(current, presets, used), chosen)
 
     @work(thread=True, exclusive=True, group="another-model", exit_on_error=False)

@@ -33,15 +33,15 @@ from kontest_tui.run.api import (
     SessionSpec,
     build_wikidata_source,
     check_model,
-    discover_ollama_models,
-    list_ollama_models,
+    discover_server_models,
+    list_server_models,
     list_test_kinds,
     loaded_first,
-    local_models,
     model_presets,
     prepare,
     preview_relation,
     sample_sources,
+    server_title,
     source_of_match,
 )
 from kontest_tui.tui.widgets.key_footer import KeyFooter
@@ -553,9 +553,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
             samples = sample_sources()
         except KontestError:
             samples = []
-        presets = model_presets() + local_models()
+        presets = model_presets()
         self.post_message(self.ChoicesListed(samples, presets, list_test_kinds()))
-        found = discover_ollama_models()  # the local Ollama's models, when one answers
+        found = discover_server_models()  # the local Ollama's models, when one answers
         if found:
             self.post_message(self.OllamaModelsListed(found, quiet=True))
 
@@ -780,21 +780,22 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     @on(ModelStep.OllamaRequested)
     def find_ollama(self) -> None:
-        """List the models of the Ollama server typed in the model field (its @URL), else
-        the default local one; each keeps that URL."""
+        """List the models of the server typed in the model field (its @URL), else the
+        default local Ollama; each keeps that URL."""
         self.ollama_worker(self.model_step.model_spec())
 
     @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
     def ollama_worker(self, typed: str) -> None:
+        title = server_title(typed)
         try:
-            specs = list_ollama_models(typed)
+            specs = list_server_models(typed)
         except KontestError as error:
             self.post_message(self.OllamaModelsListed([], str(error), error.title))
             return
         except Exception as error:
-            self.post_message(self.OllamaModelsListed([], f"cannot list Ollama models: {error}"))
+            self.post_message(self.OllamaModelsListed([], f"cannot list {title} models: {error}"))
             return
-        self.post_message(self.OllamaModelsListed(specs))
+        self.post_message(self.OllamaModelsListed(specs, title=title))
 
     @on(OllamaModelsListed)
     def ollama_models_listed(self, event: OllamaModelsListed) -> None:
@@ -804,7 +805,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.presets += [spec for spec in event.specs if spec not in self.presets]
         self.model_step.show_presets(self.presets)
         if not event.quiet:
-            self.notify(f"{len(event.specs)} Ollama model(s) found", markup=False)
+            self.notify(f"{len(event.specs)} {event.title} model(s) found", markup=False)
 
     @on(ModelStep.RunRequested)
     def action_run_session(self) -> None:

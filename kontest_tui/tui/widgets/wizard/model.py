@@ -11,7 +11,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static, TabPane
 
-from kontest_tui.run.api import describe_model_choice
+from kontest_tui.run.api import describe_model_choice, finder_title, model_spec_patterns
 
 
 class ModelStep(TabPane):
@@ -21,7 +21,7 @@ class ModelStep(TabPane):
         """Check connection was pressed."""
 
     class OllamaRequested(Message):
-        """Find Ollama models was pressed."""
+        """Find models was pressed (the server typed, else the local Ollama)."""
 
     class RunRequested(Message):
         """Run was pressed."""
@@ -43,12 +43,12 @@ class ModelStep(TabPane):
             yield Select[str]([], id="model-presets", prompt="presets", allow_blank=True)
         yield Input(
             value=self.initial_model,
-            placeholder="sim:PROFILE | ollama:MODEL[@URL] | openai:MODEL[@BASE_URL]",
+            placeholder=" | ".join(model_spec_patterns()),
             id="model-spec",
         )
         with Horizontal(classes="buttons"):
             yield Button("Check connection", id="check-model")
-            yield Button("Find Ollama models", id="find-ollama")
+            yield Button(f"Find {finder_title()} models", id="find-ollama")
             yield Button("Run", id="run", variant="success")
         yield Static("", id="model-status", markup=False)
         yield Static("", id="run-reason", classes="hint", markup=False)
