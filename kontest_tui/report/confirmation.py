@@ -8,7 +8,8 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from kontest_tui.oracles.confirmation import status_word
+from kontest_tui.oracles.confirmation import STATUSES as STATUSES
+from kontest_tui.oracles.confirmation import status_word as status_word
 from kontest_tui.report.render import ReportNames
 from kontest_tui.report.tables import markdown_table, text_table
 from kontest_tui.report.words import oracle_name

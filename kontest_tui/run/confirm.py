@@ -65,6 +65,7 @@ from kontest_tui.run.session import open_session_model, options_from_dict
 from kontest_tui.store.confirmations import Confirmation, ConfirmationAnswer
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
+from kontest_tui.store.rollups import CLEAREST_ORACLES
 
 DEFAULT_DRAWS = 2  # new samples of each error at a temperature above 0
 DEFAULT_REWORDINGS = 1  # covering-array rewordings of the wrongly answered question
@@ -507,10 +508,10 @@ def choose_confirmed(
     """The errors to ask again: the `numbers`-th (from 1) in the clearest-first list of
     `kind`'s errors (the order of `kontest explain --error N` and the Errors tab), the
     stored verdicts `verdict_ids`, else every error (of `kind`). One line when none fits."""
-    from kontest_tui.report.explain_store import CARD_KINDS
-
-    if kind is not None and kind not in CARD_KINDS:
-        raise InvalidInputError(f"unknown error kind {kind!r} (kinds: {', '.join(CARD_KINDS)})")
+    if kind is not None and kind not in CLEAREST_ORACLES:
+        raise InvalidInputError(
+            f"unknown error kind {kind!r} (kinds: {', '.join(CLEAREST_ORACLES)})"
+        )
     report = ensure_report(store, session_id, errors=0)
     if report.total_errors == 0:
         raise InvalidInputError(f"session {session_id} has no errors to confirm")

@@ -29,6 +29,8 @@ _VERDICT_COLUMNS = ("id", "oracle", "relation", "template", "error", "refs", "an
 _VERDICT_SELECT = ", ".join(f"v.{column}" for column in _VERDICT_COLUMNS)
 
 
+_MARGINS = {1: "weak", 0: "sure"}  # result_errors.weak; -1: no margin known
+
 _ORDER_BY = {
     CLEAREST: "e.clear_rank",
     TREE: "e.tree_rank",
@@ -154,7 +156,7 @@ class ErrorList(Repository):
     def _error_rows(self, session_id: str, rows: Sequence[Sequence[Any]]) -> list[ErrorRow]:
         """The rows `errors` read as ErrorRows, the nodes of their paths named."""
         made: list[
-            tuple[int, Verdict, Relation | None, str, str, tuple[str, ...], list[str], str, bool]
+            tuple[int, Verdict, Relation | None, str, str, tuple[str, ...], list[str], str, str]
         ] = []
         for row in rows:
             verdict = row_to_verdict(dict(zip(_VERDICT_COLUMNS, row[1:9], strict=True)))
@@ -183,11 +185,11 @@ class ErrorList(Repository):
                     way,
                     path,
                     str(row[19] or ""),
-                    bool(row[20]),
+                    _MARGINS.get(row[20], ""),
                 )
             )
         names = self.store.tree.node_names(
-            session_id, (node for *_, path, _status, _weak in made for node in path)
+            session_id, (node for *_, path, _status, _margin in made for node in path)
         )
         return [
             ErrorRow(
@@ -200,7 +202,7 @@ class ErrorList(Repository):
                 path_names=tuple(names.get(node, node) for node in path),
                 way=way,
                 status=status,
-                weak=weak,
+                margin=margin,
             )
             for i, (
                 index,
@@ -211,7 +213,7 @@ class ErrorList(Repository):
                 way,
                 path,
                 status,
-                weak,
+                margin,
             ) in enumerate(made)
         ]
 

@@ -18,8 +18,9 @@ not read into memory:
   graph order), overall and within its oracle, so a page or the next error is one lookup;
   with what the Errors tab filters and sorts on (the relation's two nodes, the template,
   whether every compared answer is a yes or a no, the rank by the relation's name, whether
-  asking it again confirmed it, `status` from store.confirmations, and whether it is weak:
-  every answer it compares has a margin within domain.margins.LOW_MARGIN of 0.5).
+  asking it again confirmed it, `status` from store.confirmations, and whether it is weak,
+  `weak` 1: every answer it compares has a margin within domain.margins.LOW_MARGIN of 0.5;
+  -1: none has a margin; 0 otherwise).
 - `result_gaps`: the relations in each template's gap and in the intersection, numbered.
 - `result_views`: which report (its `created` stamp) and which VERSION of this code made
   them; a mismatch means build them again (store.views.ResultViews.ensure).
@@ -334,11 +335,12 @@ _STATUS_GROUP = (
     + " ".join(f"WHEN '{status}' THEN {index}" for index, status in enumerate(STATUSES))
     + f" ELSE {len(STATUSES)} END"
 )
-# Weak: every answer the error compares has a margin, each within LOW_MARGIN of 0.5
-# (oracles.margins.is_weak).
+# 1: weak, every answer the error compares has a margin, each within LOW_MARGIN of 0.5
+# (oracles.margins.is_weak); -1: none of them has a margin; 0: otherwise.
 _WEAK = (
-    "(SELECT COUNT(*) > 0 AND COUNT(*) = SUM(r.p_yes IS NOT NULL"
-    f" AND abs(r.p_yes - 0.5) < {LOW_MARGIN!r}) FROM json_each(v.refs) j"
+    "(SELECT CASE WHEN COUNT(*) > 0 AND COUNT(*) = SUM(r.p_yes IS NOT NULL"
+    f" AND abs(r.p_yes - 0.5) < {LOW_MARGIN!r}) THEN 1"
+    " WHEN SUM(r.p_yes IS NOT NULL) > 0 THEN 0 ELSE -1 END FROM json_each(v.refs) j"
     " LEFT JOIN conversations c ON c.session = v.session"
     " AND c.id = json_extract(j.value, '$[0]')"
     " LEFT JOIN responses r ON r.conversation_key = c.pk"

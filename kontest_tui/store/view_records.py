@@ -137,7 +137,9 @@ class ErrorRow:
     path_names: tuple[str, ...] = ()  # the yes-path of an ontological error, by name
     way: tuple[str, ...] = ()  # node ids from a root down to the relation's child
     status: str = ""  # asking it again: oracles.confirmation's status ("": not asked again)
-    weak: bool = False  # every answer it compares is low-margin (domain.margins)
+    # how sure the model was of the answers compared (domain.margins): "weak" (each
+    # low-margin), "sure" (margins known, not weak) or "" (no margin known)
+    margin: str = ""
 
 
 @dataclass(frozen=True, slots=True)
