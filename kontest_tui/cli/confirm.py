@@ -44,9 +44,9 @@ from kontest_tui.run.confirm import DEFAULT_REWORDINGS, MAX_DRAWS, MAX_REWORDING
 @click.option(
     "--rewordings",
     type=click.IntRange(0, MAX_REWORDINGS),
-    default=DEFAULT_REWORDINGS,
-    show_default=True,
-    help="Covering-array rewordings of the wrongly answered question, each one try.",
+    default=None,
+    help=f"Covering-array rewordings of the wrongly answered question, each one try "
+    f"(default {DEFAULT_REWORDINGS}).",
 )
 @click.option(
     "--model",
@@ -67,7 +67,7 @@ def confirm_command(
     numbers: tuple[int, ...],
     kind: str | None,
     draws: int | None,
-    rewordings: int,
+    rewordings: int | None,
     model_spec: str | None,
     concurrency: int,
     fmt: str,

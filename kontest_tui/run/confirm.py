@@ -68,7 +68,7 @@ from kontest_tui.store.records import template_set_from_dict
 from kontest_tui.store.rollups import CLEAREST_ORACLES
 
 DEFAULT_DRAWS = 2  # new samples of each error at a temperature above 0
-DEFAULT_REWORDINGS = 1  # covering-array rewordings of the wrongly answered question
+DEFAULT_REWORDINGS = 2  # covering-array rewordings of the wrongly answered question
 MAX_DRAWS = 20
 MAX_REWORDINGS = 10
 
@@ -576,7 +576,7 @@ async def confirm_errors(
     kind: str | None = None,
     verdict_ids: Sequence[int] = (),
     draws: int | None = None,
-    rewordings: int = DEFAULT_REWORDINGS,
+    rewordings: int | None = None,
     model: str | None = None,
     config: ExecutorConfig | None = None,
     events: ExecutorEvents | None = None,
@@ -585,7 +585,8 @@ async def confirm_errors(
     """Ask the chosen errors of a stored session (the latest when None) again and store
     each one's status (module docstring): `numbers`, `kind` and `verdict_ids` as for
     `choose_confirmed`; `draws` new samples per error (None: DEFAULT_DRAWS at a temperature
-    above 0, none at 0), `rewordings` covering-array rewordings of the wrong question;
+    above 0, none at 0), `rewordings` covering-array rewordings of the wrong question
+    (None: DEFAULT_REWORDINGS);
     `model` another spec for the session's model (the same model elsewhere); `on_planned`
     gets (errors, conversations to ask) before the first call."""
     session_id = store.sessions.resolve(session_id)
@@ -597,6 +598,8 @@ async def confirm_errors(
         )
     if draws is not None and not 0 <= draws <= MAX_DRAWS:
         raise InvalidInputError(f"--draws takes 0 to {MAX_DRAWS}, not {draws}")
+    if rewordings is None:
+        rewordings = DEFAULT_REWORDINGS
     if not 0 <= rewordings <= MAX_REWORDINGS:
         raise InvalidInputError(f"--rewordings takes 0 to {MAX_REWORDINGS}, not {rewordings}")
     verdicts = choose_confirmed(

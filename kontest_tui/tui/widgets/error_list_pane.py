@@ -45,7 +45,7 @@ ERROR_COLUMNS = (
     ("Test", 20),
     ("Relation", 20),
     ("Tmpl", 5),
-    ("Answers", 6),
+    ("Answers", 7),
     ("Status", 6),
     ("Detail", 14),
 )
