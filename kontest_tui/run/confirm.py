@@ -31,35 +31,33 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
     Conversation,
-    Query,
-    Relation,
     Response,
-    TestKind,
     Verdict,
 )
 from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
-from kontest_tui.generate.conversations import question_text
 from kontest_tui.generate.templates import TemplateSet
-from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.oracles.confirmation import (
-    DRAW,
-    METAMORPHIC,
-    ONTOLOGICAL,
-    REWORDED,
-    TEMPLATE,
     confirmation_status,
     trial_holds,
 )
 from kontest_tui.results.evaluate import evaluation_engine, session_graph, session_kinds
 from kontest_tui.results.reports import ensure_report
+from kontest_tui.run.confirm_plan import (
+    ErrorPlan,
+    SessionAnswers,
+    Slot,
+    answered,
+    index_prefixes,
+    plan_error,
+    stored_prefix,
+)
 from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents
 from kontest_tui.run.session import open_session_model, options_from_dict
 from kontest_tui.store.confirmations import Confirmation, ConfirmationAnswer
@@ -73,36 +71,11 @@ MAX_DRAWS = 20
 MAX_REWORDINGS = 10
 
 
-@dataclass(frozen=True, slots=True)
-class _Slot:
-    """Where a trial reads one answer: a conversation (as asked), its turn, the draw."""
-
-    conversation: Conversation
-    turn: int
-    draw: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Trial:
-    form: str
-    phrasing: str  # "draw 2", "t3", "t1 v1"
-    draw: int
-    slots: tuple[_Slot, ...]  # in the order of the error's compared answers
-
-
-@dataclass(slots=True)
-class _Plan:
-    verdict: Verdict
-    trials: list[_Trial]
-    right: Answer  # the right answer of the question a one-answer trial reads
-
-
 @dataclass(slots=True)
 class _Ask:
     """One conversation to ask at one draw, with the turns read from the session's answers."""
 
     conversation: Conversation  # its id the executor's: `id@draw` for a draw above 0
-    key: str  # the conversation's own id (the seed's and the stored answers')
     draw: int
     seed: int
     done: dict[int, Response] = field(default_factory=dict)
@@ -129,260 +102,75 @@ class ConfirmationOutcome:
         return found
 
 
-@dataclass(slots=True)
-class _Session:
-    """What planning needs of a stored session."""
-
-    kg: KnowledgeGraph
-    template_set: TemplateSet | None
-    kind_options: KindOptions
-    conversations: dict[str, Conversation]
-    responses: dict[AnswerKey, Response]
-    relations: dict[str, Relation]
-    seed: int
-    # (the texts of a conversation's first turns) -> a stored conversation asking them
-    prefixes: dict[tuple[str, ...], str] = field(default_factory=dict)
-
-
-def _answered(session: _Session, conversation_id: str, turn: int) -> Response | None:
-    response = session.responses.get((conversation_id, turn))
-    return response if response is not None and response.error is None else None
-
-
-def _stored_prefix(session: _Session, conversation: Conversation, turn: int) -> str | None:
-    """A stored conversation whose turns up to `turn` ask what `conversation`'s do and are
-    all answered (the same chat at draw 0), or None."""
-    texts = tuple(query.text for query in conversation.turns[: turn + 1])
-    found = session.prefixes.get(texts)
-    if found is None:
-        return None
-    if all(_answered(session, found, index) is not None for index in range(turn + 1)):
-        return found
-    return None
-
-
-def _index_prefixes(session: _Session) -> None:
-    for conversation in session.conversations.values():
-        texts: tuple[str, ...] = ()
-        for query in conversation.turns:
-            texts = (*texts, query.text)
-            session.prefixes.setdefault(texts, conversation.id)
-
-
-# -- planning ------------------------------------------------------------------------------
-
-
-def _right_answer(conversation: Conversation, turn: int) -> Answer:
-    """The right answer to one turn: its kind's known one, else yes (a fact of the KG; a
-    multiple-choice or open question reads yes when it names the right entity)."""
-    given = conversation.expected[turn] if turn < len(conversation.expected) else None
-    return given if given is not None else Answer.YES
-
-
-def _substituted(conversation: Conversation, wrong: str, query: Query, label: str) -> Conversation:
-    """`conversation` with every turn asking `wrong` asking `query` instead, its id made of
-    its turns' templates as the run names them ("REL/t3", "REL/t1+t3", "REL/t1~v1")."""
-    turns = tuple(query if turn.text == wrong else turn for turn in conversation.turns)
-    labels = [label if turn.text == wrong else turn.template_id for turn in conversation.turns]
-    return Conversation(
-        id=f"{conversation.relation_id}/{'+'.join(labels)}",
-        relation_id=conversation.relation_id,
-        kind=conversation.kind,
-        label=conversation.label,
-        turns=turns,
-        test_kind=TestKind.KONTEST,
-        expected=conversation.expected,
-        system_prompt=conversation.system_prompt,
-    )
-
-
-def _phrasings(
-    session: _Session, relation: Relation, wrong: Query, used: set[str], rewordings: int
-) -> list[tuple[str, str, Query]]:
-    """(form, label, question) for each other phrasing of the wrong question: the other
-    templates' questions, then its first covering-array rewordings."""
-    template_set = session.template_set
-    if template_set is None:
-        return []
-    found: list[tuple[str, str, Query]] = []
-    for template in template_set.templates:
-        if template.id in used or relation.type not in template.texts:
-            continue
-        text = question_text(session.kg, relation, template_set, template.id)
-        if text != wrong.text:
-            found.append((TEMPLATE, template.id, Query(relation.id, template.id, text)))
-    if rewordings > 0 and wrong.template_id in template_set.ids:
-        found += _rewordings(session, relation, wrong, rewordings)
-    return found
-
-
-def _rewordings(
-    session: _Session, relation: Relation, wrong: Query, count: int
-) -> list[tuple[str, str, Query]]:
-    from kontest_tui.generate.ipm import ipm_for_query
-    from kontest_tui.generate.variants import variants_for_ipm
-
-    template_set = session.template_set
-    assert template_set is not None
-    ipm = ipm_for_query(
-        session.kg,
-        relation,
-        template_set.get(wrong.template_id),
-        template_set.domain,
-        realise=template_set.realise,
-    )
-    rows = variants_for_ipm(
-        ipm,
-        strength=session.kind_options.strength,
-        seed=session.seed,
-        limit=count + 1,
-    )
-    found = []
-    for row in rows[1:]:
-        text = row.turns[0].text
-        if text != wrong.text:
-            label = f"{wrong.template_id}~v{row.id.rsplit('~v', 1)[-1]}"
-            found.append((REWORDED, label, Query(relation.id, wrong.template_id, text)))
-    return found
-
-
-def _draw_trials(slots: Sequence[_Slot], draws: int) -> list[_Trial]:
-    return [
-        _Trial(
-            DRAW,
-            f"draw {draw}",
-            draw,
-            tuple(_Slot(slot.conversation, slot.turn, draw) for slot in slots),
-        )
-        for draw in range(1, draws + 1)
-    ]
-
-
-def _plan_error(session: _Session, verdict: Verdict, *, draws: int, rewordings: int) -> _Plan:
-    """The trials of one error (module docstring; oracles.confirmation for the rules)."""
-    slots = []
-    for conversation_id, turn in verdict.refs:
-        conversation = session.conversations.get(conversation_id)
-        if conversation is None or turn >= len(conversation.turns):
-            return _Plan(verdict, [], Answer.YES)
-        slots.append(_Slot(conversation, turn, 0))
-    if verdict.oracle not in (*METAMORPHIC, ONTOLOGICAL):
-        wrong_slot = next(
-            (
-                slot
-                for slot, answer in zip(slots, verdict.answers, strict=False)
-                if answer is not _right_answer(slot.conversation, slot.turn)
-            ),
-            slots[-1],
-        )
-        right = _right_answer(wrong_slot.conversation, wrong_slot.turn)
-        return _Plan(verdict, _draw_trials([wrong_slot], draws), right)
-    trials = _draw_trials(slots, draws)
-    wrong_slots = [
-        slot for slot, answer in zip(slots, verdict.answers, strict=False) if answer is Answer.NO
-    ]
-    relation = session.relations.get(verdict.relation_id)
-    if verdict.oracle == ONTOLOGICAL:
-        wrong_slots = slots[:1]
-    if not wrong_slots or relation is None:
-        return _Plan(verdict, trials, Answer.YES)
-    wrong = wrong_slots[0].conversation.turns[wrong_slots[0].turn]
-    # the compared conversations' templates (the oracle's own first: its templates are
-    # all this relation's questions in an ontological test's own conversation)
-    mine = slots[:1] if verdict.oracle == ONTOLOGICAL else slots
-    used = {query.template_id for slot in mine for query in slot.conversation.turns}
-    for form, label, query in _phrasings(session, relation, wrong, used, rewordings):
-        trial_slots = tuple(
-            _Slot(_substituted(slot.conversation, wrong.text, query, label), slot.turn, 0)
-            if slot in mine and any(turn.text == wrong.text for turn in slot.conversation.turns)
-            else slot
-            for slot in slots
-        )
-        trials.append(_Trial(form, label.replace("~v", " v"), 0, trial_slots))
-    return _Plan(verdict, trials, Answer.YES)
-
-
 # -- asking --------------------------------------------------------------------------------
 
 
-def _asks(session: _Session, plans: Sequence[_Plan], base_seed: int) -> dict[tuple[str, int], _Ask]:
-    """The conversations the plans' trials ask (one per conversation and draw), each with
-    the turns the session's answers give it at draw 0."""
+def _asks(
+    session: SessionAnswers, plans: Sequence[ErrorPlan], base_seed: int
+) -> dict[tuple[str, int], _Ask]:
+    """The conversations the plans' trials ask (one per conversation and draw, as long as
+    the latest turn a trial reads), each with the turns the session's answers give it at
+    draw 0."""
     asks: dict[tuple[str, int], _Ask] = {}
     for index, plan in enumerate(plans):
         for trial in plan.trials:
             for slot in trial.slots:
-                if slot.draw == 0 and _stored_prefix(session, slot.conversation, slot.turn):
+                if slot.draw == 0 and stored_prefix(session, slot.conversation, slot.turn):
                     continue
                 key = (slot.conversation.id, slot.draw)
                 ask = asks.get(key)
-                length = slot.turn + 1
                 if ask is None:
-                    asked_id = (
-                        slot.conversation.id
-                        if slot.draw == 0
-                        else f"{slot.conversation.id}@{slot.draw}"
-                    )
-                    conversation = Conversation(
-                        id=asked_id,
-                        relation_id=slot.conversation.relation_id,
-                        kind=slot.conversation.kind,
-                        label=slot.conversation.label,
-                        turns=slot.conversation.turns[:length],
-                        test_kind=slot.conversation.test_kind,
-                        expected=slot.conversation.expected[:length],
-                        system_prompt=slot.conversation.system_prompt,
-                        extras=slot.conversation.extras,
-                    )
-                    ask = asks[key] = _Ask(
-                        conversation,
-                        slot.conversation.id,
+                    asked_id = slot.conversation.id + (f"@{slot.draw}" if slot.draw else "")
+                    asks[key] = _Ask(
+                        _first_turns(slot.conversation, slot.turn + 1, asked_id),
                         slot.draw,
                         draw_seed(base_seed, slot.conversation.id, slot.draw),
                         used_by=index,
                     )
-                elif len(ask.conversation.turns) < length:
-                    ask.conversation = Conversation(
-                        id=ask.conversation.id,
-                        relation_id=ask.conversation.relation_id,
-                        kind=ask.conversation.kind,
-                        label=ask.conversation.label,
-                        turns=slot.conversation.turns[:length],
-                        test_kind=ask.conversation.test_kind,
-                        expected=slot.conversation.expected[:length],
-                        system_prompt=ask.conversation.system_prompt,
-                        extras=ask.conversation.extras,
+                elif len(ask.conversation.turns) <= slot.turn:
+                    ask.conversation = _first_turns(
+                        slot.conversation, slot.turn + 1, ask.conversation.id
                     )
     for ask in asks.values():
         if ask.draw:
             continue
         for turn in range(len(ask.conversation.turns) - 1, -1, -1):
-            stored = _stored_prefix(session, ask.conversation, turn)
+            stored = stored_prefix(session, ask.conversation, turn)
             if stored is not None:
                 ask.done = {
                     index: response
                     for index in range(turn + 1)
-                    if (response := _answered(session, stored, index)) is not None
+                    if (response := answered(session, stored, index)) is not None
                 }
                 break
     return asks
+
+
+def _first_turns(conversation: Conversation, length: int, asked_id: str) -> Conversation:
+    """The conversation's first `length` turns, under the id the executor asks it by."""
+    return replace(
+        conversation,
+        id=asked_id,
+        turns=conversation.turns[:length],
+        expected=conversation.expected[:length],
+    )
 
 
 @dataclass(slots=True)
 class _Answers:
     """Every answer a trial may read: the session's, and what the executor got."""
 
-    session: _Session
+    session: SessionAnswers
     asks: dict[tuple[str, int], _Ask]
     got: Mapping[AnswerKey, Response]
     read: set[AnswerKey] = field(default_factory=set)  # asked answers already attributed
 
-    def of(self, slot: _Slot) -> _Read:
+    def of(self, slot: Slot) -> _Read:
         """The response a slot reads and where it comes from."""
         if slot.draw == 0:
-            stored = _stored_prefix(self.session, slot.conversation, slot.turn)
+            stored = stored_prefix(self.session, slot.conversation, slot.turn)
             if stored is not None:
-                return _Read(_answered(self.session, stored, slot.turn), stored)
+                return _Read(answered(self.session, stored, slot.turn), stored)
         ask = self.asks.get((slot.conversation.id, slot.draw))
         if ask is None:
             return _Read(None, slot.conversation.id)
@@ -427,7 +215,7 @@ def _spent(
 
 
 def _judged(
-    plan: _Plan,
+    plan: ErrorPlan,
     answers: _Answers,
     spent: tuple[int, float],
     *,
@@ -540,7 +328,7 @@ def choose_confirmed(
     return [row.verdict for row in lists.errors(session_id, limit=total, oracle=kind)]
 
 
-def _read_session(store: Store, session_id: str, verdicts: Sequence[Verdict]) -> _Session:
+def _read_session(store: Store, session_id: str, verdicts: Sequence[Verdict]) -> SessionAnswers:
     row = store.sessions.get(session_id)
     try:
         template_set: TemplateSet | None = template_set_from_dict(
@@ -555,7 +343,7 @@ def _read_session(store: Store, session_id: str, verdicts: Sequence[Verdict]) ->
     for relation_id in relation_ids:
         for conversation in store.relations.conversations_of(session_id, relation_id):
             conversations.setdefault(conversation.id, conversation)
-    session = _Session(
+    session = SessionAnswers(
         kg=session_graph(store, session_id),
         template_set=template_set,
         kind_options=kind_options,
@@ -564,7 +352,7 @@ def _read_session(store: Store, session_id: str, verdicts: Sequence[Verdict]) ->
         relations=store.relations.by_id(session_id, relation_ids),
         seed=int(row.get("seed") or 0),
     )
-    _index_prefixes(session)
+    index_prefixes(session)
     return session
 
 
@@ -610,7 +398,7 @@ async def confirm_errors(
     if draws is None:
         draws = 0 if options.temperature == 0 else DEFAULT_DRAWS
     session = _read_session(store, session_id, verdicts)
-    plans = [_plan_error(session, v, draws=draws, rewordings=rewordings) for v in verdicts]
+    plans = [plan_error(session, v, draws=draws, rewordings=rewordings) for v in verdicts]
     base_seed = options.seed if options.seed is not None else session.seed
     asks = _asks(session, plans, base_seed)
     if on_planned is not None:
