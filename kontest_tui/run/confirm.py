@@ -85,7 +85,8 @@ class _Ask:
 @dataclass(frozen=True, slots=True)
 class ConfirmationOutcome:
     """What confirming asked and found: each error's confirmation, the model calls made (all
-    attempts) and their seconds, the conversations asked, the draws asked per error."""
+    attempts) and the seconds spent asking them, the conversations asked, the draws asked per
+    error."""
 
     session: str
     confirmations: list[Confirmation]
@@ -196,22 +197,24 @@ class _Read:
 
 
 def _spent(
-    asks: Mapping[tuple[str, int], _Ask], got: Mapping[AnswerKey, Response]
+    asks: Mapping[tuple[str, int], _Ask], got: Mapping[AnswerKey, Response], seconds: float
 ) -> dict[int, tuple[int, float]]:
-    """The model calls (attempts included) and their seconds per error (its plan's index):
-    each conversation asked counts to the first error that needed it."""
-    spent: dict[int, tuple[int, float]] = {}
+    """The model calls (attempts included) per error (its plan's index), each conversation
+    asked counting to the first error that needed it, and the asking's wall time `seconds`
+    shared out by calls (so the errors' seconds add up to it, whatever the concurrency)."""
+    calls: dict[int, int] = {}
     for ask in asks.values():
         if ask.used_by is None:
             continue
-        calls, seconds = spent.get(ask.used_by, (0, 0.0))
-        for turn in range(len(ask.conversation.turns)):
-            response = got.get((ask.conversation.id, turn))
-            if response is not None:
-                calls += response.attempts
-                seconds += response.latency_ms / 1000.0
-        spent[ask.used_by] = (calls, seconds)
-    return spent
+        calls[ask.used_by] = calls.get(ask.used_by, 0) + sum(
+            response.attempts
+            for turn in range(len(ask.conversation.turns))
+            if (response := got.get((ask.conversation.id, turn))) is not None
+        )
+    total = sum(calls.values())
+    return {
+        index: (count, seconds * count / total if total else 0.0) for index, count in calls.items()
+    }
 
 
 def _judged(
@@ -411,12 +414,12 @@ async def confirm_errors(
         options.seed if options.seed is not None else 0,
         stored=model is None,
     )
-    started = time.monotonic()
     got: dict[AnswerKey, Response] = {}
-    calls = 0
+    calls, seconds = 0, 0.0
     try:
         if asks:
             await chat.check()
+            started = time.monotonic()
             base = config or ExecutorConfig()
             executor = Executor(
                 chat,
@@ -441,11 +444,11 @@ async def confirm_errors(
             }
             await executor.run([ask.conversation for ask in asks.values()], done)
             got = dict(executor.responses)
-            calls = executor.calls
+            calls, seconds = executor.calls, time.monotonic() - started
     finally:
         await chat.aclose()
     answers = _Answers(session, asks, got)
-    spent = _spent(asks, got)
+    spent = _spent(asks, got, seconds)
     confirmations = [
         _judged(
             plan,
@@ -462,7 +465,7 @@ async def confirm_errors(
         session=session_id,
         confirmations=confirmations,
         calls=calls,
-        seconds=time.monotonic() - started,
+        seconds=seconds,
         asked=len(asks),
         draws=draws,
     )

@@ -61,8 +61,8 @@ class ConfirmationAnswer:
 class Confirmation:
     """One error asked again: its status (oracles.confirmation), the trials asked, counted
     (every answer a yes or a no) and held (the contradiction came back), the model calls made
-    for it and their seconds, the draws, temperature and model; its trials' answers when
-    read with them."""
+    for it and its share of the asking's wall time (by calls), the draws, temperature and
+    model; its trials' answers when read with them."""
 
     oracle: str
     refs: tuple[AnswerKey, ...]
