@@ -74,7 +74,8 @@ def confirm_command(
     quiet: bool,
 ) -> None:
     """Ask the errors of a session (the latest when none is given) again: their questions
-    in the other templates and a rewording, and new samples at a temperature above 0. Each
+    in the other templates and covering-array rewordings, and new samples at a temperature
+    above 0. Each
     error is marked confirmed (the contradiction came back in most tries), mixed, not
     reproduced or undecided; the status shows in the report, kontest explain and the
     explorer, which list confirmed errors first. The calls are counted apart from the
