@@ -279,6 +279,29 @@ def compare_example(s: Scratch) -> list[str]:
     return []
 
 
+def _confirmed_session(s: Scratch) -> str:
+    """`kontest run --confirm` on 30 relations at temperature 0.8: its stdout."""
+    return s.kontest(
+        "run", "--db", "@db:cf.db", "--kg", "places", "--model", "sim", "--limit", "30",
+        "--temperature", "0.8", "--model-seed", "3", "--confirm", "-q",
+    )  # fmt: skip
+
+
+def confirmed(s: Scratch) -> list[str]:
+    """The report's `Confirmed:` line (its seconds depend on the machine: left out)."""
+    out = _confirmed_session(s)
+    line = next(line for line in out.splitlines() if line.startswith("Confirmed: "))
+    head, _, rest = line.partition(" calls in ")
+    return [head + " calls in", rest.split("; ", 1)[1]]
+
+
+def confirm_table(s: Scratch) -> list[str]:
+    """`kontest confirm --kind atomic`'s rows after that run."""
+    _confirmed_session(s)
+    table = s.kontest("confirm", "--db", "@db:cf.db", "--kind", "atomic", "-q")
+    return table.splitlines()[2:]
+
+
 CHECKS = (
     Check("halluvault", "docs/probes.md", halluvault, fast=True),
     Check("stability", "docs/sessions-and-runs.md", stability, fast=True),
@@ -290,6 +313,8 @@ CHECKS = (
     Check("default-profile", "docs/models.md", default_profile_rates),
     Check("interval-coverage", "docs/oracles-and-metrics.md", interval_coverage),
     Check("compare-example", "docs/compare.md", compare_example),
+    Check("confirmed", "docs/oracles-and-metrics.md", confirmed),
+    Check("confirm-table", "docs/explain-and-probe.md", confirm_table),
 )
 
 

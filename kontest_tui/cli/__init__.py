@@ -21,6 +21,7 @@ from kontest_tui.validate_input import check_argv
 from . import (
     ca,
     compare,
+    confirm,
     ensemble,
     explain,
     export,
@@ -85,7 +86,7 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, sim, ca, kinds, compare, explain, probe):
+for _module in (kg, kg_wikidata, generate, sim, ca, kinds, compare, explain, confirm, probe):
     _module.register(cli)
 for _command in (
     run.run_command,

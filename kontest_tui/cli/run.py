@@ -159,10 +159,12 @@ class CommandRun:
             on_notice=self.notice,
         )
         self.session_id: str | None = None  # once the session is stored
+        self.confirm = False  # ask the errors again at the end (--confirm)
         self.stopped_by = "interrupted"  # what cancelled the run (a signal renames it)
 
     def go(self, request: RunRequest) -> None:
         """Start or resume the session (or do one step of batch mode) and print its report."""
+        self.confirm = request.confirm
         resume = request.resume
         if resume.add_template_id is not None:
             if not resume.resume:
@@ -316,6 +318,8 @@ class CommandRun:
             f"{progress.failed} failed, {progress.retries} retries",
             err=True,
         )
+        if self.confirm:
+            self.confirm_errors(session_id)
         shown = (  # a streamed run's verdicts are in the store, not in its outcome
             session_report(self.store, session_id)
             if outcome.evaluation.streamed
@@ -329,6 +333,22 @@ class CommandRun:
         if failed and recording is not None:
             self.exit_replay_failed(session_id, recording, failed)
         self.exit_if_failed(failed, f"ask them again with: {resume_command(session_id, self.db)}")
+
+    def confirm_errors(self, session_id: str) -> None:
+        """--confirm: the run's errors asked again (run.confirm), one line on stderr; the
+        report printed next shows each one's status."""
+        from kontest_tui.report.confirmation import summary_line
+        from kontest_tui.run.api import confirm_errors
+
+        if not self.store.verdicts.count_errors(session_id):
+            click.echo(f"session {session_id}: no errors to confirm", err=True)
+            return
+        click.echo(f"session {session_id}: asking its errors again", err=True)
+        events = ExecutorEvents(on_progress=self.bar.update if self.bar is not None else None)
+        outcome = asyncio.run(confirm_errors(self.store, session_id, events=events))
+        self._close_bar()
+        line = summary_line(outcome.confirmations, outcome.calls, outcome.seconds, outcome.draws)
+        click.echo(f"session {session_id}: {line[0].lower()}{line[1:]}", err=True)
 
     def exit_replay_failed(self, session_id: str, path: Path, failed: int) -> None:
         """A replay's failed turns: a resume would fail them the same way, so say which

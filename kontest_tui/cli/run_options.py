@@ -177,6 +177,7 @@ class RunRequest:
     executor: ExecutorChoice
     resume: ResumeChoice
     seed: int
+    confirm: bool  # ask the run's errors again at its end (run.confirm)
 
     def check(self) -> None:
         """The options that do not go together, one line each (before the store opens)."""
@@ -432,6 +433,13 @@ run_options = _options(
         default=None,
         help="With --resume: store a batch engine's results file, then write the next "
         "phase's requests (or finish the session).",
+    ),
+    click.option(
+        "--confirm",
+        is_flag=True,
+        help="At the end, ask the run's errors again (other phrasings; new samples at a "
+        "temperature above 0) and mark each confirmed, mixed or not reproduced, as "
+        "kontest confirm does; its calls are counted apart.",
     ),
     click.option("--quiet", "-q", is_flag=True, help="No progress bar."),
 )

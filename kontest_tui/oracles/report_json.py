@@ -172,6 +172,8 @@ class ReportJSON(ReportSections):
     refusals: int
     echoes: NotRequired[int]  # unreadable replies continuing the prompt (base model, chat mode)
     margins: NotRequired[JSONObject]  # oracles.margins: margins per kind, weak errors
+    # errors asked again (store.confirmations): added where a stored session is reported
+    confirmation: NotRequired[JSONObject]
     answers_from_cache: int
     consistency: dict[str, RatioJSON]
     rates: dict[str, RateJSON]

@@ -31,6 +31,7 @@ from kontest_tui.domain.extras import (
     LogicExtras,
     PremiseExtras,
 )
+from kontest_tui.domain.margins import LOW_MARGIN
 from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
@@ -42,6 +43,13 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.oracles.confirmation import (
+    DRAW,
+    METAMORPHIC,
+    ONTOLOGICAL,
+    TEMPLATE,
+    status_word,
+)
 from kontest_tui.oracles.findings import (
     AFTER_OWN_REPLY,
     ATOMIC,
@@ -52,6 +60,7 @@ from kontest_tui.oracles.findings import (
     fold_conversations,
     middle_doubts,
 )
+from kontest_tui.oracles.margins import is_weak
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.variant import FLIPS_MARK, changed_words, variant_row
 from kontest_tui.probes.matching import match_wh, parse_choice
@@ -76,6 +85,7 @@ from kontest_tui.report.words import (
     read_word,
     verdict_sentence,
 )
+from kontest_tui.store.confirmations import Confirmation, ErrorKey, error_key
 
 RAW_CHARS = 2000  # how much of one reply a card shows
 KG = "the knowledge graph"
@@ -151,9 +161,14 @@ class ExplanationCard:
     finding: str | None = None
     doubts: tuple[str, ...] = ()  # middle nodes with an ambiguous or generic name
     asked: str | None = None  # how the model was asked (chat, completions, a recording)
-    # Whether asking the fact again confirmed the error (set by the confirmation step;
-    # None: not asked again, and nothing is shown).
+    # Whether asking the fact again confirmed the error ("confirmed: the contradiction
+    # came back in 3 of 4 tries"; None: not asked again, and nothing is shown), and each
+    # try in a line (its phrasing or sample, the new answers, whether it held).
     confirmation: str | None = None
+    tries: tuple[str, ...] = ()
+    # How sure the model was of the answers compared: "Weak: ..." when each is close to a
+    # coin toss; that no margin is known, once, when no reply of the card has one.
+    margin: str | None = None
 
 
 @dataclass(slots=True)
@@ -175,6 +190,8 @@ class CardEvidence:
     # node id -> AMBIGUOUS or GENERIC for the doubtful nodes among those the cards name
     # (oracles.findings.label_doubts over the whole graph's labels)
     doubts: Mapping[str, str] = field(default_factory=dict)
+    # the errors asked again (store.confirmations), by error key
+    confirmations: Mapping[ErrorKey, Confirmation] = field(default_factory=dict)
 
 
 class CardError(KontestError):
@@ -328,6 +345,7 @@ def _chat(
                 index in compared,
                 judged=verdict,
                 prompt=prompt or None,
+                p_yes=response.p_yes if response is not None else None,
             )
         )
     system = prompting.system_of(conversation) if prompting is not None else None
@@ -396,6 +414,7 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
     if not verdict.error:
         reasons = [*reasons, "The oracle found no error here: the answers agree."]
     prompting = evidence.prompting
+    confirmation = evidence.confirmations.get(error_key(verdict)) if verdict.error else None
     return ExplanationCard(
         oracle=verdict.oracle,
         title=CARD_TITLES.get(verdict.oracle, capitalized(oracle_name(verdict.oracle)).rstrip(".")),
@@ -412,7 +431,92 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
         finding=_finding(verdict, evidence) if verdict.error else None,
         doubts=_doubts(verdict, evidence),
         asked=asked_sentence(prompting) if prompting is not None else None,
+        confirmation=_confirmation(confirmation) if confirmation is not None else None,
+        tries=_tries(verdict, confirmation) if confirmation is not None else (),
+        margin=_margin(verdict, evidence, chats) if verdict.error else None,
     )
+
+
+NO_MARGIN = "How sure the model was is not known: its server gave no token log-probabilities."
+
+
+def _margin(verdict: Verdict, evidence: CardEvidence, chats: Sequence[CardChat]) -> str | None:
+    """The weak mark (every answer compared within LOW_MARGIN of a coin toss) or, when no
+    reply of the card has a margin, that none is known (said once)."""
+    margins = {
+        key: response.p_yes
+        for key, response in evidence.responses.items()
+        if response.p_yes is not None and response.error is None
+    }
+    if is_weak(verdict, margins):
+        shown = " and ".join(f"{margins[key]:.2f}" for key in verdict.refs)
+        return (
+            f"Weak: every answer compared was close to a coin toss (P(yes) {shown}, each "
+            f"within {LOW_MARGIN} of 0.5), so a second sample may well undo it."
+        )
+    if not any(turn.p_yes is not None for chat in chats for turn in chat.turns):
+        return NO_MARGIN
+    return None
+
+
+def _confirmation(confirmation: Confirmation) -> str:
+    """`confirmed: the contradiction came back in 3 of 4 tries (...)`."""
+    tries = counted(confirmation.trials, "try", "tries")
+    if not confirmation.trials:
+        return (
+            f"{status_word(confirmation.status)}: nothing to ask again (no other phrasing, "
+            "and at temperature 0 a new sample repeats the answer)"
+        )
+    if not confirmation.counted:
+        return (
+            f"{status_word(confirmation.status)}: none of the {tries} got a yes or a no to "
+            "every question"
+        )
+    left = confirmation.trials - confirmation.counted
+    aside = f"; {counted(left, 'try', 'tries')} not counted (an answer neither yes nor no)"
+    return (
+        f"{status_word(confirmation.status)}: the contradiction came back in "
+        f"{confirmation.held} of {counted(confirmation.counted, 'try', 'tries')}"
+        + (aside if left else "")
+        + "."
+    )
+
+
+_FORM_WORDS = {DRAW: "New sample", TEMPLATE: "Another template"}
+
+
+def _tries(verdict: Verdict, confirmation: Confirmation) -> tuple[str, ...]:
+    """Each try of a confirmation in a line: how it asked, the answers new to it (each with
+    its margin), whether the contradiction came back."""
+    own = {conversation_id for conversation_id, _turn in verdict.refs}
+    lines = []
+    rows = list(confirmation.answers)
+    for number in sorted({row.trial for row in rows}):
+        trial = [row for row in rows if row.trial == number]
+        first = trial[0]
+        if first.form == DRAW:
+            how = f"New sample {first.draw}"
+        else:
+            how = f"{_FORM_WORDS.get(first.form, 'A rewording')} ({first.phrasing})"
+        shown = [row for row in trial if row.draw or row.conversation not in own] or trial
+        said = "; ".join(
+            f"{quoted(clean_text(row.question))} "
+            + (read_word(row.answer) if not row.error else "no answer")
+            + (f" (P(yes) {row.p_yes:.2f})" if row.p_yes is not None else "")
+            for row in shown
+        )
+        lines.append(f"{how}: {said}: {_held_words(verdict.oracle, first.holds)}.")
+    return tuple(lines)
+
+
+def _held_words(oracle: str, holds: bool | None) -> str:
+    if holds is None:
+        return "not counted"
+    if oracle in METAMORPHIC:
+        return "opposite answers again" if holds else "no contradiction"
+    if oracle == ONTOLOGICAL:
+        return "the implied fact denied again, its steps affirmed" if holds else "not repeated"
+    return "the wrong answer again" if holds else "the right answer this time"
 
 
 def source_words(name: str | None, source: str | None) -> str:

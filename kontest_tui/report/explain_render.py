@@ -89,13 +89,32 @@ def shared_system(card: ExplanationCard) -> str | None:
     return prompts.pop() if len(prompts) == 1 else None
 
 
+TRY_MARK = "  • "  # a try of the confirmation, under "Asked again"
+
+
 def _preface(card: ExplanationCard) -> list[str]:
     """The sentences between the fact and the headline: what the graph says, the wrong
-    reply, the confirmation."""
+    reply, the confirmation and its tries (each starting with TRY_MARK), the weak mark or
+    that no margin is known."""
     lines = [line for line in (card.knowledge, card.wrong) if line]
     if card.confirmation:
         lines.append(f"Asked again: {card.confirmation}")
+        lines += [TRY_MARK + line for line in card.tries]
+    if card.margin:
+        lines.append(card.margin)
     return lines
+
+
+def _wrapped(sentence: str, width: int) -> list[str]:
+    """A preface sentence wrapped; a try's lines indented under its mark."""
+    if sentence.startswith(TRY_MARK):
+        return textwrap.wrap(
+            sentence[len(TRY_MARK) :],
+            width,
+            initial_indent=TRY_MARK,
+            subsequent_indent=" " * len(TRY_MARK),
+        )
+    return textwrap.wrap(sentence, width)
 
 
 def _context(card: ExplanationCard) -> list[str]:
@@ -117,7 +136,7 @@ def card_text(card: ExplanationCard, *, width: int = WIDTH) -> str:
     """The card as plain text wrapped at `width` columns."""
     lines = [card.title, "=" * min(len(card.title), width), f"Fact tested: {card.fact}"]
     for sentence in _preface(card):
-        lines += textwrap.wrap(sentence, width)
+        lines += _wrapped(sentence, width)
     lines += [""] + textwrap.wrap(card.headline, width) + [""]
     context = _context(card)
     for sentence in context:
@@ -202,7 +221,10 @@ def _card_markdown(card: ExplanationCard, level: int) -> str:
         "",
     ]
     for sentence in _preface(card):
-        out += [escape_markdown(sentence), ""]
+        if sentence.startswith(TRY_MARK):
+            out[-1:] = [f"- {escape_markdown(sentence[len(TRY_MARK) :])}", ""]
+        else:
+            out += [escape_markdown(sentence), ""]
     out += [escape_markdown(card.headline), ""]
     for sentence in _context(card):
         out += [escape_markdown(sentence), ""]
@@ -242,7 +264,7 @@ CARD_CSS = (
     ".chat h3{font-size:1em;margin:.2em 0}"
     ".turn{margin:.4em 0}.q{font-weight:600}.phrasing,.source{color:#57606a}"
     ".reply{white-space:pre-wrap;background:#f6f8fa;padding:.2em .4em;border-radius:4px}"
-    ".wrong{color:#cf222e;font-weight:600}.right{color:#1a7f37}"
+    ".wrong{color:#cf222e;font-weight:600}.right{color:#1a7f37}.try{margin:.2em 0 .2em 1.5em}"
     ".prompt{white-space:pre-wrap;background:#f6f8fa;padding:.4em;margin:.2em 0;"
     "font-family:ui-monospace,monospace;font-size:.9em}"
 )
@@ -266,7 +288,11 @@ def card_html(card: ExplanationCard, *, level: int = 2) -> str:
         f"<h{level}>{escape(card.title)}</h{level}>",
         f'<p class="fact">Fact tested: {escape(card.fact)}</p>',
     ]
-    parts += [f"<p>{escape(sentence)}</p>" for sentence in _preface(card)]
+    for sentence in _preface(card):
+        if sentence.startswith(TRY_MARK):
+            parts.append(f'<p class="try">• {escape(sentence[len(TRY_MARK) :])}</p>')
+        else:
+            parts.append(f"<p>{escape(sentence)}</p>")
     parts.append(f"<p>{escape(card.headline)}</p>")
     parts += [f"<p>{escape(sentence)}</p>" for sentence in _context(card)]
     shared = shared_system(card)
@@ -312,6 +338,13 @@ def _chat_html(chat: CardChat, own_system: bool = True) -> str:
 # -- Rich and SVG ----------------------------------------------------------------------------
 
 
+def _preface_style(sentence: str) -> str:
+    """The confirmation's status in bold, the weak mark in yellow."""
+    if sentence.startswith("Asked again: "):
+        return "bold"
+    return "yellow" if sentence.startswith("Weak: ") else ""
+
+
 def card_to_rich(card: ExplanationCard, *, source: bool = True) -> Text:
     """The card as Rich Text (no markup is parsed: model text is appended as it is);
     `source`: end with the model and session it comes from."""
@@ -320,7 +353,7 @@ def card_to_rich(card: ExplanationCard, *, source: bool = True) -> Text:
     text.append("Fact tested: ", style="dim")
     text.append(card.fact + "\n", style="bold")
     for sentence in _preface(card):
-        text.append(sentence + "\n")
+        text.append(sentence + "\n", style=_preface_style(sentence))
     text.append("\n" + card.headline + "\n\n", style="bold")
     context = _context(card)
     for sentence in context:

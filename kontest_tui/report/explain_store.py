@@ -18,9 +18,12 @@ from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Conversation, TestKind, Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
+from kontest_tui.oracles.confirmation import confirmed_headline, status_rank, status_word
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.findings import RelationFold, fold_conversations, label_doubts
+from kontest_tui.oracles.margins import is_weak
 from kontest_tui.oracles.ontological import error_path
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.explain import (
     CardEvidence,
     ExplanationCard,
@@ -36,6 +39,7 @@ from kontest_tui.report.words import MappedNames, Naming, oracle_name, quoted
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
 from kontest_tui.run.relation_names import label_of, resolve_relation
+from kontest_tui.store.confirmations import error_key
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
 from kontest_tui.store.reports import StoredReport
@@ -167,6 +171,9 @@ def stored_evidence(
         kg_source=kg_source or None,
         prompting=prompting_of(model, row.get("options_json")),
         doubts=middle_node_doubts(store, session_id, verdicts),
+        confirmations=store.confirmations.of_errors(
+            session_id, [verdict for verdict in verdicts if verdict.error]
+        ),
     )
 
 
@@ -256,7 +263,52 @@ def report_names(store: Store, session_id: str, verdicts: Sequence[Verdict]) -> 
         for named in store.relations.names(session_id):
             labels.update({named.parent: named.parent_label, named.child: named.child_label})
         names = MappedNames(labels)
-    return ReportNames(relations, names, texts, stored_folds(store, session_id, relations))
+    return ReportNames(
+        relations,
+        names,
+        texts,
+        stored_folds(store, session_id, relations),
+        error_marks(store, session_id, verdicts),
+    )
+
+
+def error_marks(
+    store: Store, session_id: str, verdicts: Sequence[Verdict]
+) -> dict[tuple[str, str], str]:
+    """What each error's line says besides: its confirmation status when it was asked
+    again, and `weak` when every answer it compares is low-margin (oracles.margins)."""
+    statuses = store.confirmations.statuses(session_id)
+    responses = store.responses.of_conversations(
+        session_id, {conversation for verdict in verdicts for conversation, _turn in verdict.refs}
+    )
+    margins = {
+        key: response.p_yes
+        for key, response in responses.items()
+        if response.p_yes is not None and response.error is None
+    }
+    marks: dict[tuple[str, str], str] = {}
+    for verdict in verdicts:
+        key = error_key(verdict)
+        words = [status_word(statuses[key])] if key in statuses else []
+        if is_weak(verdict, margins):
+            words.append("weak")
+        if words:
+            marks[key] = ", ".join(words)
+    return marks
+
+
+def with_confirmation(store: Store, session_id: str, report: ReportJSON) -> ReportJSON:
+    """The Report JSON with its `confirmation` section (store.confirmations: the errors
+    asked again per status, their calls and seconds, the headline over confirmed errors)
+    when any error was asked again; else as it is."""
+    summary = store.confirmations.summary(session_id)
+    if not summary.errors:
+        return report
+    section: dict[str, object] = summary.to_json()
+    headline = confirmed_headline(report.get("headline") or {}, summary.confirmed)
+    if headline is not None:
+        section["headline"] = headline
+    return {**report, "confirmation": section}
 
 
 def stored_folds(
@@ -288,12 +340,32 @@ def render_named_report(
 ) -> str:
     """`report.render.render_report` of a stored session with its error list named by
     labels (`report_names`): what `kontest run` and `kontest report` print."""
-    if fmt not in ("text", "markdown"):
-        return render_report(shown, fmt)
     if isinstance(shown, StoredReport):
-        errors = shown.errors
+        errors, total = shown.errors, shown.total_errors
+        report = shown.report
     else:
         errors = [verdict for verdict in shown.verdicts if verdict.error]
+        total, report = len(errors), shown.to_json()
+    confirmed = with_confirmation(store, session_id, report)
+    if fmt not in ("text", "markdown"):
+        return render_report(confirmed, fmt)
+    if confirmed is not report:  # errors asked again: the confirmed ones first
+        errors = confirmed_first(store, session_id, errors, max_errors)
     errors = errors[:max_errors]
     names = report_names(store, session_id, errors)
-    return render_report(shown, fmt, max_errors=max_errors, names=names)
+    stored = StoredReport(session_id, confirmed, errors, total)
+    return render_report(stored, fmt, max_errors=max_errors, names=names)
+
+
+def confirmed_first(
+    store: Store, session_id: str, errors: Sequence[Verdict], limit: int
+) -> list[Verdict]:
+    """The first `limit` errors in the clearest-first list, where confirmed errors come
+    first (store.error_list), when the explorer's views are built or can be; else
+    `errors` ordered by status (oracles.confirmation.STATUSES)."""
+    try:
+        store.views.ensure(session_id, evaluation_engine())
+        return [row.verdict for row in store.error_list.errors(session_id, limit=limit)]
+    except KontestError:
+        statuses = store.confirmations.statuses(session_id)
+        return sorted(errors, key=lambda v: status_rank(statuses.get(error_key(v), "")))

@@ -23,6 +23,7 @@ from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
+from kontest_tui.oracles.confirmation import status_word
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
 from kontest_tui.oracles.findings import OPPOSITE_ALONE, REPEAT, RelationFold, folds_of
 from kontest_tui.oracles.ontological import error_path
@@ -48,6 +49,7 @@ from kontest_tui.report.words import (
     verdict_brief,
     verdict_sentence,
 )
+from kontest_tui.store.confirmations import error_key
 from kontest_tui.store.database import Store
 from kontest_tui.store.reports import StoredReport
 
@@ -69,6 +71,9 @@ class ReportNames:
     templates: Mapping[str, str] = field(default_factory=dict)
     # The errors' relations folded (oracles.findings): repeats go under their disagreement.
     folds: Mapping[str, RelationFold] = field(default_factory=dict)
+    # What an error's line ends with, by error key (store.confirmations.error_key): its
+    # confirmation status and the weak mark ("confirmed, weak").
+    marks: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 # deff: the interval's design effect (oracles.intervals: how much the tests of one fact
@@ -348,6 +353,9 @@ def _headline(report: ReportJSON) -> list[str]:
         f"Session {report.get('session') or '-'}  model {report.get('model') or '-'}",
         f"Headline: {headline_text(report)}",
     ]
+    confirmation = report.get("confirmation")
+    if confirmation:
+        lines.append(confirmation_text(confirmation))
     findings = report.get("findings")
     if findings is not None:
         lines.append(FINDINGS_TITLE)
@@ -392,6 +400,30 @@ def _headline(report: ReportJSON) -> list[str]:
         else:
             lines.append(f"Pending: {pending} relations still waiting for answers")
     return lines + answer_notes(report)
+
+
+def confirmation_text(confirmation: Mapping[str, Any]) -> str:
+    """`Confirmed: 6 of 27 errors asked again (mixed 13, not reproduced 8); 169 calls in
+    4.2 s, apart from the session's answers; over confirmed errors: KONTEST error rate 3.7%
+    (6 of 164)`."""
+    statuses = dict(confirmation.get("statuses") or {})
+    confirmed = int(statuses.pop("confirmed", 0))
+    others = ", ".join(
+        f"{status_word(status)} {count}" for status, count in sorted(statuses.items()) if count
+    )
+    text = (
+        f"Confirmed: {confirmed} of {confirmation.get('errors', 0)} errors asked again"
+        + (f" ({others})" if others else "")
+        + f"; {confirmation.get('calls', 0)} calls in {float(confirmation.get('seconds', 0)):.1f}"
+        " s, apart from the session's answers"
+    )
+    headline = confirmation.get("headline")
+    if headline and headline.get("rate") is not None:
+        text += (
+            f"; over confirmed errors: {headline['title']} {100 * headline['rate']:.1f}% "
+            f"({headline['count']} of {headline['of']})"
+        )
+    return text
 
 
 def answer_notes(report: ReportJSON) -> list[str]:
@@ -773,12 +805,15 @@ def error_lines(
     for verdict in errors:
         fold = folds.get(verdict.relation_id)
         place = fold.place(verdict) if fold is not None else None
+        mark = names.marks.get(error_key(verdict)) if names is not None else None
+        marked = f" [{mark}]" if mark else ""
         if place == REPEAT and verdict.relation_id in repeats:
             repeats[verdict.relation_id].append(
                 f"{_NESTED}repeated: {oracle_name(verdict.oracle)}: {verdict_brief(verdict)}"
+                + marked
             )
             continue
-        line = _describe(verdict, evaluation, names)
+        line = _describe(verdict, evaluation, names) + marked
         note = fold_note(place, fold)
         opens = place == OPPOSITE_ALONE and verdict.relation_id not in repeats
         if opens:

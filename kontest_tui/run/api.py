@@ -4,7 +4,8 @@ A `SessionSpec` (run.spec) says what to ask: the KG source and scope (entities, 
 templates, the test kinds and their options, the model, the chat and run options.
 `prepare(spec)` (run.prepare) says what its run would ask and what blocks it, before anything
 is stored; `create_session` stores it; `start_session` checks the model, stores the session
-and runs it; `resume_session` goes on with a stored one; `stored_spec` gives a stored
+and runs it; `resume_session` goes on with a stored one; `confirm_errors` (run.confirm) asks
+a stored session's errors again and stores whether each is confirmed; `stored_spec` gives a stored
 session's spec back (to start another like it); `load_session` reads one back with its
 answers and evaluation. They chain the steps of run.session (create, run, evaluate) so no
 front end strings them together itself.
@@ -63,6 +64,7 @@ from kontest_tui.run.choices import (
     server_title,
     source_of_match,
 )
+from kontest_tui.run.confirm import ConfirmationOutcome, confirm_errors
 from kontest_tui.run.curation import SessionTemplates, read_session_templates
 from kontest_tui.run.executor import (
     Executor,
@@ -104,6 +106,7 @@ __all__ = [
     "QUESTION_CHECK_REASONS",
     "QUESTION_TYPES",
     "DeltaJSON",
+    "ConfirmationOutcome",
     "Evaluation",
     "Executor",
     "ExecutorConfig",
@@ -134,6 +137,7 @@ __all__ = [
     "check_examples",
     "check_model",
     "check_spec_questions",
+    "confirm_errors",
     "create_session",
     "error_path",
     "evaluation_engine",

@@ -242,8 +242,12 @@ class Executor:
         sink: ResponseSink | None = None,
         cache: ResponseCache | None = None,
         events: ExecutorEvents | None = None,
+        seeds: Mapping[str, int] | None = None,
     ) -> None:
         self.model = model
+        # A conversation's own seed, sent whatever the options' (run.confirm: a repeated
+        # sample's draw_seed); the others get draw 0 of the options' seed, or none.
+        self.seeds: Mapping[str, int] = seeds or {}
         self.options = options or ChatOptions()
         self.config = config or ExecutorConfig()
         if self.config.concurrency < 1:
@@ -624,8 +628,7 @@ class Executor:
 
         A session seed (`options.seed`, --model-seed) is sent as this conversation's own seed
         (domain.seeds.draw_seed, draw 0): reproducible by a rerun, different per conversation."""
-        if options.seed is not None:
-            options = replace(options, seed=draw_seed(options.seed, conversation.id))
+        options = self._seeded(options, conversation)
         reads = answer_format(conversation)
         request = ChatRequest(
             messages=messages,
@@ -718,6 +721,16 @@ class Executor:
                 result.stopped,
                 result.p_yes if reads == "yes_no" else None,
             )
+
+    def _seeded(self, options: ChatOptions, conversation: Conversation) -> ChatOptions:
+        """The options with this call's own seed: the conversation's given one (`seeds`),
+        else draw 0 of the session's seed (none when it has none)."""
+        own_seed = self.seeds.get(conversation.id)
+        if own_seed is not None:
+            return replace(options, seed=own_seed)
+        if options.seed is not None:
+            return replace(options, seed=draw_seed(options.seed, conversation.id))
+        return options
 
     async def _call(
         self, request: ChatRequest, on_token: Callable[[str], None] | None

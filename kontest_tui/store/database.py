@@ -17,7 +17,8 @@ tables (docs/architecture.md, "The store"):
 - `chunks` (store.chunks): a session a chunk of relations at a time (streamed runs);
 - `cache` (store.cache): raw answers kept across sessions;
 - `leases` (store.leases): which process runs which session;
-- `probes` (store.probes): questions asked by hand.
+- `probes` (store.probes): questions asked by hand;
+- `confirmations` (store.confirmations): errors asked again and their trials' answers.
 
 Readers give records or TypedDict rows (store.records). Failures raise `StoreError` with one
 line.
@@ -41,6 +42,7 @@ from kontest_tui.errors import StoreError
 
 from .cache import ResponseCache
 from .chunks import Chunks
+from .confirmations import Confirmations
 from .details import RelationDetails
 from .error_list import ErrorList
 from .gaps import GapLists
@@ -159,6 +161,7 @@ class Store:
         self.probes = Probes(self)
         self.search = ResultSearch(self)
         self.places = Places(self)
+        self.confirmations = Confirmations(self)
 
     def _set_up(self) -> None:
         conn = self.conn

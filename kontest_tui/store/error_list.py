@@ -3,7 +3,8 @@ the derived `result_errors` table (store.rollups ranks them; store.views keeps t
 
 `store.error_list` (`ErrorList`): `errors` (a page, CLEAREST first as issue 24 defines it,
 TREE: the graph's order, RELATION: by the relation's name, TEMPLATE: by template, filtered by
-an `ErrorFilter`: oracle, template, clear answers, the nodes a find matched), `error_at` ("the
+an `ErrorFilter`: oracle, template, clear answers, the nodes a find matched, confirmation
+status, weak), `error_at` ("the
 clearest error" of a session is `error_at(session, 0)`), `step_error` (`n` / `p`),
 `error_index` (where a verdict stands), `count_errors` and `error_oracles`. A page of one oracle's list (or the whole list) in the first two orders
 is one range read on an index; other filters and orders read one index in their order.
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from kontest_tui.domain.records import Relation, Verdict
@@ -26,6 +28,8 @@ from .view_records import CLEAREST, RELATION, TEMPLATE, TREE, ErrorFilter, Error
 _VERDICT_COLUMNS = ("id", "oracle", "relation", "template", "error", "refs", "answers", "detail")
 _VERDICT_SELECT = ", ".join(f"v.{column}" for column in _VERDICT_COLUMNS)
 
+
+_MARGINS = {1: "weak", 0: "sure"}  # result_errors.weak; -1: no margin known
 
 _ORDER_BY = {
     CLEAREST: "e.clear_rank",
@@ -47,7 +51,7 @@ def _merged(oracle: str | None, where: ErrorFilter | None) -> ErrorFilter:
     """`where` with `oracle` (given apart, as the callers before filters did) folded in."""
     where = where or ErrorFilter()
     if oracle and where.oracle != oracle:
-        return ErrorFilter(oracle, where.template, where.clear, where.nodes)
+        return replace(where, oracle=oracle)
     return where
 
 
@@ -68,6 +72,12 @@ def _conditions(session_id: str, where: ErrorFilter) -> tuple[str, list[object]]
         marks = ", ".join("?" for _ in where.nodes)
         sql.append(f"(e.node IN ({marks}) OR e.parent IN ({marks}))")
         params.extend([*where.nodes, *where.nodes])
+    if where.status is not None:
+        sql.append("e.status = ?")
+        params.append(where.status)
+    if where.weak is not None:
+        sql.append("e.weak = ?")
+        params.append(int(where.weak))
     return " AND ".join(sql), params
 
 
@@ -121,7 +131,7 @@ class ErrorList(Repository):
         conditions, params = _conditions(session_id, chosen)
         select = (
             f"{_VERDICT_SELECT}, r.id, r.parent, r.child, r.type, r.path,"
-            " r.parent_label, r.child_label, pn.name, cn.name, cn.way"
+            " r.parent_label, r.child_label, pn.name, cn.name, cn.way, e.status, e.weak"
             " FROM result_errors e JOIN verdicts v ON v.id = e.verdict"
             " LEFT JOIN relations r ON r.pk = v.relation_key"
             " LEFT JOIN result_nodes pn ON pn.session = e.session AND pn.node = r.parent"
@@ -145,7 +155,9 @@ class ErrorList(Repository):
 
     def _error_rows(self, session_id: str, rows: Sequence[Sequence[Any]]) -> list[ErrorRow]:
         """The rows `errors` read as ErrorRows, the nodes of their paths named."""
-        made: list[tuple[int, Verdict, Relation | None, str, str, tuple[str, ...], list[str]]] = []
+        made: list[
+            tuple[int, Verdict, Relation | None, str, str, tuple[str, ...], list[str], str, str]
+        ] = []
         for row in rows:
             verdict = row_to_verdict(dict(zip(_VERDICT_COLUMNS, row[1:9], strict=True)))
             relation = None
@@ -163,8 +175,22 @@ class ErrorList(Repository):
             child_name = row[17] or row[15] or ""
             way = tuple(json.loads(row[18])) if row[18] else ()
             path = error_path(verdict)
-            made.append((int(row[0]), verdict, relation, parent_name, child_name, way, path))
-        names = self.store.tree.node_names(session_id, (node for *_, path in made for node in path))
+            made.append(
+                (
+                    int(row[0]),
+                    verdict,
+                    relation,
+                    parent_name,
+                    child_name,
+                    way,
+                    path,
+                    str(row[19] or ""),
+                    _MARGINS.get(row[20], ""),
+                )
+            )
+        names = self.store.tree.node_names(
+            session_id, (node for *_, path, _status, _margin in made for node in path)
+        )
         return [
             ErrorRow(
                 index=index,
@@ -175,8 +201,20 @@ class ErrorList(Repository):
                 child_name=child_name,
                 path_names=tuple(names.get(node, node) for node in path),
                 way=way,
+                status=status,
+                margin=margin,
             )
-            for i, (index, verdict, relation, parent_name, child_name, way, path) in enumerate(made)
+            for i, (
+                index,
+                verdict,
+                relation,
+                parent_name,
+                child_name,
+                way,
+                path,
+                status,
+                margin,
+            ) in enumerate(made)
         ]
 
     def error_at(

@@ -359,11 +359,17 @@ def verdict_values(
         relation_keys.get(verdict.relation_id),
         verdict.template_id,
         int(verdict.error),
-        # dump_json's text, quoted by hand (an encoder call costs more than the quoting)
-        "[" + ",".join(f"[{_quote(ref)},{int(turn)}]" for ref, turn in verdict.refs) + "]",
+        refs_text(verdict.refs),
         "[" + ",".join(_quote(str(answer)) for answer in verdict.answers) + "]",
         verdict.detail,
     )
+
+
+def refs_text(refs: Sequence[tuple[str, int]]) -> str:
+    """A verdict's compared answers as `verdicts.refs` holds them (what also names an error
+    asked again: store.confirmations): dump_json's text, quoted by hand (an encoder call
+    costs more than the quoting)."""
+    return "[" + ",".join(f"[{_quote(ref)},{int(turn)}]" for ref, turn in refs) + "]"
 
 
 def row_to_verdict(row: Row) -> Verdict:

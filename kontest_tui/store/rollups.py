@@ -17,13 +17,17 @@ not read into memory:
 - `result_errors`: every error verdict with its dense rank in each order (clearest first,
   graph order), overall and within its oracle, so a page or the next error is one lookup;
   with what the Errors tab filters and sorts on (the relation's two nodes, the template,
-  whether every compared answer is a yes or a no, the rank by the relation's name).
+  whether every compared answer is a yes or a no, the rank by the relation's name, whether
+  asking it again confirmed it, `status` from store.confirmations, and whether it is weak,
+  `weak` 1: every answer it compares has a margin within domain.margins.LOW_MARGIN of 0.5;
+  -1: none has a margin; 0 otherwise).
 - `result_gaps`: the relations in each template's gap and in the intersection, numbered.
 - `result_views`: which report (its `created` stamp) and which VERSION of this code made
   them; a mismatch means build them again (store.views.ResultViews.ensure).
 
-The clearest-first order (issue 24), the one `n` and the Errors tab start with: metamorphic
-atomic errors first, then sequential intra, sequential inter, ontological, and the other test
+The clearest-first order (issue 24), the one `n` and the Errors tab start with: errors asked
+again by their status (confirmed first, then mixed, undecided, not asked again, not
+reproduced: oracles.confirmation.STATUSES), then metamorphic atomic errors first, then sequential intra, sequential inter, ontological, and the other test
 kinds' oracles (variant, factcheck, logic, annotation), then any other oracle by name; within
 one oracle, errors whose
 answers are all valid (yes/no) first, then relations whose two labels differ (compared
@@ -38,14 +42,16 @@ import re
 import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 
+from kontest_tui.domain.margins import LOW_MARGIN
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kg.names import NodeNames, normalise_name
+from kontest_tui.oracles.confirmation import STATUSES
 
 from .records import dump_json
 from .view_records import INTERSECTION
 
-VERSION = 5  # of the tables' contents: a different one is built again
+VERSION = 6  # of the tables' contents: a different one is built again
 
 CLEAREST_ORACLES = (
     "atomic",
@@ -324,9 +330,25 @@ _ORACLE_GROUP = (
     + " ".join(f"WHEN '{oracle}' THEN {index}" for index, oracle in enumerate(CLEAREST_ORACLES))
     + f" ELSE {len(CLEAREST_ORACLES)} END"
 )
+_STATUS_GROUP = (
+    "CASE COALESCE(cf.status, '') "
+    + " ".join(f"WHEN '{status}' THEN {index}" for index, status in enumerate(STATUSES))
+    + f" ELSE {len(STATUSES)} END"
+)
+# 1: weak, every answer the error compares has a margin, each within LOW_MARGIN of 0.5
+# (oracles.margins.is_weak); -1: none of them has a margin; 0: otherwise.
+_WEAK = (
+    "(SELECT CASE WHEN COUNT(*) > 0 AND COUNT(*) = SUM(r.p_yes IS NOT NULL"
+    f" AND abs(r.p_yes - 0.5) < {LOW_MARGIN!r}) THEN 1"
+    " WHEN SUM(r.p_yes IS NOT NULL) > 0 THEN 0 ELSE -1 END FROM json_each(v.refs) j"
+    " LEFT JOIN conversations c ON c.session = v.session"
+    " AND c.id = json_extract(j.value, '$[0]')"
+    " LEFT JOIN responses r ON r.conversation_key = c.pk"
+    " AND r.turn = json_extract(j.value, '$[1]') AND r.error IS NULL)"
+)
 # The clearest-first order's keys (module docstring) and the graph order's, as SQL columns.
 _CLEAREST_KEYS = (
-    f"{_ORACLE_GROUP} AS c1,"
+    f"{_STATUS_GROUP} AS c0, {_ORACLE_GROUP} AS c1,"
     " trim(replace(replace(v.answers, '\"yes\"', ''), '\"no\"', ''), '[],') != '' AS c2,"
     " lower(COALESCE(pn.label, rel.parent_label, ''))"
     " = lower(COALESCE(cn.label, rel.child_label, '')) AS c3,"
@@ -347,10 +369,13 @@ def _write_errors(conn: sqlite3.Connection, session_id: str) -> None:
     sort keys computed once per error, then ranked four times)."""
     conn.execute(
         "INSERT INTO result_errors (session, verdict, oracle, relation, node, parent, template,"
-        " clear, clear_rank, tree_rank, oracle_clear_rank, oracle_tree_rank, name_rank)"
+        " clear, status, weak, clear_rank, tree_rank, oracle_clear_rank, oracle_tree_rank,"
+        " name_rank)"
         " WITH keyed AS MATERIALIZED (SELECT v.id, v.oracle, v.relation,"
         " COALESCE(rel.child, '') AS node, COALESCE(rel.parent, '') AS parent,"
-        " COALESCE(v.template, '') AS template, "
+        " COALESCE(v.template, '') AS template, COALESCE(cf.status, '') AS status, "
+        + _WEAK
+        + " AS weak, "
         + _CLEAREST_KEYS
         + ", "
         + _GRAPH_KEYS
@@ -359,16 +384,27 @@ def _write_errors(conn: sqlite3.Connection, session_id: str) -> None:
         + " FROM verdicts v LEFT JOIN relations rel ON rel.pk = v.relation_key"
         " LEFT JOIN result_nodes pn ON pn.session = ?1 AND pn.node = rel.parent"
         " LEFT JOIN result_nodes cn ON cn.session = ?1 AND cn.node = rel.child"
+        " LEFT JOIN confirmations cf ON cf.session = ?1 AND cf.oracle = v.oracle"
+        " AND cf.refs = v.refs"
         " WHERE v.session = ?1 AND v.error = 1)"
-        " SELECT ?1, id, oracle, relation, node, parent, template, NOT c2,"
-        " ROW_NUMBER() OVER (ORDER BY c1, oracle, c2, c3, c4, c5, id) - 1,"
+        " SELECT ?1, id, oracle, relation, node, parent, template, NOT c2, status, weak,"
+        " ROW_NUMBER() OVER (ORDER BY c0, c1, oracle, c2, c3, c4, c5, id) - 1,"
         " ROW_NUMBER() OVER (ORDER BY g1, c5, id) - 1,"
-        " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY c1, c2, c3, c4, c5, id) - 1,"
+        " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY c0, c1, c2, c3, c4, c5, id) - 1,"
         " ROW_NUMBER() OVER (PARTITION BY oracle ORDER BY g1, c5, id) - 1,"
-        " ROW_NUMBER() OVER (ORDER BY n1, c1, oracle, c2, c3, c4, c5, id) - 1"
+        " ROW_NUMBER() OVER (ORDER BY n1, c0, c1, oracle, c2, c3, c4, c5, id) - 1"
         " FROM keyed",
         (session_id,),
     )
+
+
+def rewrite_errors(conn: sqlite3.Connection, session_id: str) -> None:
+    """Rank a session's errors again (their confirmations changed), inside the caller's
+    transaction; nothing when its derived tables are not built (they are ranked when they
+    are)."""
+    if conn.execute("SELECT 1 FROM result_views WHERE session = ?", (session_id,)).fetchone():
+        conn.execute("DELETE FROM result_errors WHERE session = ?", (session_id,))
+        _write_errors(conn, session_id)
 
 
 def _write_gaps(conn: sqlite3.Connection, session_id: str, templates: Sequence[str]) -> None:

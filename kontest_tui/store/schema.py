@@ -731,6 +731,69 @@ def _add_find_sort_and_place(conn: sqlite3.Connection) -> None:
     )
 
 
+def _add_confirmations(conn: sqlite3.Connection) -> None:
+    """Version 16, confirmed errors (run.confirm, oracles.confirmation): `confirmations`, one
+    row per error asked again (the error known by its oracle and the answers it compares,
+    `refs` as `verdicts.refs`, so a session evaluated again keeps them): its status
+    (confirmed, mixed, undecided, not_reproduced), its trials asked, counted and held, the
+    model calls made for it, the draws, temperature and model; `confirmation_answers`, each
+    answer a trial read (the question, reply, reading, margin, seed and draw; `asked` 0 when
+    it is the session's own answer or another trial's), kept apart from `responses` so no
+    figure of the session counts them. `result_errors` gains each error's status and whether
+    it is weak (every answer it compares low-margin), for the Errors tab's column and
+    filter, and its orders list confirmed errors first (store.rollups.VERSION 6)."""
+    _execute_script(
+        conn,
+        """
+        CREATE TABLE confirmations (
+            session TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+            oracle TEXT NOT NULL,
+            refs TEXT NOT NULL,
+            relation TEXT NOT NULL,
+            status TEXT NOT NULL
+                CHECK (status IN ('confirmed', 'mixed', 'undecided', 'not_reproduced')),
+            trials INTEGER NOT NULL DEFAULT 0,
+            counted INTEGER NOT NULL DEFAULT 0,
+            held INTEGER NOT NULL DEFAULT 0,
+            calls INTEGER NOT NULL DEFAULT 0,
+            seconds REAL NOT NULL DEFAULT 0,
+            draws INTEGER NOT NULL DEFAULT 0,
+            temperature REAL,
+            model TEXT NOT NULL,
+            created TEXT NOT NULL,
+            PRIMARY KEY (session, oracle, refs)
+        ) WITHOUT ROWID;
+        CREATE TABLE confirmation_answers (
+            session TEXT NOT NULL,
+            oracle TEXT NOT NULL,
+            refs TEXT NOT NULL,
+            trial INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            form TEXT NOT NULL,
+            phrasing TEXT NOT NULL,
+            draw INTEGER NOT NULL DEFAULT 0,
+            seed INTEGER,
+            conversation TEXT NOT NULL,
+            turn INTEGER NOT NULL,
+            question TEXT NOT NULL,
+            raw TEXT NOT NULL,
+            answer TEXT NOT NULL,
+            error TEXT,
+            p_yes REAL CHECK (p_yes IS NULL OR (p_yes >= 0 AND p_yes <= 1)),
+            latency_ms REAL NOT NULL DEFAULT 0,
+            asked INTEGER NOT NULL DEFAULT 1,
+            holds INTEGER,
+            PRIMARY KEY (session, oracle, refs, trial, position),
+            FOREIGN KEY (session, oracle, refs)
+                REFERENCES confirmations (session, oracle, refs) ON DELETE CASCADE
+        ) WITHOUT ROWID;
+        ALTER TABLE result_errors ADD COLUMN status TEXT NOT NULL DEFAULT '';
+        ALTER TABLE result_errors ADD COLUMN weak INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX idx_result_errors_status ON result_errors (session, status, clear_rank)
+        """,
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     _create_core_tables,
     _add_response_cache,
@@ -747,6 +810,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     _add_session_parent,
     _add_response_margin,
     _add_find_sort_and_place,
+    _add_confirmations,
 )
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -26,17 +26,27 @@ class ErrorFilter:
     """Which errors an error list holds: of one oracle, of tests that asked one template
     (`t1` keeps the verdicts of t1 and of t1+t2 or t2+t1), whose compared answers are all a
     yes or a no (`clear` True) or not (False), on relations with one of `nodes` at either end
-    (what a find matched). Unset: any."""
+    (what a find matched), of one confirmation `status` (oracles.confirmation: "confirmed",
+    "mixed", "undecided", "not_reproduced"; "" for errors not asked again), weak or not
+    (every compared answer low-margin). Unset: any."""
 
     oracle: str | None = None
     template: str | None = None
     clear: bool | None = None
     nodes: tuple[str, ...] = ()
+    status: str | None = None
+    weak: bool | None = None
 
     @property
     def by_oracle_only(self) -> bool:
         """Nothing but the oracle is chosen: the list is a range of a stored rank."""
-        return self.template is None and self.clear is None and not self.nodes
+        return (
+            self.template is None
+            and self.clear is None
+            and not self.nodes
+            and self.status is None
+            and self.weak is None
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +136,10 @@ class ErrorRow:
     child_name: str
     path_names: tuple[str, ...] = ()  # the yes-path of an ontological error, by name
     way: tuple[str, ...] = ()  # node ids from a root down to the relation's child
+    status: str = ""  # asking it again: oracles.confirmation's status ("": not asked again)
+    # how sure the model was of the answers compared (domain.margins): "weak" (each
+    # low-margin), "sure" (margins known, not weak) or "" (no margin known)
+    margin: str = ""
 
 
 @dataclass(frozen=True, slots=True)

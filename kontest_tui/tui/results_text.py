@@ -11,6 +11,7 @@ from rich.text import Text
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import expected_text
 from kontest_tui.domain.records import Verdict
+from kontest_tui.report.confirmation import status_word
 from kontest_tui.report.words import (
     MappedNames,
     conversation_name,
@@ -162,8 +163,24 @@ def error_cells(row: ErrorRow) -> Row:
         Text(f"{row.parent_name} ⊃ {row.child_name}" if row.child_name else row.parent_name),
         verdict_template(verdict),
         "/".join(answer.value for answer in verdict.answers),
+        status_cell(row),
         Text(detail),
     )
+
+
+def status_cell(row: ErrorRow) -> Text:
+    """The Errors tab's Status: the confirmation status when the error was asked again, and
+    `weak` when every answer it compares is low-margin."""
+    cell = Text()
+    if row.status:
+        cell.append(status_word(row.status), style=STATUS_STYLES.get(row.status, ""))
+    if row.margin == "weak":
+        cell.append(", weak" if row.status else "weak", style="yellow")
+    return cell
+
+
+# How the Errors tab shows a confirmation status.
+STATUS_STYLES = {"confirmed": "bold red", "mixed": "yellow", "not_reproduced": "dim"}
 
 
 def gap_cells(row: GapRow) -> Row:

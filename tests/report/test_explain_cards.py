@@ -581,8 +581,10 @@ def test_how_sure_and_confirmation_show_only_when_known() -> None:
     import dataclasses
 
     (card,) = kontest_cards({(IU, "Q1"): ["No."], (IU, "Q2"): ["Yes"]}, "atomic")
-    for rendered in all_formats(card):
-        assert "How sure" not in rendered and "Asked again" not in rendered
+    for rendered in all_formats(card)[:3]:
+        assert "How sure:" not in rendered and "Asked again" not in rendered
+        # no reply has a margin: said once for the card, not per reply
+        assert rendered.count("How sure the model was is not known") == 1
     first = card.chats[0]
     sure = dataclasses.replace(first.turns[0], p_yes=0.42)
     known = dataclasses.replace(
@@ -593,3 +595,69 @@ def test_how_sure_and_confirmation_show_only_when_known() -> None:
     for rendered in (card_text(known), cards_markdown([known]), cards_html([known])):
         assert "P(yes) 0.42 of yes or no" in rendered
         assert "Asked again: confirmed in 4 of 5 phrasings" in rendered
+
+
+def test_each_reply_shows_its_margin_and_an_error_between_coin_tosses_is_weak() -> None:
+    import dataclasses
+
+    from kontest_tui.store.confirmations import Confirmation, ConfirmationAnswer, error_key
+
+    responses = respond({(IU, "Q1"): ["No."], (IU, "Q2"): ["Yes"]})
+    q1, q2 = (conversation(IU, "Q1").id, 0), (conversation(IU, "Q2").id, 0)
+    answers = {key: r.answer for key, r in responses.items()}
+    (verdict,) = errors_of(find_metamorphic_verdicts(CONVERSATIONS, answers), "atomic")
+
+    def card_with(margins, confirmations=None):
+        given = {
+            key: dataclasses.replace(r, p_yes=margins.get(key)) for key, r in responses.items()
+        }
+        proof = evidence(given, verdicts=[verdict])
+        proof.confirmations = confirmations or {}
+        return build_card(verdict, proof)
+
+    # P(yes) 0.45 for the no and 0.62 for the yes: both within 0.2 of 0.5, so weak
+    weak = card_with({q1: 0.45, q2: 0.62})
+    for rendered in all_formats(weak)[:3]:
+        assert "P(yes) 0.45 of yes or no" in rendered and "P(yes) 0.62 of yes or no" in rendered
+        assert "Weak: every answer compared was close to a coin toss (P(yes) 0.45 and 0.62" in (
+            rendered.replace("\\", "")
+        )
+        assert "not known" not in rendered
+    # 0.45 and 0.91: the yes was sure, so not weak; each reply still shows its margin
+    sure = card_with({q1: 0.45, q2: 0.91})
+    assert sure.margin is None and "P(yes) 0.91 of yes or no" in card_text(sure)
+
+    # Asked again: t3 in place of the wrong phrasing got yes (no contradiction), a new
+    # sample got no and yes again: 1 of 2 tries held, mixed; each try in a line
+    def answer(trial, position, form, phrasing, draw, question, reply, held):
+        parsed = parse_answer(reply)
+        return ConfirmationAnswer(
+            trial, position, form, phrasing, draw, 11 if draw else None, f"c{trial}{position}",
+            0, question, reply, parsed, p_yes=0.5 if draw else None, holds=held,
+        )  # fmt: skip
+
+    confirmed = Confirmation(
+        "atomic",
+        verdict.refs,
+        IU,
+        "mixed",
+        trials=2,
+        counted=2,
+        held=1,
+        answers=(
+            answer(0, 1, "template", "t3", 0, "Is Ulster part of Ireland?", "Yes", False),
+            answer(1, 0, "draw", "draw 1", 1, "Does Ireland have a Ulster?", "No", True),
+            answer(1, 1, "draw", "draw 1", 1, "Is there a Ulster in Ireland?", "Yes", True),
+        ),
+    )
+    card = card_with({}, {error_key(verdict): confirmed})
+    assert card.confirmation == "mixed: the contradiction came back in 1 of 2 tries."
+    assert card.tries == (
+        "Another template (t3): “Is Ulster part of Ireland?” yes: no contradiction.",
+        "New sample 1: “Does Ireland have a Ulster?” no (P(yes) 0.50); “Is there a Ulster in "
+        "Ireland?” yes (P(yes) 0.50): opposite answers again.",
+    )
+    text, markdown, html = card_text(card), cards_markdown([card]), cards_html([card])
+    assert "Asked again: mixed: the contradiction came back in 1 of 2 tries." in text
+    assert "  • Another template (t3): “Is Ulster part of Ireland?” yes: no contradiction." in text
+    assert "- Another template (t3)" in markdown and '<p class="try">• New sample 1' in html

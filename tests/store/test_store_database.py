@@ -178,7 +178,7 @@ def test_migrates_from_version_1(tmp_path) -> None:  # noqa: ANN001
     assert "cached" not in columns
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 15
+        assert store.version == SCHEMA_VERSION == 16
         rows = list(store.responses.rows("old"))
         assert rows[0]["raw"] == "Yes" and rows[0]["cached"] == 0
         store.cache.put("k", "sim", "Yes", 1)

@@ -87,7 +87,7 @@ def test_migration_keeps_every_row_and_report(tmp_path) -> None:  # noqa: ANN001
     )
     kg = dict(table_rows(path, "SELECT id, kg_json FROM sessions"))
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 15
+        assert store.version == SCHEMA_VERSION == 16
         for session in (COMPLETE, PARTIAL, PLACES):
             expected = json.loads((REPORTS / f"{session}.json").read_text(encoding="utf-8"))
             report = evaluate_session(store, session).to_json()
@@ -389,7 +389,7 @@ def test_version_12_backfills_the_headline_from_stored_reports(tmp_path: Path, c
             )
     conn.close()
     with Store(path) as store:
-        assert store.version == SCHEMA_VERSION == 15
+        assert store.version == SCHEMA_VERSION == 16
         rows = {row["id"]: row for row in store.sessions.listing()}
     assert (rows["a"]["headline_measure"], rows["a"]["headline_rate"]) == ("logic", 0.25)
     assert (rows["b"]["headline_measure"], rows["b"]["headline_rate"]) == ("kontest", 0.3)

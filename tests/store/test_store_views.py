@@ -322,6 +322,9 @@ def test_migration_to_9_then_views_built_on_demand(tmp_path: Path) -> None:
     # had them (15's columns go with the derived tables).
     from kontest_tui.store.schema import _RESPONSE_DETAILS
 
+    conn.execute("DROP TABLE confirmation_answers")
+    conn.execute("DROP TABLE confirmations")
+    conn.execute("DELETE FROM schema_version WHERE version = 16")
     conn.execute("DROP TABLE session_places")
     conn.execute("DELETE FROM schema_version WHERE version = 15")
     for statement in (

@@ -166,7 +166,8 @@ async def test_errors_sort_by_a_column_filter_by_template_and_never_cut(db_path:
         rows = await paged_rows(pilot, table)
         # `#` as wide as "13", Detail as wide as its longest text: the table scrolls sideways.
         widths = table._least_widths()
-        assert widths[0] == 2 and widths[5] == max(len(row[5]) for row in rows) > 14
+        detail = [title for title, _ in table.columns].index("Detail")
+        assert widths[0] == 2 and widths[detail] == max(len(row[detail]) for row in rows) > 14
         assert table.virtual_size.width > table.view_width
         # Rows wrapped (W): every detail whole on the table's width.
         await pilot.press("W")

@@ -31,10 +31,12 @@ from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions
 from kontest_tui.report.explain import ExplanationCard
 from kontest_tui.run.api import (
+    Progress,
     ReportJSON,
     SessionSpec,
     check_model,
     model_presets,
+    report_section,
     stored_spec,
 )
 from kontest_tui.store.search import NodeMatch
@@ -77,6 +79,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         "results_export",
         "results_probe",
         "results_find",
+        "results_confirm",
         "results_errors_only",
         "results_save_card",
         "results_next_error",
@@ -125,6 +128,25 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             id="results_errors_only",
             priority=True,
             tooltip="Show only the nodes with errors and the way to them (again: everything)",
+        ),
+        Binding(
+            "r",
+            "confirm_errors",
+            "Confirm",
+            id="results_confirm",
+            priority=True,
+            tooltip="Ask every error again (other phrasings; new samples at a temperature "
+            "above 0) and mark each confirmed, mixed or not reproduced: confirmed ones come "
+            "first, the Errors tab's Status column and filter show it",
+        ),
+        Binding(
+            "R",
+            "confirm_errors(True)",
+            "Confirm this",
+            id="results_confirm_one",
+            priority=True,
+            show=False,
+            tooltip="Ask the error whose card is shown again (its status shows on the card)",
         ),
         Binding(
             "a",
@@ -293,6 +315,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.oracles: list[str] = []
         self.built_panes: set[str] = set()
         self.sessions: ComparableSessions | None = None  # stored sessions on the same KG
+        self.confirming = False  # errors being asked again (r / R)
 
     @property
     def db(self) -> str | None:
@@ -379,9 +402,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.report = opened.report
         self.error_count = opened.errors
         self.oracles = opened.oracles
-        self.sub_title = (
-            f"{opened.header.model} on {opened.header.kg_title or opened.header.kg_name}"
-        )
+        self.restore_sub_title()
         if not self.has_kinds:
             tabs = self.query_one("#result-tabs", TabbedContent)
             await tabs.remove_pane("tab-kinds")
@@ -402,6 +423,9 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.query_one("#relation-tree", RelationTree).focus()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "results-confirm":
+            self.confirming = False
+            self.restore_sub_title()
         if group == "results-open":
             self.query_one("#result-counts", ReportCounts).update(
                 Text(f"Could not open session {self.session_id}: {error}", style="italic")
@@ -423,6 +447,108 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             self.notify("Select a node below a root first.", markup=False)
             return
         self.app.push_screen(ProbeScreen(self.db, self.session_id, relation_id))
+
+    # -- confirming errors: asked again, each marked confirmed, mixed or not reproduced ------
+
+    class ConfirmProgress(Message):
+        """Answers received of those the confirmation asks."""
+
+        def __init__(self, done: int, total: int) -> None:
+            super().__init__()
+            self.done = done
+            self.total = total
+
+    class ErrorsConfirmed(Message):
+        """The errors were asked again and their statuses stored (`summary` in words); the
+        card's error as it now stands in the list (None: no card shown)."""
+
+        def __init__(self, summary: str, error: ErrorRow | None) -> None:
+            super().__init__()
+            self.summary = summary
+            self.error = error
+
+    def action_confirm_errors(self, only_shown: bool = False) -> None:
+        """`r`: every error of the session asked again (run.api.confirm_errors); `R`: the
+        error whose card is shown. A worker asks; the Errors tab and the card are read again
+        when it is done."""
+        if self.confirming:
+            self.notify("Errors are being asked again already.", markup=False)
+            return
+        graph = self.query_one(GraphPane)
+        chosen: tuple[int, ...] = ()
+        if only_shown:
+            if graph.card_error is None:
+                self.notify("Show an error's card first (n, or Enter in the Errors tab).")
+                return
+            chosen = (graph.card_error,)
+        elif not self.error_count:
+            self.notify("This session has no errors to confirm.", markup=False)
+            return
+        self.confirming = True
+        self.sub_title = "asking the errors again…"
+        self.notify(
+            "Asking the error again…" if chosen else f"Asking {self.error_count} errors again…",
+            markup=False,
+        )
+        self.confirm_worker(chosen, graph.card_error)
+
+    @work(thread=True, exclusive=True, group="results-confirm", exit_on_error=False)
+    def confirm_worker(self, chosen: tuple[int, ...], shown: int | None) -> None:
+        import asyncio
+        import time
+
+        from kontest_tui.report.confirmation import summary_line
+        from kontest_tui.run.api import ExecutorEvents, confirm_errors
+
+        last = [0.0]
+
+        def progress(counts: Progress) -> None:
+            now = time.monotonic()
+            if now - last[0] > 0.2 or counts.finished >= counts.total:
+                last[0] = now
+                self.post_message(self.ConfirmProgress(counts.finished, counts.total))
+
+        store = open_store(self.db)
+        try:
+            outcome = asyncio.run(
+                confirm_errors(
+                    store,
+                    self.session_id,
+                    verdict_ids=chosen,
+                    events=ExecutorEvents(on_progress=progress),
+                )
+            )
+            error = store.error_list.error_of(self.session_id, shown) if shown else None
+        finally:
+            store.close()
+        line = summary_line(outcome.confirmations, outcome.calls, outcome.seconds, outcome.draws)
+        self.post_message(self.ErrorsConfirmed(line, error))
+
+    @on(ConfirmProgress)
+    def confirm_progress(self, event: ConfirmProgress) -> None:
+        self.sub_title = f"asking the errors again: {event.done}/{event.total} answers"
+
+    @on(ErrorsConfirmed)
+    def errors_confirmed(self, event: ErrorsConfirmed) -> None:
+        """The statuses stored: the Errors tab listed again (confirmed errors first), the
+        card read again with its status, n / p going on from its new place."""
+        self.confirming = False
+        self.restore_sub_title()
+        self.notify(event.summary, title="Confirmed", markup=False, timeout=10)
+        if "tab-errors" in self.built_panes:
+            self.query_one(ErrorListPane).refresh_list()
+        graph = self.query_one(GraphPane)
+        if event.error is not None:
+            graph.current_error = event.error
+            graph.error_index = event.error.index
+        else:
+            graph.error_index = None
+        if graph.shown_node is not None:
+            graph.show_detail(graph.shown_node)
+
+    def restore_sub_title(self) -> None:
+        if self.header is not None:
+            self.sub_title = f"{self.header.model} on {self.header.kg_title or self.header.kg_name}"
 
     # -- same scope, another model ----------------------------------------------------------
 
@@ -615,7 +741,12 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if pane_id == "tab-gap":
             await self.query_one(GapPane).build(self.header, self.report)
         elif pane_id == "tab-errors":
-            await self.query_one(ErrorListPane).build(self.oracles, self.template_ids)
+            margins = report_section(self.report, "margins") if self.report else None
+            await self.query_one(ErrorListPane).build(
+                self.oracles,
+                self.template_ids,
+                margins=not (margins or {}).get("note"),  # a note: no margin at all
+            )
         elif pane_id == "tab-templates":
             await self.query_one(TemplatesPane).build(self.header, self.report)
         elif pane_id in ("tab-compare", "tab-ensemble"):

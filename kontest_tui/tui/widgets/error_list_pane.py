@@ -1,7 +1,8 @@
 """The results' Errors tab: every error of the session, a page at a time.
 
 A `TabPane` built when first shown: filters (oracle, template, whether the answers compared
-are all a yes or a no, and the relations a find matched), an order (clearest first, the
+are all a yes or a no, the confirmation status or weak errors, and the relations a find
+matched), an order (clearest first, the
 graph's, by relation, by template; a click on a column's header chooses it too) and a
 PagedTable whose count and pages its own workers read from store.error_list. The `#` column
 is as wide as the last row's number and Detail as wide as its longest text (or rows wrap:
@@ -42,9 +43,10 @@ ALL = "all"
 ERROR_COLUMNS = (
     ("#", 2),
     ("Test", 20),
-    ("Relation", 24),
+    ("Relation", 20),
     ("Tmpl", 5),
-    ("Answers", 10),
+    ("Answers", 7),
+    ("Status", 6),
     ("Detail", 14),
 )
 ORDER_CHOICES = (
@@ -56,6 +58,20 @@ ORDER_CHOICES = (
 # The order a click on a column's header chooses.
 COLUMN_ORDERS = {0: CLEAREST, 1: CLEAREST, 2: RELATION, 3: TEMPLATE}
 ANSWER_CHOICES = (("any answers", ALL), ("yes/no answers", "clear"), ("an unclear one", "unclear"))
+# The confirmation status filter (run.api.confirm_errors; `r` asks the errors again), and
+# the errors whose compared answers are all low-margin.
+NOT_ASKED = "none"
+WEAK = "weak"
+STATUS_CHOICES = (
+    ("any status", ALL),
+    ("confirmed", "confirmed"),
+    ("mixed", "mixed"),
+    ("not reproduced", "not_reproduced"),
+    ("undecided", "undecided"),
+    ("not asked again", NOT_ASKED),
+    ("weak", WEAK),
+)
+NO_MARGINS_HINT = "No margins: the server gave no log-probabilities, so no error is marked weak"
 
 
 class ErrorListPane(SessionPane):
@@ -95,8 +111,11 @@ class ErrorListPane(SessionPane):
         self.built = False
         self.shown_count: int | None = None  # the errors of the list shown
 
-    async def build(self, oracles: list[str], templates: list[str]) -> None:
-        """Mount the tab's widgets and list the errors (the first time it is shown)."""
+    async def build(
+        self, oracles: list[str], templates: list[str], *, margins: bool = True
+    ) -> None:
+        """Mount the tab's widgets and list the errors (the first time it is shown);
+        `margins` False: the session's answers have none (said once above the table)."""
         await self.mount_all(
             [
                 Horizontal(
@@ -112,7 +131,7 @@ class ErrorListPane(SessionPane):
                     ),
                     Select[str](
                         [
-                            ("every template", ALL),
+                            ("any template", ALL),
                             *((f"asked {template}", template) for template in templates),
                         ],
                         id="error-template",
@@ -128,6 +147,13 @@ class ErrorListPane(SessionPane):
                         compact=True,
                     ),
                     Select[str](
+                        list(STATUS_CHOICES),
+                        id="error-status",
+                        value=ALL,
+                        allow_blank=False,
+                        compact=True,
+                    ),
+                    Select[str](
                         list(ORDER_CHOICES),
                         id="error-order",
                         value=CLEAREST,
@@ -137,10 +163,11 @@ class ErrorListPane(SessionPane):
                     id="error-choices",
                 ),
                 Static("", id="error-found", classes="hint", markup=False),
+                Static(NO_MARGINS_HINT, id="error-margins", classes="hint", markup=False),
                 PagedTable(
                     ERROR_COLUMNS,
                     grow=("Relation", "Detail"),
-                    fit=("Detail",),
+                    fit=("Answers", "Status", "Detail"),
                     shrink=("Test", "Relation", "Detail"),
                     number_column=True,
                     id="error-table",
@@ -148,8 +175,14 @@ class ErrorListPane(SessionPane):
                 ),
             ]
         )
+        self.query_one("#error-margins", Static).display = not margins
         self.built = True
         self.show_found()
+        self.list_errors()
+
+    def refresh_list(self) -> None:
+        """The list read again (its errors were asked again: statuses and order changed)."""
+        self.shown_count = None
         self.list_errors()
 
     def list_errors(self) -> None:
@@ -244,6 +277,12 @@ class ErrorListPane(SessionPane):
     def answers_changed(self, event: Select.Changed) -> None:
         value = str(event.value)
         self.change(replace(self.where, clear=None if value == ALL else value == "clear"))
+
+    @on(Select.Changed, "#error-status")
+    def status_changed(self, event: Select.Changed) -> None:
+        value = str(event.value)
+        status = None if value in (ALL, WEAK) else "" if value == NOT_ASKED else value
+        self.change(replace(self.where, status=status, weak=True if value == WEAK else None))
 
     @on(Select.Changed, "#error-order")
     def order_changed(self, event: Select.Changed) -> None:
