@@ -4,9 +4,9 @@ stop the run with one clear line instead of asking every turn (against a real lo
 from __future__ import annotations
 
 import pytest
-from model_test_servers import MisbehavingHandler
 
 from kontest_tui.cli import run_cli
+from tests.models.model_test_servers import MisbehavingHandler
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:

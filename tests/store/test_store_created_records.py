@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.domain.records import TestKind
+from kontest_tui.domain.records import Conversation, Relation, TestKind
 from kontest_tui.generate.templates import template_set_for_domain
 from kontest_tui.kg.io import load_graph
 from kontest_tui.run import session as session_module
@@ -17,7 +17,7 @@ from kontest_tui.run.session import create_session
 from kontest_tui.store import Store
 
 
-def read_back(db: Path, session: str) -> tuple[list[object], list[object]]:
+def read_back(db: Path, session: str) -> tuple[list[Relation], list[Conversation]]:
     """The session's relations and conversations as a Store that did not create it reads them."""
     with Store(db) as other:
         return list(other.relations.load(session)), list(

@@ -5,6 +5,8 @@ explorer; what the tabs show must equal the engine's own figures."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from textual.widgets import OptionList, Select, SelectionList
@@ -48,7 +50,7 @@ async def open_session(pilot, session_id: str) -> ResultsScreen:
     return app.screen
 
 
-def cell(report: dict, name: str) -> str:
+def cell(report: Mapping[str, Any], name: str) -> str:
     """The figure the compare table shows for `name`, read from the engine's report."""
     errors, tests = report["errors"], report["tests"]
     if name in tests or name in errors:
@@ -155,6 +157,7 @@ async def test_compare_with_a_stored_session_shows_the_engines_figures(
 
         for relation_id in differing:
             relation = mine.relation(relation_id)
+            assert relation is not None
             assert f"{name(relation.parent)} ⊃ {name(relation.child)}" in shown
 
 

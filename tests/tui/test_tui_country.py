@@ -21,7 +21,7 @@ from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.paged_table import PagedTable
 from kontest_tui.tui.widgets.relation_tree import RelationTree
-from tests.support.tui import paged_rows, wait_for_screen, wait_until, widget_text
+from tests.support.tui import cursor_node_id, paged_rows, wait_for_screen, wait_until, widget_text
 
 
 def ancestors(line):  # noqa: ANN001, ANN201
@@ -96,13 +96,16 @@ async def test_a_country_from_ctrl_r_to_its_errors(tmp_path: Path, db_path: str)
         # Find "Grane" by name: its node selected (the way to it opened), its error's card.
         with Store(db_path) as store:
             near = store.error_list.errors(session_id, limit=100, where=ErrorFilter(nodes=(GRANE,)))
-        assert near and all(GRANE in (row.relation.parent, row.relation.child) for row in near)
+        assert near and all(row.relation is not None for row in near)
+        assert all(
+            GRANE in (row.relation.parent, row.relation.child) for row in near if row.relation
+        )
         tree = results.query_one("#relation-tree", RelationTree)
         await pilot.press("slash")
         await pilot.press(*"Grane", "enter")
         await wait_until(
             pilot,
-            lambda: tree.cursor_node is not None and tree.cursor_node.data.node == GRANE,
+            lambda: cursor_node_id(tree) == GRANE,
             what="Grane selected",
         )
         assert [line.data.node for line in ancestors(tree.cursor_node)] == ["c", "r5", "r5d5"]

@@ -90,7 +90,11 @@ def test_the_process_ends_even_if_marking_fails_or_hangs(monkeypatch: pytest.Mon
     assert exited.wait(30)
     exited.clear()
     never = threading.Event()
-    end_process_after(0.01, 0, before=never.wait)  # waits until the test ends
+
+    def wait_for_the_test_end() -> None:
+        never.wait()
+
+    end_process_after(0.01, 0, before=wait_for_the_test_end)
     assert exited.wait(30)
     never.set()
 
@@ -120,6 +124,7 @@ async def test_a_run_cancelled_in_the_explorer_lists_its_rate_so_far(db_path: st
         await wait_until(pilot, lambda: run.tally.snapshot().answered >= 30, what="answers")
         await cancel_run(pilot, run)
         await wait_until(pilot, lambda: run.end is not None, what="the cancelled run's end")
+        assert run.end is not None
         with Store(db_path) as store:
             row = store.sessions.get(run.end.session_id)
         assert row["status"] == "cancelled" and row["oracle_error_rate"] is not None
