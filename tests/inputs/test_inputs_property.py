@@ -1,4 +1,4 @@
-"""Property (issue 14 item 3, issue 26): mutated KG, replay, IPM and batch files (results for
+"""Property: mutated KG, replay, IPM and batch files (results for
 `run --batch-in`, requests for `sim batch`) and any values of the environment variables kontest
 reads, given to the CLI, end in exactly one `kontest: error: ...` line and a non-zero exit, or
 in success; never a traceback.
@@ -225,7 +225,7 @@ def test_mutated_ipm(content: bytes) -> None:
         assert_one_line_or_success(["ca", "--ipm", str(path), "--effort", "0"])
 
 
-# -- batch files and environment values (issue 26) ------------------------------------------
+# -- batch files and environment values ------------------------------------------------------
 
 RESULT_LINE: dict[str, Any] = {
     "custom_id": "k",

@@ -1,4 +1,4 @@
-"""Issue 26's input faults: text from a KG file cleaned where it is read (ids, types, names,
+"""Input faults: text from a KG file cleaned where it is read (ids, types, names,
 sources, relations, not only labels); a diamond DAG refused with its path count instead of a
 hang; KONTEST_HOME naming a file, stdout on a full disk: one line each, never a traceback;
 exports written whole or not at all; no database left by a run that stored nothing."""

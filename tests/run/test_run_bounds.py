@@ -1,4 +1,4 @@
-"""Answers are kept up to domain.answers.MAX_ANSWER_CHARS; the cut is recorded (issue 14 item 5)."""
+"""Answers are kept up to domain.answers.MAX_ANSWER_CHARS; the cut is recorded."""
 
 from __future__ import annotations
 

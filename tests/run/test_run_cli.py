@@ -338,7 +338,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
 
 
 def test_a_model_that_never_answers_fails_every_turn(tmp_path, capsys) -> None:  # noqa: ANN001
-    """Issue 14: `--model replay:empty.jsonl` on 30 places relations is 180 failed turns
+    """`--model replay:empty.jsonl` on 30 places relations is 180 failed turns
     (60 atomic calls, 60 first sequential turns, 60 second turns not asked), not
     "invalid 180, gap 100%, exit 0": nothing valid or invalid, no gap, exit 1."""
     empty = tmp_path / "empty.jsonl"

@@ -520,7 +520,7 @@ def test_cache_key_is_the_sha256_of_the_documented_json() -> None:
 
 
 async def test_a_streak_of_failed_turns_is_said_once_and_its_end_too() -> None:
-    """QA finding 7: a model server that dies mid-run failed every turn silently. Turns in
+    """A model server that dies mid-run must not fail every turn silently. Turns in
     a row without an answer after all attempts call `on_failing` once, when the streak
     reaches `failing_after`, and (0, "") when an answer ends it; a shorter streak says
     nothing. Worked out with one worker and one attempt per turn: calls 5-16 fail (12 turns

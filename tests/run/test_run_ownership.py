@@ -1,8 +1,8 @@
 """One owner per session, an atomic finish, SIGTERM like Ctrl-C, reports on read-only files.
 
-Issue 14 item 4: two resumes of one session asked the same turns (the second died on a
-UNIQUE constraint); `done` was set before the verdicts were stored; SIGTERM left the session
-`running`; a database in a read-only directory could not be reported on.
+Traps of running a session: two resumes of one session asking the same turns (the second
+would die on a UNIQUE constraint); `done` set before the verdicts are stored; SIGTERM leaving
+the session `running`; a database in a read-only directory that cannot be reported on.
 """
 
 from __future__ import annotations

@@ -243,8 +243,8 @@ def stored_conversations(store: Store, session_id: str) -> list[tuple]:
 def test_the_kinds_prepare_built_are_stored_as_they_are(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """F6: prepare built the other kinds in full to count them and create_session built them
-    again on Run. The prepared spec carries them; a session of it stores them without
+    """The other kinds prepare builds to count them are not built again on Run: the prepared
+    spec carries them; a session of it stores them without
     building them (the builder patched to fail), the same conversations as a session of the
     spec never prepared (built when stored, as `kontest run` does)."""
     import kontest_tui.run.session as run_session

@@ -1,4 +1,4 @@
-"""A run streamed in chunks of relations (run.session, issue 17 "1M relations, streamed")
+"""A run streamed in chunks of relations (run.session: how a million relations fit)
 stores the same verdicts and report as a run of the whole session, fresh and resumed."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """store.sessions.create keeps the records it stored, so a run in the same process does not
-read them back (issue 17): what it gives back equals what a fresh Store reads, and it never
+read them back: what it gives back equals what a fresh Store reads, and it never
 hides rows that changed since."""
 
 from __future__ import annotations

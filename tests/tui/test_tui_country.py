@@ -1,6 +1,6 @@
-"""A country-sized session in the explorer (issue 23's done-when): a places KG shaped like a
+"""A country-sized session in the explorer: a places KG shaped like a
 country at depth 3 (20 regions, 400 districts, 4,800 places: 15,220 relations, 91,320 model
-calls) from `ctrl+r` to the results, then the errors walked with `n`; and (issue 32's) a
+calls) from `ctrl+r` to the results, then the errors walked with `n`; and a
 place found by name with `/`: "Grane" lands on its node, its error's card and its errors.
 
 Everything shown is checked against the store (the engine's stored report and the store's

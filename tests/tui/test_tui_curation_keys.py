@@ -1,4 +1,4 @@
-"""The curation screens driven by keys as a user drives them (issue 24, defects 1, 5, 9): the
+"""The curation screens driven by keys as a user drives them: the
 synonym editor's fields typed into at 80x24, pins and bans listed and taken back, a saved
 template listed at once, an edited template's new word tagged so it varies, and Restore
 built-in asking first."""

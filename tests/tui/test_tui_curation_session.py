@@ -1,4 +1,4 @@
-"""The template and synonym editors work on the session they are opened from (QA finding 1):
+"""The template and synonym editors work on the session they are opened from:
 the probed session, its domain and its relations, never the session an earlier `e` opened
 or the places set; Run template stores its answers in that session."""
 

@@ -80,7 +80,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
         for index in range(8):
             await step("n", index)
         detail = widget_text(results.query_one("#detail-text"))
-        # The card of the error heads the pane (issue 24), then the node's roll-ups.
+        # The card of the error heads the pane, then the node's roll-ups.
         from kontest_tui.report.words import CARD_TITLES
 
         assert detail.splitlines()[0] in CARD_TITLES.values()

@@ -1,4 +1,4 @@
-"""Finding things and keeping one's place in the results (issue 32), on a stored 12-relation
+"""Finding things and keeping one's place in the results, on a stored 12-relation
 places session (Luxembourg: two places called Garnich, 13 errors): `/` finds a node by name
 and n / p walk the matches, escape clears; the Errors tab follows the find, sorts by a
 column, filters by template and never cuts `#` or Detail; `f` keeps the node; the results

@@ -140,8 +140,7 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         assert run.end is not None and 0 < answered < run.end.report["relations"] * 6
         assert run.end.report["executions"] == answered
         assert widget_text(run.query_one("#run-state")).startswith("cancelled")
-        # Defect 7 of issue 24: once over, the footer offers no Pause or Cancel, and the ETA
-        # stops (it is hidden).
+        # Once over, the footer offers no Pause or Cancel, and the ETA stops (it is hidden).
         keys = {
             binding.action for _, binding, enabled, _ in run.active_bindings.values() if enabled
         }

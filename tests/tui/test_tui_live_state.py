@@ -1,7 +1,7 @@
 """The live screen's state line when the run does not go smoothly: a model that stops
-answering pauses the run with a notification (QA finding 7), a pause stops the rate and the
-time left (finding 9), a resume counts the answers stored before it apart from this run's
-(finding 9), and a resume that withholds the API key from the stored URL says so (F4)."""
+answering pauses the run with a notification, a pause stops the rate and the time left, a
+resume counts the answers stored before it apart from this run's, and a resume that
+withholds the API key from the stored URL says so."""
 
 from __future__ import annotations
 
@@ -174,7 +174,7 @@ async def test_a_resume_shows_all_answers_and_names_the_earlier_ones(db_path: st
 async def test_a_resume_says_when_the_api_key_is_withheld(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """F4: the stored URL's host is not the key's (OPENAI_BASE_URL unset: api.openai.com):
+    """The stored URL's host is not the key's (OPENAI_BASE_URL unset: api.openai.com):
     the engine does not send OPENAI_API_KEY there, and the explorer says so before asking."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

@@ -1,5 +1,5 @@
 """The results header of a session without KONTEST questions shows the questions its kinds
-asked, not KONTEST's executions and validity, which are 0 (F2: a logic-only session showed
+asked, not KONTEST's executions and validity, which are 0 (a logic-only session would show
 `executions 0 · valid 0` above its hallucination rate)."""
 
 from __future__ import annotations

@@ -84,8 +84,8 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
 
 
 async def test_a_leaf_entity_keeps_run_off_and_says_why(db_path: str) -> None:
-    """Defect 6 of issue 24: Kinawley has no children; the wizard says so and Run stays off
-    (before, the run failed on the live screen)."""
+    """Kinawley has no children; the wizard says so and Run stays off (rather than a run
+    failing on the live screen)."""
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(120, 40)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)

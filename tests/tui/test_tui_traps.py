@@ -1,4 +1,4 @@
-"""Quiet traps of issue 32, one test each (each failed before its fix): the wizard's search
+"""Quiet traps, one test each (each failed before its fix): the wizard's search
 picking another KG's entity, an ensemble over another scope, the synonym editor on the wrong
 relation and blocking the screen, the Variants step saying "Nothing to preview." while it
 builds, "KG None" after a failed load, and a run answered to the end left unevaluated when

@@ -60,8 +60,8 @@ def test_counts_show_each_oracle_as_errors_over_tests() -> None:
 
 
 def test_counts_wrap_between_items_never_inside_one() -> None:
-    """QA finding 10: `error rate` and `12.0%` (and `183` and `error rate`) were split over
-    two lines by the header's width. Worked out at 40 columns: each line is filled with
+    """`error rate` and `12.0%` (and `183` and `error rate`) are never split over two lines
+    by the header's width. Worked out at 40 columns: each line is filled with
     whole items, the next item starting a line of its own ("two phrasings alone 1/9" and
     "same conversation 0/18" are 23 + 2 + 22 = 47 wide; "implied facts 1/4  KONTEST total
     4" 34, with "  error rate 8.3%" 51)."""

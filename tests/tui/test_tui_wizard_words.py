@@ -1,4 +1,4 @@
-"""The explorer's messages are written for the explorer (QA finding 12): a KG with too many
+"""The explorer's messages are written for the explorer: a KG with too many
 paths is a problem of the graph step that says how to narrow the scope with the wizard's
 own controls, with no command-line flag and no exception class name; the command line
 keeps its flags."""
