@@ -102,21 +102,6 @@ def test_parse_json_boolean(text: str, answer: Answer) -> None:
     assert parse_json_boolean(text) is answer
 
 
-def test_variants_for_conversations() -> None:
-    from kontest_tui.generate.conversations import build_conversations
-    from kontest_tui.generate.variants import variants_for_conversations
-
-    templates = load_template_set("places")
-    kontest = build_conversations(kg(), [REL], templates)
-    atomic = [c for c in kontest if c.kind == "atomic"]
-    out = variants_for_conversations(kg(), [REL], templates, kontest, strength=1, limit=5)
-    # Sequential conversations repeat the atomic questions: each (relation, template) once.
-    assert {c.id.split("~")[0] for c in out} == {c.id for c in atomic}
-    t1 = [c for c in out if c.turns[0].template_id == "t1"]
-    assert len(t1) == 3  # t=1: three values of the widest word (contain, Ireland, Ulster)
-    assert t1[0].turns[0].text == "Does Ireland contain Ulster?"
-
-
 def test_preview_variants_matches_the_variant_conversations() -> None:
     """The explorer's preview is the same covering array the VARIANT kind asks: row 0 the
     original words, one sentence per row, the levels of the IPM."""
