@@ -1,7 +1,8 @@
-"""A country-sized session in the explorer: a places KG shaped like a
-country at depth 3 (20 regions, 400 districts, 4,800 places: 15,220 relations, 91,320 model
-calls) from `ctrl+r` to the results, then the errors walked with `n`; and a
-place found by name with `/`: "Grane" lands on its node, its error's card and its errors.
+"""A country-shaped session in the explorer: a places KG shaped like a country at depth 3
+(10 regions, 100 districts, 1,000 places: 3,210 relations, 19,260 model calls) from `ctrl+r`
+to the results, then the errors walked with `n`; and a place found by name with `/`: "Grane"
+lands on its node, its error's card and its errors. (The same screens at 15k and 100k
+relations, timed: benchmarks/tui.py.)
 
 Everything shown is checked against the store (the engine's stored report and the store's
 error list), never against figures copied from a run.
@@ -33,8 +34,8 @@ def ancestors(line):  # noqa: ANN001, ANN201
     return list(reversed(found))
 
 
-SHAPE = (20, 20, 12)  # regions, districts per region, places per district
-RELATIONS = 20 + 2 * 20 * 20 + 3 * 20 * 20 * 12  # every ancestor pair: 15,220
+SHAPE = (10, 10, 10)  # regions, districts per region, places per district
+RELATIONS = 10 + 2 * 10 * 10 + 3 * 10 * 10 * 10  # every ancestor pair: 3,210
 GRANE = "r5d5p5"  # one place is called Grane (sim answers it with 4 errors, all into it)
 
 
