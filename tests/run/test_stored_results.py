@@ -122,7 +122,9 @@ def test_fresh_conversations_ask_every_turn_and_add_the_stability_test(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = str(tmp_path / "f.db")
+    # 32 in flight: the flaky model's waits overlap (its answers are the same at any number)
     base = ["run", "--db", db, "--kg", "places", "--limit", "20", "--model", "sim:flaky", "-q"]
+    base += ["--concurrency", "32"]
     assert run_cli(base) == 0
     assert run_cli([*base, "--fresh-conversations"]) == 0
     capsys.readouterr()
