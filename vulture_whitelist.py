@@ -15,6 +15,7 @@ _.verbosity  # xllamacpp.CommonParams
 _.warmup  # xllamacpp.CommonParams
 _.n_threads  # xllamacpp.CommonParams (cpuparams, cpuparams_batch)
 _.row_factory  # sqlite3.Connection (kontest_tui/store/chunks.py)
+_.map_wn  # NLTK's WordNetCorpusReader.__init__ calls it (kontest_tui/generate/wordnet_data.py)
 _.virtual_size  # Textual ScrollView (kontest_tui/tui/widgets/paged_table.py)
 _.show_root  # Textual Tree (kontest_tui/tui/widgets/relation_tree.py)
 _.guide_depth  # Textual Tree

@@ -55,6 +55,7 @@ def load_wordnet() -> Any:
             nltk.data.path.insert(0, root)
         # Open the reader on the zip directly so no other NLTK_DATA location can shadow it.
         corpus_root = nltk.data.find("corpora/wordnet.zip/wordnet/", paths=[root])
+
         class EnglishWordNetReader(WordNetCorpusReader):  # type: ignore[misc]
             def map_wn(self, version: str = "wordnet") -> None:
                 """No map from another WordNet version: NLTK builds one at start (index.sense
