@@ -15,7 +15,6 @@ _.verbosity  # xllamacpp.CommonParams
 _.warmup  # xllamacpp.CommonParams
 _.n_threads  # xllamacpp.CommonParams (cpuparams, cpuparams_batch)
 _.row_factory  # sqlite3.Connection (kontest_tui/store/chunks.py)
-_.map_wn  # NLTK's WordNetCorpusReader.__init__ calls it (kontest_tui/generate/wordnet_data.py)
 _.virtual_size  # Textual ScrollView (kontest_tui/tui/widgets/paged_table.py)
 _.show_root  # Textual Tree (kontest_tui/tui/widgets/relation_tree.py)
 _.guide_depth  # Textual Tree
@@ -25,6 +24,7 @@ _.external_attr  # zipfile.ZipInfo (scripts/build_wordnet.py)
 _.compress_type  # zipfile.ZipInfo
 
 # Called by a library.
+_.map_wn  # NLTK's WordNetCorpusReader.__init__ calls it (kontest_tui/generate/wordnet_data.py)
 _.connect_tcp  # httpcore's network backend (kontest_tui/models/http_client.py)
 _.bindings_changed  # Textual Footer's hook (kontest_tui/tui/widgets/key_footer.py)
 
