@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup setup-test run test lint bench snapshots-update clean
+.PHONY: setup setup-test run test test-real lint bench snapshots-update clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,9 +28,15 @@ setup-test: $(VENV)/.installed-test
 run: setup
 	$(BIN)/kontest --kg places --model sim
 
-# Two workers (pytest-xdist): 172 s instead of 314 s for the whole suite on 2 cores.
+# Two workers (pytest-xdist): 172 s instead of 314 s for the whole suite on 2 cores. Offline
+# and without the real model: the tests marked local_model run in their own lane below.
 test: setup-test
-	$(BIN)/python -m pytest -q -n 2 --durations=15
+	$(BIN)/python -m pytest -q -n 2 --durations=15 -m "not local_model"
+
+# The real small model (the [local] extra, in process, a core each): one worker; a test that
+# skips (the extra missing) fails here, and so does a lane that selects no test (exit 5).
+test-real: setup-test
+	$(BIN)/python -m pytest -q -m local_model --fail-on-skip -p no:xdist
 
 lint: setup-test
 	$(BIN)/ruff check kontest_tui tests scripts benchmarks

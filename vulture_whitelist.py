@@ -24,6 +24,7 @@ _.external_attr  # zipfile.ZipInfo (scripts/build_wordnet.py)
 _.compress_type  # zipfile.ZipInfo
 
 # Called by a library.
+_.map_wn  # NLTK's WordNetCorpusReader.__init__ calls it (kontest_tui/generate/wordnet_data.py)
 _.connect_tcp  # httpcore's network backend (kontest_tui/models/http_client.py)
 _.bindings_changed  # Textual Footer's hook (kontest_tui/tui/widgets/key_footer.py)
 

@@ -541,8 +541,15 @@ class HostileServer(FaultServer):
             return
         await SimServer._openai_chat(self, request, reply)
 
-    def plan_turn(self, model: object, messages: Any, seed: object, max_tokens: object) -> Turn:
-        turn = super().plan_turn(model, messages, seed, max_tokens)
+    def plan_turn(
+        self,
+        model: object,
+        messages: Any,
+        seed: object,
+        max_tokens: object,
+        temperature: object = 0.0,
+    ) -> Turn:
+        turn = super().plan_turn(model, messages, seed, max_tokens, temperature)
         form = self.forms[(self.calls + 3) % len(self.forms)] if self.forms else ""
         pieces = [HOSTILE_PREFIX, *turn.pieces, f" ({form})", HOSTILE_SUFFIX]
         return Turn(turn.profile, pieces, turn.fault, turn.delay_s, turn.token_s)

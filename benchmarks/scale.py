@@ -10,7 +10,7 @@ Each size runs in a fresh process (so its peak RSS is its own): a seeded synthet
 Printed per size: relations, turns, model calls, the three times, turns per second of the
 run, peak RSS of the generate+run process and of the report process, and DB bytes per stored
 answer; and the machine's load average (the machine may be shared: times scale with it).
-Targets (issue 17, a 2-core machine): 10k relations end to end < 10 s; 100k < 100 s with peak
+Targets (a 2-core machine): 10k relations end to end < 10 s; 100k < 100 s with peak
 RSS < 1 GB; 1M completes, streamed. `--million` adds a 1M-relation session (long: tens of
 minutes, and several GB of disk). Sessions above run.session.STREAM_ABOVE relations are
 created, asked and evaluated in chunks of relations (docs/sessions.md); `--chunk N` streams

@@ -1,4 +1,4 @@
-"""The simulated model's cost per question, and its share of a whole run (issue 17).
+"""The simulated model's cost per question, and its share of a whole run.
 
 Part 1: microseconds per question of `decide_answer` on synthetic places KGs of growing size
 (benchmarks/synthetic_kg.py), for template questions (recognised by the template patterns) and

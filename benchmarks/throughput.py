@@ -5,7 +5,7 @@ concurrency 1 and 8, with the model calls made against the distinct requests of 
 (every call asked once: a sequential conversation's first turn reuses its atomic answer).
 
 Prints the speedup of concurrency 8 and 64 over 1 (targets >= 6x, >= 40x) and the tool's overhead per call
-beyond the server's latency (target < 0.5 ms, issue 17), measured four ways:
+beyond the server's latency (target < 0.5 ms), measured four ways:
 - executor: wall time at concurrency 1 minus the time spent inside the client's chat()
   (queueing, context, parsing, events, the batched SQLite writes);
 - whole tool: wall time at concurrency 1 minus bare sequential httpx calls with the same

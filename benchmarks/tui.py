@@ -10,10 +10,10 @@
    - open: pushing the results screen to its report and tree shown (target < 1 s at 100k);
    - n, p: the next / previous error selected in the graph with its detail (target < 100 ms);
    - f: the errors-only tree shown with the node selected before still selected (and back;
-     issue 32: `f` keeps the node, checked at every run);
+     `f` keeps the node, checked at every run);
    - expand: a collapsed node's children read and shown (target < 100 ms);
    - find: `/`, a place's label, enter: until the first match is selected in the tree, the way
-     down to it read and opened (target < 200 ms at 100k, issue 32); typo: the same label
+     down to it read and opened (target < 200 ms at 100k); typo: the same label
      with two letters swapped (no name holds it: every name compared fuzzily);
    - filter: an Errors filter chosen (template t1) until its list is counted and its first
      page shown (target < 200 ms).
@@ -32,7 +32,7 @@
    drawn on the live screen; its wizard's preparation before it is not counted, as the
    command line's imports are not) and to its results screen shown (the stored report and
    the tree's first level), the peak RSS of each process (wait4), and the explorer's ratios
-   to the command line. Targets (issue 23): run time <= 1.3x, peak RSS <= 1.5x.
+   to the command line. Targets: run time <= 1.3x, peak RSS <= 1.5x.
 Run: .venv/bin/python benchmarks/tui.py [--runs 5] [--sizes 1k,15k,100k] [--no-launch]
      [--runs-of-run 3] [--no-views]
 """

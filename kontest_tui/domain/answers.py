@@ -1,7 +1,8 @@
 """Answer parsing: a model's raw reply -> yes / no / invalid, and clean text for display.
 
-The rule (DESIGN.md): strip, lower-case, strip leading punctuation and markup; a reply whose
-first word is "yes" is YES, "no" is NO, anything else is INVALID (kept, shown, never guessed).
+The rule (docs/oracles-and-metrics.md): strip, lower-case, strip leading punctuation and
+markup; a reply whose first word is "yes" is YES, "no" is NO, anything else is INVALID (kept,
+shown, never guessed).
 Only the start of a reply is read, so a 1 MB answer parses as fast as a short one; only the
 first MAX_ANSWER_CHARS of it are kept (`cut_answer`).
 """

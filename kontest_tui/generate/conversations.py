@@ -44,20 +44,6 @@ def fill_question(
     return fill_template(text, kg.label(relation.parent), kg.label(relation.child))
 
 
-def build_queries(
-    kg: KnowledgeGraph, relation: Relation, template_set: TemplateSet, template_ids: Sequence[str]
-) -> tuple[Query, ...]:
-    """One query per template id for one relation, in `template_ids` order."""
-    return tuple(
-        Query(
-            relation_id=relation.id,
-            template_id=template_id,
-            text=question_text(kg, relation, template_set, template_id),
-        )
-        for template_id in template_ids
-    )
-
-
 def _realised_queries(
     realiser: Realiser,
     relation: Relation,

@@ -34,7 +34,7 @@ from kontest_tui.generate.synonyms import (
     load_synonym_lists,
     wordnet_synonyms,
 )
-from kontest_tui.generate.templates import Template, TemplateSet, clean_label
+from kontest_tui.generate.templates import Template, clean_label
 from kontest_tui.kg.graph import KnowledgeGraph
 
 # Words (with inner hyphens/apostrophes), placeholders, runs of other non-space, and spaces.
@@ -243,34 +243,6 @@ def ipm_for_query(
         tuple(parameters),
         realised=realiser is not None,
     )
-
-
-def ipms_for_relations(
-    kg: KnowledgeGraph,
-    relations: Sequence[Relation],
-    template_set: TemplateSet,
-    template_ids: Sequence[str] | None = None,
-    *,
-    max_values: int = DEFAULT_MAX_VALUES,
-    senses: int = DEFAULT_SENSES,
-) -> list[QueryIPM]:
-    """One IPM per (relation, template), relation order first."""
-    lists = load_synonym_lists(template_set.domain)
-    templates = template_set.select(template_ids)
-    return [
-        ipm_for_query(
-            kg,
-            relation,
-            template,
-            template_set.domain,
-            max_values=max_values,
-            senses=senses,
-            lists=lists,
-            realise=template_set.realise,
-        )
-        for relation in relations
-        for template in templates
-    ]
 
 
 def guess_pos(word: str) -> str | None:

@@ -162,55 +162,6 @@ def parse_variant_answer(conversation: Conversation, text: str) -> Answer | None
     return None
 
 
-def variants_for_conversations(
-    kg: KnowledgeGraph,
-    relations: Sequence[Relation],
-    template_set: TemplateSet,
-    conversations: Sequence[Conversation],
-    **options: object,
-) -> list[Conversation]:
-    """Variants of the questions of the given atomic conversations (e.g. a session's Q1/Q2).
-
-    Each distinct (relation, template) among their turns is varied once; `options` are those
-    of `build_variant_conversations` (strength, seed, limit, postfix, max_values, senses).
-    """
-    by_id = {relation.id: relation for relation in relations}
-    lists = load_synonym_lists(template_set.domain)
-    postfix = bool(options.get("postfix", False))
-    prompt = JSON_BOOLEAN_PROMPT if postfix else template_set.system_prompt
-    seen: set[tuple[str, str]] = set()
-    out: list[Conversation] = []
-    for conversation in conversations:
-        for query in conversation.turns:
-            key = (query.relation_id, query.template_id)
-            relation = by_id.get(query.relation_id)
-            if key in seen or relation is None:
-                continue
-            seen.add(key)
-            ipm = ipm_for_query(
-                kg,
-                relation,
-                template_set.get(query.template_id),
-                template_set.domain,
-                max_values=int(options.get("max_values", DEFAULT_MAX_VALUES)),  # type: ignore[call-overload]
-                senses=int(options.get("senses", DEFAULT_SENSES)),  # type: ignore[call-overload]
-                lists=lists,
-                realise=template_set.realise,
-            )
-            limit = options.get("limit")
-            out.extend(
-                variants_for_ipm(
-                    ipm,
-                    strength=int(options.get("strength", 2)),  # type: ignore[call-overload]
-                    seed=int(options.get("seed", 0)),  # type: ignore[call-overload]
-                    limit=int(limit) if limit is not None else None,  # type: ignore[call-overload]
-                    postfix=postfix,
-                    system_prompt=prompt,
-                )
-            )
-    return out
-
-
 @dataclass(frozen=True)
 class VariantPreview:
     """A covering array for one question: its words (parameters) and the rows' values."""

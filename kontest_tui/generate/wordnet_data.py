@@ -55,9 +55,17 @@ def load_wordnet() -> Any:
             nltk.data.path.insert(0, root)
         # Open the reader on the zip directly so no other NLTK_DATA location can shadow it.
         corpus_root = nltk.data.find("corpora/wordnet.zip/wordnet/", paths=[root])
+
+        class EnglishWordNetReader(WordNetCorpusReader):  # type: ignore[misc]
+            def map_wn(self, version: str = "wordnet") -> None:
+                """No map from another WordNet version: NLTK builds one at start (index.sense
+                read twice, 60% of the reader's start) for the multilingual data only, which
+                this reader never loads."""
+                return None
+
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "multilingual functions are not available"
-            _reader = WordNetCorpusReader(corpus_root, None)
+            _reader = EnglishWordNetReader(corpus_root, None)
         return _reader
 
 

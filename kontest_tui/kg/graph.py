@@ -1,6 +1,6 @@
 """The knowledge-graph model: nodes with labels, aliases and types, and parent -> child edges.
 
-A `KnowledgeGraph` is plain data (what the KG file of DESIGN.md holds). Loading, saving and
+A `KnowledgeGraph` is plain data (what a KG file holds: docs/knowledge-graphs.md). Loading, saving and
 validation live in `kg.io`; paths and relations in `generate.relations`.
 """
 

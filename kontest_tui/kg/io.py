@@ -1,4 +1,4 @@
-"""Load and save the KG JSON file of DESIGN.md, and find the bundled sample KGs by name.
+"""Load and save the KG JSON file (docs/knowledge-graphs.md); find the bundled samples by name.
 
 File format: `{"name", "domain", "source", "built", "nodes": [{"id", "label", "aliases",
 "type"}], "edges": [{"parent", "child", "relation"}]}`. Saving is deterministic (same graph
@@ -247,7 +247,7 @@ def graph_from_dict(
 
 
 def graph_to_dict(kg: KnowledgeGraph) -> dict[str, Any]:
-    """The KG JSON object of DESIGN.md (fixed key order; nodes and edges in graph order)."""
+    """The KG file's JSON object (fixed key order; nodes and edges in graph order)."""
     return {
         "name": kg.name,
         "domain": kg.domain,

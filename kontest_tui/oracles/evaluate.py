@@ -2,7 +2,8 @@
 
 `evaluate(relations, conversations, answers)` is pure and cheap (one pass per oracle), so the
 live view may call it on every batch of streamed answers. `Evaluation.to_json()` is the
-Report JSON of DESIGN.md; the per-relation summary and verdicts by oracle feed the explorer.
+Report JSON (docs/oracles-and-metrics.md); the per-relation summary and verdicts by oracle
+feed the explorer.
 """
 
 from __future__ import annotations
@@ -310,9 +311,8 @@ class Evaluation:
         return found
 
     def to_json(self, *, include_relations: bool = False) -> ReportJSON:
-        """The Report JSON of DESIGN.md (plus a few extra keys, listed in the docs): its
-        keys in this order (the CSV report lists them so), the other kinds' sections after
-        the rates."""
+        """The Report JSON (docs/oracles-and-metrics.md): its keys in this order (the CSV
+        report lists them so), the other kinds' sections after the rates."""
         report = {
             "session": self.session,
             "model": self.model,

@@ -1,4 +1,5 @@
-"""The Report JSON (DESIGN.md; what `kontest report --format json` prints) as typed records.
+"""The Report JSON (what `kontest report --format json` prints; docs/oracles-and-metrics.md)
+as typed records.
 
 `ReportJSON` is the one shape `Evaluation.to_json` builds and every reader takes: the
 renderers (report.render, the html page), the comparison (report.compare_many) and the
@@ -146,7 +147,7 @@ class ReportSections(TypedDict, total=False):
 
 
 class ReportJSON(ReportSections):
-    """A session's report (see the module docstring and DESIGN.md)."""
+    """A session's report (see the module docstring and docs/oracles-and-metrics.md)."""
 
     session: str | None
     model: str | None

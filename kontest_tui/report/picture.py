@@ -1,4 +1,4 @@
-"""A picture of the model's knowledge graph with its errors, as one standalone HTML file.
+"""A picture of the model's knowledge graph with its errors, as inline SVG.
 
 The KG is drawn as a left-to-right tree in inline SVG (no script, no network: it opens from
 a USB stick in a talk or attached to a bug report). Each node carries the atomic answers of
@@ -137,33 +137,6 @@ def draw_picture(
         + "</svg>"
     )
     return Picture(svg, len(relations), total, len(errors_into))
-
-
-def render_picture(
-    kg: KnowledgeGraph,
-    relations: list[Relation],
-    atomic: Mapping[tuple[str, str], Answer | None],
-    verdicts: list[Verdict],
-    *,
-    title: str = "",
-    errors_only: bool = False,
-) -> str:
-    """The standalone HTML page (inline SVG) of `kg` with the session's answers and errors."""
-    picture = draw_picture(kg, relations, atomic, verdicts, errors_only=errors_only)
-    heading = escape(clean_text(title or kg.name))
-    return (
-        '<!DOCTYPE html>\n<html><head><meta charset="utf-8">'
-        f"<title>{heading}</title>"
-        "<style>body{font-family:system-ui,sans-serif;margin:1em}"
-        "svg{font:13px ui-monospace,monospace}</style></head><body>"
-        f"<h1>{heading}</h1>"
-        f"<p>{picture.relations} relations, {picture.errors} error verdicts on "
-        f"{picture.nodes_with_errors} nodes (red; hover for the verdicts). Dashed: no template "
-        "answered yes (the gap)."
-        f"{' Only nodes with errors and the way to them.' if errors_only else ''}</p>"
-        + picture.svg
-        + "</body></html>\n"
-    )
 
 
 def _with_errors_below(kg: KnowledgeGraph, marked: set[str]) -> set[str]:

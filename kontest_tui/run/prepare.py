@@ -411,7 +411,7 @@ def _count_kinds(
     prebuilt: PrebuiltKinds | None = None
     if others:
         # Built once, over the relations alone (no kind reads KONTEST's conversations), and
-        # kept with the spec: the run stores them instead of building them again (F6).
+        # kept with the spec: the run stores them instead of building them a second time.
         prebuilt = build_other_kinds(
             spec.graph,
             list(_relations(spec)),

@@ -27,14 +27,12 @@ line.
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from kontest_tui import paths
@@ -58,9 +56,6 @@ from .sessions import Sessions
 from .tree import ResultTree
 from .verdicts import Verdicts
 from .views import ResultViews
-
-if TYPE_CHECKING:
-    import sqlite_utils
 
 
 def _writable(path: Path) -> bool:
@@ -197,14 +192,6 @@ class Store:
         conn.execute("PRAGMA foreign_keys = ON")
 
     # -- plumbing -------------------------------------------------------------------------
-
-    @functools.cached_property
-    def db(self) -> sqlite_utils.Database:
-        """The same connection as a sqlite-utils Database (imported on first use: it adds
-        70 ms to the start of every command that opens a store)."""
-        import sqlite_utils
-
-        return sqlite_utils.Database(self.conn)
 
     def close(self) -> None:
         self.conn.close()

@@ -1,7 +1,7 @@
 """A stored session's error list, paged: every error verdict ranked in two orders, read from
 the derived `result_errors` table (store.rollups ranks them; store.views keeps them built).
 
-`store.error_list` (`ErrorList`): `errors` (a page, CLEAREST first as issue 24 defines it,
+`store.error_list` (`ErrorList`): `errors` (a page, CLEAREST first as store.rollups ranks it,
 TREE: the graph's order, RELATION: by the relation's name, TEMPLATE: by template, filtered by
 an `ErrorFilter`: oracle, template, clear answers, the nodes a find matched, confirmation
 status, weak), `error_at` ("the

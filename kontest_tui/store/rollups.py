@@ -25,13 +25,13 @@ not read into memory:
 - `result_views`: which report (its `created` stamp) and which VERSION of this code made
   them; a mismatch means build them again (store.views.ResultViews.ensure).
 
-The clearest-first order (issue 24), the one `n` and the Errors tab start with: errors asked
-again by their status (confirmed first, then mixed, undecided, not asked again, not
-reproduced: oracles.confirmation.STATUSES), then metamorphic atomic errors first, then sequential intra, sequential inter, ontological, and the other test
-kinds' oracles (variant, factcheck, logic, annotation), then any other oracle by name; within
-one oracle, errors whose
-answers are all valid (yes/no) first, then relations whose two labels differ (compared
-without case, ASCII letters), then the shorter names (parent + child as shown, in
+The clearest-first order (docs/oracles-and-metrics.md), the one `n` and the Errors tab start
+with: errors asked again by their status (confirmed first, then mixed, undecided, not asked
+again, not reproduced: oracles.confirmation.STATUSES), then metamorphic atomic errors first,
+then sequential intra, sequential inter, ontological, and the other test kinds' oracles
+(variant, factcheck, logic, annotation), then any other oracle by name; within one oracle,
+errors whose answers are all valid (yes/no) first, then relations whose two labels differ
+(compared without case, ASCII letters), then the shorter names (parent + child as shown, in
 characters), then the relation's position and the verdict's id.
 """
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, Conversation, Relation, Verdict
 
-# The orders of the error list (store.error_list): the clearest first (issue 24), the
+# The orders of the error list (store.error_list): the clearest first (store.rollups), the
 # graph's order, by the relation's name (A to Z), by template (then the clearest first).
 CLEAREST = "clearest"
 TREE = "tree"

@@ -245,8 +245,8 @@ async def ask_extra_template(
 
 def leave_cancelled(controls: Sequence[RunControl], db: str | Path | None) -> None:
     """The explorer ends with runs still winding down in their threads: mark their sessions
-    cancelled, as a run stopped in time marks itself (before, a session cut off while it
-    was being prepared or evaluated stayed `running` until resumed, QA finding 13). Never
+    cancelled, as a run stopped in time marks itself (a session cut off while it was being
+    prepared or evaluated would otherwise stay `running` until resumed). Never
     raises: the process ends after this whatever happens."""
     cut = [session_id for control in controls if (session_id := control.cut_off) is not None]
     if not cut:

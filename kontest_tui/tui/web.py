@@ -184,7 +184,7 @@ class TokenServer(Server):
 def check_port(host: str, port: int) -> None:
     """WebServeError when host:port cannot be listened on (taken, not this machine's): said
     before the server starts, which prints its address and token as it starts (before it
-    binds: a URL with a token was printed above 'cannot listen', QA finding 12)."""
+    binds: otherwise a URL with a token is printed above the line saying it cannot listen)."""
     try:
         with socket.create_server((host.strip("[]"), port)):
             pass

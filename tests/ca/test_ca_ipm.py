@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kontest_tui.domain.records import Relation
-from kontest_tui.generate.ipm import ipm_for_query, ipm_for_text, ipms_for_relations, tokenize
+from kontest_tui.generate.ipm import ipm_for_query, ipm_for_text, tokenize
 from kontest_tui.generate.synonyms import (
     ban_value,
     load_synonym_lists,
@@ -194,12 +194,16 @@ def test_pin_and_ban(isolated_home) -> None:
     assert load_synonym_lists("places").pins["have"] == ["own"]
 
 
-def test_ipms_for_relations_and_text() -> None:
-    ipms = ipms_for_relations(ireland_kg(), [REL], load_template_set("places"), ["t1", "t2", "t3"])
+def test_ipm_for_query_and_text() -> None:
+    places, paper = load_template_set("places"), load_template_set("paper", "places")
+    ipms = [
+        ipm_for_query(ireland_kg(), REL, places.get(t), "places", realise=places.realise)
+        for t in ("t1", "t2", "t3")
+    ]
     assert [i.template_id for i in ipms] == ["t1", "t2", "t3"]
     assert ipms[1].text == "Is Ulster in Ireland?"
-    paper = ipms_for_relations(ireland_kg(), [REL], load_template_set("paper", "places"), ["t2"])
-    assert paper[0].text == "Is there a Ulster in Ireland?"
+    paper_t2 = ipm_for_query(ireland_kg(), REL, paper.get("t2"), "places", realise=paper.realise)
+    assert paper_t2.text == "Is there a Ulster in Ireland?"
     free = ipm_for_text("can you drink alcohol in public in denmark", "q1")
     assert free.text == "can you drink alcohol in public in denmark"
     assert free.levels[0] == 1 and free.levels[1] == 1  # stop words

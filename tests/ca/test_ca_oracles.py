@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
-from kontest_tui.domain.extras import VariantExtras
+from kontest_tui.domain.extras import AnnotationExtras, VariantExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.annotated import build_annotation_conversations, parse_annotation_lines
@@ -17,6 +18,7 @@ from kontest_tui.oracles.variant import (
     group_variants,
     summarize_variants,
 )
+from tests.support.records import extras_of
 
 Y, N, X = Answer.YES, Answer.NO, Answer.INVALID
 
@@ -120,7 +122,8 @@ def test_variant_summary_section() -> None:
         ("S/t1~v0", 0): N,
         ("S/t1~v1", 0): Y,
     }
-    verdicts, section = summarize_variants([*CONVERSATIONS, *other], answers)
+    verdicts, summary = summarize_variants([*CONVERSATIONS, *other], answers)
+    section: dict[str, Any] = summary
     assert len(verdicts) == 5 and sum(v.error for v in verdicts) == 3
     assert {
         k: section[k]
@@ -185,7 +188,10 @@ def test_annotation_conversations_and_evaluation(tmp_path) -> None:
         "can you drink alcohol in public in denmark? Return a JSON Boolean."
     )
     assert all(c.test_kind is TestKind.ANNOTATION and c.expected == (Y,) for c in conversations)
-    assert conversations[0].extras.annotation is True and conversations[0].extras.line == 1
+    assert (
+        extras_of(conversations[0], AnnotationExtras).annotation is True
+        and extras_of(conversations[0], AnnotationExtras).line == 1
+    )
     assert len(conversations) >= 2
     # Hand-made answers: the original right, variant 1 wrong, variant 2 invalid, others right.
     answers = {(c.id, 0): Y for c in conversations}
@@ -220,13 +226,13 @@ def test_undefined_answer_fails_the_annotated_question() -> None:
             TestKind.ANNOTATION,
             (Y,),
             None,
-            {"variant": i},
+            AnnotationExtras(variant=i, question="q", annotation=True),
         )
         for i in range(9)
     ]
     answers = {(c.id, 0): Y for c in conversations}
     answers[(conversations[2].id, 0)] = X
-    data = evaluate_annotations(conversations, answers).to_json()
+    data: dict[str, Any] = evaluate_annotations(conversations, answers).to_json()
     assert data["tests"]["annotation"] == 9 and data["errors"]["annotation"] == 1
     assert data["accuracy"] == 8 / 9
 

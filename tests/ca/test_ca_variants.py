@@ -6,6 +6,7 @@ import itertools
 
 import pytest
 
+from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import Answer, Relation, TestKind
 from kontest_tui.generate.ipm import ipm_for_query
 from kontest_tui.generate.templates import load_template_set
@@ -16,6 +17,7 @@ from kontest_tui.generate.variants import (
     variants_for_ipm,
 )
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
+from tests.support.records import extras_of
 
 
 def kg() -> KnowledgeGraph:
@@ -37,11 +39,11 @@ def test_variants_cover_all_pairs_of_words() -> None:
     first = conversations[0]
     assert first.id == "Q27>Q1/t1~v0" and first.label == "t1 v0"
     assert first.turns[0].text == "Does Ireland contain Ulster?"
-    assert first.extras.changed == {}
+    assert extras_of(first, VariantExtras).changed == {}
     assert all(c.test_kind is TestKind.VARIANT and c.kind == "atomic" for c in conversations)
     assert all(c.turns[0].template_id == "t1" and c.relation_id == "Q27>Q1" for c in conversations)
-    rows = [c.extras.row for c in conversations]
-    names = conversations[0].extras.parameters
+    rows = [extras_of(c, VariantExtras).row for c in conversations]
+    names = extras_of(conversations[0], VariantExtras).parameters
     for a, b in itertools.combinations(range(len(names)), 2):
         want = {(x, y) for x in range(ipm.levels[a]) for y in range(ipm.levels[b])}
         assert {(r[a], r[b]) for r in rows} == want
@@ -57,7 +59,7 @@ def test_limit_seed_and_postfix() -> None:
     assert [c.turns[0].text for c in a] == [c.turns[0].text for c in b]
     assert len(a) == 4
     assert a[0].turns[0].text == "Is Ulster in Ireland? Return a JSON Boolean."
-    assert a[0].extras.answer_format == "json_boolean"
+    assert extras_of(a[0], VariantExtras).answer_format == "json_boolean"
 
 
 def test_build_variant_conversations_for_relations() -> None:
@@ -98,21 +100,6 @@ def test_add_postfix() -> None:
 )
 def test_parse_json_boolean(text: str, answer: Answer) -> None:
     assert parse_json_boolean(text) is answer
-
-
-def test_variants_for_conversations() -> None:
-    from kontest_tui.generate.conversations import build_conversations
-    from kontest_tui.generate.variants import variants_for_conversations
-
-    templates = load_template_set("places")
-    kontest = build_conversations(kg(), [REL], templates)
-    atomic = [c for c in kontest if c.kind == "atomic"]
-    out = variants_for_conversations(kg(), [REL], templates, kontest, strength=1, limit=5)
-    # Sequential conversations repeat the atomic questions: each (relation, template) once.
-    assert {c.id.split("~")[0] for c in out} == {c.id for c in atomic}
-    t1 = [c for c in out if c.turns[0].template_id == "t1"]
-    assert len(t1) == 3  # t=1: three values of the widest word (contain, Ireland, Ulster)
-    assert t1[0].turns[0].text == "Does Ireland contain Ulster?"
 
 
 def test_preview_variants_matches_the_variant_conversations() -> None:

@@ -1,6 +1,6 @@
 """A template word's part of speech (generate.ipm.tag_words): its place in the sentence
-first, WordNet's most used sense otherwise (QA finding 14: "release" in
-`Did {parent} release ...` was tagged a noun, so its variants took noun synonyms)."""
+first, WordNet's most used sense otherwise ("release" in `Did {parent} release ...` is a
+verb: tagged a noun, its variants would take noun synonyms)."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kontest_tui.domain.records import TestKind
-from kontest_tui.generate.conversations import build_conversations, build_queries, build_suite
+from kontest_tui.generate.conversations import build_conversations, build_suite, question_text
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
@@ -86,17 +86,18 @@ def test_music_questions_use_the_relation_type(build_kg) -> None:
         'Does the album "The 2nd Law" have a song called "Panic Station"?',
         'Is "Panic Station" a song on the album "The 2nd Law"?',
     ]
-    queries = build_queries(kg, relations[2], music, ["t3"])
-    assert queries[0].text == 'Is "Panic Station" a track on the album "The 2nd Law"?'
+    assert (
+        question_text(kg, relations[2], music, "t3")
+        == 'Is "Panic Station" a track on the album "The 2nd Law"?'
+    )
     # the papers' set: t3 is the paper's unseen template (Appendix Fig. 5)
     paper = load_template_set("paper", "music")
-    queries = build_queries(kg, relations[2], paper, ["t1", "t2", "t3"])
-    assert [query.text for query in queries] == [
+    assert [question_text(kg, relations[2], paper, t) for t in ("t1", "t2", "t3")] == [
         'Does the album, "The 2nd Law" have a song called "Panic Station"?',
         'Is "Panic Station" in the album, "The 2nd Law"?',
         'Is "Panic Station" performed in the album, "The 2nd Law"?',
     ]
-    assert build_queries(kg, relations[0], paper, ["t3"])[0].text == (
+    assert question_text(kg, relations[0], paper, "t3") == (
         'Is "The 2nd Law" an album performed by Muse?'
     )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,7 @@ Q1 = "Does Ireland have a Kinawley?"
 Q2 = "Is there a Kinawley in Ireland?"
 
 
-def write_jsonl(tmp_path: Path, records: list[dict[str, object]], name: str = "rec.jsonl") -> Path:
+def write_jsonl(tmp_path: Path, records: Sequence[object], name: str = "rec.jsonl") -> Path:
     path = tmp_path / name
     path.write_text("\n".join(json.dumps(record) for record in records) + "\n", encoding="utf-8")
     return path

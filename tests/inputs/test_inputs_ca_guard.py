@@ -1,4 +1,4 @@
-"""Issue 14 item 5: `kontest ca` refuses covering arrays it cannot build in reasonable time,
+"""`kontest ca` refuses covering arrays it cannot build in reasonable time,
 at once and with one line; arrays an orthogonal array gives at once are still built."""
 
 from __future__ import annotations

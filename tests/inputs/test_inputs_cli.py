@@ -1,4 +1,4 @@
-"""Issue 14 item 3: each bad input the issue lists gives one `kontest: error:` line and a
+"""Each bad input gives one `kontest: error:` line and a
 non-zero exit, never a traceback (run_cli would raise it). One test per case, CLI first."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property (issue 14 item 3, issue 26): mutated KG, replay, IPM and batch files (results for
+"""Property: mutated KG, replay, IPM and batch files (results for
 `run --batch-in`, requests for `sim batch`) and any values of the environment variables kontest
 reads, given to the CLI, end in exactly one `kontest: error: ...` line and a non-zero exit, or
 in success; never a traceback.
@@ -62,7 +62,7 @@ DEEP_MARK, BIG_MARK = "@@deep@@", "@@big@@"
 # Half the replacements are the values that broke loaders before (deep nesting, 5,000-digit
 # numbers, NaN / Infinity, lone surrogates written as "\ud800" escapes, a path as a domain),
 # half any JSON value at all.
-nasty = st.sampled_from(
+nasty: st.SearchStrategy[object] = st.sampled_from(
     [
         DEEP_MARK,
         BIG_MARK,
@@ -177,7 +177,7 @@ def assert_one_line_or_success(argv: list[str]) -> None:
         code = run_cli(argv)  # any exception here is the traceback the property forbids
         out.flush()
         err.flush()
-    text = err.buffer.getvalue().decode("utf-8")  # type: ignore[attr-defined]
+    text = err.buffer.getvalue().decode("utf-8")
     errors = [line for line in text.splitlines() if line.startswith("kontest: error: ")]
     if code == 0:
         assert errors == [], text
@@ -225,7 +225,7 @@ def test_mutated_ipm(content: bytes) -> None:
         assert_one_line_or_success(["ca", "--ipm", str(path), "--effort", "0"])
 
 
-# -- batch files and environment values (issue 26) ------------------------------------------
+# -- batch files and environment values ------------------------------------------------------
 
 RESULT_LINE: dict[str, Any] = {
     "custom_id": "k",
@@ -285,7 +285,7 @@ def test_mutated_batch_requests(content: bytes) -> None:
 ENVIRONMENT = ("KONTEST_HOME", "OPENAI_API_KEY", "OPENAI_BASE_URL", "KONTEST_CONTACT")
 env_values = st.sampled_from(
     ["", " ", "/", "/dev/null", "/proc/self/environ", "~", "..", "x" * 5000, "a\nb", "é", "::"]
-) | st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=30)
+) | st.text(st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"), max_size=30)
 
 
 @contextlib.contextmanager

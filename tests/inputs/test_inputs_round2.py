@@ -1,4 +1,4 @@
-"""Issue 26's input faults: text from a KG file cleaned where it is read (ids, types, names,
+"""Input faults: text from a KG file cleaned where it is read (ids, types, names,
 sources, relations, not only labels); a diamond DAG refused with its path count instead of a
 hang; KONTEST_HOME naming a file, stdout on a full disk: one line each, never a traceback;
 exports written whole or not at all; no database left by a run that stored nothing."""
@@ -159,19 +159,17 @@ def test_an_export_is_written_whole_or_not_at_all(tmp_path: Path, capsys, monkey
     out = tmp_path / "export.jsonl"
     out.write_text("the previous export\n")
 
-    import kontest_tui.paths as paths
-
     real_replace = os.replace
 
     def disk_full(source, target):  # noqa: ANN001, ANN202
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(paths.os, "replace", disk_full)
+    monkeypatch.setattr(os, "replace", disk_full)  # the os module paths.py calls
     assert run_cli(["export", "--db", str(db), "--out", str(out)]) == 2
     assert "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "the previous export\n"  # the old file, not half a new one
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
-    monkeypatch.setattr(paths.os, "replace", real_replace)
+    monkeypatch.setattr(os, "replace", real_replace)
     assert run_cli(["export", "--db", str(db), "--out", str(out)]) == 0
     assert len(out.read_text().splitlines()) == 18  # 3 relations x 6 turns
 

@@ -1,4 +1,4 @@
-"""Issue 14 item 3, the store: errors while creating a session and hand-edited rows are one
+"""The store: errors while creating a session and hand-edited rows are one
 line (`StoreError`), never a traceback. Real SQLite files; nothing is mocked."""
 
 from __future__ import annotations

@@ -103,8 +103,8 @@ class EchoingHandler(BaseHTTPRequestHandler):
         type(self).calls += 1
         form = forms[(step // 2) % len(forms)]
         if step % 2 == 0:
-            body = {"error": {"message": f"upstream refused {form}"}}
-            self._send(500, json.dumps(body).encode())
+            refusal = {"error": {"message": f"upstream refused {form}"}}
+            self._send(500, json.dumps(refusal).encode())
             return
         chunk = {"choices": [{"delta": {"content": f"Yes, {form}"}, "finish_reason": "stop"}]}
         body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n".encode()

@@ -3,6 +3,7 @@ variants, not as accepted WH answers; a WH answer naming another KG entity is wr
 
 from __future__ import annotations
 
+from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.generate.ipm import ipm_for_query
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.templates import load_template_set
@@ -12,6 +13,7 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.probes.evaluate import evaluate_probes
 from kontest_tui.probes.factcheck import build_factcheck_conversations
 from kontest_tui.probes.templates import load_probe_templates
+from tests.support.records import extras_of
 
 
 def toy() -> KnowledgeGraph:
@@ -64,8 +66,8 @@ def test_wh_answer_naming_another_entity_is_wrong() -> None:
     (question,) = build_factcheck_conversations(
         kg, relations, load_probe_templates("places"), question_types=("wh",)
     )
-    assert question.extras.accepted == ("Canton of Luxembourg",)
-    assert question.extras.others == ("Luxembourg",)
+    assert extras_of(question, FactcheckExtras).accepted == ("Canton of Luxembourg",)
+    assert extras_of(question, FactcheckExtras).others == ("Luxembourg",)
     key = (question.id, 0)
     judged = {}
     for answer in ("Luxembourg", "Canton of Luxembourg", "the canton of Luxembourg", "Luxemburg"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -352,7 +353,7 @@ def test_save_to_unwritable_place_is_graph_error(tmp_path: Path) -> None:
 def test_labels_and_aliases_lose_escape_codes_and_control_characters(tmp_path: Path) -> None:
     from kontest_tui.kg.io import load_graph
 
-    kg = {
+    kg: dict[str, Any] = {
         "name": "hostile",
         "domain": "places",
         "nodes": [

@@ -21,13 +21,13 @@ import pytest
 from kontest_tui.domain.records import Answer
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.mitigate.ensemble import (
-    ModelAnswers,
     compute_weights,
     cross_validate,
     majority_vote,
     split_folds,
     weighted_ensemble,
 )
+from kontest_tui.results.answers import ModelAnswers
 
 Y, N, X = Answer.YES, Answer.NO, Answer.INVALID
 IDS = ("r1", "r2", "r3", "r4")

@@ -6,7 +6,8 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-from model_test_servers import (
+
+from tests.models.model_test_servers import (
     LeakyHandler,
     MisbehavingHandler,
     ProxyHandler,

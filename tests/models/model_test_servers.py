@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 from kontest_tui.models.sim.server import SimServer
 
@@ -34,7 +35,8 @@ def start_sim_server(*args: str) -> tuple[subprocess.Popen[str], str]:
     line = process.stdout.readline().strip()
     if not line.startswith("http://127.0.0.1:"):
         process.kill()
-        raise RuntimeError(f"sim server did not start: {line!r} {process.stderr.read()!r}")
+        error = process.stderr.read() if process.stderr is not None else ""
+        raise RuntimeError(f"sim server did not start: {line!r} {error!r}")
     return process, line
 
 
@@ -243,7 +245,7 @@ class ProxyHandler(BaseHTTPRequestHandler):
     """
 
     protocol_version = "HTTP/1.1"
-    payloads: list[dict[str, object]] = []
+    payloads: list[dict[str, Any]] = []
     authorizations: list[str] = []  # the Authorization header of every chat request
     TAGS = (
         "generate-proxy",

@@ -4,9 +4,9 @@ stop the run with one clear line instead of asking every turn (against a real lo
 from __future__ import annotations
 
 import pytest
-from model_test_servers import MisbehavingHandler
 
 from kontest_tui.cli import run_cli
+from tests.models.model_test_servers import MisbehavingHandler
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -93,8 +93,8 @@ def test_a_model_that_stops_answering_is_said_once(
     capsys,
     monkeypatch,  # noqa: ANN001
 ) -> None:
-    """QA finding 7: every call failing with an error worth retrying (a server in trouble,
-    cutting every answer) went on silently. With one attempt per turn, 3 relations ask 12
+    """Every call failing with an error worth retrying (a server in trouble, cutting every
+    answer) must not go on silently. With one attempt per turn, 3 relations ask 12
     first turns (the later turns of a failed conversation are not asked): the 10th failure in
     a row says once that the model stopped answering, with the command that asks the failed
     turns again; the run goes on to the end and is left to resume. (The same rejection from

@@ -12,9 +12,9 @@ from typing import ClassVar
 
 import httpx
 import pytest
-from model_test_servers import serving
 
 from kontest_tui.models.http_client import ShardedClient
+from tests.models.model_test_servers import serving
 
 WAVE = 16
 

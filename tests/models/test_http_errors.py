@@ -104,10 +104,10 @@ async def test_check_explains_what_is_wrong(bad_url: str, refused_url: str) -> N
     with pytest.raises(ModelError, match="unknown model 'missing'.*available: known"):
         await model.check()
     await model.aclose()
-    model = OllamaModel("m", refused_url)
+    ollama = OllamaModel("m", refused_url)
     with pytest.raises(ModelError, match="connection refused"):
-        await model.check()
-    await model.aclose()
+        await ollama.check()
+    await ollama.aclose()
 
 
 def test_parse_retry_after() -> None:

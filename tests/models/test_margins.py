@@ -9,7 +9,6 @@ import math
 from dataclasses import replace
 
 import pytest
-from model_test_servers import ProxyHandler
 
 from kontest_tui.domain.answers import parse_answer
 from kontest_tui.domain.margins import first_margin, is_low_margin, p_yes_of
@@ -31,6 +30,7 @@ from kontest_tui.oracles.margins import (
     is_weak,
     summarize_margins,
 )
+from tests.models.model_test_servers import ProxyHandler
 
 LOG = math.log
 

@@ -1,6 +1,6 @@
 """What the wizard offers of models (run.choices): the Ollama models of a server keep its URL
-(issue 24, defect 4: a model found by "Find Ollama models" lost its @URL and was then asked
-on the default local server), and the simulated presets."""
+(a model found by "Find Ollama models" that lost its @URL would be asked on the default
+local server), and the simulated presets."""
 
 from __future__ import annotations
 

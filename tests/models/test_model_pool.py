@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Iterator
 
 import pytest
-from model_test_servers import running_sim_server
 
 from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelSpecError
@@ -14,6 +13,7 @@ from kontest_tui.models import pool as pool_module
 from kontest_tui.models.pool import ModelPool
 from kontest_tui.models.specs import open_model, parse_model_spec
 from kontest_tui.run.executor import Executor, ExecutorConfig
+from tests.models.model_test_servers import running_sim_server
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ import json
 import sqlite3
 
 import pytest
-from model_test_servers import ProxyHandler
 
 from kontest_tui.cli import run_cli
 from kontest_tui.errors import ModelError
@@ -16,6 +15,7 @@ from kontest_tui.models.base import ChatOptions, ChatRequest, Message
 from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
 from kontest_tui.models.ollama import OllamaModel
 from kontest_tui.models.openai import OpenAIModel
+from tests.models.model_test_servers import ProxyHandler
 
 
 def ask(options: ChatOptions | None = None) -> ChatRequest:

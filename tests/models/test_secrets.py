@@ -182,7 +182,7 @@ def test_a_stored_url_gets_the_key_only_when_it_is_the_key_s_host(
 ) -> None:
     """Resuming a session (someone else's DB may name any URL) sends OPENAI_API_KEY only to
     the host OPENAI_BASE_URL names (default api.openai.com), and says so in one line."""
-    from model_test_servers import ProxyHandler
+    from tests.models.model_test_servers import ProxyHandler
 
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     monkeypatch.setenv("OPENAI_BASE_URL", f"{proxy_url}/v1")

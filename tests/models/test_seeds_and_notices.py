@@ -11,13 +11,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from model_test_servers import ProxyHandler
 
 from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import Answer, Conversation, Query, Response
 from kontest_tui.domain.seeds import SEED_BITS, draw_seed
 from kontest_tui.run.notices import ECHO_AFTER, EchoWatch
 from kontest_tui.store import Store
+from tests.models.model_test_servers import ProxyHandler
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -58,7 +58,7 @@ def test_each_conversation_is_sent_its_own_seed(
             capsys, *run, "--model", f"openai:good@{proxy_url}/v1", "--model-seed", "7"
         )
         assert code == 0, err
-        sent.append(sorted(p["seed"] for p in ProxyHandler.payloads))  # type: ignore[type-var]
+        sent.append(sorted(p["seed"] for p in ProxyHandler.payloads))
         with Store(db) as store:
             ids = {c.id for c in store.relations.load_conversations(store.sessions.ids()[0])}
     assert sent[0] == sent[1]  # reproduced by a rerun

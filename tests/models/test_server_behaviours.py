@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any
 
 import pytest
-from model_test_servers import sim_server_thread
 
 from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import Conversation, Query
@@ -21,6 +21,7 @@ from kontest_tui.models.pool import ModelPool
 from kontest_tui.models.sim import SimulatedModel
 from kontest_tui.models.specs import open_model
 from kontest_tui.run.executor import Executor, ExecutorConfig
+from tests.models.model_test_servers import sim_server_thread
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -65,7 +66,7 @@ def test_a_model_name_the_server_does_not_serve_fails_the_check(
     assert code == 0, err
 
 
-def stored(db, sql: str) -> list[tuple[object, ...]]:  # noqa: ANN001
+def stored(db, sql: str) -> list[tuple[Any, ...]]:  # noqa: ANN001
     conn = sqlite3.connect(db)
     try:
         return list(conn.execute(sql))

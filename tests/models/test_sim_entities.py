@@ -86,10 +86,9 @@ async def test_open_model_passes_the_kg() -> None:
 
 
 async def test_sim_serve_kg_option_matches_in_process() -> None:
-    from model_test_servers import start_sim_server
-
     from kontest_tui.kg.io import load_graph
     from kontest_tui.models.ollama import OllamaModel
+    from tests.models.model_test_servers import start_sim_server
 
     questions = [
         "Does Ireland possess a Kinawley?",
@@ -174,7 +173,7 @@ def test_name_scan_finds_what_the_one_regex_found(source: str) -> None:
 
 def test_fold_text_is_how_ignorecase_compares() -> None:
     pairs = ["İi", "ıI", "ſS", "µΜ", "ςΣ", "σΣ", "ϐβ", "Kk", "ᲀВ", "ǅǆ", "ẞß"]
-    for a, b in pairs:
+    for a, b in (tuple(pair) for pair in pairs):  # each pair is two characters
         assert (fold_text(a) == fold_text(b)) == bool(re.fullmatch(re.escape(a), b, re.I)), a + b
     assert len(fold_text("İSTANBUL straße")) == len("İSTANBUL straße")
 

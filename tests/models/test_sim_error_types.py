@@ -12,9 +12,10 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.models.base import ChatRequest, Message
 from kontest_tui.models.sim import SimulatedModel, parse_question
 from kontest_tui.oracles.evaluate import evaluate
+from kontest_tui.oracles.report_json import ReportJSON
 
 
-async def run_sim(sample: str, profile: str) -> dict:
+async def run_sim(sample: str, profile: str) -> ReportJSON:
     kg = load_graph(sample)
     relations = extract_relations(kg)
     conversations = build_conversations(kg, relations, load_template_set(sample))

@@ -7,7 +7,6 @@ import sys
 
 import httpx
 import pytest
-from model_test_servers import ROOT, start_sim_server
 
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
@@ -22,6 +21,7 @@ from kontest_tui.models.sim import (
     load_profile,
 )
 from kontest_tui.models.specs import alist_models, list_models, open_model
+from tests.models.model_test_servers import ROOT, start_sim_server
 
 CHATS: list[tuple[str, ...]] = [
     ("Does Ireland have a Ulster?",),

@@ -105,7 +105,7 @@ def test_decisions_are_deterministic_and_seeded() -> None:
 
 
 async def test_order_and_concurrency_do_not_change_answers() -> None:
-    chats = [(f"Does A{i} have a B{i}?",) for i in range(30)]
+    chats: list[tuple[str, ...]] = [(f"Does A{i} have a B{i}?",) for i in range(30)]
     chats += [(f"Does A{i} have a B{i}?", f"Is there a B{i} in A{i}?") for i in range(30)]
     model = SimulatedModel("default", seed=5)
     in_order = [(await model.chat(request(*chat))).text for chat in chats]

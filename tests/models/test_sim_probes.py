@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from typing import Any
 
 import pytest
-from model_test_servers import start_sim_server
 
 from kontest_tui.domain.answers import parse_answer
+from kontest_tui.domain.extras import ChoiceOption, FactcheckExtras
 from kontest_tui.domain.records import Answer, Conversation, TestKind
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.generate.conversations import build_suite
@@ -26,11 +27,13 @@ from kontest_tui.models.sim import (
 )
 from kontest_tui.models.sim.entities import EntityFinder
 from kontest_tui.models.sim.probes import parse_probe
-from kontest_tui.probes.evaluate import evaluate_probes
+from kontest_tui.probes.evaluate import ProbeEvaluation, evaluate_probes
 from kontest_tui.probes.factcheck import build_factcheck_conversations
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.matching import match_wh, parse_choice, parse_logic_answer
 from kontest_tui.probes.templates import FACT_FORMS, load_probe_templates
+from tests.models.model_test_servers import start_sim_server
+from tests.support.records import extras_of
 
 COUNTRIES = ("Ardonia", "Belmar", "Corvana", "Dastria")
 
@@ -59,7 +62,7 @@ def probes(
     ]
 
 
-def profile(**changes: object) -> SimProfile:
+def profile(**changes: Any) -> SimProfile:
     """The default profile without noise (no unsure answers, wording or template errors)."""
     quiet = {"unsure_rate": 0.0, "variant_error": 0.0, "refusal_rate": 0.0, "template_error": {}}
     return dataclasses.replace(load_profile("default"), **{**quiet, **changes})
@@ -115,13 +118,15 @@ def test_a_model_knowing_everything_answers_every_probe_right() -> None:
     assert len(result.verdicts) == len(conversations) - len(premises)  # premises are no tests
     assert not [v for v in result.verdicts if v.error]
     assert report_premises(result)["correct"] == len(premises)
-    report = result.to_json()
+    report: dict[str, Any] = result.to_json()
     for section in ("factcheck", "logic"):
-        assert report[section]["correct"] == report[section]["asked"]  # type: ignore[index]
+        assert report[section]["correct"] == report[section]["asked"]
 
 
-def report_premises(result: object) -> dict[str, int]:
-    return result.to_json()["logic"]["premises"]  # type: ignore[attr-defined,no-any-return]
+def report_premises(result: ProbeEvaluation) -> dict[str, int]:
+    report: dict[str, Any] = result.to_json()
+    premises: dict[str, int] = report["logic"]["premises"]
+    return premises
 
 
 def test_a_model_knowing_nothing_says_no_and_errs_on_what_needs_knowledge() -> None:
@@ -132,16 +137,20 @@ def test_a_model_knowing_nothing_says_no_and_errs_on_what_needs_knowledge() -> N
         raw = said[(conversation.id, 0)]
         label = conversation.label
         if label == "two_hop_choice":
-            assert parse_choice(raw, conversation.extras.options) is not None  # a guess
+            assert (
+                parse_choice(raw, extras_of(conversation, FactcheckExtras).options) is not None
+            )  # a guess
         elif label.startswith(("yes_no", "two_hop")):
             assert parse_answer(raw) == Answer.NO, (label, raw)  # right only for false facts
         elif conversation.test_kind == TestKind.LOGIC:  # every fact denied, negations affirmed
             wrong = Answer.YES if conversation.expected == (Answer.NO,) else Answer.NO
             assert parse_logic_answer(raw) == wrong, (label, raw)
         elif label == "multiple_choice":
-            assert parse_choice(raw, conversation.extras.options) is not None  # a guess
+            assert (
+                parse_choice(raw, extras_of(conversation, FactcheckExtras).options) is not None
+            )  # a guess
         elif label == "wh":
-            accepted = conversation.extras.accepted
+            accepted = extras_of(conversation, FactcheckExtras).accepted
             assert raw.strip() and not match_wh(raw, accepted).matched  # a wrong place
             assert raw.strip(" .*") in {n.label for n in kg.nodes.values()}
 
@@ -155,7 +164,8 @@ def test_unknown_facts_are_declined_where_the_prompt_allows_it() -> None:
         if conversation.test_kind == TestKind.LOGIC and conversation.label != "symmetric":
             assert parse_logic_answer(raw) == Answer.REFUSAL, raw
         elif (
-            conversation.label.startswith(("yes_no", "two_hop")) and not conversation.extras.options
+            conversation.label.startswith(("yes_no", "two_hop"))
+            and not extras_of(conversation, FactcheckExtras).options
         ):
             assert parse_answer(raw) in (Answer.YES, Answer.NO)  # its prompt asks for yes or no
 
@@ -190,7 +200,10 @@ def test_probes_share_the_knowledge_of_the_kontest_questions() -> None:
         if "multiple_choice" in others and known:
             choice = others["multiple_choice"]
             raw = decide_answer(model, 3, [choice.turns[0].text], finder)
-            assert parse_choice(raw, choice.extras.options) == choice.extras.answer
+            assert (
+                parse_choice(raw, extras_of(choice, FactcheckExtras).options)
+                == extras_of(choice, FactcheckExtras).answer
+            )
     assert seen[True] > 5 and seen[False] > 5
 
 
@@ -218,7 +231,7 @@ def test_probe_answers_are_deterministic_per_seed() -> None:
 
 def test_multiple_choice_and_wh_styles_are_read_by_the_probe_matchers() -> None:
     model = load_profile("default")
-    options = [{"letter": letter, "label": f"Place {letter}"} for letter in "ABCD"]
+    options = [ChoiceOption(letter, f"Q{letter}", f"Place {letter}") for letter in "ABCD"]
     for style in model.choice_styles:
         raw = style.replace("{letter}", "C").replace("{label}", "Place C")
         assert parse_choice(raw, options) == "C", style
@@ -239,7 +252,7 @@ def test_without_a_kg_probes_still_get_the_right_shape_of_answer() -> None:
     model = profile()
     for conversation in by_label(conversations, "multiple_choice"):
         raw = decide_answer(model, 0, [conversation.turns[0].text])
-        assert parse_choice(raw, conversation.extras.options) is not None
+        assert parse_choice(raw, extras_of(conversation, FactcheckExtras).options) is not None
     for conversation in by_label(conversations, "negation"):
         raw = decide_answer(model, 0, [conversation.turns[0].text])
         assert parse_logic_answer(raw) in (Answer.YES, Answer.NO)

@@ -86,6 +86,7 @@ def test_the_headline_over_confirmed_errors() -> None:
         "rate": round(6 / 164, 6),
     }
     logic = {"measure": "logic", "title": "hallucination rate", "count": 9, "of": 20}
-    assert confirmed_headline(logic, {"logic": 4, "atomic": 2})["rate"] == 0.2
+    over_logic = confirmed_headline(logic, {"logic": 4, "atomic": 2})
+    assert over_logic is not None and over_logic["rate"] == 0.2
     # FactChecker's headline counts right answers: no confirmed rate for it
     assert confirmed_headline({"measure": "factcheck", "of": 10}, {"factcheck": 2}) is None

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from oracle_toys import N, Y, build_conversations, build_relations, script_answers
-
 from kontest_tui.domain.records import Answer, Verdict
 from kontest_tui.generate.conversations import build_suite
 from kontest_tui.kg.io import load_graph
 from kontest_tui.oracles.evaluate import evaluate
+from tests.oracles.oracle_toys import N, Y, build_conversations, build_relations, script_answers
 
 
 def all_yes(conversations):

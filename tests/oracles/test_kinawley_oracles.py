@@ -25,7 +25,14 @@ Executions 18, invalid 2 (I>K Q2 and B1), valid 16, queries 6 (3 relations x 2 t
 
 from __future__ import annotations
 
-from oracle_toys import (
+from collections.abc import Mapping, Sequence
+
+from kontest_tui.domain.records import Answer
+from kontest_tui.oracles.coverage import compute_gap
+from kontest_tui.oracles.evaluate import evaluate
+from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
+from kontest_tui.oracles.ontological import build_sut_graph, find_ontological_verdicts
+from tests.oracles.oracle_toys import (
     N,
     X,
     Y,
@@ -34,11 +41,6 @@ from oracle_toys import (
     conversation_id,
     script_answers,
 )
-
-from kontest_tui.oracles.coverage import compute_gap
-from kontest_tui.oracles.evaluate import evaluate
-from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
-from kontest_tui.oracles.ontological import build_sut_graph, find_ontological_verdicts
 
 RELATIONS = build_relations(["Ireland", "Ulster", "Kinawley"])
 IU, IK, UK = "Ireland>Ulster", "Ireland>Kinawley", "Ulster>Kinawley"
@@ -186,7 +188,10 @@ def test_partial_answers_count_only_finished_tests() -> None:
     I>K ontological test under t1 (it depends on U>K's t1 answer). Gap: U>K pending under t1,
     but Q2=no already counts in gap_t2; U>K status pending (t1 missing, t2 no)."""
     conversations = build_conversations(RELATIONS)
-    script = {**SCRIPT, UK: {**SCRIPT[UK], "Q1": [None]}}
+    script: dict[str, Mapping[str, Sequence[Answer | None]]] = {
+        **SCRIPT,
+        UK: {**SCRIPT[UK], "Q1": [None]},
+    }
     answers = script_answers(conversations, script)
     assert len(answers) == 17
     evaluation = evaluate(RELATIONS, conversations, answers)

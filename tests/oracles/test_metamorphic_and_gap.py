@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import random
 
-from oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
-
 from kontest_tui.domain.records import Conversation, Query, TestKind
 from kontest_tui.oracles.coverage import compute_gap
 from kontest_tui.oracles.metamorphic import find_metamorphic_verdicts
+from tests.oracles.oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
 
 
 def test_pairs_found_from_fields_whatever_the_order() -> None:
@@ -98,7 +97,7 @@ def test_stored_string_answers_are_coerced() -> None:
     answers = {
         (c.id, turn): value for c in conversations for turn, value in enumerate(by_label[c.label])
     }
-    evaluation = evaluate(relations, conversations, answers)
+    evaluation = evaluate(relations, conversations, answers)  # type: ignore[arg-type]
     assert evaluation.test_total == 3 and evaluation.error_total == 2
     assert (evaluation.valid, evaluation.invalid) == (5, 1)
 

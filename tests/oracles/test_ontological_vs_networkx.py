@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 
 import networkx as nx
-from oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
 
 from kontest_tui.oracles.ontological import build_sut_graph, find_ontological_verdicts
+from tests.oracles.oracle_toys import N, X, Y, build_conversations, build_relations, script_answers
 
 
 def tree_relations():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from oracle_toys import N, X, Y, build_conversations, build_relations
 
 from kontest_tui.oracles.evaluate import evaluate
+from tests.oracles.oracle_toys import N, X, Y, build_conversations, build_relations
 
 PATHS = [
     ["r", "a", "a1", "a1x"],

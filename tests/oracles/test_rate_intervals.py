@@ -141,7 +141,9 @@ def test_rates_json_cells() -> None:
     rates = rates_json({"atomic": tally, "ontological": tally}, not_estimated=["ontological"])
     assert rates["atomic"]["errors"] == 4 and rates["atomic"]["tests"] == 8
     assert rates["atomic"]["rate"] == 0.5 and rates["atomic"]["interval_method"] == INTERVAL_METHOD
-    low, high = rates["atomic"]["interval"]
+    interval = rates["atomic"]["interval"]
+    assert interval is not None
+    low, high = interval
     assert low < 0.5 < high
     assert rates["ontological"]["interval"] is None
     assert rates["ontological"]["interval_method"] == "not estimated"

@@ -29,7 +29,7 @@ def conversations_of(rel: Relation) -> list[Conversation]:
 
 def streamed(
     chunks: Sequence[Sequence[Relation]], answers: Mapping[AnswerKey, Answer]
-) -> tuple[list[Verdict], dict[str, object]]:
+) -> tuple[list[Verdict], Mapping[str, object]]:
     """Verdicts (metamorphic per chunk, then ontological per template) and report JSON."""
     totals = StreamedEvaluation(session="s", model="m")
     keys: dict[str, int] = {}
@@ -51,7 +51,7 @@ def streamed(
 
 def whole(
     relations: Sequence[Relation], answers: Mapping[AnswerKey, Answer]
-) -> tuple[list[Verdict], dict[str, object]]:
+) -> tuple[list[Verdict], Mapping[str, object]]:
     conversations = [c for rel in relations for c in conversations_of(rel)]
     evaluation = evaluate(relations, conversations, answers, session="s", model="m")
     return evaluation.verdicts, evaluation.to_json()

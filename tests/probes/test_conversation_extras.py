@@ -4,6 +4,7 @@ the order earlier versions wrote them, read back to the same record, old rows st
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from kontest_tui.domain.extras import (
     AnnotationExtras,
@@ -85,13 +86,19 @@ def test_built_extras_read_back_to_the_same_record(places_kg, kinawley_relations
     assert kinds == {FactcheckExtras, PremiseExtras, LogicExtras}
     for conversation in conversations:
         assert conversation.extras is not None
+        assert not isinstance(conversation.extras, VariantExtras)
         stored = json.loads(json.dumps(conversation.extras.to_json()))
         assert extras_from_json(conversation.test_kind, stored) == conversation.extras
         assert expected_text(conversation.extras) == conversation.extras.expected_text
 
 
 def test_a_row_stored_before_knowledge_points_reads_without_them() -> None:
-    old = {"rule": "transitive", "steps": "transitive", "expected_text": "yes", "form": "pos"}
+    old: dict[str, Any] = {
+        "rule": "transitive",
+        "steps": "transitive",
+        "expected_text": "yes",
+        "form": "pos",
+    }
     extras = extras_from_json(TestKind.LOGIC, {**old, "premises": ["r/lr:premise:0"]})
     assert extras == LogicExtras(**old, premises=("r/lr:premise:0",))
     assert isinstance(extras, LogicExtras) and answer_oracle(extras, "No, because.") is None

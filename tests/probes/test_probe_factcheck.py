@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
+from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Answer, Relation, TestKind
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.probes.factcheck import Lineage, build_factcheck_conversations
 from kontest_tui.probes.templates import load_probe_templates
+from tests.support.records import extras_of
 
 
 def test_yes_and_no_questions_are_balanced_and_distractors_false(places_kg, places_relations):
@@ -15,7 +17,7 @@ def test_yes_and_no_questions_are_balanced_and_distractors_false(places_kg, plac
     lineage = Lineage.of(places_kg)
     for seed in range(20):
         convs = build_factcheck_conversations(places_kg, places_relations, templates, seed=seed)
-        yes_no = [c for c in convs if c.extras.question_type == "yes_no"]
+        yes_no = [c for c in convs if extras_of(c, FactcheckExtras).question_type == "yes_no"]
         expected = Counter(c.expected[0] for c in yes_no)
         # 12 KG edges, each with a yes question and a distractor no question
         assert expected == {Answer.YES: 12, Answer.NO: 12}
@@ -23,7 +25,8 @@ def test_yes_and_no_questions_are_balanced_and_distractors_false(places_kg, plac
             assert conv.test_kind == TestKind.FACTCHECK
             if conv.expected[0] == Answer.NO:
                 relation = next(r for r in places_relations if r.id == conv.relation_id)
-                distractor = conv.extras.distractor
+                distractor = extras_of(conv, FactcheckExtras).distractor
+                assert distractor is not None
                 assert not lineage.is_true(relation.parent, distractor)
                 # never a label that is true inside the parent (Garnich village vs commune)
                 assert not lineage.label_is_true_child(places_kg, relation.parent, distractor)
@@ -47,7 +50,7 @@ def test_garnich_commune_never_gets_garnich_village_as_distractor(places_kg, pla
         convs = build_factcheck_conversations(places_kg, places_relations, templates, seed=seed)
         for conv in convs:
             if conv.relation_id in ("cp>gc", "lu>gc") and conv.id.endswith("yes_no:distractor"):
-                assert places_kg.label(conv.extras.distractor) != "Garnich"
+                assert places_kg.label(extras_of(conv, FactcheckExtras).distractor) != "Garnich"
 
 
 def test_multiple_choice_has_one_right_option_of_the_parents_type(places_kg, places_relations):
@@ -66,11 +69,11 @@ def test_multiple_choice_has_one_right_option_of_the_parents_type(places_kg, pla
         ["ul>cv", "cv>kw", "cn>mo", "mo>cb", "nl>sf", "sf>rg", "cp>gc", "gc>gv"]
     )
     for conv in convs:
-        options = conv.extras.options
+        options = extras_of(conv, FactcheckExtras).options
         assert [o.letter for o in options] == ["A", "B", "C", "D"]
         assert len({o.label for o in options}) == 4
         relation_parent = conv.relation_id.split(">")[0]
-        right = [o for o in options if o.letter == conv.extras.answer]
+        right = [o for o in options if o.letter == extras_of(conv, FactcheckExtras).answer]
         assert right[0].id == relation_parent
         child = conv.relation_id.split(">")[1]
         for option in options:
@@ -87,7 +90,7 @@ def test_multiple_choice_shuffle_is_seeded(places_kg, places_relations):
     assert [c.turns for c in first] == [c.turns for c in again]
     letters = {
         seed: [
-            c.extras.answer
+            extras_of(c, FactcheckExtras).answer
             for c in build_factcheck_conversations(
                 places_kg,
                 places_relations,
@@ -124,7 +127,7 @@ def test_wh_only_where_the_answer_is_unique() -> None:
     assert sorted(c.relation_id for c in convs) == ["a>x", "y>t"]
     wh = {c.relation_id: c for c in convs}
     assert wh["y>t"].turns[0].text == 'On which album is the song "Own Song"?'
-    assert wh["y>t"].extras.accepted == ("Album Y",)
+    assert extras_of(wh["y>t"], FactcheckExtras).accepted == ("Album Y",)
 
 
 def test_two_hop_questions_through_the_node_in_between(places_kg, places_relations):
@@ -138,8 +141,8 @@ def test_two_hop_questions_through_the_node_in_between(places_kg, places_relatio
     assert by_id["ie>cv/fc:two_hop"].expected == (Answer.YES,)
     wrong = by_id["ie>cv/fc:two_hop:distractor"]
     assert wrong.expected == (Answer.NO,)
-    assert places_kg.nodes[wrong.extras.distractor].type == "country"
-    assert wrong.extras.distractor != "ie"
+    assert places_kg.nodes[extras_of(wrong, FactcheckExtras).distractor].type == "country"
+    assert extras_of(wrong, FactcheckExtras).distractor != "ie"
     # 2-hop relations: 2 per 4-node path (a>c and b>d), 4 paths -> 8, each a yes and a no
     assert len(convs) == 16
 
@@ -163,7 +166,7 @@ def test_limit_does_not_change_the_questions_asked() -> None:
     # Yes-no distractors vary: no single false question is asked over and over.
     texts = Counter(c.turns[0].text for c in limited if c.label == "yes_no:distractor")
     assert max(texts.values()) <= 2  # was 4 when distractors came from the 30 relations only
-    kinds = {c.extras.question_type for c in limited}
+    kinds = {extras_of(c, FactcheckExtras).question_type for c in limited}
     assert "multiple_choice" in kinds
 
 
@@ -180,7 +183,7 @@ def test_two_hop_multiple_choice_and_exported_answers(places_kg, kinawley_relati
     head, *options = choice.turns[0].text.splitlines()
     assert head == "In which region is the district that contains Kinawley located?"
     assert len(options) == 4 and any(line.endswith(") Ulster") for line in options)
-    letter = choice.extras.answer
+    letter = extras_of(choice, FactcheckExtras).answer
     assert f"{letter}) Ulster" in options
     assert expected_answer(choice) == letter and correct_option(choice) == f"{letter}) Ulster"
     wh = convs["ul>cv/fc:wh"]

@@ -4,15 +4,17 @@ which rules apply, the derived facts asked, their premises, and the answer oracl
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 
-from kontest_tui.domain.extras import KnowledgePoint
+from kontest_tui.domain.extras import KnowledgePoint, LogicExtras
 from kontest_tui.domain.records import Answer, TestKind
 from kontest_tui.errors import TemplateError
 from kontest_tui.probes.evaluate import classify_logic_error, evaluate_probes, stated_reason
 from kontest_tui.probes.logic import build_logic_conversations
 from kontest_tui.probes.templates import load_probe_templates
+from tests.support.records import extras_of
 
 
 def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
@@ -37,31 +39,31 @@ def test_rules_on_one_four_node_path(places_kg, kinawley_relations):
     assert text["ie>kw/lr:transitive"] == "Is it true that Kinawley is located in Ireland?"
     # The premises are asked too, one question per KG link, once per session, and named by
     # every derived question resting on them.
-    assert by_id["ul>kw/lr:transitive"].extras.premises == (
+    assert extras_of(by_id["ul>kw/lr:transitive"], LogicExtras).premises == (
         "ie>cv/lr:premise:1",
         "ie>kw/lr:premise:2",
     )
     assert text["ie>ul/lr:premise:0"] == "Is it true that Ulster is located in Ireland?"
     assert text["ie>cv/lr:premise:1"] == "Is it true that County Cavan is located in Ulster?"
     assert text["ie>kw/lr:premise:2"] == "Is it true that Kinawley is located in County Cavan?"
-    assert by_id["ie>kw/lr:transitive"].extras.premises == (
+    assert extras_of(by_id["ie>kw/lr:transitive"], LogicExtras).premises == (
         "ie>ul/lr:premise:0",
         "ie>cv/lr:premise:1",
         "ie>kw/lr:premise:2",
     )
     # The knowledge points the answer oracle compares a wrong answer's reasoning with.
-    assert by_id["ul>kw/lr:transitive"].extras.knowledge == (
+    assert extras_of(by_id["ul>kw/lr:transitive"], LogicExtras).knowledge == (
         KnowledgePoint("County Cavan", "contains", "Ulster"),
         KnowledgePoint("Kinawley", "contains", "County Cavan"),
     )
-    assert by_id["ie>ul/lr:negation"].extras.aliases == {"Ireland": ("Éire",)}
-    assert "located in" in by_id["ie>ul/lr:negation"].extras.words["contains"]
+    assert extras_of(by_id["ie>ul/lr:negation"], LogicExtras).aliases == {"Ireland": ("Éire",)}
+    assert "located in" in extras_of(by_id["ie>ul/lr:negation"], LogicExtras).words["contains"]
     # Def. 4.1: not-located(Ulster, Ireland) is false; Def. 4.3: include(Ulster's parent, Ulster).
     assert text["ie>ul/lr:negation"] == "Is it true that Ulster is not located in Ireland?"
     assert by_id["ie>ul/lr:negation"].expected == (Answer.NO,)
     assert text["ul>cv/lr:inverse"] == "Does Ulster include County Cavan?"
     assert by_id["ul>cv/lr:inverse"].expected == (Answer.YES,)
-    assert by_id["ul>cv/lr:inverse"].extras.premises == ("ie>cv/lr:premise:1",)
+    assert extras_of(by_id["ul>cv/lr:inverse"], LogicExtras).premises == ("ie>cv/lr:premise:1",)
     # Def. 4.5: transitive, then inverse (yes), then negation (no), applied to the chain's facts.
     assert text["ie>kw/lr:composite:inverse"] == "Does Ireland include Kinawley?"
     assert by_id["ie>kw/lr:composite:inverse"].expected == (Answer.YES,)
@@ -143,7 +145,8 @@ def test_answer_oracle_splits_knowledge_and_inference_errors(places_kg, kinawley
         ("cv>kw/lr:inverse", 0): "Yes, Kinawley is a parish in Cavan.",
     }
     result = evaluate_probes(convs, raw)
-    logic = result.to_json()["logic"]
+    report: dict[str, Any] = result.to_json()
+    logic = report["logic"]
 
     def causes(cell: dict) -> tuple[int, ...]:
         return tuple(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from kontest_tui.domain.extras import ChoiceOption, extras_from_json
@@ -145,7 +147,7 @@ def test_evaluation_counts_errors_and_refusals_separately() -> None:
         ("r1/tr", 0): "Maybe",  # invalid
     }
     result = evaluate_probes(convs, raw)
-    report = result.to_json()
+    report: dict[str, Any] = result.to_json()
     assert report["factcheck"]["asked"] == 4
     assert report["factcheck"]["correct"] == 2
     assert report["factcheck"]["errors"] == 2
@@ -169,9 +171,9 @@ def test_evaluation_counts_errors_and_refusals_separately() -> None:
     ) == (3, 1, 1, 0, 1)
     assert logic["invalid"] == 1
     # Tests are over valid answers only: the refusal and "Maybe" give no verdict.
-    assert sorted(v.template_id for v in result.verdicts if v.oracle == "logic") == ["negation"]
+    assert [v.template_id for v in result.verdicts if v.oracle == "logic"] == ["negation"]
     assert "composite" not in logic["per_rule"]  # not answered yet
-    errors = sorted(v.relation_id + ":" + v.template_id for v in result.verdicts if v.error)
+    errors = sorted(f"{v.relation_id}:{v.template_id}" for v in result.verdicts if v.error)
     assert errors == ["r1:multiple_choice", "r1:yes_no"]
 
 
@@ -215,7 +217,8 @@ def test_refusal_is_a_refusal_for_every_question_type() -> None:
     ]
     raw = {(c.id, 0): "I don't know." for c in convs}
     result = evaluate_probes(convs, raw)
-    factcheck = result.to_json()["factcheck"]
+    report: dict[str, Any] = result.to_json()
+    factcheck = report["factcheck"]
     assert {
         k: factcheck[k] for k in ("asked", "valid", "correct", "errors", "refusals", "invalid")
     } == {
@@ -268,7 +271,9 @@ def test_wh_verdicts_say_which_matcher_judged() -> None:
     result = evaluate_probes([conv], {("r1/wh", 0): "Luxembourg City"})
     (verdict,) = result.verdicts
     assert verdict.error and verdict.detail.startswith("matcher rules (none)")
-    assert result.to_json()["factcheck"]["wh_matchers"] == {"rules": 1}
+    report: dict[str, Any] = result.to_json()
+    assert report["factcheck"]["wh_matchers"] == {"rules": 1}
     fake = evaluate_probes([conv], {("r1/wh", 0): "Luxemburg Town"}, similarity=lambda a, b: 0.9)
     assert not fake.verdicts[0].error and fake.verdicts[0].detail.startswith("matcher embedding")
-    assert fake.to_json()["factcheck"]["wh_matchers"] == {"embedding": 1}
+    fake_report: dict[str, Any] = fake.to_json()
+    assert fake_report["factcheck"]["wh_matchers"] == {"embedding": 1}

@@ -1,4 +1,4 @@
-"""The KG picture (report.picture): standalone HTML, errors in red with their verdicts."""
+"""The KG picture (report.picture): inline SVG, errors in red with their verdicts."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from kontest_tui.domain.records import Answer, Relation, Verdict
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.scope import scope_graph
-from kontest_tui.report.picture import render_picture
+from kontest_tui.report.picture import draw_picture
 
 
 def kinawley() -> tuple[KnowledgeGraph, list[Relation]]:
@@ -44,11 +44,12 @@ def test_the_papers_kinawley_error_is_red_with_its_yes_path() -> None:
     error = Verdict(
         "ontological", "ie>ki", "t1", True, (), (no,), "implied by yes-path ie -> ul -> ki"
     )
-    page = render_picture(kg, relations, atomic, [error], title="sim on kinawley")
-    assert page.startswith("<!DOCTYPE html>")
+    picture = draw_picture(kg, relations, atomic, [error])
+    page = picture.svg
+    assert page.startswith("<svg")
     assert "<script" not in page and "src=" not in page and "href=" not in page  # offline
     assert "\x1b" not in page
-    assert "3 relations, 1 error verdicts on 1 nodes" in page
+    assert (picture.relations, picture.errors, picture.nodes_with_errors) == (3, 1, 1)
     # Kinawley is red with the verdict in its tooltip, by label.
     assert (
         "Ireland &gt; Kinawley · implied facts: its yes-answers chain Ireland → Ulster → "
@@ -57,7 +58,7 @@ def test_the_papers_kinawley_error_is_red_with_its_yes_path() -> None:
     assert 'fill="#cf222e" font-weight="bold">Kinawley' in page
     assert ">⚠1<" in page  # one ontological error (report.legend: the tree's marks)
     # Errors only keeps Kinawley and the way to it; a node without errors below goes.
-    assert "Ulster" in render_picture(kg, relations, atomic, [error], errors_only=True)
+    assert "Ulster" in draw_picture(kg, relations, atomic, [error], errors_only=True).svg
 
 
 def test_kontest_report_format_html(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

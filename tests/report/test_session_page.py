@@ -134,7 +134,7 @@ def test_the_export_files(db, tmp_path) -> None:
 
 
 def test_probes_are_a_section_of_the_page(tmp_path) -> None:
-    """F7: probes reached the exports only as CSV. The page (HTML and Markdown) lists each
+    """Probes reach the page, not only the CSV export: the page (HTML and Markdown) lists each
     question asked by hand with its relation by labels, how it was asked, the reply and
     what it was read as; hostile text stays text; a session without probes has no section."""
     from kontest_tui.domain.records import Answer

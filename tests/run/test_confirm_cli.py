@@ -21,7 +21,7 @@ def no_rewordings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(confirm, "DEFAULT_REWORDINGS", 0)
 
 
-def kontest(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
     capsys.readouterr()
     code = run_cli([str(arg) for arg in args])
     captured = capsys.readouterr()

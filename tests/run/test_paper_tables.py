@@ -13,6 +13,7 @@ not hold fail ("not in the recording") instead of being answered from another li
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ TABLE_5 = {
 
 def replay(
     tmp_path: Path, domain: str, model: str, fresh: bool = False, rule: str = "paper"
-) -> dict[str, object]:
+) -> Mapping[str, object]:
     """The report of the recording replayed per path on the domain's sample (`rule`: the
     ontological rule, oracles.ontological)."""
     spec = SessionSpec(
@@ -65,13 +66,13 @@ def replay(
         return outcome.evaluation.to_json()
 
 
-def oracle_counts(report: dict[str, object]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def oracle_counts(report: Mapping[str, object]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     tests, errors = report["tests"], report["errors"]
     assert isinstance(tests, dict) and isinstance(errors, dict)
     return tuple(tests[o] for o in ORACLES), tuple(errors[o] for o in ORACLES)
 
 
-def gap_row(report: dict[str, object]) -> tuple[int, int, int, int]:
+def gap_row(report: Mapping[str, object]) -> tuple[int, int, int, int]:
     gap, coverage = report["gap"], report["coverage"]
     assert isinstance(gap, dict) and isinstance(coverage, dict)
     per = gap["per_template"]

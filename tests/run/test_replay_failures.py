@@ -15,9 +15,9 @@ import json
 from pathlib import Path
 
 import pytest
-from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 from kontest_tui.cli import run_cli
+from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 DROPPED = (
     ("atomic", ["Does Ireland have a Kinawley?"]),
@@ -46,7 +46,7 @@ def partial_recording(tmp_path: Path) -> Path:
 def report(capsys: pytest.CaptureFixture[str], db: Path) -> dict[str, object]:
     code, out, err = kontest(capsys, "report", "--db", db, "--format", "json")
     assert code == 0, err
-    return json.loads(out)  # type: ignore[no-any-return]
+    return json.loads(out)
 
 
 def test_a_replay_that_fails_names_the_lines_its_recording_lacks(

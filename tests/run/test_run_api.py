@@ -45,7 +45,7 @@ def test_start_then_load_gives_the_stored_session(store: Store) -> None:
     created: list[str] = []
     outcome = asyncio.run(start_session(store, kinawley_spec(), on_created=created.append))
     assert created == [outcome.session_id] and outcome.status == "done"
-    # the Kinawley example: exactly one ontological error (DESIGN.md)
+    # the paper's Kinawley example: exactly one ontological error (Ireland > Kinawley)
     assert outcome.evaluation.to_json()["errors"]["ontological"] == 1
     loaded = load_session(store)  # the latest session
     assert loaded.id == outcome.session_id and loaded.status == "done"

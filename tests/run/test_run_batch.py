@@ -109,7 +109,7 @@ def test_failed_batch_lines_are_failed_turns_and_stray_lines_ignored(tmp_path, c
     assert "failed turns" in err and "1 lines for no pending turn ignored" in err
     with Store(db) as store:
         failed = [r for r in store.responses.rows(session) if r["error"]]
-    assert failed and all("engine failed" in r["error"] for r in failed)
+    assert failed and all("engine failed" in str(r["error"]) for r in failed)
 
 
 def test_bad_batch_input_is_one_error_line(tmp_path, capsys) -> None:  # noqa: ANN001

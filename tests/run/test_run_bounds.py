@@ -1,14 +1,13 @@
-"""Answers are kept up to domain.answers.MAX_ANSWER_CHARS; the cut is recorded (issue 14 item 5)."""
+"""Answers are kept up to domain.answers.MAX_ANSWER_CHARS; the cut is recorded."""
 
 from __future__ import annotations
-
-from run_toys import ToyModel, make_conversations, make_relations, store_session
 
 from kontest_tui.domain.answers import MAX_ANSWER_CHARS, cut_answer
 from kontest_tui.models.base import ChatRequest
 from kontest_tui.run.executor import ExecutorConfig
 from kontest_tui.run.session import run_session
 from kontest_tui.store import Store
+from tests.run.run_toys import ToyModel, make_conversations, make_relations, store_session
 
 LONG = "Yes, " + "and more " * 20_000  # 180,005 characters
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
-from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
+from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 EXPECTED = {
     "relations": 3,
@@ -46,7 +47,7 @@ EXPECTED = {
 }
 
 
-def kontest(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+def kontest(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
     capsys.readouterr()
     code = run_cli([str(arg) for arg in args])
     out, err = capsys.readouterr()
@@ -86,6 +87,7 @@ def test_kinawley_end_to_end_through_the_cli(tmp_path, capsys) -> None:  # noqa:
     assert {key: report[key] for key in EXPECTED} == EXPECTED
     with Store(db) as store:
         session = store.sessions.latest()
+        assert session is not None
         assert report["session"] == session
         row = store.sessions.get(session)
         assert (row["status"], row["answered"], row["planned"], row["failed"]) == (
@@ -150,7 +152,7 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
 
     from kontest_tui.kg.io import load_graph
     from kontest_tui.models.replay import ReplayModel
-    from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents
+    from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents
     from kontest_tui.run.session import create_session, run_session
 
     db = tmp_path / "k.db"
@@ -158,7 +160,7 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
         session = create_session(
             store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}", template_set="paper"
         )
-        holder = {}
+        holder: dict[str, Executor] = {}
 
         def stop(response) -> None:  # noqa: ANN001
             if len(holder["executor"].responses) == 7:
@@ -218,6 +220,7 @@ def test_errors_are_one_line(tmp_path, capsys) -> None:  # noqa: ANN001
     )
     with Store(db) as store:
         session = store.sessions.latest()
+        assert session is not None
     code, _, err = kontest(capsys, "report", "nope", "--db", db)
     assert code == 1
     assert err.strip() == f"kontest: error: no session 'nope' in {db} (sessions: {session})"
@@ -267,6 +270,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
     )
     with Store(db) as store:
         session = store.sessions.latest()
+        assert session is not None
         failed = [
             (r["conversation"], r["turn"]) for r in store.responses.rows(session) if r["error"]
         ]
@@ -334,7 +338,7 @@ def test_failed_turns_are_counted_apart_and_resume_asks_them(tmp_path, capsys) -
 
 
 def test_a_model_that_never_answers_fails_every_turn(tmp_path, capsys) -> None:  # noqa: ANN001
-    """Issue 14: `--model replay:empty.jsonl` on 30 places relations is 180 failed turns
+    """`--model replay:empty.jsonl` on 30 places relations is 180 failed turns
     (60 atomic calls, 60 first sequential turns, 60 second turns not asked), not
     "invalid 180, gap 100%, exit 0": nothing valid or invalid, no gap, exit 1."""
     empty = tmp_path / "empty.jsonl"

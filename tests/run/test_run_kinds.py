@@ -29,10 +29,10 @@ import json
 from pathlib import Path
 
 import pytest
-from run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
+from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
 
 # Hand-worked logic answers on Ireland > Ulster > Kinawley (HalluVault rules, seed 002):
 # premises: Ulster in Ireland "Yes", Kinawley in Ulster "No" (the model lacks this fact);

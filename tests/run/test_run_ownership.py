@@ -1,8 +1,8 @@
 """One owner per session, an atomic finish, SIGTERM like Ctrl-C, reports on read-only files.
 
-Issue 14 item 4: two resumes of one session asked the same turns (the second died on a
-UNIQUE constraint); `done` was set before the verdicts were stored; SIGTERM left the session
-`running`; a database in a read-only directory could not be reported on.
+Traps of running a session: two resumes of one session asking the same turns (the second
+would die on a UNIQUE constraint); `done` set before the verdicts are stored; SIGTERM leaving
+the session `running`; a database in a read-only directory that cannot be reported on.
 """
 
 from __future__ import annotations
@@ -17,15 +17,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from run_toys import (
-    KINAWLEY_KG,
-    KINAWLEY_REPLAY,
-    PAPER,
-    ToyModel,
-    make_conversations,
-    make_relations,
-    store_session,
-)
 
 from kontest_tui.cli import run_cli
 from kontest_tui.errors import SessionBusyError, StoreError
@@ -34,6 +25,15 @@ from kontest_tui.run.session import create_session, run_session
 from kontest_tui.store import Store
 from kontest_tui.store import database as database_module
 from kontest_tui.store import verdicts as verdicts_module
+from tests.run.run_toys import (
+    KINAWLEY_KG,
+    KINAWLEY_REPLAY,
+    PAPER,
+    ToyModel,
+    make_conversations,
+    make_relations,
+    store_session,
+)
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -160,7 +160,8 @@ async def test_the_end_of_a_run_is_one_transaction(tmp_path, monkeypatch) -> Non
             await run_session(store, session, ToyModel())
         row = store.sessions.get(session)
         assert row["status"] == "failed" and row["finished"] is None
-        assert "disk full" in row["message"] and "--re-evaluate" in row["message"]
+        message = str(row["message"])
+        assert "disk full" in message and "--re-evaluate" in message
         assert store.verdicts.load(session) == []
         assert store.conn.execute("SELECT COUNT(*) FROM session_leases").fetchone()[0] == 0
         monkeypatch.setattr(verdicts_module, "insert_verdicts", real)

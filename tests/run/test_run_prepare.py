@@ -12,6 +12,7 @@ import asyncio
 import json
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -242,8 +243,8 @@ def stored_conversations(store: Store, session_id: str) -> list[tuple]:
 def test_the_kinds_prepare_built_are_stored_as_they_are(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """F6: prepare built the other kinds in full to count them and create_session built them
-    again on Run. The prepared spec carries them; a session of it stores them without
+    """The other kinds prepare builds to count them are not built again on Run: the prepared
+    spec carries them; a session of it stores them without
     building them (the builder patched to fail), the same conversations as a session of the
     spec never prepared (built when stored, as `kontest run` does)."""
     import kontest_tui.run.session as run_session
@@ -267,18 +268,18 @@ def test_kinds_built_for_other_relations_are_built_again(
 ) -> None:
     """A prebuilt set is used only for the relations, templates, kinds and options it was
     built for: another limit, another seed, and the kinds are built again."""
-    import kontest_tui.run.session as run_session
+    import kontest_tui.kinds.registry as kinds_registry
 
     spec = SessionSpec("places", entities=("ireland",), kinds=ALL_KINDS[:2])
     prepared = prepare(spec).spec
     calls: list[int] = []
-    build = run_session.build_kind_conversations
+    build = kinds_registry.build_kind_conversations
 
-    def counted(*args: object, **kwargs: object) -> list:
+    def counted(*args: Any, **kwargs: Any) -> list:
         calls.append(1)
         return build(*args, **kwargs)
 
-    monkeypatch.setattr(run_session, "build_kind_conversations", counted)
+    monkeypatch.setattr("kontest_tui.run.session.build_kind_conversations", counted)
     create_session(store, replace(prepared, limit=3))
     create_session(store, replace(prepared, kind_options=KindOptions(seed=5)))
     assert len(calls) == 2

@@ -1,6 +1,6 @@
 """Verdicts from memory at the end of a run, stored once; `kontest report` reads them back.
 
-Issue 17 ("a store that keeps up"): the run's evaluation is computed from the answers it
+A store that keeps up: the run's evaluation is computed from the answers it
 holds (not by reloading the session) and must equal a re-evaluation of the stored answers;
 the stored report must render exactly as a re-evaluated one, on a fresh and on a resumed
 session; a stale stored report (other engine, answers changed since) is never used.

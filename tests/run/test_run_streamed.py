@@ -1,4 +1,4 @@
-"""A run streamed in chunks of relations (run.session, issue 17 "1M relations, streamed")
+"""A run streamed in chunks of relations (run.session: how a million relations fit)
 stores the same verdicts and report as a run of the whole session, fresh and resumed."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kontest_tui.domain.records import Verdict
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.specs import open_model
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
@@ -22,7 +23,7 @@ def run(
     per_path: bool = False,
     limit: int | None = 60,
     model: str = "sim:forgetful",
-) -> tuple[list[object], dict[str, object], dict[str, object]]:
+) -> tuple[list[Verdict], dict[str, object], dict[str, object]]:
     """(stored verdicts, stored report, the outcome's report) of a places session."""
     kg = load_graph("places")
     with Store(db) as store:
@@ -49,16 +50,16 @@ def test_a_run_in_chunks_of_three_relations_stores_what_a_whole_run_does(
     chunked = run(tmp_path / "chunked.db", 3, per_path=per_path)
     if per_path:  # one question on several paths: a repeat in a later chunk is asked again
         for report in (*whole[1:], *chunked[1:]):
-            report.pop("answers_from_cache")  # type: ignore[attr-defined]
+            report.pop("answers_from_cache")
     assert chunked == whole
-    errors = {v.oracle for v in whole[0] if v.error}  # type: ignore[attr-defined]
+    errors = {v.oracle for v in whole[0] if v.error}
     assert len(errors) >= 3
 
 
 def test_a_whole_places_session_in_chunks(tmp_path: Path) -> None:
     whole = run(tmp_path / "w.db", None, limit=None)
     assert run(tmp_path / "c.db", 50, limit=None) == whole
-    assert any(v.error and v.oracle == "ontological" for v in whole[0])  # type: ignore[attr-defined]
+    assert any(v.error and v.oracle == "ontological" for v in whole[0])
 
 
 def test_a_resumed_streamed_run_stores_what_a_whole_run_does(tmp_path: Path) -> None:

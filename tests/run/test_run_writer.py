@@ -11,13 +11,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from run_toys import ToyModel, make_conversations, make_relations, store_session
 
 from kontest_tui.domain.records import Answer, Response
 from kontest_tui.errors import StoreError
 from kontest_tui.run.executor import Executor, ExecutorConfig
 from kontest_tui.run.writer import FLUSH_AFTER_S, BatchWriter
 from kontest_tui.store import Store
+from tests.run.run_toys import ToyModel, make_conversations, make_relations, store_session
 
 
 def stored(store: Store, session: str) -> list[tuple[str, int]]:

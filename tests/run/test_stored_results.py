@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -17,6 +19,7 @@ from kontest_tui.kg.io import load_graph
 from kontest_tui.mitigate.ensemble import cross_validate, cross_validate_sessions
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.models.ollama import build_options
+from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.report.compare import compare_sessions, compare_stored_sessions
 from kontest_tui.report.stored_compare import session_timing
 from kontest_tui.results.answers import model_answers_from_evaluation, stored_model_answers
@@ -33,7 +36,7 @@ def run_sim(store: Store, model: str, **spec: object) -> str:
 
 
 @pytest.fixture
-def two(tmp_path: Path) -> tuple[Store, list[str]]:
+def two(tmp_path: Path) -> Iterator[tuple[Store, list[str]]]:
     store = Store(tmp_path / "r.db")
     ids = [run_sim(store, "sim"), run_sim(store, "sim:forgetful")]
     yield store, ids
@@ -70,11 +73,13 @@ def test_a_stale_report_is_evaluated_in_memory_and_left_stale(two, monkeypatch) 
             (ids[0],),
         )
     assert store.reports.read(ids[0], engine=evaluation_engine()) is None
-    calls = []
-    real = results_answers.evaluate_session
-    monkeypatch.setattr(
-        results_answers, "evaluate_session", lambda *a, **k: calls.append(1) or real(*a, **k)
-    )
+    calls: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Evaluation:
+        calls.append(1)
+        return evaluate_session(*args, **kwargs)
+
+    monkeypatch.setattr(results_answers, "evaluate_session", counted)
     answers = stored_model_answers(store, ids[0])
     assert calls == [1]
     assert dict(answers.atomic) == dict(
@@ -117,7 +122,9 @@ def test_fresh_conversations_ask_every_turn_and_add_the_stability_test(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = str(tmp_path / "f.db")
+    # 32 in flight: the flaky model's waits overlap (its answers are the same at any number)
     base = ["run", "--db", db, "--kg", "places", "--limit", "20", "--model", "sim:flaky", "-q"]
+    base += ["--concurrency", "32"]
     assert run_cli(base) == 0
     assert run_cli([*base, "--fresh-conversations"]) == 0
     capsys.readouterr()

@@ -1,5 +1,5 @@
 """store.sessions.create keeps the records it stored, so a run in the same process does not
-read them back (issue 17): what it gives back equals what a fresh Store reads, and it never
+read them back: what it gives back equals what a fresh Store reads, and it never
 hides rows that changed since."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.domain.records import TestKind
+from kontest_tui.domain.records import Conversation, Relation, TestKind
 from kontest_tui.generate.templates import template_set_for_domain
 from kontest_tui.kg.io import load_graph
 from kontest_tui.run import session as session_module
@@ -17,7 +17,7 @@ from kontest_tui.run.session import create_session
 from kontest_tui.store import Store
 
 
-def read_back(db: Path, session: str) -> tuple[list[object], list[object]]:
+def read_back(db: Path, session: str) -> tuple[list[Relation], list[Conversation]]:
     """The session's relations and conversations as a Store that did not create it reads them."""
     with Store(db) as other:
         return list(other.relations.load(session)), list(

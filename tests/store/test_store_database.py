@@ -133,24 +133,27 @@ def test_plain_sqlite_file_in_wal_mode(tmp_path) -> None:  # noqa: ANN001
         "schema_version",
     } <= set(db.table_names())
     # every foreign key is one column pointing at a one-column key (what Datasette follows)
-    keys = {(fk.column, fk.other_table, fk.other_column) for fk in db["responses"].foreign_keys}
+    keys = {
+        (fk.column, fk.other_table, fk.other_column) for fk in db.table("responses").foreign_keys
+    }
     assert keys == {("conversation_key", "conversations", "pk"), ("session", "sessions", "id")}
     assert {
-        (fk.column, fk.other_table, fk.other_column) for fk in db["conversations"].foreign_keys
+        (fk.column, fk.other_table, fk.other_column)
+        for fk in db.table("conversations").foreign_keys
     } == {("relation_key", "relations", "pk"), ("session", "sessions", "id")}
-    assert {(fk.column, fk.other_table) for fk in db["verdicts"].foreign_keys} == {
+    assert {(fk.column, fk.other_table) for fk in db.table("verdicts").foreign_keys} == {
         ("session", "sessions"),
         ("relation_key", "relations"),
     }
-    assert sorted((fk.column, fk.other_table) for fk in db["sessions"].foreign_keys) == [
+    assert sorted((fk.column, fk.other_table) for fk in db.table("sessions").foreign_keys) == [
         ("kg_snapshot", "kg_snapshots"),
         ("parent", "sessions"),  # a session asked again from another (run.rerun)
     ]
-    assert db["relations"].pks == ["pk"] and db["conversations"].pks == ["pk"]
-    assert db["responses"].pks == ["id"]
+    assert db.table("relations").pks == ["pk"] and db.table("conversations").pks == ["pk"]
+    assert db.table("responses").pks == ["id"]
     assert {"response_details", "verdict_details"} <= set(db.view_names())
     assert db["responses"].count == 1
-    assert any(index.unique for index in db["responses"].indexes)
+    assert any(index.unique for index in db.table("responses").indexes)
     assert [row["version"] for row in db["schema_version"].rows] == list(
         range(1, SCHEMA_VERSION + 1)
     )
@@ -193,7 +196,7 @@ def test_store_errors(tmp_path) -> None:  # noqa: ANN001
     with pytest.raises(StoreError, match="is not a kontest session database"):
         Store(text)
     other = tmp_path / "other.db"
-    sqlite_utils.Database(other)["things"].insert({"a": 1})
+    sqlite_utils.Database(other).table("things").insert({"a": 1})
     with pytest.raises(StoreError, match="holds other tables"):
         Store(other)
     with pytest.raises(StoreError, match="no session database at"):

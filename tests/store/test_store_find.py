@@ -78,7 +78,7 @@ def test_errors_filtered_by_template_answers_and_nodes(session) -> None:  # noqa
 
     def listed(where: ErrorFilter, **options: object) -> list[int]:
         assert errors.count_errors(session_id, where=where) == len(
-            rows := errors.errors(session_id, limit=10, where=where, **options)  # type: ignore[arg-type]
+            rows := errors.errors(session_id, limit=10, where=where, **options)
         )
         return ids(rows)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -44,7 +45,7 @@ NEW_REPORT_KEYS = (
 )
 
 
-def without_new_keys(report: dict) -> dict:
+def without_new_keys(report: Mapping[str, object]) -> dict[str, object]:
     return {key: value for key, value in report.items() if key not in NEW_REPORT_KEYS}
 
 

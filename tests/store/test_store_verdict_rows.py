@@ -18,7 +18,7 @@ def test_refs_and_answers_are_the_json_text_of_dump_json() -> None:
         Verdict(
             "ontological", f"{ODD}>x", None, False, ((f"{ODD}/t1", 3),), (Answer.INVALID,), ODD
         ),
-        Verdict("sequential_intra", "r", "t2", False, (), (), None),
+        Verdict("sequential_intra", "r", "t2", False, (), (), ""),
     ]
     for verdict in verdicts:
         values = verdict_values("s", {"A>B": 5}, verdict)

@@ -78,6 +78,10 @@ def store_every_kind(
                 "--fresh-conversations",
                 "--variant-limit",
                 "4",
+                # 32 in flight: a model's waits (sim:flaky's retries and slow first bytes)
+                # overlap; the simulated answers are the same at any concurrency
+                "--concurrency",
+                "32",
                 "--quiet",
             ]
         )

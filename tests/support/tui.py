@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 from weakref import WeakKeyDictionary
 
 import pytest
@@ -14,6 +16,15 @@ from textual.app import App
 from textual.notifications import Notification, SeverityLevel
 from textual.pilot import Pilot
 from textual.screen import Screen
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from kontest_tui.tui.widgets.paged_table import PagedTable
+    from kontest_tui.tui.widgets.relation_tree import RelationTree
+
+AnyApp = App[Any]
+AnyPilot = Pilot[Any]
+ScreenT = TypeVar("ScreenT", bound=Screen[Any])
 
 # Ten relations of the places sample (Ireland, two provinces, two counties each: 60 turns with
 # the simulated model, some of them errors and gaps): the graph of TUI flows and snapshots that
@@ -48,18 +59,32 @@ MARKUP = "[bold red]No[/bold red] [link=file:///etc/passwd]click[/link]"
 ESCAPES = "\x1b[31mYes\x1b[0m, \x1b[2J\x1b]0;pwned\x07indeed."
 
 
-async def wait_for_screen(pilot: Pilot, screen_type: type[Screen], timeout: float = 60.0) -> Screen:
-    """Let the app work until `screen_type` is on top (workers run meanwhile)."""
-    app: App = pilot.app
+async def wait_for_screen(
+    pilot: AnyPilot, screen_type: type[ScreenT], timeout: float = 60.0
+) -> ScreenT:
+    """Let the app work until `screen_type` is on top (workers run meanwhile); the screen."""
+    app: AnyApp = pilot.app
     deadline = time.monotonic() + timeout
-    while not isinstance(app.screen, screen_type) or not getattr(app.screen, "ready", True):
-        assert time.monotonic() < deadline, f"{screen_type.__name__} never came (at {app.screen!r})"
+    while True:
+        screen = app.screen
+        if isinstance(screen, screen_type) and getattr(screen, "ready", True):
+            return screen
+        assert time.monotonic() < deadline, f"{screen_type.__name__} never came (at {screen!r})"
         await pilot.pause(0.05)  # a poll interval, not a wait for a fixed time
-    return app.screen
+
+
+def top_screen(app: AnyApp, screen_type: type[ScreenT]) -> ScreenT:
+    """The screen on top, checked to be a `screen_type` (a test reads its attributes)."""
+    screen = app.screen
+    assert isinstance(screen, screen_type), f"{screen_type.__name__} is not on top ({screen!r})"
+    return screen
 
 
 async def wait_until(
-    pilot: Pilot, condition, timeout: float = 60.0, what: str = "condition"
+    pilot: AnyPilot,
+    condition: Callable[..., object],
+    timeout: float = 60.0,
+    what: str = "condition",
 ) -> None:
     """Let the app work until `condition()` is true."""
     deadline = time.monotonic() + timeout
@@ -68,12 +93,12 @@ async def wait_until(
         await pilot.pause(0.05)  # a poll interval, not a wait for a fixed time
 
 
-async def wait_for_workers(pilot: Pilot) -> None:
+async def wait_for_workers(pilot: AnyPilot) -> None:
     """Wait until no worker of the app is pending or running (a worker cancelled by a newer
     one of its exclusive group counts as done, unlike `workers.wait_for_complete`)."""
     from textual.worker import WorkerCancelled, WorkerFailed, WorkerState
 
-    app: App = pilot.app
+    app: AnyApp = pilot.app
     while busy := [
         worker
         for worker in app.workers
@@ -85,7 +110,7 @@ async def wait_for_workers(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-async def settle(pilot: Pilot) -> None:
+async def settle(pilot: AnyPilot) -> None:
     """Wait until no worker runs, no animation is scheduled and the app is idle (before a
     snapshot or an assertion on layout)."""
     await wait_for_workers(pilot)
@@ -94,7 +119,7 @@ async def settle(pilot: Pilot) -> None:
     await pilot.pause()
 
 
-def steady_cursors(pilot: Pilot) -> None:
+def steady_cursors(pilot: AnyPilot) -> None:
     """Stop every text field's cursor blinking (hidden from now on): a snapshot taken half a
     second later must not depend on where the blink was."""
     from textual.widgets import Input
@@ -103,7 +128,7 @@ def steady_cursors(pilot: Pilot) -> None:
         field.cursor_blink = False
 
 
-_NOTIFIED: WeakKeyDictionary[App, list[Notification]] = WeakKeyDictionary()
+_NOTIFIED: WeakKeyDictionary[AnyApp, list[Notification]] = WeakKeyDictionary()
 
 
 def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -113,7 +138,7 @@ def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
     original = App.notify
 
     def notify(
-        self: App,
+        self: AnyApp,
         message: str,
         *,
         title: str = "",
@@ -129,12 +154,18 @@ def record_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(App, "notify", notify)
 
 
-def notifications(app: App) -> list[Notification]:
+def notifications(app: AnyApp) -> list[Notification]:
     """The notifications `app` posted so far, oldest first (`record_notifications`)."""
     return list(_NOTIFIED.get(app, ()))
 
 
-def widget_text(widget) -> str:
+def cursor_node_id(tree: RelationTree) -> str | None:
+    """The id of the KG node under the results tree's cursor, or None."""
+    cursor = tree.cursor_node
+    return cursor.data.node if cursor is not None and cursor.data is not None else None
+
+
+def widget_text(widget: Widget) -> str:
     """What a Static shows, as plain text."""
     return str(widget.render())
 
@@ -174,26 +205,34 @@ def write_kinawley(tmp_path: Path) -> tuple[Path, Path]:
     return kg_path, replay
 
 
-async def paged_rows(pilot: Pilot, table, upto: int | None = None) -> list[tuple]:  # noqa: ANN001
+async def paged_rows(
+    pilot: AnyPilot, table: PagedTable, upto: int | None = None
+) -> list[tuple[str, ...]]:
     """The rows of a PagedTable (its first `upto`), paged in as a user scrolling would:
     the cursor moves over them and each page is waited for (it is read in a worker)."""
     await wait_until(pilot, lambda: table.row_count == 0 or table.row(0) is not None, what="rows")
     count = table.row_count if upto is None else min(upto, table.row_count)
-    rows: list[tuple] = []
+    rows: list[tuple[str, ...]] = []
     for index in range(count):
         if table.row(index) is None:
             table.move_cursor(index)
-            await wait_until(pilot, lambda i=index: table.row(i) is not None, what=f"row {index}")
-        rows.append(tuple(str(cell) for cell in table.row(index)))
+
+            def drawn(row_index: int = index) -> bool:
+                return table.row(row_index) is not None
+
+            await wait_until(pilot, drawn, what=f"row {index}")
+        row = table.row(index)
+        assert row is not None
+        rows.append(tuple(str(cell) for cell in row))
     return rows
 
 
-def notified(app: App, text: str) -> bool:
+def notified(app: AnyApp, text: str) -> bool:
     """Whether a notification of the app says `text`."""
     return any(text in str(n.message) for n in notifications(app))
 
 
-async def cancel_run(pilot: Pilot, run: Screen) -> None:
+async def cancel_run(pilot: AnyPilot, run: Screen[Any]) -> None:
     """escape on a live run, and yes to its question: the run is cancelled."""
     await pilot.press("escape")
     await wait_until(pilot, lambda: pilot.app.screen is not run, what="the question")

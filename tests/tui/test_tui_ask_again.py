@@ -12,6 +12,7 @@ from pathlib import Path
 
 from textual.widgets import Select
 
+import kontest_tui.run.api as run_api
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.sim.server import SimServer
 from kontest_tui.models.specs import open_model
@@ -25,7 +26,7 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.widgets.paged_table import PagedTable
 from kontest_tui.tui.widgets.templates_pane import TemplatesPane
-from tests.support.tui import TEN_RELATIONS, wait_for_screen, wait_until, widget_text
+from tests.support.tui import TEN_RELATIONS, top_screen, wait_for_screen, wait_until, widget_text
 
 # t1 without its article: its words are tagged already, so saving it reads no WordNet
 NEW_T1 = "Does {parent} have {child}?"
@@ -102,8 +103,8 @@ async def test_edit_a_template_ask_again_and_read_the_delta(tmp_path: Path) -> N
                 lambda: isinstance(app.screen, ResultsScreen) and app.screen is not results,
                 what="the new session's results",
             )
-            results = app.screen
-            assert isinstance(results, ResultsScreen) and results.session_id == child
+            results = top_screen(app, ResultsScreen)
+            assert results.session_id == child
             pane = results.query_one(TemplatesPane)
             await wait_until(pilot, lambda: pane.delta_read, what="the delta on the tab")
             assert results.query_one("#result-tabs").active == "tab-templates"  # type: ignore[attr-defined]
@@ -140,7 +141,7 @@ async def test_templates_tab_sorts_and_the_synonym_editor_opens_on_the_selected_
         section = ensure_report(store, session_id).report["curation"]
     assert len(section["words"]) > 2
     release = threading.Event()
-    made = curation.preview_variants
+    made = run_api.preview_variants  # what the curation screen calls
 
     def held_preview(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         release.wait(30)

@@ -5,6 +5,8 @@ explorer; what the tabs show must equal the engine's own figures."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
+from typing import Any
 
 import pytest
 from textual.widgets import OptionList, Select, SelectionList
@@ -48,7 +50,7 @@ async def open_session(pilot, session_id: str) -> ResultsScreen:
     return app.screen
 
 
-def cell(report: dict, name: str) -> str:
+def cell(report: Mapping[str, Any], name: str) -> str:
     """The figure the compare table shows for `name`, read from the engine's report."""
     errors, tests = report["errors"], report["tests"]
     if name in tests or name in errors:
@@ -58,8 +60,8 @@ def cell(report: dict, name: str) -> str:
 
 @pytest.fixture
 def no_loading(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Compare and Ensemble read stored reports and answers (F1: they loaded whole sessions
-    through load_session, which evaluates them again): loading one fails the test."""
+    """Compare and Ensemble read stored reports and answers (never whole sessions through
+    load_session, which evaluates them again): loading one fails the test."""
 
     def loaded(*args: object, **kwargs: object) -> None:
         raise AssertionError("a whole session was loaded")
@@ -155,6 +157,7 @@ async def test_compare_with_a_stored_session_shows_the_engines_figures(
 
         for relation_id in differing:
             relation = mine.relation(relation_id)
+            assert relation is not None
             assert f"{name(relation.parent)} ⊃ {name(relation.child)}" in shown
 
 
@@ -240,8 +243,8 @@ def test_sessions_on_part_of_the_relations_are_offered_with_the_overlap(db_path:
 
 
 async def test_ensemble_does_not_tick_a_session_of_another_scope(db_path: str) -> None:
-    """Issue 24 defect 8: a session that asked only part of the relations (which Compare
-    refuses) is offered unticked; the same-scope one starts ticked with this session."""
+    """A session that asked only part of the relations (which Compare refuses) is offered
+    unticked; the same-scope one starts ticked with this session."""
     full, same = await asyncio.to_thread(store_sessions, db_path, ["sim", "sim:careful"])
     (part,) = await asyncio.to_thread(store_sessions, db_path, ["sim:forgetful"], "places", 12)
     app = make_app(db=db_path)

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Button, Input
 
 from kontest_tui.generate.variants import VariantPreview, preview_variants
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.curation import SynonymEditorScreen, TemplateEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import notifications, wait_for_screen, wait_until, widget_text
+from tests.support.tui import notifications, top_screen, wait_for_screen, wait_until, widget_text
 
 
 async def test_synonym_editor_opens_from_the_template_editor(tmp_path: Path, db_path: str) -> None:
@@ -64,11 +64,12 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
         kg, relation, template, strength = source
 
         def engine_preview() -> VariantPreview:
-            return preview_variants(kg, relation, template, "places", strength, realise=True)  # type: ignore[arg-type]
+            return preview_variants(kg, relation, template, "places", strength, realise=True)
 
         before = engine_preview()
         assert shown_rows() == before.rows
         size = widget_text(wizard.query_one("#array-size"))
+        assert wizard.state.preview is not None
         assert size.startswith(wizard.state.preview.name) and "variant rows (t=2)" in size
         # Ban a value the array uses (not the original word) of the word with most values.
         column = max(
@@ -83,7 +84,7 @@ async def test_a_ban_from_the_variants_step_changes_the_array_and_the_next_sessi
         )
         editor.query_one("#synonym-word", Input).value = word
         editor.query_one("#synonym-value", Input).value = banned
-        editor.query_one("#ban-value").press()
+        editor.query_one("#ban-value", Button).press()
         synonyms_file = user_synonyms_path("places")
         await wait_until(
             pilot,
@@ -187,14 +188,18 @@ async def test_edit_t1_mark_a_fixed_word_save_a_copy_run_it_and_restore(
         await wait_for_screen(pilot, ResultsScreen)
         await wait_until(
             pilot,
-            lambda: app.screen is not results and app.screen.ready,
+            lambda: (
+                isinstance(app.screen, ResultsScreen)
+                and app.screen is not results
+                and app.screen.ready
+            ),
             what="reload",
         )
-        assert app.screen.template_ids == ["t1", "t2", "t1-edit"]
+        assert top_screen(app, ResultsScreen).template_ids == ["t1", "t2", "t1-edit"]
 
         await pilot.press("e")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
-        editor.query_one("#restore-templates").press()
+        editor.query_one("#restore-templates", Button).press()
         from kontest_tui.tui.screens.confirm import ConfirmScreen
 
         await wait_for_screen(pilot, ConfirmScreen)  # deleting the copy asks first

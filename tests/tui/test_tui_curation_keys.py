@@ -1,4 +1,4 @@
-"""The curation screens driven by keys as a user drives them (issue 24, defects 1, 5, 9): the
+"""The curation screens driven by keys as a user drives them: the
 synonym editor's fields typed into at 80x24, pins and bans listed and taken back, a saved
 template listed at once, an edited template's new word tagged so it varies, and Restore
 built-in asking first."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input, OptionList, Select, SelectionList
+from textual.widgets import Button, Input, OptionList, Select, SelectionList
 
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.generate.synonyms import list_user_choices, user_synonyms_path
@@ -113,7 +113,7 @@ async def test_a_saved_template_is_listed_and_its_new_word_varies(
         column = preview.parameters.index("have")
         assert len({row[column] for row in preview.rows}) > 1
         # Restore built-in asks first; "no" keeps the copy.
-        editor.query_one("#restore-templates").press()
+        editor.query_one("#restore-templates", Button).press()
         await wait_for_screen(pilot, ConfirmScreen)
         await pilot.press("n")
         await wait_for_screen(pilot, TemplateEditorScreen)

@@ -1,4 +1,4 @@
-"""The template and synonym editors work on the session they are opened from (QA finding 1):
+"""The template and synonym editors work on the session they are opened from:
 the probed session, its domain and its relations, never the session an earlier `e` opened
 or the places set; Run template stores its answers in that session."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import Input, Select
+from textual.widgets import DataTable, Input, Select
 
 from kontest_tui.generate.templates import user_template_path
 from kontest_tui.store import Store
@@ -80,7 +80,7 @@ async def test_ctrl_t_edits_and_asks_in_the_probed_session(db_path: str) -> None
         assert text.value == "Is {child} a part of {parent}?"
         # Two places called Garnich: realised, their questions tell them apart by type, and
         # their relations by name.
-        preview = editor.query_one("#template-preview")
+        preview = editor.query_one("#template-preview", DataTable)
         rows = [str(preview.get_row_at(i)[0]).split("\n") for i in range(preview.row_count)]
         assert len(rows) == 10
         assert len({question for question, _ in rows}) == len(rows)
@@ -145,7 +145,7 @@ async def test_a_music_session_edits_music_templates_and_synonyms(db_path: str) 
         assert others and all(t in status for t in others), status
         # The preview fills the text for relations of that type only.
         assert editor.session is not None
-        preview = editor.query_one("#template-preview")
+        preview = editor.query_one("#template-preview", DataTable)
         shown = [str(preview.get_row_at(i)[0]).split("\n")[0] for i in range(preview.row_count)]
         expected = editor.session.relations_of(kind)
         assert len(shown) == len(expected[:12]) > 0

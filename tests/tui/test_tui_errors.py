@@ -12,15 +12,22 @@ from kontest_tui.kg.scope import scope_graph
 from kontest_tui.report.words import oracle_name
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
+from kontest_tui.store.view_records import TreeNode
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable
 from kontest_tui.tui.widgets.relation_tree import RelationTree
-from tests.support.tui import paged_rows, wait_for_screen, wait_until, widget_text
+from tests.support.tui import cursor_node_id, paged_rows, wait_for_screen, wait_until, widget_text
 
 # Three countries of the subdivisions sample, with two and three levels below them.
 ENTITIES = ("BE", "ES", "LU")
+
+
+def subtree_errors(node: TreeNode | None) -> int:
+    """The errors a results tree line carries below it."""
+    assert node is not None
+    return node.subtree.error_total
 
 
 def write_subdivisions(tmp_path: Path) -> Path:
@@ -54,7 +61,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
 
         tree = results.query_one("#relation-tree", RelationTree)
         # Collapsed roots carry the errors below them: together they carry them all.
-        assert sum(line.data.subtree.error_total for line in tree.root.children) == len(errors)
+        assert sum(subtree_errors(line.data) for line in tree.root.children) == len(errors)
 
         async def step(key: str, index: int) -> None:
             await pilot.press(key)
@@ -64,8 +71,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
                 pilot,
                 lambda: (
                     results.error_index == index
-                    and tree.cursor_node is not None
-                    and tree.cursor_node.data.node == child
+                    and cursor_node_id(tree) == child
                     and "▶" in widget_text(results.query_one("#detail-text"))
                 ),
                 what=f"error {index}",
@@ -74,7 +80,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
         for index in range(8):
             await step("n", index)
         detail = widget_text(results.query_one("#detail-text"))
-        # The card of the error heads the pane (issue 24), then the node's roll-ups.
+        # The card of the error heads the pane, then the node's roll-ups.
         from kontest_tui.report.words import CARD_TITLES
 
         assert detail.splitlines()[0] in CARD_TITLES.values()
@@ -88,7 +94,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
         await pilot.press("f")
         await wait_until(pilot, lambda: tree.errors_only, what="errors only")
         assert tree.root.children
-        assert all(line.data.subtree.error_total for line in tree.root.children)
+        assert all(subtree_errors(line.data) for line in tree.root.children)
         await pilot.press("f")
         await wait_until(pilot, lambda: not tree.errors_only, what="the whole graph")
 
@@ -109,8 +115,7 @@ async def test_next_error_walks_the_clearest_first(tmp_path: Path, db_path: str)
             pilot,
             lambda: (
                 results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
-                and tree.cursor_node is not None
-                and tree.cursor_node.data.node == last.child
+                and cursor_node_id(tree) == last.child
             ),
             what="the last error's node",
         )
@@ -130,11 +135,7 @@ async def step_filtered(pilot, results, tree, child: str) -> None:  # noqa: ANN0
     await pilot.press("n")
     await wait_until(
         pilot,
-        lambda: (
-            results.error_index == 0
-            and tree.cursor_node is not None
-            and tree.cursor_node.data.node == child
-        ),
+        lambda: results.error_index == 0 and cursor_node_id(tree) == child,
         what="the first ontological error",
     )
 
@@ -144,6 +145,7 @@ async def test_gap_lists_page_per_template(tmp_path: Path, db_path: str) -> None
     async with app.run_test(size=(120, 40)) as pilot:
         results = await run_to_results(pilot, tmp_path)
         report = results.report
+        assert report is not None
         await pilot.press("g")
         await wait_until(pilot, lambda: bool(results.query("#gap-table")), what="the gap tab")
         table = results.query_one("#gap-table", PagedTable)
@@ -170,8 +172,7 @@ async def test_gap_lists_page_per_template(tmp_path: Path, db_path: str) -> None
             pilot,
             lambda: (
                 results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
-                and tree.cursor_node is not None
-                and tree.cursor_node.data.node == intersection[1].way[-1]
+                and cursor_node_id(tree) == intersection[1].way[-1]
             ),
             what="the gap relation's node",
         )

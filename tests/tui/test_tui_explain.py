@@ -1,4 +1,4 @@
-"""The demo path of issue 24: from `kontest --kg places --model sim`, after ctrl+r, a clear
+"""The demo path: from `kontest --kg places --model sim`, after ctrl+r, a clear
 atomic contradiction is on screen as a card and saved to the exports folder in at most five
 keys; the card heads the detail pane and names no code; `a` probes the card's relation."""
 

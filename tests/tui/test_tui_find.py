@@ -1,4 +1,4 @@
-"""Finding things and keeping one's place in the results (issue 32), on a stored 12-relation
+"""Finding things and keeping one's place in the results, on a stored 12-relation
 places session (Luxembourg: two places called Garnich, 13 errors): `/` finds a node by name
 and n / p walk the matches, escape clears; the Errors tab follows the find, sorts by a
 column, filters by template and never cuts `#` or Detail; `f` keeps the node; the results
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from textual.widgets import Select
+from textual.widgets import Input, Select
 
 from kontest_tui.report.explain_render import card_text
 from kontest_tui.store import Store
@@ -38,13 +38,14 @@ async def open_results(pilot, app, session_id: str) -> ResultsScreen:  # noqa: A
 
 
 def on(tree: RelationTree, node: str) -> bool:
-    return tree.cursor_node is not None and tree.cursor_node.data.node == node
+    cursor = tree.cursor_node
+    return cursor is not None and cursor.data is not None and cursor.data.node == node
 
 
 async def find(pilot, results: ResultsScreen, text: str) -> None:  # noqa: ANN001
     """`/`, the text typed (set at once), enter."""
     await pilot.press("slash")
-    results.query_one("#find-input").value = text
+    results.query_one("#find-input", Input).value = text
     await pilot.press("enter")
 
 
@@ -81,6 +82,7 @@ async def test_find_walks_the_matches_filters_the_errors_and_clears(db_path: str
         # There n walks those errors.
         await pilot.press("n")
         await wait_until(pilot, lambda: results.current_error is not None, what="an error")
+        assert results.current_error is not None
         assert results.current_error.verdict_id == near[0].verdict_id
         # Escape clears the find: every error listed, n walks them all again.
         await pilot.press("x")
@@ -140,8 +142,11 @@ async def test_f_keeps_the_node_and_the_results_reopen_where_they_were(db_path: 
         await wait_until(pilot, lambda: not isinstance(app.screen, ResultsScreen), what="home")
         again = await open_results(pilot, app, session_id)
         tree = again.query_one("#relation-tree", RelationTree)
-        await wait_until(pilot, lambda: on(tree, first.relation.child), what="the place")
+        place = first.relation
+        assert place is not None
+        await wait_until(pilot, lambda: on(tree, place.child), what="the place")
         await wait_until(pilot, lambda: again.shown_card is not None, what="the card")
+        assert again.current_error is not None
         assert again.current_error.verdict_id == first.verdict_id
         await pilot.press("n")  # n goes on from there
         await wait_until(pilot, lambda: again.error_index == 1, what="the next error")
@@ -149,7 +154,7 @@ async def test_f_keeps_the_node_and_the_results_reopen_where_they_were(db_path: 
         # y copies the card shown, as text.
         await wait_until(pilot, lambda: again.shown_card is not None, what="the second card")
         await pilot.press("y")
-        assert app.clipboard == card_text(again.shown_card)
+        assert again.shown_card is not None and app.clipboard == card_text(again.shown_card)
 
 
 async def test_errors_sort_by_a_column_filter_by_template_and_never_cut(db_path: str) -> None:

@@ -13,7 +13,7 @@ from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.paged_table import PagedTable
-from tests.support.tui import TEN_RELATIONS, wait_for_screen, wait_until, widget_text
+from tests.support.tui import TEN_RELATIONS, top_screen, wait_for_screen, wait_until, widget_text
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 
@@ -27,7 +27,7 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         await wait_until(pilot, lambda: wizard.preparation is not None, what="graph")
         assert wizard.kg is not None and wizard.kg.name == "places"
         # the places sample: 265 distinct ancestor pairs
-        assert wizard.preparation.relations == 265
+        assert wizard.preparation is not None and wizard.preparation.relations == 265
         assert wizard.state.chosen_templates() == ("t1", "t2")
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-model"
         wizard.query_one("#model-spec", Input).value = "sim"
@@ -59,6 +59,7 @@ async def test_wizard_to_results_shows_the_engines_report(db_path: str) -> None:
         gap = widget_text(results.query_one("#gap-view"))
         for template_id, figures in report["gap"]["per_template"].items():
             assert f"\n{template_id} " in gap  # each template by its id, then its text
+            assert results.header is not None
             assert f"“{results.header.template_texts[template_id][:8]}" in gap
             assert f"{figures['missing']} ({figures['pct']:.1f}%)" in gap
 
@@ -105,7 +106,7 @@ async def test_reopen_a_stored_session(db_path: str) -> None:
             ),
             what="the reopened session",
         )
-        reopened = app.screen
+        reopened = top_screen(app, ResultsScreen)
         assert reopened.session_id == session_id
         assert widget_text(reopened.query_one("#result-counts")) == first_counts
 
@@ -139,8 +140,7 @@ async def test_slow_model_streams_while_the_pilot_navigates_and_cancels(db_path:
         assert run.end is not None and 0 < answered < run.end.report["relations"] * 6
         assert run.end.report["executions"] == answered
         assert widget_text(run.query_one("#run-state")).startswith("cancelled")
-        # Defect 7 of issue 24: once over, the footer offers no Pause or Cancel, and the ETA
-        # stops (it is hidden).
+        # Once over, the footer offers no Pause or Cancel, and the ETA stops (it is hidden).
         keys = {
             binding.action for _, binding, enabled, _ in run.active_bindings.values() if enabled
         }

@@ -1,4 +1,4 @@
-"""f1 on a screen lists every key of that screen (issue 24): its own bindings, the app's and
+"""f1 on a screen lists every key of that screen: its own bindings, the app's and
 the focused widget's, each with its description."""
 
 from __future__ import annotations
@@ -63,8 +63,9 @@ def keys_listed(text: str) -> list[str]:
 
 
 async def test_the_live_help_lists_the_keys_of_the_moment(db_path: str) -> None:
-    """QA finding 11: the live run's help listed escape twice (Cancel and Back) and Results
-    during the run. During the run: Pause and Cancel; once over: Results and Back."""
+    """The live run's help lists the keys of the moment, escape once (not as both Cancel and
+    Back) and Results only when it is over. During the run: Pause and Cancel; once over:
+    Results and Back."""
     from dataclasses import replace
 
     from kontest_tui.run.api import SessionSpec

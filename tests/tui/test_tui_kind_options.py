@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
+from typing import cast
 
 from rich.console import Console
 from textual.widgets import Checkbox, Input, SelectionList, Static, TabbedContent
@@ -16,6 +17,7 @@ from kontest_tui.generate.annotated import build_annotation_conversations
 from kontest_tui.generate.conversations import build_suite
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kinds.registry import KindOptions, build_kind_conversations
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.render import section_tables
 from kontest_tui.results.evaluate import evaluate_session, session_kinds
 from kontest_tui.store import Store
@@ -71,7 +73,7 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
         assert wizard.query_one("#factcheck-options").display
         assert wizard.query_one("#logic-options").display
         assert not wizard.query_one("#variant-options").display
-        for box in wizard.query(".kind-options Checkbox"):
+        for box in wizard.query(".kind-options Checkbox").results(Checkbox):
             if box.id and box.id.startswith(("qtype-", "rule-")):
                 box.value = box.id in ("qtype-wh", "rule-negation")
         await pilot.pause()
@@ -177,7 +179,7 @@ async def test_annotated_questions_file_to_results(db_path: str, tmp_path: Path)
 
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen, timeout=180)
-        assert results.header.kinds == ("kontest", "annotation")
+        assert results.header is not None and results.header.kinds == ("kontest", "annotation")
         session_id = results.session_id
         with Store(db_path) as store:
             report = evaluate_session(store, session_id).to_json()
@@ -186,13 +188,13 @@ async def test_annotated_questions_file_to_results(db_path: str, tmp_path: Path)
         assert stored_problems == problems
         annotation = report["annotation"]
         assert annotation["questions"] == 3 and annotation["problems"] == problems
-        assert results.report["annotation"] == annotation
+        assert results.report is not None and results.report["annotation"] == annotation
 
         await pilot.press("k")
         await wait_until(pilot, lambda: bool(results.query("#kinds-view")), what="Kinds tab")
         shown = rendered(results.query_one("#kinds-view", Static).content)
         flat = " ".join(shown.split())  # a long cell wraps at spaces onto more lines
-        tables = section_tables({"annotation": annotation})
+        tables = section_tables(cast(ReportJSON, {"annotation": annotation}))  # that section alone
         assert len(tables) == 2  # the accuracy table and the skipped lines
         for title, _header, rows in tables:
             assert title in flat

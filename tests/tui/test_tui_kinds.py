@@ -22,7 +22,7 @@ from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
 from kontest_tui.tui.widgets.counts import ORACLES
 from kontest_tui.tui.widgets.paged_table import PagedTable
-from tests.support.tui import TEN_RELATIONS, wait_for_screen, wait_until, widget_text
+from tests.support.tui import TEN_RELATIONS, top_screen, wait_for_screen, wait_until, widget_text
 
 SIZE = (100, 32)
 
@@ -82,7 +82,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         assert not wizard.query_one("#variant-options").display  # variants not ticked
 
         # Run with a live screen that stays after the run, to read what it streamed.
-        def start_run(spec: SessionSpec) -> None:
+        def start_run(spec: SessionSpec, compare_with: str | None = None) -> None:
             app.push_screen(LiveRunScreen(spec, auto_results=False))
 
         app.start_run = start_run  # type: ignore[method-assign]
@@ -98,6 +98,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         live_counts = widget_text(run.query_one("#run-counts"))
 
         session_id = run.session_id
+        assert session_id is not None
         with Store(db_path) as store:
             report = evaluate_session(store, session_id).to_json()
             asked, _options, _problems = session_kinds(store, session_id)
@@ -201,7 +202,7 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         await wait_for_screen(pilot, WizardScreen)
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen)
-        assert results.header.kinds == ("kontest",)
+        assert results.header is not None and results.header.kinds == ("kontest",)
         assert not results.query("#tab-kinds")
         header = widget_text(results.query_one("#result-counts"))
         # the counts, then KONTEST's oracles (wrapped between items to the width): no line
@@ -211,7 +212,7 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
         assert lines[-1].endswith("%") and "KONTEST total" in header
         others = ("fact checks", "logic rules", "reworded variants")
         assert not any(line.startswith(others) for line in lines)
-        assert "kinds" not in results.report
+        assert results.report is not None and "kinds" not in results.report
         await pilot.press("k")  # no Kinds tab: the key does nothing
         assert results.query_one("#result-tabs", TabbedContent).active == "tab-graph"
         # Reopened from the store, it is the same.
@@ -225,5 +226,6 @@ async def test_kontest_only_session_has_no_kinds_tab(db_path: str) -> None:
             ),
             what="the reopened session",
         )
-        assert app.screen.header.kinds == ("kontest",)
-        assert not app.screen.query("#tab-kinds")
+        reopened = top_screen(app, ResultsScreen)
+        assert reopened.header is not None and reopened.header.kinds == ("kontest",)
+        assert not reopened.query("#tab-kinds")

@@ -1,7 +1,7 @@
 """The live screen's state line when the run does not go smoothly: a model that stops
-answering pauses the run with a notification (QA finding 7), a pause stops the rate and the
-time left (finding 9), a resume counts the answers stored before it apart from this run's
-(finding 9), and a resume that withholds the API key from the stored URL says so (F4)."""
+answering pauses the run with a notification, a pause stops the rate and the time left, a
+resume counts the answers stored before it apart from this run's, and a resume that
+withholds the API key from the stored URL says so."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from kontest_tui.kg.io import load_graph
-from kontest_tui.run.api import ExecutorConfig
+from kontest_tui.run.api import ExecutorConfig, SessionSpec
 from kontest_tui.run.session import create_session
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
@@ -55,7 +55,7 @@ async def test_a_model_that_stops_answering_pauses_the_run(db_path: str) -> None
         async with app.run_test(size=(100, 32)) as pilot:
             await wait_for_screen(pilot, WizardScreen)
 
-            def start_served(spec, compare_with=None) -> None:  # noqa: ANN001
+            def start_served(spec: SessionSpec, compare_with: str | None = None) -> None:
                 served = replace(
                     spec,
                     model=f"ollama:slow@{url}",
@@ -63,13 +63,14 @@ async def test_a_model_that_stops_answering_pauses_the_run(db_path: str) -> None
                 )
                 app.push_screen(LiveRunScreen(served, compare_with=compare_with))
 
-            app.start_run = start_served
+            app.start_run = start_served  # type: ignore[method-assign]
             await pilot.press("ctrl+r")
             run = await wait_for_screen(pilot, LiveRunScreen)
             await wait_until(pilot, lambda: run.tally.snapshot().answered >= 2, what="answers")
             server.kill()
             server.wait()
             await wait_until(pilot, lambda: run.failing is not None, what="the failing event")
+            assert run.failing is not None
             assert run.control.paused and run.failing[0] == 3 and not run.finished
             assert notified(app, "The model stopped answering: 3 turns in a row failed")
             assert notified(app, "cannot reach ollama")
@@ -80,7 +81,8 @@ async def test_a_model_that_stops_answering_pauses_the_run(db_path: str) -> None
             assert run.control.paused and run.failing is not None
             await cancel_run(pilot, run)
             await wait_until(pilot, lambda: run.end is not None, what="the cancelled run's end")
-            assert run.end.status == "cancelled"
+            assert run.end is not None and run.end.status == "cancelled"
+            assert run.session_id is not None
             with Store(db_path) as store:
                 assert store.sessions.refresh_counts(run.session_id)["answered"] >= 2
     finally:
@@ -135,7 +137,8 @@ async def test_a_resume_shows_all_answers_and_names_the_earlier_ones(db_path: st
         await wait_until(pilot, lambda: first.tally.snapshot().answered >= 3, what="answers")
         await cancel_run(pilot, first)
         await wait_until(pilot, lambda: first.end is not None, what="the cancelled run's end")
-        assert first.end.status == "cancelled" and first.session_id is not None
+        assert first.end is not None and first.end.status == "cancelled"
+        assert first.session_id is not None
         with Store(db_path) as store:
             row = store.sessions.get(first.session_id)
             stored, planned = (
@@ -171,7 +174,7 @@ async def test_a_resume_shows_all_answers_and_names_the_earlier_ones(db_path: st
 async def test_a_resume_says_when_the_api_key_is_withheld(
     db_path: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """F4: the stored URL's host is not the key's (OPENAI_BASE_URL unset: api.openai.com):
+    """The stored URL's host is not the key's (OPENAI_BASE_URL unset: api.openai.com):
     the engine does not send OPENAI_API_KEY there, and the explorer says so before asking."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-key")
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

@@ -1,4 +1,4 @@
-"""Same scope, another model (issue 24): one key from the results runs the session's stored
+"""Same scope, another model: one key from the results runs the session's stored
 spec with another model, then opens Compare on the pair."""
 
 from __future__ import annotations
@@ -64,8 +64,8 @@ async def test_the_same_session_with_another_model_then_compare(db_path: str) ->
 
 
 async def test_results_opened_for_a_comparison_stay_on_compare(db_path: str) -> None:
-    """QA finding 2: the new session's results opened on Graph. Their tree took the focus
-    when the results were read, and TabbedContent follows the focus to its pane; a terminal
+    """The new session's results open on Compare, not on Graph. Their tree takes the focus
+    when the results are read, and TabbedContent follows the focus to its pane; a terminal
     that has not reported focus yet (tmux) leaves nothing focused before that, so it
     happened every time there. The app without focus stands for that terminal here."""
     first, second = await asyncio.to_thread(
@@ -85,7 +85,7 @@ async def test_results_opened_for_a_comparison_stay_on_compare(db_path: str) -> 
 
 
 async def test_the_model_picker_lists_presets_used_models_and_ollamas(db_path: str) -> None:
-    """F8: `o` suggested only the first preset the session did not use. The picker lists the
+    """`o` suggests more than the first preset the session did not use: the picker lists the
     presets, the models of the other stored sessions and, on Find Ollama models, the models
     of the Ollama server typed (a real `kontest sim serve`); moving fills the field, enter
     on an entry runs it."""
@@ -125,10 +125,9 @@ async def test_the_model_picker_lists_presets_used_models_and_ollamas(db_path: s
 async def test_the_picker_moves_from_its_field_and_runs_only_what_was_chosen(
     db_path: str,
 ) -> None:
-    """Issue 32: in the `o` picker the arrows in the field did not move the list and enter
-    ran the entry the field was prefilled with. Now the field starts empty, up and down in it
-    move the list (filling the field), enter on an empty field runs nothing, and the small
-    local model is offered in words."""
+    """In the `o` picker the field starts empty (enter must not run an entry the field was
+    prefilled with), up and down in it move the list (filling the field), enter on an empty
+    field runs nothing, and the small local model is offered in words."""
     from textual.widgets import OptionList
 
     chosen: list[str | None] = []

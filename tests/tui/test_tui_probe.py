@@ -1,4 +1,4 @@
-"""The probe panel (issue 24): one relation of a stored session asked now by hand, its
+"""The probe panel: one relation of a stored session asked now by hand, its
 answers streamed beside the session's stored answers, stored as probes (no figure changes),
 and a rephrasing promoted to a template or its changed word to a synonym pin."""
 

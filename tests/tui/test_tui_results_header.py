@@ -1,12 +1,14 @@
 """The results header of a session without KONTEST questions shows the questions its kinds
-asked, not KONTEST's executions and validity, which are 0 (F2: a logic-only session showed
+asked, not KONTEST's executions and validity, which are 0 (a logic-only session would show
 `executions 0 · valid 0` above its hallucination rate)."""
 
 from __future__ import annotations
 
 import asyncio
+from typing import cast
 
 from kontest_tui.domain.records import TestKind
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.results.evaluate import evaluate_session
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
@@ -17,26 +19,29 @@ from tests.support.tui import wait_until, widget_text
 
 
 def test_a_report_without_kontest_counts_its_kinds_questions() -> None:
-    report = {
-        "kinds": ["logic", "factcheck"],
-        "relations": 5,
-        "executions": 0,
-        "valid": 0,
-        "invalid": 0,
-        "accuracy": {
-            "logic": {"asked": 13, "valid": 9, "refusals": 4, "invalid": 0},
-            "factcheck": {"asked": 10, "valid": 8, "invalid": 2},
+    report = cast(
+        ReportJSON,
+        {
+            "kinds": ["logic", "factcheck"],
+            "relations": 5,
+            "executions": 0,
+            "valid": 0,
+            "invalid": 0,
+            "accuracy": {
+                "logic": {"asked": 13, "valid": 9, "refusals": 4, "invalid": 0},
+                "factcheck": {"asked": 10, "valid": 8, "invalid": 2},
+            },
+            "headline": {
+                "measure": "logic",
+                "title": "hallucination rate",
+                "rate": 0.0,
+                "count": 0,
+                "of": 13,
+            },
+            "tests": {"logic": 9},
+            "errors": {"logic": 0},
         },
-        "headline": {
-            "measure": "logic",
-            "title": "hallucination rate",
-            "rate": 0.0,
-            "count": 0,
-            "of": 13,
-        },
-        "tests": {"logic": 9},
-        "errors": {"logic": 0},
-    }
+    )
     first = render_counts(report).plain.splitlines()[0]
     assert first == "relations 5 · questions 23 · valid 17 · I don't know 4 · invalid 2"
     assert "executions" not in render_counts(report).plain

@@ -1,6 +1,6 @@
 """A run the explorer could not wind down before its process ended (closed while the session
-was being stored, asked or evaluated) leaves its session cancelled, not `running` (QA finding
-13: `running 0/91320` until resumed)."""
+was being stored, asked or evaluated) leaves its session cancelled, not `running` (it showed
+`running 0/91320` until resumed)."""
 
 from __future__ import annotations
 
@@ -90,7 +90,11 @@ def test_the_process_ends_even_if_marking_fails_or_hangs(monkeypatch: pytest.Mon
     assert exited.wait(30)
     exited.clear()
     never = threading.Event()
-    end_process_after(0.01, 0, before=never.wait)  # waits until the test ends
+
+    def wait_for_the_test_end() -> None:
+        never.wait()
+
+    end_process_after(0.01, 0, before=wait_for_the_test_end)
     assert exited.wait(30)
     never.set()
 
@@ -110,8 +114,8 @@ def test_a_rate_of_a_session_not_done_says_so_far() -> None:
 
 
 async def test_a_run_cancelled_in_the_explorer_lists_its_rate_so_far(db_path: str) -> None:
-    """QA finding 13: a session cancelled in the explorer showed 9.7% on the start screen
-    where the docs said `-`: it is evaluated on the answers it got, and says `so far`."""
+    """A session cancelled in the explorer is evaluated on the answers it got and its rate
+    says `so far` on the start screen (it showed a bare 9.7% where the docs said `-`)."""
     app = make_app(kg="places", model="sim:slow", db=db_path)
     async with app.run_test(size=(120, 32)) as pilot:
         await wait_for_screen(pilot, WizardScreen)
@@ -120,6 +124,7 @@ async def test_a_run_cancelled_in_the_explorer_lists_its_rate_so_far(db_path: st
         await wait_until(pilot, lambda: run.tally.snapshot().answered >= 30, what="answers")
         await cancel_run(pilot, run)
         await wait_until(pilot, lambda: run.end is not None, what="the cancelled run's end")
+        assert run.end is not None
         with Store(db_path) as store:
             row = store.sessions.get(run.end.session_id)
         assert row["status"] == "cancelled" and row["oracle_error_rate"] is not None

@@ -1,5 +1,5 @@
 """A run that ends under a screen the user opened (a new wizard, the help) leaves that screen
-on top (QA finding 8: the results replaced it, and the wizard's choices were gone); a
+on top (the results must not replace it: the wizard's choices would be gone); a
 notification says so and the results open when the user is back on the live screen."""
 
 from __future__ import annotations

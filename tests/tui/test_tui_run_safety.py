@@ -13,7 +13,7 @@ from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
-from tests.support.tui import settle, wait_for_screen, wait_until, write_sample_part
+from tests.support.tui import settle, top_screen, wait_for_screen, wait_until, write_sample_part
 
 
 async def test_cancel_asks_then_resume_asks_only_the_rest(tmp_path: Path, db_path: str) -> None:
@@ -53,7 +53,7 @@ async def test_cancel_asks_then_resume_asks_only_the_rest(tmp_path: Path, db_pat
             lambda: isinstance(app.screen, ResultsScreen) and app.screen.ready,
             what="the resumed run's results",
         )
-        assert app.screen.session_id == session_id
+        assert top_screen(app, ResultsScreen).session_id == session_id
         # Let the live screen's removal finish before the pilot closes the app: its Header's
         # title callback, still queued, failed with NoMatches at teardown now and then.
         await settle(pilot)

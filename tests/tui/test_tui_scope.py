@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, OptionList, Select, Tree
+from textual.widgets import Button, Input, OptionList, Select, TabbedContent, Tree
 
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.kg.io import load_graph
@@ -32,7 +32,7 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
     async with app.run_test(size=(120, 40)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: wizard.kg is not None and wizard.kg.name == "music")
-        wizard.query_one("#wizard-tabs").active = "step-graph"
+        wizard.query_one("#wizard-tabs", TabbedContent).active = "step-graph"
         wizard.query_one("#depth-select", Select).value = 2
         await pilot.pause()
         await choose_entity(pilot, wizard, "Ireland", "sample:places")
@@ -73,7 +73,7 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
         await wait_until(pilot, lambda: len(scope()) == 2, what="two entities")
         both = extract_relations(scope_graph(places, ["ireland", "qatar"], 2))
         await wait_until(pilot, lambda: relations() == [r.id for r in both], what="both subtrees")
-        wizard.query_one("#clear-scope").press()
+        wizard.query_one("#clear-scope", Button).press()
         whole = extract_relations(places, depth=2)
         await wait_until(
             pilot,
@@ -84,12 +84,12 @@ async def test_choosing_entities_scopes_counts_preview_and_tree(db_path: str) ->
 
 
 async def test_a_leaf_entity_keeps_run_off_and_says_why(db_path: str) -> None:
-    """Defect 6 of issue 24: Kinawley has no children; the wizard says so and Run stays off
-    (before, the run failed on the live screen)."""
+    """Kinawley has no children; the wizard says so and Run stays off (rather than a run
+    failing on the live screen)."""
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(120, 40)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
-        wizard.query_one("#wizard-tabs").active = "step-graph"
+        wizard.query_one("#wizard-tabs", TabbedContent).active = "step-graph"
         await choose_entity(pilot, wizard, "Kinawley", "sample:places")
         await wait_until(
             pilot,

@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 from textual.pilot import Pilot
-from textual.widgets import TabbedContent
+from textual.widgets import DataTable, TabbedContent
 
-from kontest_tui.tui.app import make_app
+from kontest_tui.run.api import SessionSpec
+from kontest_tui.tui.app import KontestApp, make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.start import StartScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from kontest_tui.tui.widgets.ticks import TickList
 from tests.support.tui import (
     TEN_RELATIONS,
     settle,
@@ -44,7 +46,7 @@ def test_start_screen(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         start = await wait_for_screen(pilot, StartScreen)
         await settle(pilot)
-        assert start.query_one("#sessions").row_count == 0
+        assert start.query_one("#sessions", DataTable).row_count == 0
 
     assert snap_compare(make_app(db=db_path), terminal_size=SIZE, run_before=run_before)
 
@@ -80,21 +82,23 @@ def test_live_run_paused_before_the_first_answer(snap_compare, db_path: str) -> 
     async def run_before(pilot: Pilot) -> None:
         wizard = await open_wizard(pilot, "step-model")
         await wizard.app.workers.wait_for_complete()
-        original = pilot.app.start_run
+        app = pilot.app
+        assert isinstance(app, KontestApp)
+        original = app.start_run
 
-        def start_paused(spec) -> None:
+        def start_paused(spec: SessionSpec, compare_with: str | None = None) -> None:
             screen = LiveRunScreen(spec)
             screen.control.pause()
-            pilot.app.push_screen(screen)
+            app.push_screen(screen)
 
-        pilot.app.start_run = start_paused  # type: ignore[method-assign]
+        app.start_run = start_paused  # type: ignore[method-assign]
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
         await wait_until(pilot, lambda: run.control.executor is not None, what="the executor")
         state = run.query_one("#run-state")
         await wait_until(pilot, lambda: widget_text(state).startswith("paused"), what="paused")
         assert run.tally.snapshot().answered == 0
-        pilot.app.start_run = original  # type: ignore[method-assign]
+        app.start_run = original  # type: ignore[method-assign]
 
     assert snap_compare(
         make_app(kg="places", model="sim", db=db_path), terminal_size=SIZE, run_before=run_before
@@ -161,8 +165,8 @@ def test_start_screen_at_80x24(snap_compare, db_path: str) -> None:
 def test_wizard_kinds_step(snap_compare, db_path: str) -> None:
     async def run_before(pilot: Pilot) -> None:
         wizard = await open_wizard(pilot, "step-kinds")
-        wizard.query_one("#kind-select").select("factcheck")
-        wizard.query_one("#kind-select").select("logic")
+        wizard.query_one("#kind-select", TickList).select("factcheck")
+        wizard.query_one("#kind-select", TickList).select("logic")
         await wait_until(
             pilot,
             lambda: wizard.preparation is not None and len(wizard.preparation.counts) == 3,

@@ -4,7 +4,7 @@ moment, a run at full speed included, and the answers stored so far can be resum
 Before, a `kontest` started under `make run` in tmux outlived `tmux kill-server` at 100%
 CPU: the terminal hung up without a SIGHUP reaching the app (it was not the session's
 leader), and Textual's input thread read the dead terminal in a loop. And a terminal closed
-while answers arrived at full speed left the process alive (issue 23, 3 of 6 tries): the
+while answers arrived at full speed left the process alive (3 of 6 tries): the
 run's thread went on to evaluate every answer, and the interpreter waited for it. Here the
 explorer runs on a pseudo-terminal, either not its controlling terminal (no SIGHUP: only
 the dead terminal tells) or its controlling terminal (closing it sends SIGHUP); closing the
@@ -165,7 +165,7 @@ def test_a_full_speed_run_ends_with_its_terminal_and_can_be_resumed(
             pytest.fail(f"still running 30 s after its terminal closed: {stored_answers(db)}")
     session_id, status, stored = stored_answers(db)
     # cut short: cancelled, by its run winding down in time or by the process as it ends
-    # (before, a run still busy then was left `running`, QA finding 13)
+    # (not left `running`, as a run still busy then would be without the cut-off handling)
     assert status == "cancelled" and 2000 <= stored < relations * 6, (status, stored)
     # What is stored is resumable: only the rest is asked, and the session is complete.
     assert run_cli(["run", "--resume", session_id, "--db", str(db), "--quiet"]) == 0

@@ -1,4 +1,4 @@
-"""Quiet traps of issue 32, one test each (each failed before its fix): the wizard's search
+"""Quiet traps, one test each (each failed before its fix): the wizard's search
 picking another KG's entity, an ensemble over another scope, the synonym editor on the wrong
 relation and blocking the screen, the Variants step saying "Nothing to preview." while it
 builds, "KG None" after a failed load, and a run answered to the end left unevaluated when
@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from textual.widgets import OptionList, SelectionList
+from textual.widgets import Input, OptionList, SelectionList, TabbedContent
 
 from kontest_tui.errors import KontestError
 from kontest_tui.run.api import LiveTally, SessionSpec, evaluation_engine, kontest_per_relation
@@ -22,8 +22,10 @@ from kontest_tui.tui.screens import curation
 from kontest_tui.tui.screens.curation import SynonymEditorScreen
 from kontest_tui.tui.screens.results import ResultsScreen
 from kontest_tui.tui.screens.wizard import WizardScreen
+from kontest_tui.tui.widgets.relation_tree import RelationTree
 from tests.support.sessions import store_sessions
 from tests.support.tui import (
+    cursor_node_id,
     notified,
     wait_for_screen,
     wait_until,
@@ -50,8 +52,8 @@ async def test_search_ranks_the_loaded_kg_first_and_says_when_a_pick_changes_it(
     async with app.run_test(size=(120, 40)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: wizard.kg is not None and wizard.kg.name == "places")
-        wizard.query_one("#wizard-tabs").active = "step-graph"
-        wizard.query_one("#entity-input").value = "ireland"
+        wizard.query_one("#wizard-tabs", TabbedContent).active = "step-graph"
+        wizard.query_one("#entity-input", Input).value = "ireland"
         await wait_until(pilot, lambda: len(wizard.found_entities) > 1, what="the matches")
         sources = [match.source for match in wizard.found_entities]
         assert sources[0] == "sample:places" and "sample:subdivisions" in sources
@@ -112,7 +114,7 @@ async def test_the_synonym_editor_opens_on_the_selected_relation_and_reads_in_a_
         results.select_way(way)
         await wait_until(
             pilot,
-            lambda: results.query_one("#relation-tree").cursor_node.data.node == last.child,
+            lambda: cursor_node_id(results.query_one("#relation-tree", RelationTree)) == last.child,
             what="the node selected",
         )
         await wait_until(pilot, lambda: bool(results.shown_details), what="its detail")
@@ -129,6 +131,7 @@ async def test_the_synonym_editor_opens_on_the_selected_relation_and_reads_in_a_
         await wait_until(
             pilot, lambda: "not made in this test" in widget_text(status), what="the end"
         )
+        assert editor.preview is not None
         assert asked == [selected] and editor.preview.relation.id == selected
         assert threads[0] is not threading.main_thread()
 
@@ -141,6 +144,7 @@ async def test_the_variants_step_says_what_it_is_building(db_path: str) -> None:
         wizard = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: wizard.state.preview is not None, what="the preview")
         text = widget_text(wizard.query_one("#variant-tables"))
+        assert wizard.state.preview is not None
         name = wizard.state.preview.name
         assert text.startswith(f"Making the covering arrays of {name}'s questions"), text
         assert "Nothing to preview" not in text

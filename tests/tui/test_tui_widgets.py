@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input
+from typing import cast
+
+from textual.widgets import DataTable, Input, TabbedContent
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Answer
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.store.view_records import Rollup, TreeNode
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.commands import KontestCommands
@@ -16,26 +19,30 @@ from kontest_tui.tui.widgets.gap_bars import render_bar, render_gap
 from kontest_tui.tui.widgets.relation_tree import render_node_label
 from tests.support.tui import wait_for_screen, wait_until, widget_text
 
-REPORT = {
-    "relations": 10,
-    "executions": 60,
-    "valid": 58,
-    "invalid": 2,
-    "tests": {"atomic": 9, "sequential_intra": 18, "sequential_inter": 17, "ontological": 4},
-    "errors": {
-        "atomic": 1,
-        "sequential_intra": 0,
-        "sequential_inter": 2,
-        "ontological": 1,
-        "total": 4,
+# the sections of a report the header and gap widgets read
+REPORT = cast(
+    ReportJSON,
+    {
+        "relations": 10,
+        "executions": 60,
+        "valid": 58,
+        "invalid": 2,
+        "tests": {"atomic": 9, "sequential_intra": 18, "sequential_inter": 17, "ontological": 4},
+        "errors": {
+            "atomic": 1,
+            "sequential_intra": 0,
+            "sequential_inter": 2,
+            "ontological": 1,
+            "total": 4,
+        },
+        "error_rate": 0.0833,
+        "gap": {
+            "per_template": {"t1": {"missing": 3, "pct": 30.0}, "t2": {"missing": 5, "pct": 50.0}},
+            "intersection": {"missing": 2, "pct": 20.0},
+        },
+        "coverage": {"covered": 8, "pct": 80.0},
     },
-    "error_rate": 0.0833,
-    "gap": {
-        "per_template": {"t1": {"missing": 3, "pct": 30.0}, "t2": {"missing": 5, "pct": 50.0}},
-        "intersection": {"missing": 2, "pct": 20.0},
-    },
-    "coverage": {"covered": 8, "pct": 80.0},
-}
+)
 
 
 def test_counts_show_each_oracle_as_errors_over_tests() -> None:
@@ -49,12 +56,12 @@ def test_counts_show_each_oracle_as_errors_over_tests() -> None:
     assert "sequential_" not in text and "atomic" not in text
     assert "total 4" in text
     assert "error rate 8.3%" in text
-    assert render_counts({}).plain == "No answers yet."
+    assert render_counts(cast(ReportJSON, {})).plain == "No answers yet."
 
 
 def test_counts_wrap_between_items_never_inside_one() -> None:
-    """QA finding 10: `error rate` and `12.0%` (and `183` and `error rate`) were split over
-    two lines by the header's width. Worked out at 40 columns: each line is filled with
+    """`error rate` and `12.0%` (and `183` and `error rate`) are never split over two lines
+    by the header's width. Worked out at 40 columns: each line is filled with
     whole items, the next item starting a line of its own ("two phrasings alone 1/9" and
     "same conversation 0/18" are 23 + 2 + 22 = 47 wide; "implied facts 1/4  KONTEST total
     4" 34, with "  error rate 8.3%" 51)."""
@@ -157,12 +164,12 @@ async def test_a_new_template_is_asked_alone_and_gets_its_gap(tmp_path, db_path:
         await wait_for_screen(pilot, WizardScreen)
         await pilot.press("ctrl+r")
         results = await wait_for_screen(pilot, ResultsScreen)
-        assert results.report["executions"] == 18  # 3 relations x 6 calls
+        assert results.report is not None and results.report["executions"] == 18  # 3 x 6 calls
         await pilot.press("e")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
         editor.query_one("#template-text", Input).value = "Is {child} part of {parent}?"
         await pilot.pause()
-        assert editor.query_one("#template-preview").row_count == 3
+        assert editor.query_one("#template-preview", DataTable).row_count == 3
         await pilot.press("ctrl+r")
         await wait_until(
             pilot,
@@ -184,7 +191,7 @@ async def test_fuzzy_entity_picker_loads_the_entitys_sample(db_path: str) -> Non
     async with app.run_test(size=(100, 32)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: wizard.kg is not None and wizard.kg.name == "music")
-        wizard.query_one("#wizard-tabs").active = "step-graph"
+        wizard.query_one("#wizard-tabs", TabbedContent).active = "step-graph"
         await pilot.pause()
         wizard.query_one("#entity-input", Input).value = "Kinawly"  # misspelt on purpose
         suggestions = wizard.query_one("#entity-suggestions", OptionList)

@@ -1,4 +1,4 @@
-"""The explorer's messages are written for the explorer (QA finding 12): a KG with too many
+"""The explorer's messages are written for the explorer: a KG with too many
 paths is a problem of the graph step that says how to narrow the scope with the wizard's
 own controls, with no command-line flag and no exception class name; the command line
 keeps its flags."""
@@ -40,7 +40,9 @@ async def test_too_many_paths_is_said_in_the_wizards_words(tmp_path: Path, db_pa
     async with app.run_test(size=(120, 36)) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: wizard.state.preparation is not None, what="prepare")
-        (problem,) = [p for p in wizard.state.preparation.problems if p.step == "graph"]
+        preparation = wizard.state.preparation
+        assert preparation is not None
+        (problem,) = [p for p in preparation.problems if p.step == "graph"]
         assert "more than 1,000,000 root-to-leaf paths" in problem.message
         assert problem.message.endswith(
             "narrow the scope: choose a depth, or entities to keep with their subtrees."

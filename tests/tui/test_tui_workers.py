@@ -4,6 +4,7 @@ is a notification, and the screen is left usable, not "running" or "loading" for
 from __future__ import annotations
 
 import pytest
+from textual.widgets import TabbedContent
 
 from kontest_tui.tui.app import make_app
 from tests.support.tui import notifications, wait_for_screen, wait_until, widget_text
@@ -75,7 +76,9 @@ async def test_a_preview_that_raises_says_so_in_the_step(
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await wait_for_screen(pilot, WizardScreen)
         await wait_until(pilot, lambda: screen.state.preview is not None, what="the preview")
-        screen.query_one("#wizard-tabs").active = "step-variants"  # its arrays are made now
+        screen.query_one(
+            "#wizard-tabs", TabbedContent
+        ).active = "step-variants"  # its arrays are made now
         note = screen.query_one("#conversation-preview")
         await wait_until(pilot, lambda: "Preview failed" in widget_text(note), what="the note")
         assert ("wizard-preview failed", "ZeroDivisionError: division by zero") in messages(app)

@@ -216,9 +216,9 @@ OnResults(db=sys.argv[1]).run()
 
 
 async def test_a_card_saved_in_the_browser_arrives_as_downloads(tmp_path, db_path: str) -> None:  # noqa: ANN001
-    """Issue 32: in --web, `s` wrote the card on the server's disk and the browser got
-    nothing. Through textual-serve's own page protocol (the websocket a browser opens, then
-    /download/KEY): the explorer on a session's results, `n` then `s`, and the card's three
+    """In --web, `s` sends the card to the browser (writing it on the server's disk would
+    give the user nothing). Through textual-serve's own page protocol (the websocket a
+    browser opens, then /download/KEY): the explorer on a session's results, `n` then `s`, and the card's three
     files arrive as downloads."""
     from tests.support.sessions import store_sessions
 

@@ -51,6 +51,7 @@ async def logged() -> AsyncIterator[tuple[int, io.StringIO]]:
     test_server = TestServer(app, host="127.0.0.1", port=0)
     await test_server.start_server()
     server.public_url = f"http://127.0.0.1:{test_server.port}"
+    assert test_server.port is not None
     try:
         yield test_server.port, terminal
     finally:

@@ -57,7 +57,7 @@ def test_a_failed_load_disarms_and_another_kg_never_starts_unasked() -> None:
     ready, why = state.run_state()
     assert not ready and "no-such-kg" in why
     assert state.request_run()[0] == "blocked"
-    # Defect 3: picking a KG that loads must not start the run asked for before.
+    # Picking a KG that loads must not start the run asked for before.
     state.choose_kg("places")
     assert prepared(state) is None and not state.armed
     assert state.run_state() == (True, "")

@@ -102,7 +102,8 @@ def test_retry_after_parsing():
 def test_cache_is_keyed_by_endpoint_and_query(tmp_path):
     cache = QueryCache(tmp_path)
     cache.put("http://a/sparql", "Q", [{"x": "1"}])
-    assert cache.get("http://a/sparql", "Q").rows == [{"x": "1"}]
+    cached = cache.get("http://a/sparql", "Q")
+    assert cached is not None and cached.rows == [{"x": "1"}]
     assert cache.get("http://b/sparql", "Q") is None
     assert cache.get("http://a/sparql", "Q ") is None
     assert query_key("http://a/sparql", "Q") != query_key("http://b/sparql", "Q")

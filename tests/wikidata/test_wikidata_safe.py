@@ -54,7 +54,7 @@ def without_built(kg) -> dict:
 
 
 def test_queries_carry_the_optimizer_hint_before_the_values_list():
-    children = build_children_query(load_domain("places").level(1), ["Q27"], 10)
+    children = build_children_query(load_domain("places").levels[0], ["Q27"], 10)
     labels = build_labels_query(["Q27"], "en", 10)
     for query in (children, labels):
         assert "PREFIX hint: <http://www.bigdata.com/queryHints#>\n" in query
@@ -65,7 +65,7 @@ def test_queries_carry_the_optimizer_hint_before_the_values_list():
     assert lines.index("?child wdt:P131 ?parent .") < lines.index(
         "?child wdt:P31/wdt:P279* wd:Q56061 ."
     )
-    plain = build_children_query(load_domain("places").level(1), ["Q27"], 10, optimizer_hint=False)
+    plain = build_children_query(load_domain("places").levels[0], ["Q27"], 10, optimizer_hint=False)
     assert "hint:" not in plain and "hint:" not in build_labels_query(
         ["Q27"], "en", 10, optimizer_hint=False
     )

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.kg.domains import DomainError, Level, list_domains, load_domain
+from kontest_tui.kg.domains import Domain, DomainError, Level, list_domains, load_domain
 from kontest_tui.kg.sparql import (
     build_children_query,
     build_labels_query,
@@ -18,7 +18,7 @@ from kontest_tui.kg.sparql import (
 
 
 def test_places_children_query_text():
-    level = load_domain("places").level(1)
+    level = load_domain("places").levels[0]
     query = build_children_query(level, ["Q27", "Q183"], 1000)
     assert "PREFIX wd: <http://www.wikidata.org/entity/>" in query
     assert "PREFIX wdt: <http://www.wikidata.org/prop/direct/>" in query
@@ -75,11 +75,17 @@ def test_qid_from_iri():
     assert qid_from_iri("http://example.org/Q27") is None
 
 
+def node_type_at(domain: Domain, depth: int) -> str:
+    level = domain.level(depth)
+    assert level is not None, f"no level at depth {depth}"
+    return level.node_type(depth)
+
+
 def test_shipped_domains():
     assert list_domains() == ["music", "places"]
     places = load_domain("places")
     assert places.seed_type == "country" and places.templates == "places"
-    assert [places.level(d).node_type(d) for d in (1, 2, 3, 4, 7)] == [
+    assert [node_type_at(places, d) for d in (1, 2, 3, 4, 7)] == [
         "region",
         "district",
         "municipality",
@@ -89,7 +95,7 @@ def test_shipped_domains():
     music = load_domain("music")
     assert [lvl.property for lvl in music.levels] == ["P175", "P361"]
     assert music.level(3) is None
-    assert [music.level(d).node_type(d) for d in (1, 2)] == ["album", "song"]
+    assert [node_type_at(music, d) for d in (1, 2)] == ["album", "song"]
 
 
 @pytest.mark.parametrize(

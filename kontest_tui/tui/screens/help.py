@@ -4,6 +4,7 @@ the results the meaning of every symbol of the tree (report.legend)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from textual.actions import parse as parse_action
 from textual.app import ComposeResult
@@ -66,7 +67,7 @@ SCREEN_NAMES: dict[str, str] = {
 }
 
 
-def screen_name(screen: Screen[object]) -> str:
+def screen_name(screen: Screen[Any]) -> str:
     """What the help calls a screen: `Results`, `Probe` (its class name in words when it has
     no name of its own, never `ProbeScreen`)."""
     name = type(screen).__name__
@@ -76,7 +77,7 @@ def screen_name(screen: Screen[object]) -> str:
     return " ".join([words[0], *(word.lower() for word in words[1:])])
 
 
-def screen_help(screen: Screen[object]) -> str:
+def screen_help(screen: Screen[Any]) -> str:
     """The help of one screen as Markdown: what it is for, every key that works on it now
     (the screen's own, the app's, then the focused widget's), and the results' symbols."""
     name = type(screen).__name__

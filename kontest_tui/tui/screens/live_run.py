@@ -182,8 +182,8 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(self.title_line, id="run-title", classes="title", markup=False)
-        # The ETA is the state line's (Textual's counts paused time and a resume's stored
-        # answers as speed: it grew while paused, QA finding 9).
+        # The ETA is the state line's: Textual's counts paused time and a resume's stored
+        # answers as speed, so it would grow while paused.
         yield ProgressBar(id="run-progress", show_eta=False)
         yield Static("starting…", id="run-state", classes="hint", markup=False)
         yield ReportCounts("", id="run-counts", classes="counts")
@@ -256,7 +256,8 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
     @on(ModelFailing)
     def model_failing(self, event: ModelFailing) -> None:
         """Turns failing in a row: pause (calls in flight still end) and say why; `p` asks
-        again once the model is back, escape cancels (QA finding 7)."""
+        again once the model is back, escape cancels (a dead server would otherwise fail
+        every turn left, silently)."""
         if self.finished or self.control.cancelled:
             return
         if event.turns == 0:
@@ -325,8 +326,8 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
             if self.app.screen is self:
                 self.action_open_results()
             else:
-                # A screen the user opened meanwhile (a new wizard, the help) stays on top;
-                # the results open when this screen is back (QA finding 8).
+                # A screen the user opened meanwhile (a new wizard, the help) stays on top,
+                # with what was typed in it; the results open when this screen is back.
                 self.results_waiting = True
                 self.notify(
                     f"The run of {self.describe_run()} finished; its results open when you go "

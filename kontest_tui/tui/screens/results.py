@@ -415,7 +415,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             graph.restore_place(opened.place)
         if self.compare_with is not None:
             # Not the tree's focus first: TabbedContent follows the focus to its pane, and
-            # the focus comes after the tab was switched (QA finding 2).
+            # a focus given after the switch would take the user back to the Graph tab.
             self.action_show_tab("tab-compare")
         elif self.open_tab is not None:
             self.action_show_tab(self.open_tab)

@@ -222,7 +222,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             yield ModelStep("5 Model & run", self.state.model, id="step-model")
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (f1 says so): the room
-        yield footer  # goes to the keys, help included, at 80 columns (QA finding 10)
+        yield footer  # goes to the keys, so that f1 (help) still shows at 80 columns
 
     @property
     def graph_step(self) -> GraphStep:
@@ -605,8 +605,8 @@ class WizardScreen(WorkerFailures, Screen[None]):
         from kontest_tui.kg.search import search_entities  # (httpx: only when searching)
 
         try:
-            # The loaded KG's matches first, then the best of the others (issue 32: Down
-            # Enter on "ireland" picked the subdivisions sample's and switched KG).
+            # The loaded KG's matches first, then the best of the others: otherwise Down
+            # Enter on "ireland" picks another sample's Ireland and switches the KG.
             found = loaded_first(search_entities(text, online=online, limit=20), source)[:8]
         except KontestError as error:
             self.post_message(self.EntitiesFound([], str(error)))

@@ -190,8 +190,8 @@ class EnsemblePane(SessionPane):
         choices = self.query_one("#ensemble-select", SelectionList)
         choices.clear_options()
         choices.add_option((this_line, THIS, True))
-        # Only sessions of the same scope start ticked (issue 24, defect 8): one that asked
-        # other relations is one Compare refuses; it can still be ticked by hand.
+        # Only sessions of the same scope start ticked: one that asked other relations is
+        # one Compare refuses; it can still be ticked by hand.
         same_scope = [c for c in offered if c.shared == c.relations == total]
         ticked = {c.id for c in same_scope[:ENSEMBLE_PRESELECT]}
         choices.add_options(

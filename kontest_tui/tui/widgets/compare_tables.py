@@ -113,7 +113,7 @@ class CompareTables(Vertical):
         if len(chosen) < 2:
             note.update(TICK_TWO)
             view.update("")
-            self.remove_class("-tables")  # the pair above takes the room (QA finding 10)
+            self.remove_class("-tables")  # the pair above takes the room (no empty table)
             return
         note.update(Text(f"Comparing {len(chosen)} sessions…", style="italic"))
         self.compare_worker(chosen)

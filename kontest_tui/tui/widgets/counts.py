@@ -89,8 +89,8 @@ def count_items(report: ReportJSON) -> list[tuple[str, list[Text]]]:
 
 
 def pack(lines: list[tuple[str, list[Text]]], width: int | None = None) -> Text:
-    """The lines of items, each wrapped between items (never inside one: `error rate` and
-    `12.0%` stayed apart at 120 columns, QA finding 10) to `width` (None: not wrapped)."""
+    """The lines of items, each wrapped between items (never inside one, which would put
+    `error rate` and its `12.0%` on two lines) to `width` (None: not wrapped)."""
     text = Text()
     for number, (separator, items) in enumerate(lines):
         if number:

@@ -36,8 +36,8 @@ from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, P
 from kontest_tui.tui.widgets.session_pane import SessionPane
 
 ALL = "all"
-# (title, least width): 76 in all with the gaps, what the Errors pane has at 80 columns (the
-# Detail column was cut to `De`, QA finding 10); Relation and Detail share any room left,
+# (title, least width): 76 in all with the gaps, what the Errors pane has at 80 columns (wider
+# least widths cut the Detail column to `De`); Relation and Detail share any room left,
 # `#` grows with the number of rows and Detail with its longest text (the table scrolls
 # sideways, or wraps).
 ERROR_COLUMNS = (

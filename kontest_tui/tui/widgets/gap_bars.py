@@ -1,7 +1,7 @@
 """Knowledge gap per template (by its id and text), the intersection and coverage as
 horizontal bars.
 
-Reads the Report JSON's "gap" and "coverage" keys (DESIGN.md); it computes nothing.
+Reads the Report JSON's "gap" and "coverage" keys; it computes nothing.
 """
 
 from __future__ import annotations

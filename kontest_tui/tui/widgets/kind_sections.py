@@ -60,7 +60,7 @@ def section_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> Table
     """One section's rows; the `total` row bold, errors red, refusals yellow. One space
     between columns and each header word on its own line, so that the
     widest table, the accuracy of every kind, fits 80 columns without cutting a value (Rich
-    squeezed the widest columns first: `70.…` hid the accuracy, QA finding 10)."""
+    squeezes the widest columns first: the accuracy would show as `70.…`)."""
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=0)
     for column in header:
         table.add_column(  # `error rate` on two lines: a column as wide as its longest word
