@@ -85,11 +85,11 @@ from kontest_tui.run.prepare import (
 from kontest_tui.run.rerun import RerunPlan, RerunPlanJSON, plan_reuse, rerun_spec, reuse_answers
 from kontest_tui.run.session import (
     SessionOutcome,
+    create_session,
     open_session_model,
     options_from_dict,
     run_session,
 )
-from kontest_tui.run.session import create_session as create_stored_session
 from kontest_tui.run.spec import KgSource, SessionSpec, resolve_spec
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
@@ -206,41 +206,6 @@ class StoredSession:
             for key, response in self.responses.items()
             if response.error is None
         }
-
-
-def create_session(
-    store: Store, spec: SessionSpec, model_spec: str | None = None, *, parent: str | None = None
-) -> str:
-    """Store the session `spec` describes (nothing is asked); return its id. The spec is
-    resolved first (run.spec.resolve_spec: its KG loaded and scoped) unless it is already;
-    `model_spec` stores the model under the name the opened model gives itself; `parent`:
-    the session it asks again (rerun_session)."""
-    spec = resolve_spec(spec)
-    asks_kinds = bool(spec.kinds)
-    return create_stored_session(
-        store,
-        spec.graph,
-        model_spec or spec.model,
-        kg_name=spec.kg_name,
-        depth=spec.depth,
-        per_path=spec.per_path,
-        template_set=spec.template_set,
-        template_ids=spec.template_ids,
-        options=spec.options,
-        seed=spec.seed,
-        limit=spec.limit,
-        sample=spec.sample,
-        # No kind built from the KG (annotated questions only): no relation is asked.
-        relations=None if asks_kinds else [],
-        conversations=None if asks_kinds else [],
-        kinds=spec.kinds,
-        kind_options=spec.kind_options,
-        extra_conversations=spec.extra_conversations,
-        problems=spec.problems,
-        prebuilt=spec.prebuilt,
-        fresh_conversations=spec.fresh_conversations,
-        parent=parent,
-    )
 
 
 def model_seed(options: ChatOptions | None) -> int:
