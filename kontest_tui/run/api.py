@@ -34,7 +34,7 @@ from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.models.specs import WithheldKey, key_withheld
+from kontest_tui.models.specs import WithheldKey, key_withheld, withheld_key
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import ReportJSON, report_from_json, report_section
@@ -86,6 +86,7 @@ from kontest_tui.run.rerun import RerunPlan, RerunPlanJSON, plan_reuse, rerun_sp
 from kontest_tui.run.session import (
     SessionOutcome,
     create_session,
+    failed_message,
     open_session_model,
     options_from_dict,
     run_session,
@@ -95,9 +96,15 @@ from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
 if TYPE_CHECKING:  # made only in preview_variants (the module reads WordNet's lists)
+    from pathlib import Path
+
     from kontest_tui.generate.variants import VariantPreview as VariantPreview
+    from kontest_tui.models.replay import ReplayFailures as ReplayFailures
+    from kontest_tui.run.batch import BatchPhase as BatchPhase
 
 __all__ = [
+    "BatchPhase",
+    "ChatOptions",
     "LOGIC_RULES",
     "QUESTION_CHECK_REASONS",
     "QUESTION_TYPES",
@@ -117,6 +124,7 @@ __all__ = [
     "Progress",
     "QueryVariants",
     "QuestionCheck",
+    "ReplayFailures",
     "ReportJSON",
     "RelationPreview",
     "RerunPlan",
@@ -128,15 +136,18 @@ __all__ = [
     "StoredSession",
     "WithheldKey",
     "add_template",
+    "batch_phase",
     "build_wikidata_source",
     "check_examples",
     "check_model",
     "check_spec_questions",
+    "create_batch_session",
     "create_session",
     "error_path",
     "evaluation_engine",
     "headline_title",
     "extend_session",
+    "failed_message",
     "fill_question",
     "kontest_per_relation",
     "describe_model_choice",
@@ -157,6 +168,7 @@ __all__ = [
     "refresh_report",
     "report_from_json",
     "rerun_session",
+    "replay_failures_of",
     "report_section",
     "resolve_spec",
     "resume_session",
@@ -167,6 +179,7 @@ __all__ = [
     "source_of_match",
     "start_session",
     "stored_spec",
+    "withheld_key",
     "withheld_key_of",
 ]
 
@@ -206,6 +219,42 @@ class StoredSession:
             for key, response in self.responses.items()
             if response.error is None
         }
+
+
+def create_batch_session(store: Store, spec: SessionSpec) -> str:
+    """Store a new session to be asked in batch mode (`batch_phase`), its model named as
+    the parsed spec names itself. A model no batch engine runs (Ollama, replay, local) is
+    one InvalidInputError before anything is stored (run.batch.check_batch_model)."""
+    from kontest_tui.models.specs import parse_model_spec
+    from kontest_tui.run.batch import check_batch_model
+
+    check_batch_model(spec.model)
+    return create_session(store, spec, parse_model_spec(spec.model).spec)
+
+
+def batch_phase(
+    store: Store, session_id: str, batch_in: Path | None, batch_out: Path | None
+) -> BatchPhase:
+    """One step of batch mode (run.batch.batch_phase): store the results file `batch_in`,
+    then write the next requests under `batch_out`, or evaluate when no turn is left."""
+    from kontest_tui.run.batch import batch_phase as phase
+
+    return phase(store, session_id, batch_in, batch_out)
+
+
+def replay_failures_of(store: Store, session_id: str, path: str) -> ReplayFailures:
+    """Why the failed turns of a session replayed from the recording `path` failed
+    (models.replay.replay_failures: the lines it lacks, the turns it holds as failed, the
+    others); the engine's KontestError when the recording cannot be read."""
+    from kontest_tui.models.replay import load_recording, replay_failures
+
+    recording = load_recording(path)
+    errors = {
+        key: response.error
+        for key, response in store.responses.load(session_id).items()
+        if response.error is not None
+    }
+    return replay_failures(recording, store.relations.load_conversations(session_id), errors)
 
 
 def model_seed(options: ChatOptions | None) -> int:
