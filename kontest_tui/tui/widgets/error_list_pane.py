@@ -30,7 +30,7 @@ from kontest_tui.store.view_records import (
     ErrorRow,
 )
 from kontest_tui.tui.results_text import error_cells
-from kontest_tui.tui.sessions import open_views
+from kontest_tui.tui.sessions import OpenedResults, open_views
 from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, PageLoaded, Row
 from kontest_tui.tui.widgets.session_pane import SessionPane
 
@@ -60,6 +60,8 @@ ANSWER_CHOICES = (("any answers", ALL), ("yes/no answers", "clear"), ("an unclea
 
 class ErrorListPane(SessionPane):
     """The Errors tab: the session's errors, filtered and in the order chosen."""
+
+    FOCUS = "#error-table"
 
     class ErrorChosen(Message):
         """An error row was chosen: its node (at the end of `way`) is to be selected."""
@@ -95,8 +97,9 @@ class ErrorListPane(SessionPane):
         self.built = False
         self.shown_count: int | None = None  # the errors of the list shown
 
-    async def build(self, oracles: list[str], templates: list[str]) -> None:
+    async def build(self, opened: OpenedResults) -> None:
         """Mount the tab's widgets and list the errors (the first time it is shown)."""
+        oracles, templates = opened.oracles, list(opened.header.template_ids)
         await self.mount_all(
             [
                 Horizontal(
