@@ -90,34 +90,30 @@ class GraphStep(WorkerFailures, TabPane):
 
     # What the step's own workers post to it.
 
-    class SamplesListed(Message):
-        bubble = False
+    class SamplesListed(Message, bubble=False):
+        """The bundled sample KGs were listed."""
 
         def __init__(self, samples: list[str]) -> None:
             super().__init__()
             self.samples = samples
 
-    class EntitiesFound(Message):
+    class EntitiesFound(Message, bubble=False):
         """Entities matching the search text (`note` says why there are none, if it can)."""
-
-        bubble = False
 
         def __init__(self, found: list[EntityMatch], note: str) -> None:
             super().__init__()
             self.found = found
             self.note = note
 
-    class BuildProgressed(Message):
+    class BuildProgressed(Message, bubble=False):
         """A step of a Wikidata build (kg.wikidata's progress record)."""
-
-        bubble = False
 
         def __init__(self, step: object) -> None:
             super().__init__()
             self.step = step
 
-    class BuildFailed(Message):
-        bubble = False
+    class BuildFailed(Message, bubble=False):
+        """A Wikidata build failed: the engine's words and title."""
 
         def __init__(self, error: str, title: str) -> None:
             super().__init__()

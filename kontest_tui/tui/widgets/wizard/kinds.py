@@ -38,10 +38,8 @@ class KindsStep(WorkerFailures, TabPane):
             super().__init__()
             self.path = path
 
-    class KindsListed(Message):
+    class KindsListed(Message, bubble=False):
         """The engine's test kinds (its registry) were listed."""
-
-        bubble = False
 
         def __init__(self, kinds: list[KindChoice]) -> None:
             super().__init__()

@@ -59,12 +59,10 @@ class ModelStep(WorkerFailures, TabPane):
 
     # What the step's own workers post to it.
 
-    class PresetsListed(Message):
+    class PresetsListed(Message, bubble=False):
         """Models to offer: the built-in presets, or an Ollama server's models (`error` when
         they could not be listed; `quiet`: found when the wizard opened, offered without a
         word)."""
-
-        bubble = False
 
         def __init__(
             self, specs: list[str], error: str = "", title: str = "", *, quiet: bool = False
