@@ -36,8 +36,9 @@ from kontest_tui.kg.io import load_graph  # noqa: E402
 from kontest_tui.models.base import ChatOptions  # noqa: E402
 from kontest_tui.models.local import local_extra_available, model_file, start_server  # noqa: E402
 from kontest_tui.models.openai import OpenAIModel  # noqa: E402
+from kontest_tui.run.api import SessionSpec, create_session  # noqa: E402
 from kontest_tui.run.executor import ExecutorConfig  # noqa: E402
-from kontest_tui.run.session import create_session, run_session  # noqa: E402
+from kontest_tui.run.session import run_session  # noqa: E402
 from kontest_tui.store.database import Store  # noqa: E402
 
 
@@ -50,7 +51,10 @@ def run_places(
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "b.db") as store:
         options = ChatOptions(timeout=timeout)
         session = create_session(
-            store, kg, f"{spec}:gemma@{url}/v1", kg_name="places", limit=limit, options=options
+            store,
+            SessionSpec(
+                kg, model=f"{spec}:gemma@{url}/v1", kg_name="places", limit=limit, options=options
+            ),
         )
         model = OpenAIModel("gemma", f"{url}/v1", mode=mode)
         config = ExecutorConfig(concurrency=concurrency, use_cache=False)

@@ -47,8 +47,9 @@ def one_size(
     from kontest_tui.kg.io import load_graph, save_graph
     from kontest_tui.models.specs import open_model
     from kontest_tui.run import session as sessions
+    from kontest_tui.run.api import SessionSpec, create_session
     from kontest_tui.run.executor import ExecutorConfig
-    from kontest_tui.run.session import create_session, run_session
+    from kontest_tui.run.session import run_session
     from kontest_tui.store import Store
 
     if whole:
@@ -59,7 +60,7 @@ def one_size(
     started = time.perf_counter()
     kg = load_graph(kg_file)
     with Store(db) as store:
-        session = create_session(store, kg, "sim", seed=0)
+        session = create_session(store, SessionSpec(kg))
         generated = time.perf_counter()
         model = open_model("sim", kg=kg, seed=0)
         outcome = asyncio.run(

@@ -62,13 +62,14 @@ def profile_run(relations: int) -> tuple[float, float]:
     from synthetic_kg import synthetic_graph
 
     from kontest_tui.models.specs import open_model
+    from kontest_tui.run.api import SessionSpec, create_session
     from kontest_tui.run.executor import ExecutorConfig
-    from kontest_tui.run.session import create_session, run_session
+    from kontest_tui.run.session import run_session
     from kontest_tui.store import Store
 
     kg = synthetic_graph(relations, seed=0)
     with tempfile.TemporaryDirectory() as folder, Store(Path(folder) / "s.db") as store:
-        session = create_session(store, kg, "sim", seed=0)
+        session = create_session(store, SessionSpec(kg))
         model = open_model("sim", kg=kg, seed=0)
         profiler = cProfile.Profile()
         started = time.perf_counter()

@@ -45,6 +45,7 @@ from kontest_tui.run.session import (  # noqa: E402
     options_from_dict,
     run_session,
 )
+from kontest_tui.run.spec import SessionSpec  # noqa: E402
 from kontest_tui.run.writer import BatchWriter  # noqa: E402
 from kontest_tui.store import Store  # noqa: E402
 from kontest_tui.store.records import NewSession  # noqa: E402
@@ -201,7 +202,7 @@ async def run_places(spec: str, concurrency: int, db: Path) -> tuple[float, int,
     model = TimedModel(open_model(spec, seed=0, stream=False))
     try:
         with Store(db) as store:
-            session = create_session(store, kg, spec, seed=0)
+            session = create_session(store, SessionSpec(kg, model=spec))
             started = time.perf_counter()
             outcome = await run_session(
                 store, session, model, config=ExecutorConfig(concurrency=concurrency)

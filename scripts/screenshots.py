@@ -111,12 +111,13 @@ async def wait_for_wizard(pilot: Pilot) -> None:
 async def store_sim_session(db: str, spec: str, kg_name: str = "places") -> str:
     """Run a simulated model on a sample with the engine (as `kontest run` does), stored."""
     from kontest_tui.kg.io import load_graph
-    from kontest_tui.run.session import create_session, open_session_model, run_session
+    from kontest_tui.run.api import SessionSpec, create_session
+    from kontest_tui.run.session import open_session_model, run_session
     from kontest_tui.store import Store
 
     kg = load_graph(kg_name)
     with Store(db) as store:
-        session_id = create_session(store, kg, spec, kg_name=kg_name)
+        session_id = create_session(store, SessionSpec(kg, model=spec, kg_name=kg_name))
         model = open_session_model(spec, kg)
         try:
             await run_session(store, session_id, model)

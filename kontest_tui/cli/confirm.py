@@ -13,7 +13,7 @@ import click
 
 from kontest_tui.report.confirmation import CONFIRM_FORMATS
 from kontest_tui.report.explain_store import CARD_KINDS
-from kontest_tui.run.confirm import DEFAULT_REWORDINGS, MAX_DRAWS, MAX_REWORDINGS
+from kontest_tui.run.api import DEFAULT_REWORDINGS, MAX_DRAWS, MAX_REWORDINGS
 
 
 @click.command("confirm")
@@ -85,8 +85,7 @@ def confirm_command(
     from kontest_tui.report.confirmation import render_confirmations
     from kontest_tui.report.explain_store import stored_naming
     from kontest_tui.report.render import ReportNames
-    from kontest_tui.run.api import confirm_errors
-    from kontest_tui.run.executor import ExecutorConfig, ExecutorEvents
+    from kontest_tui.run.api import ExecutorConfig, ExecutorEvents, confirm_errors
 
     bar = None if quiet else ProgressLine()
     with open_store(ctx, db, create=False) as store:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import click
 
 from kontest_tui.cli.output import echo_out
-from kontest_tui.cli.scope_options import apply_scope, entity_option
+from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite, build_suite
@@ -214,6 +214,7 @@ def generate_command(
     """Print the conversations generated from a knowledge graph (nothing is asked), or with
     --check what the question check flags in them (a report: exit 0)."""
     from kontest_tui.kg.io import load_graph
+    from kontest_tui.kg.scope import apply_scope
 
     kg, depth = apply_scope(load_graph(kg_source), entities, depth)
     request = GenerateRequest(

@@ -10,9 +10,10 @@ import json
 import click
 
 from kontest_tui.cli.output import echo_out
-from kontest_tui.cli.scope_options import apply_scope, entity_option
+from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.generate.summary import describe_graph, format_summary
 from kontest_tui.kg.io import import_csv, load_graph, save_graph
+from kontest_tui.kg.scope import apply_scope
 
 
 @click.group("kg")

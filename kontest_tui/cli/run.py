@@ -2,7 +2,7 @@
 
 A thin parser over the session API (`run.api`): the options become typed records
 (cli.run_options), a new session is `prepare`d and started with `start_session`, a stored
-one resumed with `resume_session`; batch mode is `run.batch`. A run shows a one-line progress
+one resumed with `resume_session`; batch mode is `batch_phase`. A run shows a one-line progress
 bar on stderr and prints the text report at the end; Ctrl-C (or SIGTERM, SIGHUP) leaves the
 store consistent and exits 130 (143, 129).
 """
@@ -29,17 +29,17 @@ from kontest_tui.cli.run_options import ResumeChoice, RunRequest, run_options
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.run.api import (
+    ExecutorEvents,
+    Progress,
     SessionOutcome,
     SessionSpec,
     add_template,
-    create_session,
+    failed_message,
     prepare,
     resume_session,
     session_report,
     start_session,
 )
-from kontest_tui.run.executor import ExecutorEvents, Progress
-from kontest_tui.run.session import failed_message
 from kontest_tui.safe_text import escape_unsafe
 from kontest_tui.store.database import Store
 
@@ -186,7 +186,7 @@ class CommandRun:
             return None
         model = request.model.model_spec
         if model is None:  # the session's stored URL: is the key sent there?
-            from kontest_tui.models.specs import withheld_key
+            from kontest_tui.run.api import withheld_key
 
             stored = store.sessions.get(
                 store.sessions.resolve(wanted, unfinished=not resume.retry_errors)
@@ -208,11 +208,9 @@ class CommandRun:
         """A new session (None: batch mode, its requests written)."""
         spec = self.prepared(request)
         if request.resume.batching:
-            from kontest_tui.models.specs import parse_model_spec
-            from kontest_tui.run.batch import check_batch_model
+            from kontest_tui.run.api import create_batch_session
 
-            check_batch_model(spec.model)  # before anything is stored
-            created = create_session(self.store, spec, parse_model_spec(spec.model).spec)
+            created = create_batch_session(self.store, spec)  # a batch engine's model, or none
             self.announce(created)
             self.batch_phase(created, None, request.resume.batch_out)
             return None
@@ -327,7 +325,7 @@ class CommandRun:
         )
         echo_out(render_named_report(self.store, session_id, shown), nl=False)
         failed = outcome.evaluation.failed
-        from kontest_tui.models.specs import recording_of
+        from kontest_tui.run.api import recording_of
 
         recording = recording_of(str(self.store.sessions.get(session_id)["model"]))
         if failed and recording is not None:
@@ -355,21 +353,13 @@ class CommandRun:
         lines the recording lacks (JSON lines to add an "answer" to) and which turns it
         holds as failed, then exit 1."""
         from kontest_tui.errors import KontestError
-        from kontest_tui.models.replay import load_recording, replay_failures
+        from kontest_tui.run.api import replay_failures_of
 
         try:
-            recording = load_recording(path)
+            found = replay_failures_of(self.store, session_id, path)
         except KontestError as error:
             click.echo(f"kontest: error: {failed_message(failed)} (no answer); {error}", err=True)
             self.ctx.exit(1)
-        errors = {
-            key: response.error
-            for key, response in self.store.responses.load(session_id).items()
-            if response.error is not None
-        }
-        found = replay_failures(
-            recording, self.store.relations.load_conversations(session_id), errors
-        )
         if found.lacking:  # the lines first: the error stays the last line
             shown = found.lacking[:LACKING_SHOWN]
             more = (
@@ -399,9 +389,9 @@ class CommandRun:
         self.ctx.exit(1)
 
     def batch_phase(self, session_id: str, batch_in: str | None, batch_out: str | None) -> None:
-        """One step of batch mode (run.batch.batch_phase), told on stderr; the report at the
+        """One step of batch mode (run.api.batch_phase), told on stderr; the report at the
         end."""
-        from kontest_tui.run.batch import batch_phase
+        from kontest_tui.run.api import batch_phase
 
         phase = batch_phase(
             self.store,

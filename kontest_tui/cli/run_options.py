@@ -21,10 +21,8 @@ from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.sample import parse_sample
 from kontest_tui.kinds.registry import KindOptions, parse_kinds
-from kontest_tui.models.base import ChatOptions
 from kontest_tui.oracles.ontological import ONTOLOGICAL_RULES
-from kontest_tui.run.api import SessionSpec
-from kontest_tui.run.executor import ExecutorConfig
+from kontest_tui.run.api import ChatOptions, ExecutorConfig, SessionSpec
 
 F = TypeVar("F", bound=Callable[..., object])
 

@@ -1,19 +1,16 @@
 """`--entity NAME_OR_ID` (repeatable) for `kontest generate`, `kontest run` and `kontest kg info`.
 
-With `--depth N` it keeps the subtrees of those entities down to N edges below each
-(`kg.scope.scope_graph`); the depth is then used up by the scope, so paths and relations
-are taken on the scoped graph with no further bound.
+With `--depth N` it keeps the subtrees of those entities down to N edges below each; the
+depth is then used up by the scope, so paths and relations are taken on the scoped graph
+with no further bound (`kg.scope.apply_scope`, the rule `run.api.resolve_spec` follows too).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TypeVar
 
 import click
-
-from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.scope import scope_graph
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -28,12 +25,3 @@ def entity_option(command: F) -> F:
         help="Keep only this entity's subtree, down to --depth below it (id or exact label; "
         "repeat for several).",
     )(command)
-
-
-def apply_scope(
-    kg: KnowledgeGraph, entities: Sequence[str], depth: int | None
-) -> tuple[KnowledgeGraph, int | None]:
-    """The scoped KG and the depth left for paths (None once the scope used it)."""
-    if not entities:
-        return kg, depth
-    return scope_graph(kg, entities, depth), None

@@ -41,10 +41,18 @@ class GraphSummary:
 
 
 def describe_graph(
-    kg: KnowledgeGraph, depth: int | None = None, per_path: bool = False
+    kg: KnowledgeGraph,
+    depth: int | None = None,
+    per_path: bool = False,
+    relations_by_type: Counter[str] | None = None,
 ) -> GraphSummary:
-    """Count nodes, edges, roots, depth, depth-bounded paths and relations by type."""
-    by_type = count_relations(kg, depth=depth, per_path=per_path)  # refuses too many paths
+    """Count nodes, edges, roots, depth, depth-bounded paths and relations by type
+    (`relations_by_type` when the caller counted them already, walking the relations)."""
+    by_type = (
+        count_relations(kg, depth=depth, per_path=per_path)  # refuses too many paths
+        if relations_by_type is None
+        else relations_by_type
+    )
     paths = count_paths(kg, depth) or sum(1 for _ in iter_paths(kg, depth, guard=False))
     node_types = Counter(node.type or "(none)" for node in kg.nodes.values())
     return GraphSummary(

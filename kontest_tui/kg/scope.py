@@ -1,7 +1,8 @@
 """Scope: a KG cut down to the subtrees of chosen entities, each down to a depth below it.
 
-`kontest generate|run|kg info --entity NAME_OR_ID --depth N` and the explorer's entity
-choice call `scope_graph`. An entity is named by its id or by its exact label (a
+`kontest generate|run|kg info --entity NAME_OR_ID --depth N`, the explorer's entity
+choice and the session page call `apply_scope` (the one scope rule), which calls
+`scope_graph`. An entity is named by its id or by its exact label (a
 case-insensitive match when no label matches exactly); a name that is not in the KG, or a
 label that several nodes share, is one `ScopeError` naming the closest matches or the ids.
 
@@ -74,6 +75,17 @@ def resolve_entity(kg: KnowledgeGraph, name: str) -> str:
     raise ScopeError(
         f"entity {text!r} is not in {kg.name}" + (f"; closest: {closest}" if closest else "")
     )
+
+
+def apply_scope(
+    kg: KnowledgeGraph, entities: Sequence[str], depth: int | None
+) -> tuple[KnowledgeGraph, int | None]:
+    """The scope rule: the KG cut to the subtrees of `entities`, each `depth` edges below it,
+    and the depth left for paths and relations (None once the scope used it up). No
+    entities: the whole KG, its paths `depth` edges long."""
+    if not entities:
+        return kg, depth
+    return scope_graph(kg, entities, depth), None
 
 
 def scope_graph(

@@ -37,8 +37,8 @@ from kontest_tui.report.prompts import prompting_of
 from kontest_tui.report.render import MAX_ERRORS, ReportNames, render_report
 from kontest_tui.report.words import MappedNames, Naming, oracle_name, quoted
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
+from kontest_tui.results.relation_names import label_of, resolve_relation
 from kontest_tui.results.reports import ensure_report
-from kontest_tui.run.relation_names import label_of, resolve_relation
 from kontest_tui.store.confirmations import error_key
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict

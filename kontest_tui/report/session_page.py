@@ -23,7 +23,7 @@ from kontest_tui.domain.records import Answer, Verdict
 from kontest_tui.errors import KontestError, StoreError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
-from kontest_tui.kg.scope import scope_graph
+from kontest_tui.kg.scope import apply_scope
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.paths import write_text_atomic
 from kontest_tui.report.explain import ExplanationCard, build_card
@@ -86,7 +86,7 @@ def build_session_document(
     stored = ensure_report(store, session_id, errors=0)
     row = store.sessions.get(session_id)
     whole = session_graph(store, session_id)
-    kg = scope_graph(whole, entities, depth) if entities else whole
+    kg, _ = apply_scope(whole, entities, depth)
     relations = [
         relation
         for relation in store.relations.load(session_id)

@@ -35,7 +35,7 @@ from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.registry import KindOptions
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.models.specs import WithheldKey, key_withheld
+from kontest_tui.models.specs import WithheldKey, key_withheld, recording_of, withheld_key
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import ReportJSON, report_from_json, report_section
@@ -64,7 +64,13 @@ from kontest_tui.run.choices import (
     server_title,
     source_of_match,
 )
-from kontest_tui.run.confirm import ConfirmationOutcome, confirm_errors
+from kontest_tui.run.confirm import (
+    DEFAULT_REWORDINGS,
+    MAX_DRAWS,
+    MAX_REWORDINGS,
+    ConfirmationOutcome,
+    confirm_errors,
+)
 from kontest_tui.run.curation import SessionTemplates, read_session_templates
 from kontest_tui.run.executor import (
     Executor,
@@ -89,19 +95,29 @@ from kontest_tui.run.prepare import (
 from kontest_tui.run.rerun import RerunPlan, RerunPlanJSON, plan_reuse, rerun_spec, reuse_answers
 from kontest_tui.run.session import (
     SessionOutcome,
+    create_session,
+    failed_message,
     open_session_model,
     options_from_dict,
     run_session,
 )
-from kontest_tui.run.session import create_session as create_stored_session
 from kontest_tui.run.spec import KgSource, SessionSpec, resolve_spec
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict, template_set_to_dict
 
 if TYPE_CHECKING:  # made only in preview_variants (the module reads WordNet's lists)
+    from pathlib import Path
+
     from kontest_tui.generate.variants import VariantPreview as VariantPreview
+    from kontest_tui.models.replay import ReplayFailures as ReplayFailures
+    from kontest_tui.run.batch import BatchPhase as BatchPhase
 
 __all__ = [
+    "DEFAULT_REWORDINGS",
+    "MAX_DRAWS",
+    "MAX_REWORDINGS",
+    "BatchPhase",
+    "ChatOptions",
     "LOGIC_RULES",
     "QUESTION_CHECK_REASONS",
     "QUESTION_TYPES",
@@ -122,6 +138,7 @@ __all__ = [
     "Progress",
     "QueryVariants",
     "QuestionCheck",
+    "ReplayFailures",
     "ReportJSON",
     "RelationPreview",
     "RerunPlan",
@@ -133,16 +150,19 @@ __all__ = [
     "StoredSession",
     "WithheldKey",
     "add_template",
+    "batch_phase",
     "build_wikidata_source",
     "check_examples",
     "check_model",
     "check_spec_questions",
     "confirm_errors",
+    "create_batch_session",
     "create_session",
     "error_path",
     "evaluation_engine",
     "headline_title",
     "extend_session",
+    "failed_message",
     "fill_question",
     "kontest_per_relation",
     "describe_model_choice",
@@ -164,6 +184,8 @@ __all__ = [
     "refresh_report",
     "report_from_json",
     "rerun_session",
+    "recording_of",
+    "replay_failures_of",
     "report_section",
     "resolve_spec",
     "resume_session",
@@ -175,6 +197,7 @@ __all__ = [
     "source_of_match",
     "start_session",
     "stored_spec",
+    "withheld_key",
     "withheld_key_of",
 ]
 
@@ -216,39 +239,40 @@ class StoredSession:
         }
 
 
-def create_session(
-    store: Store, spec: SessionSpec, model_spec: str | None = None, *, parent: str | None = None
-) -> str:
-    """Store the session `spec` describes (nothing is asked); return its id. The spec is
-    resolved first (run.spec.resolve_spec: its KG loaded and scoped) unless it is already;
-    `model_spec` stores the model under the name the opened model gives itself; `parent`:
-    the session it asks again (rerun_session)."""
-    spec = resolve_spec(spec)
-    asks_kinds = bool(spec.kinds)
-    return create_stored_session(
-        store,
-        spec.graph,
-        model_spec or spec.model,
-        kg_name=spec.kg_name,
-        depth=spec.depth,
-        per_path=spec.per_path,
-        template_set=spec.template_set,
-        template_ids=spec.template_ids,
-        options=spec.options,
-        seed=spec.seed,
-        limit=spec.limit,
-        sample=spec.sample,
-        # No kind built from the KG (annotated questions only): no relation is asked.
-        relations=None if asks_kinds else [],
-        conversations=None if asks_kinds else [],
-        kinds=spec.kinds,
-        kind_options=spec.kind_options,
-        extra_conversations=spec.extra_conversations,
-        problems=spec.problems,
-        prebuilt=spec.prebuilt,
-        fresh_conversations=spec.fresh_conversations,
-        parent=parent,
-    )
+def create_batch_session(store: Store, spec: SessionSpec) -> str:
+    """Store a new session to be asked in batch mode (`batch_phase`), its model named as
+    the parsed spec names itself. A model no batch engine runs (Ollama, replay, local) is
+    one InvalidInputError before anything is stored (run.batch.check_batch_model)."""
+    from kontest_tui.models.specs import parse_model_spec
+    from kontest_tui.run.batch import check_batch_model
+
+    check_batch_model(spec.model)
+    return create_session(store, spec, parse_model_spec(spec.model).spec)
+
+
+def batch_phase(
+    store: Store, session_id: str, batch_in: Path | None, batch_out: Path | None
+) -> BatchPhase:
+    """One step of batch mode (run.batch.batch_phase): store the results file `batch_in`,
+    then write the next requests under `batch_out`, or evaluate when no turn is left."""
+    from kontest_tui.run.batch import batch_phase as phase
+
+    return phase(store, session_id, batch_in, batch_out)
+
+
+def replay_failures_of(store: Store, session_id: str, path: str | Path) -> ReplayFailures:
+    """Why the failed turns of a session replayed from the recording `path` failed
+    (models.replay.replay_failures: the lines it lacks, the turns it holds as failed, the
+    others); the engine's KontestError when the recording cannot be read."""
+    from kontest_tui.models.replay import load_recording, replay_failures
+
+    recording = load_recording(path)
+    errors = {
+        key: response.error
+        for key, response in store.responses.load(session_id).items()
+        if response.error is not None
+    }
+    return replay_failures(recording, store.relations.load_conversations(session_id), errors)
 
 
 def model_seed(options: ChatOptions | None) -> int:

@@ -14,9 +14,10 @@ previews), so `kontest run` costs what it did.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from itertools import islice
+from itertools import chain, islice
 from typing import TYPE_CHECKING, Literal
 
 from kontest_tui.domain.records import Conversation, Relation, TestKind
@@ -33,7 +34,7 @@ from kontest_tui.generate.summary import GraphSummary, describe_graph
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
-from kontest_tui.kg.paths import iter_paths
+from kontest_tui.kg.paths import check_path_count, iter_paths
 from kontest_tui.kinds.registry import (
     KINDS,
     PrebuiltKinds,
@@ -176,10 +177,9 @@ def prepare(
             Problem("kinds", "Tick at least one test kind or load annotated questions.")
         )
     try:
-        if kinds:
-            _check_relations(preparation, resolved, detail)
+        relations = _check_relations(preparation, resolved, detail) if kinds else iter(())
         if detail and not preparation.problems:
-            _describe(preparation, resolved, strength, variant_rows)
+            _describe(preparation, resolved, relations, strength, variant_rows)
     except TooManyPathsError as error:  # the explorer's words; the CLI raises the error
         preparation.problems.append(
             Problem(
@@ -310,12 +310,17 @@ def _query_variants(
     return QueryVariants(template.id, question, preview)
 
 
-def _check_relations(preparation: Preparation, spec: SessionSpec, detail: bool) -> None:
-    """An empty scope is a problem; with `detail`, the first relations are listed."""
-    first = list(islice(_relations(spec, first=True), PREVIEW_RELATIONS if detail else 1))
+def _check_relations(
+    preparation: Preparation, spec: SessionSpec, detail: bool
+) -> Iterator[Relation]:
+    """An empty scope is a problem; with `detail`, the first relations are listed. The
+    relations the run asks, to read on from (the first ones read again, then the rest: one
+    walk)."""
+    relations = _relations(spec)
+    first = list(islice(relations, PREVIEW_RELATIONS if detail else 1))
     if first:
         preparation.listed = first if detail else []
-        return
+        return chain(first, relations)
     kg = spec.graph
     if not kg.nodes:
         message = f"{preparation.spec.kg_name or kg.name} has no nodes: nothing to ask."
@@ -330,24 +335,31 @@ def _check_relations(preparation: Preparation, spec: SessionSpec, detail: bool) 
     else:
         message = "The scope has no relations (each needs a parent and a child below it)."
     preparation.problems.append(Problem("graph", message))
+    return iter(())
 
 
 def _describe(
-    preparation: Preparation, spec: SessionSpec, strength: int, variant_rows: bool
+    preparation: Preparation,
+    spec: SessionSpec,
+    relations: Iterator[Relation],
+    strength: int,
+    variant_rows: bool,
 ) -> None:
-    """The summary, counts per kind, paths and the first relation's preview."""
+    """The summary, counts per kind, paths, the question check and the first relation's
+    preview, from one walk over the relations the run asks (`relations`)."""
     kg = spec.graph
+    walk = _RelationWalk()
     if spec.kinds:
-        preparation.summary = describe_graph(kg, spec.depth, spec.per_path)
-        total = preparation.summary.relations
-        if spec.limit is not None:
-            total = min(total, spec.limit)
-        if spec.sample is not None:
-            total = spec.sample.size(total)
-        preparation.relations = total
-        preparation.paths = list(islice(iter_paths(kg, spec.depth), PATHS_SHOWN))
+        check_path_count(kg, spec.depth)  # what a walk over every relation is refused for
+        walk = _walk_relations(relations, keep_all=bool(_other_kinds(spec)))
+        # The walk counted every relation by type unless a limit cut it short.
+        counted = walk.by_type if spec.limit is None else None
+        preparation.summary = describe_graph(kg, spec.depth, spec.per_path, counted)
+        total = walk.total  # the first `limit`, or all of them (a sample draws from all)
+        preparation.relations = total if spec.sample is None else spec.sample.size(total)
+        preparation.paths = list(islice(iter_paths(kg, spec.depth, guard=False), PATHS_SHOWN))
     try:
-        preparation.counts, prebuilt = _count_kinds(spec, _template_ids(spec))
+        preparation.counts, prebuilt = _count_kinds(spec, _template_ids(spec), walk)
         if prebuilt is not None:
             preparation.spec = replace(preparation.spec, prebuilt=prebuilt)
     except KontestError as error:
@@ -359,7 +371,7 @@ def _describe(
             Problem("kinds", f"Nothing to ask: {', '.join(empty)} gave no questions.")
         )
     if TestKind.KONTEST in spec.kinds:
-        preparation.questions = check_spec_questions(spec, total=preparation.relations)
+        preparation.questions = _check_questions(spec, walk.checked, preparation.relations)
     names = NodeNames(kg)
     preparation.listed_names = [names.relation(relation) for relation in preparation.listed]
     if preparation.listed:
@@ -368,57 +380,76 @@ def _describe(
         )
 
 
+@dataclass(slots=True)
+class _RelationWalk:
+    """What `prepare` reads from the relations the run asks, in one walk over them: the
+    first ones (the question check's), the count of each type with one relation of it,
+    and all of them when another kind is built over them."""
+
+    checked: list[Relation] = field(default_factory=list)  # the first CHECK_RELATIONS
+    by_type: Counter[str] = field(default_factory=Counter)
+    one_of_type: dict[str, Relation] = field(default_factory=dict)
+    every: list[Relation] = field(default_factory=list)  # only when kept
+
+    @property
+    def total(self) -> int:
+        return self.by_type.total()
+
+
+def _walk_relations(relations: Iterable[Relation], *, keep_all: bool) -> _RelationWalk:
+    """Read the relations once (see _RelationWalk)."""
+    walk = _RelationWalk()
+    for relation in relations:
+        if len(walk.checked) < CHECK_RELATIONS:
+            walk.checked.append(relation)
+        walk.by_type[relation.type] += 1
+        walk.one_of_type.setdefault(relation.type, relation)
+        if keep_all:
+            walk.every.append(relation)
+    return walk
+
+
 def check_spec_questions(
     spec: SessionSpec, *, limit: int = CHECK_RELATIONS, total: int = 0
 ) -> QuestionCheck:
     """The question check (generate.check) over the KONTEST questions the run of `spec`
     asks, of its first `limit` relations (`total`: the relations of the whole run, said
     when more than were checked). Resolves the spec; blocking (a worker thread)."""
+    resolved = resolve_spec(spec)
+    return _check_questions(resolved, islice(_relations(resolved), limit), total)
+
+
+def _check_questions(spec: SessionSpec, relations: Iterable[Relation], total: int) -> QuestionCheck:
+    """The question check over the KONTEST questions of these relations of a resolved spec."""
     from kontest_tui.generate.check import check_questions
 
-    resolved = resolve_spec(spec)
     return check_questions(
-        resolved.graph,
-        islice(_relations(resolved, first=True), limit),
-        _template_set(resolved),
-        _template_ids(resolved),
-        total=total,
+        spec.graph, relations, _template_set(spec), _template_ids(spec), total=total
     )
 
 
 def _count_kinds(
-    spec: SessionSpec, template_ids: Sequence[str]
+    spec: SessionSpec, template_ids: Sequence[str], walk: _RelationWalk
 ) -> tuple[list[KindCount], PrebuiltKinds | None]:
     """Conversations and calls per asked kind: KONTEST's from one relation of each type
-    (every relation of a type gets the same conversations), the others built in full (and
-    returned, for the run to store as they are)."""
+    (every relation of a type gets the same conversations), the others built in full over
+    the walk's relations (and returned, for the run to store as they are)."""
     counts: list[KindCount] = []
     template_set = _template_set(spec)
-    kinds = [kind for kind in KINDS if kind in spec.kinds and KINDS[kind].build is not None]
-    if TestKind.KONTEST in kinds:
-        by_type: dict[str, int] = {}
-        one: dict[str, Relation] = {}
-        for relation in _relations(spec):
-            by_type[relation.type] = by_type.get(relation.type, 0) + 1
-            one.setdefault(relation.type, relation)
+    if TestKind.KONTEST in spec.kinds:
         conversations = calls = 0
-        for relation_type, relation in one.items():
+        for relation_type, relation in walk.one_of_type.items():
             built = build_conversations(spec.graph, [relation], template_set, template_ids)
-            conversations += len(built) * by_type[relation_type]
-            calls += sum(len(c.turns) for c in built) * by_type[relation_type]
+            conversations += len(built) * walk.by_type[relation_type]
+            calls += sum(len(c.turns) for c in built) * walk.by_type[relation_type]
         counts.append(KindCount(TestKind.KONTEST.value, conversations, calls))
-    others = [kind for kind in kinds if kind is not TestKind.KONTEST]
+    others = _other_kinds(spec)
     prebuilt: PrebuiltKinds | None = None
     if others:
         # Built once, over the relations alone (no kind reads KONTEST's conversations), and
         # kept with the spec: the run stores them instead of building them a second time.
         prebuilt = build_other_kinds(
-            spec.graph,
-            list(_relations(spec)),
-            template_set,
-            template_ids,
-            others,
-            spec.kind_settings,
+            spec.graph, walk.every, template_set, template_ids, others, spec.kind_settings
         )
         for kind in prebuilt.kinds:
             built = [c for c in prebuilt.conversations if c.test_kind is kind]
@@ -432,16 +463,25 @@ def _count_kinds(
     return counts, prebuilt if spec.sample is None else None
 
 
-def _relations(spec: SessionSpec, *, first: bool = False) -> Iterator[Relation]:
-    """The relations the run asks, in order (the first `limit`; a sample draws from all).
-    `first`: only the first few are read, so a KG of too many paths (kg.paths.MAX_PATHS) is
-    not refused here; the walk over all of them is."""
+def _other_kinds(spec: SessionSpec) -> list[TestKind]:
+    """The asked kinds other than KONTEST that are built from the KG, in registry order."""
+    return [
+        kind
+        for kind in KINDS
+        if kind in spec.kinds and kind is not TestKind.KONTEST and KINDS[kind].build is not None
+    ]
+
+
+def _relations(spec: SessionSpec) -> Iterator[Relation]:
+    """The relations the run asks, in order (the first `limit`; a sample draws from all),
+    made as they are read. Not guarded: a KG of too many paths (kg.paths.MAX_PATHS) is
+    refused before the walk reads past the first few (_describe)."""
     relations = iter_relations(
         spec.graph,
         spec.depth,
         per_path=spec.per_path,
         template_set=_template_set(spec),
-        guard=not first and spec.limit is None,
+        guard=False,
     )
     return islice(relations, spec.limit)
 

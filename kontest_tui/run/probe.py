@@ -34,7 +34,7 @@ from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.scope import resolve_entity
 from kontest_tui.models.base import ChatModel, ChatOptions, ChatRequest, Message
 from kontest_tui.results.evaluate import session_graph
-from kontest_tui.run.relation_names import resolve_relation
+from kontest_tui.results.relation_names import resolve_relation
 from kontest_tui.run.session import open_session_model, options_from_dict
 from kontest_tui.store.database import Store
 from kontest_tui.store.probes import StoredProbe
@@ -251,7 +251,7 @@ def _default_prompt(kg: KnowledgeGraph) -> str | None:
 def probe_context(store: Store, session_id: str, relation_id: str) -> ProbeContext:
     """Everything probing one relation of a stored session needs: its KG, the relation, the
     session's model, options, seed and templates, and its stored answers for the relation
-    (named by its id or its ends' labels: run.relation_names)."""
+    (named by its id or its ends' labels: results.relation_names)."""
     row = store.sessions.get(session_id)
     relation_id = resolve_relation(store, session_id, relation_id).id
     relations = store.relations.by_id(session_id, [relation_id])

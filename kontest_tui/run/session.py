@@ -34,15 +34,14 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import InvalidInputError, KontestError, LeaseLostError
 from kontest_tui.gc_pause import paused_gc, rare_gc
-from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
+from kontest_tui.generate.conversations import Suite, build_conversations
 from kontest_tui.generate.relations import iter_relations
-from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
-from kontest_tui.generate.templates import TemplateSet, resolve_template_set
+from kontest_tui.generate.sample import Sample, sample_relations
+from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_to_dict
 from kontest_tui.kinds.registry import (
     KindOptions,
-    PrebuiltKinds,
     build_kind_conversations,
     count_refusals,
 )
@@ -69,6 +68,7 @@ from kontest_tui.run.executor import (
     is_cacheable,
 )
 from kontest_tui.run.notices import watch_notices
+from kontest_tui.run.spec import SessionSpec, resolve_spec
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
@@ -112,19 +112,6 @@ def _track_state(
     return on_state
 
 
-def limit_relations(
-    relations: Sequence[Relation], conversations: Sequence[Conversation], limit: int | None
-) -> tuple[list[Relation], list[Conversation]]:
-    """The first `limit` relations and their conversations (all when limit is None)."""
-    if limit is None:
-        return list(relations), list(conversations)
-    if limit < 1:
-        raise ValueError("limit must be at least 1")
-    kept = list(relations[:limit])
-    ids = {relation.id for relation in kept}
-    return kept, [c for c in conversations if c.relation_id in ids]
-
-
 def options_to_dict(options: ChatOptions) -> dict[str, Any]:
     return asdict(options)
 
@@ -135,150 +122,145 @@ def options_from_dict(data: dict[str, Any]) -> ChatOptions:
 
 
 def create_session(
-    store: Store,
-    kg: KnowledgeGraph,
-    model_spec: str,
-    *,
-    kg_name: str | None = None,
-    depth: int | None = None,
-    per_path: bool = False,
-    template_set: TemplateSet | str | None = None,
-    template_ids: Sequence[str] | None = None,
-    options: ChatOptions | None = None,
-    seed: int = 0,
-    limit: int | None = None,
-    conversations: Sequence[Conversation] | None = None,
-    relations: Sequence[Relation] | None = None,
-    kinds: Sequence[TestKind] = (TestKind.KONTEST,),
-    kind_options: KindOptions | None = None,
-    extra_conversations: Sequence[Conversation] = (),
-    problems: Sequence[str] = (),
-    sample: SampleSpec | None = None,
-    fresh_conversations: bool = False,
-    prebuilt: PrebuiltKinds | None = None,
-    parent: str | None = None,
+    store: Store, spec: SessionSpec, model_spec: str | None = None, *, parent: str | None = None
 ) -> str:
-    """Generate (unless given) and store a session's relations and conversations; return its id.
+    """Store the session `spec` describes (nothing is asked); return its id.
 
-    When the conversations are generated here, `kinds` are the test kinds built from the KG
-    (kinds.registry; their conversations follow the KONTEST ones); given `conversations` are
-    stored as they are, whatever their kinds. `extra_conversations` are added as given
-    (annotated questions, with the `problems` found reading their file). `limit` keeps the
-    first N relations and applies before the kinds are built; `sample` instead keeps a seeded
-    random sample stratified by relation type and depth (generate.sample), recorded with the
-    session so its report estimates every rate for the whole KG. `seed` seeds the sample and
-    the kinds' options; the model's seed is `options.seed` (None: none is sent). When
-    `options` has no system prompt, the template set's is used. `fresh_conversations`: every
-    conversation is asked from scratch (the KONTEST paper's setting; run_session never shares
-    an answer between conversations, and the report adds the stability test). `prebuilt`:
-    the other kinds' conversations run.prepare built to count them, stored as they are when
-    they were built for this session's relations, templates, kinds and options. `parent`:
+    The spec is resolved first (run.spec.resolve_spec: its KG loaded and scoped) unless it
+    is already. Its `kinds` are built from the KG (kinds.registry; their conversations follow
+    the KONTEST ones); no kind (annotated questions only): no relation is stored. The
+    `extra_conversations` are added as given (annotated questions, with the `problems` found
+    reading their file). `limit` keeps the first N relations and applies before the kinds
+    are built; `sample` instead keeps a seeded random sample stratified by relation type
+    and depth (generate.sample), recorded with the session so its report estimates every
+    rate for the whole KG. `seed` seeds the sample and the kinds' options; the model's seed
+    is `options.seed` (None: none is sent). When `options` has no system prompt, the
+    template set's is used. `fresh_conversations`: every conversation is asked from scratch
+    (the KONTEST paper's setting; run_session never shares an answer between
+    conversations, and the report adds the stability test). `prebuilt`: the other kinds'
+    conversations run.prepare built to count them, stored as they are when they were built
+    for this session's relations, templates, kinds and options. `model_spec` stores the
+    model under the name the opened model gives itself (default: the spec's); `parent`:
     the session this one asks again (run.rerun).
     """
-    template_set = resolve_template_set(template_set, kg.domain)
-    chosen_ids = tuple(template.id for template in template_set.select(template_ids))
-    generated = conversations is None
-    drawn: Sample | None = None
+    spec = resolve_spec(spec)
+    chosen_ids = tuple(template.id for template in _template_set(spec).select(spec.template_ids))
+    model = model_spec or spec.model
+    if spec.sample is not None and spec.limit is not None:
+        raise InvalidInputError("--sample and --limit do not go together: choose one")
+    if spec.limit is not None and spec.limit < 1:
+        raise ValueError("limit must be at least 1")
     if (
-        generated
-        and relations is None
-        and sample is None
-        and not extra_conversations
-        and list(kinds) == [TestKind.KONTEST]
+        list(spec.kinds) == [TestKind.KONTEST]
+        and spec.sample is None
+        and not spec.extra_conversations
     ):
-        if limit is not None and limit < 1:
-            raise ValueError("limit must be at least 1")
-        chunks = _generated_chunks(kg, depth, per_path, template_set, chosen_ids, limit)
+        chunks = _generated_chunks(spec, chosen_ids)
         first = next(chunks, None)
         if first is None:
-            raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
+            raise InvalidInputError(NOTHING_TO_ASK)
         return _store_session(
             store,
-            kg,
-            model_spec,
-            kg_name,
-            depth,
-            per_path,
-            template_set,
+            spec,
+            model,
             chosen_ids,
-            options,
-            seed,
-            [],
-            [],
-            _kontest_kinds_json(kind_options),
-            itertools.chain([first], chunks),
-            fresh_conversations=fresh_conversations,
+            _kontest_kinds_json(spec.kind_options),
+            chunks=itertools.chain([first], chunks),
             parent=parent,
         )
-    if sample is not None:
-        if limit is not None:
-            raise InvalidInputError("--sample and --limit do not go together: choose one")
-        if relations is not None or conversations is not None:
-            raise InvalidInputError("a sample is drawn from the KG's relations, not given ones")
-        drawn = sample_relations(
-            lambda: iter_relations(kg, depth, per_path=per_path, template_set=template_set),
-            sample,
-        )
-        relations = drawn.relations
-        conversations = build_conversations(kg, relations, template_set, chosen_ids)
-    if relations is None or conversations is None:
-        suite = build_suite(
-            kg,
-            depth=depth,
-            per_path=per_path,
-            template_set=template_set,
-            template_ids=template_ids,
-            limit=limit if relations is None else None,
-        )
-        relations = suite.relations if relations is None else relations
-        conversations = suite.conversations if conversations is None else conversations
-    chosen_relations, chosen = limit_relations(relations, conversations, limit)
-    kind_options = kind_options or KindOptions(seed=seed)
-    others = [kind for kind in kinds if kind is not TestKind.KONTEST] if generated else []
-    if generated and TestKind.KONTEST not in kinds:
-        chosen = [c for c in chosen if c.test_kind is not TestKind.KONTEST]
-    if (
-        others
-        and prebuilt is not None
-        and prebuilt.matches(chosen_relations, chosen_ids, others, kind_options)
-    ):
-        chosen = [*chosen, *prebuilt.conversations]  # built by prepare for exactly these
-    elif others:
-        suite = Suite(chosen_relations, list(chosen), template_set, chosen_ids)
-        chosen = [*chosen, *build_kind_conversations(suite, kg, others, kind_options)]
-    chosen = [*chosen, *extra_conversations]
-    if not chosen:
-        raise InvalidInputError("nothing to ask: the selected test kinds gave no questions")
-    asked = sorted({c.test_kind for c in chosen}, key=list(TestKind).index)
-    kinds_json = (
-        None
-        if asked == [TestKind.KONTEST]
-        and drawn is None
-        and kind_options.ontological_rule == PAPER_RULE
-        else {
-            "kinds": [kind.value for kind in asked],
-            "options": kind_options.to_json(),
-            "problems": list(problems),
-            **({"sample": drawn.to_json()} if drawn is not None else {}),
-        }
-    )
+    relations, drawn = _chosen_relations(spec)
+    conversations = [
+        *_kind_conversations(spec, relations, chosen_ids),
+        *spec.extra_conversations,
+    ]
+    if not conversations:
+        raise InvalidInputError(NOTHING_TO_ASK)
     return _store_session(
         store,
-        kg,
-        model_spec,
-        kg_name,
-        depth,
-        per_path,
-        template_set,
+        spec,
+        model,
         chosen_ids,
-        options,
-        seed,
-        chosen_relations,
-        chosen,
-        kinds_json,
-        fresh_conversations=fresh_conversations,
+        _kinds_json(spec, conversations, drawn),
+        relations=relations,
+        conversations=conversations,
         parent=parent,
     )
+
+
+NOTHING_TO_ASK = "nothing to ask: the selected test kinds gave no questions"
+
+
+def _template_set(spec: SessionSpec) -> TemplateSet:
+    template_set = spec.template_set
+    assert isinstance(template_set, TemplateSet), "resolve_spec gives a TemplateSet"
+    return template_set
+
+
+def _spec_relations(spec: SessionSpec, *, guard: bool = True) -> Iterator[Relation]:
+    """The resolved spec's relations in Algorithm 1's order (all of them: no limit)."""
+    return iter_relations(
+        spec.graph,
+        spec.depth,
+        per_path=spec.per_path,
+        template_set=_template_set(spec),
+        guard=guard,
+    )
+
+
+def _chosen_relations(spec: SessionSpec) -> tuple[list[Relation], Sample | None]:
+    """The relations a session of the resolved spec asks (the first `limit`, or a sample
+    drawn from all), and the sample when one was drawn; none when no kind is built from
+    the KG (annotated questions only)."""
+    if spec.sample is not None:
+        if not spec.kinds:
+            raise InvalidInputError("a sample is drawn from the KG's relations, not given ones")
+        drawn = sample_relations(lambda: _spec_relations(spec), spec.sample)
+        return drawn.relations, drawn
+    if not spec.kinds:
+        return [], None
+    return list(islice(_spec_relations(spec, guard=spec.limit is None), spec.limit)), None
+
+
+def _kind_conversations(
+    spec: SessionSpec, relations: list[Relation], chosen_ids: tuple[str, ...]
+) -> list[Conversation]:
+    """The conversations of the spec's kinds over `relations`: KONTEST's first (when asked),
+    then the other kinds', as run.prepare built them when they match, else built here."""
+    kontest = (
+        build_conversations(spec.graph, relations, _template_set(spec), chosen_ids)
+        if TestKind.KONTEST in spec.kinds
+        else []
+    )
+    others = [kind for kind in spec.kinds if kind is not TestKind.KONTEST]
+    if not others:
+        return kontest
+    options = spec.kind_settings
+    prebuilt = spec.prebuilt
+    if prebuilt is not None and prebuilt.matches(relations, chosen_ids, others, options):
+        return [*kontest, *prebuilt.conversations]  # built by prepare for exactly these
+    suite = Suite(relations, list(kontest), _template_set(spec), chosen_ids)
+    return [*kontest, *build_kind_conversations(suite, spec.graph, others, options)]
+
+
+def _kinds_json(
+    spec: SessionSpec, conversations: Sequence[Conversation], drawn: Sample | None
+) -> dict[str, Any] | None:
+    """The stored kinds JSON: none for KONTEST questions alone with the builders' defaults,
+    else the kinds asked, their options, the questions file's problems and the sample."""
+    kind_options = spec.kind_settings
+    asked = sorted({c.test_kind for c in conversations}, key=list(TestKind).index)
+    if (
+        asked == [TestKind.KONTEST]
+        and drawn is None
+        and kind_options.ontological_rule == PAPER_RULE
+    ):
+        return None
+    return {
+        "kinds": [kind.value for kind in asked],
+        "options": kind_options.to_json(),
+        "problems": list(spec.problems),
+        **({"sample": drawn.to_json()} if drawn is not None else {}),
+    }
 
 
 def _kontest_kinds_json(kind_options: KindOptions | None) -> dict[str, Any] | None:
@@ -290,67 +272,51 @@ def _kontest_kinds_json(kind_options: KindOptions | None) -> dict[str, Any] | No
 
 
 def _generated_chunks(
-    kg: KnowledgeGraph,
-    depth: int | None,
-    per_path: bool,
-    template_set: TemplateSet,
-    template_ids: Sequence[str],
-    limit: int | None,
+    spec: SessionSpec, template_ids: Sequence[str]
 ) -> Iterator[tuple[list[Relation], list[Conversation]]]:
-    """The KG's relations (the first `limit`) and their KONTEST conversations, CHUNK_RELATIONS
-    relations at a time, made as they are stored (build_suite's, in its order)."""
-    relations = islice(
-        iter_relations(
-            kg, depth, per_path=per_path, template_set=template_set, guard=limit is None
-        ),
-        limit,
-    )
+    """The resolved spec's relations (the first `limit`) and their KONTEST conversations,
+    CHUNK_RELATIONS relations at a time, made as they are stored (in Algorithm 1's order)."""
+    relations = islice(_spec_relations(spec, guard=spec.limit is None), spec.limit)
     while True:
         part = list(islice(relations, CHUNK_RELATIONS))
         if not part:
             return
-        yield part, build_conversations(kg, part, template_set, template_ids)
+        yield part, build_conversations(spec.graph, part, _template_set(spec), template_ids)
 
 
 def _store_session(
     store: Store,
-    kg: KnowledgeGraph,
+    spec: SessionSpec,
     model_spec: str,
-    kg_name: str | None,
-    depth: int | None,
-    per_path: bool,
-    template_set: TemplateSet,
     chosen_ids: Sequence[str],
-    options: ChatOptions | None,
-    seed: int,
-    relations: Sequence[Relation],
-    conversations: Sequence[Conversation],
     kinds_json: Mapping[str, Any] | None,
-    chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
     *,
-    fresh_conversations: bool = False,
+    relations: Sequence[Relation] = (),
+    conversations: Sequence[Conversation] = (),
+    chunks: Iterable[tuple[Sequence[Relation], Sequence[Conversation]]] | None = None,
     parent: str | None = None,
 ) -> str:
-    """Store a created session (create_session); the options get the template set's system
-    prompt when they have none."""
-    options = options or ChatOptions(temperature=template_set.temperature)
+    """Store a created session (create_session) of a resolved spec; the options get the
+    template set's system prompt when they have none."""
+    kg, template_set = spec.graph, _template_set(spec)
+    options = spec.options or ChatOptions(temperature=template_set.temperature)
     if options.system_prompt is None:
         options = dataclasses.replace(options, system_prompt=template_set.system_prompt)
     with paused_gc():  # bursts of many small acyclic records
         return store.sessions.create(
             NewSession(
-                kg_name=kg_name or kg.name,
+                kg_name=spec.kg_name or kg.name,
                 kg_json=graph_to_dict(kg),
                 templates_json=template_set_to_dict(template_set),
                 template_ids=chosen_ids,
                 model=model_spec,
                 options=options_to_dict(options),
                 labels={node_id: node.label for node_id, node in kg.nodes.items()},
-                seed=seed,
-                depth=depth,
-                per_path=per_path,
+                seed=spec.seed,
+                depth=spec.depth,
+                per_path=spec.per_path,
                 kinds=kinds_json,
-                fresh_conversations=fresh_conversations,
+                fresh_conversations=spec.fresh_conversations,
                 parent=parent,
             ),
             relations=relations,
@@ -441,34 +407,18 @@ async def _run_session(
     row = store.sessions.get(session_id)
     lease = store.leases.acquire(session_id)
     try:
-        streamed = _stream_size(store, session_id, row, model, chunk) if stream else None
-        conversations: list[Conversation] = []
-        stored: dict[AnswerKey, Response] = {}
-        with paused_gc():  # bursts of many small records
-            if streamed is None:
-                conversations = store.relations.load_conversations(session_id)
-            store.responses.delete_failed(session_id)  # failed turns are asked again
-            if streamed is None:
-                stored = store.responses.load(session_id)
-        stored_cached = store.responses.count_cached(session_id)
-        done = {key: response.raw for key, response in stored.items()}
-        options = options_from_dict(row["options_json"])
-        if row.get("fresh_conversations"):  # every conversation from scratch: nothing shared
-            config = replace(config or ExecutorConfig(), share_answers=False)
-        events = events or ExecutorEvents()
-        events = replace(events, on_state=_track_state(store, session_id, events.on_state))
-        events = watch_notices(events, model.spec)
-        writer = BatchWriter(store, session_id)
-        executor = Executor(
+        begun = _begin_run(
+            store,
+            session_id,
+            row,
             model,
-            options,
             config=config,
-            sink=writer,
-            cache=writer,
             events=events,
+            streamed=_stream_size(store, session_id, row, model, chunk) if stream else None,
         )
+        writer = begun.writer
         if on_executor is not None:
-            on_executor(executor)
+            on_executor(begun.executor)
         store.sessions.update(
             session_id, status="running", started=row["started"] or now_iso(), message=None
         )
@@ -477,7 +427,10 @@ async def _run_session(
         raise
     clock = time.monotonic()
     elapsed = row["elapsed_s"] or 0.0
-    evaluation: Evaluation | None = None
+
+    def elapsed_s() -> float:
+        return float(elapsed + time.monotonic() - clock)
+
     run_task = asyncio.current_task()
     lost: list[bool] = []  # set by the heartbeat when another process took the lease
 
@@ -500,32 +453,21 @@ async def _run_session(
                 lease=lease,
                 status=status,
                 message=message,
-                elapsed_s=elapsed + time.monotonic() - clock,
+                elapsed_s=elapsed_s(),
             )
         except LeaseLostError:
             raise
         except KontestError as error:  # a full disk: at least the status, in place
-            mark_failed(f"{message}; {error}" if message else str(error))
-
-    def mark_failed(message: str) -> None:
-        """Mark the session failed with `message` (one row updated in place: what a full
-        disk still lets through), so it never stays "running" after this run; a write
-        that fails even so leaves it for `--resume` (the lease goes back with the run)."""
-        with contextlib.suppress(KontestError):
-            store.sessions.finish_run(
+            _mark_failed(
+                store,
                 session_id,
-                lease=lease,
-                status="failed",
-                message=message,
-                elapsed_s=elapsed + time.monotonic() - clock,
+                lease,
+                f"{message}; {error}" if message else str(error),
+                elapsed_s(),
             )
 
     try:
-        if streamed is not None:
-            evaluation = await _ask_streamed(store, session_id, executor, streamed, row)
-            result = executor.result()
-        else:
-            result = await executor.run(conversations, done)
+        result, evaluation = await _ask(store, session_id, row, begun)
         writer.close()
     except (asyncio.CancelledError, KeyboardInterrupt):
         if lost:  # the session is another run's now: store what came, touch nothing else
@@ -544,30 +486,26 @@ async def _run_session(
         close("failed", f"{type(error).__name__}: {error}")
         raise
     heartbeat.cancel()
+    return _finish_run(store, session_id, lease, row, begun, result, evaluation, elapsed_s)
+
+
+def _finish_run(
+    store: Store,
+    session_id: str,
+    lease: Lease,
+    row: Mapping[str, Any],
+    begun: _BegunRun,
+    result: RunResult,
+    evaluation: Evaluation | None,
+    elapsed_s: Callable[[], float],
+) -> SessionOutcome:
+    """The end of a run that asked every turn it could: its evaluation (`evaluation` when
+    it was streamed) stored with the counts, verdicts and status in one transaction that
+    gives the lease back."""
     try:
-        if streamed is None or evaluation is None:
-            with paused_gc():
-                # From memory: the answers stored before this run and those it just stored
-                # (a streamed run that could not be evaluated in chunks: from the store).
-                evaluation = evaluate_responses(
-                    store.relations.load(session_id),
-                    conversations
-                    if streamed is None
-                    else store.relations.load_conversations(session_id),
-                    (executor.responses if not stored else {**stored, **executor.responses})
-                    if streamed is None
-                    else store.responses.load(session_id),
-                    session=session_id,
-                    model=row["model"],
-                    problems=row["kinds_json"].get("problems", ()),
-                    sample=row["kinds_json"].get("sample"),
-                    fresh=bool(row.get("fresh_conversations")),
-                    doubts=session_doubts(store, session_id),
-                    labels=lambda nodes: store.relations.node_labels(session_id, nodes),
-                    ontological_rule=session_ontological_rule(row),
-                )
-        assert evaluation is not None
-        evaluation.from_cache = stored_cached + result.progress.cached
+        if begun.streamed is None or evaluation is None:
+            evaluation = _evaluate_whole(store, session_id, row, begun)
+        evaluation.from_cache = begun.stored_cached + result.progress.cached
         failed = evaluation.failed
         status = "cancelled" if result.cancelled else "failed" if failed else "done"
         with paused_gc():  # the verdict rows
@@ -576,7 +514,7 @@ async def _run_session(
                 lease=lease,
                 status=status,
                 message={"cancelled": "cancelled", "failed": failed_message(failed)}.get(status),
-                elapsed_s=elapsed + time.monotonic() - clock,
+                elapsed_s=elapsed_s(),
                 verdicts=None if evaluation.streamed else evaluation.verdicts,
                 oracle_error_rate=evaluation.listed_error_rate,
                 oracle_errors=evaluation.error_total,
@@ -588,9 +526,13 @@ async def _run_session(
         store.leases.release(lease)
         raise
     except KontestError as error:  # the verdicts and report could not be written
-        mark_failed(
+        _mark_failed(
+            store,
+            session_id,
+            lease,
             f"every answer is stored, but not their evaluation ({error}); "
-            "`kontest report --re-evaluate` stores it once the database can be written"
+            "`kontest report --re-evaluate` stores it once the database can be written",
+            elapsed_s(),
         )
         with contextlib.suppress(KontestError):
             store.leases.release(lease)
@@ -599,6 +541,106 @@ async def _run_session(
         store.leases.release(lease)
         raise
     return SessionOutcome(session_id, status, result, evaluation)
+
+
+def _mark_failed(
+    store: Store, session_id: str, lease: Lease, message: str, elapsed_s: float
+) -> None:
+    """Mark the session failed with `message` (one row updated in place: what a full disk
+    still lets through), so it never stays "running" after this run; a write that fails
+    even so leaves it for `--resume` (the lease goes back with the run)."""
+    with contextlib.suppress(KontestError):
+        store.sessions.finish_run(
+            session_id, lease=lease, status="failed", message=message, elapsed_s=elapsed_s
+        )
+
+
+@dataclass(slots=True)
+class _BegunRun:
+    """What a run of a session set up before its first question: the executor and the
+    writer it stores through, and (unless it streams) the conversations and the answers
+    stored before it."""
+
+    executor: Executor
+    writer: BatchWriter
+    streamed: int | None  # relations per chunk when the run streams (_stream_size)
+    conversations: list[Conversation]
+    stored: dict[AnswerKey, Response]
+    stored_cached: int
+
+    @property
+    def done(self) -> dict[AnswerKey, str]:
+        return {key: response.raw for key, response in self.stored.items()}
+
+
+async def _ask(
+    store: Store, session_id: str, row: Mapping[str, Any], begun: _BegunRun
+) -> tuple[RunResult, Evaluation | None]:
+    """Ask every turn without an answer: whole, or chunk by chunk with each chunk evaluated
+    (then the evaluation too, unless it could not be made in chunks)."""
+    if begun.streamed is not None:
+        evaluation = await _ask_streamed(store, session_id, begun.executor, begun.streamed, row)
+        return begun.executor.result(), evaluation
+    return await begun.executor.run(begun.conversations, begun.done), None
+
+
+def _begin_run(
+    store: Store,
+    session_id: str,
+    row: Mapping[str, Any],
+    model: ChatModel,
+    *,
+    config: ExecutorConfig | None,
+    events: ExecutorEvents | None,
+    streamed: int | None,
+) -> _BegunRun:
+    """Read what the run needs (failed turns dropped, to be asked again) and make its
+    executor (run_session holds the lease meanwhile)."""
+    conversations: list[Conversation] = []
+    stored: dict[AnswerKey, Response] = {}
+    with paused_gc():  # bursts of many small records
+        if streamed is None:
+            conversations = store.relations.load_conversations(session_id)
+        store.responses.delete_failed(session_id)  # failed turns are asked again
+        if streamed is None:
+            stored = store.responses.load(session_id)
+    stored_cached = store.responses.count_cached(session_id)
+    options = options_from_dict(row["options_json"])
+    if row.get("fresh_conversations"):  # every conversation from scratch: nothing shared
+        config = replace(config or ExecutorConfig(), share_answers=False)
+    events = events or ExecutorEvents()
+    events = replace(events, on_state=_track_state(store, session_id, events.on_state))
+    events = watch_notices(events, model.spec)
+    writer = BatchWriter(store, session_id)
+    executor = Executor(model, options, config=config, sink=writer, cache=writer, events=events)
+    return _BegunRun(executor, writer, streamed, conversations, stored, stored_cached)
+
+
+def _evaluate_whole(
+    store: Store, session_id: str, row: Mapping[str, Any], begun: _BegunRun
+) -> Evaluation:
+    """The evaluation of a run asked whole, from memory: the answers stored before it and
+    those it just stored (a streamed run that could not be evaluated in chunks: from the
+    store)."""
+    responses = begun.executor.responses
+    with paused_gc():
+        return evaluate_responses(
+            store.relations.load(session_id),
+            begun.conversations
+            if begun.streamed is None
+            else store.relations.load_conversations(session_id),
+            ({**begun.stored, **responses} if begun.stored else responses)
+            if begun.streamed is None
+            else store.responses.load(session_id),
+            session=session_id,
+            model=row["model"],
+            problems=row["kinds_json"].get("problems", ()),
+            sample=row["kinds_json"].get("sample"),
+            fresh=bool(row.get("fresh_conversations")),
+            doubts=session_doubts(store, session_id),
+            labels=lambda nodes: store.relations.node_labels(session_id, nodes),
+            ontological_rule=session_ontological_rule(row),
+        )
 
 
 def _stream_size(

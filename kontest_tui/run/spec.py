@@ -19,7 +19,7 @@ from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import TemplateSet, resolve_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import load_graph
-from kontest_tui.kg.scope import scope_graph
+from kontest_tui.kg.scope import apply_scope
 from kontest_tui.kinds.registry import KindOptions, PrebuiltKinds, build_annotated_questions
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.results.evaluate import empty_graph
@@ -127,10 +127,8 @@ def resolve_spec(spec: SessionSpec) -> SessionSpec:
             extra_conversations=extra,
             problems=problems,
         )
-    kg = load_source(spec.source)
-    depth = spec.depth
-    if spec.entities:  # the depth is counted from each chosen entity (kg.scope)
-        kg, depth = scope_graph(kg, spec.entities, depth), None
+    # the depth is counted from each chosen entity, then used up (kg.scope)
+    kg, depth = apply_scope(load_source(spec.source), spec.entities, spec.depth)
     template_set = resolve_template_set(spec.template_set, kg.domain)
     return replace(
         spec,

@@ -10,7 +10,7 @@ from kontest_tui.generate.relations import extract_relations, iter_relations, re
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
 from kontest_tui.kg.paths import find_paths
-from kontest_tui.run.session import create_session
+from kontest_tui.run.api import SessionSpec, create_session
 from kontest_tui.store import Store
 
 
@@ -148,5 +148,5 @@ def test_limit_makes_only_the_first_relations_of_a_huge_chain(tmp_path) -> None:
     ]
     assert len(suite.conversations) == 5 * 4
     with Store(tmp_path / "s.db") as store:
-        session = create_session(store, chain, "sim", limit=5)
+        session = create_session(store, SessionSpec(chain, limit=5))
         assert len(store.relations.load(session)) == 5

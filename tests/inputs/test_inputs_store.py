@@ -11,7 +11,7 @@ import pytest
 from kontest_tui.cli import run_cli
 from kontest_tui.errors import StoreError
 from kontest_tui.kg.io import load_graph
-from kontest_tui.run.session import create_session
+from kontest_tui.run.api import SessionSpec, create_session
 from kontest_tui.store.database import Store
 
 
@@ -59,7 +59,7 @@ def test_read_only_database_while_creating_a_session(session_db) -> None:
     store.conn.close()
     store.conn = sqlite3.connect(f"file:{session_db}?mode=ro", uri=True, isolation_level=None)
     with pytest.raises(StoreError, match="readonly"):
-        create_session(store, load_graph("places"), "sim", limit=2)
+        create_session(store, SessionSpec(load_graph("places"), limit=2))
     store.close()
 
 
@@ -70,7 +70,7 @@ def test_locked_database_while_creating_a_session(session_db) -> None:
     holder.execute("BEGIN EXCLUSIVE")
     try:
         with pytest.raises(StoreError, match="database is locked"):
-            create_session(store, load_graph("places"), "sim", limit=2)
+            create_session(store, SessionSpec(load_graph("places"), limit=2))
     finally:
         holder.execute("ROLLBACK")
         holder.close()

@@ -11,7 +11,7 @@ from kontest_tui.cli import run_cli
 from kontest_tui.generate.relations import extract_relations
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
 from kontest_tui.kg.io import load_graph
-from kontest_tui.kg.scope import ScopeError, resolve_entity, scope_graph
+from kontest_tui.kg.scope import ScopeError, apply_scope, resolve_entity, scope_graph
 
 
 def make_kg() -> KnowledgeGraph:
@@ -38,6 +38,17 @@ def test_depth_counts_from_each_entity_and_none_keeps_the_whole_subtree() -> Non
     assert set(scope_graph(kg, ["b", "x"], depth=2).nodes) == {"b", "c", "d", "t1", "x", "y", "t2"}
     assert set(scope_graph(kg, ["a"]).nodes) == {"a", "b", "c", "d", "e", "t1"}
     assert scope_graph(kg, [], depth=1) is kg
+
+
+def test_the_scope_rule_uses_the_depth_up_only_when_it_scopes() -> None:
+    """apply_scope, the one rule the CLI, the session API and the page follow: entities
+    take the depth (paths then unbounded on the cut graph); without them the depth stays
+    for the paths of the whole KG."""
+    kg = make_kg()
+    scoped, left = apply_scope(kg, ["B"], 1)
+    assert set(scoped.nodes) == {"b", "c", "t1"} and left is None
+    whole, left = apply_scope(kg, [], 2)
+    assert whole is kg and left == 2
 
 
 def test_an_entity_inside_another_stays_under_it() -> None:

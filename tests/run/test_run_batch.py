@@ -176,6 +176,7 @@ def test_result_lines_of_the_engines(tmp_path: Path) -> None:
 
 def test_next_phase_without_the_store_is_the_store_s(tmp_path: Path) -> None:
     from kontest_tui.kg.io import load_graph
+    from kontest_tui.run.api import SessionSpec, create_session
     from kontest_tui.run.batch import (
         BatchResult,
         _pending,
@@ -183,10 +184,9 @@ def test_next_phase_without_the_store_is_the_store_s(tmp_path: Path) -> None:
         next_turns,
         read_results,
     )
-    from kontest_tui.run.session import create_session
 
     with Store(tmp_path / "b.db") as store:
-        session = create_session(store, load_graph("places"), "sim", limit=6)
+        session = create_session(store, SessionSpec(load_graph("places"), limit=6))
         conversations = store.relations.load_conversations(session)
         pending = _pending(store, session, conversations)
         keys = sorted({turn.key for turn in pending})

@@ -152,13 +152,17 @@ def test_resume_asks_only_what_is_missing(tmp_path, capsys) -> None:  # noqa: AN
 
     from kontest_tui.kg.io import load_graph
     from kontest_tui.models.replay import ReplayModel
+    from kontest_tui.run.api import SessionSpec, create_session
     from kontest_tui.run.executor import Executor, ExecutorConfig, ExecutorEvents
-    from kontest_tui.run.session import create_session, run_session
+    from kontest_tui.run.session import run_session
 
     db = tmp_path / "k.db"
     with Store(db) as store:
         session = create_session(
-            store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}", template_set="paper"
+            store,
+            SessionSpec(
+                load_graph(KINAWLEY_KG), model=f"replay:{KINAWLEY_REPLAY}", template_set="paper"
+            ),
         )
         holder: dict[str, Executor] = {}
 

@@ -288,27 +288,27 @@ def test_annotation_kind_needs_a_file(capsys: pytest.CaptureFixture[str], tmp_pa
     assert code == 2 and err.count("\n") == 1 and "--questions" in err
 
 
-def test_given_conversations_are_stored_as_given(tmp_path: Path) -> None:
-    """The explorer builds every kind before the run: create_session must not build them again."""
+def test_prebuilt_conversations_are_stored_as_built(tmp_path: Path) -> None:
+    """The explorer builds every kind before the run (run.prepare): the session stores the
+    KONTEST conversations, then the other kinds' as they were built, none twice."""
     from kontest_tui.domain.records import TestKind
     from kontest_tui.generate.conversations import build_suite
     from kontest_tui.kg.io import load_graph
-    from kontest_tui.kinds.registry import build_kind_conversations
-    from kontest_tui.run.session import create_session
+    from kontest_tui.kinds.registry import KindOptions, build_other_kinds
+    from kontest_tui.run.api import SessionSpec, create_session
 
     kg = load_graph(KINAWLEY_KG)
     suite = build_suite(kg)
-    logic = build_kind_conversations(suite, kg, [TestKind.LOGIC])
-    given = [*suite.conversations, *logic]
+    options = KindOptions()
+    prebuilt = build_other_kinds(
+        kg, suite.relations, suite.template_set, suite.template_ids, [TestKind.LOGIC], options
+    )
+    spec = SessionSpec(
+        kg, kinds=(TestKind.KONTEST, TestKind.LOGIC), kind_options=options, prebuilt=prebuilt
+    )
+    given = [*suite.conversations, *prebuilt.conversations]
     with Store(tmp_path / "k.db") as store:
-        session_id = create_session(
-            store,
-            kg,
-            "sim",
-            relations=suite.relations,
-            conversations=given,
-            kinds=(TestKind.LOGIC,),
-        )
+        session_id = create_session(store, spec)
         stored = store.relations.load_conversations(session_id)
         assert [c.id for c in stored] == [c.id for c in given]  # none dropped, none twice
         assert store.sessions.get(session_id)["kinds_json"]["kinds"] == ["kontest", "logic"]

@@ -21,7 +21,8 @@ import pytest
 from kontest_tui.cli import run_cli
 from kontest_tui.errors import SessionBusyError, StoreError
 from kontest_tui.kg.io import load_graph
-from kontest_tui.run.session import create_session, run_session
+from kontest_tui.run.api import SessionSpec, create_session
+from kontest_tui.run.session import run_session
 from kontest_tui.store import Store
 from kontest_tui.store import database as database_module
 from kontest_tui.store import verdicts as verdicts_module
@@ -63,7 +64,10 @@ def plant_lease(db: Path, session: str, *, pid: int, renewed: str, host: str | N
 def kinawley_session(db: Path) -> str:
     with Store(db) as store:
         return create_session(
-            store, load_graph(KINAWLEY_KG), f"replay:{KINAWLEY_REPLAY}", template_set="paper"
+            store,
+            SessionSpec(
+                load_graph(KINAWLEY_KG), model=f"replay:{KINAWLEY_REPLAY}", template_set="paper"
+            ),
         )
 
 

@@ -70,6 +70,32 @@ def test_prepare_says_what_the_run_asks() -> None:
     assert preparation.kg is not None and preparation.spec.resolved
 
 
+def test_prepare_walks_the_relations_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The listing, the KONTEST counts, the other kinds' build and the question check read
+    one walk over the relations (it was four), and count what four walks counted."""
+    import kontest_tui.run.prepare as run_prepare
+    from kontest_tui.generate.relations import iter_relations as walk
+
+    relations = places_relations(("ireland",))
+    walks: list[int] = []
+
+    def counted(*args: Any, **kwargs: Any):  # noqa: ANN202
+        walks.append(1)
+        return walk(*args, **kwargs)
+
+    monkeypatch.setattr(run_prepare, "iter_relations", counted)
+    spec = SessionSpec("places", entities=("ireland",), kinds=(TestKind.KONTEST, TestKind.LOGIC))
+    preparation = prepare(spec)
+    assert len(walks) == 1
+    assert preparation.problems == [] and preparation.relations == len(relations)
+    assert preparation.summary is not None and preparation.summary.relations == len(relations)
+    assert preparation.counts[0].conversations == 4 * len(relations)
+    assert preparation.spec.prebuilt is not None
+    assert preparation.spec.prebuilt.relation_ids == tuple(r.id for r in relations)
+    assert preparation.questions is not None
+    assert preparation.questions.relations == len(relations)
+
+
 def test_the_preview_of_a_relation_holds_every_kind_and_each_questions_variant_rows() -> None:
     spec = SessionSpec(
         "places",

@@ -19,6 +19,7 @@ from kontest_tui.domain.records import Answer
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.templates import template_set_for_domain
 from kontest_tui.kg.io import load_graph
+from kontest_tui.results.relation_names import resolve_relation
 from kontest_tui.run.probe import (
     Phrasing,
     find_relation,
@@ -29,7 +30,6 @@ from kontest_tui.run.probe import (
     synonym_from_question,
     template_from_question,
 )
-from kontest_tui.run.relation_names import resolve_relation
 from kontest_tui.store import SCHEMA_VERSION, Store
 from kontest_tui.store.schema import apply_migrations
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY

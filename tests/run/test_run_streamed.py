@@ -12,7 +12,8 @@ from kontest_tui.domain.records import Verdict
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.specs import open_model
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
-from kontest_tui.run.session import create_session, run_session
+from kontest_tui.run.api import SessionSpec, create_session
+from kontest_tui.run.session import run_session
 from kontest_tui.store import Store
 
 
@@ -27,7 +28,9 @@ def run(
     """(stored verdicts, stored report, the outcome's report) of a places session."""
     kg = load_graph("places")
     with Store(db) as store:
-        session = create_session(store, kg, model, seed=3, limit=limit, per_path=per_path)
+        session = create_session(
+            store, SessionSpec(kg, model=model, seed=3, limit=limit, per_path=per_path)
+        )
         outcome = asyncio.run(
             run_session(store, session, open_model(model, kg=kg, seed=3), chunk=chunk)
         )
@@ -65,7 +68,7 @@ def test_a_whole_places_session_in_chunks(tmp_path: Path) -> None:
 def test_a_resumed_streamed_run_stores_what_a_whole_run_does(tmp_path: Path) -> None:
     kg = load_graph("places")
     with Store(tmp_path / "r.db") as store:
-        session = create_session(store, kg, "sim:forgetful", seed=3, limit=40)
+        session = create_session(store, SessionSpec(kg, model="sim:forgetful", seed=3, limit=40))
         model = open_model("sim:forgetful", kg=kg, seed=3)
 
         def stop_half_way(executor: object) -> None:
@@ -106,7 +109,9 @@ def test_stream_false_keeps_the_verdict_list_of_a_session_above_the_threshold(
     outcomes = {}
     for stream in (True, False):
         with Store(tmp_path / f"{stream}.db") as store:
-            session = create_session(store, kg, "sim:forgetful", seed=3, limit=30)
+            session = create_session(
+                store, SessionSpec(kg, model="sim:forgetful", seed=3, limit=30)
+            )
             outcome = asyncio.run(
                 run_session(
                     store, session, open_model("sim:forgetful", kg=kg, seed=3), stream=stream

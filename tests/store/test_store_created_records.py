@@ -13,7 +13,7 @@ from kontest_tui.domain.records import Conversation, Relation, TestKind
 from kontest_tui.generate.templates import template_set_for_domain
 from kontest_tui.kg.io import load_graph
 from kontest_tui.run import session as session_module
-from kontest_tui.run.session import create_session
+from kontest_tui.run.api import SessionSpec, create_session
 from kontest_tui.store import Store
 
 
@@ -32,7 +32,7 @@ def test_kept_records_equal_the_stored_rows(tmp_path: Path, kinds: tuple[TestKin
     kg = load_graph("places")
     db = tmp_path / "s.db"
     with Store(db) as store:
-        session = create_session(store, kg, "sim", seed=1, kinds=kinds)
+        session = create_session(store, SessionSpec(kg, seed=1, kinds=kinds))
         relations, conversations = (
             store.relations.load(session),
             store.relations.load_conversations(session),
@@ -55,7 +55,7 @@ def test_rows_added_since_are_read_from_the_database(tmp_path: Path) -> None:
     templates = template_set_for_domain(kg.domain)
     db = tmp_path / "s.db"
     with Store(db) as store:
-        session = create_session(store, kg, "sim", limit=5)
+        session = create_session(store, SessionSpec(kg, limit=5))
         kept = store.relations.load_conversations(session)
         with Store(db) as other:  # another process adds the relations' conversations again
             renamed = [
@@ -77,7 +77,7 @@ def test_a_session_above_the_bound_is_not_kept(
     kg = load_graph("places")
     db = tmp_path / "s.db"
     with Store(db) as store:
-        session = create_session(store, kg, "sim", limit=10)
+        session = create_session(store, SessionSpec(kg, limit=10))
         with sqlite3.connect(db) as edit:  # a hand edit that keeps the count of rows
             edit.execute("UPDATE conversations SET label = 'edited' WHERE session = ?", (session,))
         assert {c.label for c in store.relations.load_conversations(session)} == {"edited"}

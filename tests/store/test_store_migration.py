@@ -182,12 +182,12 @@ def test_views_join_questions_labels_and_models(tmp_path) -> None:  # noqa: ANN0
 
 def test_status_updates_never_rewrite_the_kg_snapshot(tmp_path) -> None:  # noqa: ANN001
     from kontest_tui.kg.io import load_graph
-    from kontest_tui.run.session import create_session
+    from kontest_tui.run.api import SessionSpec, create_session
 
     with Store(tmp_path / "s.db") as store:
         kg = load_graph("places")
-        one = create_session(store, kg, "sim", limit=2)
-        two = create_session(store, kg, "sim:careful", limit=3)
+        one = create_session(store, SessionSpec(kg, limit=2))
+        two = create_session(store, SessionSpec(kg, model="sim:careful", limit=3))
         assert store.conn.execute("SELECT COUNT(*) FROM kg_snapshots").fetchone()[0] == 1
         changes = store.conn.total_changes
         store.sessions.update(one, status="running", message="x")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from kontest_tui.domain.records import TestKind
 from kontest_tui.kg.io import load_graph
-from kontest_tui.run.session import create_session, open_session_model, run_session
+from kontest_tui.run.api import SessionSpec, create_session
+from kontest_tui.run.session import open_session_model, run_session
 from kontest_tui.store import Store
 
 
@@ -27,7 +28,7 @@ def store_sessions(
         for spec, limit in runs:
             with Store(db) as store:
                 session_id = create_session(
-                    store, kg, spec, kg_name=kg_name, limit=limit, kinds=kinds
+                    store, SessionSpec(kg, model=spec, kg_name=kg_name, limit=limit, kinds=kinds)
                 )
                 model = open_session_model(spec, kg)
                 try:

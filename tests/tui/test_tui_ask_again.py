@@ -70,7 +70,7 @@ async def test_edit_a_template_ask_again_and_read_the_delta(tmp_path: Path) -> N
             editor = await wait_for_screen(pilot, TemplateEditorScreen)
             await wait_until(pilot, lambda: editor.ready, what="the editor")
             editor.query_one("#template-choice", Select).value = "t1"
-            await wait_until(pilot, lambda: editor.editing is not None, what="t1 chosen")
+            await wait_until(pilot, lambda: editor.form.editing is not None, what="t1 chosen")
             editor.query_one("#template-text").value = NEW_T1  # type: ignore[attr-defined]
             await pilot.pause()
             before = server.requests

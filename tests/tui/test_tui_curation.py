@@ -157,10 +157,10 @@ async def test_edit_t1_mark_a_fixed_word_save_a_copy_run_it_and_restore(
         await wait_until(pilot, lambda: text.value == "Does {parent} contain {child}?", what="t1")
         words = editor.query_one("#template-words", SelectionList)
         # t1 marks "Does" fixed: the only word listed unticked
-        assert editor.words_shown == ["Does", "contain"]
+        assert editor.form.words_shown == ["Does", "contain"]
         assert set(words.selected) == {"contain"}
         text.value = "Does {parent} include a {child}?"
-        await wait_until(pilot, lambda: "include" in editor.words_shown, what="the new word")
+        await wait_until(pilot, lambda: "include" in editor.form.words_shown, what="the new word")
         words.deselect("include")
         await pilot.press("ctrl+s")
         copy = user_template_path("places")

@@ -89,7 +89,7 @@ async def test_a_saved_template_is_listed_and_its_new_word_varies(
         await pilot.press("ctrl+a", "ctrl+k")
         await type_text(pilot, "Does {parent} have a {child}?")
         words = editor.query_one("#template-words", SelectionList)
-        await wait_until(pilot, lambda: "have" in editor.words_shown, what="the new word")
+        await wait_until(pilot, lambda: "have" in editor.form.words_shown, what="the new word")
         assert "have" in words.selected  # a new word may vary
         await pilot.press("ctrl+s")
         copy = user_template_path("places")
@@ -130,7 +130,7 @@ async def test_ticked_and_unticked_words_differ_by_a_glyph(db_path: str) -> None
         editor = await wait_for_screen(pilot, TemplateEditorScreen)
         await wait_until(pilot, lambda: editor.template_set is not None, what="the templates")
         editor.query_one("#template-choice", Select).value = "t1"
-        await wait_until(pilot, lambda: editor.words_shown == ["Does", "contain"], what="t1")
+        await wait_until(pilot, lambda: editor.form.words_shown == ["Does", "contain"], what="t1")
         await settle(pilot)
         words = editor.query_one("#template-words", SelectionList)
         lines = [words.render_line(y).text for y in range(2)]

@@ -139,9 +139,9 @@ async def test_a_music_session_edits_music_templates_and_synonyms(db_path: str) 
         assert existing.startswith("Session: sim on music") and "Domain music" in existing
         # The text is the probed relation type's; the other types still need theirs.
         assert editor.query_one("#template-type", Select).value == kind
-        assert editor.texts == {kind: 'Did {parent} release "{child}"?'}
+        assert editor.form.texts == {kind: 'Did {parent} release "{child}"?'}
         status = widget_text(editor.query_one("#template-status"))
-        others = [t for t in editor.relation_types if t != kind]
+        others = [t for t in editor.form.relation_types if t != kind]
         assert others and all(t in status for t in others), status
         # The preview fills the text for relations of that type only.
         assert editor.session is not None

@@ -59,8 +59,8 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
     app = make_app(kg=TEN_RELATIONS, model="sim", db=db_path)
     async with app.run_test(size=SIZE) as pilot:
         wizard = await wait_for_screen(pilot, WizardScreen)
-        await wait_until(pilot, lambda: wizard.kind_choices != [], what="the kinds")
-        offered = [choice.value for choice in wizard.kind_choices]
+        await wait_until(pilot, lambda: wizard.kinds_step.kind_choices != [], what="the kinds")
+        offered = [choice.value for choice in wizard.kinds_step.kind_choices]
         assert offered == ["kontest", "variant", "factcheck", "logic"]  # annotation: a file
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-kinds"
         kinds = wizard.query_one("#kind-select", SelectionList)

@@ -11,8 +11,7 @@ from dataclasses import replace
 import pytest
 
 from kontest_tui.kg.io import load_graph
-from kontest_tui.run.api import ExecutorConfig, SessionSpec
-from kontest_tui.run.session import create_session
+from kontest_tui.run.api import ExecutorConfig, SessionSpec, create_session
 from kontest_tui.store import Store
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.live_run import LiveRunScreen, render_live_counts
@@ -180,7 +179,7 @@ async def test_a_resume_says_when_the_api_key_is_withheld(
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     spec = f"openai:gpt-test@http://127.0.0.1:{closed_port()}/v1"
     with Store(db_path) as store:
-        session_id = create_session(store, load_graph("places"), spec, limit=1)
+        session_id = create_session(store, SessionSpec(load_graph("places"), model=spec, limit=1))
     app = make_app(db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         run = LiveRunScreen(resume=session_id, auto_results=False)

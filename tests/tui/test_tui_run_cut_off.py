@@ -12,8 +12,7 @@ import pytest
 from textual.widgets import DataTable
 
 from kontest_tui.kg.io import load_graph
-from kontest_tui.run.api import mark_interrupted
-from kontest_tui.run.session import create_session
+from kontest_tui.run.api import SessionSpec, create_session, mark_interrupted
 from kontest_tui.store import Store
 from kontest_tui.store.view_records import SessionSummary
 from kontest_tui.tui.app import end_process_after, make_app
@@ -26,7 +25,7 @@ from tests.support.tui import cancel_run, wait_for_screen, wait_until
 
 def stored(db: Path, status: str) -> str:
     with Store(db) as store:
-        session_id = create_session(store, load_graph("places"), "sim", limit=2)
+        session_id = create_session(store, SessionSpec(load_graph("places"), limit=2))
         store.sessions.update(session_id, status=status)
     return session_id
 

@@ -59,7 +59,7 @@ def test_template_editor_editing_t1_at_80x24(snap_compare, db_path: str) -> None
         await pilot.press("e")
         editor = await wait_for_screen(pilot, TemplateEditorScreen)  # its set read
         editor.query_one("#template-choice", Select).value = "t1"
-        await wait_until(pilot, lambda: editor.words_shown == ["Does", "contain"], what="t1")
+        await wait_until(pilot, lambda: editor.form.words_shown == ["Does", "contain"], what="t1")
         await settle(pilot)
 
     assert snap_compare(

@@ -54,8 +54,10 @@ async def test_search_ranks_the_loaded_kg_first_and_says_when_a_pick_changes_it(
         await wait_until(pilot, lambda: wizard.kg is not None and wizard.kg.name == "places")
         wizard.query_one("#wizard-tabs", TabbedContent).active = "step-graph"
         wizard.query_one("#entity-input", Input).value = "ireland"
-        await wait_until(pilot, lambda: len(wizard.found_entities) > 1, what="the matches")
-        sources = [match.source for match in wizard.found_entities]
+        await wait_until(
+            pilot, lambda: len(wizard.graph_step.found_entities) > 1, what="the matches"
+        )
+        sources = [match.source for match in wizard.graph_step.found_entities]
         assert sources[0] == "sample:places" and "sample:subdivisions" in sources
         suggestions = wizard.query_one("#entity-suggestions", OptionList)
         assert str(suggestions.get_option_at_index(0).prompt).endswith("[sample:places]")

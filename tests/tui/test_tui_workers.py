@@ -63,15 +63,15 @@ async def test_a_listing_that_raises_leaves_the_start_screen_usable(
 async def test_a_preview_that_raises_says_so_in_the_step(
     monkeypatch: pytest.MonkeyPatch, db_path: str
 ) -> None:
-    from kontest_tui.tui.screens import wizard
     from kontest_tui.tui.screens.wizard import WizardScreen
+    from kontest_tui.tui.widgets.wizard import templates
 
     def broken_preview(*args: object, **kwargs: object) -> object:
         raise ZeroDivisionError("division by zero")
 
     # The relation browser's previews (the first comes with the preparation, then its
-    # covering arrays are made by the screen's worker: that one fails).
-    monkeypatch.setattr(wizard, "preview_relation", broken_preview)
+    # covering arrays are made by the Templates step's worker: that one fails).
+    monkeypatch.setattr(templates, "preview_relation", broken_preview)
     app = make_app(kg="places", model="sim", db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
         screen = await wait_for_screen(pilot, WizardScreen)

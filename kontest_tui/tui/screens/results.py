@@ -3,7 +3,10 @@
 Opened from a session id. The screen opens the session (the stored report as the header,
 run.session.session_report, and the tree's first levels), holds the tabs and the keys. Each
 tab is its own widget with its own workers (widgets/graph_pane.py, gap_pane.py,
-error_list_pane.py, compare_pane.py): the graph tree reads a node's children when it is
+error_list_pane.py, templates_pane.py, kinds_pane.py, compare_pane.py), sharing one protocol
+(widgets/session_pane.py): composed empty, built once with `build(opened)` when first shown
+(the Graph tab as soon as the session is open), focused on its `FOCUS`. The graph tree reads
+a node's children when it is
 opened, the detail pane one node's relations when it is selected, the Errors tab and the gap
 lists a page of rows when it is drawn, and `n` / `p` one error (store.error_list). Nothing
 holds or walks the whole session, so a 100,000-relation session opens as fast as a
@@ -21,11 +24,9 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
-from textual.widget import Widget
-from textual.widgets import Header, Input, Static, TabbedContent, TabPane
+from textual.widgets import Header, Input, Static, TabbedContent
 
 from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions
@@ -36,7 +37,6 @@ from kontest_tui.run.api import (
     SessionSpec,
     check_model,
     model_presets,
-    report_section,
     stored_spec,
 )
 from kontest_tui.store.search import NodeMatch
@@ -57,9 +57,10 @@ from kontest_tui.tui.widgets.find_bar import FindBar
 from kontest_tui.tui.widgets.gap_pane import GapPane
 from kontest_tui.tui.widgets.graph_pane import GraphPane
 from kontest_tui.tui.widgets.key_footer import KeyFooter
-from kontest_tui.tui.widgets.kind_sections import KindSections
+from kontest_tui.tui.widgets.kinds_pane import KindsPane
 from kontest_tui.tui.widgets.paged_table import PagedTable
 from kontest_tui.tui.widgets.relation_tree import RelationTree
+from kontest_tui.tui.widgets.session_pane import SessionPane
 from kontest_tui.tui.widgets.templates_pane import TemplatesPane
 from kontest_tui.tui.workers import SessionWorkFailed, WorkerFailures
 
@@ -308,6 +309,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self._db = db
         self.compare_with = compare_with  # a session to open Compare on (same scope, other model)
         self.open_tab = tab  # a tab to open on (Templates, for a session asked again)
+        self.opened: OpenedResults | None = None  # what opening the session read
         self.header: SessionHeader | None = None
         self.report: ReportJSON | None = None
         self.ready = False  # the report and the roots are shown (tests and the benchmark wait)
@@ -371,7 +373,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
             yield GapPane("Gap", db=db, session_id=session_id, id="tab-gap")
             yield ErrorListPane("Errors", db=db, session_id=session_id, id="tab-errors")
             yield TemplatesPane("Templates", db=db, session_id=session_id, id="tab-templates")
-            yield TabPane("Kinds", id="tab-kinds")
+            yield KindsPane("Kinds", db=db, session_id=session_id, id="tab-kinds")
             yield ComparePane(
                 "Compare",
                 db=db,
@@ -398,6 +400,7 @@ class ResultsScreen(WorkerFailures, Screen[None]):
     @on(ResultsOpened)
     async def results_opened(self, event: ResultsOpened) -> None:
         opened = event.opened
+        self.opened = opened
         self.header = opened.header
         self.report = opened.report
         self.error_count = opened.errors
@@ -409,7 +412,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.refresh_bindings()
         self.query_one("#result-counts", ReportCounts).show_report(self.report)
         graph = self.query_one(GraphPane)
-        graph.show_roots(opened.roots, opened.children, self.template_ids, self.error_count)
+        await graph.build(opened)
+        self.built_panes.add("tab-graph")
         self.ready = True
         if opened.place is not None and self.compare_with is None:
             graph.restore_place(opened.place)
@@ -705,16 +709,8 @@ class ResultsScreen(WorkerFailures, Screen[None]):
 
     def focus_pane(self, tab: str) -> None:
         """Focus the main widget of a tab (the tabs themselves when it has none)."""
-        target = {
-            "tab-graph": "#relation-tree",
-            "tab-errors": "#error-table",
-            "tab-gap": "#gap-table",
-            "tab-compare": "#compare-select",
-            "tab-ensemble": "#ensemble-select",
-            "tab-kinds": "#kinds-scroll",
-            "tab-templates": "#evidence-templates",
-        }.get(tab)
-        found = self.query(target) if target else None
+        pane = next(iter(self.query(f"#{tab}").results(SessionPane)), None)
+        found = self.query(pane.FOCUS) if pane is not None and pane.FOCUS else None
         if found:
             found.first().focus()
 
@@ -724,42 +720,19 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         if event.pane.id and self.ready:
             await self.build_pane(event.pane.id)
 
-    def compose_pane(self, pane_id: str) -> list[Widget]:
-        """The widgets of a tab the screen fills itself, made the first time it is shown."""
-        if pane_id == "tab-kinds":
-            return [VerticalScroll(KindSections("", id="kinds-view"), id="kinds-scroll")]
-        return []
-
     async def build_pane(self, pane_id: str) -> None:
-        """Mount and fill a tab's widgets once."""
-        if pane_id in self.built_panes:
+        """Build a tab once (SessionPane.build, every tab's one signature); a tab that
+        offers the stored sessions gets them (listed once for all)."""
+        if pane_id in self.built_panes or self.opened is None:
             return
         self.built_panes.add(pane_id)
-        widgets = self.compose_pane(pane_id)
-        if widgets:
-            await self.query_one(f"#{pane_id}", TabPane).mount_all(widgets)
-        if pane_id == "tab-gap":
-            await self.query_one(GapPane).build(self.header, self.report)
-        elif pane_id == "tab-errors":
-            margins = report_section(self.report, "margins") if self.report else None
-            await self.query_one(ErrorListPane).build(
-                self.oracles,
-                self.template_ids,
-                margins=not (margins or {}).get("note"),  # a note: no margin at all
-            )
-        elif pane_id == "tab-templates":
-            await self.query_one(TemplatesPane).build(self.header, self.report)
-        elif pane_id in ("tab-compare", "tab-ensemble"):
-            if pane_id == "tab-compare":
-                await self.query_one(ComparePane).build(self.header)
-            else:
-                await self.query_one(EnsemblePane).build()
+        pane = self.query_one(f"#{pane_id}", SessionPane)
+        await pane.build(self.opened)
+        if pane.LISTS_SESSIONS:
             if self.sessions is None:
                 self.list_sessions()
             else:
                 self.show_sessions()
-        elif pane_id == "tab-kinds":
-            self.query_one("#kinds-view", KindSections).show_report(self.report)
         if self.query_one("#result-tabs", TabbedContent).active == pane_id:
             self.focus_pane(pane_id)
 
@@ -837,13 +810,13 @@ class ResultsScreen(WorkerFailures, Screen[None]):
         self.show_sessions()
 
     def show_sessions(self) -> None:
-        """Offer the stored sessions in the built panes (compare: the newest is shown)."""
+        """Offer the stored sessions in the built tabs that list them (Compare: the newest
+        is shown)."""
         if self.sessions is None or self.header is None:
             return
-        if "tab-compare" in self.built_panes:
-            self.query_one(ComparePane).show_sessions(self.sessions, self.header)
-        if "tab-ensemble" in self.built_panes:
-            self.query_one(EnsemblePane).show_sessions(self.sessions, self.header)
+        for pane in self.query(SessionPane):
+            if pane.LISTS_SESSIONS and pane.id in self.built_panes:
+                pane.show_sessions(self.sessions, self.header)
 
     @on(SessionWorkFailed)
     def session_work_failed(self, event: SessionWorkFailed) -> None:

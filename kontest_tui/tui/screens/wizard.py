@@ -1,11 +1,14 @@
 """The new-session wizard: graph, templates, variants, test kinds, model, then Run.
 
-Each step is a tab and a widget of its own (tui/widgets/wizard/) that posts what the user
-did; the screen turns it into a transition of its state (tui.wizard_state.WizardState, plain
-Python), asks the engine in workers (`run.api.prepare` for the graph, counts, previews and
-what blocks a run; `run.api.check_model`; `run.api.preview_relation` for the relation
-browsed) and renders the state. It never chains engine steps: Run hands the prepared spec
-to the live run, which stores and asks it through `run.api.start_session`.
+Each step is a tab and a widget of its own (tui/widgets/wizard/) that runs its own workers
+(the samples, the entity search and a Wikidata build; a relation's preview; the test kinds;
+the model presets, Ollama's models and the model's check) and posts what the user did or
+its workers found. The screen keeps the step order, the shared state
+(tui.wizard_state.WizardState, plain Python) and what crosses steps: it turns each message
+into a transition of the state, prepares the state's spec in its one worker
+(`run.api.prepare`: the graph, counts, previews and what blocks a run) and hands each step
+what concerns it. It never chains engine steps: Run hands the prepared spec to the live
+run, which stores and asks it through `run.api.start_session`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,34 +23,20 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Header, Input, TabbedContent, TabPane
 
-from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import KontestError
 from kontest_tui.run.api import (
     LOGIC_RULES,
     QUESTION_TYPES,
-    KindChoice,
     Preparation,
-    Problem,
     RelationPreview,
     SessionSpec,
-    build_wikidata_source,
-    check_model,
-    discover_server_models,
-    list_server_models,
-    list_test_kinds,
-    loaded_first,
-    model_presets,
     prepare,
-    preview_relation,
-    sample_sources,
-    server_title,
-    source_of_match,
 )
 from kontest_tui.tui.widgets.key_footer import KeyFooter
 from kontest_tui.tui.widgets.wizard.graph import GraphStep
 from kontest_tui.tui.widgets.wizard.kinds import KindsStep
 from kontest_tui.tui.widgets.wizard.model import ModelStep
-from kontest_tui.tui.widgets.wizard.templates import TemplatesStep, describe_check
+from kontest_tui.tui.widgets.wizard.templates import TemplatesStep
 from kontest_tui.tui.widgets.wizard.variants import VariantsStep
 from kontest_tui.tui.wizard_state import Entity, KindChoices, WizardState
 from kontest_tui.tui.workers import WorkerFailures
@@ -57,7 +45,6 @@ if TYPE_CHECKING:
     from kontest_tui.domain.records import Relation
     from kontest_tui.generate.templates import Template
     from kontest_tui.kg.graph import KnowledgeGraph
-    from kontest_tui.kg.search import EntityMatch
     from kontest_tui.tui.app import KontestApp
 
 
@@ -114,7 +101,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
     ]
     STEPS = ("step-graph", "step-templates", "step-variants", "step-kinds", "step-model")
 
-    # -- what the workers post -------------------------------------------------------------
+    # -- what the prepare worker posts ----------------------------------------------------
 
     class Prepared(Message):
         """The engine prepared the spec of `version` (run.api.prepare)."""
@@ -132,83 +119,14 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.version = version
             self.message = message
 
-    class ModelChecked(Message):
-        """The model of `version` was checked: `problem` when it cannot run."""
-
-        def __init__(self, version: int, problem: Problem | None, line: str) -> None:
-            super().__init__()
-            self.version = version
-            self.problem = problem
-            self.line = line
-
-    class RelationPreviewed(Message):
-        """The conversations of a browsed relation were built (for `version`)."""
-
-        def __init__(self, version: int, preview: RelationPreview | None, note: str) -> None:
-            super().__init__()
-            self.version = version
-            self.preview = preview
-            self.note = note
-
-    class ChoicesListed(Message):
-        """The sample KGs, the model presets and the test kinds were listed."""
-
-        def __init__(self, samples: list[str], presets: list[str], kinds: list[KindChoice]) -> None:
-            super().__init__()
-            self.samples = samples
-            self.presets = presets
-            self.kinds = kinds
-
-    class EntitiesFound(Message):
-        """Entities matching the search text (`note` says why there are none, if it can)."""
-
-        def __init__(self, found: list[EntityMatch], note: str) -> None:
-            super().__init__()
-            self.found = found
-            self.note = note
-
-    class BuildProgressed(Message):
-        """A step of a Wikidata build (kg.wikidata's progress record)."""
-
-        def __init__(self, step: object) -> None:
-            super().__init__()
-            self.step = step
-
-    class GraphBuilt(Message):
-        """A Wikidata build ended: the source of the graph built, or why it failed."""
-
-        def __init__(self, source: str | None, error: str = "", title: str = "") -> None:
-            super().__init__()
-            self.source = source
-            self.error = error
-            self.title = title
-
-    class OllamaModelsListed(Message):
-        """The models an Ollama server offers (`error` when they could not be listed)."""
-
-        def __init__(
-            self, specs: list[str], error: str = "", title: str = "", *, quiet: bool = False
-        ) -> None:
-            super().__init__()
-            self.specs = specs
-            self.error = error
-            self.title = title
-            self.quiet = quiet  # found when the wizard opened: listed without a word
-
     def __init__(
         self, kg: str | None = None, model: str | None = None, start_step: str = "step-graph"
     ) -> None:
         super().__init__()
         self.state = WizardState(kg or "places", model or "sim")
         self.start_step = start_step
-        self.samples: list[str] = []
-        self.presets: list[str] = []
-        self.kind_choices: list[KindChoice] = []
-        self.found_entities: list[EntityMatch] = []
-        self.seeds: list[tuple[str, str]] = []  # Wikidata (QID, label) to build a KG from
         self.shown_version = -1  # the preparation the steps show
         self.announce_questions = False  # say what the next preparation read of the file
-        self.previewing = ""  # the relation whose preview was asked for last
 
     # -- layout ---------------------------------------------------------------------------
 
@@ -218,7 +136,9 @@ class WizardScreen(WorkerFailures, Screen[None]):
             yield GraphStep("1 Graph", id="step-graph")
             yield TemplatesStep("2 Templates", id="step-templates")
             yield VariantsStep("3 Variants", id="step-variants")
-            yield KindsStep("4 Kinds", QUESTION_TYPES, LOGIC_RULES, id="step-kinds")
+            yield KindsStep(
+                "4 Kinds", QUESTION_TYPES, LOGIC_RULES, self.state.kinds.kinds, id="step-kinds"
+            )
             yield ModelStep("5 Model & run", self.state.model, id="step-model")
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (f1 says so): the room
@@ -256,23 +176,16 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def on_mount(self) -> None:
         if self.start_step == "step-graph":
             self.graph_step.focus_search()  # the search field first
-        self.list_choices()
+        self.show_kg_choice()
         self.start_prepare()
         self.start_model_check()
         self.render_state()
 
     def worker_failed(self, group: str, error: BaseException) -> None:
-        """Any other failure (already notified): the step says so instead of waiting."""
+        """The preparation failed (already notified): the steps say so instead of waiting."""
         if group == "wizard-prepare":
             self.state.prepare_failed(self.state.version, str(error) or type(error).__name__)
             self.render_state()
-        elif group == "wizard-search":
-            self.graph_step.show_suggestions([], f"Search failed: {error}")
-        elif group == "wizard-model":
-            self.state.checked_model(self.state.model_version, Problem("model", str(error)))
-            self.render_state()
-        elif group == "wizard-preview":
-            self.show_preview(None, f"Preview failed: {error}")
 
     # -- moving between steps -------------------------------------------------------------
 
@@ -297,7 +210,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
             widget.focus()
             return
 
-    # -- the engine, in workers ------------------------------------------------------------
+    @on(TabbedContent.TabActivated, "#wizard-tabs")
+    def step_shown(self) -> None:
+        self.make_variant_rows()
+
+    # -- the preparation: what crosses steps ------------------------------------------------
 
     def start_prepare(self) -> None:
         """Prepare the state's spec in a worker (the answer carries its version)."""
@@ -325,75 +242,17 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.state.prepare_failed(event.version, event.message)
         self.render_state()
 
-    def start_model_check(self) -> None:
-        self.model_step.show_status("Checking…")
-        self.model_check_worker(self.state.model_version, self.state.model)
-
-    @work(thread=True, exclusive=True, group="wizard-model", exit_on_error=False)
-    def model_check_worker(self, version: int, model: str) -> None:
-        problem, line = check_model(SessionSpec(None, model=model or "sim"))
-        self.post_message(self.ModelChecked(version, problem, line))
-
-    @on(ModelChecked)
-    def model_checked(self, event: ModelChecked) -> None:
-        start = self.state.checked_model(event.version, event.problem, event.line)
-        if event.version == self.state.model_version:
-            if event.problem is not None:
-                self.model_step.show_status(f"✗ {event.problem.message}")
-            else:
-                self.model_step.show_status(f"✓ {clean_text(event.line)}")
-        self.start_if_asked(start)
+    def changed(self, spec_changed: bool) -> None:
+        """After a transition: prepare again when the spec changed, then render."""
+        if spec_changed:
+            self.start_prepare()
         self.render_state()
-
-    def start_if_asked(self, spec: SessionSpec | None) -> None:
-        """An armed run may start now: hand the prepared spec to the live run."""
-        if spec is not None:
-            cast("KontestApp", self.app).start_run(spec)
-
-    def start_preview(self, relation: Relation) -> None:
-        """Build a relation's conversations and covering arrays in a worker (the answer for
-        another relation, asked before, is dropped)."""
-        preparation = self.state.preparation
-        if preparation is None:
-            return
-        self.previewing = relation.id
-        tabs = self.query_one("#wizard-tabs", TabbedContent)
-        self.preview_worker(
-            self.state.version,
-            preparation.spec,
-            relation,
-            self.state.kinds.strength,
-            tabs.active == "step-variants",
-        )
-
-    @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
-    def preview_worker(
-        self, version: int, spec: SessionSpec, relation: Relation, strength: int, rows: bool
-    ) -> None:
-        try:
-            preview = preview_relation(spec, relation, strength=strength, variant_rows=rows)
-        except KontestError as error:
-            self.post_message(self.RelationPreviewed(version, None, str(error)))
-            return
-        self.post_message(self.RelationPreviewed(version, preview, ""))
-
-    @on(RelationPreviewed)
-    def relation_previewed(self, event: RelationPreviewed) -> None:
-        if event.preview is not None and event.preview.relation.id != self.previewing:
-            return  # another relation was browsed meanwhile
-        if event.preview is None:
-            if event.version == self.state.version:
-                self.show_preview(None, event.note)
-        elif self.state.previewed(event.version, event.preview):
-            self.show_preview(event.preview)
-
-    # -- rendering -------------------------------------------------------------------------
 
     def render_state(self) -> None:
         """Show the state: each step what concerns it, the Run button on or off."""
         state = self.state
         preparation = state.preparation
-        self.show_scope()
+        self.graph_step.show_scope([entity.label for entity in state.entities], state.depth)
         if preparation is not None and self.shown_version != state.version:
             self.shown_version = state.version
             self.show_preparation(preparation)
@@ -405,36 +264,48 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.kinds_step.show_counts("counting…" if not state.prepare_error else line)
         ready, reason = state.run_state()
         self.model_step.show_run_state(ready, reason)
-        self.model_step.show_summary(self.describe_plan())
+        self.model_step.show_summary(describe_plan(state))
 
     def show_preparation(self, preparation: Preparation) -> None:
         """A new preparation: the graph, templates, browser, counts and what blocks."""
-        kg = preparation.kg
-        graph_problems = [p.message for p in preparation.problems if p.step == "graph"]
-        summary = preparation.summary
-        if summary is not None and kg is not None:
-            line = (
-                f"{kg.name} ({kg.domain}): {summary.nodes:,} nodes, {summary.edges:,} edges, "
-                f"{summary.paths:,} paths, {preparation.relations:,} relations"
-            )
-        elif kg is not None:
-            line = f"{kg.name} ({kg.domain}): {len(kg.nodes):,} nodes, {len(kg.edges):,} edges"
-        else:
-            line = ""
-        self.graph_step.show_counts(" · ".join([*([line] if line else []), *graph_problems]))
+        state = self.state
+        self.graph_step.show_preparation(preparation, 2 if state.entities else 1)
         self.show_kg_choice()
-        if kg is not None:
-            self.graph_step.show_graph(kg, preparation.paths, 2 if self.state.entities else 1)
-        template_set = preparation.spec.template_set
-        if not isinstance(template_set, str) and template_set is not None:
-            self.templates_step.show_templates(template_set, self.state.chosen_templates())
-        self.templates_step.show_relations(preparation.listed_names, preparation.relations)
-        self.templates_step.show_check(describe_check(preparation.questions))
-        blocked = preparation.blocked
-        self.show_preview(preparation.preview, blocked or "Nothing to preview.")
-        self.show_kind_counts(preparation)
-        self.show_questions(preparation)
+        self.templates_step.show_preparation(preparation, state.chosen_templates())
+        self.show_preview(preparation.preview, preparation.blocked or "Nothing to preview.")
+        self.kinds_step.show_preparation(preparation, state.kinds)
+        if state.questions is not None:
+            announce, self.announce_questions = self.announce_questions, False
+            self.kinds_step.show_questions(state.questions, preparation, announce=announce)
         self.make_variant_rows()
+
+    def show_kg_choice(self) -> None:
+        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
+        kg = self.kg
+        self.graph_step.show_kg_choice(
+            self.state.source, kg.name if kg is not None else self.state.source
+        )
+
+    def show_preview(self, preview: RelationPreview | None, note: str = "") -> None:
+        self.templates_step.show_preview(preview, note)
+        self.variants_step.show_variants(preview, note)
+
+    # -- the relation browsed (steps 2 and 3) -----------------------------------------------
+
+    def start_preview(self, relation: Relation) -> None:
+        """Build a relation's conversations and covering arrays (the Templates step's worker;
+        the covering arrays only while the Variants step is shown)."""
+        preparation = self.state.preparation
+        if preparation is None:
+            return
+        tabs = self.query_one("#wizard-tabs", TabbedContent)
+        self.templates_step.preview(
+            self.state.version,
+            preparation.spec,
+            relation,
+            self.state.kinds.strength,
+            tabs.active == "step-variants",
+        )
 
     def make_variant_rows(self) -> None:
         """The covering arrays of the relation browsed, once the Variants step is shown (they
@@ -444,130 +315,29 @@ class WizardScreen(WorkerFailures, Screen[None]):
         if preview is not None and preview.variants is None and tabs.active == "step-variants":
             self.start_preview(preview.relation)
 
-    @on(TabbedContent.TabActivated, "#wizard-tabs")
-    def step_shown(self) -> None:
-        self.make_variant_rows()
-
-    def show_questions(self, preparation: Preparation, shown: int = 5) -> None:
-        """`FILE: N questions, M lines skipped` and the first skipped lines, or why the
-        file cannot be read (also a notification)."""
-        path = self.state.questions
-        if path is None:
+    @on(TemplatesStep.RelationHighlighted)
+    def relation_highlighted(self, event: TemplatesStep.RelationHighlighted) -> None:
+        preparation = self.state.preparation
+        if preparation is None or preparation.problems:
             return
-        announce, self.announce_questions = self.announce_questions, False
-        problems = [p for p in preparation.problems if p.step == "kinds" and p.error is not None]
-        if problems:
-            message = problems[0].message
-            self.kinds_step.show_questions_status(f"Not loaded: {message}")
-            if announce:
-                self.notify(message, title="Annotated questions", severity="error", markup=False)
+        if not 0 <= event.index < len(preparation.listed):
             return
-        questions = len({c.relation_id for c in preparation.spec.extra_conversations})
-        skipped = list(preparation.spec.problems)
-        lines = [
-            f"{path}: {questions} questions, {len(skipped)} "
-            f"line{'' if len(skipped) == 1 else 's'} skipped"
-        ]
-        lines += [f"  {problem}" for problem in skipped[:shown]]
-        if len(skipped) > shown:
-            lines.append(f"  … {len(skipped) - shown} more")
-        summary = "\n".join(lines)
-        self.kinds_step.show_questions_status(summary)
-        if announce:
-            self.notify(
-                summary,
-                title="Annotated questions",
-                severity="warning" if skipped else "information",
-                markup=False,
-            )
+        relation = preparation.listed[event.index]
+        shown = self.state.preview
+        if shown is not None and shown.relation == relation:
+            self.make_variant_rows()
+            return
+        self.start_preview(relation)
 
-    def show_preview(self, preview: RelationPreview | None, note: str = "") -> None:
-        self.templates_step.show_preview(preview, note)
-        self.variants_step.show_variants(preview, note)
-
-    def show_kind_counts(self, preparation: Preparation) -> None:
-        text = Text()
-        for count in preparation.counts:
-            text.append(f"{count.kind:<10}", style="bold")
-            text.append(f" {count.conversations:>6} conversations {count.calls:>6} model calls")
-            if count.kind in ("variant", "annotation"):
-                kinds = self.state.kinds
-                limit = (
-                    f", at most {kinds.variant_limit} per question" if kinds.variant_limit else ""
-                )
-                text.append(f"  (strength t={kinds.strength}, step 3{limit})", style="dim")
-            text.append("\n")
-        if len(preparation.counts) > 1:
-            text.append(f"{'total':<10}", style="bold")
-            text.append(
-                f" {sum(c.conversations for c in preparation.counts):>6} conversations "
-                f"{preparation.calls:>6} model calls"
-            )
-        problems = [p.message for p in preparation.problems if p.step == "kinds"]
-        problems += [p.message for p in self.state.kinds.problems()]
-        for message in problems:
-            text.append(f"\n{message}", style="italic yellow")
-        self.kinds_step.show_counts(text)
-
-    def show_scope(self) -> None:
-        """`Scope: Ireland, Kinawley (depth 2 below each)` or the whole KG."""
-        labels = [entity.label for entity in self.state.entities]
-        self.graph_step.show_scope(labels, self.state.depth)
-
-    def show_kg_choice(self) -> None:
-        """The KG selector names the graph loaded: a sample, or the file or build it came from."""
-        kg = self.kg
-        shown = kg.name if kg is not None else self.state.source
-        self.graph_step.show_kg_choice(self.samples, self.state.source, shown)
-
-    def describe_plan(self) -> str:
-        """`KG places, depth all: 265 relations; templates t1, t2; 1,590 model calls.`"""
-        state = self.state
-        preparation = state.preparation
-        if preparation is None:
-            return ""
-        templates = ", ".join(state.chosen_templates()) or "-"
-        # A KG that did not load has no name in the spec: its source then (never "None").
-        kg_name = preparation.spec.kg_name or source_name(state.source)
-        loaded = "" if preparation.kg is not None else " (not loaded)"
-        summary = (
-            f"KG {kg_name}{loaded}, depth {state.depth or 'all'}: "
-            f"{preparation.relations:,} relations; templates {templates}; "
-            f"{preparation.calls:,} model calls"
-        )
-        if len(preparation.counts) > 1:
-            summary += " (" + ", ".join(f"{c.kind} {c.calls:,}" for c in preparation.counts) + ")"
-        return summary + "."
-
-    def changed(self, spec_changed: bool) -> None:
-        """After a transition: prepare again when the spec changed, then render."""
-        if spec_changed:
-            self.start_prepare()
-        self.render_state()
+    @on(TemplatesStep.RelationPreviewed)
+    def relation_previewed(self, event: TemplatesStep.RelationPreviewed) -> None:
+        if event.preview is None:
+            if event.version == self.state.version:
+                self.show_preview(None, event.note)
+        elif self.state.previewed(event.version, event.preview):
+            self.show_preview(event.preview)
 
     # -- step 1: graph --------------------------------------------------------------------
-
-    @work(thread=True, exclusive=True, group="wizard-choices", exit_on_error=False)
-    def list_choices(self) -> None:
-        try:
-            samples = sample_sources()
-        except KontestError:
-            samples = []
-        presets = model_presets()
-        self.post_message(self.ChoicesListed(samples, presets, list_test_kinds()))
-        found = discover_server_models()  # the local Ollama's models, when one answers
-        if found:
-            self.post_message(self.OllamaModelsListed(found, quiet=True))
-
-    @on(ChoicesListed)
-    def choices_listed(self, event: ChoicesListed) -> None:
-        self.samples = event.samples
-        self.show_kg_choice()
-        self.presets = event.presets
-        self.model_step.show_presets(self.presets)
-        self.kind_choices = event.kinds
-        self.kinds_step.show_kind_choices(self.kind_choices, self.state.kinds.kinds)
-        self.kinds_step.show_kind_options(self.state.kinds.kinds, self.state.questions is not None)
 
     def action_load_graph(self) -> None:
         """Load the KG chosen or typed (again, if it is the same: its file may have changed)."""
@@ -596,102 +366,26 @@ class WizardScreen(WorkerFailures, Screen[None]):
     def clear_scope(self) -> None:
         self.changed(self.state.clear_scope())
 
-    @on(GraphStep.SearchTyped)
-    def search_typed(self, event: GraphStep.SearchTyped) -> None:
-        self.search_worker(event.text, event.online, self.state.source)
-
-    @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
-    def search_worker(self, text: str, online: bool, source: str | None = None) -> None:
-        from kontest_tui.kg.search import search_entities  # (httpx: only when searching)
-
-        try:
-            # The loaded KG's matches first, then the best of the others: otherwise Down
-            # Enter on "ireland" picks another sample's Ireland and switches the KG.
-            found = loaded_first(search_entities(text, online=online, limit=20), source)[:8]
-        except KontestError as error:
-            self.post_message(self.EntitiesFound([], str(error)))
-            return
-        note = ""
-        if online and found and not any(match.source == "wikidata" for match in found):
-            # search_entities falls back to the samples and cached graphs when Wikidata
-            # cannot be reached: say so rather than show them as Wikidata's answer.
-            note = (
-                "Wikidata could not be reached (offline?): these matches are from the "
-                "samples and cached graphs."
-            )
-        self.post_message(self.EntitiesFound(list(found), note))
-
-    @on(EntitiesFound)
-    def entities_found(self, event: EntitiesFound) -> None:
-        self.found_entities = list(event.found)
-        self.graph_step.show_suggestions(event.found, event.note)
-
     @on(GraphStep.EntityPicked)
-    def entity_chosen(self, event: GraphStep.EntityPicked) -> None:
-        """An entity of a sample or built KG scopes the session (loading that KG); a
-        Wikidata entity becomes a seed to build a KG from."""
-        if not 0 <= event.index < len(self.found_entities):
-            return
-        match = self.found_entities[event.index]
-        source = source_of_match(match, self.state.source)
-        if source is not None:
-            loaded = self.state.source
-            self.graph_step.clear_search()
-            self.changed(self.state.add_entity(Entity(match.id, match.label, source)))
-            if loaded and source != loaded:
-                self.notify(
-                    f"{match.label} is in the {source_name(source)} KG: the session now uses "
-                    f"that KG instead of {source_name(loaded)}.",
-                    title="KG changed",
-                    severity="warning",
-                    markup=False,
-                )
-            return
-        if match.id not in [qid for qid, _ in self.seeds]:
-            self.seeds.append((match.id, match.label))
-        self.graph_step.show_counts(
-            "Wikidata seeds: " + ", ".join(label for _, label in self.seeds) + " · press Build"
-        )
-
-    @on(GraphStep.BuildPressed)
-    def build_pressed(self) -> None:
-        if not self.seeds:
+    def entity_picked(self, event: GraphStep.EntityPicked) -> None:
+        """The session is scoped to the entity, in the KG it was found in (said when that
+        is another KG than the one loaded)."""
+        match, source, loaded = event.match, event.source, self.state.source
+        self.changed(self.state.add_entity(Entity(match.id, match.label, source)))
+        if loaded and source != loaded:
             self.notify(
-                "Tick Wikidata, search and choose entities first", severity="warning", markup=False
+                f"{match.label} is in the {source_name(source)} KG: the session now uses "
+                f"that KG instead of {source_name(loaded)}.",
+                title="KG changed",
+                severity="warning",
+                markup=False,
             )
-            return
-        kg = self.kg
-        domain = kg.domain if kg is not None else "places"
-        self.graph_step.start_build_progress()
-        self.build_worker(domain, [qid for qid, _ in self.seeds], self.state.depth or 2)
 
-    @work(thread=True, exclusive=True, group="wizard-build", exit_on_error=False)
-    def build_worker(self, domain: str, seeds: list[str], depth: int) -> None:
-        def report(step: object) -> None:
-            self.post_message(self.BuildProgressed(step))
-
-        try:
-            source = build_wikidata_source(domain, seeds, depth, progress=report)
-        except KontestError as error:
-            self.post_message(self.GraphBuilt(None, str(error), error.title))
-            return
-        self.post_message(self.GraphBuilt(source))
-
-    @on(BuildProgressed)
-    def build_progressed(self, event: BuildProgressed) -> None:
-        self.graph_step.show_build_progress(event.step)
-
-    @on(GraphBuilt)
-    def graph_built(self, event: GraphBuilt) -> None:
-        self.graph_step.hide_build_progress()
-        if event.source is None:
-            self.notify(event.error, title=event.title, severity="error", markup=False)
-            self.graph_step.show_counts(f"{event.title}: {event.error}")
-            return
-        self.seeds = []
+    @on(GraphStep.GraphBuilt)
+    def graph_built(self, event: GraphStep.GraphBuilt) -> None:
         self.changed(self.state.choose_kg(event.source))
 
-    # -- steps 2 and 3: templates, the relation browsed, variants ---------------------------
+    # -- steps 2 to 4: templates, variants, test kinds --------------------------------------
 
     @on(TemplatesStep.TemplatesChosen)
     def templates_changed(self, event: TemplatesStep.TemplatesChosen) -> None:
@@ -700,20 +394,6 @@ class WizardScreen(WorkerFailures, Screen[None]):
     @on(TemplatesStep.TemplateSetChosen)
     def template_set_changed(self, event: TemplatesStep.TemplateSetChosen) -> None:
         self.changed(self.state.set_template_set(event.name))
-
-    @on(TemplatesStep.RelationHighlighted)
-    def relation_highlighted(self, event: TemplatesStep.RelationHighlighted) -> None:
-        preparation = self.state.preparation
-        if preparation is None or preparation.problems:
-            return
-        if not 0 <= event.index < len(preparation.listed):
-            return
-        relation = preparation.listed[event.index]
-        shown = self.state.preview
-        if shown is not None and shown.relation == relation:
-            self.make_variant_rows()
-            return
-        self.start_preview(relation)
 
     @on(VariantsStep.SynonymsRequested)
     def open_synonyms(self) -> None:
@@ -729,15 +409,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
             self.state.reload()
             self.changed(True)
 
-    # -- step 4: test kinds ---------------------------------------------------------------
-
     @on(KindsStep.KindsChanged)
     def kinds_changed(self) -> None:
         step = self.kinds_step
         choices = KindChoices(
-            kinds=tuple(step.ticked_kinds(self.kind_choices))
-            if self.kind_choices
-            else ("kontest",),
+            kinds=tuple(step.ticked_kinds()),
             strength=self.variants_step.selected_strength(),
             postfix=step.postfix(),
             variant_limit=step.variant_limit(),
@@ -764,6 +440,15 @@ class WizardScreen(WorkerFailures, Screen[None]):
 
     # -- step 5: model and run ------------------------------------------------------------
 
+    def start_model_check(self) -> None:
+        """Check the state's model (the Model step's worker; the answer carries its version)."""
+        self.model_step.check(self.state.model_version, self.state.model)
+
+    @on(ModelStep.ModelChecked)
+    def model_checked(self, event: ModelStep.ModelChecked) -> None:
+        self.start_if_asked(self.state.checked_model(event.version, event.problem, event.line))
+        self.render_state()
+
     @on(ModelStep.ModelTyped)
     def model_typed(self, event: ModelStep.ModelTyped) -> None:
         if self.state.set_model(event.spec):
@@ -778,35 +463,6 @@ class WizardScreen(WorkerFailures, Screen[None]):
         self.start_model_check()
         self.render_state()
 
-    @on(ModelStep.OllamaRequested)
-    def find_ollama(self) -> None:
-        """List the models of the server typed in the model field (its @URL), else the
-        default local Ollama; each keeps that URL."""
-        self.ollama_worker(self.model_step.model_spec())
-
-    @work(thread=True, exclusive=True, group="wizard-ollama", exit_on_error=False)
-    def ollama_worker(self, typed: str) -> None:
-        title = server_title(typed)
-        try:
-            specs = list_server_models(typed)
-        except KontestError as error:
-            self.post_message(self.OllamaModelsListed([], str(error), error.title))
-            return
-        except Exception as error:
-            self.post_message(self.OllamaModelsListed([], f"cannot list {title} models: {error}"))
-            return
-        self.post_message(self.OllamaModelsListed(specs, title=title))
-
-    @on(OllamaModelsListed)
-    def ollama_models_listed(self, event: OllamaModelsListed) -> None:
-        if event.error:
-            self.notify(event.error, title=event.title, severity="warning", markup=False)
-            return
-        self.presets += [spec for spec in event.specs if spec not in self.presets]
-        self.model_step.show_presets(self.presets)
-        if not event.quiet:
-            self.notify(f"{len(event.specs)} {event.title} model(s) found", markup=False)
-
     @on(ModelStep.RunRequested)
     def action_run_session(self) -> None:
         decision, why = self.state.request_run()
@@ -817,6 +473,11 @@ class WizardScreen(WorkerFailures, Screen[None]):
         else:
             self.notify(f"Run is off: {why}", severity="warning", markup=False)
         self.render_state()
+
+    def start_if_asked(self, spec: SessionSpec | None) -> None:
+        """An armed run may start now: hand the prepared spec to the live run."""
+        if spec is not None:
+            cast("KontestApp", self.app).start_run(spec)
 
     def variant_source(self) -> tuple[KnowledgeGraph, Relation, Template, int] | None:
         """(KG, relation, template, strength) of the first question the Variants step shows
@@ -837,6 +498,25 @@ class WizardScreen(WorkerFailures, Screen[None]):
             template_set.get(chosen[0]),
             self.state.kinds.strength,
         )
+
+
+def describe_plan(state: WizardState) -> str:
+    """`KG places, depth all: 265 relations; templates t1, t2; 1,590 model calls.`"""
+    preparation = state.preparation
+    if preparation is None:
+        return ""
+    templates = ", ".join(state.chosen_templates()) or "-"
+    # A KG that did not load has no name in the spec: its source then (never "None").
+    kg_name = preparation.spec.kg_name or source_name(state.source)
+    loaded = "" if preparation.kg is not None else " (not loaded)"
+    summary = (
+        f"KG {kg_name}{loaded}, depth {state.depth or 'all'}: "
+        f"{preparation.relations:,} relations; templates {templates}; "
+        f"{preparation.calls:,} model calls"
+    )
+    if len(preparation.counts) > 1:
+        summary += " (" + ", ".join(f"{c.kind} {c.calls:,}" for c in preparation.counts) + ")"
+    return summary + "."
 
 
 def source_name(source: str) -> str:

@@ -19,7 +19,12 @@ from textual.worker import get_current_worker
 from kontest_tui.errors import KontestError
 from kontest_tui.report.compare import ComparableSessions, StoredSessionChoice
 from kontest_tui.store.view_records import SessionHeader
-from kontest_tui.tui.sessions import PairCompared, compare_pair, describe_ensemble
+from kontest_tui.tui.sessions import (
+    OpenedResults,
+    PairCompared,
+    compare_pair,
+    describe_ensemble,
+)
 from kontest_tui.tui.widgets.compare_tables import CompareTables
 from kontest_tui.tui.widgets.session_compare import SessionCompare
 from kontest_tui.tui.widgets.session_pane import SessionPane
@@ -39,6 +44,9 @@ def describe_left_out(sessions: ComparableSessions | None) -> str:
 
 class ComparePane(SessionPane):
     """The Compare tab: this session and one stored session chosen, side by side."""
+
+    FOCUS = "#compare-select"
+    LISTS_SESSIONS = True
 
     class ComparisonBuilt(Message):
         """This session and a stored one were compared."""
@@ -60,9 +68,10 @@ class ComparePane(SessionPane):
         super().__init__(title, db=db, session_id=session_id, id=id)
         self.compare_with = compare_with  # a session to open Compare on (same scope, other model)
 
-    async def build(self, header: SessionHeader | None) -> None:
+    async def build(self, opened: OpenedResults) -> None:
         """Mount the tab's widgets (the first time it is shown)."""
-        name = header.kg_names[0] if header and header.kg_names else "this KG"
+        header = opened.header
+        name = header.kg_names[0] if header.kg_names else "this KG"
         await self.mount_all(
             [
                 Select[str](
@@ -146,6 +155,9 @@ class ComparePane(SessionPane):
 class EnsemblePane(SessionPane):
     """The Ensemble tab: weighted ensemble vs majority vote over the ticked sessions."""
 
+    FOCUS = "#ensemble-select"
+    LISTS_SESSIONS = True
+
     class EnsembleBuilt(Message):
         """The ensemble over the ticked sessions was cross-validated and rendered."""
 
@@ -166,7 +178,7 @@ class EnsemblePane(SessionPane):
         self.offered: dict[str, StoredSessionChoice] = {}  # the sessions offered, by id
         self.total = 0  # this session's relations
 
-    async def build(self) -> None:
+    async def build(self, opened: OpenedResults) -> None:
         """Mount the tab's widgets (the first time it is shown)."""
         await self.mount_all(
             [

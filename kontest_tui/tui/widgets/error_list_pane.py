@@ -22,6 +22,7 @@ from textual.message import Message
 from textual.widgets import Select, Static
 
 from kontest_tui.report.words import oracle_name
+from kontest_tui.run.api import report_section
 from kontest_tui.store.view_records import (
     CLEAREST,
     RELATION,
@@ -31,7 +32,7 @@ from kontest_tui.store.view_records import (
     ErrorRow,
 )
 from kontest_tui.tui.results_text import error_cells
-from kontest_tui.tui.sessions import open_views
+from kontest_tui.tui.sessions import OpenedResults, open_views
 from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, PageLoaded, Row
 from kontest_tui.tui.widgets.session_pane import SessionPane
 
@@ -77,6 +78,8 @@ NO_MARGINS_HINT = "No margins: the server gave no log-probabilities, so no error
 class ErrorListPane(SessionPane):
     """The Errors tab: the session's errors, filtered and in the order chosen."""
 
+    FOCUS = "#error-table"
+
     class ErrorChosen(Message):
         """An error row was chosen: its node (at the end of `way`) is to be selected."""
 
@@ -111,11 +114,12 @@ class ErrorListPane(SessionPane):
         self.built = False
         self.shown_count: int | None = None  # the errors of the list shown
 
-    async def build(
-        self, oracles: list[str], templates: list[str], *, margins: bool = True
-    ) -> None:
-        """Mount the tab's widgets and list the errors (the first time it is shown);
-        `margins` False: the session's answers have none (said once above the table)."""
+    async def build(self, opened: OpenedResults) -> None:
+        """Mount the tab's widgets and list the errors (the first time it is shown); a
+        session whose answers have no margin at all says so once above the table."""
+        oracles, templates = opened.oracles, list(opened.header.template_ids)
+        margins_section = report_section(opened.report, "margins")
+        margins = not (margins_section or {}).get("note")  # a note: no margin at all
         await self.mount_all(
             [
                 Horizontal(

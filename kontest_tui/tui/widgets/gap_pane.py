@@ -13,10 +13,9 @@ from textual.message import Message
 from textual.widgets import Select
 
 from kontest_tui.report.words import quoted
-from kontest_tui.run.api import ReportJSON
-from kontest_tui.store.view_records import INTERSECTION, SessionHeader
+from kontest_tui.store.view_records import INTERSECTION
 from kontest_tui.tui.results_text import gap_cells
-from kontest_tui.tui.sessions import open_views
+from kontest_tui.tui.sessions import OpenedResults, open_views
 from kontest_tui.tui.widgets.gap_bars import GapBars
 from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, PageLoaded, Row
 from kontest_tui.tui.widgets.session_pane import SessionPane
@@ -26,6 +25,8 @@ GAP_COLUMNS = (("#", 6), ("Relation", 60))
 
 class GapPane(SessionPane):
     """The Gap tab: gap bars, a group chosen, and that group's relations."""
+
+    FOCUS = "#gap-table"
 
     class GapChosen(Message):
         """A gap row was chosen: its node (at the end of `way`) is to be selected."""
@@ -46,10 +47,11 @@ class GapPane(SessionPane):
         self.gap_group: str | None = None
         self.built = False
 
-    async def build(self, header: SessionHeader | None, report: ReportJSON | None) -> None:
+    async def build(self, opened: OpenedResults) -> None:
         """Mount the tab's widgets, draw the bars and list the first group (once)."""
-        template_ids = list(header.template_ids) if header else []
-        texts = header.template_texts if header else {}
+        header, report = opened.header, opened.report
+        template_ids = list(header.template_ids)
+        texts = header.template_texts
 
         def template_text(template_id: str) -> str:
             """A template's text in quotes ("its text" when the session's is unreadable)."""

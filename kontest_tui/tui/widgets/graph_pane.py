@@ -34,7 +34,7 @@ from kontest_tui.store.places import Place
 from kontest_tui.store.view_records import CLEAREST, ErrorFilter, ErrorRow, RelationDetail, TreeNode
 from kontest_tui.tui.export import deliver_files, export_folder
 from kontest_tui.tui.results_text import first_question, order_details, render_relation_detail
-from kontest_tui.tui.sessions import OpenedPlace, open_views
+from kontest_tui.tui.sessions import OpenedPlace, OpenedResults, open_views
 from kontest_tui.tui.widgets.relation_tree import RelationTree
 from kontest_tui.tui.widgets.session_pane import SessionPane
 from kontest_tui.tui.workers import SessionWorkFailed
@@ -72,6 +72,8 @@ def choose_card_error(
 
 class GraphPane(SessionPane):
     """The Graph tab: the tree of the session's graph and the selected node's detail."""
+
+    FOCUS = "#relation-tree"
 
     class ChildrenLoaded(Message):
         """Children of some nodes were read; `way` and `error`: a node to select (an error's)."""
@@ -165,18 +167,13 @@ class GraphPane(SessionPane):
             with VerticalScroll(id="relation-detail", classes="pane"):
                 yield Static("Select a node.", id="detail-text", markup=False)
 
-    def show_roots(
-        self,
-        roots: list[TreeNode],
-        children: dict[str, list[TreeNode]],
-        template_ids: list[str],
-        error_count: int,
-    ) -> None:
-        """The opened session's roots (and the levels that start open), the first selected."""
-        self.template_ids = template_ids
-        self.error_count = error_count
+    async def build(self, opened: OpenedResults) -> None:
+        """The opened session's roots (and the levels that start open), the first selected
+        (the Graph tab is built as soon as the session is opened)."""
+        self.template_ids = list(opened.header.template_ids)
+        self.error_count = opened.errors
         tree = self.query_one("#relation-tree", RelationTree)
-        tree.show_roots(roots, self.template_ids, children=children)
+        tree.show_roots(opened.roots, self.template_ids, children=opened.children)
         if tree.root.children:
             tree.move_cursor(tree.root.children[0])
 

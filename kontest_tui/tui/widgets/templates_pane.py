@@ -19,9 +19,8 @@ from textual.widgets import Select, Static
 
 from kontest_tui.report.delta import compact_rate_lines, delta_lines, error_line
 from kontest_tui.report.evidence import ORDERS, EvidenceJSON, evidence_cells, sort_rows
-from kontest_tui.run.api import DeltaJSON, ReportJSON, session_delta
-from kontest_tui.store.view_records import SessionHeader
-from kontest_tui.tui.sessions import open_store
+from kontest_tui.run.api import DeltaJSON, session_delta
+from kontest_tui.tui.sessions import OpenedResults, open_store
 from kontest_tui.tui.widgets.paged_table import PAGE, PagedTable
 from kontest_tui.tui.widgets.session_pane import SessionPane
 
@@ -43,6 +42,8 @@ CHANGES_SHOWN = 5  # errors gone and new listed in the tab (`kontest rerun` list
 
 class TemplatesPane(SessionPane):
     """The Templates tab (see the module docstring)."""
+
+    FOCUS = "#evidence-templates"
 
     class DeltaRead(Message):
         """The session's delta against its parent was read (None: it has no parent)."""
@@ -67,11 +68,11 @@ class TemplatesPane(SessionPane):
         self.delta: DeltaJSON | None = None  # shown once read (tests and the benchmark wait)
         self.delta_read = False
 
-    async def build(self, header: SessionHeader | None, report: ReportJSON | None) -> None:
+    async def build(self, opened: OpenedResults) -> None:
         """Mount the tab's widgets, list the rows of the stored report and read the delta
         (the first time it is shown)."""
-        section = report.get("curation") if report is not None else None
-        self.texts = dict(header.template_texts) if header is not None else {}
+        section = opened.report.get("curation")
+        self.texts = dict(opened.header.template_texts)
         self.templates = list(section["templates"]) if section else []
         self.words = list(section["words"]) if section else []
         orders = [(meaning, name) for name, (meaning, _, _) in ORDERS.items()]

@@ -1,13 +1,19 @@
 """Step 1 of the wizard: the KG (a sample, a file, or a build from Wikidata), its depth and
-scope, with the graph and its paths as a preview."""
+scope, with the graph and its paths as a preview.
+
+The step runs its own workers: the sample KGs listed, the entities found for the text typed
+(`run.api` through kg.search: the KG loaded first), and a KG built from the Wikidata
+entities chosen. It posts what changes the session (`SampleChosen`, `EntityPicked`,
+`GraphBuilt`, ...) and shows the preparation the screen hands it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual import events, on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
@@ -27,14 +33,21 @@ from textual.widgets import (
 from textual.widgets.option_list import Option
 from textual.widgets.tree import TreeNode
 
+from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.run.api import build_wikidata_source, loaded_first, sample_sources, source_of_match
 from kontest_tui.tui.widgets.ticks import TickBox
+from kontest_tui.tui.workers import WorkerFailures
+
+if TYPE_CHECKING:
+    from kontest_tui.kg.search import EntityMatch
+    from kontest_tui.run.api import Preparation
 
 DEPTHS: list[tuple[str, int]] = [("all", 0), ("1", 1), ("2", 2), ("3", 3), ("4", 4), ("5", 5)]
 PATHS_SHOWN = 500
 
 
-class GraphStep(TabPane):
+class GraphStep(WorkerFailures, TabPane):
     """The graph step: choose and preview the KG."""
 
     class SampleChosen(Message):
@@ -60,25 +73,62 @@ class GraphStep(TabPane):
     class ScopeCleared(Message):
         """Clear scope was pressed: the whole KG again."""
 
-    class SearchTyped(Message):
-        """Text to find entities for (two characters or more, not a file path)."""
-
-        def __init__(self, text: str, online: bool) -> None:
-            super().__init__()
-            self.text = text
-            self.online = online
-
     class EntityPicked(Message):
-        """A suggestion was chosen (its index in the entities last shown)."""
+        """An entity of a sample or built KG was chosen: the session is scoped to it."""
 
-        def __init__(self, index: int) -> None:
+        def __init__(self, match: EntityMatch, source: str) -> None:
             super().__init__()
-            self.index = index
+            self.match = match
+            self.source = source  # the KG it is in (kg.search's source, as a KG source)
 
-    class BuildPressed(Message):
-        """Build (from Wikidata) was pressed."""
+    class GraphBuilt(Message):
+        """A KG was built from the Wikidata entities chosen: its source (a built KG file)."""
+
+        def __init__(self, source: str) -> None:
+            super().__init__()
+            self.source = source
+
+    # What the step's own workers post to it.
+
+    class SamplesListed(Message, bubble=False):
+        """The bundled sample KGs were listed."""
+
+        def __init__(self, samples: list[str]) -> None:
+            super().__init__()
+            self.samples = samples
+
+    class EntitiesFound(Message, bubble=False):
+        """Entities matching the search text (`note` says why there are none, if it can)."""
+
+        def __init__(self, found: list[EntityMatch], note: str) -> None:
+            super().__init__()
+            self.found = found
+            self.note = note
+
+    class BuildProgressed(Message, bubble=False):
+        """A step of a Wikidata build (kg.wikidata's progress record)."""
+
+        def __init__(self, step: object) -> None:
+            super().__init__()
+            self.step = step
+
+    class BuildFailed(Message, bubble=False):
+        """A Wikidata build failed: the engine's words and title."""
+
+        def __init__(self, error: str, title: str) -> None:
+            super().__init__()
+            self.error = error
+            self.title = title
 
     kg: KnowledgeGraph | None = None  # the graph the tree shows
+
+    def __init__(self, title: str, *, id: str | None = None) -> None:  # noqa: A002
+        super().__init__(title, id=id)
+        self.samples: list[str] = []
+        self.source = ""  # the KG source the session uses (the screen's state says)
+        self.shown = ""  # how the selector names it
+        self.found_entities: list[EntityMatch] = []
+        self.seeds: list[tuple[str, str]] = []  # Wikidata (QID, label) to build a KG from
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="row"):
@@ -121,6 +171,14 @@ class GraphStep(TabPane):
     def on_mount(self) -> None:
         self.query_one("#build-progress", ProgressBar).display = False
         self.query_one("#entity-suggestions", OptionList).display = False
+        self.samples_worker()
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        """A failed search says so where the suggestions go (the failure was notified)."""
+        if group == "wizard-search":
+            self.show_suggestions([], f"Search failed: {error}")
+        elif group == "wizard-build":
+            self.hide_build_progress()
 
     def on_key(self, event: events.Key) -> None:
         """Down in the search field enters the suggestions."""
@@ -178,31 +236,125 @@ class GraphStep(TabPane):
     def clear_scope_pressed(self) -> None:
         self.post_message(self.ScopeCleared())
 
-    @on(Button.Pressed, "#build-kg")
-    def build_pressed(self) -> None:
-        self.post_message(self.BuildPressed())
-
     @on(Input.Changed, "#entity-input")
     def entity_typed(self, event: Input.Changed) -> None:
         text = event.value.strip()
         if len(text) >= 2 and not text.endswith((".json", ".csv")):
-            self.post_message(self.SearchTyped(text, self.query_one("#online", Checkbox).value))
+            self.search_worker(text, self.query_one("#online", Checkbox).value, self.source)
         else:
             self.query_one("#entity-suggestions", OptionList).display = False
 
     @on(OptionList.OptionSelected, "#entity-suggestions")
     def entity_chosen(self, event: OptionList.OptionSelected) -> None:
+        """An entity of a sample or built KG scopes the session (`EntityPicked`: the screen
+        loads that KG); a Wikidata entity becomes a seed to build a KG from."""
         self.query_one("#entity-suggestions", OptionList).display = False
         self.focus_search()  # the next name is typed at once (the hidden list kept the focus)
-        self.post_message(
-            self.EntityPicked(int((event.option.id or "entity--1").rsplit("-", 1)[-1]))
+        index = int((event.option.id or "entity--1").rsplit("-", 1)[-1])
+        if not 0 <= index < len(self.found_entities):
+            return
+        match = self.found_entities[index]
+        source = source_of_match(match, self.source)
+        if source is not None:
+            self.clear_search()
+            self.post_message(self.EntityPicked(match, source))
+            return
+        if match.id not in [qid for qid, _ in self.seeds]:
+            self.seeds.append((match.id, match.label))
+        self.show_counts(
+            "Wikidata seeds: " + ", ".join(label for _, label in self.seeds) + " · press Build"
         )
+
+    # -- the step's workers ----------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="wizard-samples", exit_on_error=False)
+    def samples_worker(self) -> None:
+        try:
+            samples = sample_sources()
+        except KontestError:
+            samples = []
+        self.post_message(self.SamplesListed(samples))
+
+    @on(SamplesListed)
+    def samples_listed(self, event: SamplesListed) -> None:
+        self.samples = event.samples
+        if self.source:
+            self.show_kg_choice(self.source, self.shown)
+
+    @work(thread=True, exclusive=True, group="wizard-search", exit_on_error=False)
+    def search_worker(self, text: str, online: bool, source: str) -> None:
+        from kontest_tui.kg.search import search_entities  # (httpx: only when searching)
+
+        try:
+            # The loaded KG's matches first, then the best of the others (issue 32: Down
+            # Enter on "ireland" picked the subdivisions sample's and switched KG).
+            found = loaded_first(search_entities(text, online=online, limit=20), source)[:8]
+        except KontestError as error:
+            self.post_message(self.EntitiesFound([], str(error)))
+            return
+        note = ""
+        if online and found and not any(match.source == "wikidata" for match in found):
+            # search_entities falls back to the samples and cached graphs when Wikidata
+            # cannot be reached: say so rather than show them as Wikidata's answer.
+            note = (
+                "Wikidata could not be reached (offline?): these matches are from the "
+                "samples and cached graphs."
+            )
+        self.post_message(self.EntitiesFound(list(found), note))
+
+    @on(EntitiesFound)
+    def entities_found(self, event: EntitiesFound) -> None:
+        self.found_entities = list(event.found)
+        self.show_suggestions(event.found, event.note)
+
+    @on(Button.Pressed, "#build-kg")
+    def build_pressed(self) -> None:
+        """Build the KG of the Wikidata seeds chosen, in the domain of the graph shown, to
+        the depth chosen (2 when it is all)."""
+        if not self.seeds:
+            self.notify(
+                "Tick Wikidata, search and choose entities first", severity="warning", markup=False
+            )
+            return
+        domain = self.kg.domain if self.kg is not None else "places"
+        self.start_build_progress()
+        self.build_worker(domain, [qid for qid, _ in self.seeds], self.selected_depth() or 2)
+
+    @work(thread=True, exclusive=True, group="wizard-build", exit_on_error=False)
+    def build_worker(self, domain: str, seeds: list[str], depth: int) -> None:
+        def report(step: object) -> None:
+            self.post_message(self.BuildProgressed(step))
+
+        try:
+            source = build_wikidata_source(domain, seeds, depth, progress=report)
+        except KontestError as error:
+            self.post_message(self.BuildFailed(str(error), error.title))
+            return
+        self.post_message(self.GraphBuilt(source))
+
+    @on(BuildProgressed)
+    def build_progressed(self, event: BuildProgressed) -> None:
+        self.show_build_progress(event.step)
+
+    @on(BuildFailed)
+    def build_failed(self, event: BuildFailed) -> None:
+        self.hide_build_progress()
+        self.notify(event.error, title=event.title, severity="error", markup=False)
+        self.show_counts(f"{event.title}: {event.error}")
+
+    @on(GraphBuilt)
+    def graph_built(self) -> None:
+        """The build is over (the screen loads the KG built: the message goes on up)."""
+        self.hide_build_progress()
+        self.seeds = []
 
     # -- what the screen shows -------------------------------------------------------------
 
-    def show_kg_choice(self, samples: Sequence[str], source: str, shown: str) -> None:
+    def show_kg_choice(self, source: str, shown: str) -> None:
         """The KG selector names the graph loaded: a sample, or the file or build it came
         from (`shown`: the graph's name)."""
+        self.source, self.shown = source, shown
+        samples = self.samples
         select = self.query_one("#sample-select", Select)
         choices: list[tuple[Content, str]] = [(Content(name), name) for name in samples]
         if source not in samples:  # a KG's name and path are text, never markup
@@ -225,6 +377,25 @@ class GraphStep(TabPane):
 
     def show_counts(self, line: str) -> None:
         self.query_one("#kg-counts", Static).update(line)
+
+    def show_preparation(self, preparation: Preparation, open_levels: int) -> None:
+        """What the preparation says of the graph: its sizes and problems in a line, the
+        graph as a tree (`open_levels` open) and its first paths."""
+        kg = preparation.kg
+        graph_problems = [p.message for p in preparation.problems if p.step == "graph"]
+        summary = preparation.summary
+        if summary is not None and kg is not None:
+            line = (
+                f"{kg.name} ({kg.domain}): {summary.nodes:,} nodes, {summary.edges:,} edges, "
+                f"{summary.paths:,} paths, {preparation.relations:,} relations"
+            )
+        elif kg is not None:
+            line = f"{kg.name} ({kg.domain}): {len(kg.nodes):,} nodes, {len(kg.edges):,} edges"
+        else:
+            line = ""
+        self.show_counts(" · ".join([*([line] if line else []), *graph_problems]))
+        if kg is not None:
+            self.show_graph(kg, preparation.paths, open_levels)
 
     def show_graph(
         self, kg: KnowledgeGraph, paths: Sequence[tuple[str, ...]], open_levels: int

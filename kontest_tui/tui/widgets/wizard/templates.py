@@ -2,7 +2,11 @@
 flags in them (`run.api.check_spec_questions`, in the preparation), and a browser of what the
 run asks: the scope's relations on the left, every conversation of every test kind the run
 asks about the highlighted one on the right (KONTEST's atomic and sequential ones, variants,
-FactChecker and logic questions), as `run.api.prepare` / `preview_relation` built them."""
+FactChecker and logic questions), as `run.api.prepare` / `preview_relation` built them.
+
+The preview of a relation other than the first (and the covering arrays of its questions,
+for the Variants step) is built by the step's own worker (`preview`): `RelationPreviewed`
+carries it, with the version of the screen's state it was asked for."""
 
 from __future__ import annotations
 
@@ -11,7 +15,7 @@ from collections.abc import Sequence
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
@@ -19,15 +23,21 @@ from textual.widgets import OptionList, Select, SelectionList, Static, TabPane
 from textual.widgets.option_list import Option
 
 from kontest_tui.domain.answers import clean_text
+from kontest_tui.domain.records import Relation
+from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import DEFAULT_SET, PAPER_SET, TemplateSet
 from kontest_tui.report.words import conversation_name, kind_name
 from kontest_tui.run.api import (
     QUESTION_CHECK_REASONS,
+    Preparation,
     QuestionCheck,
     RelationPreview,
+    SessionSpec,
     check_examples,
+    preview_relation,
 )
 from kontest_tui.tui.widgets.ticks import TickList
+from kontest_tui.tui.workers import WorkerFailures
 
 LABEL_WIDTH = 18  # the conversations' names (report.words.conversation_name), wrapped beyond
 TEMPLATE_SETS = (
@@ -93,7 +103,7 @@ def render_conversations(preview: RelationPreview) -> Group:
     return Group(*parts)
 
 
-class TemplatesStep(TabPane):
+class TemplatesStep(WorkerFailures, TabPane):
     """The templates step: tick the templates, browse the conversations they make."""
 
     class TemplateSetChosen(Message):
@@ -116,6 +126,19 @@ class TemplatesStep(TabPane):
         def __init__(self, index: int) -> None:
             super().__init__()
             self.index = index
+
+    class RelationPreviewed(Message):
+        """The conversations of a browsed relation were built (for `version` of the
+        screen's state), or `note` says why not."""
+
+        def __init__(self, version: int, preview: RelationPreview | None, note: str) -> None:
+            super().__init__()
+            self.version = version
+            self.preview = preview
+            self.note = note
+
+    previewing = ""  # the relation whose preview was asked for last
+    previewing_version = -1  # and the version of the screen's state it was asked for
 
     def compose(self) -> ComposeResult:
         yield Static(
@@ -141,6 +164,47 @@ class TemplatesStep(TabPane):
     def on_mount(self) -> None:
         self.query_one("#relation-list", OptionList).border_title = "relations"
         self.query_one("#conversation-scroll").border_title = "what the run asks"
+
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        """A failed preview says so where the conversations go (it was notified)."""
+        if group == "wizard-preview":
+            self.post_message(
+                self.RelationPreviewed(self.previewing_version, None, f"Preview failed: {error}")
+            )
+
+    def preview(
+        self, version: int, spec: SessionSpec, relation: Relation, strength: int, rows: bool
+    ) -> None:
+        """Build a relation's conversations (and with `rows` its questions' covering arrays)
+        in a worker; an answer for another relation, asked before, is dropped."""
+        self.previewing, self.previewing_version = relation.id, version
+        self.preview_worker(version, spec, relation, strength, rows)
+
+    @work(thread=True, exclusive=True, group="wizard-preview", exit_on_error=False)
+    def preview_worker(
+        self, version: int, spec: SessionSpec, relation: Relation, strength: int, rows: bool
+    ) -> None:
+        try:
+            preview = preview_relation(spec, relation, strength=strength, variant_rows=rows)
+        except KontestError as error:
+            self.post_message(self.RelationPreviewed(version, None, str(error)))
+            return
+        self.post_message(self.RelationPreviewed(version, preview, ""))
+
+    @on(RelationPreviewed)
+    def relation_previewed(self, event: RelationPreviewed) -> None:
+        """Another relation was browsed meanwhile: this answer goes no further."""
+        if event.preview is not None and event.preview.relation.id != self.previewing:
+            event.stop()
+
+    def show_preparation(self, preparation: Preparation, chosen: Sequence[str]) -> None:
+        """The preparation's template set (`chosen` ticked), its relations to browse and
+        what the question check flags."""
+        template_set = preparation.spec.template_set
+        if not isinstance(template_set, str) and template_set is not None:
+            self.show_templates(template_set, chosen)
+        self.show_relations(preparation.listed_names, preparation.relations)
+        self.show_check(describe_check(preparation.questions))
 
     def show_templates(self, template_set: TemplateSet, chosen: Sequence[str]) -> None:
         """Offer the set's templates, `chosen` ticked (no message: the state chose them)."""
