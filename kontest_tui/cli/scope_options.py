@@ -8,12 +8,12 @@ are taken on the scoped graph with no further bound.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import click
 
-from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kg.scope import scope_graph
+if TYPE_CHECKING:
+    from kontest_tui.kg.graph import KnowledgeGraph
 
 F = TypeVar("F", bound=Callable[..., object])
 
@@ -36,4 +36,6 @@ def apply_scope(
     """The scoped KG and the depth left for paths (None once the scope used it)."""
     if not entities:
         return kg, depth
+    from kontest_tui.kg.scope import scope_graph  # rapidfuzz: only when a scope is asked for
+
     return scope_graph(kg, entities, depth), None

@@ -19,15 +19,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
-
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.models.base import ChatModel, ChatOptions
-from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL, OllamaModel
-from kontest_tui.models.openai import DEFAULT_OPENAI_URL, OpenAIModel, normalise_base_url
 from kontest_tui.redact import has_secret
 from kontest_tui.validate_input import check_port
+
+# The HTTP clients (httpx and the modules of models.ollama and models.openai) are imported
+# where a spec names them: parsing `sim`, a replay or a local model (a report, a card) needs
+# none of them.
 
 KINDS = ("sim", "ollama", "openai", "openai-completions", "replay", "local")
 API_KEY_ENV = "OPENAI_API_KEY"
@@ -36,6 +36,10 @@ BASE_URL_ENV = "OPENAI_BASE_URL"  # where the key belongs (default: api.openai.c
 
 def key_host() -> str:
     """The host the API key is configured for: OPENAI_BASE_URL's, else api.openai.com."""
+    import httpx
+
+    from kontest_tui.models.openai import DEFAULT_OPENAI_URL
+
     configured = os.environ.get(BASE_URL_ENV) or DEFAULT_OPENAI_URL
     try:
         return (httpx.URL(configured).host or "").lower()
@@ -61,6 +65,10 @@ def key_withheld(spec: str) -> WithheldKey | None:
     parsed = parse_model_spec(spec)
     if parsed.kind not in ("openai", "openai-completions"):
         return None
+    import httpx
+
+    from kontest_tui.models.openai import DEFAULT_OPENAI_URL
+
     hosts = {
         (httpx.URL(part.partition("*")[0]).host or "").lower()
         for part in (parsed.url or DEFAULT_OPENAI_URL).split(",")
@@ -100,6 +108,9 @@ class ModelSpec:
             return f"replay:{self.path}"
         if self.kind == "local":
             return f"local:{self.path}" if self.path else f"local:{self.name}"
+        from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL
+        from kontest_tui.models.openai import DEFAULT_OPENAI_URL
+
         default = DEFAULT_OLLAMA_URL if self.kind == "ollama" else DEFAULT_OPENAI_URL
         if self.url and self.url != default:
             return f"{self.kind}:{self.name}@{self.url}"
@@ -118,6 +129,8 @@ class ModelSpec:
 
 
 def _check_url(url: str, spec: str) -> str:
+    import httpx
+
     if "://" not in url:
         url = f"http://{url}"
     try:
@@ -164,6 +177,9 @@ def parse_model_spec(spec: str) -> ModelSpec:
         raise ModelSpecError(f"{kind} needs a model name: {kind}:MODEL[@URL]")
     if at and not url.strip():
         raise ModelSpecError(f"empty URL after '@' in model spec {text!r}")
+    from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL
+    from kontest_tui.models.openai import DEFAULT_OPENAI_URL, normalise_base_url
+
     if "," in url:
         return ModelSpec(
             kind, name, ",".join(_pool_url(kind, part, text) for part in url.split(","))
@@ -185,6 +201,8 @@ def _pool_url(kind: str, part: str, spec: str) -> str:
         raise ModelSpecError(f"bad cap {cap!r} in model spec {spec!r}: use URL*N with N >= 1")
     checked = _check_url(url.strip(), spec)
     if kind != "ollama":
+        from kontest_tui.models.openai import normalise_base_url
+
         checked = normalise_base_url(checked)
     return f"{checked}*{int(cap)}" if star else checked
 
@@ -227,11 +245,13 @@ def open_model(
 
         return SimulatedModel(parsed.name, seed=seed, kg=kg)
     if parsed.kind == "ollama":
-        from kontest_tui.models.ollama import OllamaModel
+        from kontest_tui.models.ollama import DEFAULT_OLLAMA_URL, OllamaModel
 
         return OllamaModel(parsed.name, parsed.url or DEFAULT_OLLAMA_URL, stream=stream)
     if parsed.kind in ("openai", "openai-completions"):
-        from kontest_tui.models.openai import OpenAIModel
+        import httpx
+
+        from kontest_tui.models.openai import DEFAULT_OPENAI_URL, OpenAIModel
 
         base = parsed.url or DEFAULT_OPENAI_URL
         api_key = os.environ.get(API_KEY_ENV) or None
@@ -281,6 +301,9 @@ async def alist_models(spec: str) -> list[str]:
     if not rest.partition("@")[0].strip():
         rest = "list" + rest  # a placeholder model name: only the URL matters here
     model = open_model(f"{kind}:{rest}")
+    from kontest_tui.models.ollama import OllamaModel
+    from kontest_tui.models.openai import OpenAIModel
+
     try:
         assert isinstance(model, OllamaModel | OpenAIModel)  # the kinds checked above
         return await model.list_models()

@@ -18,8 +18,6 @@ from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import KontestError
 from kontest_tui.models.base import Message
-from kontest_tui.models.openai import render_completion_prompt
-from kontest_tui.models.specs import parse_model_spec
 
 CHAT = "chat"
 COMPLETIONS = "completions"
@@ -49,6 +47,8 @@ def prompting_of(model: str | None, options: Mapping[str, object] | None = None)
     """How a session was asked, from its model spec and options (`options_json`)."""
     system = (options or {}).get("system_prompt")
     system_prompt = system if isinstance(system, str) and system else None
+    from kontest_tui.models.specs import parse_model_spec  # not the HTTP clients (sim, replay)
+
     try:
         kind = parse_model_spec(model).kind if model else ""
     except KontestError:
@@ -73,6 +73,8 @@ def completion_prompt(turns: Sequence[tuple[str, str | None]]) -> str:
         messages.append(Message("assistant", reply or ""))
     if turns:
         messages.append(Message("user", turns[-1][0]))
+    from kontest_tui.models.openai import render_completion_prompt  # imports httpx
+
     try:
         return clean_text(render_completion_prompt(messages))
     except KontestError:  # the packaged few-shot prompt cannot be read
