@@ -237,10 +237,14 @@ class StreamedEvaluation:
     ) -> list[Verdict]:
         """Algorithm 2 under one template over some relations; called with every relation of
         the session in order (in any number of pieces), template after template, it gives
-        the verdicts `find_ontological_verdicts` gives, in its order. `conversation_ids`
-        names conversations by their row keys."""
+        the verdicts `find_ontological_verdicts` gives, in its order (a template's map is
+        dropped when the next template's pass begins). `conversation_ids` names
+        conversations by their row keys."""
         found = self.atomic.get(template_id, {})
         if self._parents[0] != template_id:
+            if self._parents[0] is not None:  # that template's pass is over: its map goes
+                self.atomic.pop(self._parents[0], None)
+            self._parents = (None, {})  # before the next graph is made, not after
             self._parents = (template_id, self._yes_parents(found))
         parents_of = self._parents[1]
         first = self._onto_pass[1] if self._onto_pass[0] == template_id else 0

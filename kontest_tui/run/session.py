@@ -35,6 +35,7 @@ from kontest_tui.domain.records import (
 from kontest_tui.errors import InvalidInputError, KontestError, LeaseLostError, ModelSpecError
 from kontest_tui.gc_pause import paused_gc, rare_gc
 from kontest_tui.generate.conversations import Suite, build_conversations, build_suite
+from kontest_tui.generate.realise import forget_realiser
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.sample import Sample, SampleSpec, sample_relations
 from kontest_tui.generate.templates import TemplateSet, resolve_template_set
@@ -298,17 +299,23 @@ def _generated_chunks(
     limit: int | None,
 ) -> Iterator[tuple[list[Relation], list[Conversation]]]:
     """The KG's relations (the first `limit`) and their KONTEST conversations, CHUNK_RELATIONS
-    relations at a time, made as they are stored (build_suite's, in its order)."""
+    relations at a time, made as they are stored (build_suite's, in its order). After a
+    session run in chunks (over STREAM_ABOVE relations) the KG's realised names are dropped:
+    its run needs none of them (about 160 MB at 1M relations)."""
     relations = islice(
         iter_relations(
             kg, depth, per_path=per_path, template_set=template_set, guard=limit is None
         ),
         limit,
     )
+    made = 0
     while True:
         part = list(islice(relations, CHUNK_RELATIONS))
         if not part:
+            if made > STREAM_ABOVE:
+                forget_realiser(kg)
             return
+        made += len(part)
         yield part, build_conversations(kg, part, template_set, template_ids)
 
 
@@ -645,6 +652,10 @@ async def _ask_streamed(
     stopped = {"length": 0, "timeout": 0}
     cut: Counter[str] = Counter()
     margins = MarginTally()
+    # The low-margin first answers of atomic conversations, by row key: all that the
+    # ontological verdicts made at the end compare (the chunk's other low-margin answers are
+    # dropped once its verdicts are counted: a key each is ~180 bytes, 1M relations ~190 MB).
+    low_atomic: set[int] = set()
     for chunk in store.chunks.read(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
@@ -671,6 +682,13 @@ async def _ask_streamed(
                 continue
             add_margins(margins, chunk.conversations, responses)
             margins.add_verdicts(verdicts)
+            atomic = {c.id for c in chunk.conversations if c.kind == "atomic"}
+            low_atomic.update(
+                chunk.conversation_keys[key[0]]
+                for key in margins.low
+                if key[1] == 0 and key[0] in atomic
+            )
+            margins.low.clear()
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
             relations = {relation.id: relation for relation in chunk.relations}
             evidence.add_answers(
@@ -684,10 +702,22 @@ async def _ask_streamed(
     for template_id in list(totals.templates):
         for chunk in store.chunks.read(session_id, size, conversations=False):
             with paused_gc():
-                verdicts = totals.ontological_verdicts(
-                    template_id, chunk.relations, store.chunks.conversation_ids
-                )
+                keys: dict[str, int] = {}  # conversation id -> row key, of these verdicts
+
+                def named(wanted: Sequence[int], keys: dict[str, int] = keys) -> Mapping[int, str]:
+                    found = store.chunks.conversation_ids(wanted)
+                    keys.update((name, key) for key, name in found.items())
+                    return found
+
+                verdicts = totals.ontological_verdicts(template_id, chunk.relations, named)
                 evidence.add_errors(verdicts, {}, {})
+                margins.low = {
+                    ref
+                    for verdict in verdicts
+                    if verdict.error
+                    for ref in verdict.refs
+                    if keys.get(ref[0]) in low_atomic
+                }
                 margins.add_verdicts(verdicts)
                 store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()
