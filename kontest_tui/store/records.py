@@ -51,7 +51,9 @@ class NewSession:
     and conversations given beside it)."""
 
     kg_name: str  # the KG's source as the user named it (a sample, a file)
-    kg_json: Mapping[str, object]  # the KG snapshot (kg.io.graph_to_dict)
+    # the KG snapshot (kg.io.graph_to_dict), or its JSON text (store.records.dump_json): a
+    # large graph's dict need not live while the session's rows are stored
+    kg_json: Mapping[str, object] | str
     templates_json: Mapping[str, object]  # the template set (template_set_to_dict)
     template_ids: Sequence[str]  # the templates asked
     model: str  # the model spec (redacted when stored)

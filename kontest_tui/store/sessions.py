@@ -34,7 +34,7 @@ from .records import (
 from .relations import insert_conversations, insert_relations
 from .repository import Repository
 from .responses import count_responses
-from .schema import kg_summary, now_iso
+from .schema import now_iso
 from .text import redact_spec
 from .verdicts import replace_evaluation
 from .view_records import SessionHeader, SessionSummary
@@ -77,15 +77,19 @@ def new_session_id() -> str:
 
 
 def _store_kg_snapshot(conn: sqlite3.Connection, kg_text: str) -> int:
-    """The id of the KG snapshot with this JSON text, stored once per distinct graph."""
+    """The id of the KG snapshot with this JSON text, stored once per distinct graph. Its
+    name and counts are read by SQLite's JSON functions (schema.kg_summary's reading, without
+    a Python object per node: a 1M-relation graph's were ~300 MB)."""
     digest = hashlib.sha256(kg_text.encode("utf-8", "surrogatepass")).hexdigest()
     found = conn.execute("SELECT id FROM kg_snapshots WHERE sha256 = ?", (digest,)).fetchone()
     if found is not None:
         return int(found[0])
-    name, nodes, edges = kg_summary(kg_text)
     cursor = conn.execute(
-        "INSERT INTO kg_snapshots (sha256, name, nodes, edges, json) VALUES (?, ?, ?, ?, ?)",
-        (digest, name, nodes, edges, kg_text),
+        "INSERT INTO kg_snapshots (sha256, name, nodes, edges, json) VALUES (?1,"
+        " coalesce(json_extract(?2, '$.name'), ''),"
+        " coalesce(json_array_length(?2, '$.nodes'), 0),"
+        " coalesce(json_array_length(?2, '$.edges'), 0), ?2)",
+        (digest, kg_text),
     )
     return int(cursor.lastrowid or 0)
 
@@ -173,7 +177,8 @@ class Sessions(Repository):
         }
         try:
             with self.store.transaction() as conn:
-                row["kg_snapshot"] = _store_kg_snapshot(conn, dump_json(new.kg_json))
+                kg_text = new.kg_json if isinstance(new.kg_json, str) else dump_json(new.kg_json)
+                row["kg_snapshot"] = _store_kg_snapshot(conn, kg_text)
                 conn.execute(
                     f"INSERT INTO sessions ({', '.join(row)})"
                     f" VALUES ({', '.join('?' for _ in row)})",
