@@ -450,7 +450,9 @@ class Sessions(Repository):
         kill at any moment leaves either the running session as it was or the finished one,
         never a `done` session without verdicts. `keep_verdicts`: the verdicts are those
         stored during the run (store.verdicts.append, a streamed run); only the report is
-        stored with them."""
+        stored with them, and the explorer's views are built when first read (they hold the
+        whole KG and a roll-up per node: ~450 MB and 40 s at 1M relations, which a run
+        streamed to stay small should not spend)."""
         if status not in STATUSES:
             raise StoreError(f"unknown session status {status!r}")
         with self.store.transaction() as conn:
@@ -469,7 +471,12 @@ class Sessions(Repository):
             }
             if verdicts is not None or keep_verdicts:
                 replace_evaluation(
-                    conn, session_id, None if keep_verdicts else verdicts or (), report, engine
+                    conn,
+                    session_id,
+                    None if keep_verdicts else verdicts or (),
+                    report,
+                    engine,
+                    views=not keep_verdicts,
                 )
                 fields["oracle_error_rate"] = oracle_error_rate
                 fields["oracle_errors"] = oracle_errors
