@@ -73,7 +73,7 @@ from kontest_tui.run.notices import watch_notices
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
-from kontest_tui.store.records import NewSession, dump_json, template_set_to_dict
+from kontest_tui.store.records import NewSession, SnapshotText, template_set_to_dict
 from kontest_tui.store.schema import now_iso
 
 # Relations per chunk of a streamed run, and the session size from which a run streams by
@@ -347,7 +347,7 @@ def _store_session(
         return store.sessions.create(
             NewSession(
                 kg_name=kg_name or kg.name,
-                kg_json=dump_json(graph_to_dict(kg)),  # the dict goes at once (1M: ~200 MB)
+                kg_json=SnapshotText.of(graph_to_dict(kg)),  # the dict goes (1M: ~200 MB)
                 templates_json=template_set_to_dict(template_set),
                 template_ids=chosen_ids,
                 model=model_spec,
