@@ -18,14 +18,16 @@ session (8 bytes per relation and array). A cluster is a fact (oracles.intervals
 per-path mode a fact's copies lie on several paths, in several chunks, so there its
 metamorphic counts are kept per fact and every rate is summed per fact at the end.
 
-Memory: the map (about 100 bytes per atomic conversation), the node names, the counts; never
-all relations, conversations, answers or verdicts at once.
+Memory: the map (16 bytes per atomic conversation: two arrays, sorted within each scope when
+first read; a dict of int objects was ~92 bytes, 184 MB at 1M relations and two templates),
+the node names, the counts; never all relations, conversations, answers or verdicts at once.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
@@ -47,11 +49,80 @@ from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, rela
 _NONE, _YES_CODE, _NO_CODE, _OTHER = 0, 1, 2, 3
 _CODES = {Answer.YES: _YES_CODE, Answer.NO: _NO_CODE}
 _BITS = 32  # node numbers per field of a map key
+_PAIR_MASK = (1 << (2 * _BITS)) - 1  # a key's (parent, child) part; above it, its scope
 
 
 class NotStreamable(Exception):
     """The relations cannot be evaluated relation by relation (a (parent, child) pair twice
     in one scope, or a scope's relations not next to each other): evaluate them whole."""
+
+
+class _AtomicMap:
+    """One template's atomic answers, (scope, parent, child) key -> conversation key << 2 |
+    answer code, in two arrays of 8 bytes an answer: the keys' (parent, child) parts and the
+    values, added scope after scope, each scope's part sorted when the map is first read."""
+
+    __slots__ = ("pairs", "sorted", "starts", "values")
+
+    def __init__(self) -> None:
+        self.pairs = array("Q")
+        self.values = array("Q")
+        self.starts = array("Q")  # where each scope's part begins
+        self.sorted = True
+
+    def add(self, key: int, value: int) -> None:
+        scope = key >> (2 * _BITS)
+        if scope + 1 < len(self.starts):
+            raise NotStreamable("the relations of a scope are apart")
+        while len(self.starts) <= scope:
+            self.starts.append(len(self.pairs))
+        self.pairs.append(key & _PAIR_MASK)
+        self.values.append(value)
+        self.sorted = False
+
+    def _bounds(self, scope: int) -> tuple[int, int]:
+        if scope >= len(self.starts):
+            return 0, 0
+        end = self.starts[scope + 1] if scope + 1 < len(self.starts) else len(self.pairs)
+        return self.starts[scope], end
+
+    def seal(self) -> None:
+        """Sort each scope's part (NotStreamable when a pair is there twice)."""
+        if self.sorted:
+            return
+        order: list[int] = []
+        for scope in range(len(self.starts)):
+            order.extend(sorted(range(*self._bounds(scope)), key=self.pairs.__getitem__))
+        self.pairs = array("Q", map(self.pairs.__getitem__, order))
+        self.values = array("Q", map(self.values.__getitem__, order))
+        del order
+        for scope in range(len(self.starts)):
+            start, end = self._bounds(scope)
+            pairs = self.pairs
+            if any(pairs[i] == pairs[i - 1] for i in range(start + 1, end)):
+                raise NotStreamable("a (parent, child) pair is asked twice in one scope")
+        self.sorted = True
+
+    def get(self, key: int) -> int | None:
+        self.seal()
+        start, end = self._bounds(key >> (2 * _BITS))
+        pair = key & _PAIR_MASK
+        at = bisect_left(self.pairs, pair, start, end)
+        return self.values[at] if at < end and self.pairs[at] == pair else None
+
+    def __getitem__(self, key: int) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def items(self) -> Iterator[tuple[int, int]]:
+        self.seal()
+        for scope in range(len(self.starts)):
+            start, end = self._bounds(scope)
+            base = scope << (2 * _BITS)
+            for at in range(start, end):
+                yield base | self.pairs[at], self.values[at]
 
 
 @dataclass(slots=True)
@@ -78,7 +149,7 @@ class StreamedEvaluation:
     intersection: int = 0
     pending: int = 0
     # The ontological map: template -> {scope/parent/child key: conversation key << 2 | code}.
-    atomic: dict[str, dict[int, int]] = field(default_factory=dict)
+    atomic: dict[str, _AtomicMap] = field(default_factory=dict)
     nodes: dict[str, int] = field(default_factory=dict)
     names: list[str] = field(default_factory=list)
     scopes: dict[str, int] = field(default_factory=dict)
@@ -222,12 +293,18 @@ class StreamedEvaluation:
         for template_id, conversation in entry.atomic.items():  # type: ignore[attr-defined]
             answer = answers.get((conversation.id, 0))
             code = _NONE if answer is None else _CODES.get(answer, _OTHER)
-            found = self.atomic.setdefault(template_id, {})
-            if key in found:
-                raise NotStreamable(f"{relation.parent} -> {relation.child} is asked twice")
-            found[key] = (conversation_keys[conversation.id] << 2) | code
+            found = self.atomic.get(template_id)
+            if found is None:
+                found = self.atomic[template_id] = _AtomicMap()
+            found.add(key, (conversation_keys[conversation.id] << 2) | code)
             if len(relation.path) > 2:
                 planned["ontological"] += 1
+
+    def seal(self) -> None:
+        """Ready the map for `ontological_verdicts` once every chunk is added (it is sorted
+        then); NotStreamable when a (parent, child) pair was asked twice in one scope."""
+        for found in self.atomic.values():
+            found.seal()
 
     def ontological_verdicts(
         self,
@@ -240,7 +317,7 @@ class StreamedEvaluation:
         the verdicts `find_ontological_verdicts` gives, in its order (a template's map is
         dropped when the next template's pass begins). `conversation_ids` names
         conversations by their row keys."""
-        found = self.atomic.get(template_id, {})
+        found = self.atomic.get(template_id) or _AtomicMap()
         if self._parents[0] != template_id:
             if self._parents[0] is not None:  # that template's pass is over: its map goes
                 self.atomic.pop(self._parents[0], None)
@@ -271,7 +348,7 @@ class StreamedEvaluation:
         return verdicts
 
     @staticmethod
-    def _yes_parents(found: Mapping[int, int]) -> dict[int, list[int]]:
+    def _yes_parents(found: _AtomicMap) -> dict[int, list[int]]:
         """The SUT graph of every scope under one template: scoped child -> yes-parents."""
         parents_of: dict[int, list[int]] = {}
         mask = (1 << _BITS) - 1
@@ -281,7 +358,7 @@ class StreamedEvaluation:
                 parents_of.setdefault(scoped_child, []).append((key >> _BITS) & mask)
         return parents_of
 
-    def _path_answered(self, scope: int, path: Sequence[str], found: Mapping[int, int]) -> bool:
+    def _path_answered(self, scope: int, path: Sequence[str], found: _AtomicMap) -> bool:
         numbers = [self.nodes.get(node) for node in path]
         last = len(path) - 1
         for i in range(last):
@@ -302,7 +379,7 @@ class StreamedEvaluation:
         template_id: str,
         batch: Sequence[tuple[Relation, int, int, int]],
         parents_of: Mapping[int, list[int]],
-        found: Mapping[int, int],
+        found: _AtomicMap,
         conversation_ids: Callable[[Sequence[int]], Mapping[int, str]],
     ) -> list[Verdict]:
         names = self.names

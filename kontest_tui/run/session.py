@@ -698,6 +698,10 @@ async def _ask_streamed(
             store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     if totals is None:
         return None
+    try:
+        totals.seal()
+    except NotStreamable:
+        return None
     totals.findings.doubts = session_doubts(store, session_id)
     for template_id in list(totals.templates):
         for chunk in store.chunks.read(session_id, size, conversations=False):
