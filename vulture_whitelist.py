@@ -25,6 +25,9 @@ _.compress_type  # zipfile.ZipInfo
 
 # Called by a library.
 _.map_wn  # NLTK's WordNetCorpusReader.__init__ calls it (kontest_tui/generate/wordnet_data.py)
+_.format_commands  # click.Group's hook (kontest_tui/cli/lazy.py)
+__getattr__  # a module's lazy names, PEP 562 (kontest_tui/report/__init__.py, mitigate/__init__.py)
+register  # a command module's, called by name from the lazy table (kontest_tui/cli/__init__.py)
 _.connect_tcp  # httpcore's network backend (kontest_tui/models/http_client.py)
 _.bindings_changed  # Textual Footer's hook (kontest_tui/tui/widgets/key_footer.py)
 

@@ -8,8 +8,10 @@ Each size runs in a fresh process (so its peak RSS is its own): a seeded synthet
 - report: `kontest report` in its own process (it reads the verdicts and report the run
   stored; `--re-evaluate` times a report that evaluates every stored answer again).
 Printed per size: relations, turns, model calls, the three times, turns per second of the
-run, peak RSS of the generate+run process and of the report process, and DB bytes per stored
-answer; and the machine's load average (the machine may be shared: times scale with it).
+run, peak RSS of the generate+run process and of the report process, DB bytes per stored
+answer, the CPU seconds of both processes (user + system, their start and the synthetic KG
+file written included: about the wall time on a quiet machine, the run being one thread)
+and the machine's load average (the machine may be shared: times scale with it).
 Targets (a 2-core machine): 10k relations end to end < 10 s; 100k < 100 s with peak
 RSS < 1 GB; 1M completes, streamed. `--million` adds a 1M-relation session (long: tens of
 minutes, and several GB of disk). Sessions above run.session.STREAM_ABOVE relations are
@@ -78,12 +80,17 @@ def one_size(
         "generate": generated - started,
         "run": ran - generated,
         "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "cpu": _cpu(resource.getrusage(resource.RUSAGE_SELF)),
         "db": str(db),
     }
 
 
-def timed_child(command: list[str]) -> tuple[float, float, str]:
-    """Seconds, peak RSS (MB) and stdout of a child process."""
+def _cpu(usage: resource.struct_rusage) -> float:
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed_child(command: list[str]) -> tuple[float, float, str, float]:
+    """Seconds, peak RSS (MB), stdout and CPU seconds of a child process."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -93,7 +100,7 @@ def timed_child(command: list[str]) -> tuple[float, float, str]:
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode:
         raise SystemExit(f"failed: {' '.join(command)}")
-    return elapsed, usage.ru_maxrss / 1024, out
+    return elapsed, usage.ru_maxrss / 1024, out, _cpu(usage)
 
 
 def measure(
@@ -104,7 +111,7 @@ def measure(
     chunk: int | None = None,
     whole: bool = False,
 ) -> dict[str, float]:
-    _, _, out = timed_child(
+    _, _, out, _ = timed_child(
         [
             sys.executable,
             __file__,
@@ -120,7 +127,7 @@ def measure(
     )
     figures = json.loads(out.strip().splitlines()[-1])
     db = Path(figures["db"])
-    report, report_rss, _ = timed_child(
+    report, report_rss, _, report_cpu = timed_child(
         [
             sys.executable,
             "-m",
@@ -136,6 +143,7 @@ def measure(
     )
     figures["report"] = report
     figures["report_rss"] = report_rss
+    figures["cpu"] += report_cpu
     size = db.stat().st_size + sum(
         path.stat().st_size for path in db.parent.glob(db.name + "-*") if path.is_file()
     )
@@ -182,7 +190,7 @@ def main() -> None:
     print(
         f"{'relations':>9} {'turns':>8} {'calls':>8} {'generate':>9} {'run':>8} {'report':>8} "
         f"{'total':>8} {'turns/s':>8} {'calls/s':>8} {'peak RSS':>9} {'report RSS':>10} "
-        f"{'B/answer':>8}"
+        f"{'B/answer':>8} {'CPU':>8}"
     )
     sizes = [int(part) for part in arguments.sizes.split(",")]
     if arguments.million:
@@ -203,7 +211,8 @@ def main() -> None:
                 f"{f['run']:>7.2f}s {f['report']:>7.2f}s {total:>7.2f}s "
                 f"{f['turns'] / f['run']:>8,.0f} {f['calls'] / f['run']:>8,.0f} "
                 f"{f['rss']:>7.0f}MB {f['report_rss']:>8.0f}MB "
-                f"{f['db_bytes'] / f['turns']:>8.0f}   load {os.getloadavg()[0]:.1f}",
+                f"{f['db_bytes'] / f['turns']:>8.0f} {f['cpu']:>7.1f}s   load "
+                f"{os.getloadavg()[0]:.1f}",
                 flush=True,
             )
 

@@ -1,7 +1,8 @@
 """The `kontest` command: a thin layer that parses arguments and calls the engine.
 
-`kontest` alone opens the explorer; each subcommand group lives in its own module and
-registers itself here. Every expected failure prints one line on stderr (exit 2 for bad
+`kontest` alone opens the explorer; each subcommand (or group of them) lives in its own
+module, named in COMMANDS and imported only when it is used (cli.lazy), so a command starts
+with what it needs and `kontest --help` with none of it. Every expected failure prints one line on stderr (exit 2 for bad
 input, 1 for other failures), never a traceback.
 """
 
@@ -18,28 +19,80 @@ import click
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.validate_input import check_argv
 
-from . import (
-    ca,
-    compare,
-    confirm,
-    ensemble,
-    explain,
-    export,
-    generate,
-    kg,
-    kg_wikidata,
-    kinds,
-    probe,
-    report,
-    rerun,
-    run,
-    sessions,
-    sim,
-)
+from .lazy import LazyCommand, LazyGroup
 from .params import bound_numbers
 
+_CLI = "kontest_tui.cli"
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+# Each subcommand: its line in `kontest --help` and where it lives (cli.lazy.LazyCommand).
+# `generate` takes the options of the covering arrays (ca) and the test kinds (kinds).
+COMMANDS: dict[str, LazyCommand] = {
+    "ca": LazyCommand(
+        "Print a t-way covering array for an input-parameter model.",
+        (f"{_CLI}.ca:register",),
+    ),
+    "compare": LazyCommand(
+        "Put sessions side by side, as the papers' tables do.",
+        (f"{_CLI}.compare:compare_command",),
+    ),
+    "confirm": LazyCommand(
+        "Ask a session's errors again in other phrasings and draws.",
+        (f"{_CLI}.confirm:register",),
+    ),
+    "ensemble": LazyCommand(
+        "Weighted ensemble vs majority vote over several sessions.",
+        (f"{_CLI}.ensemble:ensemble_command",),
+    ),
+    "explain": LazyCommand(
+        "Explain an error of a session in plain sentences.",
+        (f"{_CLI}.explain:explain_command",),
+    ),
+    "export": LazyCommand(
+        "Export every response of a session as JSONL or CSV.",
+        (f"{_CLI}.export:export_command",),
+    ),
+    "generate": LazyCommand(
+        "Print the conversations generated from a knowledge graph.",
+        (f"{_CLI}.generate:register", f"{_CLI}.ca:register", f"{_CLI}.kinds:register"),
+    ),
+    "kg": LazyCommand(
+        "Knowledge graphs: import, inspect (and build from Wikidata).",
+        (f"{_CLI}.kg:register", f"{_CLI}.kg_wikidata:register"),
+    ),
+    "probe": LazyCommand(
+        "Ask the model about one relation now, every phrasing side by side.",
+        (f"{_CLI}.probe:probe_command",),
+    ),
+    "report": LazyCommand(
+        "Print a session's report (text, JSON, markdown, CSV, html).",
+        (f"{_CLI}.report:report_command",),
+    ),
+    "rerun": LazyCommand(
+        "Ask a session again, its templates and synonyms as they are now.",
+        (f"{_CLI}.rerun:rerun_command",),
+    ),
+    "run": LazyCommand(
+        "Ask a model every conversation of a KG (or resume a session).",
+        (f"{_CLI}.run:run_command",),
+    ),
+    "sessions": LazyCommand(
+        "List the stored sessions, oldest first.",
+        (f"{_CLI}.sessions:sessions_command",),
+    ),
+    "sim": LazyCommand(
+        "The built-in simulated model (no model installed needed).",
+        (f"{_CLI}.sim:register",),
+    ),
+}
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy_commands=COMMANDS,
+    on_load=bound_numbers,  # every integer option fits in 64 bits, every float is finite
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--kg", "kg_name", default=None, help="KG file or sample name (places, music, subdivisions)."
 )
@@ -86,18 +139,7 @@ def cli(
             ctx.exit(code)
 
 
-for _module in (kg, kg_wikidata, generate, sim, ca, kinds, compare, explain, confirm, probe):
-    _module.register(cli)
-for _command in (
-    run.run_command,
-    rerun.rerun_command,
-    report.report_command,
-    sessions.sessions_command,
-    export.export_command,
-    ensemble.ensemble_command,
-):
-    cli.add_command(_command)
-bound_numbers(cli)  # every integer option fits in 64 bits, every float is finite
+bound_numbers(cli)  # the group's own options
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -49,7 +49,3 @@ def compare_command(
     with open_store(ctx, db, create=False) as store:
         data = stored_comparison(store, sessions, kg, allow_differences=allow_differences)
     write_output(render_comparison(data, fmt), out)
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(compare_command)

@@ -59,7 +59,3 @@ def explain_command(
     with open_store(ctx, db, create=False) as store:
         cards = stored_cards(store, session, number=number, relation=relation, kind=kind)
     write_output(render_cards(cards, fmt), out)
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(explain_command)

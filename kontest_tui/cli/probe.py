@@ -157,7 +157,3 @@ def format_probe_table(fact: str, spec: str, answers: Sequence[ProbeAnswer]) -> 
 
     ruler = tuple("-" * width for width in (*widths, len(header[3])))
     return "\n".join([f"{fact}  (model {spec})", "", line(header), line(ruler), *map(line, rows)])
-
-
-def register(cli: click.Group) -> None:
-    cli.add_command(probe_command)

@@ -10,7 +10,6 @@ from kontest_tui.cli.db import db_option, open_store, out_option, write_output
 from kontest_tui.cli.option_groups import grouped
 from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.run.api import refresh_report, session_report
 
 REPORT_FORMATS = ("text", "json", "markdown", "csv")
 
@@ -79,7 +78,10 @@ def report_command(
     standalone page (counts, templates, legend, the picture of the model's KG, every error
     with its questions and replies), read from the store; it lists the stored verdicts, so
     stale ones are evaluated and stored first (a read-only database: one line instead)."""
+    # results.reports, which run.api re-exports: run.api imports every engine step and the
+    # model clients, none of which a stored report needs.
     from kontest_tui.report.explain_store import render_named_report
+    from kontest_tui.results.reports import refresh_report, session_report
 
     if page.chosen and fmt != "html":
         raise InvalidInputError("--errors-only, --entity and --depth go with --format html")

@@ -485,6 +485,12 @@ def realiser_for(kg: KnowledgeGraph) -> Realiser:
     return found
 
 
+def forget_realiser(kg: KnowledgeGraph) -> None:
+    """Drop the KG's Realiser and what it learnt of every node said so far (~430 bytes a
+    node); `realiser_for` makes it again when asked."""
+    kg._cache.pop(_CACHE_KEY, None)
+
+
 def variant_aliases(
     kg: KnowledgeGraph, node_id: str, rules: NameRules | None = None
 ) -> tuple[str, ...]:

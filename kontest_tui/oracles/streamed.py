@@ -18,14 +18,16 @@ session (8 bytes per relation and array). A cluster is a fact (oracles.intervals
 per-path mode a fact's copies lie on several paths, in several chunks, so there its
 metamorphic counts are kept per fact and every rate is summed per fact at the end.
 
-Memory: the map (about 100 bytes per atomic conversation), the node names, the counts; never
-all relations, conversations, answers or verdicts at once.
+Memory: the map (16 bytes per atomic conversation: two arrays, sorted within each scope when
+first read; a dict of int objects was ~92 bytes, 184 MB at 1M relations and two templates),
+the node names, the counts; never all relations, conversations, answers or verdicts at once.
 """
 
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Mapping, Sequence
+from bisect import bisect_left
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
@@ -47,11 +49,100 @@ from kontest_tui.oracles.ontological import _PATH_MARK, find_indirect_path, rela
 _NONE, _YES_CODE, _NO_CODE, _OTHER = 0, 1, 2, 3
 _CODES = {Answer.YES: _YES_CODE, Answer.NO: _NO_CODE}
 _BITS = 32  # node numbers per field of a map key
+_PAIR_MASK = (1 << (2 * _BITS)) - 1  # a key's (parent, child) part; above it, its scope
 
 
 class NotStreamable(Exception):
     """The relations cannot be evaluated relation by relation (a (parent, child) pair twice
     in one scope, or a scope's relations not next to each other): evaluate them whole."""
+
+
+class _AtomicMap:
+    """One template's atomic answers, (scope, parent, child) key -> conversation key << 2 |
+    answer code, in two arrays of 8 bytes an answer: the keys' (parent, child) parts and the
+    values, added scope after scope, each scope's part sorted when the map is first read."""
+
+    __slots__ = ("pairs", "sorted", "starts", "values")
+
+    def __init__(self) -> None:
+        self.pairs = array("Q")
+        self.values = array("Q")
+        self.starts = array("Q")  # where each scope's part begins
+        self.sorted = True
+
+    def add(self, key: int, value: int) -> None:
+        scope = key >> (2 * _BITS)
+        if scope + 1 < len(self.starts):
+            raise NotStreamable("the relations of a scope are apart")
+        while len(self.starts) <= scope:
+            self.starts.append(len(self.pairs))
+        self.pairs.append(key & _PAIR_MASK)
+        self.values.append(value)
+        self.sorted = False
+
+    def _bounds(self, scope: int) -> tuple[int, int]:
+        if scope >= len(self.starts):
+            return 0, 0
+        end = self.starts[scope + 1] if scope + 1 < len(self.starts) else len(self.pairs)
+        return self.starts[scope], end
+
+    def seal(self) -> None:
+        """Sort each scope's part (NotStreamable when a pair is there twice)."""
+        if self.sorted:
+            return
+        order: list[int] = []
+        for scope in range(len(self.starts)):
+            order.extend(sorted(range(*self._bounds(scope)), key=self.pairs.__getitem__))
+        self.pairs = array("Q", map(self.pairs.__getitem__, order))
+        self.values = array("Q", map(self.values.__getitem__, order))
+        del order
+        for scope in range(len(self.starts)):
+            start, end = self._bounds(scope)
+            pairs = self.pairs
+            if any(pairs[i] == pairs[i - 1] for i in range(start + 1, end)):
+                raise NotStreamable("a (parent, child) pair is asked twice in one scope")
+        self.sorted = True
+
+    def get(self, key: int) -> int | None:
+        self.seal()
+        start, end = self._bounds(key >> (2 * _BITS))
+        pair = key & _PAIR_MASK
+        at = bisect_left(self.pairs, pair, start, end)
+        return self.values[at] if at < end and self.pairs[at] == pair else None
+
+    def __getitem__(self, key: int) -> int:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def items(self) -> Iterator[tuple[int, int]]:
+        self.seal()
+        for scope in range(len(self.starts)):
+            start, end = self._bounds(scope)
+            base = scope << (2 * _BITS)
+            for at in range(start, end):
+                yield base | self.pairs[at], self.values[at]
+
+
+class _YesGraph:
+    """The yes-edges of every scope under one template, child << 32 | parent in one array,
+    each scope's part sorted (8 bytes an edge; a dict of lists was ~70)."""
+
+    __slots__ = ("edges", "starts")
+
+    def __init__(self) -> None:
+        self.edges = array("Q")
+        self.starts = array("Q")  # where each scope's part begins
+
+    def parents(self, scope: int, child: int) -> list[int]:
+        if scope >= len(self.starts):
+            return []
+        end = self.starts[scope + 1] if scope + 1 < len(self.starts) else len(self.edges)
+        low = bisect_left(self.edges, child << _BITS, self.starts[scope], end)
+        high = bisect_left(self.edges, (child + 1) << _BITS, low, end)
+        mask = (1 << _BITS) - 1
+        return [edge & mask for edge in self.edges[low:high]]
 
 
 @dataclass(slots=True)
@@ -78,12 +169,12 @@ class StreamedEvaluation:
     intersection: int = 0
     pending: int = 0
     # The ontological map: template -> {scope/parent/child key: conversation key << 2 | code}.
-    atomic: dict[str, dict[int, int]] = field(default_factory=dict)
+    atomic: dict[str, _AtomicMap] = field(default_factory=dict)
     nodes: dict[str, int] = field(default_factory=dict)
     names: list[str] = field(default_factory=list)
     scopes: dict[str, int] = field(default_factory=dict)
     _last_scope: str | None = None
-    _parents: tuple[str | None, dict[int, list[int]]] = (None, {})
+    _parents: tuple[str | None, _YesGraph] = field(default_factory=lambda: (None, _YesGraph()))
     # The clustered rates: the metamorphic oracles' sums, and per relation (by its place in
     # the session) its metamorphic and ontological errors and tests.
     _tallies: dict[str, ClusterTally] = field(default_factory=dict)
@@ -222,12 +313,18 @@ class StreamedEvaluation:
         for template_id, conversation in entry.atomic.items():  # type: ignore[attr-defined]
             answer = answers.get((conversation.id, 0))
             code = _NONE if answer is None else _CODES.get(answer, _OTHER)
-            found = self.atomic.setdefault(template_id, {})
-            if key in found:
-                raise NotStreamable(f"{relation.parent} -> {relation.child} is asked twice")
-            found[key] = (conversation_keys[conversation.id] << 2) | code
+            found = self.atomic.get(template_id)
+            if found is None:
+                found = self.atomic[template_id] = _AtomicMap()
+            found.add(key, (conversation_keys[conversation.id] << 2) | code)
             if len(relation.path) > 2:
                 planned["ontological"] += 1
+
+    def seal(self) -> None:
+        """Ready the map for `ontological_verdicts` once every chunk is added (it is sorted
+        then); NotStreamable when a (parent, child) pair was asked twice in one scope."""
+        for found in self.atomic.values():
+            found.seal()
 
     def ontological_verdicts(
         self,
@@ -237,10 +334,14 @@ class StreamedEvaluation:
     ) -> list[Verdict]:
         """Algorithm 2 under one template over some relations; called with every relation of
         the session in order (in any number of pieces), template after template, it gives
-        the verdicts `find_ontological_verdicts` gives, in its order. `conversation_ids`
-        names conversations by their row keys."""
-        found = self.atomic.get(template_id, {})
+        the verdicts `find_ontological_verdicts` gives, in its order (a template's map is
+        dropped when the next template's pass begins). `conversation_ids` names
+        conversations by their row keys."""
+        found = self.atomic.get(template_id) or _AtomicMap()
         if self._parents[0] != template_id:
+            if self._parents[0] is not None:  # that template's pass is over: its map goes
+                self.atomic.pop(self._parents[0], None)
+            self._parents = (None, _YesGraph())  # before the next graph is made, not after
             self._parents = (template_id, self._yes_parents(found))
         parents_of = self._parents[1]
         first = self._onto_pass[1] if self._onto_pass[0] == template_id else 0
@@ -267,17 +368,23 @@ class StreamedEvaluation:
         return verdicts
 
     @staticmethod
-    def _yes_parents(found: Mapping[int, int]) -> dict[int, list[int]]:
+    def _yes_parents(found: _AtomicMap) -> _YesGraph:
         """The SUT graph of every scope under one template: scoped child -> yes-parents."""
-        parents_of: dict[int, list[int]] = {}
+        graph = _YesGraph()
         mask = (1 << _BITS) - 1
-        for key, value in found.items():
-            if value & 3 == _YES_CODE:
-                scoped_child = ((key >> (2 * _BITS)) << _BITS) | (key & mask)
-                parents_of.setdefault(scoped_child, []).append((key >> _BITS) & mask)
-        return parents_of
+        for scope in range(len(found.starts)):
+            start, end = found._bounds(scope)
+            pairs, values = found.pairs, found.values
+            edges = sorted(
+                ((pairs[at] & mask) << _BITS) | (pairs[at] >> _BITS)  # child, then parent
+                for at in range(start, end)
+                if values[at] & 3 == _YES_CODE
+            )
+            graph.starts.append(len(graph.edges))
+            graph.edges.extend(edges)
+        return graph
 
-    def _path_answered(self, scope: int, path: Sequence[str], found: Mapping[int, int]) -> bool:
+    def _path_answered(self, scope: int, path: Sequence[str], found: _AtomicMap) -> bool:
         numbers = [self.nodes.get(node) for node in path]
         last = len(path) - 1
         for i in range(last):
@@ -297,8 +404,8 @@ class StreamedEvaluation:
         self,
         template_id: str,
         batch: Sequence[tuple[Relation, int, int, int]],
-        parents_of: Mapping[int, list[int]],
-        found: Mapping[int, int],
+        parents_of: _YesGraph,
+        found: _AtomicMap,
         conversation_ids: Callable[[Sequence[int]], Mapping[int, str]],
     ) -> list[Verdict]:
         names = self.names
@@ -458,13 +565,13 @@ class StreamedEvaluation:
 
 
 class _ScopedParents:
-    """`parents_of` of one scope as find_indirect_path reads it (node -> yes-parents)."""
+    """One scope's yes-graph as find_indirect_path reads it (node -> yes-parents)."""
 
-    __slots__ = ("parents_of", "scope")
+    __slots__ = ("graph", "scope")
 
-    def __init__(self, parents_of: Mapping[int, list[int]], scope: int) -> None:
-        self.parents_of = parents_of
-        self.scope = scope << _BITS
+    def __init__(self, graph: _YesGraph, scope: int) -> None:
+        self.graph = graph
+        self.scope = scope
 
     def get(self, node: int, default: Sequence[int] = ()) -> Sequence[int]:
-        return self.parents_of.get(self.scope | node, default)
+        return self.graph.parents(self.scope, node) or default

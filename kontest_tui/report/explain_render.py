@@ -19,27 +19,32 @@ import io
 import re
 import textwrap
 from collections.abc import Sequence
+from functools import cache
 from html import escape
 from pathlib import Path
-
-from rich._export_format import CONSOLE_SVG_FORMAT
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.report.explain import CardChat, CardTurn, ExplanationCard
 from kontest_tui.safe_text import escape_unsafe
 
+if TYPE_CHECKING:  # Rich is imported where a card is drawn with it (SVG, the explorer)
+    from rich.text import Text
+
 CARD_FORMATS = ("text", "markdown", "html", "svg")
 WIDTH = 88  # text and SVG width in columns
-# Rich's SVG page without its @font-face rules, which fetch Fira Code from a CDN: a card is
-# drawn with the fonts of the machine that shows it (offline first).
-OFFLINE_SVG_FORMAT = re.sub(
-    r"@font-face \{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S
-).replace(
-    "font-family: Fira Code, monospace;",
-    "font-family: Fira Code, ui-monospace, Menlo, Consolas, monospace;",
-)
+
+
+@cache
+def offline_svg_format() -> str:
+    """Rich's SVG page without its @font-face rules, which fetch Fira Code from a CDN: a
+    card is drawn with the fonts of the machine that shows it (offline first)."""
+    from rich._export_format import CONSOLE_SVG_FORMAT
+
+    return re.sub(r"@font-face \{\{.*?\}\}\s*", "", CONSOLE_SVG_FORMAT, flags=re.S).replace(
+        "font-family: Fira Code, monospace;",
+        "font-family: Fira Code, ui-monospace, Menlo, Consolas, monospace;",
+    )
 
 
 def render_cards(cards: Sequence[ExplanationCard], fmt: str = "text") -> str:
@@ -348,6 +353,8 @@ def _preface_style(sentence: str) -> str:
 def card_to_rich(card: ExplanationCard, *, source: bool = True) -> Text:
     """The card as Rich Text (no markup is parsed: model text is appended as it is);
     `source`: end with the model and session it comes from."""
+    from rich.text import Text
+
     text = Text()
     text.append(card.title + "\n", style="bold red" if card.error else "bold green")
     text.append("Fact tested: ", style="dim")
@@ -404,11 +411,13 @@ def card_to_rich(card: ExplanationCard, *, source: bool = True) -> Text:
 
 def card_svg(card: ExplanationCard, *, width: int = WIDTH) -> str:
     """The card drawn as an SVG (Rich's console export), titled with the card's title."""
+    from rich.console import Console
+
     console = Console(
         record=True, width=width, file=io.StringIO(), color_system="truecolor", force_terminal=True
     )
     console.print(card_to_rich(card))
-    return console.export_svg(title=f"kontest · {card.title}", code_format=OFFLINE_SVG_FORMAT)
+    return console.export_svg(title=f"kontest · {card.title}", code_format=offline_svg_format())
 
 
 def write_card_files(card: ExplanationCard, folder: Path, stem: str) -> list[Path]:

@@ -20,7 +20,6 @@ from kontest_tui.errors import KontestError
 from kontest_tui.models.base import Message
 from kontest_tui.models.completion_prompt import render_completion_prompt
 from kontest_tui.models.provider import CHAT, COMPLETIONS, RECORDING
-from kontest_tui.models.specs import parse_model_spec
 
 __all__ = [
     "CHAT",
@@ -56,6 +55,8 @@ def prompting_of(model: str | None, options: Mapping[str, object] | None = None)
     """How a session was asked, from its model spec and options (`options_json`)."""
     system = (options or {}).get("system_prompt")
     system_prompt = system if isinstance(system, str) and system else None
+    from kontest_tui.models.specs import parse_model_spec  # not the HTTP clients (sim, replay)
+
     try:
         mode = parse_model_spec(model).mode if model else ""  # the provider's CHAT, ...
     except KontestError:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.confirmation import status_word
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
@@ -52,6 +51,9 @@ from kontest_tui.report.words import (
 from kontest_tui.store.confirmations import error_key
 from kontest_tui.store.database import Store
 from kontest_tui.store.reports import StoredReport
+
+if TYPE_CHECKING:  # the ensemble (and every oracle it evaluates with) only where it is shown
+    from kontest_tui.mitigate.ensemble import CrossValidation, EnsembleResult
 
 FORMATS: tuple[str, ...] = ("text", "json", "markdown", "csv")
 MAX_ERRORS = 20  # errors a text or Markdown report lists
@@ -180,6 +182,8 @@ def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text")
         if fmt == "json":
             return json.dumps(whole, sort_keys=True, indent=2, ensure_ascii=False) + "\n"
         return csv_table(("metric", "value"), flatten(whole))
+    from kontest_tui.mitigate.ensemble import EnsembleResult
+
     if isinstance(result, EnsembleResult):
         return _render_single_ensemble(result.to_json(), fmt)
     data = result.to_json()

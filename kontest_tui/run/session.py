@@ -35,6 +35,7 @@ from kontest_tui.domain.records import (
 from kontest_tui.errors import InvalidInputError, KontestError, LeaseLostError
 from kontest_tui.gc_pause import paused_gc, rare_gc
 from kontest_tui.generate.conversations import Suite, build_conversations
+from kontest_tui.generate.realise import forget_realiser
 from kontest_tui.generate.relations import iter_relations
 from kontest_tui.generate.sample import Sample, sample_relations
 from kontest_tui.generate.templates import TemplateSet
@@ -72,7 +73,7 @@ from kontest_tui.run.spec import SessionSpec, resolve_spec
 from kontest_tui.run.writer import BatchWriter
 from kontest_tui.store.database import Store
 from kontest_tui.store.leases import RENEW_EVERY_S, Lease
-from kontest_tui.store.records import NewSession, template_set_to_dict
+from kontest_tui.store.records import NewSession, SnapshotText, template_set_to_dict
 from kontest_tui.store.schema import now_iso
 
 # Relations per chunk of a streamed run, and the session size from which a run streams by
@@ -275,12 +276,18 @@ def _generated_chunks(
     spec: SessionSpec, template_ids: Sequence[str]
 ) -> Iterator[tuple[list[Relation], list[Conversation]]]:
     """The resolved spec's relations (the first `limit`) and their KONTEST conversations,
-    CHUNK_RELATIONS relations at a time, made as they are stored (in Algorithm 1's order)."""
+    CHUNK_RELATIONS relations at a time, made as they are stored (in Algorithm 1's order).
+    After a session run in chunks (over STREAM_ABOVE relations) the KG's realised names are
+    dropped: its run needs none of them (about 160 MB at 1M relations)."""
     relations = islice(_spec_relations(spec, guard=spec.limit is None), spec.limit)
+    made = 0
     while True:
         part = list(islice(relations, CHUNK_RELATIONS))
         if not part:
+            if made > STREAM_ABOVE:
+                forget_realiser(spec.graph)
             return
+        made += len(part)
         yield part, build_conversations(spec.graph, part, _template_set(spec), template_ids)
 
 
@@ -306,7 +313,7 @@ def _store_session(
         return store.sessions.create(
             NewSession(
                 kg_name=spec.kg_name or kg.name,
-                kg_json=graph_to_dict(kg),
+                kg_json=SnapshotText.of(graph_to_dict(kg)),  # the dict goes (1M: ~200 MB)
                 templates_json=template_set_to_dict(template_set),
                 template_ids=chosen_ids,
                 model=model_spec,
@@ -681,6 +688,10 @@ async def _ask_streamed(
     stopped = {"length": 0, "timeout": 0}
     cut: Counter[str] = Counter()
     margins = MarginTally()
+    # The low-margin first answers of atomic conversations, by row key: all that the
+    # ontological verdicts made at the end compare (the chunk's other low-margin answers are
+    # dropped once its verdicts are counted: a key each is ~180 bytes, 1M relations ~190 MB).
+    low_atomic: set[int] = set()
     for chunk in store.chunks.read(session_id, size):
         done = {key: response.raw for key, response in chunk.responses.items()}
         await executor.ask(chunk.conversations, done)  # returns at once once cancelled
@@ -707,6 +718,13 @@ async def _ask_streamed(
                 continue
             add_margins(margins, chunk.conversations, responses)
             margins.add_verdicts(verdicts)
+            atomic = {c.id for c in chunk.conversations if c.kind == "atomic"}
+            low_atomic.update(
+                chunk.conversation_keys[key[0]]
+                for key in margins.low
+                if key[1] == 0 and key[0] in atomic
+            )
+            margins.low.clear()
             totals.refusals += count_refusals(chunk.conversations, raw, answers)
             relations = {relation.id: relation for relation in chunk.relations}
             evidence.add_answers(
@@ -716,14 +734,30 @@ async def _ask_streamed(
             store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     if totals is None:
         return None
+    try:
+        totals.seal()
+    except NotStreamable:
+        return None
     totals.findings.doubts = session_doubts(store, session_id)
     for template_id in list(totals.templates):
         for chunk in store.chunks.read(session_id, size, conversations=False):
             with paused_gc():
-                verdicts = totals.ontological_verdicts(
-                    template_id, chunk.relations, store.chunks.conversation_ids
-                )
+                keys: dict[str, int] = {}  # conversation id -> row key, of these verdicts
+
+                def named(wanted: Sequence[int], keys: dict[str, int] = keys) -> Mapping[int, str]:
+                    found = store.chunks.conversation_ids(wanted)
+                    keys.update((name, key) for key, name in found.items())
+                    return found
+
+                verdicts = totals.ontological_verdicts(template_id, chunk.relations, named)
                 evidence.add_errors(verdicts, {}, {})
+                margins.low = {
+                    ref
+                    for verdict in verdicts
+                    if verdict.error
+                    for ref in verdict.refs
+                    if keys.get(ref[0]) in low_atomic
+                }
                 margins.add_verdicts(verdicts)
                 store.verdicts.append(session_id, verdicts, chunk.relation_keys)
     evaluation = totals.evaluation()

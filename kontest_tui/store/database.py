@@ -27,35 +27,39 @@ line.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from kontest_tui import paths
 from kontest_tui.errors import StoreError
 
-from .cache import ResponseCache
-from .chunks import Chunks
-from .confirmations import Confirmations
-from .details import RelationDetails
-from .error_list import ErrorList
-from .gaps import GapLists
-from .leases import Leases
-from .places import Places
-from .probes import Probes
-from .relations import Relations
-from .reports import Reports
-from .responses import Responses
 from .schema import SCHEMA_VERSION, apply_migrations, read_version
-from .search import ResultSearch
-from .sessions import Sessions
-from .tree import ResultTree
-from .verdicts import Verdicts
-from .views import ResultViews
+
+if TYPE_CHECKING:
+    from .cache import ResponseCache
+    from .chunks import Chunks
+    from .confirmations import Confirmations
+    from .details import RelationDetails
+    from .error_list import ErrorList
+    from .gaps import GapLists
+    from .leases import Leases
+    from .places import Places
+    from .probes import Probes
+    from .relations import Relations
+    from .reports import Reports
+    from .responses import Responses
+    from .search import ResultSearch
+    from .sessions import Sessions
+    from .tree import ResultTree
+    from .verdicts import Verdicts
+    from .views import ResultViews
 
 
 def _writable(path: Path) -> bool:
@@ -140,23 +144,6 @@ class Store:
         except StoreError:
             self.conn.close()
             raise
-        self.sessions = Sessions(self)
-        self.relations = Relations(self)
-        self.responses = Responses(self)
-        self.verdicts = Verdicts(self)
-        self.reports = Reports(self)
-        self.views = ResultViews(self)
-        self.tree = ResultTree(self)
-        self.error_list = ErrorList(self)
-        self.gaps = GapLists(self)
-        self.details = RelationDetails(self)
-        self.chunks = Chunks(self)
-        self.cache = ResponseCache(self)
-        self.leases = Leases(self)
-        self.probes = Probes(self)
-        self.search = ResultSearch(self)
-        self.places = Places(self)
-        self.confirmations = Confirmations(self)
 
     def _set_up(self) -> None:
         conn = self.conn
@@ -190,6 +177,111 @@ class Store:
         if version < SCHEMA_VERSION:
             apply_migrations(conn)
         conn.execute("PRAGMA foreign_keys = ON")
+
+    # -- the repositories, each made (and its module imported) on first use: a command that
+    # lists sessions never imports the explorer's views or the oracles the chunks read with
+
+    @functools.cached_property
+    def sessions(self) -> Sessions:
+        from .sessions import Sessions
+
+        return Sessions(self)
+
+    @functools.cached_property
+    def relations(self) -> Relations:
+        from .relations import Relations
+
+        return Relations(self)
+
+    @functools.cached_property
+    def responses(self) -> Responses:
+        from .responses import Responses
+
+        return Responses(self)
+
+    @functools.cached_property
+    def verdicts(self) -> Verdicts:
+        from .verdicts import Verdicts
+
+        return Verdicts(self)
+
+    @functools.cached_property
+    def reports(self) -> Reports:
+        from .reports import Reports
+
+        return Reports(self)
+
+    @functools.cached_property
+    def views(self) -> ResultViews:
+        from .views import ResultViews
+
+        return ResultViews(self)
+
+    @functools.cached_property
+    def tree(self) -> ResultTree:
+        from .tree import ResultTree
+
+        return ResultTree(self)
+
+    @functools.cached_property
+    def error_list(self) -> ErrorList:
+        from .error_list import ErrorList
+
+        return ErrorList(self)
+
+    @functools.cached_property
+    def gaps(self) -> GapLists:
+        from .gaps import GapLists
+
+        return GapLists(self)
+
+    @functools.cached_property
+    def details(self) -> RelationDetails:
+        from .details import RelationDetails
+
+        return RelationDetails(self)
+
+    @functools.cached_property
+    def chunks(self) -> Chunks:
+        from .chunks import Chunks
+
+        return Chunks(self)
+
+    @functools.cached_property
+    def cache(self) -> ResponseCache:
+        from .cache import ResponseCache
+
+        return ResponseCache(self)
+
+    @functools.cached_property
+    def leases(self) -> Leases:
+        from .leases import Leases
+
+        return Leases(self)
+
+    @functools.cached_property
+    def probes(self) -> Probes:
+        from .probes import Probes
+
+        return Probes(self)
+
+    @functools.cached_property
+    def search(self) -> ResultSearch:
+        from .search import ResultSearch
+
+        return ResultSearch(self)
+
+    @functools.cached_property
+    def places(self) -> Places:
+        from .places import Places
+
+        return Places(self)
+
+    @functools.cached_property
+    def confirmations(self) -> Confirmations:
+        from .confirmations import Confirmations
+
+        return Confirmations(self)
 
     # -- plumbing -------------------------------------------------------------------------
 

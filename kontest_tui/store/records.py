@@ -51,7 +51,9 @@ class NewSession:
     and conversations given beside it)."""
 
     kg_name: str  # the KG's source as the user named it (a sample, a file)
-    kg_json: Mapping[str, object]  # the KG snapshot (kg.io.graph_to_dict)
+    # the KG snapshot (kg.io.graph_to_dict), or already written (SnapshotText.of): a large
+    # graph's dict need not live while the session's rows are stored
+    kg_json: Mapping[str, object] | SnapshotText
     templates_json: Mapping[str, object]  # the template set (template_set_to_dict)
     template_ids: Sequence[str]  # the templates asked
     model: str  # the model spec (redacted when stored)
@@ -64,6 +66,32 @@ class NewSession:
     fresh_conversations: bool = False  # every conversation asked from scratch
     session_id: str | None = None  # None: a new id (store.sessions.new_session_id)
     parent: str | None = None  # the session this one asks again (run.rerun), None: none
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotText:
+    """A KG snapshot written as JSON text, with the name and counts its JSON gives
+    (schema.kg_summary's, taken from the object it was written from: parsing the text again,
+    in Python or in SQLite, cost ~300 MB at 1M relations)."""
+
+    text: str
+    name: str
+    nodes: int
+    edges: int
+
+    @classmethod
+    def of(cls, data: Mapping[str, object]) -> SnapshotText:
+        return cls(dump_json(data), *summary_of(data))
+
+
+def summary_of(data: Mapping[str, object]) -> tuple[str, int, int]:
+    """(name, node count, edge count) of a KG snapshot object (blank where it has none)."""
+    nodes, edges = data.get("nodes"), data.get("edges")
+    return (
+        str(data.get("name") or ""),
+        len(nodes) if isinstance(nodes, list | tuple) else 0,
+        len(edges) if isinstance(edges, list | tuple) else 0,
+    )
 
 
 class SessionColumns(TypedDict):

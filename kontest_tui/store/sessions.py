@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import secrets
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -28,13 +29,14 @@ from .records import (
     SessionListing,
     SessionRow,
     SessionUpdate,
+    SnapshotText,
     dump_json,
     template_set_from_dict,
 )
 from .relations import insert_conversations, insert_relations
 from .repository import Repository
 from .responses import count_responses
-from .schema import kg_summary, now_iso
+from .schema import now_iso
 from .text import redact_spec
 from .verdicts import replace_evaluation
 from .view_records import SessionHeader, SessionSummary
@@ -76,21 +78,64 @@ def new_session_id() -> str:
     return f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
 
 
-def _store_kg_snapshot(conn: sqlite3.Connection, kg_text: str) -> int:
+def _store_kg_snapshot(conn: sqlite3.Connection, snapshot: SnapshotText) -> int:
     """The id of the KG snapshot with this JSON text, stored once per distinct graph."""
+    kg_text = snapshot.text
     digest = hashlib.sha256(kg_text.encode("utf-8", "surrogatepass")).hexdigest()
     found = conn.execute("SELECT id FROM kg_snapshots WHERE sha256 = ?", (digest,)).fetchone()
     if found is not None:
         return int(found[0])
-    name, nodes, edges = kg_summary(kg_text)
     cursor = conn.execute(
         "INSERT INTO kg_snapshots (sha256, name, nodes, edges, json) VALUES (?, ?, ?, ?, ?)",
-        (digest, name, nodes, edges, kg_text),
+        (digest, snapshot.name, snapshot.nodes, snapshot.edges, kg_text),
     )
     return int(cursor.lastrowid or 0)
 
 
 _ORIGIN_CHARS = 16_384  # how much of a KG snapshot's JSON holds its name and source
+_BLANK = re.compile(r"[ \t\n\r]*")  # JSON's whitespace
+
+
+def _skip_blank(text: str, at: int) -> int:
+    found = _BLANK.match(text, at)
+    return found.end() if found else at
+
+
+def _array_items(text: str, key: str) -> Iterator[object]:
+    """The items of the array under `key` of the JSON object `text`, decoded one at a time
+    (the other members are decoded and dropped; nothing when there is no such array), so a
+    large snapshot's array is never held whole. ValueError when the text is not such JSON."""
+    decoder = json.JSONDecoder()
+    at = _skip_blank(text, 0)
+    if text[at : at + 1] != "{":
+        raise ValueError("a KG snapshot is a JSON object")
+    at = _skip_blank(text, at + 1)
+    closing = "}"
+    while text[at : at + 1] != closing:
+        name, at = decoder.raw_decode(text, at)
+        at = _skip_blank(text, at)
+        if text[at : at + 1] != ":":
+            raise ValueError(f"':' expected at {at}")
+        at = _skip_blank(text, at + 1)
+        if name == key and text[at : at + 1] == "[":
+            at, closing = _skip_blank(text, at + 1), "]"
+            while text[at : at + 1] != closing:
+                item, at = decoder.raw_decode(text, at)
+                yield item
+                at = _next_member(text, at, closing)
+            return
+        _value, at = decoder.raw_decode(text, at)
+        at = _next_member(text, at, closing)
+
+
+def _next_member(text: str, at: int, closing: str) -> int:
+    """Where the next member (or `closing`) starts after a comma, or `closing` itself."""
+    at = _skip_blank(text, at)
+    if text[at : at + 1] == ",":
+        return _skip_blank(text, at + 1)
+    if text[at : at + 1] != closing:
+        raise ValueError(f"',' or {closing!r} expected at {at}")
+    return at
 
 
 def _leading_string(head: str, key: str) -> str:
@@ -173,7 +218,10 @@ class Sessions(Repository):
         }
         try:
             with self.store.transaction() as conn:
-                row["kg_snapshot"] = _store_kg_snapshot(conn, dump_json(new.kg_json))
+                snapshot = new.kg_json
+                if not isinstance(snapshot, SnapshotText):
+                    snapshot = SnapshotText.of(snapshot)
+                row["kg_snapshot"] = _store_kg_snapshot(conn, snapshot)
                 conn.execute(
                     f"INSERT INTO sessions ({', '.join(row)})"
                     f" VALUES ({', '.join('?' for _ in row)})",
@@ -287,9 +335,20 @@ class Sessions(Repository):
 
     def node_labels(self, session_id: str) -> dict[str, str]:
         """Node id -> label of every node of the session's KG snapshot, without building the
-        graph (whether a label is shared or generic: oracles.findings.label_doubts)."""
-        rows = self._fetch(self._NODES, (session_id,))
-        return {str(node): str(label or "") for node, label in rows if node is not None}
+        graph (whether a label is shared or generic: oracles.findings.label_doubts): its nodes
+        decoded one at a time (SQLite's JSON functions, like json.loads, hold the whole parsed
+        snapshot: ~250 MB at 1M relations)."""
+        rows = self._fetch(
+            "SELECT k.json FROM sessions s JOIN kg_snapshots k ON k.id = s.kg_snapshot"
+            " WHERE s.id = ?",
+            (session_id,),
+        )
+        labels: dict[str, str] = {}
+        with self._damaged_rows("kg_snapshots", session_id):
+            for node in _array_items(str(rows[0][0]), "nodes") if rows else ():
+                if isinstance(node, dict) and node.get("id") is not None:
+                    labels[str(node["id"])] = str(node.get("label") or "")
+        return labels
 
     def nodes_sharing_labels(self, session_id: str, nodes: Iterable[str]) -> dict[str, str]:
         """Node id -> label of `nodes` and of every other node of the session's KG whose label
@@ -445,7 +504,9 @@ class Sessions(Repository):
         kill at any moment leaves either the running session as it was or the finished one,
         never a `done` session without verdicts. `keep_verdicts`: the verdicts are those
         stored during the run (store.verdicts.append, a streamed run); only the report is
-        stored with them."""
+        stored with them, and the explorer's views are built when first read (they hold the
+        whole KG and a roll-up per node: ~450 MB and 40 s at 1M relations, which a run
+        streamed to stay small should not spend)."""
         if status not in STATUSES:
             raise StoreError(f"unknown session status {status!r}")
         with self.store.transaction() as conn:
@@ -464,7 +525,12 @@ class Sessions(Repository):
             }
             if verdicts is not None or keep_verdicts:
                 replace_evaluation(
-                    conn, session_id, None if keep_verdicts else verdicts or (), report, engine
+                    conn,
+                    session_id,
+                    None if keep_verdicts else verdicts or (),
+                    report,
+                    engine,
+                    views=not keep_verdicts,
                 )
                 fields["oracle_error_rate"] = oracle_error_rate
                 fields["oracle_errors"] = oracle_errors

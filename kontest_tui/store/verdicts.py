@@ -98,10 +98,14 @@ def replace_evaluation(
     verdicts: Iterable[Verdict] | None,
     report: Mapping[str, object] | None,
     engine: str,
+    *,
+    views: bool = True,
 ) -> int:
     """The session's verdicts (and report, made by `engine`, with the explorer's views)
     replaced inside the caller's transaction (the stored verdicts kept when `verdicts` is
-    None; no report stored when `report` is None); the number of verdicts stored."""
+    None; no report stored when `report` is None; `views` False: the views are left to be
+    built by the first reader that needs them, store.views.ResultViews.ensure); the number
+    of verdicts stored."""
     conn.execute("DELETE FROM session_reports WHERE session = ?", (session_id,))
     if verdicts is not None:
         conn.execute("DELETE FROM verdicts WHERE session = ?", (session_id,))
@@ -112,7 +116,8 @@ def replace_evaluation(
     )
     if report is not None:
         reports.write_report(conn, session_id, engine=engine, report=report, verdicts=count)
-        rollups.write_result_views(conn, session_id)  # the explorer's views (store.views)
+        if views:
+            rollups.write_result_views(conn, session_id)  # the explorer's views (store.views)
     return count
 
 

@@ -115,7 +115,7 @@ async def test_sim_serve_kg_option_matches_in_process() -> None:
 
 def regex_names(finder: EntityFinder, text: str) -> list[str]:
     """The names one regex over every name finds (the finder's former way), folded."""
-    ordered = sorted(finder._ids, key=len, reverse=True)
+    ordered = sorted(finder._ordered_ids, key=len, reverse=True)
     pattern = re.compile(
         r"(?<!\w)(" + "|".join(re.escape(name) for name in ordered) + r")(?!\w)", re.IGNORECASE
     )

@@ -67,20 +67,18 @@ class EntityFinder:
 
     def __init__(self, kg: KnowledgeGraph) -> None:
         self.kg = kg
-        names: dict[str, set[str]] = defaultdict(set)
         ordered_ids: dict[str, list[str]] = defaultdict(list)
         for node in kg.nodes.values():
             for name in (node.label, *node.aliases):
                 clean = " ".join(name.split()).lower()
-                if clean and node.id not in names[clean]:
-                    names[clean].add(node.id)
+                if clean and node.id not in ordered_ids[clean]:  # a few ids a name at most
                     ordered_ids[clean].append(node.id)
-        self._ids = dict(names)
+        # name -> its ids in KG node order (a tuple: a set beside it was ~200 bytes a name)
         self._ordered_ids = {name: tuple(ids) for name, ids in ordered_ids.items()}
         self._by_type: dict[str, tuple[str, ...]] | None = None
         # folded name -> the names so folded (the ids are looked up by the name)
         folded: dict[str, list[str]] = defaultdict(list)
-        for name in self._ids:
+        for name in self._ordered_ids:
             folded[fold_text(name)].append(name)
         self._folded = dict(folded)
         # folded prefix (up to PREFIX characters) -> the lengths of the names so starting,
@@ -159,14 +157,14 @@ class EntityFinder:
 
     def find_relation(self, question: str) -> tuple[str, str] | None:
         """(parent label, child label) of a relation named in `question`, or None."""
-        if not self._ids:
+        if not self._ordered_ids:
             return None
         text = " ".join(question.split())
         found: list[set[str]] = []
         for folded in self.names_in(text):
             ids: set[str] = set()
             for name in self._folded[folded]:
-                ids |= self._ids[name]
+                ids.update(self._ordered_ids[name])
             found.append(ids)
         candidates = [node_id for ids in found for node_id in sorted(ids)]
         for child in candidates:
