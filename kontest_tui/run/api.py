@@ -78,6 +78,7 @@ from kontest_tui.run.executor import (
     ExecutorEvents,
     Progress,
     is_cacheable,
+    samples,
 )
 from kontest_tui.run.live import LiveCounts, LiveTally, kontest_per_relation
 from kontest_tui.run.prepare import (
@@ -438,7 +439,12 @@ async def rerun_session(
         str(row["model"]), session_graph(store, session_id), seed=model_seed(options), stored=True
     )
     fresh = bool(row.get("fresh_conversations"))
-    share = (config or ExecutorConfig()).share_answers and not fresh and is_cacheable(chat)
+    share = (
+        (config or ExecutorConfig()).share_answers
+        and not fresh
+        and is_cacheable(chat)
+        and not samples(options)  # each call its own seed: two draws, never one
+    )
     parent: str = session_id
 
     def prepare() -> str:
