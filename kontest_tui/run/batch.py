@@ -85,13 +85,7 @@ class PendingTurn:
 def _options_for(options: ChatOptions, conversation: Conversation) -> ChatOptions:
     """The executor's rule: a conversation's own system prompt when the session sets none."""
     if conversation.system_prompt is not None and options.system_prompt is None:
-        return ChatOptions(
-            temperature=options.temperature,
-            seed=options.seed,
-            max_tokens=options.max_tokens,
-            timeout=options.timeout,
-            system_prompt=conversation.system_prompt,
-        )
+        return replace(options, system_prompt=conversation.system_prompt)
     return options
 
 

@@ -499,7 +499,9 @@ class Executor:
         if prompt is not None and options.system_prompt is None:
             with_prompt = self._prompt_options.get(prompt)
             if with_prompt is None:
-                with_prompt = self._prompt_options[prompt] = _with_system_prompt(options, prompt)
+                # every other option kept (`think` among them)
+                with_prompt = replace(options, system_prompt=prompt)
+                self._prompt_options[prompt] = with_prompt
             return with_prompt
         return options
 
@@ -906,16 +908,6 @@ _VARYING = re.compile(r"[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*")
 def _same_failure(message: str) -> str:
     """An error message with what varies between identical rejections masked."""
     return _VARYING.sub(lambda m: "#" if len(m.group()) >= 8 else m.group(), message)
-
-
-def _with_system_prompt(options: ChatOptions, system_prompt: str) -> ChatOptions:
-    return ChatOptions(
-        temperature=options.temperature,
-        seed=options.seed,
-        max_tokens=options.max_tokens,
-        timeout=options.timeout,
-        system_prompt=system_prompt,
-    )
 
 
 def _with_system(messages: Sequence[Message], options: ChatOptions) -> tuple[Message, ...]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from kontest_tui.cli import run_cli
+from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.run.batch import pending_turns, request_line
@@ -463,3 +465,13 @@ def test_a_batch_line_is_shared_by_conversations_only_when_they_ask_the_same_dra
     if options.seed is not None:
         sent = {request_line(turn, "m", "max_tokens")["body"]["seed"] for turn in pending}
         assert sent == {draw_seed(7, conversation.id) for conversation in conversations}
+
+
+def test_a_conversation_s_own_system_prompt_keeps_the_session_s_other_options() -> None:
+    """The prompt is added to the session's options, none of which is lost (`think` and
+    the token limit are part of the request's key)."""
+    question = Query("R", "fc", "Which is in Ireland? A) Ulster B) Bavaria")
+    conversation = Conversation("R/fc", "R", "factcheck", "FC", (question,), system_prompt="Pick.")
+    options = ChatOptions(temperature=0.0, max_tokens=9, think=True)
+    (turn,) = pending_turns([conversation], {}, options, "openai:m@http://127.0.0.1:9/v1")
+    assert turn.options == replace(options, system_prompt="Pick.")
