@@ -25,6 +25,7 @@ from kontest_tui.domain.records import (
     Response,
     TestKind,
 )
+from kontest_tui.domain.rerun import RerunPlanJSON
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.generate.check import REASONS as QUESTION_CHECK_REASONS
 from kontest_tui.generate.check import QuestionCheck
@@ -93,7 +94,7 @@ from kontest_tui.run.prepare import (
     prepare,
     preview_relation,
 )
-from kontest_tui.run.rerun import RerunPlan, RerunPlanJSON, plan_reuse, rerun_spec, reuse_answers
+from kontest_tui.run.rerun import RerunPlan, plan_reuse, rerun_spec, reuse_answers
 from kontest_tui.run.session import (
     SessionOutcome,
     create_session,
