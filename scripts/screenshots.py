@@ -51,22 +51,24 @@ def pause_runs_at(app: App, answered: int) -> None:
     model is so fast that the run would be over before a screenshot could catch it)."""
     from kontest_tui.tui.screens.live_run import LiveRunScreen
 
-    def start_run(plan: Any) -> None:
-        screen = LiveRunScreen(plan)
-        arrived = screen.response_arrived
+    def start_run(spec: Any, compare_with: str | None = None) -> None:
+        screen = LiveRunScreen(spec, compare_with=compare_with)
+        tally, control = screen.tally, screen.control
+        add = tally.add
         count = 0
 
-        def response_arrived(response: Any) -> None:  # called in the run's thread
+        def counted(conversation: Any, response: Any) -> None:  # called in the run's thread
             nonlocal count
+            add(conversation, response)
             count += 1
             if count == answered:
-                screen.control.pause()  # the flag the screen shows
+                control.pause()  # the flag the screen shows
                 # In the run's loop itself: the simulated model never yields, so a pause
                 # scheduled into the loop would only be seen at the end of the run.
-                screen.control.executor.pause()
-            arrived(response)
+                if control.executor is not None:
+                    control.executor.pause()
 
-        screen.response_arrived = response_arrived  # type: ignore[method-assign]
+        tally.add = counted  # type: ignore[method-assign]
         app.push_screen(screen)
 
     app.start_run = start_run  # type: ignore[attr-defined]
@@ -104,7 +106,7 @@ async def wait_for_wizard(pilot: Pilot) -> None:
     app = pilot.app
     await wait_for(
         pilot,
-        lambda: isinstance(app.screen, WizardScreen) and app.screen.template_set is not None,
+        lambda: isinstance(app.screen, WizardScreen) and app.screen.state.run_state()[0],
     )
 
 
@@ -192,9 +194,9 @@ async def save_kind_screenshots(
             kinds = wizard.query_one("#kind-select", SelectionList)
             for kind in ("variant", "factcheck", "logic"):
                 kinds.select(kind)
-            await wait_for(
+            await wait_for(  # KONTEST and the three kinds counted
                 pilot,
-                lambda: all(total[1] is not None for total in wizard.kind_totals()),
+                lambda: wizard.preparation is not None and len(wizard.preparation.counts) == 4,
                 timeout=120,
             )
             await app.workers.wait_for_complete()

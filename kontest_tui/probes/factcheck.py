@@ -12,9 +12,11 @@ yes-no (with a balancing distractor) and as multiple choice over the chain's top
 from __future__ import annotations
 
 import random
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import overload
 
 from kontest_tui.domain.extras import WH, ChoiceOption, FactcheckExtras
 from kontest_tui.domain.records import Answer, Conversation, Query, Relation, TestKind
@@ -116,46 +118,195 @@ def _question(
     )
 
 
-def _pick_distractor_child(
-    kg: KnowledgeGraph, lineage: Lineage, relation: Relation, pool: Sequence[str], seed: int
-) -> str | None:
-    candidates = [
-        c
-        for c in pool
-        if c != relation.child and not lineage.label_is_true_child(kg, relation.parent, c)
-    ]
-    # Prefer an entity of the same kind as the true one (a region for a region).
-    wanted_type = _type_of(kg, relation.child)
-    same_type = [c for c in candidates if _type_of(kg, c) == wanted_type]
-    candidates = same_type or candidates
-    return _rng(seed, relation.id, "child").choice(candidates) if candidates else None
+class _Without(Sequence[str]):
+    """`items` without the positions in `skipped` (each sorted, all distinct): what the
+    filtered copy would hold, in its order, without making it. `random.choice` and
+    `random.sample` pick from it what they would pick from the copy (they read only its
+    length and the items at the indices they draw)."""
+
+    __slots__ = ("items", "size", "skipped")
+
+    def __init__(self, items: Sequence[str], *skipped: Sequence[int]) -> None:
+        self.items = items
+        self.skipped = tuple(positions for positions in skipped if positions)
+        self.size = len(items) - sum(len(positions) for positions in self.skipped)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[str]:
+        skipped = set().union(*self.skipped)
+        return (item for position, item in enumerate(self.items) if position not in skipped)
+
+    def _skipped_upto(self, position: int) -> int:
+        return sum(bisect_right(positions, position) for positions in self.skipped)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        size = self.size
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(size))]
+        if index < 0:
+            index += size
+        if not 0 <= index < size:
+            raise IndexError(index)
+        if not self.skipped:
+            return self.items[index]
+        # The smallest position with index + 1 kept items up to it (binary search).
+        low, high = index, len(self.items) - 1
+        while low < high:
+            middle = (low + high) // 2
+            if middle + 1 - self._skipped_upto(middle) > index:
+                high = middle
+            else:
+                low = middle + 1
+        return self.items[low]
 
 
-def _pick_distractor_parents(
-    kg: KnowledgeGraph,
-    lineage: Lineage,
-    relation: Relation,
-    pool: Sequence[str],
-    count: int,
-    seed: int,
-    purpose: str,
-) -> list[str]:
-    wanted_type = kg.nodes[relation.parent].type if relation.parent in kg.nodes else ""
-    seen_labels = {kg.label(relation.parent).casefold()}
-    candidates = []
-    for candidate in pool:
-        label = kg.label(candidate).casefold()
-        if candidate == relation.parent or label in seen_labels:
-            continue
-        if wanted_type and kg.nodes[candidate].type != wanted_type:
-            continue
-        if lineage.label_is_true_parent(kg, relation.child, candidate):
-            continue
-        seen_labels.add(label)
-        candidates.append(candidate)
-    if len(candidates) < count:
-        return []
-    return _rng(seed, relation.id, purpose).sample(candidates, count)
+def _skips(positions: Iterable[int]) -> list[int]:
+    return sorted(set(positions))
+
+
+class _ChildPool:
+    """The children of one relation type (sorted) for picking a yes-no question's
+    distractor: a child that is not the relation's, no entity labelled like it inside the
+    relation's parent, of the true child's type when one is left. The children a parent
+    rules out (the labels of its subtree) are found once per parent from the subtree, not
+    by scanning the pool per question."""
+
+    def __init__(self, kg: KnowledgeGraph, ids: Sequence[str]) -> None:
+        self.ids = ids
+        self.by_type: dict[str, list[str]] = defaultdict(list)
+        # label (casefolded) -> (type, position among that type's, position among all)
+        self.where: dict[str, list[tuple[str, int, int]]] = defaultdict(list)
+        self.position: dict[str, tuple[str, int, int]] = {}
+        for position, node_id in enumerate(ids):
+            kind = _type_of(kg, node_id)
+            place = (kind, len(self.by_type[kind]), position)
+            self.by_type[kind].append(node_id)
+            self.where[kg.label(node_id).casefold()].append(place)
+            self.position[node_id] = place
+        self._ruled_out: dict[str, dict[str | None, list[int]]] = {}
+
+    def ruled_out(self, parent: str, labels: Iterable[str]) -> dict[str | None, list[int]]:
+        """Positions of the children labelled like `parent` or an entity inside it
+        (`labels`), among all (key None) and per type."""
+        found = self._ruled_out.get(parent)
+        if found is None:
+            every: list[int] = []
+            per_type: dict[str, list[int]] = defaultdict(list)
+            for label in labels:
+                for kind, typed, position in self.where.get(label, ()):
+                    every.append(position)
+                    per_type[kind].append(typed)
+            found = {None: _skips(every), **{k: _skips(v) for k, v in per_type.items()}}
+            self._ruled_out[parent] = found
+        return found
+
+    def pick(
+        self, kg: KnowledgeGraph, relation: Relation, labels: Iterable[str], seed: int
+    ) -> str | None:
+        ruled_out = self.ruled_out(relation.parent, labels)
+        wanted_type = _type_of(kg, relation.child)
+        place = self.position.get(relation.child)
+        candidates: Sequence[str] = ()
+        if wanted_type in self.by_type:
+            skipped = ruled_out.get(wanted_type, [])
+            own = (place[1],) if place is not None and place[0] == wanted_type else ()
+            candidates = _Without(self.by_type[wanted_type], skipped, _not_in(own, skipped))
+        if not candidates:
+            skipped = ruled_out[None]
+            own = (place[2],) if place is not None else ()
+            candidates = _Without(self.ids, skipped, _not_in(own, skipped))
+        return _rng(seed, relation.id, "child").choice(candidates) if candidates else None
+
+
+def _not_in(positions: Sequence[int], sorted_positions: Sequence[int]) -> tuple[int, ...]:
+    return tuple(
+        position
+        for position in positions
+        if (at := bisect_left(sorted_positions, position)) == len(sorted_positions)
+        or sorted_positions[at] != position
+    )
+
+
+class _SubtreeLabels:
+    """The labels (casefolded) of an entity and every entity inside it, once per entity."""
+
+    def __init__(self, kg: KnowledgeGraph) -> None:
+        self.kg = kg
+        self._found: dict[str, frozenset[str]] = {}
+
+    def of(self, node_id: str) -> frozenset[str]:
+        found = self._found.get(node_id)
+        if found is None:
+            seen = {node_id}
+            stack = [node_id]
+            while stack:
+                for child in self.kg.children(stack.pop()):
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+            nodes = self.kg.nodes
+            found = frozenset(nodes[n].label.casefold() for n in seen if n in nodes)
+            self._found[node_id] = found
+        return found
+
+
+class _ParentPool:
+    """The parents of one relation type (sorted) for picking a multiple-choice or 2-hop
+    question's distractors: not the relation's parent nor labelled like it, of the parent's
+    type (when it has one), each label once (its first entity), no entity labelled like it
+    containing the child. All these rules go by label, so each type's list of first
+    entities per label is made once and a question only rules out the labels of its child's
+    lineage."""
+
+    def __init__(self, kg: KnowledgeGraph, ids: Sequence[str]) -> None:
+        self.kg = kg
+        self.ids = ids
+        self._firsts: dict[str, tuple[list[str], dict[str, int]]] = {}
+
+    def firsts(self, wanted_type: str) -> tuple[list[str], dict[str, int]]:
+        """The pool's first entity per label (of `wanted_type` when it is not ""), and
+        each label's position among them."""
+        found = self._firsts.get(wanted_type)
+        if found is None:
+            kept: list[str] = []
+            at: dict[str, int] = {}
+            nodes = self.kg.nodes
+            for candidate in self.ids:
+                if wanted_type and nodes[candidate].type != wanted_type:
+                    continue
+                label = self.kg.label(candidate).casefold()
+                if label not in at:
+                    at[label] = len(kept)
+                    kept.append(candidate)
+            found = self._firsts[wanted_type] = (kept, at)
+        return found
+
+    def pick(
+        self,
+        lineage: Lineage,
+        relation: Relation,
+        count: int,
+        seed: int,
+        purpose: str,
+    ) -> list[str]:
+        kg = self.kg
+        wanted_type = kg.nodes[relation.parent].type if relation.parent in kg.nodes else ""
+        kept, at = self.firsts(wanted_type)
+        lineage_ids = (relation.child, *lineage.ancestors.get(relation.child, ()))
+        ruled_out = {kg.label(relation.parent).casefold()}
+        ruled_out.update(kg.nodes[n].label.casefold() for n in lineage_ids if n in kg.nodes)
+        candidates = _Without(kept, _skips(at[label] for label in ruled_out if label in at))
+        if len(candidates) < count:
+            return []
+        return _rng(seed, relation.id, purpose).sample(candidates, count)
 
 
 def names_by_core(kg: KnowledgeGraph) -> dict[tuple[str, ...], list[tuple[str, str]]]:
@@ -201,11 +352,12 @@ def build_factcheck_conversations(
         children_by_type[kind].add(edge.child)
         parents_by_type[kind].add(edge.parent)
         parents_of_child[(kind, edge.child)].add(edge.parent)
-    children_pool = {t: sorted(ids) for t, ids in children_by_type.items()}
-    parents_pool = {t: sorted(ids) for t, ids in parents_by_type.items()}
+    children_pool = {t: _ChildPool(kg, sorted(ids)) for t, ids in children_by_type.items()}
+    parents_pool = {t: _ParentPool(kg, sorted(ids)) for t, ids in parents_by_type.items()}
     # Any entity that contains another, for chains whose own type has no edge (music's
-    # artist -> song): _pick_distractor_parents keeps those of the asked entity's node type.
-    all_parents = sorted({edge.parent for edge in kg.edges})
+    # artist -> song): _ParentPool.pick keeps those of the asked entity's node type.
+    all_parents = _ParentPool(kg, sorted({edge.parent for edge in kg.edges}))
+    subtree_labels = _SubtreeLabels(kg)
     names = names_by_core(kg) if "wh" in question_types else {}
 
     conversations: list[Conversation] = []
@@ -220,8 +372,11 @@ def build_factcheck_conversations(
         }
         direct = not relation.between
         if direct and "yes_no" in question_types and "yes_no" in texts:
-            distractor = _pick_distractor_child(
-                kg, lineage, relation, children_pool.get(relation.type, []), seed
+            pool = children_pool.get(relation.type)
+            distractor = (
+                pool.pick(kg, relation, subtree_labels.of(relation.parent), seed)
+                if pool is not None
+                else None
             )
             if distractor is not None:
                 prompt = templates.prompt("yes_no")
@@ -248,8 +403,9 @@ def build_factcheck_conversations(
                     )
                 )
         if direct and "multiple_choice" in question_types and "multiple_choice" in texts:
-            distractors = _pick_distractor_parents(
-                kg, lineage, relation, parents_pool.get(relation.type, []), 3, seed, "mc"
+            parents = parents_pool.get(relation.type)
+            distractors = (
+                parents.pick(lineage, relation, 3, seed, "mc") if parents is not None else []
             )
             if distractors:
                 conversations.append(
@@ -284,14 +440,8 @@ def build_factcheck_conversations(
                 )
             )
         if len(relation.between) == 1 and "two_hop" in question_types and "two_hop" in texts:
-            distractors = _pick_distractor_parents(
-                kg,
-                lineage,
-                relation,
-                parents_pool.get(relation.type) or all_parents,
-                1,
-                seed,
-                "2hop",
+            distractors = parents_pool.get(relation.type, all_parents).pick(
+                lineage, relation, 1, seed, "2hop"
             )
             if distractors:
                 prompt = templates.prompt("yes_no")
@@ -322,14 +472,8 @@ def build_factcheck_conversations(
             and "two_hop_choice" in question_types
             and "two_hop_choice" in texts
         ):
-            distractors = _pick_distractor_parents(
-                kg,
-                lineage,
-                relation,
-                parents_pool.get(relation.type) or all_parents,
-                3,
-                seed,
-                "2hop-mc",
+            distractors = parents_pool.get(relation.type, all_parents).pick(
+                lineage, relation, 3, seed, "2hop-mc"
             )
             if distractors:
                 conversations.append(

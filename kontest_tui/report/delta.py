@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
+from kontest_tui.domain.rerun import RerunPlanJSON
 from kontest_tui.report.tables import escape_markdown, markdown_table, text_table
 from kontest_tui.report.words import oracle_name
 from kontest_tui.results.delta import ChangedErrorJSON, DeltaJSON, RatioJSON
-from kontest_tui.run.rerun import RerunPlanJSON
 
 RATE_HEADER = ("measure", "before", "after")
 

@@ -25,6 +25,7 @@ from kontest_tui.domain.records import (
     Response,
     TestKind,
 )
+from kontest_tui.domain.rerun import RerunPlanJSON
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.generate.check import REASONS as QUESTION_CHECK_REASONS
 from kontest_tui.generate.check import QuestionCheck
@@ -78,6 +79,7 @@ from kontest_tui.run.executor import (
     ExecutorEvents,
     Progress,
     is_cacheable,
+    samples,
 )
 from kontest_tui.run.live import LiveCounts, LiveTally, kontest_per_relation
 from kontest_tui.run.prepare import (
@@ -92,7 +94,7 @@ from kontest_tui.run.prepare import (
     prepare,
     preview_relation,
 )
-from kontest_tui.run.rerun import RerunPlan, RerunPlanJSON, plan_reuse, rerun_spec, reuse_answers
+from kontest_tui.run.rerun import RerunPlan, plan_reuse, rerun_spec, reuse_answers
 from kontest_tui.run.session import (
     SessionOutcome,
     create_session,
@@ -438,7 +440,12 @@ async def rerun_session(
         str(row["model"]), session_graph(store, session_id), seed=model_seed(options), stored=True
     )
     fresh = bool(row.get("fresh_conversations"))
-    share = (config or ExecutorConfig()).share_answers and not fresh and is_cacheable(chat)
+    share = (
+        (config or ExecutorConfig()).share_answers
+        and not fresh
+        and is_cacheable(chat)
+        and not samples(options)  # each call its own seed: two draws, never one
+    )
     parent: str = session_id
 
     def prepare() -> str:

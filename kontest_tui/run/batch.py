@@ -24,7 +24,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.redact import scrub, scrub_values
 from kontest_tui.results.evaluate import evaluate_session, evaluation_engine
-from kontest_tui.run.executor import cache_key
+from kontest_tui.run.executor import cache_key, request_identity, samples
 from kontest_tui.run.session import options_from_dict
 from kontest_tui.store.database import Store
 from kontest_tui.store.text import storable_text
@@ -85,14 +85,32 @@ class PendingTurn:
 def _options_for(options: ChatOptions, conversation: Conversation) -> ChatOptions:
     """The executor's rule: a conversation's own system prompt when the session sets none."""
     if conversation.system_prompt is not None and options.system_prompt is None:
-        return ChatOptions(
-            temperature=options.temperature,
-            seed=options.seed,
-            max_tokens=options.max_tokens,
-            timeout=options.timeout,
-            system_prompt=conversation.system_prompt,
-        )
+        return replace(options, system_prompt=conversation.system_prompt)
     return options
+
+
+def _key(
+    spec: str,
+    options: ChatOptions,
+    conversation: Conversation,
+    turn: int,
+    chat: tuple[Message, ...],
+) -> str:
+    """A pending turn's custom_id: its request's key as the executor knows it
+    (run.executor.request_identity: with the call's seed when the model samples), so that
+    one line asks what the executor would ask once. A sample sent no seed is a draw of its
+    own: its key names the conversation and turn too, and no other turn shares it."""
+    seed = options.seed
+    call = options if seed is None else replace(options, seed=draw_seed(seed, conversation.id))
+    identity = request_identity(options, call)
+    if identity is None:
+        return cache_key(spec, options, (Message(f"{conversation.id}#{turn}", ""), *chat))
+    return cache_key(spec, identity, chat)
+
+
+def _unshared(options: ChatOptions) -> bool:
+    """A sample sent no seed: its answer is no other request's (nor cached)."""
+    return samples(options) and options.seed is None
 
 
 def pending_turns(
@@ -116,7 +134,9 @@ def pending_turns(
             answer = done.get((conversation.id, turn))
             if answer is None:
                 chat = tuple(messages)
-                yield PendingTurn(conversation, turn, chat, chosen, cache_key(spec, chosen, chat))
+                yield PendingTurn(
+                    conversation, turn, chat, chosen, _key(spec, chosen, conversation, turn, chat)
+                )
                 break
             messages.append(Message("assistant", answer))
 
@@ -303,7 +323,7 @@ def ingest_results(
                     attempts,
                 )
                 answered += 1
-                if first:
+                if first and not _unshared(turn.options):
                     store.cache.put(turn.key, spec, result.text, result.tokens)
             store.responses.save(session_id, response, cached=not first and result.text is not None)
     return Ingested(answered, failed, len(set(results) - used))
@@ -329,7 +349,11 @@ def next_turns(
             Message("user", conversation.turns[following].text),
         )
         yield PendingTurn(
-            conversation, following, chat, turn.options, cache_key(spec, turn.options, chat)
+            conversation,
+            following,
+            chat,
+            turn.options,
+            _key(spec, turn.options, conversation, following, chat),
         )
 
 

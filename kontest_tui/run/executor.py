@@ -16,7 +16,11 @@ so far repeat another conversation's (two relations phrased alike) is answered o
 first to ask it keeping its answer in the memo for the others. Answers reused so are stored
 as cached responses. Answers of earlier sessions (the cache table) are reused only with
 `use_cache=True` (`kontest run --reuse-cache`); they are always written, so a later session
-may opt in. With `share_answers=False` every turn is asked.
+may opt in. With `share_answers=False` every turn is asked. A request is known (memo and
+cache key) by the model, the options that shape the answer and the whole chat; when the
+model samples (temperature above 0, or the server's default) also by the call's own seed, so
+two conversations (each sent its own seed) or two draws never take each other's answer, and
+a sample sent no seed is shared with none.
 
 Retryable `ModelError`s (429, 5xx, timeouts, broken streams) are retried with exponential
 backoff and jitter, honouring `retry_after`; fatal ones (401/403 unauthorized, 404 unknown
@@ -205,6 +209,23 @@ def _shaping_items(options: ChatOptions) -> tuple[tuple[str, object], ...]:
 def _shaping(options: ChatOptions) -> dict[str, object]:
     """The options that shape an answer (all but the timeout), computed once per options."""
     return dict(_shaping_items(options))
+
+
+def samples(options: ChatOptions) -> bool:
+    """Whether answers are draws (a temperature above 0, or the server's default one), so
+    that a call's seed is part of what it asks: two seeds are two samples."""
+    return options.temperature is None or options.temperature > 0
+
+
+def request_identity(options: ChatOptions, call: ChatOptions) -> ChatOptions | None:
+    """The options a request is known by (its memo and cache key), given the session's
+    `options` and the `call`'s (the same with the call's own seed): the session's at
+    temperature 0, where the call's seed changes nothing; when the model samples, the
+    call's, seed included, as two seeds are two draws; None for a sample sent no seed, a
+    draw of its own that no other request shares."""
+    if not samples(options):
+        return options
+    return call if call.seed is not None else None
 
 
 def is_cacheable(model: ChatModel) -> bool:
@@ -437,6 +458,9 @@ class Executor:
                 placed.append((index, index, conversation))
                 continue
             key = self._key(conversation, (Message("user", conversation.turns[0].text),))
+            if key is None:  # a draw of its own (an unseeded sample): shared with none
+                placed.append((index, index, conversation))
+                continue
             for turn in range(1, len(conversation.turns)):
                 if (conversation.id, turn) not in done:
                     texts = tuple(query.text for query in conversation.turns[1 : turn + 1])
@@ -457,9 +481,17 @@ class Executor:
         placed.sort(key=lambda item: (item[0], item[1]))
         return [conversation for _, _, conversation in placed]
 
-    def _key(self, conversation: Conversation, messages: Sequence[Message]) -> str:
-        options = self._options_for(conversation)
-        return cache_key(self.model.spec, options, _with_system(messages, options))
+    def _key(self, conversation: Conversation, messages: Sequence[Message]) -> str | None:
+        identity = self._identity(self._options_for(conversation), conversation)
+        if identity is None:
+            return None
+        return cache_key(self.model.spec, identity, _with_system(messages, identity))
+
+    def _identity(self, options: ChatOptions, conversation: Conversation) -> ChatOptions | None:
+        """The options a request of this conversation is known by (`request_identity`)."""
+        if not samples(options):
+            return options
+        return request_identity(options, self._seeded(options, conversation))
 
     def _options_for(self, conversation: Conversation) -> ChatOptions:
         options = self.options
@@ -467,7 +499,9 @@ class Executor:
         if prompt is not None and options.system_prompt is None:
             with_prompt = self._prompt_options.get(prompt)
             if with_prompt is None:
-                with_prompt = self._prompt_options[prompt] = _with_system_prompt(options, prompt)
+                # every other option kept (`think` among them)
+                with_prompt = replace(options, system_prompt=prompt)
+                self._prompt_options[prompt] = with_prompt
             return with_prompt
         return options
 
@@ -484,6 +518,7 @@ class Executor:
     ) -> None:
         messages: list[Message] = []
         options = self._options_for(conversation)
+        identity = self._identity(options, conversation) if self.share else None
         for turn, query in enumerate(conversation.turns):
             messages.append(Message("user", query.text))
             stored = done.get((conversation.id, turn))
@@ -497,7 +532,9 @@ class Executor:
                     await self._running.wait()
                 if self._cancelled:
                     return  # models that never suspend see cancel() here
-                response = await self._ask_turn(conversation, turn, tuple(messages), options)
+                response = await self._ask_turn(
+                    conversation, turn, tuple(messages), options, identity
+                )
                 if response.error is not None:
                     self._skip_after_failure(conversation, turn, done)
                     return
@@ -522,11 +559,14 @@ class Executor:
         turn: int,
         messages: tuple[Message, ...],
         options: ChatOptions,
+        identity: ChatOptions | None,
     ) -> Response:
+        """Ask one turn; `identity`: the options its request is known by (`_identity`),
+        None when it shares no answer with another request."""
         key = None
-        if self.share:
+        if identity is not None:
             key = (self._first_keys.pop(conversation.id, None) if turn == 0 else None) or cache_key(
-                self.model.spec, options, _with_system(messages, options)
+                self.model.spec, identity, _with_system(messages, identity)
             )
             repeats = self._repeated_turns.pop((conversation.id, turn), 0) if turn else 0
             if repeats and key not in self._memo_uses and key not in self._memo:
@@ -868,16 +908,6 @@ _VARYING = re.compile(r"[A-Za-z0-9_-]*\d[A-Za-z0-9_-]*")
 def _same_failure(message: str) -> str:
     """An error message with what varies between identical rejections masked."""
     return _VARYING.sub(lambda m: "#" if len(m.group()) >= 8 else m.group(), message)
-
-
-def _with_system_prompt(options: ChatOptions, system_prompt: str) -> ChatOptions:
-    return ChatOptions(
-        temperature=options.temperature,
-        seed=options.seed,
-        max_tokens=options.max_tokens,
-        timeout=options.timeout,
-        system_prompt=system_prompt,
-    )
 
 
 def _with_system(messages: Sequence[Message], options: ChatOptions) -> tuple[Message, ...]:

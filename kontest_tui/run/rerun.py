@@ -25,29 +25,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TypedDict
 
 from kontest_tui.domain.records import Conversation
+from kontest_tui.domain.rerun import RerunPlanJSON
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.generate.templates import TemplateSet, template_set_for_domain
 from kontest_tui.run.spec import SessionSpec
 from kontest_tui.store.database import Store
-
-
-class RerunPlanJSON(TypedDict):
-    """A plan as `kontest rerun --format json` prints it."""
-
-    parent: str
-    session: str | None
-    turns: int
-    reused: int
-    asked: int
-    changed: int
-    after_changed: int
-    missing: int
-    requests: int
-    asked_by_kind: dict[str, int]
-    changed_templates: list[str]
 
 
 @dataclass(frozen=True, slots=True)

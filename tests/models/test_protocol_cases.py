@@ -10,11 +10,13 @@ import sqlite3
 import pytest
 
 from kontest_tui.cli import run_cli
+from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatRequest, Message
 from kontest_tui.models.http_common import DEFAULT_CHAT_MAX_TOKENS
 from kontest_tui.models.ollama import OllamaModel
 from kontest_tui.models.openai import OpenAIModel
+from kontest_tui.run.executor import Executor
 from tests.models.model_test_servers import ProxyHandler
 
 
@@ -293,3 +295,24 @@ async def test_a_web_page_answering_api_chat_is_not_retried(proxy_url: str) -> N
     finally:
         await model.aclose()
     assert caught.value.fatal and not caught.value.retryable
+
+
+@pytest.mark.parametrize("think", [True, False])
+async def test_think_reaches_the_request_of_a_conversation_with_its_own_system_prompt(
+    proxy_url: str, think: bool
+) -> None:
+    """A conversation with its own system prompt (FactChecker's, a logic rule's) is asked
+    with the session's options plus that prompt: `--think` goes with them to the body."""
+    question = Query("R", "fc", "Which is in Ireland? A) Ulster B) Bavaria")
+    conversation = Conversation(
+        "R/fc", "R", "factcheck", "FC", (question,), system_prompt="Answer with a letter."
+    )
+    model = OllamaModel("plain", proxy_url)
+    ProxyHandler.payloads.clear()
+    try:
+        await Executor(model, ChatOptions(think=think)).run([conversation])
+    finally:
+        await model.aclose()
+    (payload,) = ProxyHandler.payloads
+    assert payload["think"] is think
+    assert payload["messages"][0] == {"role": "system", "content": "Answer with a letter."}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 from kontest_tui.domain.extras import FactcheckExtras
@@ -190,3 +191,101 @@ def test_two_hop_multiple_choice_and_exported_answers(places_kg, kinawley_relati
     assert expected_answer(wh) == "Ulster" and correct_option(wh) == "Ulster"
     yes_no = convs["ul>cv/fc:yes_no"]
     assert expected_answer(yes_no) == "yes" and correct_option(yes_no) is None
+
+
+def _reference_child(kg, lineage, relation, pool, seed):  # noqa: ANN001, ANN202
+    """The distractor rule as written in the module docstring, over filtered copies."""
+    candidates = [
+        c
+        for c in pool
+        if c != relation.child and not lineage.label_is_true_child(kg, relation.parent, c)
+    ]
+    wanted = kg.nodes[relation.child].type or "place"
+    same_type = [c for c in candidates if (kg.nodes[c].type or "place") == wanted]
+    candidates = same_type or candidates
+    return random.Random(f"{seed}:{relation.id}:child").choice(candidates) if candidates else None
+
+
+def _reference_parents(kg, lineage, relation, pool, count, seed, purpose):  # noqa: ANN001, ANN202
+    wanted = kg.nodes[relation.parent].type
+    seen = {kg.label(relation.parent).casefold()}
+    candidates = []
+    for candidate in pool:
+        label = kg.label(candidate).casefold()
+        if candidate == relation.parent or label in seen:
+            continue
+        if wanted and kg.nodes[candidate].type != wanted:
+            continue
+        if lineage.label_is_true_parent(kg, relation.child, candidate):
+            continue
+        seen.add(label)
+        candidates.append(candidate)
+    if len(candidates) < count:
+        return []
+    return random.Random(f"{seed}:{relation.id}:{purpose}").sample(candidates, count)
+
+
+def test_distractors_are_the_seeded_picks_from_the_filtered_lists(places_kg, places_relations):
+    """The pools are indexed once (not scanned per question) and pick what the rule picks
+    from the filtered list: the same seeded choice. The hand-made KG has a label inside a
+    parent under another id (Garnich commune and village) and several node types."""
+    templates = load_probe_templates("places")
+    lineage = Lineage.of(places_kg)
+    children = sorted({e.child for e in places_kg.edges})  # one relation type: contains
+    parents = sorted({e.parent for e in places_kg.edges})
+    assert {r.type for r in places_relations} == {"contains"}
+    for seed in range(20):
+        convs = build_factcheck_conversations(
+            places_kg,
+            places_relations,
+            templates,
+            seed=seed,
+            question_types=("yes_no", "multiple_choice"),
+        )
+        by_id = {c.id: c for c in convs}
+        for relation in places_relations:
+            if relation.between:
+                continue
+            child = _reference_child(places_kg, lineage, relation, children, seed)
+            conv = by_id.get(f"{relation.id}/fc:yes_no:distractor")
+            assert (extras_of(conv, FactcheckExtras).distractor if conv else None) == child
+            wrong = _reference_parents(places_kg, lineage, relation, parents, 3, seed, "mc")
+            conv = by_id.get(f"{relation.id}/fc:multiple_choice")
+            options = extras_of(conv, FactcheckExtras).options if conv else ()
+            assert {o.id for o in options} == ({relation.parent, *wrong} if wrong else set())
+
+
+class CountingGraph(KnowledgeGraph):
+    """A KG counting the labels read from it."""
+
+    reads = 0
+
+    def label(self, node_id: str) -> str:
+        CountingGraph.reads += 1
+        return super().label(node_id)
+
+
+def labels_read(places: int) -> int:
+    """Labels read to build the yes-no questions of two countries of `places` places in
+    all (each place's distractor: a place of the other country)."""
+    nodes = {c: Node(c, f"Country {c}", (), "country") for c in "cd"}
+    nodes |= {f"p{i}": Node(f"p{i}", f"Place {i}", (), "place") for i in range(places)}
+    pairs = [("cd"[i % 2], f"p{i}") for i in range(places)]
+    kg = CountingGraph("flat", "places", nodes, [Edge(*pair) for pair in pairs])
+    relations = [Relation(f"{c}>{p}", c, p, "contains", (c, p)) for c, p in pairs]
+    templates = load_probe_templates("places")
+    CountingGraph.reads = 0
+    convs = build_factcheck_conversations(kg, relations, templates, question_types=("yes_no",))
+    assert len(convs) == 2 * places
+    country_of = {place: country for country, place in pairs}
+    for conv in convs:
+        distractor = extras_of(conv, FactcheckExtras).distractor
+        if distractor is not None:  # a place of the other country
+            assert country_of[distractor] != conv.relation_id.split(">")[0]
+    return CountingGraph.reads
+
+
+def test_building_reads_each_label_a_bounded_number_of_times() -> None:
+    """Each question reads a few labels, however many relations share its pool: twice the
+    places, about twice the reads (each question scanned the whole pool: four times)."""
+    assert labels_read(200) <= 2.2 * labels_read(100)

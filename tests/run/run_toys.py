@@ -95,8 +95,10 @@ def store_session(
     relations: Sequence[Relation],
     conversations: Sequence[Conversation],
     model: str = "toy:model",
+    options: dict[str, object] | None = None,
 ) -> str:  # noqa: ANN001
-    """A stored session over toy records (no KG file needed)."""
+    """A stored session over toy records (no KG file needed), its chat options `options`
+    (default: temperature 0, seed 0)."""
     return store.sessions.create(
         NewSession(
             kg_name="toy",
@@ -104,7 +106,7 @@ def store_session(
             templates_json={},
             template_ids=["t1", "t2"],
             model=model,
-            options={"temperature": 0.0, "seed": 0, "timeout": 5.0},
+            options=options or {"temperature": 0.0, "seed": 0, "timeout": 5.0},
             labels={},
         ),
         relations=relations,

@@ -5,13 +5,14 @@ evaluation again, shown in the report, the card and the Errors list (confirmed f
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from kontest_tui.domain.records import Answer
 from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.kg.io import load_graph
-from kontest_tui.models.base import ChatOptions
-from kontest_tui.models.sim.server import SimServer
+from kontest_tui.models.base import ChatOptions, Message
+from kontest_tui.models.sim.server import SimServer, Turn
 from kontest_tui.oracles.confirmation import CONFIRMED, DRAW, STATUSES
 from kontest_tui.report.explain_render import card_text
 from kontest_tui.report.explain_store import render_named_report, stored_cards
@@ -132,5 +133,69 @@ async def test_confirming_every_error_of_a_session_at_temperature_08(tmp_path: P
             store.views.ensure(session_id, evaluation_engine())
             again = store.error_list.errors(session_id, limit=errors)
             assert {(r.verdict.oracle, r.verdict.refs): r.status for r in again} == before
+    finally:
+        await server.close()
+
+
+class SeedLog(SimServer):
+    """The simulated model server, noting the seed each chat reached it with."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.asked: list[tuple[tuple[str, ...], object]] = []
+
+    def plan_turn(
+        self,
+        model: object,
+        messages: Sequence[Message],
+        seed: object,
+        max_tokens: object,
+        temperature: object = 0.0,
+    ) -> Turn:
+        questions = tuple(message.content for message in messages if message.role == "user")
+        self.asked.append((questions, seed))
+        return super().plan_turn(model, messages, seed, max_tokens, temperature)
+
+
+async def test_every_conversation_and_every_draw_reaches_the_model_with_its_own_seed(
+    tmp_path: Path,
+) -> None:
+    """At temperature 0.8 over HTTP: each conversation of the session is asked with its own
+    seed (a sequential conversation's first turn is not its atomic twin's draw), and the
+    two new samples of a confirmed question are two calls with two seeds."""
+    server = SeedLog(kg=load_graph(TEN_RELATIONS))
+    url = await server.start()
+    try:
+        with Store(tmp_path / "s.db") as store:
+            spec = SessionSpec(
+                TEN_RELATIONS,
+                model=f"ollama:default@{url}",
+                kg_name="ten",
+                options=ChatOptions(temperature=0.8, seed=MODEL_SEED),
+            )
+            session_id = (await start_session(store, spec, stream=False)).session_id
+            conversations = store.relations.load_conversations(session_id)
+            turns = sum(len(conversation.turns) for conversation in conversations)
+            assert len(server.asked) == server.posts["/api/chat"] == turns
+            sent = {seed for _questions, seed in server.asked}
+            assert sent == {draw_seed(MODEL_SEED, c.id) for c in conversations}
+
+            del server.asked[:]
+            outcome = await confirm_errors(store, session_id, draws=2, rewordings=0)
+            draws = [a for c in outcome.confirmations for a in c.answers if a.form == DRAW]
+            by_slot: dict[tuple[str, int], set[tuple[int, object]]] = {}
+            for answer in draws:
+                by_slot.setdefault((answer.conversation, answer.turn), set()).add(
+                    (answer.draw, answer.seed)
+                )
+            asked = set(server.asked)
+            for (conversation_id, turn), samples in by_slot.items():
+                (conversation,) = [c for c in conversations if c.id == conversation_id]
+                chat = tuple(query.text for query in conversation.turns[: turn + 1])
+                new = {(draw, seed) for draw, seed in samples if draw > 0}
+                assert {draw for draw, _seed in new} == {1, 2}
+                seeds = {seed for _draw, seed in new}
+                assert seeds == {draw_seed(MODEL_SEED, conversation_id, d) for d in (1, 2)}
+                assert {(chat, seed) for seed in seeds} <= asked  # both reached the server
     finally:
         await server.close()

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from kontest_tui.cli import run_cli
+from kontest_tui.domain.records import Conversation, Query
+from kontest_tui.domain.seeds import draw_seed
+from kontest_tui.models.base import ChatOptions
+from kontest_tui.run.batch import pending_turns, request_line
 from kontest_tui.store import Store
+from tests.run.run_toys import make_conversations, make_relations
 
 
 def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
@@ -440,3 +446,32 @@ def test_completions_lines_say_which_batch_engines_run_them(
         assert (
             "vLLM's run-batch does not" in notes[0] and "OpenAI's Batch API runs them" in notes[0]
         )
+
+
+@pytest.mark.parametrize(
+    ("options", "lines"),
+    [
+        (ChatOptions(temperature=0.0, seed=7), 2),  # A's and B's first turns are Q1's, Q2's
+        (ChatOptions(temperature=0.8, seed=7), 4),  # four seeds: four draws
+        (ChatOptions(temperature=0.8), 4),  # unseeded samples: each its own draw
+    ],
+)
+def test_a_batch_line_is_shared_by_conversations_only_when_they_ask_the_same_draw(
+    options: ChatOptions, lines: int
+) -> None:
+    conversations = make_conversations(make_relations(1))
+    pending = list(pending_turns(conversations, {}, options, "openai:m@http://127.0.0.1:9/v1"))
+    assert len(pending) == 4 and len({turn.key for turn in pending}) == lines
+    if options.seed is not None:
+        sent = {request_line(turn, "m", "max_tokens")["body"]["seed"] for turn in pending}
+        assert sent == {draw_seed(7, conversation.id) for conversation in conversations}
+
+
+def test_a_conversation_s_own_system_prompt_keeps_the_session_s_other_options() -> None:
+    """The prompt is added to the session's options, none of which is lost (`think` and
+    the token limit are part of the request's key)."""
+    question = Query("R", "fc", "Which is in Ireland? A) Ulster B) Bavaria")
+    conversation = Conversation("R/fc", "R", "factcheck", "FC", (question,), system_prompt="Pick.")
+    options = ChatOptions(temperature=0.0, max_tokens=9, think=True)
+    (turn,) = pending_turns([conversation], {}, options, "openai:m@http://127.0.0.1:9/v1")
+    assert turn.options == replace(options, system_prompt="Pick.")

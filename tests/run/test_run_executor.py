@@ -9,6 +9,7 @@ import pytest
 
 from kontest_tui.domain.failures import classify_error
 from kontest_tui.domain.records import Answer, Conversation, Query
+from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.errors import ModelError
 from kontest_tui.models.base import ChatOptions, ChatResult, Message
 from kontest_tui.run.executor import (
@@ -249,6 +250,52 @@ async def test_cache_hit_avoids_the_call(tmp_path) -> None:  # noqa: ANN001
         outcome = await run_session(store, four, fourth, config=config)
         assert len(fourth.calls) == 6
         assert outcome.evaluation.to_json()["answers_from_cache"] == 0
+
+
+def seed_answer(request) -> str:  # noqa: ANN001
+    """'Yes <seed>': shows which seed the call that answered a turn was sent."""
+    return f"Yes {request.options.seed}"
+
+
+@pytest.mark.parametrize("seed", [7, None])
+async def test_samples_at_a_temperature_above_0_are_never_shared(seed: int | None) -> None:
+    """At temperature 0.8 every conversation is sent its own seed: a sequential
+    conversation's first turn is another draw than its atomic twin's, asked apart (it was
+    taken from the twin, sent the twin's seed). Unseeded, each call is a draw of its own."""
+    conversations = make_conversations(make_relations(3))
+    model = ToyModel(seed_answer)
+    executor = Executor(model, ChatOptions(temperature=0.8, seed=seed))
+    result = await executor.run(conversations)
+    assert len(model.calls) == 3 * 6 and result.progress.cached == 0
+    for conversation in conversations:
+        own = draw_seed(seed, conversation.id) if seed is not None else None
+        assert executor.responses[conversation.id, 0].raw == f"Yes {own}"
+    # At temperature 0 the seed changes nothing: the twins still share one call.
+    model = ToyModel(seed_answer)
+    await Executor(model, ChatOptions(temperature=0.0, seed=seed)).run(conversations)
+    assert len(model.calls) == 3 * 4
+
+
+async def test_a_cached_sample_is_reused_only_for_the_same_seed(tmp_path) -> None:  # noqa: ANN001
+    """The cache key of a sample holds the call's seed: a session at temperature 0.8 with
+    another model seed asks again (it got the first session's draws back); the same seed
+    reproduces them from the cache."""
+    relations = make_relations(1)
+    conversations = make_conversations(relations)
+    config = ExecutorConfig(concurrency=1, use_cache=True)
+    with Store(tmp_path / "s.db") as store:
+        raws = {}
+        for seed, asked in ((1, 6), (2, 6), (1, 0)):
+            options: dict[str, object] = {"temperature": 0.8, "seed": seed, "timeout": 5.0}
+            session = store_session(store, relations, conversations, options=options)
+            model = ToyModel(seed_answer)
+            await run_session(store, session, model, config=config)
+            assert len(model.calls) == asked
+            stored = store.responses.load(session)
+            raws[session] = {(key[0], response.raw) for key, response in stored.items()}
+        first, other, again = raws.values()
+        assert again == first and not first & other
+        assert all(raw == f"Yes {draw_seed(1, c)}" for c, raw in first)
 
 
 def test_cache_key_depends_on_spec_options_and_messages() -> None:
