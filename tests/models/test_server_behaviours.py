@@ -262,7 +262,8 @@ async def test_a_slower_replica_gets_calls_by_its_answer_time() -> None:
         )
         for i in range(120)
     ]
-    with sim_server_thread(latency_ms=100) as slow, sim_server_thread(latency_ms=25) as fast:
+    # Latencies well above a call's own CPU time, so a loaded machine keeps the 4x ratio.
+    with sim_server_thread(latency_ms=400) as slow, sim_server_thread(latency_ms=100) as fast:
         pool = open_model(f"ollama:sim@{slow.url},{fast.url}", stream=False)
         assert isinstance(pool, ModelPool)
         config = ExecutorConfig(concurrency=8, share_answers=False)
