@@ -9,6 +9,7 @@ from kontest_tui.models.provider import ModelProvider, ModelSpec, OpenContext, P
 from kontest_tui.models.providers.servers import (
     first_endpoint,
     parse_server_spec,
+    served_models,
     server_spec_text,
 )
 
@@ -41,11 +42,7 @@ def open_ollama(spec: ModelSpec, context: OpenContext) -> ChatModel:
 
 async def list_models(spec: ModelSpec) -> list[str]:
     """The models the server offers (/api/tags)."""
-    model = open_client(spec, OpenContext())
-    try:
-        return await model.list_models()
-    finally:
-        await model.aclose()
+    return await served_models(open_client(spec, OpenContext()))
 
 
 PROVIDER = ModelProvider(

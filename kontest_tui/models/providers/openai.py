@@ -27,6 +27,7 @@ from kontest_tui.models.providers.servers import (
     first_endpoint,
     host_of,
     parse_server_spec,
+    served_models,
     server_spec_text,
 )
 
@@ -104,11 +105,7 @@ def server_provider(
 
     async def list_models(spec: ModelSpec) -> list[str]:
         """The model ids the server offers (/models)."""
-        model = open_client(spec, OpenContext())
-        try:
-            return await model.list_models()
-        finally:
-            await model.aclose()
+        return await served_models(open_client(spec, OpenContext()))
 
     return ModelProvider(
         prefix=prefix,

@@ -13,12 +13,28 @@ from __future__ import annotations
 
 import ipaddress
 import re
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from kontest_tui.errors import ModelSpecError
 from kontest_tui.models.provider import ModelSpec
 from kontest_tui.redact import has_secret
 from kontest_tui.validate_input import check_port
+
+
+class _ServerClient(Protocol):
+    async def list_models(self) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
+async def served_models(client: _ServerClient) -> list[str]:
+    """The models a server's client lists, the client closed after."""
+    try:
+        return await client.list_models()
+    finally:
+        await client.aclose()
+
 
 _PORT = re.compile(r"-?\d+")
 _DOTTED_NUMBERS = re.compile(r"[\d.]+")
