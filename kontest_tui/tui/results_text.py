@@ -126,8 +126,9 @@ def render_relation_detail(
             text.append("\n")
     text.append("\nTranscripts\n", style="bold underline")
     for detail in ordered:
-        text.append(detail.name, style="bold")
-        text.append(f"  {detail.relation.id}\n", style="dim")
+        # the relation by its nodes' names, as everywhere else (its id has no spaces to
+        # wrap at and says nothing the names do not)
+        text.append(detail.name + "\n", style="bold")
         for record in detail.conversations:
             conversation = record.conversation
             text.append(f"  {conversation_name(conversation)}", style="cyan")

@@ -1,0 +1,50 @@
+"""What the explorer's screens say where a reader had to guess: the Graph tab's transcripts
+name a relation by its nodes (no raw id) and two nodes of one label read apart ("Garnich
+(locality in Garnich)")."""
+
+from __future__ import annotations
+
+import asyncio
+
+from kontest_tui.tui.app import make_app
+from kontest_tui.tui.screens.results import ResultsScreen
+from tests.support.sessions import store_sessions
+from tests.support.tui import (
+    wait_for_screen,
+    wait_until,
+    widget_text,
+)
+
+# Garnich the locality, in Garnich the commune, in the Canton of Capellen (places sample).
+VILLAGE_WAY = (
+    "luxembourg",
+    "luxembourg.canton-of-capellen",
+    "luxembourg.canton-of-capellen.garnich",
+    "luxembourg.canton-of-capellen.garnich.garnich",
+)
+
+
+async def open_results(pilot, app, session_id: str) -> ResultsScreen:  # noqa: ANN001
+    await pilot.pause()
+    app.open_results(session_id)
+    results = await wait_for_screen(pilot, ResultsScreen)
+    await wait_until(pilot, lambda: results.ready, what="the results")
+    return results
+
+
+async def test_transcripts_speak_words(db_path: str) -> None:
+    (session_id,) = await asyncio.to_thread(store_sessions, db_path, [("sim", 12)])
+    app = make_app(db=db_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        results = await open_results(pilot, app, session_id)
+        results.select_way(VILLAGE_WAY)
+        detail = results.query_one("#detail-text")
+        await wait_until(pilot, lambda: "Transcripts" in widget_text(detail), what="transcripts")
+        text = widget_text(detail)
+        transcripts = text.split("Transcripts", 1)[1]
+        # The relation into the village by its nodes' names, the village told apart from
+        # the commune by what it is, not by a parenthesis repeating its own name.
+        assert "Garnich (in Canton of Capellen) ⊃ Garnich (locality in Garnich)" in transcripts
+        assert "(in Garnich)" not in text
+        # No relation id (`parent>child` of dotted node ids, one unbreakable word).
+        assert "luxembourg." not in text
