@@ -1,6 +1,7 @@
 """What the explorer's screens say where a reader had to guess: the Graph tab's transcripts
-name a relation by its nodes (no raw id) and two nodes of one label read apart ("Garnich
-(locality in Garnich)")."""
+name a relation by its nodes (no raw id), two nodes of one label read apart ("Garnich
+(locality in Garnich)"), the Errors tab's Status column has a word on every row and a line
+saying what its words mean."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import asyncio
 
 from kontest_tui.tui.app import make_app
 from kontest_tui.tui.screens.results import ResultsScreen
+from kontest_tui.tui.widgets.paged_table import PagedTable
 from tests.support.sessions import store_sessions
 from tests.support.tui import (
+    paged_rows,
     wait_for_screen,
     wait_until,
     widget_text,
@@ -32,7 +35,7 @@ async def open_results(pilot, app, session_id: str) -> ResultsScreen:  # noqa: A
     return results
 
 
-async def test_transcripts_speak_words(db_path: str) -> None:
+async def test_transcripts_and_errors_speak_words(db_path: str) -> None:
     (session_id,) = await asyncio.to_thread(store_sessions, db_path, [("sim", 12)])
     app = make_app(db=db_path)
     async with app.run_test(size=(100, 32)) as pilot:
@@ -48,3 +51,16 @@ async def test_transcripts_speak_words(db_path: str) -> None:
         assert "(in Garnich)" not in text
         # No relation id (`parent>child` of dotted node ids, one unbreakable word).
         assert "luxembourg." not in text
+
+        await pilot.press("x")
+        table = results.query_one("#error-table", PagedTable)
+        await wait_until(pilot, lambda: table.row_count > 0, what="the errors")
+        rows = await paged_rows(pilot, table)
+        statuses = [str(row[5]) for row in rows]
+        # Nothing was asked again: every row says so (weak ones add it), none is blank.
+        assert statuses and all(
+            status in ("not asked", "not asked, weak") for status in statuses
+        ), statuses
+        hint = widget_text(results.query_one("#error-status-hint"))
+        assert "not asked" in hint and "weak: each answer compared was near a coin toss" in hint
+        assert "r asks the errors again" in hint
