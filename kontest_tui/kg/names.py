@@ -3,13 +3,16 @@
 The explorer, the explanation cards and the exports use the same names.
 
 A label is shown as it is unless another node has the same label; then the first parent's
-label is added (`Garnich (in Capellen)`), and the id when even that is shared. Labels are
+label is added (`Garnich (in Canton of Capellen)`), with the node's type when the parent
+has the same label (`Garnich (locality in Garnich)`, not "Garnich (in Garnich)"), and the id
+when even that is shared. Labels are
 cleaned like model output (escape codes and control characters removed), so a KG file
 cannot draw on the terminal. Names are compared (searched) normalised: `normalise_name`.
 """
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter
 
@@ -30,11 +33,12 @@ class NodeNames:
             parent_of.setdefault(edge.child, edge.parent)
         labels = {node_id: clean_text(node.label) for node_id, node in kg.nodes.items()}
         shared = {label for label, count in Counter(labels.values()).items() if count > 1}
+        types = {node_id: clean_text(node.type) for node_id, node in kg.nodes.items()}
         names: dict[str, str] = {}
         for node_id, label in labels.items():
-            if label in shared:
-                parent = parent_of.get(node_id)
-                label = f"{label} (in {labels[parent]})" if parent in labels else label
+            parent = parent_of.get(node_id)
+            if label in shared and parent in labels:
+                label = told_apart(label, labels[parent], types[node_id])
             names[node_id] = label
         still = {name for name, count in Counter(names.values()).items() if count > 1}
         self.names = {
@@ -54,6 +58,27 @@ class NodeNames:
     def relation(self, relation: Relation) -> str:
         """`Ireland ⊃ Kinawley`."""
         return f"{self.name(relation.parent)} ⊃ {self.name(relation.child)}"
+
+
+def told_apart(label: str, parent_label: str, node_type: str) -> str:
+    """A shared label told apart by its parent: `Garnich (in Canton of Capellen)`; when the
+    parent has the same label, what the node is in it: `Garnich (locality in Garnich)` (a
+    node without a type: `Garnich (part of Garnich)`)."""
+    if parent_label != label:
+        return f"{label} (in {parent_label})"
+    if node_type:
+        return f"{label} ({node_type} in {parent_label})"
+    return f"{label} (part of {parent_label})"
+
+
+def plain_label(name: str) -> str:
+    """A shown name without what `NodeNames` added to tell it apart (the id in brackets,
+    the parent in parentheses): `Garnich (locality in Garnich)` -> `Garnich`."""
+    return _TOLD_APART.sub("", name)
+
+
+# What told_apart and NodeNames add at the end of a label.
+_TOLD_APART = re.compile(r"(?: \((?:[^()]* )?in [^()]*\)| \(part of [^()]*\))?(?: \[[^\[\]]*\])?$")
 
 
 def normalise_name(text: str) -> str:

@@ -16,7 +16,7 @@ from rapidfuzz import fuzz, process
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.kg.names import NodeNames
+from kontest_tui.kg.names import NodeNames, plain_label
 from kontest_tui.results.evaluate import session_graph
 from kontest_tui.store.database import Store
 from kontest_tui.store.relations import RelationName
@@ -108,12 +108,11 @@ def _named(relations: Sequence[RelationName], text: str) -> list[RelationName]:
 
 def _names(node_id: str, name: str, side: str, fold: bool) -> bool:
     """Whether `side` is the node's id, its shown name or its plain label (the shown name
-    without its "(in Parent)")."""
+    without its "(in Parent)": kg.names.plain_label)."""
     if not side:
         return False
     name = " ".join(name.split())
-    plain = name.rsplit(" (in ", 1)[0] if name.endswith(")") else name
-    plain = plain.rsplit(" [", 1)[0] if plain.endswith("]") else plain
+    plain = plain_label(name)
     if fold:
         return side.casefold() in (node_id.casefold(), name.casefold(), plain.casefold())
     return side in (node_id, name, plain)

@@ -126,8 +126,9 @@ def render_relation_detail(
             text.append("\n")
     text.append("\nTranscripts\n", style="bold underline")
     for detail in ordered:
-        text.append(detail.name, style="bold")
-        text.append(f"  {detail.relation.id}\n", style="dim")
+        # the relation by its nodes' names, as everywhere else (its id has no spaces to
+        # wrap at and says nothing the names do not)
+        text.append(detail.name + "\n", style="bold")
         for record in detail.conversations:
             conversation = record.conversation
             text.append(f"  {conversation_name(conversation)}", style="cyan")
@@ -169,14 +170,26 @@ def error_cells(row: ErrorRow) -> Row:
 
 
 def status_cell(row: ErrorRow) -> Text:
-    """The Errors tab's Status: the confirmation status when the error was asked again, and
-    `weak` when every answer it compares is low-margin."""
+    """The Errors tab's Status: the confirmation status when the error was asked again (`r`),
+    `not asked` when it was not, then `weak` when every answer it compares is low-margin
+    (ERRORS_STATUS_HINT, above the table, says so)."""
     cell = Text()
     if row.status:
         cell.append(status_word(row.status), style=STATUS_STYLES.get(row.status, ""))
+    else:
+        cell.append(NOT_ASKED_WORD, style="dim")
     if row.margin == "weak":
-        cell.append(", weak" if row.status else "weak", style="yellow")
+        cell.append(", weak", style="yellow")
     return cell
+
+
+NOT_ASKED_WORD = "not asked"
+# The line above the Errors table saying what its Status column's words mean.
+ERRORS_STATUS_HINT = (
+    f"Status: {NOT_ASKED_WORD} until r asks the errors again (then confirmed, mixed, not "
+    "reproduced or undecided) · weak: each answer compared was near a coin toss (low "
+    "margin), likely a fluke"
+)
 
 
 # How the Errors tab shows a confirmation status.

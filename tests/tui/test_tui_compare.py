@@ -149,11 +149,15 @@ async def test_compare_with_a_stored_session_shows_the_engines_figures(
         labels = [kg.label(node) for node in kg.nodes]
 
         def name(node: str) -> str:
-            """A node's label; two nodes of one label are told apart by their parents."""
+            """A node's label; two nodes of one label are told apart by their parents (and
+            by the node's type under a parent of the same label)."""
             label = kg.label(node)
             if labels.count(label) == 1:
                 return label
-            return f"{label} (in {kg.label(kg.parents(node)[0])})"
+            parent = kg.label(kg.parents(node)[0])
+            if parent == label:
+                return f"{label} ({kg.nodes[node].type} in {parent})"
+            return f"{label} (in {parent})"
 
         for relation_id in differing:
             relation = mine.relation(relation_id)

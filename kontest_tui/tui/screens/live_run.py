@@ -39,7 +39,7 @@ from kontest_tui.run.api import (
 )
 from kontest_tui.tui.run_control import RunControl, RunEnd, run_live
 from kontest_tui.tui.screens.confirm import ConfirmScreen
-from kontest_tui.tui.widgets.counts import ReportCounts
+from kontest_tui.tui.widgets.counts import ReportCounts, oracle_item, pack
 from kontest_tui.tui.widgets.relation_tree import describe_answer
 from kontest_tui.tui.widgets.templates_pane import render_delta
 from kontest_tui.tui.workers import WorkerFailures
@@ -158,7 +158,8 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         self.session_id: str | None = resume
         self.end: RunEnd | None = None
         self.failed: str | None = None
-        self.shown_counts = (-1, 0)  # (answers of this run, answers before it) drawn
+        # (answers of this run, answers before it, the width wrapped to) drawn
+        self.shown_counts = (-1, 0, 0)
         self.count_lines = 0  # lines of the running counts (a layout when they change)
         self.redraws = 0
         self.panes_answered = -1
@@ -395,10 +396,11 @@ class LiveRunScreen(WorkerFailures, Screen[None]):
         if counts.streaming or self.finished:
             streaming.update(self.render_streaming(counts))
         before = progress.skipped if progress is not None else 0
-        if (counts.answered, before) != self.shown_counts and self.end is None:
-            self.shown_counts = (counts.answered, before)
-            lines = render_live_counts(counts, before=before)
-            box = self.query_one("#run-counts", ReportCounts)
+        box = self.query_one("#run-counts", ReportCounts)
+        width = box.content_size.width
+        if (counts.answered, before, width) != self.shown_counts and self.end is None:
+            self.shown_counts = (counts.answered, before, width)
+            lines = render_live_counts(counts, before=before, width=width or None)
             box.update(lines, layout=len(lines.plain.splitlines()) != self.count_lines)
             self.count_lines = len(lines.plain.splitlines())
         # The panes' wrapped text is most of a redraw's cost: drawn twice a second.
@@ -514,31 +516,33 @@ class LivePane(Static, can_focus=True):
     on a redraw; the newest first, what does not fit is cut at the bottom)."""
 
 
-def render_live_counts(counts: LiveCounts, before: int = 0) -> Text:
-    """`answered 1,234 · valid … · atomic 3/250 …` from the tally (ontological and the
-    other kinds' oracles come with the final evaluation). The tally counts this run's
-    answers: a resumed session's `before` stored ones are named beside them."""
+def render_live_counts(counts: LiveCounts, before: int = 0, width: int | None = None) -> Text:
+    """`relations judged 63 · answers 400 · valid …`, then `two phrasings alone 7/57  …`
+    from the tally, wrapped between items to `width` (never inside one); the ontological
+    and other kinds' oracles come with the final evaluation, which a last item says. The
+    tally counts this run's answers: a resumed session's `before` stored ones are named
+    beside them."""
     if not counts.answered:
         if before:
             return Text(f"No answers yet in this run ({before} stored before).", style="italic")
         return Text("No answers yet.", style="italic")
-    text = Text()
+    first = Text()
     if before:
-        text.append(f"this run ({before} answers stored before): ", style="dim")
-    text.append(f"relations judged {counts.relations}", style="bold")
-    text.append(f" · answers {counts.answered} · valid {counts.valid} · invalid {counts.invalid}")
+        first.append(f"this run ({before} answers stored before): ", style="dim")
+    first.append(f"relations judged {counts.relations}", style="bold")
+    answers = [
+        first,
+        Text(f"answers {counts.answered}"),
+        Text(f"valid {counts.valid}"),
+        Text(f"invalid {counts.invalid}"),
+    ]
     if counts.cut:
-        text.append(f" · cut {counts.cut}")
+        answers.append(Text(f"cut {counts.cut}"))
     if counts.failed:
-        text.append(f" · failed {counts.failed}", style="bold red")
-    text.append("\n")
-    for oracle in ORACLES_LIVE:
-        errors = counts.errors.get(oracle, 0)
-        text.append(f"{oracle_name(oracle)} ")
-        text.append(str(errors), style="bold red" if errors else "green")
-        text.append(f"/{counts.tests.get(oracle, 0)}  ")
-    text.append(f"{oracle_name('ontological')} and other kinds: at the end", style="dim")
-    return text
+        answers.append(Text(f"failed {counts.failed}", style="bold red"))
+    tests = [oracle_item(oracle, counts.errors, counts.tests) for oracle in ORACLES_LIVE]
+    tests.append(Text(f"{oracle_name('ontological')} and other kinds: at the end", style="dim"))
+    return pack([(" · ", answers), ("  ", tests)], width)
 
 
 def render_answers(counts: LiveCounts) -> Text:

@@ -31,7 +31,7 @@ from kontest_tui.store.view_records import (
     ErrorFilter,
     ErrorRow,
 )
-from kontest_tui.tui.results_text import error_cells
+from kontest_tui.tui.results_text import ERRORS_STATUS_HINT, error_cells
 from kontest_tui.tui.sessions import OpenedResults, open_views
 from kontest_tui.tui.widgets.paged_table import PAGE, ListCounted, PagedTable, PageLoaded, Row
 from kontest_tui.tui.widgets.session_pane import SessionPane
@@ -168,6 +168,7 @@ class ErrorListPane(SessionPane):
                 ),
                 Static("", id="error-found", classes="hint", markup=False),
                 Static(NO_MARGINS_HINT, id="error-margins", classes="hint", markup=False),
+                Static(ERRORS_STATUS_HINT, id="error-status-hint", classes="hint", markup=False),
                 PagedTable(
                     ERROR_COLUMNS,
                     grow=("Relation", "Detail"),
