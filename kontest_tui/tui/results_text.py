@@ -171,24 +171,25 @@ def error_cells(row: ErrorRow) -> Row:
 
 def status_cell(row: ErrorRow) -> Text:
     """The Errors tab's Status: the confirmation status when the error was asked again (`r`),
-    `not asked` when it was not, then `weak` when every answer it compares is low-margin
-    (ERRORS_STATUS_HINT, above the table, says so)."""
+    then `weak` when every answer it compares is low-margin; NOT_ASKED_MARK when it was
+    neither asked again nor weak (ERRORS_STATUS_HINT, above the table, says so). Short, so
+    Detail stays on an 80-column screen."""
     cell = Text()
     if row.status:
         cell.append(status_word(row.status), style=STATUS_STYLES.get(row.status, ""))
-    else:
-        cell.append(NOT_ASKED_WORD, style="dim")
     if row.margin == "weak":
-        cell.append(", weak", style="yellow")
+        cell.append(", weak" if row.status else "weak", style="yellow")
+    if not cell:
+        cell.append(NOT_ASKED_MARK, style="dim")
     return cell
 
 
-NOT_ASKED_WORD = "not asked"
+NOT_ASKED_MARK = "–"
 # The line above the Errors table saying what its Status column's words mean.
 ERRORS_STATUS_HINT = (
-    f"Status: {NOT_ASKED_WORD} until r asks the errors again (then confirmed, mixed, not "
-    "reproduced or undecided) · weak: each answer compared was near a coin toss (low "
-    "margin), likely a fluke"
+    f"Status: {NOT_ASKED_MARK} not asked again yet (r asks: confirmed, mixed, not reproduced "
+    "or undecided) · weak: each answer compared was near a coin toss (low margin), likely a "
+    "fluke"
 )
 
 
