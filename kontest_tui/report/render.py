@@ -201,8 +201,8 @@ def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text")
     rows.append(
         (
             "all",
-            f"{totals['weighted']} ({totals['weighted_improvement_pct']:+.2f}%)",
-            f"{totals['majority']} ({totals['majority_improvement_pct']:+.2f}%)",
+            _versus_mean(totals["weighted"], totals["weighted_improvement_pct"]),
+            _versus_mean(totals["majority"], totals["majority_improvement_pct"]),
             _number(totals["models_mean"]),
         )
     )
@@ -211,7 +211,7 @@ def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text")
         f"Ensemble of {len(data['models'])} models, {data['relations']} relations, "
         f"{data['k']}-fold cross-validation (seed {data['seed']})"
     )
-    note = "all: gap summed over templates (improvement over the models' mean gap)"
+    note = "all: gap summed over templates, and how far below or above the models' mean gap"
     spread = spread_table(data)
     if fmt == "markdown":
         return (
@@ -225,6 +225,13 @@ def render_ensemble(result: CrossValidation | EnsembleResult, fmt: str = "text")
     )
 
 
+def _versus_mean(gap: int, improvement_pct: float) -> str:
+    """An ensemble's total gap with its distance from the models' mean gap in words (the
+    template rows' brackets hold a share of relations instead)."""
+    side = "below" if improvement_pct >= 0 else "above"
+    return f"{gap} ({abs(improvement_pct):.2f}% {side} mean)"
+
+
 def _render_single_ensemble(data: EnsembleJSON, fmt: str) -> str:
     method = data["method"]
     header = ("template", method, "models (mean)")
@@ -236,7 +243,7 @@ def _render_single_ensemble(data: EnsembleJSON, fmt: str) -> str:
     rows.append(
         (
             "all",
-            f"{totals['ensemble']} ({totals['improvement_pct']:+.2f}%)",
+            _versus_mean(totals["ensemble"], totals["improvement_pct"]),
             _number(totals["models_mean"]),
         )
     )

@@ -225,7 +225,9 @@ def test_render_ensemble_all_formats() -> None:
     t1_row = next(line for line in text.splitlines() if line.startswith("t1"))
     assert t1_row.split() == ["t1", "0", "(0.00%)", "1", "(50.00%)", "0.50", "(25.00%)"]
     all_row = next(line for line in text.splitlines() if line.startswith("all"))
-    assert all_row.split() == ["all", "0", "(+100.00%)", "1", "(-100.00%)", "0.50"]
+    assert all_row.split() == [
+        *("all", "0", "(100.00%", "below", "mean)", "1", "(100.00%", "above", "mean)", "0.50")
+    ]
     assert json.loads(render_ensemble(cv, "json"))["all"]["weighted"] == 0
     assert "| t1 |" in render_ensemble(cv, "markdown")
     metrics = dict(list(csv.reader(io.StringIO(render_ensemble(cv, "csv"))))[1:])
@@ -246,7 +248,7 @@ def test_render_single_weighted_ensemble() -> None:
     assert text.startswith("Weighted ensemble of 2 models, 2 relations")
     t1_row = next(line for line in text.splitlines() if line.startswith("t1"))
     assert t1_row.split() == ["t1", "0", "(0.00%)", "0.50", "(25.00%)"]
-    assert "all  " in text and "(+100.00%)" in text
+    assert "all  " in text and "(100.00% below mean)" in text
     assert json.loads(render_ensemble(weighted_ensemble(models), "json"))["all"]["ensemble"] == 0
 
 
