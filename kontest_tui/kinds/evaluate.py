@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
-from kontest_tui.kinds.registry import count_refusals, judge_kinds
+from kontest_tui.kinds.registry import count_refusals, judge_kinds, kind_rank
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
 from kontest_tui.oracles.ontological import PAPER_RULE
 from kontest_tui.oracles.stability import find_stability_verdicts
@@ -62,6 +62,6 @@ def evaluate_all(
         for relation_id, (errors, tests) in cells.items():
             evaluation.rate_cells.add(name, relation_id, errors, tests)
     kinds = {c.test_kind for c in conversations}
-    evaluation.sections = {"kinds": [kind.value for kind in TestKind if kind in kinds]}
+    evaluation.sections = {"kinds": sorted((str(kind) for kind in kinds), key=kind_rank)}
     evaluation.sections.update(judged.sections)
     return evaluation

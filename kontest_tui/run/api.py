@@ -55,6 +55,7 @@ from kontest_tui.run.choices import (
     describe_model_choice,
     discover_server_models,
     finder_title,
+    kind_of,
     list_server_models,
     list_test_kinds,
     loaded_first,
@@ -170,6 +171,7 @@ __all__ = [
     "finder_title",
     "list_server_models",
     "loaded_first",
+    "kind_of",
     "list_test_kinds",
     "ensure_report",
     "load_session",
@@ -217,7 +219,7 @@ class StoredSession:
     template_ids: list[str]
     relations: list[Relation]
     conversations: list[Conversation]
-    kinds: list[TestKind]
+    kinds: list[str]  # TestKind members, a plugin kind's name
     kind_options: KindOptions
     problems: list[str]
     responses: dict[AnswerKey, Response]

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from kontest_tui.kg.cache import built_kgs_dir
 from kontest_tui.kg.io import list_samples, save_graph
-from kontest_tui.kinds.registry import KINDS
+from kontest_tui.kinds.registry import all_kinds, kind_of
 from kontest_tui.probes.templates import LOGIC_RULES, QUESTION_TYPES
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ __all__ = [
     "discover_server_models",
     "finder_title",
     "list_server_models",
+    "kind_of",
     "list_test_kinds",
     "loaded_first",
     "model_presets",
@@ -58,8 +59,8 @@ def list_test_kinds() -> list[KindChoice]:
     """The test kinds built from a KG, in registry order (annotated questions come from a
     file: SessionSpec.questions)."""
     return [
-        KindChoice(kind.value, info.title, info.description, tuple(info.oracles))
-        for kind, info in KINDS.items()
+        KindChoice(info.name, info.title, info.description, tuple(info.oracles))
+        for info in all_kinds().values()
         if info.build is not None
     ]
 

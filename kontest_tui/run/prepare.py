@@ -36,8 +36,8 @@ from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.kg.paths import check_path_count, iter_paths
 from kontest_tui.kinds.registry import (
-    KINDS,
     PrebuiltKinds,
+    all_kinds,
     build_kind_for_relations,
     build_other_kinds,
 )
@@ -258,15 +258,15 @@ def preview_relation(
         strength = options.strength
     conversations: list[Conversation] = []
     notes: list[str] = []
-    for kind in KINDS:
-        if kind not in spec.kinds or KINDS[kind].build is None:
+    for kind, info in all_kinds().items():
+        if kind not in spec.kinds or info.build is None:
             continue
         try:
             conversations += build_kind_for_relations(
                 kg, [relation], template_set, template_ids, kind, options
             )
         except KontestError as error:
-            notes.append(f"{kind.value}: {_sentence(error)}")
+            notes.append(f"{kind}: {_sentence(error)}")
     variants = (
         tuple(
             _query_variants(kg, relation, template, template_set, strength, options.seed)
@@ -453,7 +453,7 @@ def _count_kinds(
         )
         for kind in prebuilt.kinds:
             built = [c for c in prebuilt.conversations if c.test_kind is kind]
-            counts.append(KindCount(kind.value, len(built), sum(len(c.turns) for c in built)))
+            counts.append(KindCount(str(kind), len(built), sum(len(c.turns) for c in built)))
     if spec.extra_conversations:
         extra = spec.extra_conversations
         counts.append(
@@ -463,12 +463,12 @@ def _count_kinds(
     return counts, prebuilt if spec.sample is None else None
 
 
-def _other_kinds(spec: SessionSpec) -> list[TestKind]:
+def _other_kinds(spec: SessionSpec) -> list[str]:
     """The asked kinds other than KONTEST that are built from the KG, in registry order."""
     return [
         kind
-        for kind in KINDS
-        if kind in spec.kinds and kind is not TestKind.KONTEST and KINDS[kind].build is not None
+        for kind, info in all_kinds().items()
+        if kind in spec.kinds and not info.is_core and info.build is not None
     ]
 
 

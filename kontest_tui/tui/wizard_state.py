@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from kontest_tui.domain.records import TestKind
 from kontest_tui.run.api import (
     LOGIC_RULES,
     QUESTION_TYPES,
@@ -26,6 +25,7 @@ from kontest_tui.run.api import (
     Problem,
     RelationPreview,
     SessionSpec,
+    kind_of,
 )
 
 Decision = Literal["start", "armed", "blocked"]
@@ -108,7 +108,7 @@ class WizardState:
             per_path=self.per_path,
             template_set=self.template_set,
             template_ids=self.template_ids,
-            kinds=tuple(TestKind(kind) for kind in self.kinds.kinds),
+            kinds=tuple(kind_of(kind) for kind in self.kinds.kinds),
             kind_options=self.kinds.options(),
             questions=self.questions,
         )

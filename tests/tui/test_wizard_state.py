@@ -113,7 +113,7 @@ def test_depth_templates_and_kinds_reach_the_spec() -> None:
     assert state.set_kinds(kinds)
     spec = state.spec()
     assert (spec.depth, spec.per_path, spec.template_ids) == (2, True, ("t1", "t3"))
-    assert [kind.value for kind in spec.kinds] == ["kontest", "variant"]
+    assert [str(kind) for kind in spec.kinds] == ["kontest", "variant"]
     assert spec.kind_options is not None
     assert (spec.kind_options.strength, spec.kind_options.variant_limit) == (3, 4)
     assert spec.kind_options.question_types is None  # all ticked: the engine's default

@@ -1,0 +1,75 @@
+"""The test kinds as the reports see them: every kind's report section and compare table,
+read from the kinds' registry (kinds/registry.py) in their report order, with the report's
+cell formats handed to them (`CELLS`); and what the explorer asks of the registry through
+the report: which Report JSON keys are kind sections, which oracles are other kinds'."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from kontest_tui.kinds.base import KindInfo, ReportData, SectionTable
+from kontest_tui.kinds.registry import all_kinds
+from kontest_tui.oracles.report_json import ReportJSON
+from kontest_tui.report.compare_cells import count_cell, report_rate_cell
+
+
+class _Cells:
+    """The report's cell formats (kinds.base.CellFormat)."""
+
+    def oracle_name(self, oracle: str) -> str:
+        from kontest_tui.report.words import oracle_name
+
+        return oracle_name(oracle)
+
+    def percent(self, value: float | None) -> str:
+        return "-" if value is None else f"{100 * value:.1f}%"
+
+    def rate(self, errors: int, tests: int) -> str:
+        return f"{100.0 * errors / tests:.1f}%" if tests else "-"
+
+    def count_cell(self, count: int, of: int) -> str:
+        return count_cell(count, of)
+
+    def report_rate_cell(self, report: ReportData, name: str, count: int, of: int) -> str:
+        return report_rate_cell(cast(ReportJSON, report), name, count, of)
+
+
+CELLS = _Cells()
+
+
+def reported_kinds() -> list[KindInfo]:
+    """The kinds with a report section or a compare table, in their report order."""
+    kinds = [info for info in all_kinds().values() if info.section_tables or info.compare_tables]
+    return sorted(kinds, key=lambda info: info.report_order)
+
+
+def kind_section_tables(report: ReportData) -> list[SectionTable]:
+    """Every kind's section of a report, as tables, in the kinds' report order."""
+    tables: list[SectionTable] = []
+    for info in reported_kinds():
+        if info.section_tables is not None:
+            tables += info.section_tables(report, CELLS)
+    return tables
+
+
+def kind_compare_tables(
+    reports: Sequence[ReportData], labels: Sequence[str], *, keys: bool = False
+) -> list[SectionTable]:
+    """Every kind's `kontest compare` table over these reports (by JSON keys with `keys`)."""
+    tables: list[SectionTable] = []
+    for info in reported_kinds():
+        if info.compare_tables is not None:
+            tables += info.compare_tables(reports, labels, CELLS, keys)
+    return tables
+
+
+def kind_section_keys() -> tuple[str, ...]:
+    """The Report JSON keys of the kinds' sections ("variants", "factcheck", ...)."""
+    return tuple(key for info in all_kinds().values() for key in info.section_keys)
+
+
+def kind_oracles() -> tuple[str, ...]:
+    """The oracles of the kinds other than KONTEST, in registry order, each once."""
+    oracles = (o for info in all_kinds().values() if not info.is_core for o in info.oracles)
+    return tuple(dict.fromkeys(oracles))
