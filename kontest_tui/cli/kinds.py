@@ -96,7 +96,7 @@ def chosen_options(seed: int, given: Mapping[str, object] | None = None) -> Kind
         if option.key in KindOptions.__dataclass_fields__:
             if value is not None:
                 fields[option.key] = value
-        else:
+        elif value is not None:
             extra.append((option.key, value))
     return KindOptions(**fields, extra=tuple(sorted(extra)))
 

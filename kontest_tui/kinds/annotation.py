@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.kinds.base import (
     CellFormat,
     KindInfo,
@@ -17,6 +17,7 @@ from kontest_tui.kinds.base import (
     OracleWords,
     ReportData,
     SectionTable,
+    wrong_answer_brief,
 )
 from kontest_tui.kinds.refusals import count_refusals
 from kontest_tui.kinds.variant import OPTIONS, parse_variant
@@ -53,6 +54,10 @@ def build_annotated_questions(
         limit=options.variant_limit,
         postfix=options.postfix,
     )
+
+
+def verdict_sentence(verdict: Verdict, first: str, second: str, other: str) -> str:
+    return f"the annotation says {other}; the model said {first}"
 
 
 def conversation_name(conversation: Conversation) -> str:
@@ -101,6 +106,8 @@ KIND = KindInfo(
             "annotated questions",
             "annotated questions get their annotated answer",
             "An annotated question answered against its annotation",
+            sentence=verdict_sentence,
+            brief=wrong_answer_brief,
         ),
     ),
     section_keys=(SECTION,),

@@ -141,17 +141,34 @@ CompareTables = Callable[
 ]
 
 
+# A verdict in words: (verdict, its first answer in words, its second, the other of yes and
+# no to the first: a wrong yes-or-no answer's right one) -> words (report.words)
+VerdictWords = Callable[[Verdict, str, str, str], str]
+
+
+def wrong_answer_brief(verdict: Verdict, first: str, second: str, other: str) -> str:
+    """A wrong yes-or-no answer against the known one, in a few words (a `brief`)."""
+    return f"said {first}, the right answer is {other}"
+
+
 @dataclass(frozen=True)
 class OracleWords:
     """What an oracle of a kind is called, what its test checks ("it checks that ..."), what
     an explanation card of its errors is titled; `card` False: its errors have no card of
-    their own (the report's plain card shows their answers)."""
+    their own (the report's plain card shows their answers); `idk`: 'I don't know' is a
+    normal answer of its test, its section's refusals shown beside its errors. `template`,
+    `sentence`, `brief`: its verdict's template column, its error as one sentence and in a
+    few words (report.words; None: the report's plain wording of the answers)."""
 
     oracle: str
     name: str
     checks: str
     card_title: str
     card: bool = True
+    idk: bool = False
+    template: Callable[[Verdict], str] | None = None
+    sentence: VerdictWords | None = None
+    brief: VerdictWords | None = None
 
 
 OptionType = Literal["int", "flag", "path", "names", "choice"]
@@ -175,6 +192,15 @@ class KindOption:
     choices: tuple[str, ...] = ()
     metavar: str | None = None
     item: str = "name"  # what one of "names" is called in a message ("rule")
+    # the explorer's Kinds step: whether it shows a control of it (False: another step's or
+    # the command line's only), the control's id (default: the key, '-' for '_'), its tooltip
+    wizard: bool = True
+    control: str = ""
+    hint: str = ""
+
+    @property
+    def control_id(self) -> str:
+        return self.control or self.key.replace("_", "-")
 
     def parse(self, value: object) -> object:
         """A flag's or a control's value as the option holds it: "names" as a tuple of
@@ -221,6 +247,7 @@ class KindInfo:
     answer_format: Callable[[Conversation], str] | None = None  # None: "yes_no"
     conversation_name: Callable[[Conversation], str] | None = None  # None: kind and label
     unbuilt_hint: str = ""  # why `--kind` does not take it (`build` None)
+    controls_label: str = ""  # the label of its options' row in the explorer (default: title)
 
     @property
     def name(self) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kontest_tui.domain.extras import CHOICE_TYPES, WH, FactcheckExtras
-from kontest_tui.domain.records import Conversation, TestKind
+from kontest_tui.domain.records import Conversation, TestKind, Verdict
 from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
@@ -76,6 +76,29 @@ def conversation_name(conversation: Conversation) -> str:
     return f"fact check: {question_name(qtype)}{wrong}"
 
 
+CHOICES = ("multiple_choice", "two_hop_choice")  # question types answered by a letter
+
+
+def verdict_template(verdict: Verdict) -> str:
+    return question_name((verdict.template_id or "").split(":", 1)[0])
+
+
+def verdict_sentence(verdict: Verdict, first: str, second: str, other: str) -> str:
+    qtype = (verdict.template_id or "").split(":", 1)[0]
+    if qtype in CHOICES:
+        return f"{QUESTION_NAMES[qtype]}: the model chose a wrong option"
+    if qtype == "wh":
+        return "open question: the model's reply does not name the right entity"
+    name = QUESTION_NAMES.get(qtype, "fact check")
+    return f"{name}: the right answer is {other}; the model said {first}"
+
+
+def verdict_brief(verdict: Verdict, first: str, second: str, other: str) -> str:
+    if (verdict.template_id or "").startswith((*CHOICES, "wh")):
+        return "a wrong answer"
+    return f"said {first}, the right answer is {other}"
+
+
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
     section = report.get(SECTION)
     if not section:
@@ -124,6 +147,9 @@ KIND = KindInfo(
             "fact checks",
             "fact-check questions get the knowledge graph's answer",
             "A fact-check question answered wrongly",
+            template=verdict_template,
+            sentence=verdict_sentence,
+            brief=verdict_brief,
         ),
     ),
     section_keys=(SECTION,),
@@ -138,12 +164,14 @@ KIND = KindInfo(
             type="names",
             choices=QUESTION_TYPES,
             item="question type",
+            control="qtype",
             metavar="TYPE[,TYPE]",
         ),
         PROBES_OPTION,
     ),
     report_order=10,
     aliases=("facts",),
+    controls_label="FactChecker",
     conversation_name=conversation_name,
     answer_format=answer_format,
 )

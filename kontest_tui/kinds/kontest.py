@@ -45,6 +45,7 @@ KIND = KindInfo(
             type="choice",
             default=ONTOLOGICAL_RULES[0],
             choices=ONTOLOGICAL_RULES,
+            wizard=False,
         ),
     ),
     aliases=("paraphrases",),

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from kontest_tui.domain.extras import PREMISE, LogicExtras, PremiseExtras
-from kontest_tui.domain.records import Conversation, TestKind
+from kontest_tui.domain.records import Conversation, TestKind, Verdict
 from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
@@ -19,6 +19,7 @@ from kontest_tui.kinds.base import (
     OracleWords,
     ReportData,
     SectionTable,
+    wrong_answer_brief,
 )
 from kontest_tui.kinds.probe_kinds import (
     PROBES_OPTION,
@@ -84,6 +85,17 @@ def conversation_name(conversation: Conversation) -> str:
     if conversation.label == PREMISE:
         return "a rule's premise"
     return f"logic rule: {rule_name(conversation.label)}"
+
+
+def verdict_template(verdict: Verdict) -> str:
+    return rule_name(verdict.template_id or "")
+
+
+def verdict_sentence(verdict: Verdict, first: str, second: str, other: str) -> str:
+    return (
+        f"the {rule_name(verdict.template_id or 'rule')} rule gives the answer {other}; the "
+        f"model said {first}"
+    )
 
 
 def _logic_row(name: str, cell: Mapping[str, Any], cells: CellFormat) -> tuple[str, ...]:
@@ -184,6 +196,10 @@ KIND = KindInfo(
             "logic rules",
             "facts derived by logic rules get the rule's answer",
             "A fact derived by a logic rule answered wrongly",
+            idk=True,
+            template=verdict_template,
+            sentence=verdict_sentence,
+            brief=wrong_answer_brief,
         ),
     ),
     section_keys=(SECTION,),
@@ -193,17 +209,19 @@ KIND = KindInfo(
         KindOption(
             "rules",
             "--rules",
-            "Rules",
+            "Logic rules",
             "Logic rules to ask: negation, symmetric, inverse, transitive, composite "
             "(default all).",
             type="names",
             choices=LOGIC_RULES,
             item="rule",
+            control="rule",
             metavar="RULE[,RULE]",
         ),
         PROBES_OPTION,
     ),
     report_order=20,
     aliases=("rules",),
+    controls_label="Rules",
     conversation_name=conversation_name,
 )

@@ -19,6 +19,7 @@ PROBES_OPTION = KindOption(
     "A probe file (TOML, as assets/probes/<domain>.toml) for the FactChecker and logic "
     "questions instead of the domain's: e.g. symmetric = true turns the symmetric rule on.",
     type="path",
+    wizard=False,
 )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kontest_tui.domain.extras import VariantExtras
-from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
@@ -37,14 +37,7 @@ OPTIONS = (
         default=2,
         minimum=1,
         maximum=4,
-    ),
-    KindOption(
-        "variant_limit",
-        "--variant-limit",
-        "max per question",
-        "At most this many variants per question.",
-        type="int",
-        minimum=1,
+        wizard=False,  # the explorer's Variants step sets it, beside the arrays it makes
     ),
     KindOption(
         "postfix",
@@ -53,6 +46,19 @@ OPTIONS = (
         'Variants end with "? Return a JSON Boolean." and answers are read as JSON.',
         type="flag",
         default=False,
+        control="variant-postfix",
+        hint="Ask every covering-array variant for a JSON Boolean answer",
+    ),
+    KindOption(
+        "variant_limit",
+        "--variant-limit",
+        "max per question",
+        "At most this many variants per question.",
+        type="int",
+        minimum=1,
+        control="variant-limit",
+        hint="At most this many variants per question (blank: the whole covering array); "
+        "also for annotated questions",
     ),
 )
 
@@ -89,6 +95,21 @@ def judge(
     verdicts, section = summarize_variants(conversations, answers)
     section["refusals"] = count_refusals(conversations, raw, answers)
     return KindResult(verdicts, {SECTION: section})
+
+
+def verdict_sentence(verdict: Verdict, first: str, second: str, other: str) -> str:
+    from kontest_tui.oracles.variant import verdict_changes
+
+    changes = verdict_changes(verdict)
+    reworded = f"reworded ({changes})" if changes else "reworded"
+    return f"the question got {first}; {reworded}, it got {second}"
+
+
+def verdict_brief(verdict: Verdict, first: str, second: str, other: str) -> str:
+    from kontest_tui.oracles.variant import verdict_changes
+
+    changes = verdict_changes(verdict)
+    return f"{first}, reworded{f' ({changes})' if changes else ''} {second}"
 
 
 def conversation_name(conversation: Conversation) -> str:
@@ -168,6 +189,8 @@ KIND = KindInfo(
             "reworded variants",
             "reworded variants of a question agree",
             "Changing a few words flipped the answer",
+            sentence=verdict_sentence,
+            brief=verdict_brief,
         ),
     ),
     section_keys=(SECTION,),
@@ -176,5 +199,6 @@ KIND = KindInfo(
     options=OPTIONS,
     report_order=30,
     aliases=("variants",),
+    controls_label="Variants",
     conversation_name=conversation_name,
 )

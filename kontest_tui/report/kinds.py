@@ -69,6 +69,11 @@ def kind_section_keys() -> tuple[str, ...]:
     return tuple(key for info in all_kinds().values() for key in info.section_keys)
 
 
+def idk_oracles() -> frozenset[str]:
+    """The oracles whose tests take 'I don't know' as an answer (kinds.base.OracleWords.idk)."""
+    return frozenset(w.oracle for info in all_kinds().values() for w in info.words if w.idk)
+
+
 def kind_oracles() -> tuple[str, ...]:
     """The oracles of the kinds other than KONTEST, in registry order, each once."""
     oracles = (o for info in all_kinds().values() if not info.is_core for o in info.oracles)

@@ -26,7 +26,6 @@ from kontest_tui.domain.extras import (
 )
 from kontest_tui.domain.records import Answer, Conversation, Relation, Verdict
 from kontest_tui.kinds.base import KindInfo, OracleWords
-from kontest_tui.kinds.factcheck import QUESTION_NAMES
 from kontest_tui.kinds.factcheck import question_name as question_name
 from kontest_tui.kinds.logic import rule_name as rule_name
 from kontest_tui.kinds.registry import KINDS, all_kinds, kind_info, kind_rank
@@ -39,7 +38,6 @@ from kontest_tui.oracles.findings import (
 )
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import FindingsJSON
-from kontest_tui.oracles.variant import verdict_changes
 
 # What each oracle is called, in a few words (the machine key stays in JSON and CSV); the
 # other kinds' oracles are named by their kinds (kinds.base.OracleWords), after KONTEST's.
@@ -82,6 +80,7 @@ def _with_kinds(core: dict[str, str], words: Sequence[tuple[str, str]]) -> dict[
     return {**core, **dict(words), "stability": stability}
 
 
+_BUILT_IN_WORDS = {words.oracle: words for words in _kind_words(KINDS)}
 ORACLE_NAMES = _with_kinds(ORACLE_NAMES, [(w.oracle, w.name) for w in _kind_words(KINDS)])
 ORACLE_CHECKS = _with_kinds(ORACLE_CHECKS, [(w.oracle, w.checks) for w in _kind_words(KINDS)])
 CARD_TITLES = _with_kinds(CARD_TITLES, [(w.oracle, w.card_title) for w in _kind_words(KINDS)])
@@ -93,6 +92,14 @@ def oracle_checks() -> dict[str, str]:
         (w.oracle, w.checks) for w in _kind_words(all_kinds()) if w.oracle not in ORACLE_CHECKS
     ]
     return _with_kinds(dict(ORACLE_CHECKS), plugins) if plugins else ORACLE_CHECKS
+
+
+def oracle_words(oracle: str) -> OracleWords | None:
+    """The words a kind declares for its oracle (None: KONTEST's, or an unknown oracle)."""
+    found = _BUILT_IN_WORDS.get(oracle)
+    if found is not None:
+        return found
+    return next((w for w in _kind_words(all_kinds()) if w.oracle == oracle), None)
 
 
 def card_title(oracle: str) -> str | None:
@@ -215,12 +222,10 @@ def verdict_template(verdict: Verdict) -> str:
     """What a verdict's template column shows: the template ids a KONTEST or variant test
     compared ("t1+t2", explained by the templates' legend), a fact check's question type or
     a logic rule in words."""
-    template_id = verdict.template_id or ""
-    if verdict.oracle == "factcheck":
-        return question_name(template_id.split(":", 1)[0])
-    if verdict.oracle == "logic":
-        return rule_name(template_id)
-    return template_id
+    words = oracle_words(verdict.oracle)
+    if words is not None and words.template is not None:
+        return words.template(verdict)
+    return verdict.template_id or ""
 
 
 def verdict_sentence(
@@ -272,25 +277,9 @@ def verdict_sentence(
             if fact
             else ("it said no to a fact its yes-answers imply")
         )
-    if oracle == "variant":
-        changes = verdict_changes(verdict)
-        reworded = f"reworded ({changes})" if changes else "reworded"
-        return f"the question got {first}; {reworded}, it got {second}"
-    if oracle == "annotation":
-        return f"the annotation says {_other(first)}; the model said {first}"
-    if oracle == "factcheck":
-        qtype = (verdict.template_id or "").split(":", 1)[0]
-        if qtype in ("multiple_choice", "two_hop_choice"):
-            return f"{QUESTION_NAMES[qtype]}: the model chose a wrong option"
-        if qtype == "wh":
-            return "open question: the model's reply does not name the right entity"
-        name = QUESTION_NAMES.get(qtype, "fact check")
-        return f"{name}: the right answer is {_other(first)}; the model said {first}"
-    if oracle == "logic":
-        return (
-            f"the {rule_name(verdict.template_id or 'rule')} rule gives the answer "
-            f"{_other(first)}; the model said {first}"
-        )
+    words = oracle_words(oracle)
+    if words is not None and words.sentence is not None:
+        return words.sentence(verdict, first, second, _other(first))
     said = " and ".join(read_word(answer) for answer in verdict.answers) or "no answer"
     return f"{oracle_name(oracle)}: the model said {said}"
 
@@ -317,15 +306,9 @@ def verdict_brief(verdict: Verdict, *, path_names: Sequence[str] = ()) -> str:
         if len(path_names) >= 3:
             return f"no, though its yes-answers chain {' → '.join(path_names)}"
         return "no to a fact its yes-answers imply"
-    if oracle == "variant":
-        changes = verdict_changes(verdict)
-        return f"{first}, reworded{f' ({changes})' if changes else ''} {second}"
-    if oracle in ("annotation", "factcheck", "logic"):
-        if verdict.oracle == "factcheck" and (verdict.template_id or "").startswith(
-            ("multiple_choice", "two_hop_choice", "wh")
-        ):
-            return "a wrong answer"
-        return f"said {first}, the right answer is {_other(first)}"
+    words = oracle_words(oracle)
+    if words is not None and words.brief is not None:
+        return words.brief(verdict, first, second, _other(first))
     return " and ".join(answers[: len(verdict.answers)]) or "no answer"
 
 
