@@ -243,11 +243,6 @@ def register(cli: click.Group) -> None:
                     "comma-separate; default kontest).",
                 ),
                 click.Option(
-                    ["--variants"],
-                    is_flag=True,
-                    help="Add covering-array variants of every query (= --kind kontest,variant).",
-                ),
-                click.Option(
                     ["--kind-seed", "--variant-seed", "kind_seed"],
                     type=int,
                     default=0,

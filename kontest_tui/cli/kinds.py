@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., object])
 _META = "kontest.kind_options"  # the click context's meta key of the option values given
+_SHORTCUTS = "kontest.kind_shortcuts"  # ... and of the kinds asked by their shortcut flags
 
 
 def _keep(ctx: click.Context, param: click.Parameter, value: object) -> object:
@@ -61,8 +62,47 @@ def _settings(option: KindOption, expose: bool) -> dict[str, Any]:
 
 def kind_flags() -> list[click.Option]:
     """A click option per kind option, in registry order, passed to the command by its key
-    (`kontest generate` keeps them in its request's extras)."""
-    return [click.Option([o.flag, o.key], **_settings(o, True)) for o in kind_options()]
+    (`kontest generate` keeps them in its request's extras), after each kind's shortcut
+    (`--variants`: KONTEST's conversations and the variants)."""
+    shortcuts = [
+        click.Option(
+            [info.shortcut, info.shortcut_name],
+            is_flag=True,
+            help=f"Add {info.title.lower()} (= --kind kontest,{info.name}).",
+        )
+        for info in all_kinds().values()
+        if info.shortcut
+    ]
+    return shortcuts + [click.Option([o.flag, o.key], **_settings(o, True)) for o in kind_options()]
+
+
+def with_kind_shortcuts(function: F) -> F:
+    """Add each kind's shortcut flag (`--variants`) to a command; the kinds given are kept in
+    the click context for `shortcut_kinds`."""
+    for info in reversed(all_kinds().values()):
+        if info.shortcut:
+            function = click.option(
+                info.shortcut,
+                info.shortcut_name,
+                is_flag=True,
+                expose_value=False,
+                callback=_keep_shortcut,
+                help=f"Also ask {info.title.lower()} (= --kind {info.name}).",
+            )(function)
+    return function
+
+
+def _keep_shortcut(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    if value:
+        kind = next(i.name for i in all_kinds().values() if i.shortcut_name == param.name)
+        ctx.meta.setdefault(_SHORTCUTS, []).append(kind)
+    return value
+
+
+def shortcut_kinds() -> list[str]:
+    """The kinds asked by their shortcut flags (the current click context's)."""
+    context = click.get_current_context(silent=True)
+    return list(context.meta.get(_SHORTCUTS, [])) if context is not None else []
 
 
 def with_kind_options(function: F) -> F:
@@ -107,12 +147,12 @@ def with_kinds(
     """`kontest generate`'s kinds step: KONTEST's conversations unless `--kind` leaves them
     out, then every other kind named, built from the registry (none named: KONTEST's)."""
     extras = request.extras
-    named = [str(kind) for kind in cast("Iterable[object]", extras.get("kinds") or ())]
-    if not named and not extras.get("variants"):
-        return conversations
-    named = [*(named or ["kontest"]), *(["variant"] if extras.get("variants") else [])]
-    kinds = parse_kinds(named)
     known = all_kinds()
+    named = [str(kind) for kind in cast("Iterable[object]", extras.get("kinds") or ())]
+    shortcuts = [i.name for i in known.values() if i.shortcut and extras.get(i.shortcut_name)]
+    if not named and not shortcuts:
+        return conversations
+    kinds = parse_kinds([*(named or ["kontest"]), *shortcuts])
     others = [kind for kind in kinds if not known[kind].is_core]
     kept = conversations if any(known[kind].is_core for kind in kinds) else []
     options = chosen_options(int(cast("int", extras.get("kind_seed") or 0)), extras)

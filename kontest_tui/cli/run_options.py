@@ -14,7 +14,13 @@ import click
 
 from kontest_tui.cli.db import db_option
 from kontest_tui.cli.generate import parse_template_ids
-from kontest_tui.cli.kinds import chosen_options, kind_names_help, with_kind_options
+from kontest_tui.cli.kinds import (
+    chosen_options,
+    kind_names_help,
+    shortcut_kinds,
+    with_kind_options,
+    with_kind_shortcuts,
+)
 from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.sample import parse_sample
@@ -73,12 +79,11 @@ class KindChoice:
     from the command's context when the kinds are parsed."""
 
     kinds: tuple[str, ...]
-    variants: bool
 
     def parse(self, seed: int) -> tuple[tuple[str, ...], KindOptions]:
-        """The kinds (KONTEST when none is named) and their options; one line when a name
-        does not parse."""
-        chosen = parse_kinds([*self.kinds, *(["variant"] if self.variants else [])] or ["kontest"])
+        """The kinds (KONTEST when none is named, by `--kind` or a kind's shortcut flag) and
+        their options; one line when a name does not parse."""
+        chosen = parse_kinds([*self.kinds, *shortcut_kinds()] or ["kontest"])
         return tuple(chosen), chosen_options(seed)
 
 
@@ -343,9 +348,7 @@ run_options = _options(
         metavar="KIND[,KIND]",
         help=f"Test kinds to ask: {kind_names_help()} (repeat or comma-separate; default kontest).",
     ),
-    click.option(
-        "--variants", is_flag=True, help="Also ask covering-array variants (= --kind variant)."
-    ),
+    with_kind_shortcuts,  # --variants: a kind's own flag, declared by the kind
     with_kind_options,  # each kind's options (--strength, --rules, ...), declared by the kind
     click.option(
         "--questions",

@@ -248,6 +248,12 @@ class KindInfo:
     conversation_name: Callable[[Conversation], str] | None = None  # None: kind and label
     unbuilt_hint: str = ""  # why `--kind` does not take it (`build` None)
     controls_label: str = ""  # the label of its options' row in the explorer (default: title)
+    shortcut: str = ""  # a flag of its own that asks it (`--variants`: `--kind variant`)
+
+    @property
+    def shortcut_name(self) -> str:
+        """Its shortcut flag's parameter name ("variants")."""
+        return self.shortcut.lstrip("-").replace("-", "_")
 
     @property
     def name(self) -> str:

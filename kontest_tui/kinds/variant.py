@@ -200,5 +200,6 @@ KIND = KindInfo(
     report_order=30,
     aliases=("variants",),
     controls_label="Variants",
+    shortcut="--variants",
     conversation_name=conversation_name,
 )

@@ -23,7 +23,6 @@ from kontest_tui.domain.records import (
     Conversation,
     Relation,
     Response,
-    TestKind,
 )
 from kontest_tui.errors import InvalidInputError, KontestError
 from kontest_tui.generate.check import REASONS as QUESTION_CHECK_REASONS
@@ -33,7 +32,7 @@ from kontest_tui.generate.conversations import build_conversations, fill_questio
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kinds.registry import KindOptions
+from kontest_tui.kinds.registry import KindOptions, kind_info
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.models.specs import WithheldKey, key_withheld, recording_of, withheld_key
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
@@ -52,7 +51,6 @@ from kontest_tui.run.choices import (
     QUESTION_TYPES,
     KindChoice,
     KindControl,
-    array_kinds,
     build_wikidata_source,
     describe_model_choice,
     discover_server_models,
@@ -90,6 +88,7 @@ from kontest_tui.run.prepare import (
     Problem,
     QueryVariants,
     RelationPreview,
+    array_kinds,
     check_model,
     check_spec_questions,
     model_problem,
@@ -312,6 +311,12 @@ def preview_variants(
     return preview(kg, relation, template, domain, strength, realise=realise)
 
 
+def _from_files(kind: str) -> bool:
+    """A kind read from a file, not built from the KG (annotated questions)."""
+    info = kind_info(kind)
+    return info is not None and info.build is None
+
+
 def stored_spec(store: Store, session_id: str) -> SessionSpec:
     """The spec of a stored session, to start another like it ("same scope, another
     model": `replace(stored_spec(store, id), model=...)`). Its source is the KG snapshot the
@@ -325,9 +330,9 @@ def stored_spec(store: Store, session_id: str) -> SessionSpec:
     extra = [
         conversation
         for conversation in store.relations.load_conversations(session_id)
-        if conversation.test_kind is TestKind.ANNOTATION
+        if _from_files(conversation.test_kind)
     ]
-    asked = [kind for kind in kinds if kind is not TestKind.ANNOTATION]
+    asked = [kind for kind in kinds if not _from_files(kind)]
     return SessionSpec(
         session_graph(store, session_id),
         model=str(row["model"]),

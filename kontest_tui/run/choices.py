@@ -35,7 +35,6 @@ __all__ = [
     "finder_title",
     "list_server_models",
     "KindControl",
-    "array_kinds",
     "kind_of",
     "kind_options_from",
     "list_test_kinds",
@@ -116,16 +115,6 @@ def list_test_kinds() -> list[KindChoice]:
             )
         )
     return choices
-
-
-def array_kinds() -> frozenset[str]:
-    """The kinds asked as covering arrays of their questions (they take the arrays'
-    strength, which the explorer's Variants step sets), those from files included."""
-    return frozenset(
-        info.name
-        for info in all_kinds().values()
-        if any(option.key == "strength" for option in info.options)
-    )
 
 
 def kind_options_from(values: Mapping[str, object], **fixed: Any) -> KindOptions:

@@ -73,7 +73,7 @@ class Problem:
 class KindCount:
     """How much one test kind asks: conversations and model calls (turns)."""
 
-    kind: str  # a TestKind value, or "annotation" for a questions file
+    kind: str  # a kind's name (the questions file's kind for its conversations)
     conversations: int
     calls: int
 
@@ -254,7 +254,7 @@ def preview_relation(
     template_set = _template_set(spec)
     template_ids = _template_ids(spec)
     options = spec.kind_settings
-    if TestKind.VARIANT in spec.kinds:
+    if any(kind in spec.kinds for kind in array_kinds()):  # the arrays it asks: its strength
         strength = options.strength
     conversations: list[Conversation] = []
     notes: list[str] = []
@@ -457,10 +457,20 @@ def _count_kinds(
     if spec.extra_conversations:
         extra = spec.extra_conversations
         counts.append(
-            KindCount(TestKind.ANNOTATION.value, len(extra), sum(len(c.turns) for c in extra))
+            KindCount(str(extra[0].test_kind), len(extra), sum(len(c.turns) for c in extra))
         )
     # a sample is drawn when the session is stored: its relations are not these
     return counts, prebuilt if spec.sample is None else None
+
+
+def array_kinds() -> frozenset[str]:
+    """The kinds asked as covering arrays of their questions (they take the arrays'
+    strength, which the explorer's Variants step sets), those from files included."""
+    return frozenset(
+        info.name
+        for info in all_kinds().values()
+        if any(option.key == "strength" for option in info.options)
+    )
 
 
 def _other_kinds(spec: SessionSpec) -> list[str]:
