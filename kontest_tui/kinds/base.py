@@ -249,6 +249,7 @@ class KindInfo:
     unbuilt_hint: str = ""  # why `--kind` does not take it (`build` None)
     controls_label: str = ""  # the label of its options' row in the explorer (default: title)
     shortcut: str = ""  # a flag of its own that asks it (`--variants`: `--kind variant`)
+    headline_rate: str = ""  # the Report JSON `rates` cell of its headline (its interval)
 
     @property
     def shortcut_name(self) -> str:

@@ -49,5 +49,6 @@ KIND = KindInfo(
         ),
     ),
     aliases=("paraphrases",),
+    headline_rate="total",
     conversation_name=conversation_name,
 )

@@ -223,5 +223,6 @@ KIND = KindInfo(
     report_order=20,
     aliases=("rules",),
     controls_label="Rules",
+    headline_rate="hallucination",
     conversation_name=conversation_name,
 )

@@ -136,6 +136,22 @@ def _plugin_kinds() -> tuple[tuple[KindInfo, ...], tuple[str, ...]]:
     return tuple(kinds), tuple(problems)
 
 
+def array_kinds(kinds: Mapping[str, KindInfo] | None = None) -> frozenset[str]:
+    """The kinds asked as covering arrays of their questions: those taking the arrays'
+    strength (which the explorer's Variants step sets), those from files included (of
+    `kinds`; None: every kind)."""
+    return frozenset(
+        info.name
+        for info in (all_kinds() if kinds is None else kinds).values()
+        if any(option.key == "strength" for option in info.options)
+    )
+
+
+def builtin_oracles() -> tuple[str, ...]:
+    """The built-in kinds' oracles in registry order, KONTEST's first, each once."""
+    return tuple(dict.fromkeys(oracle for info in KINDS.values() for oracle in info.oracles))
+
+
 def kind_options() -> list[KindOption]:
     """Every kind's options, each once (an option several kinds share is declared by each),
     in registry order."""

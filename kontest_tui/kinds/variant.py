@@ -201,5 +201,6 @@ KIND = KindInfo(
     aliases=("variants",),
     controls_label="Variants",
     shortcut="--variants",
+    headline_rate="variant",
     conversation_name=conversation_name,
 )

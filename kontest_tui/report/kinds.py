@@ -65,7 +65,7 @@ def kind_compare_tables(
 
 
 def kind_section_keys() -> tuple[str, ...]:
-    """The Report JSON keys of the kinds' sections ("variants", "factcheck", ...)."""
+    """The Report JSON keys of the kinds' sections (each kind's `section_keys`)."""
     return tuple(key for info in all_kinds().values() for key in info.section_keys)
 
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.kinds.registry import kind_info
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.confirmation import status_word
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
@@ -338,8 +339,8 @@ def headline_text(report: ReportJSON) -> str:
     shown = "-" if rate is None else f"{100 * rate:.1f}%"
     text = f"{headline['title']} {shown} ({headline['count']} of {headline['of']})"
     rates = report.get("rates") or {}
-    names = {"kontest": "total", "logic": "hallucination", "variant": "variant"}
-    cell = rates.get(names.get(headline["measure"], ""))
+    kind = kind_info(headline["measure"])  # its `rates` cell: the headline's interval
+    cell = rates.get(kind.headline_rate) if kind is not None and kind.headline_rate else None
     if cell and cell.get("interval"):
         text += f", 95% interval {interval_text(cell)} (design effect {design_effect_text(cell)})"
     return text

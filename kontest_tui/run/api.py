@@ -32,7 +32,7 @@ from kontest_tui.generate.conversations import build_conversations, fill_questio
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kinds.registry import KindOptions, kind_info
+from kontest_tui.kinds.registry import KindOptions, array_kinds, kind_info
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.models.specs import WithheldKey, key_withheld, recording_of, withheld_key
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
@@ -88,7 +88,6 @@ from kontest_tui.run.prepare import (
     Problem,
     QueryVariants,
     RelationPreview,
-    array_kinds,
     check_model,
     check_spec_questions,
     model_problem,

@@ -38,6 +38,7 @@ from kontest_tui.kg.paths import check_path_count, iter_paths
 from kontest_tui.kinds.registry import (
     PrebuiltKinds,
     all_kinds,
+    array_kinds,
     build_kind_for_relations,
     build_other_kinds,
 )
@@ -461,16 +462,6 @@ def _count_kinds(
         )
     # a sample is drawn when the session is stored: its relations are not these
     return counts, prebuilt if spec.sample is None else None
-
-
-def array_kinds() -> frozenset[str]:
-    """The kinds asked as covering arrays of their questions (they take the arrays'
-    strength, which the explorer's Variants step sets), those from files included."""
-    return frozenset(
-        info.name
-        for info in all_kinds().values()
-        if any(option.key == "strength" for option in info.options)
-    )
 
 
 def _other_kinds(spec: SessionSpec) -> list[str]:
