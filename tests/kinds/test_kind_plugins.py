@@ -118,3 +118,10 @@ def test_kinds_that_do_not_fit_are_left_out_in_one_line_each(
     code, _out, err = kontest(capsys, "generate", "--kg", KINAWLEY_KG, "--kind", "ghost")
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert "unknown test kind 'ghost'" in err and "did not load" in err
+
+
+@pytest.mark.usefixtures("fresh_plugins")
+def test_a_plugins_option_is_a_flag_of_run_and_generate(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("run", "generate"):
+        code, out, _err = kontest(capsys, command, "--help")
+        assert code == 0 and "--holds-limit" in out and "holds" in out
