@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import NotRequired, TypedDict, cast
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.kinds.base import (
@@ -23,6 +24,23 @@ from kontest_tui.kinds.refusals import count_refusals
 from kontest_tui.kinds.variant import OPTIONS, parse_variant
 
 SECTION = "annotation"  # its Report JSON key (and its oracle's)
+
+
+class AnnotationSection(TypedDict):
+    """Its Report JSON section (oracles.annotation.AnnotationEvaluation, and the refusals):
+    tests and errors of its two oracles, annotation and variant, never added up."""
+
+    questions: int
+    executions: int
+    valid: int
+    invalid: int
+    tests: dict[str, int]
+    errors: dict[str, int]
+    correct: int
+    accuracy: float | None
+    questions_with_errors: list[str]
+    problems: list[str]
+    refusals: NotRequired[int]
 
 
 def judge(
@@ -65,7 +83,7 @@ def conversation_name(conversation: Conversation) -> str:
 
 
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
-    annotation = report.get(SECTION)
+    annotation = cast("AnnotationSection | None", report.get(SECTION))
     if not annotation:
         return []
     accuracy = annotation["accuracy"]

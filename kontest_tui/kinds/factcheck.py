@@ -5,6 +5,7 @@ answer (probes/evaluate.py, with the logic rules)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from kontest_tui.domain.extras import CHOICE_TYPES, WH, FactcheckExtras
 from kontest_tui.domain.records import Conversation, TestKind, Verdict
@@ -22,6 +23,7 @@ from kontest_tui.kinds.base import (
 from kontest_tui.kinds.probe_kinds import (
     PROBES_OPTION,
     TALLY_HEADER,
+    TallyJSON,
     judge_probes,
     parse_probe,
     per_key_cells,
@@ -38,6 +40,15 @@ QUESTION_NAMES: dict[str, str] = {
     "two_hop_choice": "two-step multiple-choice question",
 }
 SECTION = "factcheck"  # its Report JSON key
+
+
+class FactcheckSection(TallyJSON):
+    """Its Report JSON section (probes.evaluate.ProbeEvaluation): the counts of every
+    question, per question type and per relation type, and which matcher judged WH answers."""
+
+    per_type: dict[str, TallyJSON]
+    per_relation_type: dict[str, TallyJSON]
+    wh_matchers: dict[str, int]
 
 
 def question_name(question_type: str) -> str:
@@ -100,7 +111,7 @@ def verdict_brief(verdict: Verdict, first: str, second: str, other: str) -> str:
 
 
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
-    section = report.get(SECTION)
+    section = cast("FactcheckSection | None", report.get(SECTION))
     if not section:
         return []
     rows = [tally_row(question_name(name), cell) for name, cell in section["per_type"].items()]

@@ -5,7 +5,7 @@ FactChecker questions (probes/evaluate.py); its headline is the hallucination ra
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import cast
 
 from kontest_tui.domain.extras import PREMISE, LogicExtras, PremiseExtras
 from kontest_tui.domain.records import Conversation, TestKind, Verdict
@@ -24,6 +24,7 @@ from kontest_tui.kinds.base import (
 from kontest_tui.kinds.probe_kinds import (
     PROBES_OPTION,
     TALLY_HEADER,
+    TallyJSON,
     judge_probes,
     parse_probe,
     per_key_cells,
@@ -40,6 +41,30 @@ RULE_NAMES: dict[str, str] = {
     "composite": "composite",
 }
 SECTION = "logic"  # its Report JSON key
+
+
+class LogicTallyJSON(TallyJSON, total=False):
+    """A rule's counts (probes.evaluate.LogicTally): each error's cause, and its rates where
+    it has answers."""
+
+    error_knowledge: int
+    error_inference: int
+    error_both: int
+    error_unstated: int
+    premise_knowledge: int
+    premise_inference: int
+    premise_unclassified: int
+    hallucination_rate: float
+    error_rate: float
+
+
+class LogicSection(LogicTallyJSON, total=False):
+    """Its Report JSON section: every rule's counts together, per rule, and the premises."""
+
+    per_rule: dict[str, LogicTallyJSON]
+    premises: TallyJSON
+
+
 LOGIC_HEADER = (
     "rule",
     "asked",
@@ -98,28 +123,29 @@ def verdict_sentence(verdict: Verdict, first: str, second: str, other: str) -> s
     )
 
 
-def _logic_row(name: str, cell: Mapping[str, Any], cells: CellFormat) -> tuple[str, ...]:
+def _logic_row(name: str, cell: LogicTallyJSON, cells: CellFormat) -> tuple[str, ...]:
     return (
         name,
         *(str(cell[key]) for key in ("asked", "valid", "errors", "refusals")),
         cells.percent(cell.get("hallucination_rate")),
         cells.percent(cell.get("error_rate")),
         *(
-            str(cell.get(f"error_{cause}", "-"))
+            str(cast("Mapping[str, object]", cell).get(f"error_{cause}", "-"))
             for cause in ("knowledge", "inference", "both", "unstated")
         ),
         "/".join(
-            str(cell.get(f"premise_{cause}", "-"))
+            str(cast("Mapping[str, object]", cell).get(f"premise_{cause}", "-"))
             for cause in ("knowledge", "inference", "unclassified")
         ),
     )
 
 
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
-    section = report.get(SECTION)
+    section = cast("LogicSection | None", report.get(SECTION))
     if not section:
         return []
-    rows = [_logic_row(rule_name(name), cell, cells) for name, cell in section["per_rule"].items()]
+    per_rule = section.get("per_rule", {})
+    rows = [_logic_row(rule_name(name), cell, cells) for name, cell in per_rule.items()]
     rows.append(_logic_row("total", section, cells))
     tables: list[SectionTable] = [
         (

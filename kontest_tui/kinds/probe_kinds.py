@@ -5,12 +5,25 @@ the probe-file option, and the tally row of their report tables."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, cast
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation
 from kontest_tui.kinds.base import KindOption, KindResult
 
 TALLY_HEADER = ("asked", "valid", "correct", "errors", "refusals", "accuracy")
+
+
+class TallyJSON(TypedDict):
+    """One count of probe answers (probes.evaluate.Tally): accuracy in percent."""
+
+    asked: int
+    valid: int
+    correct: int
+    errors: int
+    refusals: int
+    invalid: int
+    accuracy: float
+
 
 PROBES_OPTION = KindOption(
     "probes",
@@ -23,8 +36,9 @@ PROBES_OPTION = KindOption(
 )
 
 
-def tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
-    return (name, *(str(cell[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
+def tally_row(name: str, cell: TallyJSON) -> tuple[str, ...]:
+    counts = cast("Mapping[str, object]", cell)
+    return (name, *(str(counts[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
 
 
 def parse_probe(conversation: Conversation, raw: str) -> Answer:

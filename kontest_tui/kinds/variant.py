@@ -6,6 +6,7 @@ a variant's answer flips against the original's (oracles/variant.py). Annotated 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import NotRequired, TypedDict, cast
 
 from kontest_tui.domain.extras import VariantExtras
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
@@ -25,6 +26,29 @@ from kontest_tui.kinds.kontest import parse_yes_no
 from kontest_tui.kinds.refusals import count_refusals
 
 SECTION = "variants"  # its Report JSON key
+
+
+class FlipCauseJSON(TypedDict):
+    """A word a variant swapped, what replaced it, and how often that flipped the answer."""
+
+    word: str
+    value: str
+    flips: int
+    uses: int
+
+
+class VariantsSection(TypedDict):
+    """Its Report JSON section (oracles.variant.summarize_variants, and the refusals)."""
+
+    queries: int
+    variants: int
+    executions: int
+    tests: int
+    errors: int
+    queries_with_flips: int
+    flip_causes: list[FlipCauseJSON]
+    refusals: NotRequired[int]
+
 
 # The variant options, which annotated questions take too.
 OPTIONS = (
@@ -120,7 +144,7 @@ def conversation_name(conversation: Conversation) -> str:
 
 
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
-    variants = report.get(SECTION)
+    variants = cast("VariantsSection | None", report.get(SECTION))
     if not variants:
         return []
     title = (

@@ -2,7 +2,8 @@
 
 A third-party kind is what this module holds and nothing more: a `KindInfo` with its build,
 parse and judge, an option (`--holds-limit`, a flag of `kontest run` and `kontest generate`
-made from its declaration), its oracle's words and its report section's table, all from
+made from its declaration), its oracle's words, its report section (a typed record) and its
+table, all from
 kontest_tui's kinds API (kinds.base) and records. Every relation of a KG holds, so the right
 answer is yes: a no is an error (a yes/no answer is a test, anything else is not).
 """
@@ -10,6 +11,7 @@ answer is yes: a no is an error (a yes/no answer is a test, anything else is not
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TypedDict, cast
 
 from kontest_tui.domain.answers import parse_answer
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Query, Verdict
@@ -27,6 +29,14 @@ from kontest_tui.kinds.base import (
 )
 
 NAME = "holds"  # the kind, its oracle and its Report JSON section
+
+
+class HoldsSection(TypedDict):
+    """Its Report JSON section: questions answered, yes/no answers among them, the noes."""
+
+    asked: int
+    valid: int
+    errors: int
 
 
 def build(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
@@ -84,11 +94,12 @@ def judge(
                 )
             )
     errors = sum(verdict.error for verdict in verdicts)
-    return KindResult(verdicts, {NAME: {"asked": asked, "valid": len(verdicts), "errors": errors}})
+    section = HoldsSection(asked=asked, valid=len(verdicts), errors=errors)
+    return KindResult(verdicts, {NAME: section})
 
 
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
-    section = report.get(NAME)
+    section = cast("HoldsSection | None", report.get(NAME))
     if not section:
         return []
     row = (
