@@ -223,6 +223,16 @@ class KindOption:
 
 
 @dataclass(frozen=True)
+class KindHeadline:
+    """The headline rate of a session asking this kind (and no kind of the report's own
+    headlines, oracles.evaluate.HEADLINES): its title and (count, of) from the sections its
+    judge wrote (`KindResult.sections`)."""
+
+    title: str
+    counts: Callable[[Mapping[str, object]], tuple[int, int]]
+
+
+@dataclass(frozen=True)
 class KindInfo:
     """A test kind: everything kontest needs of it (see the module's docstring).
 
@@ -250,6 +260,7 @@ class KindInfo:
     controls_label: str = ""  # the label of its options' row in the explorer (default: title)
     shortcut: str = ""  # a flag of its own that asks it (`--variants`: `--kind variant`)
     headline_rate: str = ""  # the Report JSON `rates` cell of its headline (its interval)
+    headline: KindHeadline | None = None  # a plugin kind's headline (the built-in ones': HEADLINES)
 
     @property
     def shortcut_name(self) -> str:

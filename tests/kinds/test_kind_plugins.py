@@ -62,6 +62,13 @@ def test_a_session_of_a_plugins_kind_runs_and_reports_its_section(
     assert report["kinds"] == ["holds"]
     assert report["holds"] == {"asked": 2, "valid": 2, "errors": 2}
     assert report["errors"]["holds"] == 2
+    assert report["headline"] == {
+        "measure": "holds",
+        "title": "relations denied",
+        "count": 2,
+        "of": 2,
+        "rate": 1.0,
+    }
     code, text, err = kontest(capsys, "report", "--db", db)
     assert code == 0, err
     assert "Relations that hold (test plugin)" in text

@@ -19,6 +19,7 @@ from kontest_tui.generate.conversations import Suite, question_text
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
     CellFormat,
+    KindHeadline,
     KindInfo,
     KindOption,
     KindOptions,
@@ -98,6 +99,12 @@ def judge(
     return KindResult(verdicts, {NAME: section})
 
 
+def headline_counts(sections: Mapping[str, object]) -> tuple[int, int]:
+    """Its headline: the noes of the yes/no answers."""
+    section = cast("HoldsSection", sections[NAME])
+    return section["errors"], section["valid"]
+
+
 def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
     section = cast("HoldsSection | None", report.get(NAME))
     if not section:
@@ -133,6 +140,7 @@ KIND = KindInfo(
     ),
     section_keys=(NAME,),
     section_tables=section_tables,
+    headline=KindHeadline("relations denied", headline_counts),
     options=(
         KindOption(
             "holds_limit",
