@@ -15,7 +15,8 @@ $(VENV)/.installed-app: pyproject.toml | $(BIN)/python
 	touch $@
 
 # Tests, plus the optional real local model so its integration test runs too, and the test
-# plugin (tests/plugins/): a provider added through the kontest.models entry points.
+# plugin (tests/plugins/): a provider and a test kind added through the kontest.models and
+# kontest.kinds entry points.
 TEST_PLUGIN := tests/plugins/kontest_test_plugin
 $(VENV)/.installed-test: pyproject.toml $(TEST_PLUGIN)/pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test,local]'

@@ -86,6 +86,16 @@ atomic_s  # SessionTiming, TimingJSON (KONTEST Table 14, report/compare_paper.py
 sequential_s
 other_s
 one_model_only  # OverlapTotalJSON (KONTEST Fig. 4's totals)
+flip_causes  # kinds/variant.py VariantsSection
+queries_with_flips
+questions_with_errors  # kinds/annotation.py AnnotationSection
+per_relation_type  # kinds/factcheck.py FactcheckSection
+
+# The kinds' report sections (TypedDicts), named in `cast("...")` strings only.
+_.VariantsSection  # kinds/variant.py
+_.AnnotationSection  # kinds/annotation.py
+_.FactcheckSection  # kinds/factcheck.py
+_.LogicSection  # kinds/logic.py
 
 # Objects named only by entry points (importlib.metadata loads them by their dotted name).
 _.TAKEN  # tests/models/model_plugin_cases.py, in tests/models/test_model_plugins.py

@@ -6,6 +6,9 @@ pyproject.toml, for example
     [project.entry-points."kontest.models"]
     echo = "my_package.models:PROVIDER"
 
+    [project.entry-points."kontest.kinds"]
+    echo = "my_package.kinds:KIND"
+
 `load_plugins(group, accepts)` imports every entry point of the group and keeps the objects
 `accepts` takes (harlequin's `harlequin.adapter` group, loaded by its plugins.py, is the
 pattern). A plugin that cannot be loaded (its import raises, its object is not what the group
@@ -24,6 +27,7 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 MODELS_GROUP = "kontest.models"
+KINDS_GROUP = "kontest.kinds"
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,6 @@ from .params import bound_numbers
 _CLI = "kontest_tui.cli"
 
 # Each subcommand: its line in `kontest --help` and where it lives (cli.lazy.LazyCommand).
-# `generate` takes the options of the covering arrays (ca) and the test kinds (kinds).
 COMMANDS: dict[str, LazyCommand] = {
     "ca": LazyCommand(
         "Print a t-way covering array for an input-parameter model.",
@@ -53,7 +52,7 @@ COMMANDS: dict[str, LazyCommand] = {
     ),
     "generate": LazyCommand(
         "Print the conversations generated from a knowledge graph.",
-        (f"{_CLI}.generate:register", f"{_CLI}.ca:register", f"{_CLI}.kinds:register"),
+        (f"{_CLI}.generate:register",),
     ),
     "kg": LazyCommand(
         "Knowledge graphs: import, inspect (and build from Wikidata).",

@@ -1,5 +1,6 @@
-"""CLI: `kontest ca` (a t-way covering array for an IPM file) and the variant options of
-`kontest generate` (`--variants --strength T`).
+"""CLI: `kontest ca` (a t-way covering array for an IPM file; `kontest generate --variants`
+asks the variants kind of the registry, kinds/variant.py, for the covering arrays of a KG's
+questions).
 
 `kontest ca` reads `{"parameters": [{"name": str, "values": [str, ...]}, ...],
 "forbidden"?: [{name: value}]}` and prints `{"rows": [[value, ...], ...]}` (values in
@@ -14,12 +15,8 @@ from pathlib import Path
 import click
 
 from kontest_tui.cli.output import echo_out
-from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.conversations import Suite
 from kontest_tui.validate_input import loads_json, read_input_text
-
-from .generate import GenerateRequest, add_generate_extension
 
 
 def read_ipm_file(path: Path) -> tuple[list[tuple[str, list[str]]], list[dict[str, str]]]:
@@ -52,64 +49,8 @@ def read_ipm_file(path: Path) -> tuple[list[tuple[str, list[str]]], list[dict[st
     return parameters, forbidden
 
 
-def add_variants(
-    request: GenerateRequest, suite: Suite, conversations: list[Conversation]
-) -> list[Conversation]:
-    """The `kontest generate` step that appends covering-array variants when asked."""
-    if not request.extras.get("variants"):
-        return conversations
-    from kontest_tui.generate.variants import build_variant_conversations
-
-    limit = request.extras.get("variant_limit")
-    return conversations + build_variant_conversations(
-        request.kg,
-        suite.relations,
-        suite.template_set,
-        suite.template_ids,
-        strength=int(request.extras.get("strength") or 2),  # type: ignore[call-overload]
-        seed=int(request.extras.get("variant_seed") or 0),  # type: ignore[call-overload]
-        limit=int(limit) if limit is not None else None,  # type: ignore[call-overload]
-        postfix=bool(request.extras.get("postfix")),
-    )
-
-
-VARIANT_OPTIONS = [
-    click.Option(
-        ["--variants"],
-        is_flag=True,
-        help="Add covering-array variants of every query (synonyms, aliases).",
-    ),
-    click.Option(
-        ["--strength"],
-        type=click.IntRange(1, 4),
-        default=2,
-        show_default=True,
-        help="Covering-array strength t for --variants.",
-    ),
-    click.Option(
-        ["--variant-seed"],
-        type=int,
-        default=0,
-        show_default=True,
-        help="Seed of the covering arrays.",
-    ),
-    click.Option(
-        ["--variant-limit"],
-        type=click.IntRange(min=1),
-        default=None,
-        help="At most N variants per query (the original included).",
-    ),
-    click.Option(
-        ["--postfix"],
-        is_flag=True,
-        help='Variants end with "? Return a JSON Boolean." (true/false/undefined).',
-    ),
-]
-
-
 def register(cli: click.Group) -> None:
-    """Attach `kontest ca` and the variant options of `kontest generate`."""
-    add_generate_extension(VARIANT_OPTIONS, add_variants)
+    """Attach `kontest ca`."""
 
     @cli.command("ca")
     @click.option(

@@ -1,25 +1,24 @@
 """`kontest generate`: print the conversations a run would ask, as JSONL or readable text.
 
-The command is a thin layer over `generate_conversations(request)`. Other test kinds extend it
-without editing this file: `add_generate_extension(options, extend)` adds click options to the
-command and a step that receives the request (option values in `request.extras`) and the
-KONTEST suite, and returns the conversations to print.
+The command is a thin layer over `generate_conversations(request)`: the KONTEST conversations,
+then those of the other test kinds named by `--kind` (or `--variants`), built from the kinds'
+registry with their options, whose flags the registry's kinds declare (cli.kinds).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import click
 
+from kontest_tui.cli.kinds import kind_flags, kind_names_help, with_kinds
 from kontest_tui.cli.output import echo_out
 from kontest_tui.cli.scope_options import entity_option
 from kontest_tui.domain.records import Conversation
 from kontest_tui.errors import InvalidInputError
-from kontest_tui.generate.conversations import Suite, build_suite
+from kontest_tui.generate.conversations import build_suite
 from kontest_tui.generate.templates import TemplateSet, load_template_set
 from kontest_tui.kg.graph import KnowledgeGraph
 
@@ -37,11 +36,6 @@ class GenerateRequest:
     template_set: TemplateSet | None = None  # None: the KG domain's set
     template_ids: tuple[str, ...] | None = None
     extras: dict[str, object] = field(default_factory=dict)  # values of extension options
-
-
-# An extension step: (request, KONTEST suite, conversations so far) -> conversations.
-GenerateExtension = Callable[[GenerateRequest, Suite, list[Conversation]], list[Conversation]]
-_EXTENSIONS: list[GenerateExtension] = []
 
 
 def parse_template_ids(value: str | None) -> tuple[str, ...] | None:
@@ -71,9 +65,7 @@ def generate_conversations(
             limit=limit,
         )
         conversations = suite.conversations
-        extended = conversations
-        for extend in _EXTENSIONS:
-            extended = extend(request, suite, extended)
+        extended = with_kinds(request, suite, conversations)
         if extended is conversations and (
             len(conversations) >= limit or len(suite.relations) < limit
         ):
@@ -85,9 +77,7 @@ def generate_conversations(
         template_set=request.template_set,
         template_ids=request.template_ids,
     )
-    conversations = suite.conversations
-    for extend in _EXTENSIONS:
-        conversations = extend(request, suite, conversations)
+    conversations = with_kinds(request, suite, suite.conversations)
     return conversations if limit is None else conversations[:limit]
 
 
@@ -240,12 +230,27 @@ def generate_command(
             echo_out(format_conversation_text(conversation))
 
 
-def add_generate_extension(options: Sequence[click.Option], extend: GenerateExtension) -> None:
-    """Add options to `kontest generate` and a step run after the KONTEST conversations."""
-    generate_command.params.extend(options)
-    _EXTENSIONS.append(extend)
-
-
 def register(cli: click.Group) -> None:
-    """Attach this module's commands to the main group."""
+    """Attach this module's commands to the main group, with the kinds' flags (cli.kinds)."""
+    if not any(param.name == "kinds" for param in generate_command.params):
+        generate_command.params.extend(
+            [
+                click.Option(
+                    ["--kind", "kinds"],
+                    multiple=True,
+                    metavar="KIND[,KIND]",
+                    help=f"Test kinds to generate: {kind_names_help()} (repeat or "
+                    "comma-separate; default kontest).",
+                ),
+                click.Option(
+                    ["--kind-seed", "--variant-seed", "kind_seed"],
+                    type=int,
+                    default=0,
+                    show_default=True,
+                    help="Seed of the kinds: distractors and option order (factcheck), the "
+                    "covering arrays (variants).",
+                ),
+                *kind_flags(),
+            ]
+        )
     cli.add_command(generate_command)

@@ -8,20 +8,23 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, TypeVar
 
 import click
 
 from kontest_tui.cli.db import db_option
 from kontest_tui.cli.generate import parse_template_ids
-from kontest_tui.cli.kinds import parse_rules
+from kontest_tui.cli.kinds import (
+    chosen_options,
+    kind_names_help,
+    shortcut_kinds,
+    with_kind_options,
+    with_kind_shortcuts,
+)
 from kontest_tui.cli.scope_options import entity_option
-from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.sample import parse_sample
 from kontest_tui.kinds.registry import KindOptions, parse_kinds
-from kontest_tui.oracles.ontological import ONTOLOGICAL_RULES
 from kontest_tui.run.api import ChatOptions, ExecutorConfig, SessionSpec
 
 F = TypeVar("F", bound=Callable[..., object])
@@ -72,31 +75,16 @@ class GraphChoice:
 
 @dataclass(frozen=True, slots=True)
 class KindChoice:
-    """The test kinds to ask and their options."""
+    """The test kinds to ask; their options' flags are each kind's own (cli.kinds), read
+    from the command's context when the kinds are parsed."""
 
     kinds: tuple[str, ...]
-    variants: bool
-    strength: int
-    variant_limit: int | None
-    postfix: bool
-    probes: str | None
-    rules: str | None
-    ontological_rule: str
 
-    def parse(self, seed: int) -> tuple[tuple[TestKind, ...], KindOptions]:
-        """The kinds (KONTEST when none is named) and their options; one line when a name
-        does not parse."""
-        chosen = parse_kinds([*self.kinds, *(["variant"] if self.variants else [])] or ["kontest"])
-        options = KindOptions(
-            seed=seed,
-            strength=self.strength,
-            variant_limit=self.variant_limit,
-            postfix=self.postfix,
-            rules=parse_rules(self.rules),
-            probes=str(Path(self.probes).resolve()) if self.probes else None,
-            ontological_rule=self.ontological_rule,
-        )
-        return tuple(chosen), options
+    def parse(self, seed: int) -> tuple[tuple[str, ...], KindOptions]:
+        """The kinds (KONTEST when none is named, by `--kind` or a kind's shortcut flag) and
+        their options; one line when a name does not parse."""
+        chosen = parse_kinds([*self.kinds, *shortcut_kinds()] or ["kontest"])
+        return tuple(chosen), chosen_options(seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,57 +346,10 @@ run_options = _options(
         "kinds",
         multiple=True,
         metavar="KIND[,KIND]",
-        help="Test kinds to ask: kontest, variant, factcheck, logic (repeat or "
-        "comma-separate; default kontest).",
+        help=f"Test kinds to ask: {kind_names_help()} (repeat or comma-separate; default kontest).",
     ),
-    click.option(
-        "--variants", is_flag=True, help="Also ask covering-array variants (= --kind variant)."
-    ),
-    click.option(
-        "--strength",
-        type=click.IntRange(1, 4),
-        default=2,
-        show_default=True,
-        help="Covering-array strength t of the variants.",
-    ),
-    click.option(
-        "--variant-limit",
-        type=click.IntRange(min=1),
-        default=None,
-        help="At most this many variants per question.",
-    ),
-    click.option(
-        "--postfix",
-        is_flag=True,
-        help='Variants end with "? Return a JSON Boolean." and answers are read as JSON.',
-    ),
-    click.option(
-        "--probes",
-        "probes",
-        type=click.Path(dir_okay=False, exists=True),
-        default=None,
-        help="A probe file (TOML, as assets/probes/<domain>.toml) for the FactChecker and "
-        "logic questions instead of the domain's: e.g. symmetric = true turns the symmetric "
-        "rule on.",
-    ),
-    click.option(
-        "--rules",
-        "rules",
-        default=None,
-        metavar="RULE[,RULE]",
-        help="Logic rules to ask: negation, symmetric, inverse, transitive, composite "
-        "(default all).",
-    ),
-    click.option(
-        "--ontological-rule",
-        "ontological_rule",
-        type=click.Choice(ONTOLOGICAL_RULES),
-        default=ONTOLOGICAL_RULES[0],
-        show_default=True,
-        help="Which ontological tests are valid: paper (its text: the test's own answer is "
-        "yes or no) or prototype (the KONTEST prototype's: also no chain of invalid answers "
-        "joins the two nodes; its Table 10 counts).",
-    ),
+    with_kind_shortcuts,  # --variants: a kind's own flag, declared by the kind
+    with_kind_options,  # each kind's options (--strength, --rules, ...), declared by the kind
     click.option(
         "--questions",
         "questions",

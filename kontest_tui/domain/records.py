@@ -82,7 +82,7 @@ class Conversation:
     kind: str  # "atomic" | "sequential"
     label: str
     turns: tuple[Query, ...]
-    test_kind: TestKind = TestKind.KONTEST
+    test_kind: str = TestKind.KONTEST  # a TestKind, or a plugin kind's name (kinds.registry)
     expected: tuple[Answer | None, ...] = ()
     system_prompt: str | None = None
     extras: ConversationExtras | None = field(default=None, compare=False, hash=False)

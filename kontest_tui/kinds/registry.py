@@ -1,311 +1,199 @@
 """The registry of test kinds: what a session can ask besides KONTEST paraphrase pairs.
 
 Every kind turns the same KONTEST suite (KG, relations, templates) into conversations, so
-the generator, executor, store, reports and explorer treat them alike. A kind says how
-its conversations are built (`build`), how a reply is read (`parse`, what the executor
-stores as the parsed answer) and how its answers are judged (`judge`: verdicts plus the
-report section). The explorer lists `KINDS` in the wizard, the CLI takes `--kind`.
+the generator, executor, store, reports and explorer treat them alike. Each kind is one
+module (kinds/kontest.py, variant.py, factcheck.py, logic.py, annotation.py) whose `KIND`
+(a kinds.base.KindInfo) says how its conversations are built, read and judged, its options,
+words, report section and compare table; this module gathers them in `KINDS` (registry
+order: the order sessions build, judge and list them) and adds the kinds of installed
+plugins (the `kontest.kinds` entry-point group, plugins.py) after them (`all_kinds`).
 Annotated questions are the one kind not built from a KG: they come from a JSONL file
 (`kontest run --questions`), so their `build` is None.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+import functools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from kontest_tui.domain.answers import is_refusal, parse_answer
-from kontest_tui.domain.extras import CHOICE_TYPES, WH
 from kontest_tui.domain.records import (
     Answer,
     AnswerKey,
     Conversation,
     Relation,
     TestKind,
-    Verdict,
 )
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import Suite, build_conversations
 from kontest_tui.generate.templates import TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.oracles.ontological import PAPER_RULE
-
-if TYPE_CHECKING:
-    from kontest_tui.probes.templates import ProbeTemplates
-
-
-@dataclass(frozen=True)
-class KindOptions:
-    """Options shared by the builders (each uses what applies to it)."""
-
-    seed: int = 0
-    strength: int = 2  # covering-array strength (variants)
-    variant_limit: int | None = None  # at most this many variants per query (None: the array)
-    postfix: bool = False  # variants end with "? Return a JSON Boolean."
-    question_types: tuple[str, ...] | None = None  # FactChecker subset
-    rules: tuple[str, ...] | None = None  # logic-rule subset
-    probes: str | None = None  # a probe file (FactChecker and logic templates) for the domain's
-    # which ontological tests are valid: the paper's text or its prototype's (oracles.ontological)
-    ontological_rule: str = PAPER_RULE
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "seed": self.seed,
-            "strength": self.strength,
-            "variant_limit": self.variant_limit,
-            "postfix": self.postfix,
-            "question_types": list(self.question_types) if self.question_types else None,
-            "rules": list(self.rules) if self.rules else None,
-            "probes": self.probes,
-            "ontological_rule": self.ontological_rule,
-        }
-
-    def probe_templates(self, domain: str) -> ProbeTemplates:
-        """The probe templates these options ask with: the probe file, else the domain's."""
-        from kontest_tui.probes.templates import load_probe_templates
-
-        return load_probe_templates(self.probes or domain)
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, object] | None) -> KindOptions:
-        data = data or {}
-        listed = {"question_types", "rules"}
-        known: dict[str, Any] = {
-            key: (tuple(cast("Iterable[str]", value)) if key in listed and value else value)
-            for key, value in data.items()
-            if key in cls.__dataclass_fields__
-        }
-        return cls(**known)
-
-
-@dataclass
-class KindResult:
-    """What judging one kind's answers gives: verdicts, the report section(s), and the rates
-    that are not one test per verdict (name -> relation id -> [errors, tests]: the logic
-    rules' hallucination rate, errors of all responses)."""
-
-    verdicts: list[Verdict] = field(default_factory=list)
-    sections: dict[str, object] = field(default_factory=dict)
-    rate_cells: dict[str, dict[str, list[int]]] = field(default_factory=dict)
-
-
-Builder = Callable[[Suite, KnowledgeGraph, KindOptions], list[Conversation]]
-Parser = Callable[[Conversation, str], Answer]
-# (this kind's conversations, raw replies, parsed answers, input problems) -> result
-Judge = Callable[
-    [Sequence[Conversation], Mapping[AnswerKey, str], Mapping[AnswerKey, Answer], Sequence[str]],
+from kontest_tui.kinds import annotation, factcheck, kontest, logic, variant
+from kontest_tui.kinds.annotation import build_annotated_questions
+from kontest_tui.kinds.base import (
+    Builder,
+    Judge,
+    KindInfo,
+    KindOption,
+    KindOptions,
     KindResult,
+    Parser,
+)
+from kontest_tui.kinds.refusals import count_refusals
+from kontest_tui.plugins import KINDS_GROUP, load_plugins
+
+__all__ = [
+    "KINDS",
+    "Builder",
+    "Judge",
+    "KindInfo",
+    "KindOptions",
+    "KindResult",
+    "Parser",
+    "build_annotated_questions",
+    "count_refusals",
 ]
 
-
-@dataclass(frozen=True)
-class KindInfo:
-    kind: TestKind
-    title: str
-    description: str
-    oracles: tuple[str, ...]
-    build: Builder | None  # None: not built from a KG (annotated questions)
-    parse: Parser
-    judge: Judge | None = None  # None: judged by the KONTEST oracles (oracles.evaluate)
-
-
-def _kontest(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
-    return [c for c in suite.conversations if c.test_kind == TestKind.KONTEST]
+BUILT_IN: tuple[KindInfo, ...] = (
+    kontest.KIND,
+    variant.KIND,
+    factcheck.KIND,
+    logic.KIND,
+    annotation.KIND,
+)
+KINDS: dict[str, KindInfo] = {info.kind: info for info in BUILT_IN}
+# A kind's name: lower-case letters, digits and '_' (the store and the report JSON key it)
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def _factcheck(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
-    from kontest_tui.probes.factcheck import build_factcheck_conversations
-    from kontest_tui.probes.templates import QUESTION_TYPES
-
-    return build_factcheck_conversations(
-        kg,
-        suite.relations,
-        options.probe_templates(suite.template_set.domain),
-        seed=options.seed,
-        question_types=options.question_types or QUESTION_TYPES,
-    )
+def all_kinds() -> dict[str, KindInfo]:
+    """Every kind: the built-in ones in registry order, then the plugins'."""
+    return {**KINDS, **{info.kind: info for info in _plugin_kinds()[0]}}
 
 
-def _logic(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
-    from kontest_tui.probes.logic import build_logic_conversations
-    from kontest_tui.probes.templates import LOGIC_RULES
-
-    return build_logic_conversations(
-        kg,
-        suite.relations,
-        options.probe_templates(suite.template_set.domain),
-        rules=options.rules or LOGIC_RULES,
-    )
+def kind_info(name: str) -> KindInfo | None:
+    """The kind of a name as stored (built in first, then the plugins'), None if none."""
+    found = KINDS.get(name)
+    if found is not None:
+        return found
+    return next((info for info in _plugin_kinds()[0] if info.kind == name), None)
 
 
-def _variants(suite: Suite, kg: KnowledgeGraph, options: KindOptions) -> list[Conversation]:
-    from kontest_tui.generate.variants import build_variant_conversations
-
-    return build_variant_conversations(
-        kg,
-        suite.relations,
-        suite.template_set,
-        suite.template_ids,
-        strength=options.strength,
-        seed=options.seed,
-        limit=options.variant_limit,
-        postfix=options.postfix,
-    )
+def kind_of(name: str) -> str:
+    """A stored kind name as the engine holds it: the TestKind member of a built-in kind,
+    the name itself for a plugin's (or a kind no longer installed)."""
+    try:
+        return TestKind(name)
+    except ValueError:
+        return name
 
 
-def _parse_yes_no(conversation: Conversation, raw: str) -> Answer:
-    return parse_answer(raw)
+def kind_rank(name: str) -> int:
+    """Where a kind stands in the stored `kinds` list: the built-in ones in TestKind's
+    order (what stored sessions have), then the plugins' in registry order."""
+    members = list(TestKind)
+    if name in members:
+        return members.index(TestKind(name))
+    plugins = [info.kind for info in _plugin_kinds()[0]]
+    return len(members) + (plugins.index(name) if name in plugins else len(plugins))
 
 
-def _parse_variant(conversation: Conversation, raw: str) -> Answer:
-    from kontest_tui.generate.variants import parse_variant_answer
-
-    return parse_variant_answer(conversation, raw) or _parse_yes_no(conversation, raw)
-
-
-def _parse_probe(conversation: Conversation, raw: str) -> Answer:
-    from kontest_tui.probes.evaluate import parse_probe_answer
-
-    return parse_probe_answer(conversation, raw)
+def plugin_problems() -> tuple[str, ...]:
+    """One line per `kontest.kinds` plugin left out (it did not load, or its name is taken)."""
+    return _plugin_kinds()[1]
 
 
-def count_refusals(
-    conversations: Iterable[Conversation],
-    raw: Mapping[AnswerKey, str],
-    answers: Mapping[AnswerKey, Answer],
-) -> int:
-    """Answered yes/no turns that are not yes or no and decline to answer ("I don't know"):
-    invalid answers, reported on their own as refusals."""
-    count = 0
-    for conversation in conversations:
-        for position in range(len(conversation.turns)):
-            key = (conversation.id, position)
-            answer = answers.get(key)
-            if answer is None or answer in (Answer.YES, Answer.NO, "yes", "no"):
-                continue
-            count += answer == Answer.REFUSAL or is_refusal(raw.get(key))
-    return count
+def reload_plugins() -> None:
+    """Forget the plugin kinds loaded, so the next lookup loads them again."""
+    _plugin_kinds.cache_clear()
 
 
-def _judge_variants(
-    conversations: Sequence[Conversation],
-    raw: Mapping[AnswerKey, str],
-    answers: Mapping[AnswerKey, Answer],
-    problems: Sequence[str],
-) -> KindResult:
-    from kontest_tui.oracles.variant import summarize_variants
-
-    verdicts, section = summarize_variants(conversations, answers)
-    section["refusals"] = count_refusals(conversations, raw, answers)
-    return KindResult(verdicts, {"variants": section})
+def _not_a_kind(value: object) -> str | None:
+    if not isinstance(value, KindInfo):
+        return f"{type(value).__name__} is not a kontest_tui.kinds.base.KindInfo"
+    if not _NAME.fullmatch(value.name):
+        return f"test kind {value.name!r} is not a name (lower-case letters, digits, '_')"
+    return None
 
 
-def _judge_annotations(
-    conversations: Sequence[Conversation],
-    raw: Mapping[AnswerKey, str],
-    answers: Mapping[AnswerKey, Answer],
-    problems: Sequence[str],
-) -> KindResult:
-    from kontest_tui.oracles.annotation import evaluate_annotations
-
-    result = evaluate_annotations(conversations, answers, problems)
-    section = result.to_json()
-    section["refusals"] = count_refusals(conversations, raw, answers)
-    return KindResult(result.verdicts, {"annotation": section})
-
-
-def _judge_probes(
-    conversations: Sequence[Conversation],
-    raw: Mapping[AnswerKey, str],
-    answers: Mapping[AnswerKey, Answer],
-    problems: Sequence[str],
-) -> KindResult:
-    from kontest_tui.probes.evaluate import evaluate_probes
-    from kontest_tui.probes.matching import embedding_similarity
-
-    result = evaluate_probes(conversations, raw, similarity=embedding_similarity())
-    cells = {"hallucination": result.hallucinations} if result.hallucinations else {}
-    return KindResult(result.verdicts, result.to_json(), cells)
-
-
-KINDS: dict[TestKind, KindInfo] = {
-    TestKind.KONTEST: KindInfo(
-        TestKind.KONTEST,
-        "KONTEST paraphrases",
-        "Two equivalent questions per relation, alone and in sequence (6 calls per relation).",
-        ("atomic", "sequential_intra", "sequential_inter", "ontological"),
-        _kontest,
-        _parse_yes_no,
-    ),
-    TestKind.VARIANT: KindInfo(
-        TestKind.VARIANT,
-        "Covering-array variants",
-        "Each question with synonyms and aliases swapped in, a t-way covering array of them.",
-        ("variant",),
-        _variants,
-        _parse_variant,
-        _judge_variants,
-    ),
-    TestKind.FACTCHECK: KindInfo(
-        TestKind.FACTCHECK,
-        "FactChecker questions",
-        "Yes-no (balanced with false distractors), multiple choice, WH and 2-hop questions.",
-        ("factcheck",),
-        _factcheck,
-        _parse_probe,
-        _judge_probes,
-    ),
-    TestKind.LOGIC: KindInfo(
-        TestKind.LOGIC,
-        "Logic rules",
-        "Negation, symmetric, inverse, transitive and composite rules; 'I don't know' allowed.",
-        ("logic",),
-        _logic,
-        _parse_probe,
-        _judge_probes,
-    ),
-    TestKind.ANNOTATION: KindInfo(
-        TestKind.ANNOTATION,
-        "Annotated questions",
-        "BoolQ-style questions from a JSONL file, with variants, against their annotation.",
-        ("annotation", "variant"),
-        None,
-        _parse_variant,
-        _judge_annotations,
-    ),
-}
-
-
-def parse_kinds(values: Iterable[str]) -> tuple[TestKind, ...]:
-    """["kontest", "factcheck,logic"] -> kinds in registry order; unknown names are an error."""
-    names = [part.strip().lower() for value in values for part in value.split(",") if part.strip()]
-    names = [_ALIASES.get(name, name) for name in names]
-    known = {kind.value: kind for kind, info in KINDS.items() if info.build is not None}
-    for name in names:
-        if name == TestKind.ANNOTATION.value:
-            raise InvalidInputError(
-                "annotated questions come from a file: use --questions FILE.jsonl"
+@functools.cache
+def _plugin_kinds() -> tuple[tuple[KindInfo, ...], tuple[str, ...]]:
+    group = load_plugins(KINDS_GROUP, _not_a_kind)
+    kinds: list[KindInfo] = []
+    problems = list(group.problems)
+    taken = set(KINDS) | set(_ALIASES) | {name for info in BUILT_IN for name in info.oracles}
+    for plugin in group.plugins:
+        assert isinstance(plugin.value, KindInfo)  # accepted by _not_a_kind
+        name = plugin.value.name
+        if name in taken:
+            problems.append(
+                f"plugin {plugin.name!r} ({plugin.source}) is left out: test kind {name!r} is taken"
             )
+            continue
+        taken.add(name)
+        kinds.append(plugin.value)
+    return tuple(kinds), tuple(problems)
+
+
+def array_kinds(kinds: Mapping[str, KindInfo] | None = None) -> frozenset[str]:
+    """The kinds asked as covering arrays of their questions: those taking the arrays'
+    strength (which the explorer's Variants step sets), those from files included (of
+    `kinds`; None: every kind)."""
+    return frozenset(
+        info.name
+        for info in (all_kinds() if kinds is None else kinds).values()
+        if any(option.key == "strength" for option in info.options)
+    )
+
+
+def builtin_oracles() -> tuple[str, ...]:
+    """The built-in kinds' oracles in registry order, KONTEST's first, each once."""
+    return tuple(dict.fromkeys(oracle for info in KINDS.values() for oracle in info.oracles))
+
+
+def kind_options() -> list[KindOption]:
+    """Every kind's options, each once (an option several kinds share is declared by each),
+    in registry order."""
+    seen: dict[str, KindOption] = {}
+    for info in all_kinds().values():
+        for option in info.options:
+            seen.setdefault(option.key, option)
+    return list(seen.values())
+
+
+def parse_kinds(values: Iterable[str]) -> tuple[str, ...]:
+    """["kontest", "factcheck,logic"] -> kinds in registry order; unknown names are an error."""
+    kinds = all_kinds()
+    aliases = {alias: info.name for info in kinds.values() for alias in info.aliases}
+    names = [part.strip().lower() for value in values for part in value.split(",") if part.strip()]
+    names = [aliases.get(name, name) for name in names]
+    known = {info.name: kind for kind, info in kinds.items() if info.build is not None}
+    for name in names:
+        info = kinds.get(name)
+        if info is not None and info.build is None:
+            raise InvalidInputError(info.unbuilt_hint or f"test kind {name!r} is not built")
         if name not in known:
-            raise InvalidInputError(f"unknown test kind {name!r} (choose from {', '.join(known)})")
-    return tuple(kind for kind in KINDS if kind.value in names)
+            raise InvalidInputError(
+                f"unknown test kind {name!r} (choose from {', '.join(known)})"
+                + "".join(f"; {line}" for line in plugin_problems())
+            )
+    return tuple(kind for kind in kinds if kind in names)
 
 
-_ALIASES = {"variants": "variant", "paraphrases": "kontest", "facts": "factcheck", "rules": "logic"}
+_ALIASES = {alias: info.name for info in BUILT_IN for alias in info.aliases}
 
 
 def build_kind_conversations(
     suite: Suite,
     kg: KnowledgeGraph,
-    kinds: Sequence[TestKind],
+    kinds: Sequence[str],
     options: KindOptions | None = None,
 ) -> list[Conversation]:
     """The conversations of every selected kind, kind by kind in registry order."""
     options = options or KindOptions()
     conversations: list[Conversation] = []
-    for kind, info in KINDS.items():
+    for kind, info in all_kinds().items():
         if kind in kinds and info.build is not None:
             conversations.extend(info.build(suite, kg, options))
     return conversations
@@ -319,7 +207,7 @@ class PrebuiltKinds:
 
     relation_ids: tuple[str, ...]
     template_ids: tuple[str, ...]
-    kinds: tuple[TestKind, ...]
+    kinds: tuple[str, ...]
     options: KindOptions
     conversations: tuple[Conversation, ...]
 
@@ -327,7 +215,7 @@ class PrebuiltKinds:
         self,
         relations: Sequence[Relation],
         template_ids: Sequence[str],
-        kinds: Sequence[TestKind],
+        kinds: Sequence[str],
         options: KindOptions,
     ) -> bool:
         """Whether these were built for this session's relations, templates, kinds and options."""
@@ -344,13 +232,15 @@ def build_other_kinds(
     relations: Sequence[Relation],
     template_set: TemplateSet,
     template_ids: Sequence[str],
-    kinds: Sequence[TestKind],
+    kinds: Sequence[str],
     options: KindOptions,
 ) -> PrebuiltKinds:
     """The conversations of `kinds` (not KONTEST: they read the relations and templates, not
     KONTEST's conversations) over these relations, kind by kind in registry order."""
     chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
-    ordered = tuple(kind for kind in KINDS if kind in kinds and kind is not TestKind.KONTEST)
+    ordered = tuple(
+        kind for kind, info in all_kinds().items() if kind in kinds and not info.is_core
+    )
     suite = Suite(list(relations), [], template_set, chosen_ids)
     return PrebuiltKinds(
         tuple(relation.id for relation in relations),
@@ -366,41 +256,28 @@ def build_kind_for_relations(
     relations: Sequence[Relation],
     template_set: TemplateSet,
     template_ids: Sequence[str],
-    kind: TestKind,
+    kind: str,
     options: KindOptions | None = None,
 ) -> list[Conversation]:
     """The conversations of one test kind for these relations and templates: the KONTEST
     conversations themselves, or the kind built over their suite (what the explorer's Kinds
     step counts and a run asks)."""
-    kontest = build_conversations(kg, relations, template_set, template_ids)
-    if kind is TestKind.KONTEST:
-        return kontest
+    kontest_conversations = build_conversations(kg, relations, template_set, template_ids)
+    if kind == kontest.KIND.kind:
+        return kontest_conversations
     chosen_ids = tuple(template.id for template in template_set.select(list(template_ids)))
-    suite = Suite(list(relations), kontest, template_set, chosen_ids)
+    suite = Suite(list(relations), kontest_conversations, template_set, chosen_ids)
     return build_kind_conversations(suite, kg, [kind], options)
-
-
-def build_annotated_questions(
-    path: str | Path, options: KindOptions | None = None
-) -> tuple[list[Conversation], list[str]]:
-    """Variant conversations of an annotated-questions JSONL file, built with the variant
-    options, and its skipped lines (`FILE:LINE: reason`); InvalidInputError when none is usable."""
-    from kontest_tui.generate.annotated import build_annotation_conversations
-
-    options = options or KindOptions()
-    return build_annotation_conversations(
-        path,
-        strength=options.strength,
-        seed=options.seed,
-        limit=options.variant_limit,
-        postfix=options.postfix,
-    )
 
 
 def parse_reply(conversation: Conversation, raw: str) -> Answer:
     """A reply read the way its conversation's kind reads replies (what the store keeps)."""
-    info = KINDS.get(conversation.test_kind)
-    return info.parse(conversation, raw) if info is not None else _parse_yes_no(conversation, raw)
+    info = kind_info(conversation.test_kind)
+    return (
+        info.parse(conversation, raw)
+        if info is not None
+        else kontest.parse_yes_no(conversation, raw)
+    )
 
 
 def read_reply(conversation: Conversation, raw: str, stopped: str | None = None) -> Answer:
@@ -419,14 +296,10 @@ def answer_format(conversation: Conversation) -> str:
     """What a reply to this conversation is: "yes_no" (every kind's yes/no questions, logic
     rules and JSON Booleans included), "choice" (a multiple-choice letter) or "open" (a
     name: FactChecker's WH questions). Completions mode picks its few-shot prompt by it."""
-    extras = conversation.extras
-    question_type = getattr(extras, "question_type", None)
-    if conversation.test_kind is TestKind.FACTCHECK and question_type is not None:
-        if question_type in CHOICE_TYPES:
-            return "choice"
-        if question_type == WH:
-            return "open"
-    return "yes_no"
+    info = kind_info(conversation.test_kind)
+    if info is None or info.answer_format is None:
+        return "yes_no"
+    return info.answer_format(conversation)
 
 
 def judge_kinds(
@@ -439,12 +312,12 @@ def judge_kinds(
 
     Kinds sharing a judge (FactChecker and logic rules) are judged once.
     """
-    by_kind: dict[TestKind, list[Conversation]] = {}
+    by_kind: dict[str, list[Conversation]] = {}
     for conversation in conversations:
         by_kind.setdefault(conversation.test_kind, []).append(conversation)
     result = KindResult()
     judged: dict[Judge, list[Conversation]] = {}
-    for kind, info in KINDS.items():
+    for kind, info in all_kinds().items():
         if info.judge is not None and kind in by_kind:
             judged.setdefault(info.judge, []).extend(by_kind[kind])
     for judge, members in judged.items():

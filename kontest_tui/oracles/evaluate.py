@@ -108,6 +108,9 @@ class Evaluation:
     # Unreadable replies continuing the prompt (a base model in chat mode: results.evaluate).
     echoes: int = 0
     from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
+    # The headline of a kind HEADLINES does not know (a plugin kind's, kinds.evaluate): the
+    # session's when none of HEADLINES' measures applies.
+    kind_headline: HeadlineJSON | None = None
     # Evaluated chunk by chunk (oracles.streamed): the counts and report are the session's,
     # `verdicts` is empty (they are in the store) and so are the per-relation views.
     streamed: bool = False
@@ -231,8 +234,8 @@ class Evaluation:
         return [str(kind) for kind in listed] if isinstance(listed, list) else ["kontest"]
 
     def headline_json(self) -> HeadlineJSON:
-        """The session's headline rate (see `headline_of`)."""
-        return headline_of(
+        """The session's headline rate (see `headline_of`; else a plugin kind's own)."""
+        found = headline_of(
             {
                 "kinds": self.kinds,
                 "errors": {"total": self.error_total},
@@ -241,6 +244,9 @@ class Evaluation:
                 "consistency": self.consistency_json(),
             }
         )
+        if not found["measure"] and self.kind_headline is not None:
+            return self.kind_headline
+        return found
 
     @property
     def total_oracles(self) -> tuple[str, ...]:

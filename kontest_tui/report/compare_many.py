@@ -35,7 +35,7 @@ variant and stability rates, the logic rules' hallucination rate), else Wilson's
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any
@@ -43,8 +43,8 @@ from typing import Any
 from kontest_tui.domain.records import Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.oracles.evaluate import ORACLES
-from kontest_tui.oracles.report_json import ReportJSON, report_section
-from kontest_tui.report.compare_cells import count_cell, report_rate_cell, session_label
+from kontest_tui.oracles.report_json import ReportJSON
+from kontest_tui.report.compare_cells import session_label
 from kontest_tui.report.compare_json import (
     CompareJSON,
     LeftOutJSON,
@@ -63,6 +63,7 @@ from kontest_tui.report.compare_paper import (
     valid_table,
 )
 from kontest_tui.report.compare_variants import variant_table, variant_tables
+from kontest_tui.report.kinds import kind_compare_tables
 from kontest_tui.report.tables import (
     Table,
     csv_tables,
@@ -70,7 +71,7 @@ from kontest_tui.report.tables import (
     markdown_table,
     text_table,
 )
-from kontest_tui.report.words import oracle_name, question_name, rule_name
+from kontest_tui.report.words import oracle_name
 from kontest_tui.results.settings import Difference, DifferenceJSON, show_value
 
 COMPARE_FORMATS: tuple[str, ...] = ("text", "markdown", "csv", "json", "html")
@@ -198,14 +199,7 @@ def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
     stability = stability_table(reports, labels)
     if stability is not None:
         tables.append(stability)
-    if any(r.get("factcheck") for r in reports):
-        tables.append(_factcheck_table(reports, labels, str if keys else question_name))
-    if any(r.get("logic") for r in reports):
-        tables.append(_logic_table(reports, labels, str if keys else rule_name))
-    consistency = [r for r in reports if (r.get("consistency") or {}).get("variant")]
-    annotated = [r for r in reports if r.get("annotation")]
-    if consistency or annotated:
-        tables.append(_variant_measures(reports, labels, bool(consistency), bool(annotated)))
+    tables += kind_compare_tables(reports, labels, keys=keys)
     tables += variant_tables(data["variant_table"], reports, labels, keys=keys)
     overlap = data["overlap"]
     if overlap:
@@ -217,101 +211,6 @@ def comparison_tables(data: CompareJSON, *, keys: bool = False) -> list[Table]:
         tables.append(_timing_table(timing, labels))
         tables.append(time_table(timing, labels))
     return tables
-
-
-def _per_key_cells(
-    reports: Sequence[ReportJSON], section: str, per: str
-) -> list[tuple[str, list[Mapping[str, Any] | None]]]:
-    """Each key of the reports' `section[per]` (sorted), then "total" (the section itself),
-    with every report's cell for it (None where the report has none)."""
-    sections = [report_section(report, section) or {} for report in reports]
-    keys = sorted({key for found in sections for key in found.get(per, {})})
-    rows: list[tuple[str, list[Mapping[str, Any] | None]]] = []
-    for key in [*keys, "total"]:
-        cells: list[Mapping[str, Any] | None] = []
-        for found in sections:
-            cells.append((found if key == "total" else found.get(per, {}).get(key)) or None)
-        rows.append((key, cells))
-    return rows
-
-
-def _factcheck_table(
-    reports: Sequence[ReportJSON], labels: Sequence[str], name_of: Callable[[str], str]
-) -> Table:
-    """FactChecker accuracy per question type per model (its Tables 5 and 6)."""
-    rows = [
-        (name_of(qtype), *(count_cell(c["correct"], c["asked"]) if c else "-" for c in cells))
-        for qtype, cells in _per_key_cells(reports, "factcheck", "per_type")
-    ]
-    return (
-        "FactChecker accuracy, correct / asked (Tables 5, 6; 95% Wilson)",
-        ("question type", *labels),
-        rows,
-    )
-
-
-def _logic_table(
-    reports: Sequence[ReportJSON], labels: Sequence[str], name_of: Callable[[str], str]
-) -> Table:
-    """HalluVault's hallucination rate per rule per model, with each error's cause."""
-    rows = []
-    for rule, per_report in _per_key_cells(reports, "logic", "per_rule"):
-        cells = []
-        for report, cell in zip(reports, per_report, strict=True):
-            if not cell:
-                cells.append("-")
-                continue
-            split = "/".join(
-                str(cell.get(f"error_{cause}", 0))
-                for cause in ("knowledge", "inference", "both", "unstated")
-            )
-            shown = (
-                report_rate_cell(report, "hallucination", cell["errors"], cell["asked"])
-                if rule == "total"
-                else count_cell(cell["errors"], cell["asked"])
-            )
-            cells.append(f"{shown} k/i/b/u {split}")
-        rows.append((name_of(rule), *cells))
-    return (
-        "Logic hallucination rate, errors / all responses ('I don't know' is a normal "
-        "response; HalluVault Fig. 6a overall, Fig. 11 per rule; 95% Wilson, the total "
-        "clustered by fact with its design effect; k/i/b/u = the answer oracle's "
-        "error-knowledge, error-inference, both, no reasoning stated)",
-        ("rule", *labels),
-        rows,
-    )
-
-
-def _variant_measures(
-    reports: Sequence[ReportJSON], labels: Sequence[str], flips: bool, annotated: bool
-) -> Table:
-    """The thesis's measures per model: variant flips and annotation accuracy."""
-    rows = []
-    if flips:
-        cells = []
-        for report in reports:
-            cell = (report.get("consistency") or {}).get("variant")
-            if cell is None:
-                cells.append("-")
-                continue
-            cells.append(report_rate_cell(report, "variant", cell["errors"], cell["tests"]))
-        rows.append(("variant flips / tests", *cells))
-    if annotated:
-        cells = []
-        for report in reports:
-            accuracy = (report.get("accuracy") or {}).get("annotation")
-            cells.append(
-                count_cell(int(accuracy["correct"] or 0), int(accuracy["asked"] or 0))
-                if accuracy
-                else "-"
-            )
-        rows.append(("annotation accuracy", *cells))
-    return (
-        "Covering-array variants (thesis; the flips with the report's 95% interval clustered "
-        "by fact and its design effect, the accuracy 95% Wilson)",
-        ("measure", *labels),
-        rows,
-    )
 
 
 def _timing_table(timing: Sequence[TimingJSON], labels: Sequence[str]) -> Table:

@@ -72,10 +72,10 @@ from kontest_tui.report.prompts import (
     prompting_of,
 )
 from kontest_tui.report.words import (
-    CARD_TITLES,
     QUESTION_TYPES,
     Naming,
     capitalized,
+    card_title,
     counted,
     describe_fact,
     doubt_sentence,
@@ -417,7 +417,7 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
     confirmation = evidence.confirmations.get(error_key(verdict)) if verdict.error else None
     return ExplanationCard(
         oracle=verdict.oracle,
-        title=CARD_TITLES.get(verdict.oracle, capitalized(oracle_name(verdict.oracle)).rstrip(".")),
+        title=card_title(verdict.oracle) or capitalized(oracle_name(verdict.oracle)).rstrip("."),
         fact=fact,
         headline=headline,
         chats=tuple(chats),

@@ -18,6 +18,7 @@ from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Conversation, TestKind, Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
+from kontest_tui.kinds.registry import KINDS
 from kontest_tui.oracles.confirmation import confirmed_headline, status_rank, status_word
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.findings import RelationFold, fold_conversations, label_doubts
@@ -35,7 +36,7 @@ from kontest_tui.report.explain import (
 )
 from kontest_tui.report.prompts import prompting_of
 from kontest_tui.report.render import MAX_ERRORS, ReportNames, render_report
-from kontest_tui.report.words import MappedNames, Naming, oracle_name, quoted
+from kontest_tui.report.words import MappedNames, Naming, card_oracles, oracle_name, quoted
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.relation_names import label_of, resolve_relation
 from kontest_tui.results.reports import ensure_report
@@ -45,17 +46,9 @@ from kontest_tui.store.records import template_set_from_dict
 from kontest_tui.store.reports import StoredReport
 from kontest_tui.store.view_records import CLEAREST
 
-# The oracles a card explains, as `--kind` accepts them.
-CARD_KINDS = (
-    "atomic",
-    "sequential_intra",
-    "sequential_inter",
-    "ontological",
-    "variant",
-    "annotation",
-    "factcheck",
-    "logic",
-)
+# The oracles a card explains, as `--kind` accepts them: KONTEST's, then the built-in kinds'
+# that declare a card (report.words.card_oracles adds the plugin kinds').
+CARD_KINDS = card_oracles(KINDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +75,9 @@ def choose_errors(
 
     The session's verdicts are the stored ones (evaluated and stored first when there are
     none or they are stale, as `kontest report` does). One readable line when nothing fits."""
-    if kind is not None and kind not in CARD_KINDS:
-        raise InvalidInputError(f"unknown error kind {kind!r} (kinds: {', '.join(CARD_KINDS)})")
+    if kind is not None and kind not in card_oracles():
+        known = ", ".join(card_oracles())
+        raise InvalidInputError(f"unknown error kind {kind!r} (kinds: {known})")
     if number is not None and number < 1:
         raise InvalidInputError(f"--error counts from 1, not {number}")
     report = ensure_report(store, session_id, errors=0)

@@ -93,7 +93,7 @@ def iter_export_rows(store: Store, session_id: str) -> Iterator[ExportRow]:
             conversation=conversation.id,
             relation=conversation.relation_id,
             kind=conversation.kind,
-            test_kind=conversation.test_kind.value,
+            test_kind=str(conversation.test_kind),
             label=conversation.label,
             turn=turn,
             template=query.template_id,

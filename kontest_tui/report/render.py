@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import InvalidInputError
+from kontest_tui.kinds.registry import kind_info
 from kontest_tui.mitigate.ensemble_json import EnsembleJSON
 from kontest_tui.oracles.confirmation import status_word
 from kontest_tui.oracles.evaluate import ORACLES, Evaluation
@@ -29,6 +30,7 @@ from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import RateJSON, ReportJSON, report_section
 from kontest_tui.report.ensemble_spread import spread_table
 from kontest_tui.report.evidence import evidence_tables
+from kontest_tui.report.kinds import kind_section_tables
 from kontest_tui.report.tables import (
     Table,
     csv_table,
@@ -43,8 +45,6 @@ from kontest_tui.report.words import (
     findings_lines,
     fold_note,
     oracle_name,
-    question_name,
-    rule_name,
     verdict_brief,
     verdict_sentence,
 )
@@ -346,8 +346,8 @@ def headline_text(report: ReportJSON) -> str:
     shown = "-" if rate is None else f"{100 * rate:.1f}%"
     text = f"{headline['title']} {shown} ({headline['count']} of {headline['of']})"
     rates = report.get("rates") or {}
-    names = {"kontest": "total", "logic": "hallucination", "variant": "variant"}
-    cell = rates.get(names.get(headline["measure"], ""))
+    kind = kind_info(headline["measure"])  # its `rates` cell: the headline's interval
+    cell = rates.get(kind.headline_rate) if kind is not None and kind.headline_rate else None
     if cell and cell.get("interval"):
         text += f", 95% interval {interval_text(cell)} (design effect {design_effect_text(cell)})"
     return text
@@ -489,46 +489,6 @@ def margins_text(margins: Mapping[str, Any]) -> str:
     return text
 
 
-TALLY_HEADER = ("asked", "valid", "correct", "errors", "refusals", "accuracy")
-
-
-def _tally_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
-    return (name, *(str(cell[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
-
-
-LOGIC_HEADER = (
-    "rule",
-    "asked",
-    "valid",
-    "errors",
-    "refusals",
-    "halluc.",
-    "of valid",
-    "know.",
-    "infer.",
-    "both",
-    "unstated",
-    "premise",
-)
-
-
-def _logic_row(name: str, cell: Mapping[str, Any]) -> tuple[str, ...]:
-    return (
-        name,
-        *(str(cell[key]) for key in ("asked", "valid", "errors", "refusals")),
-        _percent(cell.get("hallucination_rate")),
-        _percent(cell.get("error_rate")),
-        *(
-            str(cell.get(f"error_{cause}", "-"))
-            for cause in ("knowledge", "inference", "both", "unstated")
-        ),
-        "/".join(
-            str(cell.get(f"premise_{cause}", "-"))
-            for cause in ("knowledge", "inference", "unclassified")
-        ),
-    )
-
-
 SectionTable = Table
 ACCURACY_HEADER = (
     "kind",
@@ -573,8 +533,9 @@ def _percent(value: float | None) -> str:
 
 
 def section_tables(report: ReportJSON) -> list[SectionTable]:
-    """(title, header, rows) of the other test kinds' sections present in a report: what the
-    text and Markdown reports print and the explorer's Kinds tab shows."""
+    """(title, header, rows) of the other test kinds' sections present in a report (each
+    kind's own, report.kinds): what the text and Markdown reports print and the explorer's
+    Kinds tab shows."""
     tables: list[SectionTable] = []
     accuracy = accuracy_table(report)
     if accuracy is not None:
@@ -598,77 +559,7 @@ def section_tables(report: ReportJSON) -> list[SectionTable]:
                 ],
             )
         )
-    factcheck = report.get("factcheck")
-    if factcheck:
-        rows = [
-            _tally_row(question_name(name), cell) for name, cell in factcheck["per_type"].items()
-        ]
-        rows.append(_tally_row("total", factcheck))
-        tables.append(("FactChecker questions", ("question type", *TALLY_HEADER), rows))
-        rows = [_tally_row(name, cell) for name, cell in factcheck["per_relation_type"].items()]
-        tables.append(("FactChecker by relation type", ("relation type", *TALLY_HEADER), rows))
-    logic = report.get("logic")
-    if logic:
-        rows = [_logic_row(rule_name(name), cell) for name, cell in logic["per_rule"].items()]
-        rows.append(_logic_row("total", logic))
-        tables.append(
-            (
-                "Logic rules (HalluVault): halluc. = hallucination rate, errors of all responses "
-                "('I don't know' is a normal response); of valid = errors of yes/no answers. "
-                "Causes by the answer oracle (the stated knowledge vs the rule's knowledge "
-                "points): knowledge, inference, both, unstated; by the premise questions "
-                "(second signal): knowledge/inference/unclassified",
-                LOGIC_HEADER,
-                rows,
-            )
-        )
-        premises = logic.get("premises")
-        if premises:
-            tables.append(
-                (
-                    "Premises (each distinct KG fact a rule rests on, asked once)",
-                    ("premises", *TALLY_HEADER),
-                    [_tally_row("premises", premises)],
-                )
-            )
-    variants = report.get("variants")
-    if variants:
-        title = (
-            f"Covering-array variants: {variants['variants']} variants of {variants['queries']} "
-            f"questions, {variants['executions']} answered, {variants['errors']} of "
-            f"{variants['tests']} disagree with the original ({variants['queries_with_flips']} "
-            f"questions flip; {variants.get('refusals', 0)} refusals)"
-        )
-        rows = [
-            (cause["word"], cause["value"], str(cause["flips"]), str(cause["uses"]))
-            for cause in variants["flip_causes"]
-        ]
-        tables.append((title, ("word", "replaced by", "flips", "uses"), rows))
-    annotation = report.get("annotation")
-    if annotation:
-        accuracy = annotation["accuracy"]
-        title = (
-            f"Annotated questions: {annotation['questions']} questions, "
-            f"{annotation['executions']} answers (valid {annotation['valid']}, invalid "
-            f"{annotation['invalid']}, refusals {annotation.get('refusals', 0)}), accuracy "
-            + (f"{100 * accuracy:.1f}%" if accuracy is not None else "-")
-            + " (an undefined answer fails)"
-        )
-        rows = [
-            (
-                oracle_name(name),
-                str(annotation["tests"][name]),
-                str(annotation["errors"][name]),
-                _rate(annotation["errors"][name], annotation["tests"][name]),
-            )
-            for name in ("annotation", "variant")
-        ]
-        tables.append((title, ("test", "tests", "errors", "rate"), rows))
-        if annotation["problems"]:
-            problems: list[tuple[str, ...]] = [
-                (str(problem),) for problem in annotation["problems"]
-            ]
-            tables.append(("Skipped lines of the questions file", ("problem",), problems))
+    tables += kind_section_tables(report)
     sample = report.get("sample")
     if isinstance(sample, Mapping):
         tables.append(sample_table(sample))

@@ -36,7 +36,7 @@ from kontest_tui.report.legend import (
     template_legend,
 )
 from kontest_tui.report.picture import Picture, draw_picture
-from kontest_tui.report.words import ORACLE_CHECKS, findings_lines, oracle_name
+from kontest_tui.report.words import findings_lines, oracle_checks, oracle_name
 from kontest_tui.results.evaluate import evaluation_engine, session_graph
 from kontest_tui.results.reports import ensure_report
 from kontest_tui.store.database import Store
@@ -188,7 +188,7 @@ def summary_rows(report: ReportJSON) -> list[tuple[str, str, int, int, str]]:
     words (report.words; the JSON keys are in the report's JSON)."""
     tests, errors = report.get("tests") or {}, report.get("errors") or {}
     rows = []
-    for oracle, checks in ORACLE_CHECKS.items():
+    for oracle, checks in oracle_checks().items():
         ran = int(tests.get(oracle) or 0)
         if not ran:
             continue

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import VariantExtras
-from kontest_tui.domain.records import TestKind
 from kontest_tui.errors import InvalidInputError, KontestError
+from kontest_tui.kinds.registry import KINDS, array_kinds
 from kontest_tui.redact import scrub
 from kontest_tui.report.compare_json import CompareJSON, LeftOutJSON, SessionTiming
 from kontest_tui.report.compare_many import CompareEntry, build_comparison
@@ -43,8 +43,6 @@ from kontest_tui.results.settings import (
 )
 from kontest_tui.store.database import Store
 from kontest_tui.store.records import template_set_from_dict
-
-VARIANT_KINDS = (TestKind.VARIANT, TestKind.ANNOTATION)
 
 
 class DifferencesError(InvalidInputError):
@@ -256,7 +254,7 @@ def _read_entry(store: Store, session_id: str) -> CompareEntry:
         evaluation = evaluate_session(store, session_id)
         entry = CompareEntry(session_id, evaluation.to_json(), timing)
         entry.verdicts = [v for v in evaluation.verdicts if v.error or v.oracle in VARIANT_ORACLES]
-    variant_kinds = [kind.value for kind in VARIANT_KINDS]
+    variant_kinds = sorted(array_kinds(KINDS))  # the kinds asked as variants
     for found in store.relations.first_answers(session_id, variant_kinds):
         if found.answer is not None:
             entry.variant_answers[found.conversation] = (found.question, found.answer)

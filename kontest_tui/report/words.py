@@ -22,15 +22,13 @@ from typing import Protocol
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import (
-    PREMISE,
     AnnotationExtras,
-    FactcheckExtras,
-    LogicExtras,
-    PremiseExtras,
-    VariantExtras,
 )
-from kontest_tui.domain.records import Answer, Conversation, Relation, TestKind, Verdict
-from kontest_tui.kinds.registry import KINDS
+from kontest_tui.domain.records import Answer, Conversation, Relation, Verdict
+from kontest_tui.kinds.base import KindInfo, OracleWords
+from kontest_tui.kinds.factcheck import question_name as question_name
+from kontest_tui.kinds.logic import rule_name as rule_name
+from kontest_tui.kinds.registry import KINDS, all_kinds, kind_info, kind_rank
 from kontest_tui.oracles.findings import (
     AFTER_OWN_REPLY,
     AMBIGUOUS,
@@ -40,18 +38,14 @@ from kontest_tui.oracles.findings import (
 )
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import FindingsJSON
-from kontest_tui.oracles.variant import verdict_changes
 
-# What each oracle is called, in a few words (the machine key stays in JSON and CSV).
+# What each oracle is called, in a few words (the machine key stays in JSON and CSV); the
+# other kinds' oracles are named by their kinds (kinds.base.OracleWords), after KONTEST's.
 ORACLE_NAMES: dict[str, str] = {
     "atomic": "two phrasings alone",
     "sequential_intra": "same conversation",
     "sequential_inter": "after its paraphrase",
     "ontological": "implied facts",
-    "variant": "reworded variants",
-    "annotation": "annotated questions",
-    "factcheck": "fact checks",
-    "logic": "logic rules",
     "stability": "same question again",
 }
 
@@ -61,10 +55,6 @@ ORACLE_CHECKS: dict[str, str] = {
     "sequential_intra": "two phrasings in one conversation agree",
     "sequential_inter": "a question alone and after its other phrasing agree",
     "ontological": "no fact its own yes-answers imply is answered no",
-    "variant": "reworded variants of a question agree",
-    "annotation": "annotated questions get their annotated answer",
-    "factcheck": "fact-check questions get the knowledge graph's answer",
-    "logic": "facts derived by logic rules get the rule's answer",
     "stability": "a question asked alone and as a conversation's first question agree",
 }
 
@@ -74,12 +64,60 @@ CARD_TITLES: dict[str, str] = {
     "sequential_intra": "A contradiction within one conversation",
     "sequential_inter": "The answer changed after a rephrasing",
     "ontological": "Its yes-answers imply a fact it denied",
-    "variant": "Changing a few words flipped the answer",
-    "annotation": "An annotated question answered against its annotation",
-    "factcheck": "A fact-check question answered wrongly",
-    "logic": "A fact derived by a logic rule answered wrongly",
     "stability": "The same question, asked twice, got two answers",
 }
+
+
+def _kind_words(kinds: Mapping[str, KindInfo]) -> list[OracleWords]:
+    """The words of the kinds' own oracles, the kinds in their stored order (kind_rank)."""
+    ordered = sorted(kinds.values(), key=lambda info: kind_rank(info.name))
+    return [words for info in ordered for words in info.words]
+
+
+def _with_kinds(core: dict[str, str], words: Sequence[tuple[str, str]]) -> dict[str, str]:
+    """KONTEST's oracles, then the kinds' (`words`), then stability (KONTEST's last test)."""
+    stability = core.pop("stability")
+    return {**core, **dict(words), "stability": stability}
+
+
+_BUILT_IN_WORDS = {words.oracle: words for words in _kind_words(KINDS)}
+ORACLE_NAMES = _with_kinds(ORACLE_NAMES, [(w.oracle, w.name) for w in _kind_words(KINDS)])
+ORACLE_CHECKS = _with_kinds(ORACLE_CHECKS, [(w.oracle, w.checks) for w in _kind_words(KINDS)])
+CARD_TITLES = _with_kinds(CARD_TITLES, [(w.oracle, w.card_title) for w in _kind_words(KINDS)])
+
+
+def oracle_checks() -> dict[str, str]:
+    """What each oracle's test checks (ORACLE_CHECKS), plugin kinds' oracles included."""
+    plugins = [
+        (w.oracle, w.checks) for w in _kind_words(all_kinds()) if w.oracle not in ORACLE_CHECKS
+    ]
+    return _with_kinds(dict(ORACLE_CHECKS), plugins) if plugins else ORACLE_CHECKS
+
+
+def oracle_words(oracle: str) -> OracleWords | None:
+    """The words a kind declares for its oracle (None: KONTEST's, or an unknown oracle)."""
+    found = _BUILT_IN_WORDS.get(oracle)
+    if found is not None:
+        return found
+    return next((w for w in _kind_words(all_kinds()) if w.oracle == oracle), None)
+
+
+def card_title(oracle: str) -> str | None:
+    """The title of an explanation card of `oracle`'s errors (None: no title of its own)."""
+    found = CARD_TITLES.get(oracle)
+    if found is not None:
+        return found
+    return next((w.card_title for w in _kind_words(all_kinds()) if w.oracle == oracle), None)
+
+
+def card_oracles(kinds: Mapping[str, KindInfo] | None = None) -> tuple[str, ...]:
+    """The oracles whose errors have a card (what `kontest explain --kind` takes):
+    KONTEST's, then each kind's that declares one (of `kinds`; None: every kind, the
+    plugins' included)."""
+    carded = [w.oracle for w in _kind_words(all_kinds() if kinds is None else kinds) if w.card]
+    core = [o for info in KINDS.values() if info.is_core for o in info.oracles]
+    return (*core, *carded)
+
 
 # The FactChecker question types (a conversation's meta "question_type"), in words.
 QUESTION_TYPES: dict[str, str] = {
@@ -90,24 +128,6 @@ QUESTION_TYPES: dict[str, str] = {
     "two_hop_choice": "a multiple-choice question about a fact two steps apart in the "
     "knowledge graph",
 }
-# The same, short enough for a transcript's heading.
-_QUESTION_NAMES: dict[str, str] = {
-    "yes_no": "yes-or-no question",
-    "multiple_choice": "multiple-choice question",
-    "wh": "open question",
-    "two_hop": "two-step yes-or-no question",
-    "two_hop_choice": "two-step multiple-choice question",
-}
-
-# The HalluVault rules (a logic conversation's meta "rule"), in words.
-RULE_NAMES: dict[str, str] = {
-    "negation": "negation",
-    "symmetric": "symmetry",
-    "inverse": "inverse",
-    "transitive": "transitivity",
-    "composite": "composite",
-}
-
 # How an answer reads in a sentence.
 _READ = {
     Answer.YES: "yes",
@@ -142,16 +162,18 @@ class MappedNames:
 
 def kind_name(kind: str) -> str:
     """A test kind by its title ("FactChecker questions" for `factcheck`, kinds.registry)."""
-    try:
-        return KINDS[TestKind(str(kind))].title
-    except (KeyError, ValueError):
-        return str(kind).replace("_", " ")
+    info = kind_info(str(kind))
+    return info.title if info is not None else str(kind).replace("_", " ")
 
 
 def oracle_name(oracle: str) -> str:
     """An oracle's name for a reader ("same conversation"); an unknown key with its
     underscores as spaces."""
-    return ORACLE_NAMES.get(oracle, oracle.replace("_", " "))
+    found = ORACLE_NAMES.get(oracle)
+    if found is not None:
+        return found
+    plugin = next((w.name for w in _kind_words(all_kinds()) if w.oracle == oracle), None)
+    return plugin or oracle.replace("_", " ")
 
 
 def read_word(answer: Answer | None) -> str:
@@ -188,58 +210,22 @@ def conversation_name(conversation: Conversation) -> str:
     "logic rule: negation", "a rule's premise", "annotated question". The questions
     themselves are shown beside it."""
     kind = str(conversation.test_kind)
-    extras = conversation.extras
-    if kind == "kontest":
-        if conversation.kind == "atomic" or len(conversation.turns) < 2:
-            return "asked alone"
-        return "one conversation"
-    if kind == "annotation" or isinstance(extras, AnnotationExtras):
+    if isinstance(conversation.extras, AnnotationExtras):  # a question of a file, whatever kind
         return "annotated question"
-    if kind == "variant":
-        if not isinstance(extras, VariantExtras):
-            return "variant"
-        return "original question" if extras.variant == 0 else f"variant {extras.variant}"
-    if kind == "factcheck":
-        if isinstance(extras, FactcheckExtras):
-            qtype, wrong = extras.question_type, " (a wrong name)" if extras.distractor else ""
-        else:
-            qtype, wrong = conversation.label.split(":", 1)[0], ""
-        return f"fact check: {question_name(qtype)}{wrong}"
-    if kind == "logic":
-        if isinstance(extras, PremiseExtras):
-            return "a rule's premise"
-        if isinstance(extras, LogicExtras):
-            return f"logic rule: {rule_name(extras.steps or extras.rule)}"
-        if conversation.label == PREMISE:
-            return "a rule's premise"
-        return f"logic rule: {rule_name(conversation.label)}"
+    info = kind_info(kind)
+    if info is not None and info.conversation_name is not None:
+        return info.conversation_name(conversation)
     return clean_text(f"{kind} {conversation.label}")
-
-
-def question_name(question_type: str) -> str:
-    """A FactChecker question type in words: "multiple-choice question"."""
-    return _QUESTION_NAMES.get(question_type, question_type.replace("_", " "))
-
-
-def rule_name(steps: str) -> str:
-    """A logic rule in words: "negation", "composite (inverse, then negation)"."""
-    rule, _, chained = steps.partition(":")
-    name = RULE_NAMES.get(rule, rule.replace("_", " "))
-    if chained:
-        return f"{name} ({', then '.join(chained.split('+'))})"
-    return name
 
 
 def verdict_template(verdict: Verdict) -> str:
     """What a verdict's template column shows: the template ids a KONTEST or variant test
     compared ("t1+t2", explained by the templates' legend), a fact check's question type or
     a logic rule in words."""
-    template_id = verdict.template_id or ""
-    if verdict.oracle == "factcheck":
-        return question_name(template_id.split(":", 1)[0])
-    if verdict.oracle == "logic":
-        return rule_name(template_id)
-    return template_id
+    words = oracle_words(verdict.oracle)
+    if words is not None and words.template is not None:
+        return words.template(verdict)
+    return verdict.template_id or ""
 
 
 def verdict_sentence(
@@ -291,25 +277,9 @@ def verdict_sentence(
             if fact
             else ("it said no to a fact its yes-answers imply")
         )
-    if oracle == "variant":
-        changes = verdict_changes(verdict)
-        reworded = f"reworded ({changes})" if changes else "reworded"
-        return f"the question got {first}; {reworded}, it got {second}"
-    if oracle == "annotation":
-        return f"the annotation says {_other(first)}; the model said {first}"
-    if oracle == "factcheck":
-        qtype = (verdict.template_id or "").split(":", 1)[0]
-        if qtype in ("multiple_choice", "two_hop_choice"):
-            return f"{_QUESTION_NAMES[qtype]}: the model chose a wrong option"
-        if qtype == "wh":
-            return "open question: the model's reply does not name the right entity"
-        name = _QUESTION_NAMES.get(qtype, "fact check")
-        return f"{name}: the right answer is {_other(first)}; the model said {first}"
-    if oracle == "logic":
-        return (
-            f"the {rule_name(verdict.template_id or 'rule')} rule gives the answer "
-            f"{_other(first)}; the model said {first}"
-        )
+    words = oracle_words(oracle)
+    if words is not None and words.sentence is not None:
+        return words.sentence(verdict, first, second, _other(first))
     said = " and ".join(read_word(answer) for answer in verdict.answers) or "no answer"
     return f"{oracle_name(oracle)}: the model said {said}"
 
@@ -336,15 +306,9 @@ def verdict_brief(verdict: Verdict, *, path_names: Sequence[str] = ()) -> str:
         if len(path_names) >= 3:
             return f"no, though its yes-answers chain {' → '.join(path_names)}"
         return "no to a fact its yes-answers imply"
-    if oracle == "variant":
-        changes = verdict_changes(verdict)
-        return f"{first}, reworded{f' ({changes})' if changes else ''} {second}"
-    if oracle in ("annotation", "factcheck", "logic"):
-        if verdict.oracle == "factcheck" and (verdict.template_id or "").startswith(
-            ("multiple_choice", "two_hop_choice", "wh")
-        ):
-            return "a wrong answer"
-        return f"said {first}, the right answer is {_other(first)}"
+    words = oracle_words(oracle)
+    if words is not None and words.brief is not None:
+        return words.brief(verdict, first, second, _other(first))
     return " and ".join(answers[: len(verdict.answers)]) or "no answer"
 
 

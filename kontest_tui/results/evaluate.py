@@ -20,12 +20,12 @@ from typing import Any
 import kontest_tui
 from kontest_tui.domain.answers import echoes_prompt
 from kontest_tui.domain.failures import failure_reason
-from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response, TestKind
+from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Response
 from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
-from kontest_tui.kinds.registry import KindOptions, answer_format, read_reply
+from kontest_tui.kinds.registry import KindOptions, answer_format, kind_of, read_reply
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
 from kontest_tui.oracles.evidence import cut_answers, evidence_json
 from kontest_tui.oracles.findings import label_doubts
@@ -195,7 +195,7 @@ def evaluate_responses(
         ),
     )
     if cut:
-        kinds = {conversation.id: conversation.test_kind.value for conversation in conversations}
+        kinds = {conversation.id: str(conversation.test_kind) for conversation in conversations}
         evaluation.cut = len(cut)
         evaluation.cut_by_kind = dict(Counter(kinds.get(key[0], "kontest") for key in cut))
     margins = MarginTally()
@@ -264,10 +264,10 @@ def store_evaluation(store: Store, session_id: str, evaluation: Evaluation) -> N
     )
 
 
-def session_kinds(store: Store, session_id: str) -> tuple[list[TestKind], KindOptions, list[str]]:
+def session_kinds(store: Store, session_id: str) -> tuple[list[str], KindOptions, list[str]]:
     """The test kinds a session asks, the options they were built with, input problems."""
     data = store.sessions.get(session_id)["kinds_json"]
-    kinds = [TestKind(value) for value in data.get("kinds", ["kontest"])]
+    kinds = [kind_of(value) for value in data.get("kinds", ["kontest"])]
     return kinds, KindOptions.from_json(data.get("options")), list(data.get("problems", []))
 
 

@@ -23,7 +23,6 @@ from kontest_tui.domain.records import (
     Conversation,
     Relation,
     Response,
-    TestKind,
 )
 from kontest_tui.domain.rerun import RerunPlanJSON
 from kontest_tui.errors import InvalidInputError, KontestError
@@ -34,7 +33,7 @@ from kontest_tui.generate.conversations import build_conversations, fill_questio
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kinds.registry import KindOptions
+from kontest_tui.kinds.registry import KindOptions, array_kinds, kind_info
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.models.specs import WithheldKey, key_withheld, recording_of, withheld_key
 from kontest_tui.oracles.evaluate import Evaluation, headline_title
@@ -52,10 +51,13 @@ from kontest_tui.run.choices import (
     LOGIC_RULES,
     QUESTION_TYPES,
     KindChoice,
+    KindControl,
     build_wikidata_source,
     describe_model_choice,
     discover_server_models,
     finder_title,
+    kind_of,
+    kind_options_from,
     list_server_models,
     list_test_kinds,
     loaded_first,
@@ -172,6 +174,10 @@ __all__ = [
     "finder_title",
     "list_server_models",
     "loaded_first",
+    "KindControl",
+    "array_kinds",
+    "kind_of",
+    "kind_options_from",
     "list_test_kinds",
     "ensure_report",
     "load_session",
@@ -219,7 +225,7 @@ class StoredSession:
     template_ids: list[str]
     relations: list[Relation]
     conversations: list[Conversation]
-    kinds: list[TestKind]
+    kinds: list[str]  # TestKind members, a plugin kind's name
     kind_options: KindOptions
     problems: list[str]
     responses: dict[AnswerKey, Response]
@@ -306,6 +312,12 @@ def preview_variants(
     return preview(kg, relation, template, domain, strength, realise=realise)
 
 
+def _from_files(kind: str) -> bool:
+    """A kind read from a file, not built from the KG (annotated questions)."""
+    info = kind_info(kind)
+    return info is not None and info.build is None
+
+
 def stored_spec(store: Store, session_id: str) -> SessionSpec:
     """The spec of a stored session, to start another like it ("same scope, another
     model": `replace(stored_spec(store, id), model=...)`). Its source is the KG snapshot the
@@ -319,9 +331,9 @@ def stored_spec(store: Store, session_id: str) -> SessionSpec:
     extra = [
         conversation
         for conversation in store.relations.load_conversations(session_id)
-        if conversation.test_kind is TestKind.ANNOTATION
+        if _from_files(conversation.test_kind)
     ]
-    asked = [kind for kind in kinds if kind is not TestKind.ANNOTATION]
+    asked = [kind for kind in kinds if not _from_files(kind)]
     return SessionSpec(
         session_graph(store, session_id),
         model=str(row["model"]),

@@ -10,14 +10,14 @@ and a session spec (run.spec) takes what was chosen.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 from kontest_tui.kg.cache import built_kgs_dir
 from kontest_tui.kg.io import list_samples, save_graph
-from kontest_tui.kinds.registry import KINDS
+from kontest_tui.kinds.registry import KindOptions, all_kinds, kind_of, kind_options
 from kontest_tui.probes.templates import LOGIC_RULES, QUESTION_TYPES
 
 if TYPE_CHECKING:
@@ -34,6 +34,9 @@ __all__ = [
     "discover_server_models",
     "finder_title",
     "list_server_models",
+    "KindControl",
+    "kind_of",
+    "kind_options_from",
     "list_test_kinds",
     "loaded_first",
     "model_presets",
@@ -45,23 +48,96 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class KindChoice:
-    """One test kind a session built from a KG can ask (kinds.registry.KINDS)."""
+class KindControl:
+    """A control of the explorer's Kinds step for one option of a kind (kinds.base.KindOption):
+    a tick box ("flag"), a number ("int": blank for none) or a tick box per name ("names")."""
 
-    value: str  # TestKind value: kontest | variant | factcheck | logic
+    key: str
+    type: str
+    label: str
+    hint: str
+    control_id: str
+    choices: tuple[str, ...] = ()
+    item: str = "name"
+
+
+@dataclass(frozen=True, slots=True)
+class KindChoice:
+    """One test kind a session built from a KG can ask (kinds.registry), with the controls of
+    its options the Kinds step shows on one row while it is ticked (`with_questions`: also
+    while an annotated-questions file is in the plan, asked with these options)."""
+
+    value: str  # its name: kontest | variant | factcheck | logic | a plugin kind's
     title: str
     description: str
     oracles: tuple[str, ...]
+    controls_label: str = ""
+    controls: tuple[KindControl, ...] = ()
+    with_questions: bool = False
 
 
 def list_test_kinds() -> list[KindChoice]:
     """The test kinds built from a KG, in registry order (annotated questions come from a
-    file: SessionSpec.questions)."""
-    return [
-        KindChoice(kind.value, info.title, info.description, tuple(info.oracles))
-        for kind, info in KINDS.items()
-        if info.build is not None
-    ]
+    file: SessionSpec.questions). An option several kinds declare has its control on the
+    first one's row."""
+    kinds = all_kinds().values()
+    from_files = [{o.key for o in info.options} for info in kinds if info.build is None]
+    shown: set[str] = set()
+    choices = []
+    for info in kinds:
+        if info.build is None:
+            continue
+        controls = []
+        for option in info.options:
+            if option.wizard and option.key not in shown:
+                shown.add(option.key)
+                controls.append(
+                    KindControl(
+                        option.key,
+                        option.type,
+                        option.label,
+                        option.hint or option.help,
+                        option.control_id,
+                        option.choices,
+                        option.item,
+                    )
+                )
+        keys = {control.key for control in controls}
+        choices.append(
+            KindChoice(
+                info.name,
+                info.title,
+                info.description,
+                tuple(info.oracles),
+                info.controls_label or info.title,
+                tuple(controls),
+                bool(keys) and any(keys <= declared for declared in from_files),
+            )
+        )
+    return choices
+
+
+def kind_options_from(values: Mapping[str, object], **fixed: Any) -> KindOptions:
+    """The kinds' options of the Kinds step's values (by option key) and `fixed` ones (the
+    Variants step's strength): a "names" option with every name ticked is None (all, the
+    engine's default), a blank number None."""
+    fields: dict[str, Any] = dict(fixed)
+    extra: list[tuple[str, object]] = []
+    for option in kind_options():
+        if option.key not in values:
+            continue
+        value = values[option.key]
+        if (
+            option.type == "names"
+            and value is not None
+            and set(option.choices) <= set(cast("Iterable[str]", value))
+        ):
+            value = None
+        if option.key in KindOptions.__dataclass_fields__:
+            fields[option.key] = value
+        elif value is not None:
+            extra.append((option.key, value))
+    return KindOptions(**fields, extra=tuple(sorted(extra)))
 
 
 def sample_sources() -> list[str]:

@@ -98,7 +98,7 @@ class LiveTally:
         self._streaming: dict[tuple[str, int], tuple[Conversation, str]] = {}
         self._answered = self._valid = self._invalid = self._failed = self._relations = 0
         self._cut = 0
-        self._per_kind: dict[TestKind, int] = {}
+        self._per_kind: dict[str, int] = {}
         self._tests = dict.fromkeys(METAMORPHIC_ORACLES, 0)
         self._error_counts = dict.fromkeys(METAMORPHIC_ORACLES, 0)
 
@@ -185,7 +185,7 @@ class LiveTally:
             failed=self._failed,
             cut=self._cut,
             relations=self._relations,
-            per_kind={kind.value: count for kind, count in list(self._per_kind.items())},
+            per_kind={str(kind): count for kind, count in list(self._per_kind.items())},
             tests=dict(self._tests),
             errors=dict(self._error_counts),
             recent=tuple(LiveAnswer(conversation, response) for conversation, response in recent),

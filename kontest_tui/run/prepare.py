@@ -36,8 +36,9 @@ from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.names import NodeNames
 from kontest_tui.kg.paths import check_path_count, iter_paths
 from kontest_tui.kinds.registry import (
-    KINDS,
     PrebuiltKinds,
+    all_kinds,
+    array_kinds,
     build_kind_for_relations,
     build_other_kinds,
 )
@@ -73,7 +74,7 @@ class Problem:
 class KindCount:
     """How much one test kind asks: conversations and model calls (turns)."""
 
-    kind: str  # a TestKind value, or "annotation" for a questions file
+    kind: str  # a kind's name (the questions file's kind for its conversations)
     conversations: int
     calls: int
 
@@ -254,19 +255,19 @@ def preview_relation(
     template_set = _template_set(spec)
     template_ids = _template_ids(spec)
     options = spec.kind_settings
-    if TestKind.VARIANT in spec.kinds:
+    if any(kind in spec.kinds for kind in array_kinds()):  # the arrays it asks: its strength
         strength = options.strength
     conversations: list[Conversation] = []
     notes: list[str] = []
-    for kind in KINDS:
-        if kind not in spec.kinds or KINDS[kind].build is None:
+    for kind, info in all_kinds().items():
+        if kind not in spec.kinds or info.build is None:
             continue
         try:
             conversations += build_kind_for_relations(
                 kg, [relation], template_set, template_ids, kind, options
             )
         except KontestError as error:
-            notes.append(f"{kind.value}: {_sentence(error)}")
+            notes.append(f"{kind}: {_sentence(error)}")
     variants = (
         tuple(
             _query_variants(kg, relation, template, template_set, strength, options.seed)
@@ -453,22 +454,22 @@ def _count_kinds(
         )
         for kind in prebuilt.kinds:
             built = [c for c in prebuilt.conversations if c.test_kind is kind]
-            counts.append(KindCount(kind.value, len(built), sum(len(c.turns) for c in built)))
+            counts.append(KindCount(str(kind), len(built), sum(len(c.turns) for c in built)))
     if spec.extra_conversations:
         extra = spec.extra_conversations
         counts.append(
-            KindCount(TestKind.ANNOTATION.value, len(extra), sum(len(c.turns) for c in extra))
+            KindCount(str(extra[0].test_kind), len(extra), sum(len(c.turns) for c in extra))
         )
     # a sample is drawn when the session is stored: its relations are not these
     return counts, prebuilt if spec.sample is None else None
 
 
-def _other_kinds(spec: SessionSpec) -> list[TestKind]:
+def _other_kinds(spec: SessionSpec) -> list[str]:
     """The asked kinds other than KONTEST that are built from the KG, in registry order."""
     return [
         kind
-        for kind in KINDS
-        if kind in spec.kinds and kind is not TestKind.KONTEST and KINDS[kind].build is not None
+        for kind, info in all_kinds().items()
+        if kind in spec.kinds and not info.is_core and info.build is not None
     ]
 
 

@@ -45,6 +45,7 @@ from kontest_tui.kinds.registry import (
     KindOptions,
     build_kind_conversations,
     count_refusals,
+    kind_rank,
 )
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.oracles.evaluate import Evaluation
@@ -249,7 +250,7 @@ def _kinds_json(
     """The stored kinds JSON: none for KONTEST questions alone with the builders' defaults,
     else the kinds asked, their options, the questions file's problems and the sample."""
     kind_options = spec.kind_settings
-    asked = sorted({c.test_kind for c in conversations}, key=list(TestKind).index)
+    asked = sorted({c.test_kind for c in conversations}, key=kind_rank)
     if (
         asked == [TestKind.KONTEST]
         and drawn is None
@@ -257,7 +258,7 @@ def _kinds_json(
     ):
         return None
     return {
-        "kinds": [kind.value for kind in asked],
+        "kinds": [str(kind) for kind in asked],
         "options": kind_options.to_json(),
         "problems": list(spec.problems),
         **({"sample": drawn.to_json()} if drawn is not None else {}),
@@ -703,8 +704,7 @@ async def _ask_streamed(
             answers, raw, chunk_failed, chunk_stopped, chunk_cut = split_answers(responses)
             failed.update(chunk_failed)
             kinds = {
-                conversation.id: conversation.test_kind.value
-                for conversation in chunk.conversations
+                conversation.id: str(conversation.test_kind) for conversation in chunk.conversations
             }
             cut.update(kinds.get(key[0], "kontest") for key in chunk_cut)
             for reason, count in chunk_stopped.items():

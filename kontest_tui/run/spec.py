@@ -47,7 +47,7 @@ class SessionSpec:
     kg_name: str | None = None  # how the session names its KG; default: the source's text
     template_set: TemplateSet | str | None = None  # a set, a domain or .toml; None: the KG's
     template_ids: Sequence[str] | None = None  # default: the set's first two
-    kinds: Sequence[TestKind] = (TestKind.KONTEST,)  # test kinds built from the KG
+    kinds: Sequence[str] = (TestKind.KONTEST,)  # test kinds built from the KG
     kind_options: KindOptions | None = None  # default: KindOptions(seed=seed)
     questions: str | None = None  # an annotated-questions JSONL file, asked as variants
     # default: the template set's prompt and temperature; `options.seed` is the model's seed

@@ -46,6 +46,7 @@ from kontest_tui.domain.margins import LOW_MARGIN
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kg.names import NodeNames, normalise_name
+from kontest_tui.kinds.registry import builtin_oracles
 from kontest_tui.oracles.confirmation import STATUSES
 
 from .records import dump_json
@@ -53,16 +54,9 @@ from .view_records import INTERSECTION
 
 VERSION = 6  # of the tables' contents: a different one is built again
 
-CLEAREST_ORACLES = (
-    "atomic",
-    "sequential_intra",
-    "sequential_inter",
-    "ontological",
-    "variant",
-    "factcheck",
-    "logic",
-    "annotation",
-)
+# The clearest-first order of errors by oracle: KONTEST's, then the other kinds' in registry
+# order (a plugin kind's after every one of these).
+CLEAREST_ORACLES = builtin_oracles()
 
 TABLES = ("result_errors", "result_gaps", "result_edges", "result_nodes", "result_views")
 _NOWHERE = 1 << 40  # the position of a relation that is not stored, the pre-order of a node

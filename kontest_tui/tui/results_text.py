@@ -22,7 +22,7 @@ from kontest_tui.report.words import (
     verdict_template,
 )
 from kontest_tui.store.view_records import ErrorRow, GapRow, RelationDetail, TreeNode
-from kontest_tui.tui.views import KIND_ORACLES
+from kontest_tui.tui.views import kind_oracles
 from kontest_tui.tui.widgets.paged_table import Row
 from kontest_tui.tui.widgets.relation_tree import ANSWER_STYLES, describe_answer
 
@@ -35,7 +35,7 @@ def describe_verdict(verdict: Verdict, path: Sequence[str] = (), fact: str | Non
     (store.view_records.RelationDetail.error_paths); `fact`: its relation's fact by name."""
     style = {"ontological": "bold red"}.get(
         oracle_name(verdict.oracle),
-        "bold yellow" if verdict.oracle in KIND_ORACLES else "bold magenta",
+        "bold yellow" if verdict.oracle in kind_oracles() else "bold magenta",
     )
     text = Text()
     text.append(f"✗ {oracle_name(verdict.oracle)}", style=style)

@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from kontest_tui.domain.records import TestKind
 from kontest_tui.run.api import (
-    LOGIC_RULES,
-    QUESTION_TYPES,
     KindOptions,
     Preparation,
     Problem,
     RelationPreview,
     SessionSpec,
+    kind_of,
+    kind_options_from,
+    list_test_kinds,
 )
 
 Decision = Literal["start", "armed", "blocked"]
@@ -42,35 +42,33 @@ class Entity:
 
 @dataclass(frozen=True, slots=True)
 class KindChoices:
-    """The test kinds ticked and their options, as the Kinds step shows them."""
+    """The test kinds ticked and their options, as the Kinds step shows them: each kind's
+    controls' values by option key (run.api.KindChoice.controls; an option not shown keeps
+    the engine's default), and the covering arrays' strength (the Variants step's)."""
 
-    kinds: tuple[str, ...] = ("kontest",)  # TestKind values, registry order
+    kinds: tuple[str, ...] = ("kontest",)  # kind names, registry order
     strength: int = 2
-    postfix: bool = False
-    variant_limit: int | None = None  # None: the whole covering array
-    question_types: tuple[str, ...] = QUESTION_TYPES
-    rules: tuple[str, ...] = LOGIC_RULES
+    values: tuple[tuple[str, object], ...] = ()  # (option key, value)
+
+    def value(self, key: str) -> object:
+        return dict(self.values).get(key)
 
     def problems(self) -> list[Problem]:
-        """A ticked kind with nothing ticked under it builds nothing."""
+        """A ticked kind with nothing ticked under one of its lists of names builds nothing."""
+        values = dict(self.values)
         problems = []
-        if "factcheck" in self.kinds and not self.question_types:
-            problems.append(Problem("kinds", "FactChecker: tick at least one question type."))
-        if "logic" in self.kinds and not self.rules:
-            problems.append(Problem("kinds", "Logic rules: tick at least one rule."))
+        for choice in list_test_kinds():
+            if choice.value not in self.kinds:
+                continue
+            for control in choice.controls:
+                if control.type == "names" and values.get(control.key, control.choices) == ():
+                    message = f"{control.label}: tick at least one {control.item}."
+                    problems.append(Problem("kinds", message))
         return problems
 
     def options(self) -> KindOptions:
         """The engine's options (all sub-choices ticked: None, i.e. all)."""
-        return KindOptions(
-            strength=self.strength,
-            postfix=self.postfix,
-            variant_limit=self.variant_limit,
-            question_types=None
-            if set(self.question_types) == set(QUESTION_TYPES)
-            else self.question_types,
-            rules=None if set(self.rules) == set(LOGIC_RULES) else self.rules,
-        )
+        return kind_options_from(dict(self.values), strength=self.strength)
 
 
 @dataclass(slots=True)
@@ -108,7 +106,7 @@ class WizardState:
             per_path=self.per_path,
             template_set=self.template_set,
             template_ids=self.template_ids,
-            kinds=tuple(TestKind(kind) for kind in self.kinds.kinds),
+            kinds=tuple(kind_of(kind) for kind in self.kinds.kinds),
             kind_options=self.kinds.options(),
             questions=self.questions,
         )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import click
 import pytest
 
 from kontest_tui.cli import run_cli
@@ -131,28 +130,19 @@ def test_broken_template_file_is_one_line(capsys, tmp_path: Path) -> None:
     assert "bad.toml" in err and "template t1" in err and "{chld}" in err
 
 
-def test_extension_hook_sees_options_and_suite(kinawley_kg: KnowledgeGraph) -> None:
-    from kontest_tui.cli import generate as module
-
-    seen: list[int] = []
-
-    def keep_atomic(request: GenerateRequest, suite, conversations):
-        seen.append(len(suite.relations))
-        if request.extras.get("atomic_only"):
-            return [c for c in conversations if c.kind == "atomic"]
-        return conversations
-
-    option = click.Option(["--atomic-only"], is_flag=True)
-    before = list(module.generate_command.params)
-    module.add_generate_extension([option], keep_atomic)
-    try:
-        request = GenerateRequest(kg=kinawley_kg, extras={"atomic_only": True})
-        assert len(generate_conversations(request)) == 6
-        assert seen == [3]
-        assert "--atomic-only" in module.generate_command.params[-1].opts
-    finally:
-        module.generate_command.params[:] = before
-        module._EXTENSIONS.remove(keep_atomic)
+def test_generate_builds_the_kinds_named_from_the_registry(kinawley_kg: KnowledgeGraph) -> None:
+    # the kinds' options come in the request's extras under their keys (cli.kinds.kind_flags)
+    kontest = generate_conversations(GenerateRequest(kg=kinawley_kg))
+    both = generate_conversations(
+        GenerateRequest(kg=kinawley_kg, extras={"variants": True, "strength": 1})
+    )
+    alone = generate_conversations(
+        GenerateRequest(kg=kinawley_kg, extras={"kinds": ("variant",), "strength": 1})
+    )
+    assert {str(c.test_kind) for c in kontest} == {"kontest"}
+    assert both[: len(kontest)] == kontest
+    assert both[len(kontest) :] == alone and alone
+    assert {str(c.test_kind) for c in alone} == {"variant"}
 
 
 def test_parse_template_ids() -> None:

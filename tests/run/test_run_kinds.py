@@ -212,7 +212,7 @@ def test_variants_with_json_postfix_are_parsed_as_json(
         session_id = store.sessions.resolve(None)
         conversations = {c.id: c for c in store.relations.load_conversations(session_id)}
         responses = list(store.responses.load(session_id).values())
-    assert {c.test_kind.value for c in conversations.values()} == {"variant"}
+    assert {str(c.test_kind) for c in conversations.values()} == {"variant"}
     assert all(c.turns[0].text.endswith("? Return a JSON Boolean.") for c in conversations.values())
     raw_to_parsed = {(r.raw.strip().lower(), r.answer.value) for r in responses}
     # The simulated model answers true/false to this postfix, read as JSON; only its unsure

@@ -19,3 +19,13 @@ def db_path(tmp_path: Path) -> str:
 def recorded_notifications(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every app's notifications kept for `tests.support.tui.notifications`."""
     record_notifications(monkeypatch)
+
+
+@pytest.fixture(autouse=True)
+def built_in_kinds_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explorer's tests (and snapshots) see the built-in test kinds only: the test
+    plugin's kind, installed beside kontest for tests/kinds/, would add its row to the
+    wizard's Kinds step."""
+    from kontest_tui.kinds import registry
+
+    monkeypatch.setattr(registry, "_plugin_kinds", lambda: ((), ()))

@@ -80,8 +80,8 @@ async def test_question_types_and_rules_subsets(db_path: str) -> None:
         await wait_until(
             pilot,
             lambda: (
-                wizard.state.kinds.question_types == ("wh",)
-                and wizard.state.kinds.rules == ("negation",)
+                wizard.state.kinds.value("question_types") == ("wh",)
+                and wizard.state.kinds.value("rules") == ("negation",)
             ),
             what="the options",
         )
@@ -141,7 +141,9 @@ async def test_variant_limit_changes_the_counts(db_path: str) -> None:
         await pilot.pause()
         assert wizard.query_one("#variant-options").display
         wizard.query_one("#variant-limit", Input).value = "1"
-        await wait_until(pilot, lambda: wizard.state.kinds.variant_limit == 1, what="the limit")
+        await wait_until(
+            pilot, lambda: wizard.state.kinds.value("variant_limit") == 1, what="the limit"
+        )
         counts = await counted(pilot, wizard, 2, timeout=120)
         kg = load_graph("places")
         suite = build_suite(kg, template_ids=wizard.state.chosen_templates())
@@ -237,3 +239,32 @@ async def test_missing_questions_file_is_one_notification(db_path: str, tmp_path
         await pilot.press("enter")
         await wait_until(pilot, lambda: wizard.state.run_state()[0], what="Run on again")
         assert wizard.state.questions is None
+
+
+async def test_a_plugin_kind_gets_its_row_from_its_declared_options(
+    db_path: str, monkeypatch
+) -> None:
+    """The test plugin's kind (tests/plugins) declares `--holds-limit`: the Kinds step lists
+    the kind and makes its row (a number), which reaches the session's options, and counts
+    its conversations (worked out: at most 2 relations, one question each)."""
+    from importlib.metadata import entry_points
+
+    from kontest_tui.kinds import registry
+    from kontest_tui.plugins import KINDS_GROUP
+
+    holds = next(entry for entry in entry_points(group=KINDS_GROUP) if entry.name == "holds")
+    monkeypatch.setattr(registry, "_plugin_kinds", lambda: ((holds.load(),), ()))
+    app = make_app(kg="places", model="sim", db=db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        wizard = await open_kinds_step(pilot)
+        assert not wizard.query_one("#holds-options").display  # shown once ticked
+        wizard.query_one("#kind-select", SelectionList).select("holds")
+        await pilot.pause()
+        assert wizard.query_one("#holds-options").display
+        wizard.query_one("#holds-limit", Input).value = "2"
+        await wait_until(pilot, lambda: wizard.state.kinds.value("holds_limit") == 2, what="2")
+        counts = await counted(pilot, wizard, 2)
+        assert counts["holds"] == (2, 2)
+        options = wizard.state.spec().kind_options
+        assert options is not None and options.value("holds_limit") == 2
+        assert options.to_json()["extra"] == {"holds_limit": 2}

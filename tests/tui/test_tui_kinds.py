@@ -89,7 +89,7 @@ async def test_factcheck_and_logic_from_wizard_to_results(db_path: str) -> None:
         await pilot.press("ctrl+r")
         run = await wait_for_screen(pilot, LiveRunScreen)
         assert run.spec is not None
-        assert [kind.value for kind in run.spec.kinds] == ["kontest", "factcheck", "logic"]
+        assert [str(kind) for kind in run.spec.kinds] == ["kontest", "factcheck", "logic"]
         await wait_until(pilot, lambda: run.finished, timeout=180, what="the run")
         assert run.failed is None and run.end is not None
         live = run.tally.snapshot()

@@ -109,11 +109,11 @@ def test_depth_templates_and_kinds_reach_the_spec() -> None:
     prepared(state)
     assert not state.set_templates(("t1", "t2"))  # the default already
     assert state.set_templates(("t1", "t3"))
-    kinds = KindChoices(kinds=("kontest", "variant"), strength=3, variant_limit=4)
+    kinds = KindChoices(kinds=("kontest", "variant"), strength=3, values=(("variant_limit", 4),))
     assert state.set_kinds(kinds)
     spec = state.spec()
     assert (spec.depth, spec.per_path, spec.template_ids) == (2, True, ("t1", "t3"))
-    assert [kind.value for kind in spec.kinds] == ["kontest", "variant"]
+    assert [str(kind) for kind in spec.kinds] == ["kontest", "variant"]
     assert spec.kind_options is not None
     assert (spec.kind_options.strength, spec.kind_options.variant_limit) == (3, 4)
     assert spec.kind_options.question_types is None  # all ticked: the engine's default
@@ -122,7 +122,7 @@ def test_depth_templates_and_kinds_reach_the_spec() -> None:
 def test_kind_options_with_nothing_ticked_block_the_run() -> None:
     state = WizardState("places", "sim")
     checked(state)
-    state.set_kinds(KindChoices(kinds=("kontest", "factcheck"), question_types=()))
+    state.set_kinds(KindChoices(kinds=("kontest", "factcheck"), values=(("question_types", ()),)))
     prepared(state)
     ready, why = state.run_state()
     assert not ready and why == "FactChecker: tick at least one question type."

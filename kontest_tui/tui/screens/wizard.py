@@ -25,8 +25,6 @@ from textual.widgets import Header, Input, TabbedContent, TabPane
 
 from kontest_tui.errors import KontestError
 from kontest_tui.run.api import (
-    LOGIC_RULES,
-    QUESTION_TYPES,
     Preparation,
     RelationPreview,
     SessionSpec,
@@ -136,9 +134,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
             yield GraphStep("1 Graph", id="step-graph")
             yield TemplatesStep("2 Templates", id="step-templates")
             yield VariantsStep("3 Variants", id="step-variants")
-            yield KindsStep(
-                "4 Kinds", QUESTION_TYPES, LOGIC_RULES, self.state.kinds.kinds, id="step-kinds"
-            )
+            yield KindsStep("4 Kinds", self.state.kinds.kinds, id="step-kinds")
             yield ModelStep("5 Model & run", self.state.model, id="step-model")
         footer = KeyFooter()
         footer.show_command_palette = False  # ctrl+p still opens it (f1 says so): the room
@@ -415,10 +411,7 @@ class WizardScreen(WorkerFailures, Screen[None]):
         choices = KindChoices(
             kinds=tuple(step.ticked_kinds()),
             strength=self.variants_step.selected_strength(),
-            postfix=step.postfix(),
-            variant_limit=step.variant_limit(),
-            question_types=step.ticked_names("qtype", QUESTION_TYPES),
-            rules=step.ticked_names("rule", LOGIC_RULES),
+            values=step.option_values(),
         )
         self.kinds_step.show_kind_options(choices.kinds, self.state.questions is not None)
         self.changed(self.state.set_kinds(choices))

@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from rich.text import Text
 from textual.widgets import Static
 
+from kontest_tui.report.kinds import idk_oracles
 from kontest_tui.report.render import asks_kontest, headline_text
 from kontest_tui.report.words import oracle_name
 from kontest_tui.run.api import ReportJSON, report_section
-from kontest_tui.tui.views import KIND_ORACLES
+from kontest_tui.tui.views import kind_oracles
 
 ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 
@@ -23,7 +24,7 @@ ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 def report_oracles(report: ReportJSON) -> tuple[str, ...]:
     """The KONTEST oracles, then those of the other test kinds the report has tests for."""
     tests = report.get("tests") or {}
-    return (*ORACLES, *(oracle for oracle in KIND_ORACLES if oracle in tests))
+    return (*ORACLES, *(oracle for oracle in kind_oracles() if oracle in tests))
 
 
 def oracle_item(oracle: str, errors: Mapping[str, int], tests: Mapping[str, int]) -> Text:
@@ -75,11 +76,10 @@ def count_items(report: ReportJSON) -> list[tuple[str, list[Text]]]:
             kontest.append(Text(f"error rate {rate * 100 if rate <= 1 else rate:.1f}%"))
         lines.append(("  ", kontest))
     others = []
-    for oracle in (oracle for oracle in KIND_ORACLES if oracle in tests):
+    idk = idk_oracles()
+    for oracle in (oracle for oracle in kind_oracles() if oracle in tests):
         item = oracle_item(oracle, errors, tests)
-        refusals = (
-            (report_section(report, oracle) or {}).get("refusals") if oracle == "logic" else 0
-        )
+        refusals = (report_section(report, oracle) or {}).get("refusals") if oracle in idk else 0
         if refusals:
             item.append(f" ({refusals} idk)", style="yellow")
         others.append(item)

@@ -1,8 +1,9 @@
-"""The report sections of the other test kinds as tables: FactChecker, logic rules, variants.
+"""The report sections of the other test kinds as tables (FactChecker, logic rules, variants,
+a plugin kind's: each kind's own, kinds/).
 
 Lays out the (title, header, rows) tables that `kontest report` prints for the Report
-JSON's "factcheck", "logic", "variants" and "annotation" keys (report.render.section_tables);
-it computes nothing, it only colours the engine's figures.
+JSON's kind sections (report.render.section_tables); it computes nothing, it only colours
+the engine's figures.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
+from kontest_tui.report.kinds import kind_section_keys
 from kontest_tui.report.render import section_tables
 from kontest_tui.report.words import kind_name
 from kontest_tui.run.api import ReportJSON
 
-SECTIONS = ("factcheck", "logic", "variants", "annotation")
 KONTEST_ONLY = "This session asked only KONTEST paraphrases."
 # Columns whose non-zero counts are errors (red) or refusals (yellow).
 ERROR_COLUMNS = ("errors", "flips")
@@ -39,7 +40,7 @@ RIGHT_ALIGNED = (
 
 def has_kind_sections(report: ReportJSON) -> bool:
     """Whether a report has any section of another test kind (KONTEST-only reports do not)."""
-    return any(report.get(name) for name in SECTIONS)
+    return any(report.get(name) for name in kind_section_keys())
 
 
 def heading(title: str) -> Text:

@@ -18,7 +18,7 @@ from textual.widgets.tree import TreeNode as TreeLine
 from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Answer, Conversation
 from kontest_tui.store.view_records import TreeNode
-from kontest_tui.tui.views import KIND_ORACLES, METAMORPHIC_ORACLES
+from kontest_tui.tui.views import METAMORPHIC_ORACLES, kind_oracles
 
 ANSWER_STYLES: dict[Answer | None, tuple[str, str]] = {
     Answer.YES: ("yes", "bold green"),
@@ -64,7 +64,7 @@ def render_node_label(row: TreeNode, template_ids: Sequence[str], expanded: bool
     ontological = errors.get("ontological", 0)
     if ontological:
         text.append(f" ⚠{ontological}", style="bold red reverse")
-    others = sum(errors.get(oracle, 0) for oracle in KIND_ORACLES)
+    others = sum(errors.get(oracle, 0) for oracle in kind_oracles())
     if others:
         text.append(f" ✗{others}", style="bold yellow")
     below = row.errors_below

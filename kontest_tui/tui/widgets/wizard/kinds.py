@@ -1,6 +1,7 @@
 """Step 4 of the wizard: the test kinds to ask (the engine's registry, listed by the step's
-own worker), each kind's options on one compact row, an annotated-questions file, and how
-many conversations each adds."""
+own worker), each kind's options on one compact row made from the options the kind
+declares (run.api.KindChoice.controls: a tick box, a number, a tick box per name), an
+annotated-questions file, and how many conversations each adds."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button, Checkbox, Input, Label, SelectionList, Static, TabPane
 from textual.widgets.selection_list import Selection
 
-from kontest_tui.run.api import KindChoice, list_test_kinds
+from kontest_tui.run.api import KindChoice, KindControl, array_kinds, list_test_kinds
 from kontest_tui.tui.widgets.ticks import TickBox, TickList
 from kontest_tui.tui.workers import WorkerFailures
 
@@ -25,8 +27,7 @@ if TYPE_CHECKING:
 
 
 class KindsStep(WorkerFailures, TabPane):
-    """The test kinds step. `question_types` and `logic_rules` are the engine's names, one
-    checkbox each; `ticked` the kinds ticked once they are listed."""
+    """The test kinds step; `ticked` the kinds ticked once they are listed."""
 
     class KindsChanged(Message):
         """A kind or one of its options was ticked, unticked or changed."""
@@ -46,17 +47,9 @@ class KindsStep(WorkerFailures, TabPane):
             self.kinds = kinds
 
     def __init__(
-        self,
-        title: str,
-        question_types: Sequence[str],
-        logic_rules: Sequence[str],
-        ticked: Sequence[str] = ("kontest",),
-        *,
-        id: str | None = None,
+        self, title: str, ticked: Sequence[str] = ("kontest",), *, id: str | None = None
     ) -> None:
         super().__init__(title, id=id)
-        self.question_types = tuple(question_types)
-        self.logic_rules = tuple(logic_rules)
         self.ticked = tuple(ticked)
         self.kind_choices: list[KindChoice] = []
         self.with_questions = False  # an annotated-questions file is in the plan
@@ -68,34 +61,8 @@ class KindsStep(WorkerFailures, TabPane):
                 classes="hint",
             )
             yield TickList[str](id="kind-select")
-            # Each kind's options: a compact row shown while the kind is ticked.
-            with Horizontal(id="variant-options", classes="kind-options"):
-                yield Label("Variants:")
-                yield TickBox(
-                    "end with '? Return a JSON Boolean.'",
-                    id="variant-postfix",
-                    compact=True,
-                    tooltip="Ask every covering-array variant for a JSON Boolean answer",
-                )
-                yield Label("max per question")
-                yield Input(
-                    placeholder="all",
-                    id="variant-limit",
-                    type="integer",
-                    restrict=r"[0-9]*",
-                    max_length=5,
-                    compact=True,
-                    tooltip="At most this many variants per question (blank: the whole "
-                    "covering array); also for annotated questions",
-                )
-            with Horizontal(id="factcheck-options", classes="kind-options"):
-                yield Label("FactChecker:")
-                for name in self.question_types:
-                    yield TickBox(name, True, id=f"qtype-{name}", compact=True)
-            with Horizontal(id="logic-options", classes="kind-options"):
-                yield Label("Rules:")
-                for name in self.logic_rules:
-                    yield TickBox(name, True, id=f"rule-{name}", compact=True)
+            # Each kind's options: a compact row shown while the kind is ticked (`kind_rows`,
+            # once the kinds are listed).
             with Horizontal(id="questions-row", classes="kind-options"):
                 yield Label("Annotated questions file")
                 yield Input(
@@ -119,8 +86,24 @@ class KindsStep(WorkerFailures, TabPane):
     @on(KindsListed)
     def kinds_listed(self, event: KindsListed) -> None:
         self.kind_choices = event.kinds
+        self.query_one("#kinds-step").mount_all(
+            self.kind_rows(self.kind_choices), before="#questions-row"
+        )
         self.show_kind_choices(self.kind_choices, self.ticked)
         self.show_kind_options(self.ticked, self.with_questions)
+
+    @staticmethod
+    def kind_rows(choices: Iterable[KindChoice]) -> list[Horizontal]:
+        """A row of controls for each kind with options to show (its controls_label first)."""
+        rows = []
+        for choice in choices:
+            if not choice.controls:
+                continue
+            widgets: list[Widget] = [Label(f"{choice.controls_label}:")]
+            for control in choice.controls:
+                widgets += _control_widgets(control)
+            rows.append(Horizontal(*widgets, id=f"{choice.value}-options", classes="kind-options"))
+        return rows
 
     # -- what the screen reads -------------------------------------------------------------
 
@@ -131,23 +114,34 @@ class KindsStep(WorkerFailures, TabPane):
         selected = set(self.query_one("#kind-select", SelectionList).selected)
         return [choice.value for choice in self.kind_choices if choice.value in selected]
 
-    def ticked_names(self, prefix: str, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The sub-selection ticked in an option row (`qtype-…`, `rule-…`), in engine order."""
-        return tuple(name for name in names if self.query_one(f"#{prefix}-{name}", Checkbox).value)
+    def option_values(self) -> tuple[tuple[str, object], ...]:
+        """(option key, value) of every control changed from as it starts: a tick box
+        ticked, a number (blank or 0: none), the names ticked in engine order (not all)."""
+        values: list[tuple[str, object]] = []
+        for choice in self.kind_choices:
+            for control in choice.controls:
+                value = self._control_value(control)
+                if value not in (False, None, control.choices):
+                    values.append((control.key, value))
+        return tuple(values)
 
-    def variant_limit(self) -> int | None:
-        """Max variants per question; None (the whole covering array) when blank or 0."""
-        text = self.query_one("#variant-limit", Input).value.strip()
+    def _control_value(self, control: KindControl) -> object:
+        if control.type == "flag":
+            return self.query_one(f"#{control.control_id}", Checkbox).value
+        if control.type == "names":
+            return tuple(
+                name
+                for name in control.choices
+                if self.query_one(f"#{control.control_id}-{name}", Checkbox).value
+            )
+        text = self.query_one(f"#{control.control_id}", Input).value.strip()
         return int(text) if text.isdigit() and int(text) > 0 else None
-
-    def postfix(self) -> bool:
-        return self.query_one("#variant-postfix", Checkbox).value
 
     # -- events turned into messages -------------------------------------------------------
 
     @on(SelectionList.SelectedChanged, "#kind-select")
     @on(Checkbox.Changed, ".kind-options Checkbox")
-    @on(Input.Changed, "#variant-limit")
+    @on(Input.Changed, ".kind-options Input.kind-number")
     def kinds_changed(self) -> None:
         self.post_message(self.KindsChanged())
 
@@ -170,12 +164,13 @@ class KindsStep(WorkerFailures, TabPane):
             selection.add_option(Selection(prompt, choice.value, choice.value in ticked))
 
     def show_kind_options(self, kinds: Sequence[str], questions: bool) -> None:
-        """The option row of each ticked kind (the variant options also apply to annotated
-        questions, asked as covering-array variants)."""
+        """The option row of each ticked kind (and of a kind whose options annotated questions
+        take too, while a questions file is in the plan)."""
         self.ticked, self.with_questions = tuple(kinds), questions
-        self.query_one("#variant-options").display = "variant" in kinds or questions
-        self.query_one("#factcheck-options").display = "factcheck" in kinds
-        self.query_one("#logic-options").display = "logic" in kinds
+        for choice in self.kind_choices:
+            if choice.controls:
+                shown = choice.value in kinds or (questions and choice.with_questions)
+                self.query_one(f"#{choice.value}-options").display = shown
 
     def show_questions_status(self, text: str) -> None:
         self.query_one("#questions-status", Static).update(text)
@@ -186,13 +181,13 @@ class KindsStep(WorkerFailures, TabPane):
     def show_preparation(self, preparation: Preparation, kinds: KindChoices) -> None:
         """Conversations and model calls per kind (and in all), then what blocks them."""
         text = Text()
+        arrays = array_kinds()
         for count in preparation.counts:
             text.append(f"{count.kind:<10}", style="bold")
             text.append(f" {count.conversations:>6} conversations {count.calls:>6} model calls")
-            if count.kind in ("variant", "annotation"):
-                limit = (
-                    f", at most {kinds.variant_limit} per question" if kinds.variant_limit else ""
-                )
+            if count.kind in arrays:
+                most = kinds.value("variant_limit")
+                limit = f", at most {most} per question" if most else ""
                 text.append(f"  (strength t={kinds.strength}, step 3{limit})", style="dim")
             text.append("\n")
         if len(preparation.counts) > 1:
@@ -237,3 +232,27 @@ class KindsStep(WorkerFailures, TabPane):
                 severity="warning" if skipped else "information",
                 markup=False,
             )
+
+
+def _control_widgets(control: KindControl) -> list[Widget]:
+    """The widgets of one option's control on its kind's row."""
+    if control.type == "flag":
+        return [TickBox(control.label, id=control.control_id, compact=True, tooltip=control.hint)]
+    if control.type == "names":
+        return [
+            TickBox(name, True, id=f"{control.control_id}-{name}", compact=True)
+            for name in control.choices
+        ]
+    return [
+        Label(control.label),
+        Input(
+            placeholder="all",
+            id=control.control_id,
+            classes="kind-number",
+            type="integer",
+            restrict=r"[0-9]*",
+            max_length=5,
+            compact=True,
+            tooltip=control.hint,
+        ),
+    ]
