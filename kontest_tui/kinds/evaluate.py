@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
-from kontest_tui.kinds.registry import count_refusals, judge_kinds, kind_info, kind_rank
+from kontest_tui.errors import StoreError
+from kontest_tui.kinds.registry import (
+    all_kinds,
+    count_refusals,
+    judge_kinds,
+    kind_info,
+    kind_rank,
+)
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
 from kontest_tui.oracles.ontological import PAPER_RULE
 from kontest_tui.oracles.report_json import HeadlineJSON
@@ -34,6 +41,7 @@ def evaluate_all(
     conversations were asked from scratch, and the stability test runs (oracles.stability).
     `ontological_rule`: which ontological tests are valid (oracles.ontological).
     """
+    _check_kinds(conversations)
     kontest = [c for c in conversations if c.test_kind is TestKind.KONTEST]
     stable = find_stability_verdicts(kontest, answers) if stability else []
     if len(kontest) == len(conversations):
@@ -67,6 +75,21 @@ def evaluate_all(
     evaluation.sections.update(judged.sections)
     evaluation.kind_headline = _kind_headline(evaluation.sections["kinds"], judged.sections)
     return evaluation
+
+
+def _check_kinds(conversations: Sequence[Conversation]) -> None:
+    """StoreError (one line) when a conversation's kind is none that can judge it: a row
+    edited by hand, or a plugin's kind whose plugin is not installed here."""
+    others = {str(c.test_kind) for c in conversations if not isinstance(c.test_kind, TestKind)}
+    if not others:  # built-in kinds only: no plugin looked up
+        return
+    unknown = sorted(others - set(all_kinds()))
+    if unknown:
+        names = ", ".join(repr(name) for name in unknown)
+        raise StoreError(
+            f"a damaged row in conversations, or a missing plugin: test kind {names} is "
+            "neither built in nor given by an installed plugin (entry points kontest.kinds)"
+        )
 
 
 def _kind_headline(kinds: object, sections: Mapping[str, object]) -> HeadlineJSON | None:

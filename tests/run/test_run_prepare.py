@@ -122,7 +122,7 @@ def test_the_preview_of_a_relation_holds_every_kind_and_each_questions_variant_r
     browsed = preview_relation(preparation.spec, other)
     assert {c.relation_id for c in browsed.conversations} == {other.id}
     # two Garnich nodes (a commune in a canton, a town in the commune): told apart
-    assert browsed.name == "Garnich (in Canton of Capellen) ⊃ Garnich (in Garnich)"
+    assert browsed.name == "Garnich (in Canton of Capellen) ⊃ Garnich (locality in Garnich)"
     assert preparation.listed_names[5] == browsed.name
 
 

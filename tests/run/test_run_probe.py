@@ -245,16 +245,16 @@ def test_schema_10_adds_probes_to_a_version_9_file(tmp_path) -> None:
 
 
 def test_a_session_relation_by_labels_shown_names_or_id(session_db) -> None:
-    """Labels in any case, the explorer's names ("Garnich (in Garnich)" where two nodes share
-    a label) and ids name the same relation; a label two relations share, or a typo, is
+    """Labels in any case, the explorer's names ("Garnich (locality in Garnich)" where two
+    nodes share a label) and ids name the same relation; a label two relations share, or a typo, is
     refused with the relations it could mean, each with its id."""
     db, session_id = session_db
     with Store(db) as store:
         for name in (CAPELLEN, "Luxembourg>Canton of Capellen", "luxembourg >  canton of capellen"):
             assert resolve_relation(store, session_id, name).id == CAPELLEN
-        inner = resolve_relation(store, session_id, "Luxembourg>Garnich (in Garnich)")
+        inner = resolve_relation(store, session_id, "Luxembourg>Garnich (locality in Garnich)")
         assert inner.id == "luxembourg>luxembourg.canton-of-capellen.garnich.garnich"
-        assert inner.child_label == "Garnich (in Garnich)"
+        assert inner.child_label == "Garnich (locality in Garnich)"
         with pytest.raises(InvalidInputError) as shared:
             resolve_relation(store, session_id, "Luxembourg>Garnich")
         assert str(shared.value).count("luxembourg>luxembourg.canton-of-capellen.garnich") == 2
