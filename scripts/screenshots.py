@@ -223,6 +223,11 @@ def main(argv: list[str] | None = None) -> None:
     text = "--text" in args
     args = [arg for arg in args if arg != "--text"]
     folder = Path(args[0] if args else "docs/screenshots")
+    # The docs show what a user has: the built-in test kinds, not a plugin's installed here
+    # (the test plugin, installed by make setup-test, would add its row to the Kinds step).
+    from kontest_tui.kinds import registry
+
+    registry._plugin_kinds = lambda: ((), ())  # type: ignore[method-assign]
     asyncio.run(save_screenshots(folder, (100, 32), "", text))
     asyncio.run(save_screenshots(folder, (80, 24), "-80x24", text))
     asyncio.run(save_kind_screenshots(folder, (100, 32), "", text))
