@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.oracles.measures import AccuracyOf, KindMeasures
+from kontest_tui.oracles.measures import KindHeadline as KindHeadline  # a kind declares it
 from kontest_tui.oracles.ontological import PAPER_RULE
 
 if TYPE_CHECKING:
@@ -223,16 +225,6 @@ class KindOption:
 
 
 @dataclass(frozen=True)
-class KindHeadline:
-    """The headline rate of a session asking this kind (and no kind of the report's own
-    headlines, oracles.evaluate.HEADLINES): its title and (count, of) from the sections its
-    judge wrote (`KindResult.sections`)."""
-
-    title: str
-    counts: Callable[[Mapping[str, object]], tuple[int, int]]
-
-
-@dataclass(frozen=True)
 class KindInfo:
     """A test kind: everything kontest needs of it (see the module's docstring).
 
@@ -260,7 +252,11 @@ class KindInfo:
     controls_label: str = ""  # the label of its options' row in the explorer (default: title)
     shortcut: str = ""  # a flag of its own that asks it (`--variants`: `--kind variant`)
     headline_rate: str = ""  # the Report JSON `rates` cell of its headline (its interval)
-    headline: KindHeadline | None = None  # a plugin kind's headline (the built-in ones': HEADLINES)
+    # its headline rate, its `accuracy` entry (made from its section), the oracle of its
+    # consistency measure (oracles.measures: what the report's summary takes of it)
+    headline: KindHeadline | None = None
+    accuracy: AccuracyOf | None = None
+    consistency: str = ""
 
     @property
     def shortcut_name(self) -> str:
@@ -270,6 +266,17 @@ class KindInfo:
     @property
     def name(self) -> str:
         return str(self.kind)
+
+    @property
+    def measures(self) -> KindMeasures:
+        """Its headline, accuracy and consistency declarations, as the evaluation takes them."""
+        return KindMeasures(
+            self.name,
+            self.section_keys[0] if self.section_keys else "",
+            self.headline,
+            self.accuracy,
+            self.consistency,
+        )
 
     @property
     def is_core(self) -> bool:
