@@ -155,6 +155,8 @@ KIND = KindInfo(
             "An annotated question answered against its annotation",
             sentence=verdict_sentence,
             brief=wrong_answer_brief,
+            card_builder="kontest_tui.report.cards.annotation:card",
+            answer_from=None,
         ),
     ),
     section_keys=(SECTION,),

@@ -171,6 +171,13 @@ class OracleWords:
     template: Callable[[Verdict], str] | None = None
     sentence: VerdictWords | None = None
     brief: VerdictWords | None = None
+    # Its explanation card: "module:function" (report/cards/<kind>.py: the cards sit above
+    # the kinds), imported when a card of it is made; "" with `card`: the report's plain card.
+    card_builder: str = ""
+    # How a card says where its right answer comes from: "" the knowledge graph states the
+    # fact asked (yes is right); a verb ("comes from", "follows by the rule from") for a
+    # right answer of its own; None: no knowledge graph is behind its test (annotations).
+    answer_from: str | None = ""
 
 
 OptionType = Literal["int", "flag", "path", "names", "choice"]
@@ -252,6 +259,9 @@ class KindInfo:
     controls_label: str = ""  # the label of its options' row in the explorer (default: title)
     shortcut: str = ""  # a flag of its own that asks it (`--variants`: `--kind variant`)
     headline_rate: str = ""  # the Report JSON `rates` cell of its headline (its interval)
+    # its questions are the template set's phrasings of facts the KG states: a card shows a
+    # question's phrasing and holds a yes/no reply to yes
+    states_facts: bool = False
     # its headline rate, its `accuracy` entry (made from its section), the oracle of its
     # consistency measure (oracles.measures: what the report's summary takes of it)
     headline: KindHeadline | None = None

@@ -170,6 +170,8 @@ KIND = KindInfo(
             template=verdict_template,
             sentence=verdict_sentence,
             brief=verdict_brief,
+            card_builder="kontest_tui.report.cards.factcheck:card",
+            answer_from="comes from",
         ),
     ),
     section_keys=(SECTION,),

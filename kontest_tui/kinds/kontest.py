@@ -51,6 +51,7 @@ KIND = KindInfo(
     ),
     aliases=("paraphrases",),
     headline_rate="total",
+    states_facts=True,
     headline=KONTEST_MEASURES.headline,
     conversation_name=conversation_name,
 )

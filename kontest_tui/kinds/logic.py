@@ -243,6 +243,8 @@ KIND = KindInfo(
             template=verdict_template,
             sentence=verdict_sentence,
             brief=wrong_answer_brief,
+            card_builder="kontest_tui.report.cards.logic:card",
+            answer_from="follows by the rule from",
         ),
     ),
     section_keys=(SECTION,),
