@@ -8,7 +8,7 @@ import click
 
 from kontest_tui.cli.db import db_option, open_store
 from kontest_tui.cli.output import echo_out
-from kontest_tui.oracles.evaluate import headline_title
+from kontest_tui.kinds.registry import headline_title
 from kontest_tui.store.records import SessionListing
 
 HEADER = ("id", "status", "created", "kg", "model", "answered", "failed", "stopped", "rate")
@@ -61,7 +61,7 @@ def session_line(row: SessionListing, kg_title: str = "") -> tuple[str, ...]:
 
 def headline_cell(row: SessionListing) -> str:
     """`29.1% hallucination rate`: a session row's headline rate and what it is
-    (oracles.evaluate.headline_of; a row stored before headlines: its KONTEST error rate)."""
+    (oracles.measures.headline_of; a row stored before headlines: its KONTEST error rate)."""
     measure, rate = row.get("headline_measure"), row.get("headline_rate")
     if not measure:
         measure, rate = "kontest", row.get("oracle_error_rate")

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import NotRequired, TypedDict, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.kinds.base import (
     CellFormat,
+    KindHeadline,
     KindInfo,
     KindOptions,
     KindResult,
@@ -22,6 +23,7 @@ from kontest_tui.kinds.base import (
 )
 from kontest_tui.kinds.refusals import count_refusals
 from kontest_tui.kinds.variant import OPTIONS, parse_variant
+from kontest_tui.oracles.measures import AccuracyJSON, accuracy_cell, ratio
 
 SECTION = "annotation"  # its Report JSON key (and its oracle's)
 
@@ -110,6 +112,33 @@ def section_tables(report: ReportData, cells: CellFormat) -> list[SectionTable]:
     return tables
 
 
+def accuracy(section: Mapping[str, Any]) -> AccuracyJSON:
+    """Its `accuracy` entry: the annotated answers of those asked (the annotation oracle's
+    tests; its variant oracle's are apart), errors and error_rate of the valid answers."""
+    asked = int(section["tests"]["annotation"])
+    correct = int(section["correct"])
+    valid = int(section["valid"])
+    refusals = int(section.get("refusals", 0))
+    return {
+        "asked": asked,
+        "valid": valid,
+        "correct": correct,
+        "errors": valid - correct,
+        "refusals": refusals,
+        "invalid": asked - valid - refusals,
+        "accuracy": ratio(correct, asked),
+        "error_rate": ratio(valid - correct, valid),
+    }
+
+
+def headline_counts(report: ReportData) -> tuple[int, int]:
+    """Its headline, the failure rate (thesis: an undefined answer fails too): the asked
+    questions not answered as annotated."""
+    cell = accuracy_cell(report, SECTION)
+    asked = int(cell.get("asked", 0))
+    return asked - int(cell.get("correct", 0)), asked
+
+
 KIND = KindInfo(
     TestKind.ANNOTATION,
     "Annotated questions",
@@ -126,12 +155,16 @@ KIND = KindInfo(
             "An annotated question answered against its annotation",
             sentence=verdict_sentence,
             brief=wrong_answer_brief,
+            card_builder="kontest_tui.report.cards.annotation:card",
+            answer_from=None,
         ),
     ),
     section_keys=(SECTION,),
     section_tables=section_tables,
     options=OPTIONS,
     report_order=40,
+    headline=KindHeadline("annotation failure rate", headline_counts, rank=50),
+    accuracy=accuracy,
     conversation_name=conversation_name,
     unbuilt_hint="annotated questions come from a file: use --questions FILE.jsonl",
 )

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, cast
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, TestKind, Verdict
 from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
+from kontest_tui.oracles.measures import AccuracyOf, KindMeasures
+from kontest_tui.oracles.measures import KindHeadline as KindHeadline  # a kind declares it
 from kontest_tui.oracles.ontological import PAPER_RULE
 
 if TYPE_CHECKING:
@@ -169,6 +171,13 @@ class OracleWords:
     template: Callable[[Verdict], str] | None = None
     sentence: VerdictWords | None = None
     brief: VerdictWords | None = None
+    # Its explanation card: "module:function" (report/cards/<kind>.py: the cards sit above
+    # the kinds), imported when a card of it is made; "" with `card`: the report's plain card.
+    card_builder: str = ""
+    # How a card says where its right answer comes from: "" the knowledge graph states the
+    # fact asked (yes is right); a verb ("comes from", "follows by the rule from") for a
+    # right answer of its own; None: no knowledge graph is behind its test (annotations).
+    answer_from: str | None = ""
 
 
 OptionType = Literal["int", "flag", "path", "names", "choice"]
@@ -223,16 +232,6 @@ class KindOption:
 
 
 @dataclass(frozen=True)
-class KindHeadline:
-    """The headline rate of a session asking this kind (and no kind of the report's own
-    headlines, oracles.evaluate.HEADLINES): its title and (count, of) from the sections its
-    judge wrote (`KindResult.sections`)."""
-
-    title: str
-    counts: Callable[[Mapping[str, object]], tuple[int, int]]
-
-
-@dataclass(frozen=True)
 class KindInfo:
     """A test kind: everything kontest needs of it (see the module's docstring).
 
@@ -260,7 +259,14 @@ class KindInfo:
     controls_label: str = ""  # the label of its options' row in the explorer (default: title)
     shortcut: str = ""  # a flag of its own that asks it (`--variants`: `--kind variant`)
     headline_rate: str = ""  # the Report JSON `rates` cell of its headline (its interval)
-    headline: KindHeadline | None = None  # a plugin kind's headline (the built-in ones': HEADLINES)
+    # its questions are the template set's phrasings of facts the KG states: a card shows a
+    # question's phrasing and holds a yes/no reply to yes
+    states_facts: bool = False
+    # its headline rate, its `accuracy` entry (made from its section), the oracle of its
+    # consistency measure (oracles.measures: what the report's summary takes of it)
+    headline: KindHeadline | None = None
+    accuracy: AccuracyOf | None = None
+    consistency: str = ""
 
     @property
     def shortcut_name(self) -> str:
@@ -270,6 +276,17 @@ class KindInfo:
     @property
     def name(self) -> str:
         return str(self.kind)
+
+    @property
+    def measures(self) -> KindMeasures:
+        """Its headline, accuracy and consistency declarations, as the evaluation takes them."""
+        return KindMeasures(
+            self.name,
+            self.section_keys[0] if self.section_keys else "",
+            self.headline,
+            self.accuracy,
+            self.consistency,
+        )
 
     @property
     def is_core(self) -> bool:

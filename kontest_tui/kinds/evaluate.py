@@ -7,16 +7,9 @@ from collections.abc import Mapping, Sequence
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, TestKind
 from kontest_tui.errors import StoreError
-from kontest_tui.kinds.registry import (
-    all_kinds,
-    count_refusals,
-    judge_kinds,
-    kind_info,
-    kind_rank,
-)
+from kontest_tui.kinds.registry import all_kinds, count_refusals, judge_kinds, kind_rank
 from kontest_tui.oracles.evaluate import Evaluation, evaluate
 from kontest_tui.oracles.ontological import PAPER_RULE
-from kontest_tui.oracles.report_json import HeadlineJSON
 from kontest_tui.oracles.stability import find_stability_verdicts
 
 
@@ -73,7 +66,8 @@ def evaluate_all(
     kinds = {c.test_kind for c in conversations}
     evaluation.sections = {"kinds": sorted((str(kind) for kind in kinds), key=kind_rank)}
     evaluation.sections.update(judged.sections)
-    evaluation.kind_headline = _kind_headline(evaluation.sections["kinds"], judged.sections)
+    # what every kind adds to the report's measures (its headline, accuracy, consistency)
+    evaluation.measures = tuple(info.measures for info in all_kinds().values())
     return evaluation
 
 
@@ -90,16 +84,3 @@ def _check_kinds(conversations: Sequence[Conversation]) -> None:
             f"a damaged row in conversations, or a missing plugin: test kind {names} is "
             "neither built in nor given by an installed plugin (entry points kontest.kinds)"
         )
-
-
-def _kind_headline(kinds: object, sections: Mapping[str, object]) -> HeadlineJSON | None:
-    """The headline of the first kind asked that declares one (a plugin kind's)."""
-    for name in kinds if isinstance(kinds, list) else []:
-        info = kind_info(str(name))
-        if info is not None and info.headline is not None:
-            count, of = info.headline.counts(sections)
-            rate = round(count / of, 6) if of else None
-            return HeadlineJSON(
-                measure=info.name, title=info.headline.title, count=count, of=of, rate=rate
-            )
-    return None

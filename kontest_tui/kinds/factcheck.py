@@ -13,6 +13,7 @@ from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
     CellFormat,
+    KindHeadline,
     KindInfo,
     KindOption,
     KindOptions,
@@ -27,8 +28,10 @@ from kontest_tui.kinds.probe_kinds import (
     judge_probes,
     parse_probe,
     per_key_cells,
+    probe_accuracy,
     tally_row,
 )
+from kontest_tui.oracles.measures import accuracy_cell
 from kontest_tui.probes.templates import QUESTION_TYPES
 
 # The question types (a conversation's meta "question_type"), short enough for a heading.
@@ -144,6 +147,12 @@ def compare_tables(
     ]
 
 
+def headline_counts(report: ReportData) -> tuple[int, int]:
+    """Its headline, FactChecker's accuracy: the correct answers of those asked."""
+    cell = accuracy_cell(report, SECTION)
+    return int(cell.get("correct", 0)), int(cell.get("asked", 0))
+
+
 KIND = KindInfo(
     TestKind.FACTCHECK,
     "FactChecker questions",
@@ -161,6 +170,8 @@ KIND = KindInfo(
             template=verdict_template,
             sentence=verdict_sentence,
             brief=verdict_brief,
+            card_builder="kontest_tui.report.cards.factcheck:card",
+            answer_from="comes from",
         ),
     ),
     section_keys=(SECTION,),
@@ -182,6 +193,8 @@ KIND = KindInfo(
     ),
     report_order=10,
     aliases=("facts",),
+    headline=KindHeadline("FactChecker accuracy", headline_counts, rank=30),
+    accuracy=probe_accuracy,
     controls_label="FactChecker",
     conversation_name=conversation_name,
     answer_format=answer_format,

@@ -10,6 +10,7 @@ from kontest_tui.domain.records import Answer, Conversation, TestKind
 from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import KindInfo, KindOption, KindOptions
+from kontest_tui.oracles.evaluate import KONTEST_MEASURES
 from kontest_tui.oracles.ontological import ONTOLOGICAL_RULES
 
 
@@ -50,5 +51,7 @@ KIND = KindInfo(
     ),
     aliases=("paraphrases",),
     headline_rate="total",
+    states_facts=True,
+    headline=KONTEST_MEASURES.headline,
     conversation_name=conversation_name,
 )

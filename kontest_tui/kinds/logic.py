@@ -5,7 +5,7 @@ FactChecker questions (probes/evaluate.py); its headline is the hallucination ra
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import cast
+from typing import Any, cast
 
 from kontest_tui.domain.extras import PREMISE, LogicExtras, PremiseExtras
 from kontest_tui.domain.records import Conversation, TestKind, Verdict
@@ -13,6 +13,7 @@ from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
     CellFormat,
+    KindHeadline,
     KindInfo,
     KindOption,
     KindOptions,
@@ -28,8 +29,10 @@ from kontest_tui.kinds.probe_kinds import (
     judge_probes,
     parse_probe,
     per_key_cells,
+    probe_accuracy,
     tally_row,
 )
+from kontest_tui.oracles.measures import AccuracyJSON, accuracy_cell, ratio
 from kontest_tui.probes.templates import LOGIC_RULES
 
 # The HalluVault rules (a logic conversation's meta "rule"), in words.
@@ -208,6 +211,20 @@ def compare_tables(
     ]
 
 
+def accuracy(section: Mapping[str, Any]) -> AccuracyJSON:
+    """Its `accuracy` entry (kinds.probe_kinds.probe_accuracy) and HalluVault's
+    hallucination_rate, errors of asked: a refusal is a normal response."""
+    found = probe_accuracy(section)
+    found["hallucination_rate"] = ratio(int(section["errors"]), int(section["asked"]))
+    return found
+
+
+def headline_counts(report: ReportData) -> tuple[int, int]:
+    """Its headline, the hallucination rate (HalluVault): errors of all responses."""
+    cell = accuracy_cell(report, SECTION)
+    return int(cell.get("errors", 0)), int(cell.get("asked", 0))
+
+
 KIND = KindInfo(
     TestKind.LOGIC,
     "Logic rules",
@@ -226,6 +243,8 @@ KIND = KindInfo(
             template=verdict_template,
             sentence=verdict_sentence,
             brief=wrong_answer_brief,
+            card_builder="kontest_tui.report.cards.logic:card",
+            answer_from="follows by the rule from",
         ),
     ),
     section_keys=(SECTION,),
@@ -250,5 +269,7 @@ KIND = KindInfo(
     aliases=("rules",),
     controls_label="Rules",
     headline_rate="hallucination",
+    headline=KindHeadline("hallucination rate", headline_counts, rank=20),
+    accuracy=accuracy,
     conversation_name=conversation_name,
 )

@@ -9,6 +9,7 @@ from typing import Any, TypedDict, cast
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation
 from kontest_tui.kinds.base import KindOption, KindResult
+from kontest_tui.oracles.measures import AccuracyJSON, ratio
 
 TALLY_HEADER = ("asked", "valid", "correct", "errors", "refusals", "accuracy")
 
@@ -39,6 +40,18 @@ PROBES_OPTION = KindOption(
 def tally_row(name: str, cell: TallyJSON) -> tuple[str, ...]:
     counts = cast("Mapping[str, object]", cell)
     return (name, *(str(counts[key]) for key in TALLY_HEADER[:-1]), f"{cell['accuracy']:.1f}%")
+
+
+def probe_accuracy(section: Mapping[str, Any]) -> AccuracyJSON:
+    """A probe kind's `accuracy` entry from its section: its counts, accuracy (correct of
+    asked) and error_rate (errors of valid)."""
+    found: AccuracyJSON = {
+        key: int(section[key])
+        for key in ("asked", "valid", "correct", "errors", "refusals", "invalid")
+    }
+    found["accuracy"] = ratio(int(section["correct"]), int(section["asked"]))
+    found["error_rate"] = ratio(int(section["errors"]), int(section["valid"]))
+    return found
 
 
 def parse_probe(conversation: Conversation, raw: str) -> Answer:

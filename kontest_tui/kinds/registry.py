@@ -41,6 +41,7 @@ from kontest_tui.kinds.base import (
     Parser,
 )
 from kontest_tui.kinds.refusals import count_refusals
+from kontest_tui.oracles.measures import KindMeasures
 from kontest_tui.plugins import KINDS_GROUP, load_plugins
 
 __all__ = [
@@ -150,6 +151,18 @@ def array_kinds(kinds: Mapping[str, KindInfo] | None = None) -> frozenset[str]:
 def builtin_oracles() -> tuple[str, ...]:
     """The built-in kinds' oracles in registry order, KONTEST's first, each once."""
     return tuple(dict.fromkeys(oracle for info in KINDS.values() for oracle in info.oracles))
+
+
+def builtin_measures() -> tuple[KindMeasures, ...]:
+    """The built-in kinds' headline, accuracy and consistency declarations, in registry order
+    (what a stored report's headline is read with: store.schema)."""
+    return tuple(info.measures for info in KINDS.values())
+
+
+def headline_title(measure: str) -> str:
+    """The title of a headline measure, a kind's name ("logic" -> "hallucination rate")."""
+    info = kind_info(measure) if measure else None
+    return info.headline.title if info is not None and info.headline is not None else measure
 
 
 def kind_options() -> list[KindOption]:

@@ -14,6 +14,7 @@ from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
     CellFormat,
+    KindHeadline,
     KindInfo,
     KindOption,
     KindOptions,
@@ -24,6 +25,7 @@ from kontest_tui.kinds.base import (
 )
 from kontest_tui.kinds.kontest import parse_yes_no
 from kontest_tui.kinds.refusals import count_refusals
+from kontest_tui.oracles.measures import consistency_counts
 
 SECTION = "variants"  # its Report JSON key
 
@@ -199,6 +201,11 @@ def compare_tables(
     ]
 
 
+def headline_counts(report: ReportData) -> tuple[int, int]:
+    """Its headline, the flip rate: variants answered against the original, of the tests."""
+    return consistency_counts(report, "variant")
+
+
 KIND = KindInfo(
     TestKind.VARIANT,
     "Covering-array variants",
@@ -215,6 +222,7 @@ KIND = KindInfo(
             "Changing a few words flipped the answer",
             sentence=verdict_sentence,
             brief=verdict_brief,
+            card_builder="kontest_tui.report.cards.variant:card",
         ),
     ),
     section_keys=(SECTION,),
@@ -226,5 +234,8 @@ KIND = KindInfo(
     controls_label="Variants",
     shortcut="--variants",
     headline_rate="variant",
+    states_facts=True,
+    headline=KindHeadline("variant flip rate", headline_counts, rank=40),
+    consistency="variant",
     conversation_name=conversation_name,
 )

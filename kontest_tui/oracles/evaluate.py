@@ -38,6 +38,13 @@ from kontest_tui.oracles.intervals import (
     rates_json,
     sample_section,
 )
+from kontest_tui.oracles.measures import (
+    AccuracyJSON,
+    KindHeadline,
+    KindMeasures,
+    headline_of,
+    ratio,
+)
 from kontest_tui.oracles.metamorphic import METAMORPHIC_ORACLES, find_metamorphic_verdicts
 from kontest_tui.oracles.ontological import PAPER_RULE, find_ontological_verdicts
 from kontest_tui.oracles.report_json import (
@@ -52,6 +59,19 @@ from kontest_tui.oracles.stability import STABILITY
 
 ORACLES: tuple[str, ...] = (*METAMORPHIC_ORACLES, "ontological")
 METAMORPHIC = "metamorphic"  # the rate of the three metamorphic oracles together (Table 3)
+
+
+def kontest_headline_counts(report: Mapping[str, object]) -> tuple[int, int]:
+    """KONTEST's headline (count, of): its errors of its tests, the four oracles together."""
+    errors, tests = report.get("errors") or {}, report.get("tests") or {}
+    assert isinstance(errors, Mapping) and isinstance(tests, Mapping)
+    return int(errors.get("total", 0)), sum(int(tests.get(name, 0)) for name in ORACLES)
+
+
+# KONTEST's headline, its error rate: the session's when it asks KONTEST questions.
+KONTEST_MEASURES = KindMeasures(
+    "kontest", headline=KindHeadline("KONTEST error rate", kontest_headline_counts, rank=10)
+)
 
 
 @dataclass(slots=True)
@@ -90,7 +110,7 @@ class Evaluation:
     errors: dict[str, int]
     planned_tests: dict[str, int]  # tests the conversations allow (valid answers or not)
     gap: GapReport
-    # Report sections of the other test kinds ("variants", "factcheck", "logic", "annotation").
+    # Report sections of the other test kinds (each kind's own, kinds/), and "kinds": those asked.
     sections: dict[str, object] = field(default_factory=dict)
     # Turns with no answer after all attempts (failed calls and the later turns of their
     # conversations): in no count above, no test, gap or coverage (set by run.session).
@@ -108,9 +128,9 @@ class Evaluation:
     # Unreadable replies continuing the prompt (a base model in chat mode: results.evaluate).
     echoes: int = 0
     from_cache: int = 0  # stored answers reused from the answer cache (`--reuse-cache`)
-    # The headline of a kind HEADLINES does not know (a plugin kind's, kinds.evaluate): the
-    # session's when none of HEADLINES' measures applies.
-    kind_headline: HeadlineJSON | None = None
+    # What each test kind adds to the report's measures (headline, accuracy, consistency),
+    # declared by the kinds and handed down by kinds.evaluate; KONTEST's alone by default.
+    measures: tuple[KindMeasures, ...] = field(default_factory=lambda: (KONTEST_MEASURES,))
     # Evaluated chunk by chunk (oracles.streamed): the counts and report are the session's,
     # `verdicts` is empty (they are in the store) and so are the per-relation views.
     streamed: bool = False
@@ -178,53 +198,32 @@ class Evaluation:
         return round(self.error_rate, 6) if self.test_total else None
 
     def consistency_json(self) -> dict[str, RatioJSON]:
-        """Consistency, answers held to other answers: KONTEST's oracles together, the
-        covering-array variants (when the session has them) and the stability test (when its
-        conversations were asked from scratch), each tests/errors/rate."""
+        """Consistency, answers held to other answers: KONTEST's oracles together, each
+        kind's own consistency measure whose section the session has (`measures`: the
+        covering-array variants) and the stability test (when its conversations were asked
+        from scratch), each tests/errors/rate."""
         groups = {"kontest": (self.test_total, self.error_total)}
-        if "variants" in self.sections:
-            groups["variant"] = (self.tests.get("variant", 0), self.errors.get("variant", 0))
+        for found in self.measures:
+            if found.consistency and found.section in self.sections:
+                oracle = found.consistency
+                groups[oracle] = (self.tests.get(oracle, 0), self.errors.get(oracle, 0))
         if STABILITY in self.tests:  # fresh conversations (oracles.stability)
             groups[STABILITY] = (self.tests[STABILITY], self.errors.get(STABILITY, 0))
         return {
-            name: RatioJSON(tests=tests, errors=errors, rate=_ratio(errors, tests))
+            name: RatioJSON(tests=tests, errors=errors, rate=ratio(errors, tests))
             for name, (tests, errors) in groups.items()
         }
 
-    def accuracy_json(self) -> dict[str, dict[str, float | int | None]]:
-        """Accuracy, answers held to the KG or an annotation: one entry per kind present,
-        asked / valid (= tests) / correct / errors / refusals / invalid / accuracy (correct
-        of asked) / error_rate (errors of valid); logic adds hallucination_rate (errors of
-        asked: HalluVault counts a refusal as a normal response)."""
-        found: dict[str, dict[str, float | int | None]] = {}
-        for name in ("factcheck", "logic"):
-            section = self.sections.get(name)
-            if isinstance(section, Mapping):
-                asked, correct = int(section["asked"]), int(section["correct"])
-                found[name] = {
-                    key: int(section[key])
-                    for key in ("asked", "valid", "correct", "errors", "refusals", "invalid")
-                }
-                found[name]["accuracy"] = _ratio(correct, asked)
-                found[name]["error_rate"] = _ratio(int(section["errors"]), int(section["valid"]))
-                if name == "logic":  # HalluVault's rate: refusals are normal responses
-                    found[name]["hallucination_rate"] = _ratio(int(section["errors"]), asked)
-        annotation = self.sections.get("annotation")
-        if isinstance(annotation, Mapping):
-            asked = int(annotation["tests"]["annotation"])
-            correct = int(annotation["correct"])
-            valid = int(annotation["valid"])
-            refusals = int(annotation.get("refusals", 0))
-            found["annotation"] = {
-                "asked": asked,
-                "valid": valid,
-                "correct": correct,
-                "errors": valid - correct,
-                "refusals": refusals,
-                "invalid": asked - valid - refusals,
-                "accuracy": _ratio(correct, asked),
-                "error_rate": _ratio(valid - correct, valid),
-            }
+    def accuracy_json(self) -> dict[str, AccuracyJSON]:
+        """Accuracy, answers held to the KG or an annotation: one entry per kind whose
+        section the session has and which declares one (`measures`), asked / valid (=
+        tests) / correct / errors / refusals / invalid / accuracy (correct of asked) /
+        error_rate (errors of valid), and what else the kind adds."""
+        found: dict[str, AccuracyJSON] = {}
+        for measures in self.measures:
+            section = self.sections.get(measures.section)
+            if measures.accuracy is not None and isinstance(section, Mapping):
+                found[measures.kind] = measures.accuracy(section)
         return found
 
     @property
@@ -234,19 +233,19 @@ class Evaluation:
         return [str(kind) for kind in listed] if isinstance(listed, list) else ["kontest"]
 
     def headline_json(self) -> HeadlineJSON:
-        """The session's headline rate (see `headline_of`; else a plugin kind's own)."""
-        found = headline_of(
+        """The session's headline rate: that of the kind it asks with the lowest headline
+        rank (oracles.measures.headline_of)."""
+        return headline_of(
             {
+                **self.sections,
                 "kinds": self.kinds,
                 "errors": {"total": self.error_total},
                 "tests": {name: self.tests.get(name, 0) for name in ORACLES},
                 "accuracy": self.accuracy_json(),
                 "consistency": self.consistency_json(),
-            }
+            },
+            self.measures,
         )
-        if not found["measure"] and self.kind_headline is not None:
-            return self.kind_headline
-        return found
 
     @property
     def total_oracles(self) -> tuple[str, ...]:
@@ -387,65 +386,6 @@ def evaluation_sample_section(
     gap = {tid: gap.missing for tid, gap in evaluation.gap.per_template.items()}
     gap["intersection"] = evaluation.gap.intersection
     return sample_section(sample, evaluation.verdicts, gap, evaluation.relations)
-
-
-def _ratio(part: int, whole: int) -> float | None:
-    return round(part / whole, 6) if whole else None
-
-
-# The headline measure of a session by the kinds it asks, first match: KONTEST's error rate
-# when it asks KONTEST questions; else the logic rules' hallucination rate (HalluVault: errors
-# of all responses); else FactChecker's accuracy; else the variants' flip rate; else the
-# annotated questions' failure rate (thesis: an undefined answer fails).
-HEADLINES: tuple[tuple[str, str], ...] = (
-    ("kontest", "KONTEST error rate"),
-    ("logic", "hallucination rate"),
-    ("factcheck", "FactChecker accuracy"),
-    ("variant", "variant flip rate"),
-    ("annotation", "annotation failure rate"),
-)
-
-
-def headline_title(measure: str) -> str:
-    """The title of a headline measure ("logic" -> "hallucination rate")."""
-    return dict(HEADLINES).get(measure, measure)
-
-
-def headline_of(report: Mapping[str, object]) -> HeadlineJSON:
-    """`{"measure", "title", "count", "of", "rate"}` of a Report JSON's headline: the one
-    rate `kontest sessions`, the report's first line and the explorer show for the session
-    (HEADLINES says which; rate None before any test)."""
-    kinds = report.get("kinds") or ["kontest"]
-    assert isinstance(kinds, list)
-    for measure, title in HEADLINES:
-        if measure not in kinds:
-            continue
-        count, of = _headline_counts(measure, report)
-        return HeadlineJSON(
-            measure=measure, title=title, count=count, of=of, rate=_ratio(count, of)
-        )
-    return HeadlineJSON(measure="", title="", count=0, of=0, rate=None)
-
-
-def _headline_counts(measure: str, report: Mapping[str, object]) -> tuple[int, int]:
-    """(count, of) of one headline measure."""
-    accuracy = report.get("accuracy") or {}
-    consistency = report.get("consistency") or {}
-    assert isinstance(accuracy, Mapping) and isinstance(consistency, Mapping)
-    if measure == "kontest":
-        errors, tests = report.get("errors") or {}, report.get("tests") or {}
-        assert isinstance(errors, Mapping) and isinstance(tests, Mapping)
-        return int(errors.get("total", 0)), sum(int(tests.get(name, 0)) for name in ORACLES)
-    if measure == "variant":
-        cell = consistency.get("variant") or {}
-        return int(cell.get("errors", 0)), int(cell.get("tests", 0))
-    cell = accuracy.get(measure) or {}
-    asked = int(cell.get("asked", 0))
-    if measure == "factcheck":
-        return int(cell.get("correct", 0)), asked
-    if measure == "annotation":  # an undefined answer fails too
-        return asked - int(cell.get("correct", 0)), asked
-    return int(cell.get("errors", 0)), asked
 
 
 def group_verdicts_by_oracle(

@@ -60,7 +60,7 @@ class RateJSON(TypedDict):
 
 
 class HeadlineJSON(TypedDict):
-    """The session's one rate (oracles.evaluate.headline_of)."""
+    """The session's one rate (oracles.measures.headline_of)."""
 
     measure: str
     title: str

@@ -18,10 +18,13 @@ Renderers are in `report.explain_render`.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
+from typing import cast
 
 from kontest_tui.domain.answers import clean_text
 from kontest_tui.domain.extras import (
@@ -29,7 +32,6 @@ from kontest_tui.domain.extras import (
     AnnotationExtras,
     FactcheckExtras,
     LogicExtras,
-    PremiseExtras,
 )
 from kontest_tui.domain.margins import LOW_MARGIN
 from kontest_tui.domain.records import (
@@ -43,6 +45,7 @@ from kontest_tui.domain.records import (
 )
 from kontest_tui.errors import KontestError
 from kontest_tui.generate.templates import TemplateSet
+from kontest_tui.kinds.registry import kind_info
 from kontest_tui.oracles.confirmation import (
     DRAW,
     METAMORPHIC,
@@ -62,8 +65,6 @@ from kontest_tui.oracles.findings import (
 )
 from kontest_tui.oracles.margins import is_weak
 from kontest_tui.oracles.ontological import error_path
-from kontest_tui.oracles.variant import FLIPS_MARK, changed_words, variant_row
-from kontest_tui.probes.matching import match_wh, parse_choice
 from kontest_tui.report.prompts import (
     COMPLETIONS,
     Prompting,
@@ -72,15 +73,14 @@ from kontest_tui.report.prompts import (
     prompting_of,
 )
 from kontest_tui.report.words import (
-    QUESTION_TYPES,
     Naming,
     capitalized,
     card_title,
     counted,
     describe_fact,
     doubt_sentence,
-    fact_words,
     oracle_name,
+    oracle_words,
     quoted,
     read_word,
     verdict_sentence,
@@ -91,18 +91,6 @@ RAW_CHARS = 2000  # how much of one reply a card shows
 KG = "the knowledge graph"
 VALID = (Answer.YES, Answer.NO)
 _QID = re.compile(r"Q[1-9][0-9]*")
-
-_RULES = {
-    "negation": "Negation: the knowledge graph states the fact, so the statement that it is "
-    "not so is false.",
-    "symmetric": "Symmetry: the relation holds both ways, so the fact stated the other way "
-    "round is true too.",
-    "inverse": "Inverse: the fact stated from the other side (the container includes the "
-    "place) is true too.",
-    "transitive": "Transitivity: the facts below chain into the fact asked, so it is true.",
-    "composite": "Composite: the facts below chain into one fact, which is then stated from "
-    "the other side{negated}.",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,24 +273,24 @@ def _phrasing(evidence: CardEvidence, template_id: str, relation_type: str | Non
     return None
 
 
-def _conversation(evidence: CardEvidence, conversation_id: str) -> Conversation:
+def card_conversation(evidence: CardEvidence, conversation_id: str) -> Conversation:
     found = evidence.conversations.get(conversation_id)
     if found is None:
         raise CardError(f"the session has no conversation {conversation_id!r} to explain")
     return found
 
 
-def _response(evidence: CardEvidence, key: AnswerKey) -> Response | None:
+def card_response(evidence: CardEvidence, key: AnswerKey) -> Response | None:
     response = evidence.responses.get(key)
     return response if response is not None and response.error is None else None
 
 
-def _answer_of(evidence: CardEvidence, key: AnswerKey) -> Answer | None:
-    response = _response(evidence, key)
+def card_answer(evidence: CardEvidence, key: AnswerKey) -> Answer | None:
+    response = card_response(evidence, key)
     return response.answer if response is not None else None
 
 
-def _chat(
+def card_chat(
     evidence: CardEvidence,
     conversation_id: str,
     heading: str,
@@ -313,7 +301,7 @@ def _chat(
     """A conversation as a card shows it: the system prompt it began with, every turn with
     its template's text, the prompt a completions model continued, the reply, its reading
     and that reading held to the right answer (`read`, `judged`: a turn's words given)."""
-    conversation = _conversation(evidence, conversation_id)
+    conversation = card_conversation(evidence, conversation_id)
     relation = evidence.relations.get(conversation.relation_id)
     relation_type = relation.type if relation is not None else None
     prompting = evidence.prompting
@@ -321,7 +309,7 @@ def _chat(
     turns = []
     asked: list[tuple[str, str | None]] = []  # the questions so far and their replies
     for index, query in enumerate(conversation.turns):
-        response = _response(evidence, (conversation.id, index))
+        response = card_response(evidence, (conversation.id, index))
         answer = response.answer if response is not None else None
         raw = None if response is None else _shorten(response.raw)
         word = read[index] if read is not None and index in read else read_word(answer)
@@ -331,7 +319,7 @@ def _chat(
         )
         phrasing = (
             _phrasing(evidence, query.template_id, relation_type)
-            if str(conversation.test_kind) in ("kontest", "variant")
+            if _states_facts(conversation)
             else None
         )
         asked.append((query.text, response.raw if response is not None else None))
@@ -352,6 +340,12 @@ def _chat(
     return CardChat(heading, tuple(turns), system)
 
 
+def _states_facts(conversation: Conversation) -> bool:
+    """Whether the conversation's kind asks the template set's phrasings of KG facts."""
+    info = kind_info(str(conversation.test_kind))
+    return info is not None and info.states_facts
+
+
 def _expected(conversation: Conversation, turn: int) -> tuple[Answer | None, str]:
     """The right answer to one turn and who gives it ("the knowledge graph", "the
     annotation", "the rule"); None where the test kind knows none (a multiple-choice or open
@@ -360,8 +354,7 @@ def _expected(conversation: Conversation, turn: int) -> tuple[Answer | None, str
     given = conversation.expected[turn] if turn < len(conversation.expected) else None
     if isinstance(extras, AnnotationExtras):
         return given, "the annotation"
-    kind = conversation.test_kind
-    if kind in (TestKind.KONTEST, TestKind.VARIANT):
+    if _states_facts(conversation):
         return Answer.YES, KG  # every relation asked is a fact the knowledge graph states
     if isinstance(extras, LogicExtras):
         return given, "the rule"
@@ -392,7 +385,7 @@ def _shorten(raw: str) -> str:
 
 def _template_name(evidence: CardEvidence, conversation_id: str, turn: int = 0) -> str:
     """`the phrasing “Does {parent} have a {child}?”`, or `another phrasing` without the set."""
-    conversation = _conversation(evidence, conversation_id)
+    conversation = card_conversation(evidence, conversation_id)
     relation = evidence.relations.get(conversation.relation_id)
     text = _phrasing(
         evidence,
@@ -409,7 +402,7 @@ def build_card(verdict: Verdict, evidence: CardEvidence) -> ExplanationCard:
     """The card of one verdict (an error, or a passed test: its card says so)."""
     relation = evidence.relations.get(verdict.relation_id)
     fact = describe_fact(relation, evidence.names, verdict.relation_id)
-    builder = _BUILDERS.get(verdict.oracle, _other_card)
+    builder = card_builder(verdict.oracle)
     headline, chats, reasons, expected = builder(verdict, evidence, fact)
     if not verdict.error:
         reasons = [*reasons, "The oracle found no error here: the answers agree."]
@@ -561,7 +554,9 @@ def _knowledge(
 ) -> str | None:
     """What the knowledge graph says about the card's fact, with its source, and the right
     answer it gives (None where no knowledge graph is behind the test)."""
-    if relation is None or verdict.oracle == "annotation":
+    words = oracle_words(verdict.oracle)
+    answer_from = words.answer_from if words is not None else ""
+    if relation is None or answer_from is None:
         return None
     names = evidence.names
     source = source_words(evidence.kg_name, evidence.kg_source)
@@ -569,11 +564,10 @@ def _knowledge(
     if relation.between:
         *first, last = [names.name(node) for node in relation.between]
         fact += ", through " + (f"{', '.join(first)} and {last}" if first else last)
-    if verdict.oracle in ("factcheck", "logic"):
+    if answer_from:
         if not expected:
             return None
-        how = "follows by the rule from" if verdict.oracle == "logic" else "comes from"
-        return f"The right answer, {expected}, {how} {source}, which says {fact}."
+        return f"The right answer, {expected}, {answer_from} {source}, which says {fact}."
     subject = capitalized(source).rstrip(".") + ("," if ", " in source else "")
     return f"{subject} says {fact}, so the right answer is yes."
 
@@ -655,21 +649,24 @@ def _doubts(verdict: Verdict, evidence: CardEvidence) -> tuple[str, ...]:
     )
 
 
-_Built = tuple[str, list[CardChat], list[str], str | None]
+# What a card builder gives: its headline, chats, reasons and the right answer (if known)
+BuiltCard = tuple[str, list[CardChat], list[str], str | None]
+# (verdict, the session's evidence, the fact in words) -> the card's parts
+CardBuilder = Callable[[Verdict, "CardEvidence", str], BuiltCard]
 
 
-def _pair(verdict: Verdict) -> tuple[AnswerKey, AnswerKey, str, str]:
+def compared_pair(verdict: Verdict) -> tuple[AnswerKey, AnswerKey, str, str]:
     if len(verdict.refs) < 2 or len(verdict.answers) < 2:
         raise CardError(f"a {verdict.oracle} verdict compares two answers; this one has fewer")
     left, right = verdict.refs[0], verdict.refs[1]
     return left, right, read_word(verdict.answers[0]), read_word(verdict.answers[1])
 
 
-def _atomic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    left, right, first, second = _pair(verdict)
+def _atomic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> BuiltCard:
+    left, right, first, second = compared_pair(verdict)
     chats = [
-        _chat(evidence, left[0], "Asked alone, in a fresh chat", (left[1],)),
-        _chat(evidence, right[0], "Asked alone, in another fresh chat", (right[1],)),
+        card_chat(evidence, left[0], "Asked alone, in a fresh chat", (left[1],)),
+        card_chat(evidence, right[0], "Asked alone, in another fresh chat", (right[1],)),
     ]
     headline = capitalized(verdict_sentence(verdict))
     reasons = [
@@ -683,10 +680,10 @@ def _atomic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     return headline, chats, reasons, None
 
 
-def _intra_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    left, right, first, second = _pair(verdict)
+def _intra_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> BuiltCard:
+    left, right, first, second = compared_pair(verdict)
     chats = [
-        _chat(
+        card_chat(
             evidence,
             left[0],
             "One conversation: the second question came right after the first answer",
@@ -705,11 +702,11 @@ def _intra_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     return headline, chats, reasons, None
 
 
-def _inter_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    left, right, alone, after = _pair(verdict)
+def _inter_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> BuiltCard:
+    left, right, alone, after = compared_pair(verdict)
     chats = [
-        _chat(evidence, left[0], "The question asked alone, in a fresh chat", (left[1],)),
-        _chat(
+        card_chat(evidence, left[0], "The question asked alone, in a fresh chat", (left[1],)),
+        card_chat(
             evidence,
             right[0],
             "The same question asked second, right after its other phrasing",
@@ -727,7 +724,7 @@ def _inter_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     return headline, chats, reasons, None
 
 
-def _ontological_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+def _ontological_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> BuiltCard:
     path = error_path(verdict)
     names = evidence.names
     own = verdict.refs[0] if verdict.refs else None
@@ -745,8 +742,8 @@ def _ontological_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _B
             else f"{names.name(parent)} contains {names.name(child)}"
         )
         step_facts.append(step)
-        chats.append(_chat(evidence, key[0], f"A step it said yes to: {step}", (key[1],)))
-    chats.append(_chat(evidence, own[0], f"The fact these steps imply: {fact}", (own[1],)))
+        chats.append(card_chat(evidence, key[0], f"A step it said yes to: {step}", (key[1],)))
+    chats.append(card_chat(evidence, own[0], f"The fact these steps imply: {fact}", (own[1],)))
     said = " and ".join(quoted(step) for step in step_facts)
     headline = f"The model said yes to {said}, but no to {quoted(fact)}."
     reasons = [
@@ -759,208 +756,10 @@ def _ontological_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _B
     return headline, chats, reasons, None
 
 
-def _changed_words(conversation: Conversation, evidence: CardEvidence) -> list[str]:
-    """`have → include`, `Canton of Capellen → Capellen` for a variant's changed words."""
-    relation = evidence.relations.get(conversation.relation_id)
-    words = []
-    for name, value in changed_words(conversation).items():
-        if name in ("parent", "child") and relation is not None:
-            node = relation.parent if name == "parent" else relation.child
-            was = evidence.names.label(node)
-        else:
-            was = name.split(":", 1)[-1]
-        words.append(f"{clean_text(was)} → {clean_text(value)}")
-    return words
-
-
-def _variant_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    left, right, first, second = _pair(verdict)
-    variant = _conversation(evidence, right[0])
-    words = _changed_words(variant, evidence)
-    reference = _conversation(evidence, left[0])
-    original = variant_row(reference) == 0
-    chats = [
-        _chat(
-            evidence,
-            left[0],
-            "The original question" if original else "The answer most variants got",
-            (left[1],),
-        ),
-        _chat(evidence, right[0], "A variant with some words replaced", (right[1],)),
-    ]
-    changes = ", ".join(quoted(word) for word in words) if words else "no word changed"
-    headline = (
-        f"The {'original question' if original else 'usual answer'} was {first}; the variant "
-        f"with {changes} got {second}."
-    )
-    reasons = [
-        f"Both questions ask whether {fact}. The variant swaps words for synonyms or "
-        f"other names of the same place: {changes}.",
-        "Words that carry the meaning (the template's fixed words) are never replaced, so "
-        "both questions mean the same.",
-        f"The answers differ ({first} and {second}): the wording, not the fact, changed "
-        "what the model said.",
-    ]
-    if FLIPS_MARK in verdict.detail:
-        causes = clean_text(verdict.detail.split(FLIPS_MARK, 1)[1]).replace(" -> ", " → ")
-        reasons.append(
-            "Among this question's variants, the answer flipped every time one of these "
-            f"changes was used (flips of uses): {causes}."
-        )
-    return headline, chats, reasons, None
-
-
-def _annotation_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    key = verdict.refs[0]
-    conversation = _conversation(evidence, key[0])
-    extras = conversation.extras
-    annotated = extras if isinstance(extras, AnnotationExtras) else None
-    expected = conversation.expected[0] if conversation.expected else None
-    got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
-    words = _changed_words(conversation, evidence)
-    chats = [_chat(evidence, key[0], "The annotated question as asked", (key[1],))]
-    headline = f"The annotation says {read_word(expected)}; the model said {got}."
-    reasons = [
-        f"This question comes from an annotated file "
-        f"(line {annotated.line if annotated is not None else '?'}), whose "
-        f"answer is {read_word(expected)}.",
-    ]
-    if words:
-        reasons.append("It was asked with some words replaced: " + ", ".join(words) + ".")
-    passage = clean_text(annotated.passage if annotated is not None else "").strip()
-    if passage:
-        reasons.append(f"The passage the annotation rests on: {quoted(passage[:600])}.")
-    reasons.append(f"An answer other than {read_word(expected)} fails the test.")
-    return headline, chats, reasons, read_word(expected)
-
-
-def _option_text(extras: FactcheckExtras, letter: str | None) -> str:
-    if letter is None:
-        return "no option"
-    option = extras.option(letter)
-    return f"{letter}) {clean_text(option.label)}" if option is not None else letter
-
-
-def _factcheck_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    key = verdict.refs[0]
-    conversation = _conversation(evidence, key[0])
-    extras = conversation.extras
-    if not isinstance(extras, FactcheckExtras):
-        extras = FactcheckExtras(question_type="yes_no")
-    qtype = extras.question_type
-    response = _response(evidence, key)
-    raw = response.raw if response is not None else ""
-    reasons = [f"This is {QUESTION_TYPES.get(qtype, 'a question with a known answer')}."]
-    read: dict[int, str] = {}
-    judged: dict[int, str] = {}
-    if qtype in CHOICE_TYPES:
-        chosen = parse_choice(raw, extras.options) if raw else None
-        expected = _option_text(extras, str(extras.answer))
-        got = _option_text(extras, chosen)
-        read[key[1]] = f"option {got}" if chosen else "no option"
-        right = chosen is not None and chosen == str(extras.answer)
-        judged[key[1]] = f"{'right' if right else 'wrong'}: the right option is {expected}"
-        headline = f"The right option is {expected}; the model chose {got}."
-    elif qtype == "wh":
-        accepted = [clean_text(label) for label in extras.accepted]
-        expected = " or ".join(quoted(label) for label in accepted) or "unknown"
-        found = match_wh(raw, accepted) if accepted else None
-        matched = found is not None and found.matched
-        read[key[1]] = "names the right entity" if matched else "another name"
-        judged[key[1]] = f"{'right' if matched else 'wrong'}: {KG} says {expected}"
-        headline = f"The right answer is {expected}; the model's reply does not name it."
-        if found is not None:
-            reasons.append(
-                f"The reply was compared with the name and its aliases: the closest is "
-                f"{quoted(clean_text(found.against))} (similarity {found.score:.0f} of 100), "
-                "not close enough to count as the same name."
-            )
-    else:
-        expected = read_word(conversation.expected[0] if conversation.expected else None)
-        got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
-        headline = f"The right answer is {expected}; the model said {got}."
-        distractor = extras.distractor
-        if distractor and expected == "no":
-            reasons.append(
-                f"The question names {evidence.names.name(distractor)} in place of a "
-                "real member: the knowledge graph says it is not there, so the answer is no."
-            )
-        middle = extras.middle
-        relation = evidence.relations.get(verdict.relation_id)
-        if middle and qtype == "two_hop" and relation is not None:
-            names = evidence.names
-            parent, child, between = (
-                names.name(relation.parent),
-                names.name(relation.child),
-                names.name(middle),
-            )
-            reasons.append(
-                f"It spans two facts of the knowledge graph that meet at {between}: "
-                f"{quoted(fact_words(parent, between))} and {quoted(fact_words(between, child))}."
-            )
-    reasons.append(f"The knowledge graph gives the answer {expected}; the model's differs.")
-    chats = [_chat(evidence, key[0], "The question, asked alone", (key[1],), read, judged)]
-    return headline, chats, reasons, expected
-
-
-def _logic_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
-    key = verdict.refs[0]
-    conversation = _conversation(evidence, key[0])
-    extras = conversation.extras
-    logic = extras if isinstance(extras, LogicExtras) else None
-    rule = logic.rule if logic is not None else "rule"
-    steps = logic.steps if logic is not None else rule
-    expected = read_word(conversation.expected[0] if conversation.expected else None)
-    got = read_word(verdict.answers[0]) if verdict.answers else "no answer"
-    premises = logic.premises if logic is not None else ()
-    chats = [
-        _chat(evidence, premise, "A fact from the knowledge graph the rule starts from")
-        for premise in premises
-        if premise in evidence.conversations
-    ]
-    chats.append(_chat(evidence, key[0], "The question the rule derives", (key[1],)))
-    headline = f"The rule gives the answer {expected}; the model said {got}."
-    rule_text = _RULES.get(rule, f"The rule {rule}.").format(
-        negated=", then negated" if "negation" in steps else ""
-    )
-    stated = _premise_facts(evidence, premises) or [quoted(fact)]
-    reasons = [
-        rule_text,
-        f"The knowledge graph states {' and '.join(stated)}; the rule derives the question "
-        f"below from {'it' if len(stated) == 1 else 'them'}, so its right answer is {expected}.",
-    ]
-    said = [_answer_of(evidence, (premise, 0)) for premise in premises]
-    if any(answer is Answer.NO for answer in said):
-        reasons.append(
-            "The model denied a fact the rule starts from: it does not know the fact "
-            "(an error of knowledge)."
-        )
-    elif said and all(answer is Answer.YES for answer in said):
-        reasons.append(
-            "The model affirmed every fact the rule starts from and still got the derived "
-            "fact wrong (an error of reasoning)."
-        )
-    return headline, chats, reasons, expected
-
-
-def _premise_facts(evidence: CardEvidence, premises: Sequence[str]) -> list[str]:
-    """The KG facts a logic rule starts from, quoted, by name ("“Ireland contains Ulster”")."""
-    facts = []
-    for premise in premises:
-        conversation = evidence.conversations.get(premise)
-        extras = conversation.extras if conversation is not None else None
-        if isinstance(extras, PremiseExtras):
-            parent, child = extras.fact
-            facts.append(
-                quoted(fact_words(evidence.names.name(parent), evidence.names.name(child)))
-            )
-    return facts
-
-
-def _other_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
+def _other_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> BuiltCard:
     """A verdict of an oracle without its own card: its answers and the oracle's words."""
     chats = [
-        _chat(evidence, cid, "A question the test compared", (turn,))
+        card_chat(evidence, cid, "A question the test compared", (turn,))
         for cid, turn in verdict.refs
         if cid in evidence.conversations
     ]
@@ -972,13 +771,27 @@ def _other_card(verdict: Verdict, evidence: CardEvidence, fact: str) -> _Built:
     return headline, chats, reasons, None
 
 
-_BUILDERS = {
+_BUILDERS: dict[str, CardBuilder] = {
     "atomic": _atomic_card,
     "sequential_intra": _intra_card,
     "sequential_inter": _inter_card,
     "ontological": _ontological_card,
-    "variant": _variant_card,
-    "annotation": _annotation_card,
-    "factcheck": _factcheck_card,
-    "logic": _logic_card,
 }
+
+
+def card_builder(oracle: str) -> CardBuilder:
+    """How a card of `oracle`'s verdicts is made: KONTEST's oracles' here, a kind's own from
+    its words (`card_builder`, imported on first use: report/cards/), else the plain card."""
+    found = _BUILDERS.get(oracle)
+    if found is not None:
+        return found
+    words = oracle_words(oracle)
+    if words is None or not words.card_builder:
+        return _other_card
+    return _load_builder(words.card_builder)
+
+
+@functools.cache
+def _load_builder(source: str) -> CardBuilder:
+    module, _, name = source.partition(":")
+    return cast("CardBuilder", getattr(importlib.import_module(module), name))

@@ -33,10 +33,10 @@ from kontest_tui.generate.conversations import build_conversations, fill_questio
 from kontest_tui.generate.sample import SampleSpec
 from kontest_tui.generate.templates import Template, TemplateSet
 from kontest_tui.kg.graph import KnowledgeGraph
-from kontest_tui.kinds.registry import KindOptions, array_kinds, kind_info
+from kontest_tui.kinds.registry import KindOptions, array_kinds, headline_title, kind_info
 from kontest_tui.models.base import ChatModel, ChatOptions
 from kontest_tui.models.specs import WithheldKey, key_withheld, recording_of, withheld_key
-from kontest_tui.oracles.evaluate import Evaluation, headline_title
+from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.ontological import error_path
 from kontest_tui.oracles.report_json import ReportJSON, report_from_json, report_section
 from kontest_tui.results.delta import DeltaJSON, SessionDelta, session_delta

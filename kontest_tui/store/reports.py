@@ -65,7 +65,7 @@ def write_report(
         (session_id, engine, responses, newest, verdicts, dump_json(dict(report)), now_iso()),
     )
     headline = report.get("headline")
-    if isinstance(headline, Mapping):  # the session lists' rate (oracles.evaluate.headline_of)
+    if isinstance(headline, Mapping):  # the session lists' rate (oracles.measures.headline_of)
         conn.execute(
             "UPDATE sessions SET headline_measure = ?, headline_rate = ? WHERE id = ?",
             (headline.get("measure") or None, headline.get("rate"), session_id),

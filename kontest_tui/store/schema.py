@@ -641,13 +641,14 @@ def _add_response_stopped(conn: sqlite3.Connection) -> None:
 
 def _add_headline_and_fresh(conn: sqlite3.Connection) -> None:
     """Version 12: a session's headline rate on its row, `headline_measure` (what the rate
-    is: kontest, logic, factcheck, variant or annotation; oracles.evaluate.headline_of) and
+    is: kontest, logic, factcheck, variant or annotation; oracles.measures.headline_of) and
     `headline_rate` (None before any test), written with each stored report, so the session
     lists show a logic-only session's hallucination rate and not a KONTEST rate of 0; and
     `fresh_conversations` (1: every conversation was asked from scratch, `kontest run
     --fresh-conversations`, the KONTEST paper's setting). Sessions with a stored report get
     their headline from it."""
-    from kontest_tui.oracles.evaluate import headline_of
+    from kontest_tui.kinds.registry import builtin_measures
+    from kontest_tui.oracles.measures import headline_of
 
     _execute_script(
         conn,
@@ -663,7 +664,7 @@ def _add_headline_and_fresh(conn: sqlite3.Connection) -> None:
         except ValueError:
             continue
         if isinstance(report, dict):
-            headline = headline_of(report)
+            headline = headline_of(report, builtin_measures())
             conn.execute(
                 "UPDATE sessions SET headline_measure = ?, headline_rate = ? WHERE id = ?",
                 (headline["measure"] or None, headline["rate"], session),

@@ -61,7 +61,7 @@ class SessionSummary:
     error_rate: float | None  # KONTEST errors per valid test, stored with the last report
     kinds: tuple[str, ...] = ("kontest",)  # the test kinds it asked
     relations: int = 0
-    # Its headline rate (oracles.evaluate.headline_of), stored with the last report: what
+    # Its headline rate (oracles.measures.headline_of), stored with the last report: what
     # the rate is ("kontest", "logic", ...; "" before any report) and the rate.
     headline_measure: str = ""
     headline_rate: float | None = None

@@ -99,9 +99,9 @@ def judge(
     return KindResult(verdicts, {NAME: section})
 
 
-def headline_counts(sections: Mapping[str, object]) -> tuple[int, int]:
-    """Its headline: the noes of the yes/no answers."""
-    section = cast("HoldsSection", sections[NAME])
+def headline_counts(report: Mapping[str, object]) -> tuple[int, int]:
+    """Its headline: the noes of the yes/no answers (read from its section of the report)."""
+    section = cast("HoldsSection", report[NAME])
     return section["errors"], section["valid"]
 
 
