@@ -148,6 +148,12 @@ def array_kinds(kinds: Mapping[str, KindInfo] | None = None) -> frozenset[str]:
     )
 
 
+def fact_phrasing_kinds() -> frozenset[str]:
+    """The kinds whose questions are the template set's phrasings of KG facts (`states_facts`:
+    what the curation evidence counts per template and word, oracles.evidence)."""
+    return frozenset(info.name for info in all_kinds().values() if info.states_facts)
+
+
 def builtin_oracles() -> tuple[str, ...]:
     """The built-in kinds' oracles in registry order, KONTEST's first, each once."""
     return tuple(dict.fromkeys(oracle for info in KINDS.values() for oracle in info.oracles))
