@@ -267,6 +267,9 @@ class KindInfo:
     headline: KindHeadline | None = None
     accuracy: AccuracyOf | None = None
     consistency: str = ""
+    # its oracles whose questions a sampled session asks in full (annotated questions come
+    # from a file): their rates get no sample interval (oracles.intervals)
+    not_sampled: tuple[str, ...] = ()
 
     @property
     def shortcut_name(self) -> str:
@@ -286,6 +289,7 @@ class KindInfo:
             self.headline,
             self.accuracy,
             self.consistency,
+            self.not_sampled,
         )
 
     @property

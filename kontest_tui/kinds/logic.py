@@ -269,7 +269,7 @@ KIND = KindInfo(
     aliases=("rules",),
     controls_label="Rules",
     headline_rate="hallucination",
-    headline=KindHeadline("hallucination rate", headline_counts, rank=20),
+    headline=KindHeadline("hallucination rate", headline_counts, rank=20, errors_of=("logic",)),
     accuracy=accuracy,
     conversation_name=conversation_name,
 )

@@ -235,7 +235,7 @@ KIND = KindInfo(
     shortcut="--variants",
     headline_rate="variant",
     states_facts=True,
-    headline=KindHeadline("variant flip rate", headline_counts, rank=40),
+    headline=KindHeadline("variant flip rate", headline_counts, rank=40, errors_of=("variant",)),
     consistency="variant",
     conversation_name=conversation_name,
 )
