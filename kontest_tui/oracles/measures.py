@@ -26,13 +26,15 @@ class KindHeadline:
     FactChecker 30, variants 40, annotated questions 50; a plugin kind's default after them).
     `errors_of`: the oracles whose errors its count is (the headline over confirmed errors
     counts their confirmed ones, oracles.confirmation); none when its count is not of errors
-    (FactChecker's right answers).
+    (FactChecker's right answers). `bar`: `kontest compare --format html` shows it as a bar
+    per model (with the interval of the kind's `headline_rate`, else Wilson's), in rank order.
     """
 
     title: str
     counts: Callable[[Mapping[str, Any]], tuple[int, int]]
     rank: int = 100
     errors_of: tuple[str, ...] = ()
+    bar: bool = False
 
 
 @dataclass(frozen=True)
