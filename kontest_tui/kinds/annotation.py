@@ -163,7 +163,10 @@ KIND = KindInfo(
     section_tables=section_tables,
     options=OPTIONS,
     report_order=40,
-    headline=KindHeadline("annotation failure rate", headline_counts, rank=50),
+    headline=KindHeadline(
+        "annotation failure rate", headline_counts, rank=50, errors_of=("annotation",)
+    ),
+    not_sampled=("annotation",),  # asked in full: a questions file is never sampled
     accuracy=accuracy,
     conversation_name=conversation_name,
     unbuilt_hint="annotated questions come from a file: use --questions FILE.jsonl",

@@ -180,6 +180,17 @@ class OracleWords:
     answer_from: str | None = ""
 
 
+@dataclass(frozen=True)
+class KindDelta:
+    """A measure of a kind that a session asked again is compared by (`kontest rerun`'s
+    delta, results.delta.rate_changes): its code in the delta JSON, its words (report.delta)
+    and (count, of) read from its report section, compared when both reports have it."""
+
+    code: str
+    label: str
+    counts: Callable[[Mapping[str, Any]], tuple[int, int]]
+
+
 OptionType = Literal["int", "flag", "path", "names", "choice"]
 
 
@@ -267,6 +278,11 @@ class KindInfo:
     headline: KindHeadline | None = None
     accuracy: AccuracyOf | None = None
     consistency: str = ""
+    # its oracles whose questions a sampled session asks in full (annotated questions come
+    # from a file): their rates get no sample interval (oracles.intervals)
+    not_sampled: tuple[str, ...] = ()
+    # its measure in the delta of a session asked again (its first section's), if any
+    delta: KindDelta | None = None
 
     @property
     def shortcut_name(self) -> str:
@@ -286,6 +302,7 @@ class KindInfo:
             self.headline,
             self.accuracy,
             self.consistency,
+            self.not_sampled,
         )
 
     @property

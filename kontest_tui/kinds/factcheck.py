@@ -193,7 +193,7 @@ KIND = KindInfo(
     ),
     report_order=10,
     aliases=("facts",),
-    headline=KindHeadline("FactChecker accuracy", headline_counts, rank=30),
+    headline=KindHeadline("FactChecker accuracy", headline_counts, rank=30, bar=True),
     accuracy=probe_accuracy,
     controls_label="FactChecker",
     conversation_name=conversation_name,

@@ -269,7 +269,9 @@ KIND = KindInfo(
     aliases=("rules",),
     controls_label="Rules",
     headline_rate="hallucination",
-    headline=KindHeadline("hallucination rate", headline_counts, rank=20),
+    headline=KindHeadline(
+        "hallucination rate", headline_counts, rank=20, errors_of=("logic",), bar=True
+    ),
     accuracy=accuracy,
     conversation_name=conversation_name,
 )

@@ -34,6 +34,7 @@ from kontest_tui.kinds.annotation import build_annotated_questions
 from kontest_tui.kinds.base import (
     Builder,
     Judge,
+    KindDelta,
     KindInfo,
     KindOption,
     KindOptions,
@@ -145,6 +146,20 @@ def array_kinds(kinds: Mapping[str, KindInfo] | None = None) -> frozenset[str]:
         info.name
         for info in (all_kinds() if kinds is None else kinds).values()
         if any(option.key == "strength" for option in info.options)
+    )
+
+
+def fact_phrasing_kinds() -> frozenset[str]:
+    """The kinds whose questions are the template set's phrasings of KG facts (`states_facts`:
+    what the curation evidence counts per template and word, oracles.evidence)."""
+    return frozenset(info.name for info in all_kinds().values() if info.states_facts)
+
+
+def kind_delta(code: str) -> KindDelta | None:
+    """The kind's measure a delta names by `code` (kinds.base.KindDelta), None if none."""
+    return next(
+        (info.delta for info in all_kinds().values() if info.delta and info.delta.code == code),
+        None,
     )
 
 

@@ -14,6 +14,7 @@ from kontest_tui.generate.conversations import Suite
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kinds.base import (
     CellFormat,
+    KindDelta,
     KindHeadline,
     KindInfo,
     KindOption,
@@ -206,6 +207,12 @@ def headline_counts(report: ReportData) -> tuple[int, int]:
     return consistency_counts(report, "variant")
 
 
+def delta_counts(section: Mapping[str, object]) -> tuple[int, int]:
+    """Its measure in a delta: the variants that disagree with their original, of the tests."""
+    variants = cast("VariantsSection", section)
+    return int(variants["errors"]), int(variants["tests"])
+
+
 KIND = KindInfo(
     TestKind.VARIANT,
     "Covering-array variants",
@@ -235,7 +242,8 @@ KIND = KindInfo(
     shortcut="--variants",
     headline_rate="variant",
     states_facts=True,
-    headline=KindHeadline("variant flip rate", headline_counts, rank=40),
+    headline=KindHeadline("variant flip rate", headline_counts, rank=40, errors_of=("variant",)),
     consistency="variant",
+    delta=KindDelta("variants", "variants disagreeing (of variant tests)", delta_counts),
     conversation_name=conversation_name,
 )

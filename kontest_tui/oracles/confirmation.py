@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from kontest_tui.domain.records import Answer
-from kontest_tui.oracles.evaluate import ORACLES
+from kontest_tui.oracles.measures import KindMeasures
 
 CONFIRMED = "confirmed"
 MIXED = "mixed"
@@ -104,16 +104,20 @@ def status_word(status: str) -> str:
 
 
 def confirmed_headline(
-    headline: Mapping[str, object], confirmed: Mapping[str, int]
+    headline: Mapping[str, object],
+    confirmed: Mapping[str, int],
+    measures: Iterable[KindMeasures],
 ) -> dict[str, object] | None:
     """The session's headline rate given over confirmed errors only: `{"measure", "title",
     "count", "of", "rate"}` with `count` the confirmed errors of the headline's oracles
-    (`confirmed`: per oracle) over the same tests; None for a measure that counts right
-    answers (FactChecker's accuracy) or before any test."""
+    (`confirmed`: per oracle; `measures`: the kinds' declarations, whose headline says which
+    oracles' errors it counts, `KindHeadline.errors_of`) over the same tests; None for a
+    measure that counts right answers (FactChecker's accuracy) or before any test."""
     measure = str(headline.get("measure") or "")
-    if measure not in ("kontest", "logic", "variant", "annotation"):
+    declared = next((found.headline for found in measures if found.kind == measure), None)
+    oracles = declared.errors_of if declared is not None else ()
+    if not oracles:
         return None
-    oracles = ORACLES if measure == "kontest" else (measure,)
     count = sum(int(confirmed.get(oracle, 0)) for oracle in oracles)
     of = headline.get("of")
     tests = int(of) if isinstance(of, int) else 0

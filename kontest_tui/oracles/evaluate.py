@@ -70,7 +70,10 @@ def kontest_headline_counts(report: Mapping[str, object]) -> tuple[int, int]:
 
 # KONTEST's headline, its error rate: the session's when it asks KONTEST questions.
 KONTEST_MEASURES = KindMeasures(
-    "kontest", headline=KindHeadline("KONTEST error rate", kontest_headline_counts, rank=10)
+    "kontest",
+    headline=KindHeadline(
+        "KONTEST error rate", kontest_headline_counts, rank=10, errors_of=ORACLES
+    ),
 )
 
 
@@ -385,7 +388,8 @@ def evaluation_sample_section(
     (`sample`: generate.sample.Sample.to_json)."""
     gap = {tid: gap.missing for tid, gap in evaluation.gap.per_template.items()}
     gap["intersection"] = evaluation.gap.intersection
-    return sample_section(sample, evaluation.verdicts, gap, evaluation.relations)
+    not_sampled = {oracle for found in evaluation.measures for oracle in found.not_sampled}
+    return sample_section(sample, evaluation.verdicts, gap, evaluation.relations, not_sampled)
 
 
 def group_verdicts_by_oracle(

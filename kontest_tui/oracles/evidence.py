@@ -43,7 +43,10 @@ from kontest_tui.domain.records import (
 from kontest_tui.oracles.coverage import GapReport
 from kontest_tui.oracles.report_json import CurationJSON, EvidenceJSON
 
-_ASKED = (TestKind.KONTEST, TestKind.VARIANT)  # the kinds asked in a template's phrasing
+# The kinds whose questions are a template's phrasings of KG facts (each kind declares it,
+# kinds.base.KindInfo.states_facts, and the caller hands them in): by default KONTEST's own,
+# all a session of KONTEST pairs only (as a streamed one) asks.
+KONTEST_ONLY: Collection[str] = (TestKind.KONTEST,)
 _VALID = (Answer.YES, Answer.NO)
 _ENTITY_SLOTS = ("parent", "child")  # a variant's parameters that hold an entity
 
@@ -110,7 +113,8 @@ def _row_number(conversation: Conversation) -> int | None:
 class EvidenceTally:
     """The evidence counts of a session, added a part at a time (see the module docstring)."""
 
-    def __init__(self) -> None:
+    def __init__(self, asked: Collection[str] = KONTEST_ONLY) -> None:
+        self.asked = frozenset(asked)
         self.templates: dict[str, _Row] = {}
         self.words: dict[WordKey, _Row] = {}
 
@@ -142,7 +146,7 @@ class EvidenceTally:
         originals: dict[tuple[str, str], Answer] = {}
         variants: list[tuple[Conversation, Answer]] = []
         for conversation in conversations:
-            if conversation.test_kind not in _ASKED:
+            if conversation.test_kind not in self.asked:
                 continue
             for turn, query in enumerate(conversation.turns):
                 key = (conversation.id, turn)
@@ -153,7 +157,7 @@ class EvidenceTally:
                 if row is None:
                     row = self.templates[query.template_id] = _Row()
                 row.count(answer, raw.get(key))
-            if conversation.test_kind is not TestKind.VARIANT or not conversation.turns:
+            if _row_number(conversation) is None or not conversation.turns:
                 continue
             first = (conversation.id, 0)
             answer = answers.get(first) or (Answer.CUT if first in cut else None)
@@ -202,7 +206,7 @@ class EvidenceTally:
                 if conversation is None:
                     continue
                 known = True
-                if conversation.test_kind not in _ASKED or turn >= len(conversation.turns):
+                if conversation.test_kind not in self.asked or turn >= len(conversation.turns):
                     continue
                 templates.add(conversation.turns[turn].template_id)
                 words.update(self._word_keys(conversation, relations))
@@ -258,11 +262,13 @@ def evidence_json(
     *,
     cut: Collection[AnswerKey] = (),
     labels: Callable[[Collection[str]], Mapping[str, str]] | None = None,
+    asked: Collection[str] = KONTEST_ONLY,
 ) -> CurationJSON:
     """The `curation` section of a whole session (see the module docstring); `labels`
-    looks the entity slots' labels up by node id (None: named by their ids)."""
+    looks the entity slots' labels up by node id (None: named by their ids); `asked`: the
+    kinds whose questions are a template's phrasings (`KONTEST_ONLY`)."""
     by_id = {relation.id: relation for relation in relations}
-    tally = EvidenceTally()
+    tally = EvidenceTally(asked)
     tally.add_answers(by_id, conversations, answers, raw, cut)
     if tally.templates:
         tally.add_errors(verdicts, {c.id: c for c in conversations}, by_id)

@@ -41,7 +41,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -50,7 +50,6 @@ from kontest_tui.oracles.report_json import RateJSON
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile
 NOT_ESTIMATED = frozenset({"ontological"})  # biased on a sample: no interval
-NOT_SAMPLED = frozenset({"annotation"})  # asked in full: nothing to estimate
 TOTAL = "total"  # KONTEST's oracles together
 KONTEST_ORACLES = ("atomic", "sequential_intra", "sequential_inter", "ontological")
 # Clopper-Pearson at the degrees-of-freedom adjusted effective size, clusters = facts
@@ -315,12 +314,15 @@ def rates_json(
     }
 
 
-def estimate_rates(verdicts: Iterable[Verdict]) -> dict[str, RateEstimate]:
+def estimate_rates(
+    verdicts: Iterable[Verdict], not_sampled: Collection[str] = ()
+) -> dict[str, RateEstimate]:
     """Oracle -> its error rate with a 95% interval (clusters = facts), in first-seen
-    order, then TOTAL (the KONTEST oracles a sample estimates: all but the ontological one)."""
+    order, then TOTAL (the KONTEST oracles a sample estimates: all but the ontological one);
+    the oracles `not_sampled` (asked in full: the kinds declare them) are left out."""
     cells = RateCells()
     cells.add_verdicts(
-        (v for v in verdicts if v.oracle not in NOT_SAMPLED),
+        (v for v in verdicts if v.oracle not in not_sampled),
         (name for name in KONTEST_ORACLES if name not in NOT_ESTIMATED),
     )
     return {name: tally.estimate() for name, tally in cells.tallies().items()}
@@ -337,15 +339,17 @@ def sample_section(
     verdicts: Iterable[Verdict],
     gap: Mapping[str, int],
     relations: int,
+    not_sampled: Collection[str] = (),
 ) -> dict[str, object]:
     """The report's "sample" section: what was sampled and every rate with its interval
-    (`gap`: template -> relations it misses, out of `relations` sampled ones)."""
+    (`gap`: template -> relations it misses, out of `relations` sampled ones), but of the
+    oracles `not_sampled` (estimate_rates)."""
     return {
         **sample,
         "confidence": 0.95,
         "rates": {
             name: {**estimate.to_json(), "estimated": name not in NOT_ESTIMATED}
-            for name, estimate in estimate_rates(verdicts).items()
+            for name, estimate in estimate_rates(verdicts, not_sampled).items()
         },
         "gap": {
             template: estimate_share(missing, relations).to_json()

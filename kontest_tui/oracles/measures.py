@@ -24,11 +24,17 @@ class KindHeadline:
     sections). Of the kinds a session asks, the one with the lowest `rank` gives the
     session's headline (the built-in kinds' go first: KONTEST 10, logic rules 20,
     FactChecker 30, variants 40, annotated questions 50; a plugin kind's default after them).
+    `errors_of`: the oracles whose errors its count is (the headline over confirmed errors
+    counts their confirmed ones, oracles.confirmation); none when its count is not of errors
+    (FactChecker's right answers). `bar`: `kontest compare --format html` shows it as a bar
+    per model (with the interval of the kind's `headline_rate`, else Wilson's), in rank order.
     """
 
     title: str
     counts: Callable[[Mapping[str, Any]], tuple[int, int]]
     rank: int = 100
+    errors_of: tuple[str, ...] = ()
+    bar: bool = False
 
 
 @dataclass(frozen=True)
@@ -36,13 +42,15 @@ class KindMeasures:
     """One kind's measures as the evaluation takes them: `section` its Report JSON key (its
     accuracy and consistency are reported when the report has it), `accuracy` its entry
     made from that section, `consistency` the oracle whose tests and errors are one of the
-    report's consistency measures (after KONTEST's)."""
+    report's consistency measures (after KONTEST's); `not_sampled` its oracles whose
+    questions a sampled session asks in full (from a file): no interval to estimate."""
 
     kind: str
     section: str = ""
     headline: KindHeadline | None = None
     accuracy: AccuracyOf | None = None
     consistency: str = ""
+    not_sampled: tuple[str, ...] = ()
 
 
 def ratio(part: int, whole: int) -> float | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from kontest_tui.kinds.registry import all_kinds
 from kontest_tui.oracles.intervals import wilson_interval
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare_cells import session_label
@@ -34,8 +35,10 @@ Measure = tuple[str, int, int, Sequence[float] | None, float | None]
 
 def _measures(report: ReportJSON) -> list[Measure]:
     """(name, count, of, the report's interval or None, its design effect or None) of the
-    rates a model's bars show: KONTEST's error rate, the logic rules' hallucination rate,
-    FactChecker's accuracy (Wilson's interval, no report rate)."""
+    rates a model's bars show: KONTEST's error rate, then the headline of each kind whose
+    section the report has and which declares a bar (`KindHeadline.bar`: the logic rules'
+    hallucination rate, FactChecker's accuracy, Wilson's interval where the report gives
+    none)."""
     rates = report.get("rates") or {}
     measures: list[Measure] = []
     total = rates.get("total")
@@ -49,17 +52,19 @@ def _measures(report: ReportJSON) -> list[Measure]:
                 total.get("design_effect"),
             )
         )
-    logic = report.get("logic")
-    if logic:
-        hallucination = rates.get("hallucination")
-        interval = hallucination["interval"] if hallucination else None
-        deff = hallucination.get("design_effect") if hallucination else None
-        measures.append(("hallucination rate", logic["errors"], logic["asked"], interval, deff))
-    factcheck = report.get("factcheck")
-    if factcheck:
-        measures.append(
-            ("FactChecker accuracy", factcheck["correct"], factcheck["asked"], None, None)
-        )
+    barred = [
+        (info.headline.rank, info)
+        for info in all_kinds().values()
+        if info.headline is not None and info.headline.bar and info.section_keys
+    ]
+    for _, info in sorted(barred, key=lambda item: item[0]):
+        assert info.headline is not None
+        if not report.get(info.section_keys[0]):
+            continue
+        cell = rates.get(info.headline_rate) if info.headline_rate else None
+        interval = cell["interval"] if cell else None
+        deff = cell.get("design_effect") if cell else None
+        measures.append((info.headline.title, *info.headline.counts(report), interval, deff))
     return measures
 
 

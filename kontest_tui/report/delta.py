@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 
 from kontest_tui.domain.rerun import RerunPlanJSON
+from kontest_tui.kinds.registry import kind_delta
 from kontest_tui.report.tables import escape_markdown, markdown_table, text_table
 from kontest_tui.report.words import oracle_name
 from kontest_tui.results.delta import ChangedErrorJSON, DeltaJSON, RatioJSON
@@ -21,12 +22,14 @@ RATE_HEADER = ("measure", "before", "after")
 def measure_name(code: str) -> str:
     """A measure of results.delta.rate_changes in words."""
     name, _, which = code.partition(":")
+    declared = kind_delta(name)
+    if declared is not None:
+        return declared.label
     return {
         "errors": f"  {oracle_name(which)}" if which else "KONTEST errors (of tests)",
         "invalid": "invalid (of KONTEST answers)",
         "refusals": "refusals (of KONTEST answers)",
         "gap": f"gap {which} (of relations)",
-        "variants": "variants disagreeing (of variant tests)",
         "template_invalid": f"{which} invalid answers (of its questions)",
         "template_errors": f"{which} errors (of its questions)",
     }.get(name, code)

@@ -18,7 +18,7 @@ from kontest_tui.domain.extras import FactcheckExtras
 from kontest_tui.domain.records import Conversation, TestKind, Verdict
 from kontest_tui.errors import InvalidInputError, KontestError, StoreError
 from kontest_tui.kg.names import NodeNames
-from kontest_tui.kinds.registry import KINDS
+from kontest_tui.kinds.registry import KINDS, all_kinds
 from kontest_tui.oracles.confirmation import confirmed_headline, status_rank, status_word
 from kontest_tui.oracles.evaluate import Evaluation
 from kontest_tui.oracles.findings import RelationFold, fold_conversations, label_doubts
@@ -299,7 +299,8 @@ def with_confirmation(store: Store, session_id: str, report: ReportJSON) -> Repo
     if not summary.errors:
         return report
     section: dict[str, object] = summary.to_json()
-    headline = confirmed_headline(report.get("headline") or {}, summary.confirmed)
+    measures = [info.measures for info in all_kinds().values()]
+    headline = confirmed_headline(report.get("headline") or {}, summary.confirmed, measures)
     if headline is not None:
         section["headline"] = headline
     return {**report, "confirmation": section}

@@ -16,6 +16,7 @@ from typing import TypedDict
 
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.kg.names import NodeNames
+from kontest_tui.kinds.registry import all_kinds
 from kontest_tui.oracles.evaluate import ORACLES
 from kontest_tui.oracles.report_json import EvidenceJSON, ReportJSON
 from kontest_tui.results.evaluate import session_graph
@@ -165,8 +166,9 @@ def _evidence_rows(report: ReportJSON) -> dict[str, EvidenceJSON]:
 def rate_changes(before: ReportJSON, after: ReportJSON) -> list[RateChange]:
     """The measures of two reports side by side, each named by a code (report.delta words
     them): `errors` (KONTEST's, of their tests) and `errors:ORACLE` each, `invalid` and
-    `refusals` of the answers, `gap:TEMPLATE` of the relations, `variants` (variants that
-    disagree with their question's reference, of the variant tests), and per template (its
+    `refusals` of the answers, `gap:TEMPLATE` of the relations, each kind's own measure where
+    it declares one (kinds.base.KindDelta: the variants that disagree with their question's
+    original, of the variant tests, `variants`), and per template (its
     `curation` row) `template_invalid:TEMPLATE` and `template_errors:TEMPLATE` of its
     questions."""
     changes: list[RateChange] = []
@@ -200,13 +202,16 @@ def rate_changes(before: ReportJSON, after: ReportJSON) -> list[RateChange]:
                 Ratio(cell["missing"], before["relations"]),
                 Ratio(other["missing"], after["relations"]),
             )
-    variants = (before.get("variants"), after.get("variants"))
-    if variants[0] and variants[1]:
-        add(
-            "variants",
-            Ratio(int(variants[0]["errors"]), int(variants[0]["tests"])),
-            Ratio(int(variants[1]["errors"]), int(variants[1]["tests"])),
-        )
+    for info in all_kinds().values():
+        if info.delta is None or not info.section_keys:
+            continue
+        first, second = (report.get(info.section_keys[0]) for report in (before, after))
+        if first and second and isinstance(first, Mapping) and isinstance(second, Mapping):
+            add(
+                info.delta.code,
+                Ratio(*info.delta.counts(first)),
+                Ratio(*info.delta.counts(second)),
+            )
     rows = (_evidence_rows(before), _evidence_rows(after))
     for template_id, first in rows[0].items():
         second = rows[1].get(template_id)

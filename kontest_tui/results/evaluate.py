@@ -25,7 +25,13 @@ from kontest_tui.errors import KontestError
 from kontest_tui.kg.graph import KnowledgeGraph
 from kontest_tui.kg.io import graph_from_dict
 from kontest_tui.kinds.evaluate import evaluate_all
-from kontest_tui.kinds.registry import KindOptions, answer_format, kind_of, read_reply
+from kontest_tui.kinds.registry import (
+    KindOptions,
+    answer_format,
+    fact_phrasing_kinds,
+    kind_of,
+    read_reply,
+)
 from kontest_tui.oracles.evaluate import Evaluation, evaluation_sample_section
 from kontest_tui.oracles.evidence import cut_answers, evidence_json
 from kontest_tui.oracles.findings import label_doubts
@@ -192,6 +198,7 @@ def evaluate_responses(
             evaluation.gap,
             cut=cut_answers(responses),
             labels=labels,
+            asked=fact_phrasing_kinds(),
         ),
     )
     if cut:

@@ -62,7 +62,8 @@ class SessionSummary:
     kinds: tuple[str, ...] = ("kontest",)  # the test kinds it asked
     relations: int = 0
     # Its headline rate (oracles.measures.headline_of), stored with the last report: what
-    # the rate is ("kontest", "logic", ...; "" before any report) and the rate.
+    # the rate is (the name of the kind whose headline it is; "" before any report) and the
+    # rate.
     headline_measure: str = ""
     headline_rate: float | None = None
 

@@ -14,6 +14,7 @@ from kontest_tui.kinds.registry import (
     KindOptions,
     array_kinds,
     builtin_oracles,
+    fact_phrasing_kinds,
     kind_of,
     kind_options,
     parse_kinds,
@@ -45,6 +46,8 @@ def test_each_built_in_kind_is_its_modules_kind_in_registry_order() -> None:
     assert kind_of("logic") is TestKind.LOGIC and kind_of("holds") == "holds"
     assert builtin_oracles()[4:] == ("variant", "factcheck", "logic", "annotation")
     assert array_kinds(KINDS) == {"variant", "annotation"}  # asked as covering arrays
+    # the questions the curation evidence counts per template and word
+    assert fact_phrasing_kinds() == {"kontest", "variant"}
 
 
 def test_kind_names_aliases_and_the_kind_read_from_a_file() -> None:

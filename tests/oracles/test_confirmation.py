@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kontest_tui.domain.records import Answer
+from kontest_tui.kinds.registry import builtin_measures
 from kontest_tui.oracles.confirmation import (
     CONFIRMED,
     MIXED,
@@ -17,6 +18,7 @@ from kontest_tui.oracles.confirmation import (
     trial_holds,
 )
 
+MEASURES = builtin_measures()  # each kind's headline names the oracles whose errors it counts
 YES, NO, INVALID, CUT, REFUSAL = (
     Answer.YES,
     Answer.NO,
@@ -76,7 +78,7 @@ def test_an_errors_status_over_its_tries() -> None:
 def test_the_headline_over_confirmed_errors() -> None:
     headline = {"measure": "kontest", "title": "KONTEST error rate", "count": 27, "of": 164}
     confirmed = {"atomic": 1, "sequential_intra": 3, "sequential_inter": 2, "variant": 5}
-    over = confirmed_headline(headline, confirmed)
+    over = confirmed_headline(headline, confirmed, MEASURES)
     # the four KONTEST oracles only (the variant's 5 are another measure), over 164 tests
     assert over == {
         "measure": "kontest",
@@ -86,7 +88,15 @@ def test_the_headline_over_confirmed_errors() -> None:
         "rate": round(6 / 164, 6),
     }
     logic = {"measure": "logic", "title": "hallucination rate", "count": 9, "of": 20}
-    over_logic = confirmed_headline(logic, {"logic": 4, "atomic": 2})
+    over_logic = confirmed_headline(logic, {"logic": 4, "atomic": 2}, MEASURES)
     assert over_logic is not None and over_logic["rate"] == 0.2
     # FactChecker's headline counts right answers: no confirmed rate for it
-    assert confirmed_headline({"measure": "factcheck", "of": 10}, {"factcheck": 2}) is None
+    assert (
+        confirmed_headline({"measure": "factcheck", "of": 10}, {"factcheck": 2}, MEASURES) is None
+    )
+    # the annotated questions' headline counts the annotation oracle's errors, not their variants'
+    annotated = {"measure": "annotation", "title": "annotation failure rate", "of": 8}
+    over_annotated = confirmed_headline(annotated, {"annotation": 2, "variant": 3}, MEASURES)
+    assert over_annotated is not None and over_annotated["count"] == 2
+    # a measure no kind declares (a plugin no longer installed): none
+    assert confirmed_headline({"measure": "holds", "of": 4}, {"holds": 1}, MEASURES) is None

@@ -94,6 +94,7 @@ def test_every_count_of_a_hand_made_relation() -> None:
         gap,
         cut=cut,
         labels=lambda nodes: {node: "Pville" for node in nodes if node == "p"},
+        asked=(TestKind.KONTEST, TestKind.VARIANT),
     )
     # t1: Q1, A's first turn, B's second turn and four variants = 7 questions; invalid: v3's
     # refusal; cut (apart from invalid): B's second turn; errors: the atomic one, v1's, the ontological one;
@@ -165,3 +166,14 @@ def test_a_failed_turn_or_a_yes_cut_short_is_not_a_cut_answer() -> None:
     failed = Response("c", 0, "", Answer.INVALID, "timed out", stopped="timeout")
     assert cut_answers({key: failed}) == set()
     assert cut_answers({key: Response("c", 0, "Wel", Answer.CUT, stopped="length")}) == {key}
+
+
+def test_only_the_kinds_handed_in_are_counted() -> None:
+    # By default KONTEST's questions only (a streamed session asks nothing else): t1 is Q1,
+    # A's first turn and B's second (cut) = 3 questions, no variant, so no flip and no word.
+    answers = {key: r.answer for key, r in RESPONSES.items()}
+    raw = {key: r.raw for key, r in RESPONSES.items()}
+    evidence = evidence_json([RELATION], CONVERSATIONS, answers, raw, VERDICTS, None)
+    t1 = next(row for row in evidence["templates"] if row["template"] == "t1")
+    assert (t1["questions"], t1["flips"], t1["compared"]) == (3, 0, 0)
+    assert evidence["words"] == []

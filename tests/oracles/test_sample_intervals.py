@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from kontest_tui.domain.records import Relation
+from kontest_tui.domain.records import Relation, Verdict
 from kontest_tui.errors import InvalidInputError
 from kontest_tui.generate.conversations import build_conversations
 from kontest_tui.generate.relations import iter_relations
@@ -25,10 +25,10 @@ from kontest_tui.generate.sample import (
 )
 from kontest_tui.generate.templates import load_template_set
 from kontest_tui.kg.graph import Edge, KnowledgeGraph, Node
-from kontest_tui.kinds.registry import parse_reply
+from kontest_tui.kinds.registry import builtin_measures, parse_reply
 from kontest_tui.models.sim import decide_answer, load_profile
 from kontest_tui.oracles.evaluate import evaluate
-from kontest_tui.oracles.intervals import estimate_rates, wilson_interval
+from kontest_tui.oracles.intervals import estimate_rates, sample_section, wilson_interval
 
 
 def places_kg(countries: int, branching: int = 3) -> KnowledgeGraph:
@@ -203,3 +203,15 @@ def test_one_pass_sample_is_the_defined_one(spec: SampleSpec) -> None:
     forced = sample_relations(make, spec, margin_sd=0)  # every stratum short: the second pass
     assert [r.id for r in forced.relations] == [r.id for r in drawn.relations]
     assert forced.passes == (2 if spec.percent is not None else 1)
+
+
+def test_oracles_asked_in_full_get_no_sample_interval() -> None:
+    # annotated questions come from a file, asked in full: the kind declares its oracle
+    assert {o for found in builtin_measures() for o in found.not_sampled} == {"annotation"}
+    verdicts = [
+        Verdict("annotation", "q1", None, True, (("q1", 0),), ()),
+        Verdict("variant", "q1", None, False, (("q1", 1),), ()),
+    ]
+    assert list(estimate_rates(verdicts)) == ["annotation", "variant"]  # no KONTEST total
+    section = sample_section({"count": 1}, verdicts, {}, 1, ("annotation",))
+    assert list(section["rates"]) == ["variant"]  # type: ignore[call-overload]

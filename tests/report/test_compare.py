@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from kontest_tui.cli import run_cli
 from kontest_tui.oracles.intervals import wilson_interval
+from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare import compare_stored_sessions, find_comparable_sessions
+from kontest_tui.report.compare_html import _measures
 from kontest_tui.results.evaluate import evaluation_engine
 from kontest_tui.store import Store
 
@@ -422,4 +425,29 @@ def test_sessions_with_other_ontological_rules_are_refused(
     assert code == 2, err
     assert err.splitlines()[1:] == [
         f"kontest: error: ontological rule: paper ({ids[0]}) vs prototype ({ids[1]})"
+    ]
+
+
+def test_the_html_bars_are_kontests_and_each_declared_kind_headline() -> None:
+    report = {
+        "rates": {
+            "total": {"errors": 3, "tests": 30, "interval": [0.02, 0.25], "design_effect": 1.2},
+            "hallucination": {"interval": [0.1, 0.5], "design_effect": 1.4},
+        },
+        "logic": {"errors": 4, "asked": 16},
+        "factcheck": {"correct": 8, "asked": 10},
+        "variants": {"errors": 2, "tests": 9},
+        "accuracy": {"logic": {"errors": 4, "asked": 16}, "factcheck": {"correct": 8, "asked": 10}},
+        "consistency": {"variant": {"errors": 2, "tests": 9}},
+    }
+    # KONTEST's, then logic's and FactChecker's (their kinds declare a bar, in headline rank;
+    # FactChecker has no report interval: Wilson's); the variants have none
+    assert _measures(cast("ReportJSON", report)) == [
+        ("KONTEST error rate", 3, 30, [0.02, 0.25], 1.2),
+        ("hallucination rate", 4, 16, [0.1, 0.5], 1.4),
+        ("FactChecker accuracy", 8, 10, None, None),
+    ]
+    del report["logic"]  # a kind whose section the report lacks gets no bar
+    assert [name for name, *_ in _measures(cast("ReportJSON", report))][1:] == [
+        "FactChecker accuracy"
     ]

@@ -21,6 +21,7 @@ from kontest_tui.generate.templates import (
 )
 from kontest_tui.kg.io import load_graph
 from kontest_tui.models.sim.server import SimServer
+from kontest_tui.report.delta import measure_name
 from kontest_tui.run.api import RerunPlan, SessionSpec, rerun_session, session_delta, start_session
 from kontest_tui.run.rerun import plan_reuse
 from kontest_tui.store import Store
@@ -156,6 +157,10 @@ def test_a_banned_synonym_asks_only_the_variants_it_changed(tmp_path: Path) -> N
     plan, delta = shown["plan"], shown["delta"]
     assert plan["asked_by_kind"].keys() == {"variant"} and plan["changed_templates"] == []
     assert plan["asked"] == delta["asked"] > 0 and delta["calls"] == plan["requests"]
+    # the variant kind's own measure (kinds.variant's delta), before and after, in its words
+    (variants,) = [row for row in delta["rates"] if row["measure"] == "variants"]
+    assert variants["before"]["of"] == variants["after"]["of"] > 0
+    assert measure_name("variants") == "variants disagreeing (of variant tests)"
     with Store(db) as store:
         child = delta["after"]
         new = store.relations.load_conversations(child)
