@@ -220,7 +220,7 @@ def row_to_relation(row: Row) -> Relation:
         parent=row["parent"],
         child=row["child"],
         type=row["type"],
-        path=tuple(json.loads(row["path"])),
+        path=tuple(_decode(row["path"])),
     )
 
 
@@ -388,16 +388,30 @@ def verdict_values(
         verdict.template_id,
         int(verdict.error),
         refs_text(verdict.refs),
-        "[" + ",".join(_quote(str(answer)) for answer in verdict.answers) + "]",
+        _answers_text(verdict.answers),
         verdict.detail,
     )
+
+
+_ANSWERS_TEXT: dict[tuple[Answer, ...], str] = {}  # a verdict's answers -> JSON text
+
+
+def _answers_text(answers: tuple[Answer, ...]) -> str:
+    """A verdict's compared answers as `verdicts.answers` holds them (made once per
+    combination: a few kinds of answers in twos and threes)."""
+    text = _ANSWERS_TEXT.get(answers)
+    if text is None:
+        text = "[" + ",".join(_quote(str(answer)) for answer in answers) + "]"
+        if len(_ANSWERS_TEXT) < 1024:
+            _ANSWERS_TEXT[answers] = text
+    return text
 
 
 def refs_text(refs: Sequence[tuple[str, int]]) -> str:
     """A verdict's compared answers as `verdicts.refs` holds them (what also names an error
     asked again: store.confirmations): dump_json's text, quoted by hand (an encoder call
     costs more than the quoting)."""
-    return "[" + ",".join(f"[{_quote(ref)},{int(turn)}]" for ref, turn in refs) + "]"
+    return "[" + ",".join([f"[{_quote(ref)},{int(turn)}]" for ref, turn in refs]) + "]"
 
 
 def row_to_verdict(row: Row) -> Verdict:
