@@ -432,11 +432,15 @@ class Executor:
         self._memo_uses.clear()
         self._first_keys.clear()
         self._repeated_turns.clear()
-        pending = [
-            conversation
-            for conversation in conversations
-            if any((conversation.id, t) not in done for t in range(len(conversation.turns)))
-        ]
+        pending = (
+            [
+                conversation
+                for conversation in conversations
+                if any((conversation.id, t) not in done for t in range(len(conversation.turns)))
+            ]
+            if done
+            else [conversation for conversation in conversations if conversation.turns]
+        )
         if not pending:
             return
         workers = min(self.config.concurrency, max(len(pending), 1))
