@@ -188,6 +188,32 @@ def cache_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> s
     return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def request_key(spec: str, options: ChatOptions, messages: Sequence[Message]) -> str:
+    """`cache_key` of the request these messages make with these options: the options'
+    system prompt (when they have one) first, then the messages; that first message's JSON
+    is made once per options (a run asks millions of turns with one system prompt)."""
+    if not messages:
+        return cache_key(spec, options, _with_system(messages, options))
+    chat = ",".join([f"[{_role_json(m.role)},{_json_string(m.content)}]" for m in messages])
+    payload = f"{_request_prefix(spec, options)}{chat}]]"
+    return hashlib.sha256(payload.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@lru_cache(maxsize=64)
+def _request_prefix(spec: str, options: ChatOptions) -> str:
+    """The JSON text a request's `cache_key` payload starts with, up to its first message
+    from the caller (the system prompt's message and its comma, when there is one)."""
+    if not options.system_prompt:
+        return f"{_key_prefix(spec, options)}["
+    system = f"[{_json_string('system')},{_json_string(options.system_prompt)}]"
+    return f"{_key_prefix(spec, options)}[{system},"
+
+
+@lru_cache(maxsize=16)
+def _role_json(role: str) -> str:
+    return _json_string(role)
+
+
 @lru_cache(maxsize=64)
 def _key_prefix(spec: str, options: ChatOptions) -> str:
     """The JSON text of `[spec, shaping, ` (what every key of these options starts with)."""
@@ -406,11 +432,15 @@ class Executor:
         self._memo_uses.clear()
         self._first_keys.clear()
         self._repeated_turns.clear()
-        pending = [
-            conversation
-            for conversation in conversations
-            if any((conversation.id, t) not in done for t in range(len(conversation.turns)))
-        ]
+        pending = (
+            [
+                conversation
+                for conversation in conversations
+                if any((conversation.id, t) not in done for t in range(len(conversation.turns)))
+            ]
+            if done
+            else [conversation for conversation in conversations if conversation.turns]
+        )
         if not pending:
             return
         workers = min(self.config.concurrency, max(len(pending), 1))
@@ -485,7 +515,7 @@ class Executor:
         identity = self._identity(self._options_for(conversation), conversation)
         if identity is None:
             return None
-        return cache_key(self.model.spec, identity, _with_system(messages, identity))
+        return request_key(self.model.spec, identity, messages)
 
     def _identity(self, options: ChatOptions, conversation: Conversation) -> ChatOptions | None:
         """The options a request of this conversation is known by (`request_identity`)."""
@@ -565,9 +595,9 @@ class Executor:
         None when it shares no answer with another request."""
         key = None
         if identity is not None:
-            key = (self._first_keys.pop(conversation.id, None) if turn == 0 else None) or cache_key(
-                self.model.spec, identity, _with_system(messages, identity)
-            )
+            key = (
+                self._first_keys.pop(conversation.id, None) if turn == 0 else None
+            ) or request_key(self.model.spec, identity, messages)
             repeats = self._repeated_turns.pop((conversation.id, turn), 0) if turn else 0
             if repeats and key not in self._memo_uses and key not in self._memo:
                 self._memo_uses[key] = repeats  # the first of its repeats: kept for the others

@@ -17,7 +17,13 @@ from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import AnswerKey, Conversation, Relation, Response
 
-from .records import row_to_conversation, row_to_relation, row_to_response
+from .records import (
+    CONVERSATION_READ,
+    RELATION_READ,
+    conversation_from_columns,
+    relation_from_columns,
+    row_to_response,
+)
 from .repository import Repository
 
 
@@ -79,29 +85,30 @@ def iter_chunks(
     stored responses (each only when asked for)."""
     after = -1
     while True:
-        rows = _rows(
-            conn.execute(
-                "SELECT * FROM relations WHERE +session = ? AND pk > ? ORDER BY pk LIMIT ?",
-                (session_id, after, size),
-            )
-        )
+        # Relations and conversations as plain tuples, the row key last (records'
+        # *_from_columns take the others in order): no sqlite3.Row, no lookups by name.
+        rows = conn.execute(
+            f"SELECT {RELATION_READ}, pk FROM relations WHERE +session = ? AND pk > ?"
+            " ORDER BY pk LIMIT ?",
+            (session_id, after, size),
+        ).fetchall()
         if not rows:
             return
-        first, after = rows[0]["pk"], rows[-1]["pk"]
+        first, after = rows[0][-1], rows[-1][-1]
         chunk = SessionChunk(
-            [row_to_relation(row) for row in rows], {row["id"]: row["pk"] for row in rows}
+            [relation_from_columns(*row[:-1]) for row in rows], {row[0]: row[-1] for row in rows}
         )
         if conversations:
             strings: dict[str, str] = {}
-            found = _rows(
-                conn.execute(
-                    "SELECT * FROM conversations WHERE relation_key BETWEEN ? AND ?"
-                    " AND +session = ? ORDER BY pk",
-                    (first, after, session_id),
-                )
-            )
-            chunk.conversations = [row_to_conversation(row, strings) for row in found]
-            chunk.conversation_keys = {row["id"]: row["pk"] for row in found}
+            found = conn.execute(
+                f"SELECT {CONVERSATION_READ}, pk FROM conversations"
+                " WHERE relation_key BETWEEN ? AND ? AND +session = ? ORDER BY pk",
+                (first, after, session_id),
+            ).fetchall()
+            chunk.conversations = [
+                conversation_from_columns(*row[:-1], strings=strings) for row in found
+            ]
+            chunk.conversation_keys = {row[0]: row[-1] for row in found}
             if responses and found:
                 chunk.responses = {
                     (row["conversation"], row["turn"]): row_to_response(row)
@@ -109,7 +116,7 @@ def iter_chunks(
                         conn.execute(
                             "SELECT * FROM responses WHERE conversation_key BETWEEN ? AND ?"
                             " AND +session = ? ORDER BY conversation_key, turn",
-                            (found[0]["pk"], found[-1]["pk"], session_id),
+                            (found[0][-1], found[-1][-1], session_id),
                         )
                     )
                 }

@@ -834,7 +834,10 @@ def iso_at(epoch: float) -> str:
         second, micro = second + 1, micro - 1_000_000
     if _second[0] != second:
         _second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-    return f"{_second[1]}.{micro // 1000:03d}+00:00"
+    return _second[1] + _MILLIS[micro // 1000]
+
+
+_MILLIS = tuple(f".{milli:03d}+00:00" for milli in range(1000))  # what follows the seconds
 
 
 def read_version(conn: sqlite3.Connection) -> int | None:

@@ -78,6 +78,58 @@ def test_parse_question_recognises_sample_templates() -> None:
     assert parse_question("What is the capital of France?") is None
 
 
+def test_pattern_words_are_in_every_question_the_pattern_matches(isolated_home) -> None:
+    """The words a template pattern is first tested by (an ASCII question lacking one is not
+    tried) are in each question it matches, realised variants included: a plural verb, the
+    article before a slot dropped or changed, no "?" after a closing quote."""
+    from kontest_tui import paths
+    from kontest_tui.models.sim.model import _template_patterns
+
+    folder = paths.config_dir() / "templates"
+    folder.mkdir(parents=True)
+    (folder / "articles.toml").write_text(  # realised, an article before each slot
+        'domain = "articles"\ndefault_type = "contains"\nrealise = true\n'
+        '[[templates]]\nid = "t1"\n[templates.texts]\n'
+        'contains = "Does the {parent} hold a {child}?"\n'
+        '[[templates]]\nid = "t2"\n[templates.texts]\n'
+        'contains = "Is the {child} found in the album \\"{parent}\\"?"\n'
+    )
+    patterns = _template_patterns()
+    assert sum("(?:(?:a|an|the)" in pattern.pattern for pattern, *_ in patterns) == 2
+    variants = 0
+    for pattern, _, _, _, words in patterns:
+        assert words, pattern.pattern
+        for parent, child in (("Ulster", "Kinawley"), ("The Moon", "an Apple")):
+            for filled in _fillings(pattern.pattern, parent, child):
+                if pattern.fullmatch(filled):
+                    variants += 1
+                    lowered = filled.lower()
+                    assert all(word in lowered for word in words), (filled, words)
+    assert variants > 2 * len(patterns)  # realised variants were made and matched
+
+
+def _fillings(regex: str, parent: str, child: str) -> list[str]:
+    """Texts a template regex (model._pattern_for) matches: each alternative of its opening
+    verb, with and without its optional article and optional "?", placeholders filled."""
+    import re
+
+    texts = [regex]
+    for optional in (r"(?:(?:a|an|the)\s+)?", r"\??"):
+        texts = [t for text in texts for t in (text.replace(optional, ""), text)]
+    opened: list[str] = []
+    for text in texts:
+        verbs = re.match(r"\(\?:(\w+)\|(\w+)\)", text)
+        heads = [verbs.group(1), verbs.group(2)] if verbs else [""]
+        rest = text[verbs.end() :] if verbs else text
+        opened += [head + rest for head in heads]
+    filled = []
+    for text in opened:
+        text = text.replace("(?P<parent>.+?)", parent).replace("(?P<child>.+?)", child)
+        text = text.replace(r"\s+", " ").replace(r"\?", "?").replace("\\", "")
+        filled += [text, text.upper(), text.lower()]
+    return filled
+
+
 def test_knowledge_is_per_relation_not_per_wording() -> None:
     # A perfect-recall profile with no template errors answers every paraphrase alike.
     profile = load_profile("default")

@@ -566,6 +566,28 @@ def test_cache_key_is_the_sha256_of_the_documented_json() -> None:
     assert cache_key("sim", options, messages) == expected
 
 
+def test_request_key_is_the_cache_key_of_the_messages_after_the_system_prompt() -> None:
+    """The executor's key of a request (the options' system prompt sent first) is the
+    documented cache_key of the whole chat, with and without a system prompt."""
+    from kontest_tui.run.executor import request_key
+
+    chat = (
+        Message("user", 'Does "Ærø" have a\nC\\D?'),
+        Message("assistant", "Ja — \u2028 \ud83d"),
+        Message("user", "And B?"),
+    )
+    for prompt in ("Say yes or no.", 'Sag "ja"\n', None, ""):
+        options = ChatOptions(seed=3, system_prompt=prompt)
+        system = (Message("system", prompt),) if prompt else ()
+        for turns in (chat[:1], chat):
+            assert request_key("sim", options, turns) == cache_key(
+                "sim", options, (*system, *turns)
+            )
+    assert request_key("sim", ChatOptions(system_prompt="S"), ()) == cache_key(
+        "sim", ChatOptions(system_prompt="S"), (Message("system", "S"),)
+    )
+
+
 async def test_a_streak_of_failed_turns_is_said_once_and_its_end_too() -> None:
     """A model server that dies mid-run must not fail every turn silently. Turns in
     a row without an answer after all attempts call `on_failing` once, when the streak

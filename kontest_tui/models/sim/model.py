@@ -51,8 +51,9 @@ JSON_POSTFIX = "Return a JSON Boolean."  # covering-array variants ask for true/
 FAULTS = ("rate_limit", "server_error", "dropped_stream", "slow_first_byte")
 
 _TOKEN = re.compile(r"\s*[\w']+|\s*[^\w\s]+|\s+")
-# (pattern, template id, relation type, characters of the text that are not placeholders)
-Patterns = tuple[tuple[re.Pattern[str], str, str, int], ...]
+# (pattern, template id, relation type, characters of the text that are not placeholders,
+# the lower-cased ASCII words any text it matches has: a cheap test before the regex)
+Patterns = tuple[tuple[re.Pattern[str], str, str, int, tuple[str, ...]], ...]
 
 
 # ---------------------------------------------------------------------------- questions
@@ -62,11 +63,15 @@ _PLURAL_VERBS = {"is": "are", "does": "do", "has": "have", "was": "were"}
 _SLOT_ARTICLE = re.compile(r"(?:(?<=\s)|^)(?:a|an|the)\s+$", re.IGNORECASE)
 
 
-def _literal(text: str) -> str:
+def _literal(text: str, words: list[str] | None = None) -> str:
+    """`text` as a regex (any whitespace between its words); its words (lower-cased, the
+    ASCII ones) are added to `words`, when given: a text it matches has each of them."""
+    if words is not None:
+        words.extend(word.lower() for word in text.split(" ") if word and word.isascii())
     return r"\s+".join(re.escape(word) for word in text.split(" "))
 
 
-def _loose_literal(text: str, *, first: bool, last: bool) -> str:
+def _loose_literal(text: str, *, first: bool, last: bool, words: list[str] | None = None) -> str:
     """A realised literal as a regex: the opening verb in either number, an article before
     the next slot optional (any of a, an, the), a "?" after a closing quote optional."""
     head, article = text, ""
@@ -81,14 +86,17 @@ def _loose_literal(text: str, *, first: bool, last: bool) -> str:
         if word.lower() in _PLURAL_VERBS:
             verb = f"(?:{re.escape(word)}|{_PLURAL_VERBS[word.lower()]})"
             head = head[len(word) :]
-    return verb + (_literal(head) if head else "") + article + tail
+    return verb + (_literal(head, words) if head else "") + article + tail
 
 
-def _pattern_for(text: str, realised: bool = False) -> re.Pattern[str] | None:
+def _pattern_for(
+    text: str, realised: bool = False, words: list[str] | None = None
+) -> re.Pattern[str] | None:
     """A template text as a regex, placeholders as groups. A realised set's question may
     differ from its text where realisation settled it (generate.realise): the opening verb
     agrees with a plural name ("Are ..."), an article before a slot is dropped or changed,
-    and a title ending in "?" ends the question: `realised` lets those through."""
+    and a title ending in "?" ends the question: `realised` lets those through. `words`
+    (when given) receives the words every text the regex matches has (_literal)."""
     parts = re.split(r"(\{parent\}|\{child\})", " ".join(text.split()))
     if "{parent}" not in parts or "{child}" not in parts:
         return None
@@ -99,9 +107,11 @@ def _pattern_for(text: str, realised: bool = False) -> re.Pattern[str] | None:
             continue
         literal = part.replace("{{", "{").replace("}}", "}")
         if realised:
-            regex.append(_loose_literal(literal, first=index == 0, last=index == len(parts) - 1))
+            regex.append(
+                _loose_literal(literal, first=index == 0, last=index == len(parts) - 1, words=words)
+            )
         else:
-            regex.append(_literal(literal))
+            regex.append(_literal(literal, words))
     return re.compile("".join(regex), re.IGNORECASE)
 
 
@@ -128,10 +138,11 @@ def _template_patterns() -> Patterns:
 
 @lru_cache(maxsize=4)
 def _patterns_for(signature: tuple[tuple[str, int], ...]) -> Patterns:
-    """(pattern, template id, relation type, literal characters), most literal text first."""
+    """(pattern, template id, relation type, literal characters, words), most literal text
+    first."""
     from kontest_tui.generate.templates import load_template_file
 
-    found: list[tuple[int, re.Pattern[str], str, str]] = []
+    found: list[tuple[int, re.Pattern[str], str, str, tuple[str, ...]]] = []
     for path, _mtime in signature:
         try:
             template_set = load_template_file(path)
@@ -139,12 +150,15 @@ def _patterns_for(signature: tuple[tuple[str, int], ...]) -> Patterns:
             continue  # a broken user file must not hide the others
         for template in template_set.templates:
             for relation_type, text in template.texts.items():
-                pattern = _pattern_for(text, template_set.realise)
+                words: list[str] = []
+                pattern = _pattern_for(text, template_set.realise, words)
                 if pattern is not None:
                     literal = len(text) - len("{parent}{child}")
-                    found.append((literal, pattern, template.id, relation_type))
+                    found.append((literal, pattern, template.id, relation_type, tuple(words)))
     found.sort(key=lambda item: -item[0])
-    return tuple((pattern, tid, rtype, literal) for literal, pattern, tid, rtype in found)
+    return tuple(
+        (pattern, tid, rtype, literal, words) for literal, pattern, tid, rtype, words in found
+    )
 
 
 class TemplatePatterns:
@@ -189,7 +203,13 @@ _parsed: tuple[Patterns | None, dict[str, ParsedQuestion | None]] = (None, {})
 
 def _parse_question(question: str, patterns: Patterns) -> ParsedQuestion | None:
     text = " ".join(question.split())
-    for pattern, template_id, relation_type, literal in patterns:
+    # An ASCII text lacking a word of a pattern cannot match it (for ASCII, lower() and the
+    # regex's IGNORECASE agree): most patterns are passed over without the regex, which
+    # tries every split of the text between the placeholders before it fails.
+    lowered = text.lower() if text.isascii() else None
+    for pattern, template_id, relation_type, literal, words in patterns:
+        if lowered is not None and not _has_words(lowered, words):
+            continue
         match = pattern.fullmatch(text)
         if match:
             if probe_size(question) > literal:
@@ -201,6 +221,13 @@ def _parse_question(question: str, patterns: Patterns) -> ParsedQuestion | None:
                 match.group("child").strip(),
             )
     return None
+
+
+def _has_words(text: str, words: tuple[str, ...]) -> bool:
+    for word in words:  # noqa: SIM110 (a loop: all() of a generator costs ~3x more)
+        if word not in text:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------- decisions
