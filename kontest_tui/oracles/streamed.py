@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from array import array
 from bisect import bisect_left
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kontest_tui.domain.records import Answer, AnswerKey, Conversation, Relation, Verdict
@@ -518,20 +518,8 @@ class StreamedEvaluation:
         if self._per_path:
             return self._fact_tallies()
         tallies = {name: self._tallies[name] for name in ORACLES if name in self._tallies}
-        ontological, metamorphic, total = ClusterTally(), ClusterTally(), ClusterTally()
-        for meta_e, meta_t, onto_e, onto_t in zip(
-            *self._metamorphic, *self._ontological, strict=True
-        ):
-            ontological.add(onto_e, onto_t)
-            metamorphic.add(meta_e, meta_t)
-            total.add(meta_e + onto_e, meta_t + onto_t)
-        if ontological.tests:
-            tallies["ontological"] = ontological
-        if metamorphic.tests:
-            tallies[METAMORPHIC] = metamorphic
-        if total.tests:
-            tallies[TOTAL] = total
-        return tallies
+        cells = zip(*self._metamorphic, *self._ontological, strict=True)
+        return _with_kontest_totals(tallies, cells)
 
     def _fact_tallies(self) -> dict[str, ClusterTally]:
         """`_rate_tallies` of a per-path session: every rate's counts summed per fact."""
@@ -550,18 +538,27 @@ class StreamedEvaluation:
             cell[1] += meta_t
             cell[2] += onto_e
             cell[3] += onto_t
-        ontological, metamorphic, total = ClusterTally(), ClusterTally(), ClusterTally()
-        for meta_e, meta_t, onto_e, onto_t in per_fact.values():
-            ontological.add(onto_e, onto_t)
-            metamorphic.add(meta_e, meta_t)
-            total.add(meta_e + onto_e, meta_t + onto_t)
-        if ontological.tests:
-            tallies["ontological"] = ontological
-        if metamorphic.tests:
-            tallies[METAMORPHIC] = metamorphic
-        if total.tests:
-            tallies[TOTAL] = total
-        return tallies
+        return _with_kontest_totals(tallies, per_fact.values())
+
+
+def _with_kontest_totals(
+    tallies: dict[str, ClusterTally], cells: Iterable[Sequence[int]]
+) -> dict[str, ClusterTally]:
+    """`tallies` with the ontological, metamorphic and total rates' sums added, from one
+    (metamorphic errors, tests, ontological errors, tests) cell per cluster (each rate only
+    when it has tests)."""
+    ontological, metamorphic, total = ClusterTally(), ClusterTally(), ClusterTally()
+    for meta_e, meta_t, onto_e, onto_t in cells:
+        ontological.add(onto_e, onto_t)
+        metamorphic.add(meta_e, meta_t)
+        total.add(meta_e + onto_e, meta_t + onto_t)
+    if ontological.tests:
+        tallies["ontological"] = ontological
+    if metamorphic.tests:
+        tallies[METAMORPHIC] = metamorphic
+    if total.tests:
+        tallies[TOTAL] = total
+    return tallies
 
 
 class _ScopedParents:
