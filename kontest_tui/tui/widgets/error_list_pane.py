@@ -123,47 +123,20 @@ class ErrorListPane(SessionPane):
         await self.mount_all(
             [
                 Horizontal(
-                    Select[str](
-                        [
-                            ("all errors", ALL),
-                            *((oracle_name(name), name) for name in oracles),
-                        ],
-                        id="error-filter",
-                        value=ALL,
-                        allow_blank=False,
-                        compact=True,
+                    _choice(
+                        [("all errors", ALL), *((oracle_name(name), name) for name in oracles)],
+                        "error-filter",
                     ),
-                    Select[str](
+                    _choice(
                         [
                             ("any template", ALL),
                             *((f"asked {template}", template) for template in templates),
                         ],
-                        id="error-template",
-                        value=ALL,
-                        allow_blank=False,
-                        compact=True,
+                        "error-template",
                     ),
-                    Select[str](
-                        list(ANSWER_CHOICES),
-                        id="error-answers",
-                        value=ALL,
-                        allow_blank=False,
-                        compact=True,
-                    ),
-                    Select[str](
-                        list(STATUS_CHOICES),
-                        id="error-status",
-                        value=ALL,
-                        allow_blank=False,
-                        compact=True,
-                    ),
-                    Select[str](
-                        list(ORDER_CHOICES),
-                        id="error-order",
-                        value=CLEAREST,
-                        allow_blank=False,
-                        compact=True,
-                    ),
+                    _choice(list(ANSWER_CHOICES), "error-answers"),
+                    _choice(list(STATUS_CHOICES), "error-status"),
+                    _choice(list(ORDER_CHOICES), "error-order", CLEAREST),
                     id="error-choices",
                 ),
                 Static("", id="error-found", classes="hint", markup=False),
@@ -311,3 +284,8 @@ class ErrorListPane(SessionPane):
             row = store.error_list.error_at(self.session_id, index, order=order, where=where)
         if row is not None:
             self.post_message(self.ErrorChosen(row.way, row))
+
+
+def _choice(options: list[tuple[str, str]], id: str, value: str = ALL) -> Select[str]:
+    """One of the Errors tab's compact choices above its table."""
+    return Select[str](options, id=id, value=value, allow_blank=False, compact=True)
