@@ -11,8 +11,8 @@ import asyncio
 
 import click
 
+from kontest_tui.cli.explain import error_kind_option
 from kontest_tui.report.confirmation import CONFIRM_FORMATS
-from kontest_tui.report.explain_store import CARD_KINDS
 from kontest_tui.run.api import DEFAULT_REWORDINGS, MAX_DRAWS, MAX_REWORDINGS
 
 
@@ -28,12 +28,7 @@ from kontest_tui.run.api import DEFAULT_REWORDINGS, MAX_DRAWS, MAX_REWORDINGS
     help="Only the N-th error (from 1, clearest first, as kontest explain --error N); "
     "repeatable. Default: every error.",
 )
-@click.option(
-    "--kind",
-    type=click.Choice(CARD_KINDS),
-    default=None,
-    help="Only errors of this kind (the oracle that found them).",
-)
+@error_kind_option
 @click.option(
     "--draws",
     type=click.IntRange(0, MAX_DRAWS),

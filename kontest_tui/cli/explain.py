@@ -11,6 +11,14 @@ import click
 from kontest_tui.report.explain_render import CARD_FORMATS
 from kontest_tui.report.explain_store import CARD_KINDS
 
+# --kind of `kontest explain` and `kontest confirm`: the errors of one oracle.
+error_kind_option = click.option(
+    "--kind",
+    type=click.Choice(CARD_KINDS),
+    default=None,
+    help="Only errors of this kind (the oracle that found them).",
+)
+
 
 @click.command("explain")
 @click.argument("session", required=False)
@@ -30,12 +38,7 @@ from kontest_tui.report.explain_store import CARD_KINDS
     help="The errors of this relation, by id or labels ('Nordland>Grane'): all of them, "
     "unless --error picks one.",
 )
-@click.option(
-    "--kind",
-    type=click.Choice(CARD_KINDS),
-    default=None,
-    help="Only errors of this kind (the oracle that found them).",
-)
+@error_kind_option
 @click.option("--format", "fmt", type=click.Choice(CARD_FORMATS), default="text", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), default=None, help="Write to this file.")
 @click.pass_context
