@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from kontest_tui import plugins
-from kontest_tui.cli import run_cli
 from kontest_tui.kinds.registry import KINDS, all_kinds, plugin_problems, reload_plugins
+from tests.support.cli import kontest
 
 ROOT = Path(__file__).parents[2]
 KINAWLEY_KG = ROOT / "tests" / "data" / "kinawley_kg.json"  # 3 relations
@@ -30,13 +30,6 @@ def fresh_plugins() -> Iterator[None]:
     reload_plugins()
     yield
     reload_plugins()
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_test_plugins_kind_is_installed() -> None:

@@ -5,15 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from tests.models.model_test_servers import MisbehavingHandler
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import kontest
 
 
 @pytest.mark.parametrize(

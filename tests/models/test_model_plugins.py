@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from kontest_tui import plugins
-from kontest_tui.cli import run_cli
 from kontest_tui.errors import ModelError, ModelSpecError
 from kontest_tui.models.base import ChatRequest, Message
 from kontest_tui.models.registry import plugin_problems, reload_plugins
@@ -25,6 +24,7 @@ from kontest_tui.models.sim import SimulatedModel
 from kontest_tui.models.specs import alist_models, open_model, parse_model_spec
 from kontest_tui.run.api import describe_model_choice
 from kontest_tui.store import Store
+from tests.support.cli import kontest
 
 ROOT = Path(__file__).parents[2]
 KINAWLEY_KG = ROOT / "tests" / "data" / "kinawley_kg.json"  # 3 relations, 18 turns
@@ -58,13 +58,6 @@ def hand_made(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     reload_plugins()
     yield looked_up
     reload_plugins()
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_test_plugin_is_installed() -> None:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.errors import ModelError, ModelSpecError, WikidataError
 from kontest_tui.models.specs import parse_model_spec
 from kontest_tui.redact import register_secret, scrub, scrub_values
+from tests.support.cli import kontest
 
 KEY = "kt-9f8e7d6c5b4a3210QQzz"  # not sk- shaped: only the env-value rule can catch it bare
 
@@ -69,13 +69,6 @@ def test_a_key_in_a_model_url_is_refused() -> None:
     with pytest.raises(ModelSpecError, match="credentials in the URL") as caught:
         parse_model_spec("openai:m@http://127.0.0.1:9/v1?api_key=abcdef123")
     assert "abcdef123" not in str(caught.value)
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_an_echoed_key_never_rests_or_prints(

@@ -12,19 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import Answer, Conversation, Query, Response
 from kontest_tui.domain.seeds import SEED_BITS, draw_seed
 from kontest_tui.run.notices import ECHO_AFTER, EchoWatch
 from kontest_tui.store import Store
 from tests.models.model_test_servers import ProxyHandler
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import kontest
 
 
 def test_draw_seed_is_the_same_in_every_process_and_differs_per_conversation_and_draw() -> None:

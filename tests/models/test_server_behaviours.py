@@ -22,13 +22,7 @@ from kontest_tui.models.sim import SimulatedModel
 from kontest_tui.models.specs import open_model
 from kontest_tui.run.executor import Executor, ExecutorConfig
 from tests.models.model_test_servers import sim_server_thread
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import kontest
 
 
 @pytest.mark.parametrize("kind", ["ollama", "openai"])

@@ -11,13 +11,13 @@ from typing import cast
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.oracles.intervals import wilson_interval
 from kontest_tui.oracles.report_json import ReportJSON
 from kontest_tui.report.compare import compare_stored_sessions, find_comparable_sessions
 from kontest_tui.report.compare_html import _measures
 from kontest_tui.results.evaluate import evaluation_engine
 from kontest_tui.store import Store
+from tests.support.cli import kontest
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 KG = DATA / "kinawley_kg.json"
@@ -34,13 +34,6 @@ LOGIC = {  # the same logic questions for both models; model B differs on two of
 }
 # Model B answers Kinawley's KONTEST questions the other way round.
 FLIP = {"Does Ireland have a Kinawley?": "Yes.", "Is there a Kinawley in Ireland?": "No."}
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def replay(tmp_path: Path, which: int) -> Path:

@@ -20,16 +20,10 @@ import pytest
 from kontest_tui.cli import run_cli
 from kontest_tui.report.compare_many import comparison_tables
 from kontest_tui.store import Store
+from tests.support.cli import kontest
 
 RECORDINGS = Path(__file__).resolve().parents[1] / "data" / "recordings"
 PLACES = ("falcon", "gemini", "gpt35", "llama2")
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture(scope="module")

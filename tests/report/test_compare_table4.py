@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
+from tests.support.cli import kontest
 
 POSTFIX = " Return a JSON Boolean."
 DRINK = "can you drink {} in {} in {}?" + POSTFIX
@@ -27,13 +27,6 @@ QUESTIONS = [
 # thesis); model B answers the original wrongly and flips under two variants.
 ANSWERS_A = ["true", "true", '{"response": true}', "true", "false"]
 ANSWERS_B = ["false", "true", "true", "false", "true"]
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.run import confirm
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
+from tests.support.cli import kontest
 from tests.support.tui import TEN_RELATIONS
 
 
@@ -19,13 +19,6 @@ from tests.support.tui import TEN_RELATIONS
 def no_rewordings(monkeypatch: pytest.MonkeyPatch) -> None:
     """Other templates only: a rewording reads WordNet's lists first (seconds)."""
     monkeypatch.setattr(confirm, "DEFAULT_REWORDINGS", 0)
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_run_confirm_then_confirm_and_explain(tmp_path: Path, capsys) -> None:

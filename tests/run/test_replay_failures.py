@@ -16,20 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
+from tests.support.cli import kontest
 
 DROPPED = (
     ("atomic", ["Does Ireland have a Kinawley?"]),
     ("sequential", ["Is there a Kinawley in Ulster?"]),
 )
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def partial_recording(tmp_path: Path) -> Path:

@@ -8,20 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.domain.records import Conversation, Query
 from kontest_tui.domain.seeds import draw_seed
 from kontest_tui.models.base import ChatOptions
 from kontest_tui.run.batch import pending_turns, request_line
 from kontest_tui.store import Store
 from tests.run.run_toys import make_conversations, make_relations
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import kontest
 
 
 def only(folder: Path, pattern: str) -> Path:

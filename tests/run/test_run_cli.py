@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
+from tests.support.cli import kontest
 
 EXPECTED = {
     "relations": 3,
@@ -45,13 +44,6 @@ EXPECTED = {
     },
     "coverage": {"covered": 3, "pct": 100.0},
 }
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: str | Path) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def report_json(capsys: pytest.CaptureFixture[str], db, session: str = "") -> dict:  # noqa: ANN001

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.store import Store
 from tests.run.run_toys import KINAWLEY_KG, KINAWLEY_REPLAY, PAPER
+from tests.support.cli import kontest
 
 # Hand-worked logic answers on Ireland > Ulster > Kinawley (HalluVault rules, seed 002):
 # premises: Ulster in Ireland "Yes", Kinawley in Ulster "No" (the model lacks this fact);
@@ -52,13 +52,6 @@ PROBE_ANSWERS = {
     "In which country is Ulster located?": "Ireland.",
     "In which province is Kinawley located?": "It is in Connacht.",
 }
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 @pytest.fixture

@@ -16,16 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
+from tests.support.cli import kontest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def report(capsys: pytest.CaptureFixture[str], db: Path, *ignore: str) -> dict:

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from kontest_tui.cli import run_cli
 from kontest_tui.errors import SessionBusyError, StoreError
 from kontest_tui.kg.io import load_graph
 from kontest_tui.run.api import SessionSpec, create_session
@@ -35,13 +34,7 @@ from tests.run.run_toys import (
     make_relations,
     store_session,
 )
-
-
-def kontest(capsys: pytest.CaptureFixture[str], *args: object) -> tuple[int, str, str]:
-    capsys.readouterr()
-    code = run_cli([str(arg) for arg in args])
-    out, err = capsys.readouterr()
-    return code, out, err
+from tests.support.cli import kontest
 
 
 def dead_pid() -> int:
